@@ -1,0 +1,35 @@
+#include "commands.h"
+
+#include "model/model_ref.h"
+#include "report/model_summary.h"
+
+#include <iostream>
+#include <memory>
+
+namespace opsched::cli {
+
+Runner addInfoCommand(CLI::App& app)
+{
+    struct Options {
+        std::string model;
+        std::int64_t batch = 1;
+        bool json = false;
+    };
+    auto opts = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("info", "Describe a model: ops, work, width, blocks, critical path");
+    cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
+    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
+    cmd->add_flag("--json", opts->json, "Print a JSON document instead of the summary");
+
+    return [opts]() {
+        const Graph graph = loadModel(opts->model, opts->batch);
+        const ModelSummary summary = summarize(graph);
+        if (opts->json)
+            std::cout << modelInfoJson(graph, summary).dump(2) << "\n";
+        else
+            std::cout << modelInfoText(graph, summary);
+        return kExitOk;
+    };
+}
+
+} // namespace opsched::cli

@@ -1,0 +1,53 @@
+// opsched-cli: the headless twin of the desktop application. Thin: parses arguments and hands over
+// to core and profiler, which the GUI calls the same way.
+#include "commands.h"
+
+#include "util/error.h"
+
+#include <iostream>
+#include <map>
+
+int main(int argc, char** argv)
+{
+    using namespace opsched::cli;
+    CLI::App app{"opsched-cli: find, run and compare inter-operator schedules for neural networks"};
+    app.name("opsched-cli");
+    app.set_version_flag("--version", std::string("opsched-cli ") + OPSCHED_VERSION);
+    app.require_subcommand(1);
+
+    std::map<CLI::App*, Runner> runners;
+    auto add = [&](Runner (*factory)(CLI::App&)) {
+        const auto before = app.get_subcommands({}).size();
+        Runner r = factory(app);
+        runners[app.get_subcommands({})[before]] = std::move(r);
+    };
+    add(addInfoCommand);
+    add(addZooCommand);
+    add(addDevicesCommand);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "opsched-cli: " << e.what() << "\n";
+        std::cerr << "Run 'opsched-cli --help' (or 'opsched-cli COMMAND --help') for usage.\n";
+        return kExitUsage;
+    }
+
+    try {
+        for (auto* sub : app.get_subcommands())
+            return runners.at(sub)();
+    } catch (const opsched::Error& e) {
+        std::cerr << "opsched-cli: error: " << e.what() << "\n";
+        return kExitError;
+    } catch (const std::exception& e) {
+        std::cerr << "opsched-cli: internal error: " << e.what() << "\n";
+        return kExitError;
+    }
+    return kExitUsage;
+}

@@ -1,0 +1,33 @@
+// Blocks: the graph cut at ops that every path passes through (each such op is comparable with all
+// others). Scheduling block by block loses nothing, since the cut op must run after everything
+// before it and before everything after it; the IOS search runs per block.
+#pragma once
+
+#include "graph/dag.h"
+#include "graph/reachability.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace opsched {
+
+struct Block {
+    std::vector<std::uint32_t> nodes;   // in topological order
+    std::optional<std::uint32_t> exit;  // the cut node that closes the block (its last node)
+    std::size_t width = 0;              // width of the block's own subgraph
+};
+
+struct BlockPartition {
+    std::vector<std::uint32_t> cutNodes; // in topological order
+    std::vector<Block> blocks;           // cover every node exactly once, in order
+
+    const Block* largest() const;        // most nodes
+};
+
+// A run of consecutive single-node segments (a plain chain such as a network's stem) is kept as
+// one block, so the block count reads like the paper's.
+BlockPartition findBlocks(const Dag& dag, const Reachability& reach);
+BlockPartition findBlocks(const Dag& dag);
+
+} // namespace opsched

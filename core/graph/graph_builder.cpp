@@ -1,0 +1,190 @@
+#include "graph/graph_builder.h"
+
+#include "graph/shape_inference.h"
+#include "util/error.h"
+#include "util/random.h"
+
+#include <cmath>
+
+namespace opsched {
+namespace {
+
+std::vector<std::vector<Shape>> termShapesOf(const std::vector<InputTerm>& terms, const std::vector<Tensor>& tensors)
+{
+    std::vector<std::vector<Shape>> out;
+    for (const auto& term : terms) {
+        auto& shapes = out.emplace_back();
+        for (auto t : term)
+            shapes.push_back(tensors[t.value()].shape);
+    }
+    return out;
+}
+
+void inferOp(Op& op, std::vector<Tensor>& tensors)
+{
+    const auto termShapes = termShapesOf(op.inputs, tensors);
+    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    for (auto& layer : op.layers) {
+        inferLayerShape(op.name, layer, in, termShapes);
+        in = layer.output;
+    }
+    tensors[op.output.value()].shape = in;
+}
+
+} // namespace
+
+GraphBuilder::GraphBuilder(std::string modelName, std::optional<std::uint64_t> weightSeed) : weightSeed_(weightSeed)
+{
+    graph_.name_ = std::move(modelName);
+}
+
+TensorId GraphBuilder::newTensor(std::string name, Shape shape, DataType dtype, TensorRole role)
+{
+    if (!tensorNames_.insert(name).second)
+        throw GraphError("tensor name '" + name + "' is used twice");
+    Tensor t;
+    t.id = TensorId(graph_.tensors_.size());
+    t.name = std::move(name);
+    t.shape = std::move(shape);
+    t.dtype = dtype;
+    t.role = role;
+    graph_.tensors_.push_back(std::move(t));
+    graph_.consumers_.emplace_back();
+    return graph_.tensors_.back().id;
+}
+
+TensorId GraphBuilder::addInput(std::string name, Shape shape, DataType dtype)
+{
+    for (auto d : shape.dims)
+        if (d <= 0)
+            throw GraphError("input '" + name + "' has a non-positive dimension: " + shape.toString());
+    const auto id = newTensor(std::move(name), std::move(shape), dtype, TensorRole::Input);
+    graph_.inputs_.push_back(id);
+    return id;
+}
+
+TensorId GraphBuilder::addWeight(std::string name, Shape shape, std::shared_ptr<const WeightData> data)
+{
+    const auto id = newTensor(std::move(name), std::move(shape), DataType::Float32, TensorRole::Weight);
+    graph_.tensors_[id.value()].weight = std::move(data);
+    return id;
+}
+
+const Shape& GraphBuilder::shapeOf(TensorId tensor) const
+{
+    if (!tensor.valid() || tensor.value() >= graph_.tensors_.size())
+        throw GraphError("unknown tensor id");
+    return graph_.tensors_[tensor.value()].shape;
+}
+
+void GraphBuilder::createMissingWeights(const std::string& opName, Layer& layer, const Shape& input,
+                                        std::size_t layerIndex, std::size_t layerCount)
+{
+    if (!layer.needsWeights() || !layer.weights.empty())
+        return;
+    if (!weightSeed_)
+        throw GraphError("op '" + opName + "': " + layer.kindName() + " layer has no weights");
+    const auto shapes = weightShapes(layer, input);
+    const std::string prefix = layerCount > 1 ? opName + "." + std::to_string(layerIndex) : opName;
+    // Fan-in scaled uniform values (as PyTorch's default init), seeded by the tensor's name.
+    const double fanIn = static_cast<double>(shapes.front().elements() / shapes.front()[0]);
+    const float scale = static_cast<float>(1.0 / std::sqrt(fanIn));
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        std::string name = prefix + (i == 0 ? ".weight" : ".bias");
+        const auto seed = hashString(name, *weightSeed_);
+        layer.weights.push_back(addWeight(std::move(name), shapes[i], WeightData::seeded(seed, scale)));
+    }
+}
+
+TensorId GraphBuilder::addOp(OpSpec spec)
+{
+    if (spec.name.empty())
+        throw GraphError("an op has no name");
+    if (graph_.opByName_.count(spec.name))
+        throw GraphError("op name '" + spec.name + "' is used twice");
+    if (spec.layers.empty())
+        throw GraphError("op '" + spec.name + "' has no layers");
+    for (const auto& term : spec.inputs)
+        for (auto t : term) {
+            if (!t.valid() || t.value() >= graph_.tensors_.size())
+                throw GraphError("op '" + spec.name + "' reads a tensor that does not exist");
+            if (graph_.tensors_[t.value()].role == TensorRole::Weight)
+                throw GraphError("op '" + spec.name + "' reads weight '" + graph_.tensors_[t.value()].name +
+                                 "' as an activation");
+        }
+
+    Op op;
+    op.id = OpId(graph_.ops_.size());
+    op.name = std::move(spec.name);
+    op.kind = spec.kind;
+    op.inputs = std::move(spec.inputs);
+    op.layers = std::move(spec.layers);
+
+    // Shapes first (they decide weight shapes), then weights, then the output tensor.
+    const auto termShapes = termShapesOf(op.inputs, graph_.tensors_);
+    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    for (std::size_t i = 0; i < op.layers.size(); ++i) {
+        inferLayerShape(op.name, op.layers[i], in, termShapes);
+        createMissingWeights(op.name, op.layers[i], in, i, op.layers.size());
+        const auto expected = weightShapes(op.layers[i], in);
+        if (op.layers[i].weights.size() != expected.size())
+            throw GraphError("op '" + op.name + "': layer " + std::to_string(i) + " expects " +
+                             std::to_string(expected.size()) + " weight tensors");
+        for (std::size_t w = 0; w < expected.size(); ++w) {
+            const auto& actual = shapeOf(op.layers[i].weights[w]);
+            if (actual.elements() != expected[w].elements())
+                throw GraphError("op '" + op.name + "': weight " + actual.toString() + " does not fit, expected " +
+                                 expected[w].toString());
+        }
+        in = op.layers[i].output;
+    }
+    op.output = newTensor(op.name + ":out", in, DataType::Float32, TensorRole::Activation);
+    graph_.tensors_[op.output.value()].producer = op.id;
+
+    for (auto t : op.inputTensors())
+        graph_.consumers_[t.value()].push_back(op.id);
+    op.cost = computeOpCost(op, [this](TensorId t) -> const Tensor& { return graph_.tensors_[t.value()]; });
+    graph_.opByName_.emplace(op.name, op.id);
+    graph_.ops_.push_back(std::move(op));
+    return graph_.ops_.back().output;
+}
+
+void GraphBuilder::markOutput(TensorId tensor)
+{
+    shapeOf(tensor); // validates
+    graph_.outputs_.push_back(tensor);
+}
+
+Graph GraphBuilder::finish() &&
+{
+    if (graph_.ops_.empty())
+        throw GraphError("model '" + graph_.name_ + "' has no ops");
+    if (graph_.outputs_.empty())
+        for (const auto& op : graph_.ops_)
+            if (graph_.consumers_[op.output.value()].empty())
+                graph_.outputs_.push_back(op.output);
+
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (const auto& op : graph_.ops_)
+        for (auto t : op.inputTensors())
+            if (auto producer = graph_.tensors_[t.value()].producer; producer.valid())
+                edges.emplace_back(producer.value(), op.id.value());
+    graph_.dag_ = Dag::fromEdges(graph_.ops_.size(), edges);
+    return std::move(graph_);
+}
+
+Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
+{
+    if (batch < 1)
+        throw GraphError("batch size must be at least 1, got " + std::to_string(batch));
+    Graph out = graph;
+    for (auto id : out.inputs_)
+        out.tensors_[id.value()].shape = out.tensors_[id.value()].shape.withBatch(batch);
+    for (auto& op : out.ops_) {
+        inferOp(op, out.tensors_);
+        op.cost = computeOpCost(op, [&out](TensorId t) -> const Tensor& { return out.tensors_[t.value()]; });
+    }
+    return out;
+}
+
+} // namespace opsched

@@ -1,0 +1,84 @@
+#include "graph/layer.h"
+#include "graph/op.h"
+
+#include <algorithm>
+
+namespace opsched {
+
+const char* toString(ActivationKind k)
+{
+    switch (k) {
+    case ActivationKind::None: return "none";
+    case ActivationKind::Relu: return "relu";
+    case ActivationKind::Clip: return "clip";
+    case ActivationKind::Sigmoid: return "sigmoid";
+    case ActivationKind::HardSigmoid: return "hardsigmoid";
+    case ActivationKind::HardSwish: return "hardswish";
+    case ActivationKind::Tanh: return "tanh";
+    }
+    return "unknown";
+}
+
+const char* toString(PoolKind k)
+{
+    switch (k) {
+    case PoolKind::Max: return "max";
+    case PoolKind::Average: return "avg";
+    case PoolKind::GlobalAverage: return "global_avg";
+    case PoolKind::GlobalMax: return "global_max";
+    }
+    return "unknown";
+}
+
+const char* toString(OpKind k)
+{
+    switch (k) {
+    case OpKind::Conv: return "Conv";
+    case OpKind::ReluConv: return "ReluConv";
+    case OpKind::SepConv: return "SepConv";
+    case OpKind::ReluSepConv: return "ReluSepConv";
+    case OpKind::Pool: return "Pool";
+    case OpKind::Activation: return "Activation";
+    case OpKind::Add: return "Add";
+    case OpKind::Multiply: return "Multiply";
+    case OpKind::Concat: return "Concat";
+    case OpKind::Gemm: return "Gemm";
+    case OpKind::Softmax: return "Softmax";
+    case OpKind::Reshape: return "Reshape";
+    case OpKind::Identity: return "Identity";
+    }
+    return "unknown";
+}
+
+const char* Layer::kindName() const
+{
+    struct Visitor {
+        const char* operator()(const Conv2d&) const { return "conv2d"; }
+        const char* operator()(const Pool2d&) const { return "pool2d"; }
+        const char* operator()(const Eltwise&) const { return "eltwise"; }
+        const char* operator()(const Multiply&) const { return "multiply"; }
+        const char* operator()(const Gemm&) const { return "gemm"; }
+        const char* operator()(const Softmax&) const { return "softmax"; }
+        const char* operator()(const Flatten&) const { return "flatten"; }
+        const char* operator()(const Reshape&) const { return "reshape"; }
+        const char* operator()(const Identity&) const { return "identity"; }
+    };
+    return std::visit(Visitor{}, params);
+}
+
+bool Layer::needsWeights() const
+{
+    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params);
+}
+
+std::vector<TensorId> Op::inputTensors() const
+{
+    std::vector<TensorId> out;
+    for (const auto& term : inputs)
+        for (auto t : term)
+            if (std::find(out.begin(), out.end(), t) == out.end())
+                out.push_back(t);
+    return out;
+}
+
+} // namespace opsched

@@ -1,0 +1,109 @@
+// The primitive computations inside a schedulable op. An op is a short chain of layers that the
+// schedulers treat as one unit (IOS: Conv-Relu, Relu-SepConv), so a fused kernel or a compound is
+// still one thing to place on a stream.
+#pragma once
+
+#include "graph/shape.h"
+#include "util/index.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace opsched {
+
+enum class ActivationKind : std::uint8_t { None, Relu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh };
+
+struct Activation {
+    ActivationKind kind = ActivationKind::None;
+    float alpha = 0.0F; // Clip: min, HardSigmoid: alpha
+    float beta = 0.0F;  // Clip: max, HardSigmoid: beta
+
+    static Activation none() { return {}; }
+    static Activation relu() { return {ActivationKind::Relu}; }
+    static Activation relu6() { return {ActivationKind::Clip, 0.0F, 6.0F}; }
+
+    friend bool operator==(const Activation&, const Activation&) = default;
+};
+
+const char* toString(ActivationKind k);
+
+struct Conv2d {
+    std::int64_t outChannels = 0;
+    std::int64_t kernelH = 1, kernelW = 1;
+    std::int64_t strideH = 1, strideW = 1;
+    std::int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+    std::int64_t dilationH = 1, dilationW = 1;
+    std::int64_t groups = 1;
+    bool bias = true;
+    friend bool operator==(const Conv2d&, const Conv2d&) = default;
+};
+
+enum class PoolKind : std::uint8_t { Max, Average, GlobalAverage, GlobalMax };
+const char* toString(PoolKind k);
+
+struct Pool2d {
+    PoolKind kind = PoolKind::Max;
+    std::int64_t kernelH = 1, kernelW = 1;
+    std::int64_t strideH = 1, strideW = 1;
+    std::int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+    bool countIncludePad = false;
+    bool ceilMode = false;
+    friend bool operator==(const Pool2d&, const Pool2d&) = default;
+};
+
+// A standalone activation (the first step of Relu-SepConv, or an unfused ONNX activation).
+struct Eltwise {
+    Activation activation;
+    friend bool operator==(const Eltwise&, const Eltwise&) = default;
+};
+
+// Element-wise product of the op's input terms (with NumPy broadcasting).
+struct Multiply {
+    friend bool operator==(const Multiply&, const Multiply&) = default;
+};
+
+// Fully connected: [N, K] x [K, outFeatures] (+ bias). Flattens NCHW input implicitly.
+struct Gemm {
+    std::int64_t outFeatures = 0;
+    bool bias = true;
+    friend bool operator==(const Gemm&, const Gemm&) = default;
+};
+
+struct Softmax {
+    int axis = 1;
+    friend bool operator==(const Softmax&, const Softmax&) = default;
+};
+
+// Keeps dims [0, axis) and flattens the rest into one.
+struct Flatten {
+    int axis = 1;
+    friend bool operator==(const Flatten&, const Flatten&) = default;
+};
+
+// ONNX semantics: 0 copies the input dimension, -1 is inferred. Dimension 0 is normally 0 so the
+// batch can change after import.
+struct Reshape {
+    std::vector<std::int64_t> target;
+    friend bool operator==(const Reshape&, const Reshape&) = default;
+};
+
+// Passes its input through: the op's input combination (sum / concat) is all the work there is.
+struct Identity {
+    friend bool operator==(const Identity&, const Identity&) = default;
+};
+
+using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
+
+struct Layer {
+    LayerParams params;
+    Activation activation;         // fused post-activation
+    std::vector<TensorId> weights; // filled by the graph builder (seeded) or the importer
+    Shape output;                  // filled by shape inference
+
+    const char* kindName() const;
+    bool needsWeights() const;
+};
+
+} // namespace opsched

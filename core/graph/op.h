@@ -1,0 +1,59 @@
+// A schedulable operator: one unit for the schedulers (a fused conv, a compound such as
+// Relu-SepConv, a pool, a concat).
+#pragma once
+
+#include "graph/layer.h"
+#include "util/index.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opsched {
+
+// What a person sees as the op's type. Compounds are named as in the IOS paper's Table 2.
+enum class OpKind : std::uint8_t {
+    Conv,         // conv (+ bias + activation)
+    ReluConv,     // relu -> conv
+    SepConv,      // depthwise conv -> pointwise conv
+    ReluSepConv,  // relu -> depthwise conv -> pointwise conv
+    Pool,         // max / average / global pooling
+    Activation,   // standalone activation
+    Add,          // element-wise sum of inputs
+    Multiply,     // element-wise product of inputs
+    Concat,       // channel concat (of sums)
+    Gemm,         // fully connected / matmul
+    Softmax,
+    Reshape,      // reshape / flatten
+    Identity,
+};
+
+const char* toString(OpKind k);
+
+// The inputs of an op form terms: the tensors of a term are summed element-wise and the terms are
+// concatenated along channels, and the result feeds the first layer (the IOS unit input). A plain
+// op has one term holding one tensor. Multiply takes each term as one operand.
+using InputTerm = std::vector<TensorId>;
+
+struct OpCost {
+    double flops = 0;        // multiply-adds count as 2
+    double bytesRead = 0;    // inputs + weights
+    double bytesWritten = 0; // output
+    double bytes() const { return bytesRead + bytesWritten; }
+};
+
+struct Op {
+    OpId id;
+    std::string name;
+    OpKind kind = OpKind::Identity;
+    std::vector<InputTerm> inputs;
+    std::vector<Layer> layers;
+    TensorId output;
+    OpCost cost;
+
+    // Every distinct tensor the op reads (activations only, not weights), in term order.
+    std::vector<TensorId> inputTensors() const;
+    const Layer& lastLayer() const { return layers.back(); }
+};
+
+} // namespace opsched

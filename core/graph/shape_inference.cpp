@@ -1,0 +1,275 @@
+#include "graph/shape_inference.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+
+namespace opsched {
+namespace {
+
+// No single activation may exceed this many elements (16 GiB of float32): a guard against
+// absurd dimensions before anything is allocated.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 32;
+
+[[noreturn]] void fail(const std::string& opName, const std::string& what)
+{
+    throw GraphError("op '" + opName + "': " + what);
+}
+
+std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel,
+                       std::int64_t stride, std::int64_t dilation, bool ceilMode)
+{
+    const std::int64_t span = dilation * (kernel - 1) + 1;
+    const std::int64_t room = in + padA + padB - span;
+    if (room < 0)
+        return 0;
+    return (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+}
+
+Shape broadcast(const std::string& opName, const Shape& a, const Shape& b)
+{
+    const int rank = std::max(a.rank(), b.rank());
+    std::vector<std::int64_t> dims(static_cast<std::size_t>(rank));
+    for (int i = 0; i < rank; ++i) {
+        const int ia = i - (rank - a.rank());
+        const int ib = i - (rank - b.rank());
+        const std::int64_t da = ia >= 0 ? a[ia] : 1;
+        const std::int64_t db = ib >= 0 ? b[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            fail(opName, "cannot broadcast " + a.toString() + " with " + b.toString());
+        dims[static_cast<std::size_t>(i)] = std::max(da, db);
+    }
+    return Shape(std::move(dims));
+}
+
+void checkShape(const std::string& opName, const Shape& s, const char* what)
+{
+    for (auto d : s.dims)
+        if (d <= 0)
+            fail(opName, std::string(what) + " shape " + s.toString() + " has a non-positive dimension");
+    if (s.elements() > kMaxElements)
+        fail(opName, std::string(what) + " shape " + s.toString() + " is too large");
+}
+
+} // namespace
+
+Shape combinedInputShape(const std::string& opName, OpKind kind, const std::vector<std::vector<Shape>>& termShapes)
+{
+    if (termShapes.empty())
+        fail(opName, "has no inputs");
+    if (kind == OpKind::Multiply) {
+        Shape out = termShapes.front().front();
+        for (const auto& term : termShapes) {
+            if (term.size() != 1)
+                fail(opName, "Multiply takes one tensor per operand");
+            out = broadcast(opName, out, term.front());
+        }
+        return out;
+    }
+    std::vector<Shape> sums;
+    for (const auto& term : termShapes) {
+        if (term.empty())
+            fail(opName, "has an empty input term");
+        for (const auto& s : term)
+            if (s != term.front())
+                fail(opName, "summed inputs differ in shape: " + term.front().toString() + " vs " + s.toString());
+        sums.push_back(term.front());
+    }
+    Shape out = sums.front();
+    if (sums.size() == 1)
+        return out;
+    if (out.rank() < 2)
+        fail(opName, "cannot concatenate tensors of rank " + std::to_string(out.rank()));
+    out.dims[1] = 0;
+    for (const auto& s : sums) {
+        Shape a = s, b = sums.front();
+        a.dims[1] = b.dims[1] = 0;
+        if (a.rank() != b.rank() || a != b)
+            fail(opName, "concatenated inputs differ outside the channel axis: " + sums.front().toString() + " vs " +
+                             s.toString());
+        out.dims[1] += s.dims[1];
+    }
+    return out;
+}
+
+void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, const std::vector<std::vector<Shape>>&)
+{
+    checkShape(opName, in, "input");
+    struct Visitor {
+        const std::string& opName;
+        const Shape& in;
+
+        Shape operator()(const Conv2d& c) const
+        {
+            if (in.rank() != 4)
+                fail(opName, "conv expects an NCHW input, got " + in.toString());
+            if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
+                fail(opName, "conv groups " + std::to_string(c.groups) + " do not divide channels " +
+                                 std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
+            if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
+                fail(opName, "conv kernel, stride and dilation must be positive");
+            const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
+            const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
+            return Shape{in.batch(), c.outChannels, h, w};
+        }
+        Shape operator()(const Pool2d& p) const
+        {
+            if (in.rank() != 4)
+                fail(opName, "pooling expects an NCHW input, got " + in.toString());
+            if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax)
+                return Shape{in.batch(), in.channels(), 1, 1};
+            if (p.kernelH < 1 || p.kernelW < 1 || p.strideH < 1 || p.strideW < 1)
+                fail(opName, "pool kernel and stride must be positive");
+            const auto h = windowOut(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
+            const auto w = windowOut(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
+            return Shape{in.batch(), in.channels(), h, w};
+        }
+        Shape operator()(const Eltwise&) const { return in; }
+        Shape operator()(const Multiply&) const { return in; }
+        Shape operator()(const Identity&) const { return in; }
+        Shape operator()(const Gemm& g) const
+        {
+            if (g.outFeatures < 1)
+                fail(opName, "gemm needs a positive number of output features");
+            return Shape{in.batch(), g.outFeatures};
+        }
+        Shape operator()(const Softmax& s) const
+        {
+            if (s.axis < 0 || s.axis >= in.rank())
+                fail(opName, "softmax axis " + std::to_string(s.axis) + " out of range for " + in.toString());
+            return in;
+        }
+        Shape operator()(const Flatten& f) const
+        {
+            if (f.axis < 0 || f.axis > in.rank())
+                fail(opName, "flatten axis out of range for " + in.toString());
+            std::int64_t outer = 1, inner = 1;
+            for (int i = 0; i < in.rank(); ++i)
+                (i < f.axis ? outer : inner) *= in[i];
+            return Shape{outer, inner};
+        }
+        Shape operator()(const Reshape& r) const
+        {
+            std::vector<std::int64_t> dims;
+            std::int64_t known = 1;
+            int inferred = -1;
+            for (std::size_t i = 0; i < r.target.size(); ++i) {
+                std::int64_t d = r.target[i];
+                if (d == 0) {
+                    if (static_cast<int>(i) >= in.rank())
+                        fail(opName, "reshape copies a dimension the input does not have");
+                    d = in[static_cast<int>(i)];
+                }
+                if (d == -1) {
+                    if (inferred >= 0)
+                        fail(opName, "reshape has more than one -1");
+                    inferred = static_cast<int>(i);
+                } else if (d < 1) {
+                    fail(opName, "reshape target has dimension " + std::to_string(d));
+                } else {
+                    known *= d;
+                }
+                dims.push_back(d);
+            }
+            if (inferred >= 0) {
+                if (in.elements() % known != 0)
+                    fail(opName, "cannot reshape " + in.toString());
+                dims[static_cast<std::size_t>(inferred)] = in.elements() / known;
+            }
+            Shape out(std::move(dims));
+            if (out.elements() != in.elements())
+                fail(opName, "cannot reshape " + in.toString() + " to " + out.toString());
+            return out;
+        }
+    };
+    layer.output = std::visit(Visitor{opName, in}, layer.params);
+    checkShape(opName, layer.output, "output");
+}
+
+std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
+{
+    std::vector<Shape> out;
+    if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
+        out.push_back(Shape{c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW});
+        if (c->bias)
+            out.push_back(Shape{c->outChannels});
+    } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
+        out.push_back(Shape{g->outFeatures, in.elements() / in.batch()});
+        if (g->bias)
+            out.push_back(Shape{g->outFeatures});
+    }
+    return out;
+}
+
+namespace {
+
+bool isView(const Layer& l)
+{
+    return std::holds_alternative<Flatten>(l.params) || std::holds_alternative<Reshape>(l.params);
+}
+
+double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
+{
+    const double outElems = static_cast<double>(layer.output.elements());
+    const double inElems = static_cast<double>(in.elements());
+    double flops = layer.activation.kind == ActivationKind::None ? 0.0 : outElems;
+    if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
+        const double macs = outElems * static_cast<double>(in.channels() / c->groups * c->kernelH * c->kernelW);
+        flops += 2.0 * macs + (c->bias ? outElems : 0.0);
+    } else if (const auto* p = std::get_if<Pool2d>(&layer.params)) {
+        const bool global = p->kind == PoolKind::GlobalAverage || p->kind == PoolKind::GlobalMax;
+        flops += global ? inElems : outElems * static_cast<double>(p->kernelH * p->kernelW);
+    } else if (std::holds_alternative<Eltwise>(layer.params)) {
+        flops += inElems;
+    } else if (std::holds_alternative<Multiply>(layer.params)) {
+        flops += outElems * static_cast<double>(operands > 1 ? operands - 1 : 1);
+    } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
+        flops += 2.0 * outElems * (inElems / static_cast<double>(in.batch())) + (g->bias ? outElems : 0.0);
+    } else if (std::holds_alternative<Softmax>(layer.params)) {
+        flops += 3.0 * inElems; // exp, sum, divide
+    }
+    return flops;
+}
+
+} // namespace
+
+OpCost computeOpCost(const Op& op, const std::function<const Tensor&(TensorId)>& tensorOf)
+{
+    OpCost cost;
+    // A lone reshape of one tensor is a view: no kernel, no traffic.
+    const bool allViews = std::all_of(op.layers.begin(), op.layers.end(), isView) && op.inputs.size() == 1 &&
+                          op.inputs.front().size() == 1;
+
+    std::vector<std::vector<Shape>> termShapes;
+    for (const auto& term : op.inputs) {
+        auto& shapes = termShapes.emplace_back();
+        for (auto t : term)
+            shapes.push_back(tensorOf(t).shape);
+        // Summing k tensors costs k-1 additions per element.
+        if (term.size() > 1 && op.kind != OpKind::Multiply)
+            cost.flops += static_cast<double>(term.size() - 1) * static_cast<double>(shapes.front().elements());
+    }
+    if (!allViews)
+        for (auto t : op.inputTensors())
+            cost.bytesRead += static_cast<double>(tensorOf(t).bytes());
+
+    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    for (std::size_t i = 0; i < op.layers.size(); ++i) {
+        const Layer& layer = op.layers[i];
+        cost.flops += layerFlops(layer, in, op.inputs.size());
+        for (auto w : layer.weights)
+            cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
+        // A compound runs as several kernels: each intermediate result goes out to memory and back.
+        if (i + 1 < op.layers.size() && !isView(layer)) {
+            const double b = static_cast<double>(layer.output.elements() * 4);
+            cost.bytesWritten += b;
+            cost.bytesRead += b;
+        }
+        in = layer.output;
+    }
+    if (!allViews)
+        cost.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
+    return cost;
+}
+
+} // namespace opsched

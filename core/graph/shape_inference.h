@@ -1,0 +1,25 @@
+// Output shapes and costs of ops, from their input shapes. Shared by the builder and by rebatching.
+#pragma once
+
+#include "graph/op.h"
+#include "graph/tensor.h"
+
+#include <functional>
+#include <vector>
+
+namespace opsched {
+
+// The shape fed to the op's first layer: terms summed, then concatenated along channels.
+// Throws GraphError naming the op when shapes do not fit.
+Shape combinedInputShape(const std::string& opName, OpKind kind, const std::vector<std::vector<Shape>>& termShapes);
+
+// Fills layer.output for one layer from its input shape. Throws GraphError naming the op.
+void inferLayerShape(const std::string& opName, Layer& layer, const Shape& input, const std::vector<std::vector<Shape>>& termShapes);
+
+// Shapes of the weights a layer needs, given its input: {weight, bias?}.
+std::vector<Shape> weightShapes(const Layer& layer, const Shape& input);
+
+// FLOPs and bytes of an op whose layers have inferred shapes.
+OpCost computeOpCost(const Op& op, const std::function<const Tensor&(TensorId)>& tensorOf);
+
+} // namespace opsched

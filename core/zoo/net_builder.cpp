@@ -1,0 +1,116 @@
+#include "zoo/net_builder.h"
+
+namespace opsched::zoo {
+namespace {
+
+Conv2d makeConv(std::int64_t outChannels, Window k, Window s, Window p, std::int64_t groups)
+{
+    Conv2d c;
+    c.outChannels = outChannels;
+    c.kernelH = k.h;
+    c.kernelW = k.w;
+    c.strideH = s.h;
+    c.strideW = s.w;
+    c.padTop = c.padBottom = p.h;
+    c.padLeft = c.padRight = p.w;
+    c.groups = groups;
+    return c;
+}
+
+Layer layer(LayerParams params, Activation act = {})
+{
+    Layer l;
+    l.params = std::move(params);
+    l.activation = act;
+    return l;
+}
+
+} // namespace
+
+NetBuilder::NetBuilder(std::string model, std::uint64_t weightSeed) : builder_(std::move(model), weightSeed) {}
+
+TensorId NetBuilder::input(const std::string& name, Shape shape)
+{
+    return builder_.addInput(name, std::move(shape));
+}
+
+std::int64_t NetBuilder::channels(const Terms& in) const
+{
+    std::int64_t c = 0;
+    for (const auto& term : in)
+        c += channels(term.front());
+    return c;
+}
+
+TensorId NetBuilder::conv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
+                          Window stride, Window pad, Activation act, std::int64_t groups)
+{
+    return builder_.addOp({name, OpKind::Conv, in, {layer(makeConv(outChannels, kernel, stride, pad, groups), act)}});
+}
+
+TensorId NetBuilder::reluConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
+                              Window stride, Window pad)
+{
+    return builder_.addOp({name, OpKind::ReluConv, in,
+                           {layer(Eltwise{Activation::relu()}), layer(makeConv(outChannels, kernel, stride, pad, 1))}});
+}
+
+TensorId NetBuilder::reluSepConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
+                                 Window stride, Window pad)
+{
+    const std::int64_t c = channels(in);
+    return builder_.addOp({name, OpKind::ReluSepConv, in,
+                           {layer(Eltwise{Activation::relu()}), layer(makeConv(c, kernel, stride, pad, c)),
+                            layer(makeConv(outChannels, 1, 1, 0, 1))}});
+}
+
+TensorId NetBuilder::pool(const std::string& name, const Terms& in, Pool2d params)
+{
+    return builder_.addOp({name, OpKind::Pool, in, {layer(params)}});
+}
+
+TensorId NetBuilder::maxPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad,
+                             bool ceilMode)
+{
+    Pool2d p{PoolKind::Max, kernel.h, kernel.w, stride.h, stride.w, pad.h, pad.w, pad.h, pad.w};
+    p.ceilMode = ceilMode;
+    return pool(name, in, p);
+}
+
+TensorId NetBuilder::avgPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad,
+                             bool countIncludePad)
+{
+    Pool2d p{PoolKind::Average, kernel.h, kernel.w, stride.h, stride.w, pad.h, pad.w, pad.h, pad.w};
+    p.countIncludePad = countIncludePad;
+    return pool(name, in, p);
+}
+
+TensorId NetBuilder::globalAvgPool(const std::string& name, const Terms& in)
+{
+    return pool(name, in, Pool2d{PoolKind::GlobalAverage});
+}
+
+TensorId NetBuilder::relu(const std::string& name, const Terms& in)
+{
+    return builder_.addOp({name, OpKind::Activation, in, {layer(Eltwise{Activation::relu()})}});
+}
+
+TensorId NetBuilder::combine(const std::string& name, const Terms& in)
+{
+    const bool concat = in.size() > 1;
+    const bool sum = !in.empty() && in.front().size() > 1;
+    const OpKind kind = concat ? OpKind::Concat : (sum ? OpKind::Add : OpKind::Identity);
+    return builder_.addOp({name, kind, in, {layer(Identity{})}});
+}
+
+TensorId NetBuilder::fullyConnected(const std::string& name, const Terms& in, std::int64_t outFeatures)
+{
+    return builder_.addOp({name, OpKind::Gemm, in, {layer(Gemm{outFeatures, true})}});
+}
+
+Graph NetBuilder::finish() &&
+{
+    return std::move(builder_).finish();
+}
+
+} // namespace opsched::zoo

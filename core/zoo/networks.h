@@ -1,0 +1,26 @@
+// The built-in benchmark networks, as the IOS paper schedules them (its Table 2 counts the units).
+#pragma once
+
+#include "graph/graph.h"
+
+#include <cstdint>
+
+namespace opsched::zoo {
+
+// Weights are seeded from this unless a network takes a seed parameter.
+inline constexpr std::uint64_t kDefaultWeightSeed = 20210401;
+
+Graph inceptionV3(std::int64_t batch);                    // 299x299, Conv-Relu units
+Graph randWire(std::int64_t batch, std::uint64_t seed);   // WS(4, 0.75) stages, Relu-SepConv units
+Graph nasnetA(std::int64_t batch);                        // NASNet-A large, 331x331, stem 96, filters 168
+Graph squeezeNet(std::int64_t batch);                     // SqueezeNet 1.0 with bypass connections
+Graph googLeNet(std::int64_t batch);                      // GoogLeNet (Inception v1), 224x224
+
+struct RandomDagParams {
+    int ops = 20;
+    int width = 4;      // most ops on one level
+    std::uint64_t seed = 1;
+};
+Graph randomDag(std::int64_t batch, const RandomDagParams& params);
+
+} // namespace opsched::zoo

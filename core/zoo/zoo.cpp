@@ -1,0 +1,106 @@
+#include "zoo/zoo.h"
+
+#include "util/error.h"
+#include "zoo/networks.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+namespace opsched::zoo {
+namespace {
+
+struct ParsedSpec {
+    std::string name;
+    std::map<std::string, std::string> params;
+};
+
+ParsedSpec parse(std::string_view spec)
+{
+    ParsedSpec out;
+    const auto q = spec.find('?');
+    out.name = std::string(spec.substr(0, q));
+    if (q == std::string_view::npos)
+        return out;
+    std::string_view rest = spec.substr(q + 1);
+    while (!rest.empty()) {
+        const auto amp = rest.find('&');
+        const std::string_view item = rest.substr(0, amp);
+        const auto eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0)
+            throw ModelRefError("zoo:" + std::string(spec) + ": parameter '" + std::string(item) +
+                                "' is not of the form key=value");
+        out.params[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+        rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+    }
+    return out;
+}
+
+std::int64_t integer(const ParsedSpec& s, const std::string& key, std::int64_t fallback)
+{
+    const auto it = s.params.find(key);
+    if (it == s.params.end())
+        return fallback;
+    std::int64_t value = 0;
+    const auto& text = it->second;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size())
+        throw ModelRefError("zoo:" + s.name + ": parameter " + key + "='" + text + "' is not an integer");
+    return value;
+}
+
+} // namespace
+
+const std::vector<ZooEntry>& catalogue()
+{
+    static const std::vector<ZooEntry> entries{
+        {"inception_v3", "Inception V3, 299x299, Conv-Relu units (IOS Table 2: 119)", {}},
+        {"randwire", "RandWire, WS(4, 0.75) stages, Relu-SepConv units (IOS Table 2: 120)", {"seed"}},
+        {"nasnet_a", "NASNet-A large, 331x331, stem 96, filters 168 (IOS Table 2: 374)", {}},
+        {"squeezenet", "SqueezeNet 1.0 with bypass, 224x224 (IOS Table 2: 50)", {}},
+        {"googlenet", "GoogLeNet / Inception v1, 224x224", {}},
+        {"random", "random layered DAG of 3x3 conv units, for tests", {"ops", "width", "seed"}},
+    };
+    return entries;
+}
+
+Graph build(std::string_view spec, std::int64_t batch)
+{
+    const ParsedSpec s = parse(spec);
+    const auto& all = catalogue();
+    const auto entry = std::find_if(all.begin(), all.end(), [&](const ZooEntry& e) { return e.name == s.name; });
+    if (entry == all.end()) {
+        std::string names;
+        for (const auto& e : all)
+            names += (names.empty() ? "" : ", ") + e.name;
+        throw ModelRefError("unknown zoo network '" + s.name + "' (available: " + names + ")");
+    }
+    for (const auto& [key, value] : s.params)
+        if (std::find(entry->parameters.begin(), entry->parameters.end(), key) == entry->parameters.end()) {
+            std::string keys;
+            for (const auto& k : entry->parameters)
+                keys += (keys.empty() ? "" : ", ") + k;
+            throw ModelRefError("zoo:" + s.name + " has no parameter '" + key + "'" +
+                                (keys.empty() ? std::string(" (it takes none)") : " (accepted: " + keys + ")"));
+        }
+    if (batch < 1 || batch > 65536)
+        throw ModelRefError("batch size must be between 1 and 65536, got " + std::to_string(batch));
+
+    if (s.name == "inception_v3")
+        return inceptionV3(batch);
+    if (s.name == "randwire")
+        return randWire(batch, static_cast<std::uint64_t>(integer(s, "seed", 1)));
+    if (s.name == "nasnet_a")
+        return nasnetA(batch);
+    if (s.name == "squeezenet")
+        return squeezeNet(batch);
+    if (s.name == "googlenet")
+        return googLeNet(batch);
+    RandomDagParams p;
+    p.ops = static_cast<int>(std::clamp<std::int64_t>(integer(s, "ops", p.ops), -1, 1'000'000));
+    p.width = static_cast<int>(std::clamp<std::int64_t>(integer(s, "width", p.width), -1, 1'000'000));
+    p.seed = static_cast<std::uint64_t>(integer(s, "seed", static_cast<std::int64_t>(p.seed)));
+    return randomDag(batch, p);
+}
+
+} // namespace opsched::zoo
