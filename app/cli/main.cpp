@@ -25,6 +25,21 @@ int main(int argc, char** argv)
     add(addZooCommand);
     add(addDevicesCommand);
 
+    // CLI11 would only say "a subcommand is required"; name the word it did not know instead.
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        std::string names;
+        for (const auto* sub : app.get_subcommands({})) {
+            known = known || sub->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            std::cerr << "opsched-cli: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+            std::cerr << "Run 'opsched-cli --help' for usage.\n";
+            return kExitUsage;
+        }
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# README's commands. `run`: install what is missing, build, open the GUI (or, without a display,
+# show a headless run). `test`: install what is missing, build, run the whole suite with ctest.
+# OPSCHED_PRESET picks another CMake preset (asan, nogui); the default is `dev`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+shift || true
+preset=${OPSCHED_PRESET:-dev}
+
+packaging/install-deps.sh
+
+configure_log=$(mktemp)
+if ! cmake --preset "$preset" >"$configure_log" 2>&1; then
+  cat "$configure_log" >&2
+  exit 1
+fi
+grep -E "^-- opsched:" "$configure_log" || true
+rm -f "$configure_log"
+
+case "$preset" in
+  asan) builddir=build-asan ;;
+  nogui) builddir=build-nogui ;;
+  *) builddir=build ;;
+esac
+
+case "$mode" in
+  run)
+    cmake --build --preset "$preset"
+    if [ -x "$builddir/opsched" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+      exec "$builddir/opsched" "$@"
+    fi
+    echo
+    echo "No display: this is what opsched does headless."
+    echo "\$ opsched-cli info zoo:inception_v3"
+    exec "$builddir/opsched-cli" info zoo:inception_v3
+    ;;
+  test)
+    cmake --build --preset "$preset"
+    log=$(mktemp)
+    set +e
+    ctest --preset "$preset" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    skipped=$(grep -c "(Skipped)" "$log" || true)
+    summary=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
+    rm -f "$log"
+    [ "$skipped" -gt 0 ] && echo "(${skipped} tests skipped: they need a CUDA device; skipped tests are not passes)"
+    # ctest prints its list of skipped tests after the summary; end on the summary itself.
+    [ -n "$summary" ] && echo "$summary"
+    exit "$rc"
+    ;;
+  *)
+    echo "usage: packaging/bootstrap.sh [run|test] [args...]" >&2
+    exit 2
+    ;;
+esac
