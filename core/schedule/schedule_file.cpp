@@ -1,0 +1,179 @@
+#include "schedule/schedule_file.h"
+
+#include "graph/fingerprint.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace opsched {
+namespace {
+
+[[noreturn]] void fail(const std::string& what)
+{
+    throw ScheduleFileError("schedule file: " + what);
+}
+
+const nlohmann::json& field(const nlohmann::json& j, const char* key)
+{
+    if (!j.contains(key))
+        fail(std::string("missing field \"") + key + "\"");
+    return j.at(key);
+}
+
+std::string stringField(const nlohmann::json& j, const char* key)
+{
+    const auto& v = field(j, key);
+    if (!v.is_string())
+        fail(std::string("field \"") + key + "\" must be a string");
+    return v.get<std::string>();
+}
+
+} // namespace
+
+ScheduleDocument makeScheduleDocument(const Graph& graph, Schedule schedule, std::string scheduler)
+{
+    ScheduleDocument doc;
+    doc.model = graph.name();
+    doc.modelSha256 = modelFingerprint(graph);
+    doc.batch = graph.batch();
+    doc.scheduler = std::move(scheduler);
+    doc.schedule = std::move(schedule);
+    return doc;
+}
+
+nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
+{
+    nlohmann::ordered_json j;
+    j["format"] = "opsched-schedule";
+    j["version"] = kScheduleFormatVersion;
+    j["model"] = doc.model;
+    j["model_sha256"] = doc.modelSha256;
+    j["batch"] = doc.batch;
+    j["device"] = doc.device;
+    j["scheduler"] = doc.scheduler;
+    j["params"] = doc.params;
+    j["latency_ms"] = doc.latencyMs ? nlohmann::ordered_json(*doc.latencyMs) : nlohmann::ordered_json(nullptr);
+    auto& stages = j["stages"] = nlohmann::ordered_json::array();
+    for (const auto& stage : doc.schedule.stages) {
+        nlohmann::ordered_json s;
+        s["strategy"] = toString(stage.strategy);
+        auto& groups = s["groups"] = nlohmann::ordered_json::array();
+        for (const auto& group : stage.groups) {
+            auto names = nlohmann::ordered_json::array();
+            for (auto id : group)
+                names.push_back(graph.op(id).name);
+            groups.push_back(std::move(names));
+        }
+        stages.push_back(std::move(s));
+    }
+    return j;
+}
+
+ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
+{
+    if (!j.is_object())
+        fail("the document is not a JSON object");
+    if (stringField(j, "format") != "opsched-schedule")
+        fail("format is \"" + stringField(j, "format") + "\", expected \"opsched-schedule\"");
+    const auto& version = field(j, "version");
+    if (!version.is_number_integer())
+        fail("field \"version\" must be an integer");
+    if (version.get<int>() != kScheduleFormatVersion)
+        fail("version " + std::to_string(version.get<int>()) + " is not supported (this opsched reads version " +
+             std::to_string(kScheduleFormatVersion) + ")");
+
+    ScheduleDocument doc;
+    doc.model = stringField(j, "model");
+    if (doc.model != graph.name())
+        fail("it was made for model '" + doc.model + "', not '" + graph.name() + "'");
+    if (j.contains("model_sha256") && !j.at("model_sha256").is_null()) {
+        doc.modelSha256 = stringField(j, "model_sha256");
+        if (doc.modelSha256 != modelFingerprint(graph))
+            fail("it was made for another version of model '" + doc.model + "' (model_sha256 differs)");
+    }
+    if (j.contains("batch") && j.at("batch").is_number_integer())
+        doc.batch = j.at("batch").get<std::int64_t>();
+    if (j.contains("device") && j.at("device").is_string())
+        doc.device = j.at("device").get<std::string>();
+    if (j.contains("scheduler") && j.at("scheduler").is_string())
+        doc.scheduler = j.at("scheduler").get<std::string>();
+    if (j.contains("params") && j.at("params").is_object())
+        doc.params = nlohmann::ordered_json(j.at("params"));
+    if (j.contains("latency_ms") && j.at("latency_ms").is_number())
+        doc.latencyMs = j.at("latency_ms").get<double>();
+
+    const auto& stages = field(j, "stages");
+    if (!stages.is_array())
+        fail("field \"stages\" must be an array");
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        const auto& js = stages[s];
+        const std::string where = "stage " + std::to_string(s);
+        if (!js.is_object())
+            fail(where + " is not an object");
+        Stage stage;
+        const std::string strategy = js.contains("strategy") ? stringField(js, "strategy") : "concurrent";
+        if (strategy == "merge")
+            stage.strategy = StageStrategy::Merge;
+        else if (strategy != "concurrent")
+            fail(where + ": unknown strategy \"" + strategy + "\" (expected \"concurrent\" or \"merge\")");
+        const auto& groups = field(js, "groups");
+        if (!groups.is_array())
+            fail(where + ": \"groups\" must be an array of arrays of op names");
+        for (const auto& jg : groups) {
+            if (!jg.is_array())
+                fail(where + ": each group must be an array of op names");
+            auto& group = stage.groups.emplace_back();
+            for (const auto& name : jg) {
+                if (!name.is_string())
+                    fail(where + ": op names must be strings");
+                const auto id = graph.findOp(name.get<std::string>());
+                if (!id)
+                    fail(where + ": model '" + graph.name() + "' has no op '" + name.get<std::string>() + "'");
+                group.push_back(*id);
+            }
+        }
+        doc.schedule.stages.push_back(std::move(stage));
+    }
+    return doc;
+}
+
+ScheduleDocument readScheduleFile(const Graph& graph, const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw ScheduleFileError("cannot open schedule file '" + path + "'");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw ScheduleFileError("'" + path + "' is not valid JSON: " + e.what());
+    }
+    try {
+        return scheduleFromJson(graph, j);
+    } catch (const ScheduleFileError& e) {
+        throw ScheduleFileError("'" + path + "': " + e.what());
+    }
+}
+
+void writeScheduleFile(const std::string& path, const nlohmann::ordered_json& json)
+{
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out)
+            throw Error("cannot write '" + tmp + "'");
+        out << json.dump(2) << "\n";
+        if (!out.flush())
+            throw Error("writing '" + tmp + "' failed");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw Error("cannot replace '" + path + "'");
+    }
+}
+
+} // namespace opsched
