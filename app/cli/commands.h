@@ -14,6 +14,7 @@ using Runner = std::function<int()>;
 Runner addInfoCommand(CLI::App& app);
 Runner addZooCommand(CLI::App& app);
 Runner addDevicesCommand(CLI::App& app);
+Runner addCompareCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (README).
 inline constexpr int kExitOk = 0;

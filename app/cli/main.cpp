@@ -23,6 +23,7 @@ int main(int argc, char** argv)
     };
     add(addInfoCommand);
     add(addZooCommand);
+    add(addCompareCommand);
     add(addDevicesCommand);
 
     // CLI11 would only say "a subcommand is required"; name the word it did not know instead.

@@ -58,3 +58,50 @@ BlockPartition findBlocks(const Dag& dag)
 }
 
 } // namespace opsched
+
+namespace opsched {
+
+std::vector<std::vector<std::uint32_t>> splitIntoParts(const Dag& dag, const std::vector<std::uint32_t>& nodes,
+                                                       std::size_t maxNodes)
+{
+    std::vector<std::vector<std::uint32_t>> parts;
+    if (nodes.size() <= maxNodes || maxNodes < 2) {
+        parts.push_back(nodes);
+        return parts;
+    }
+    // frontier[i]: nodes among nodes[0..i) with a successor in nodes[i..).
+    std::vector<std::size_t> position(dag.size(), nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        position[nodes[i]] = i;
+    std::vector<std::size_t> lastUse(nodes.size(), 0);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        for (auto s : dag.successors[nodes[i]])
+            if (position[s] < nodes.size())
+                lastUse[i] = std::max(lastUse[i], position[s]);
+    std::vector<int> delta(nodes.size() + 1, 0);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (lastUse[i] > i) {
+            ++delta[i + 1];
+            --delta[lastUse[i] + 1];
+        }
+    std::vector<int> frontier(nodes.size() + 1, 0);
+    for (std::size_t i = 1; i <= nodes.size(); ++i)
+        frontier[i] = frontier[i - 1] + delta[i];
+
+    std::size_t start = 0;
+    while (nodes.size() - start > maxNodes) {
+        // The earliest of the narrowest cuts: ops that only feed later parts (the next cell's
+        // input adapter) then start the next part instead of widening this one.
+        std::size_t best = start + maxNodes;
+        for (std::size_t cut = start + maxNodes; cut > start + maxNodes / 2; --cut)
+            if (frontier[cut] <= frontier[best])
+                best = cut;
+        parts.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(start),
+                           nodes.begin() + static_cast<std::ptrdiff_t>(best));
+        start = best;
+    }
+    parts.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(start), nodes.end());
+    return parts;
+}
+
+} // namespace opsched

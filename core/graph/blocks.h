@@ -31,3 +31,14 @@ BlockPartition findBlocks(const Dag& dag, const Reachability& reach);
 BlockPartition findBlocks(const Dag& dag);
 
 } // namespace opsched
+
+namespace opsched {
+
+// Splits a block (nodes in topological order) into consecutive parts of at most `maxNodes`,
+// cutting where the fewest nodes before the cut still feed nodes after it (a NASNet cell output,
+// say). Running the parts one after another is always legal; it gives up concurrency across a cut
+// only, and keeps the IOS search tractable on graphs with no single-op cut points.
+std::vector<std::vector<std::uint32_t>> splitIntoParts(const Dag& dag, const std::vector<std::uint32_t>& nodes,
+                                                       std::size_t maxNodes);
+
+} // namespace opsched

@@ -143,7 +143,7 @@ TensorId GraphBuilder::addOp(OpSpec spec)
 
     for (auto t : op.inputTensors())
         graph_.consumers_[t.value()].push_back(op.id);
-    op.cost = computeOpCost(op, [this](TensorId t) -> const Tensor& { return graph_.tensors_[t.value()]; });
+    computeOpCost(op, [this](TensorId t) -> const Tensor& { return graph_.tensors_[t.value()]; });
     graph_.opByName_.emplace(op.name, op.id);
     graph_.ops_.push_back(std::move(op));
     return graph_.ops_.back().output;
@@ -182,7 +182,7 @@ Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
         out.tensors_[id.value()].shape = out.tensors_[id.value()].shape.withBatch(batch);
     for (auto& op : out.ops_) {
         inferOp(op, out.tensors_);
-        op.cost = computeOpCost(op, [&out](TensorId t) -> const Tensor& { return out.tensors_[t.value()]; });
+        computeOpCost(op, [&out](TensorId t) -> const Tensor& { return out.tensors_[t.value()]; });
     }
     return out;
 }

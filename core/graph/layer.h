@@ -96,11 +96,20 @@ struct Identity {
 
 using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
 
+// Work of one layer or one op. Multiply-adds count as 2 FLOPs.
+struct Cost {
+    double flops = 0;
+    double bytesRead = 0;    // inputs + weights
+    double bytesWritten = 0; // output
+    double bytes() const { return bytesRead + bytesWritten; }
+};
+
 struct Layer {
     LayerParams params;
     Activation activation;         // fused post-activation
     std::vector<TensorId> weights; // filled by the graph builder (seeded) or the importer
     Shape output;                  // filled by shape inference
+    Cost cost;                     // filled with the op's cost; a compound's layers run as separate kernels
 
     const char* kindName() const;
     bool needsWeights() const;

@@ -35,12 +35,7 @@ const char* toString(OpKind k);
 // op has one term holding one tensor. Multiply takes each term as one operand.
 using InputTerm = std::vector<TensorId>;
 
-struct OpCost {
-    double flops = 0;        // multiply-adds count as 2
-    double bytesRead = 0;    // inputs + weights
-    double bytesWritten = 0; // output
-    double bytes() const { return bytesRead + bytesWritten; }
-};
+using OpCost = Cost;
 
 struct Op {
     OpId id;

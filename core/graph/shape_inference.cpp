@@ -23,7 +23,11 @@ std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, st
     const std::int64_t room = in + padA + padB - span;
     if (room < 0)
         return 0;
-    return (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+    std::int64_t out = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+    // Ceil mode never adds a window that starts in the right padding (PyTorch and ONNX).
+    if (ceilMode && (out - 1) * stride >= in + padA)
+        --out;
+    return out;
 }
 
 Shape broadcast(const std::string& opName, const Shape& a, const Shape& b)
@@ -233,43 +237,51 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
 
 } // namespace
 
-OpCost computeOpCost(const Op& op, const std::function<const Tensor&(TensorId)>& tensorOf)
+void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorOf)
 {
-    OpCost cost;
     // A lone reshape of one tensor is a view: no kernel, no traffic.
     const bool allViews = std::all_of(op.layers.begin(), op.layers.end(), isView) && op.inputs.size() == 1 &&
                           op.inputs.front().size() == 1;
+    for (auto& layer : op.layers)
+        layer.cost = Cost{};
+    Cost& first = op.layers.front().cost;
 
     std::vector<std::vector<Shape>> termShapes;
     for (const auto& term : op.inputs) {
         auto& shapes = termShapes.emplace_back();
         for (auto t : term)
             shapes.push_back(tensorOf(t).shape);
-        // Summing k tensors costs k-1 additions per element.
+        // Summing k tensors costs k-1 additions per element (the first kernel's prologue).
         if (term.size() > 1 && op.kind != OpKind::Multiply)
-            cost.flops += static_cast<double>(term.size() - 1) * static_cast<double>(shapes.front().elements());
+            first.flops += static_cast<double>(term.size() - 1) * static_cast<double>(shapes.front().elements());
     }
     if (!allViews)
         for (auto t : op.inputTensors())
-            cost.bytesRead += static_cast<double>(tensorOf(t).bytes());
+            first.bytesRead += static_cast<double>(tensorOf(t).bytes());
 
     Shape in = combinedInputShape(op.name, op.kind, termShapes);
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
-        const Layer& layer = op.layers[i];
-        cost.flops += layerFlops(layer, in, op.inputs.size());
+        Layer& layer = op.layers[i];
+        layer.cost.flops += layerFlops(layer, in, op.inputs.size());
         for (auto w : layer.weights)
-            cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
+            layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
         // A compound runs as several kernels: each intermediate result goes out to memory and back.
         if (i + 1 < op.layers.size() && !isView(layer)) {
-            const double b = static_cast<double>(layer.output.elements() * 4);
-            cost.bytesWritten += b;
-            cost.bytesRead += b;
+            const double b = static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));
+            layer.cost.bytesWritten += b;
+            op.layers[i + 1].cost.bytesRead += b;
         }
         in = layer.output;
     }
     if (!allViews)
-        cost.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
-    return cost;
+        op.layers.back().cost.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
+
+    op.cost = Cost{};
+    for (const auto& layer : op.layers) {
+        op.cost.flops += layer.cost.flops;
+        op.cost.bytesRead += layer.cost.bytesRead;
+        op.cost.bytesWritten += layer.cost.bytesWritten;
+    }
 }
 
 } // namespace opsched

@@ -19,7 +19,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& input
 // Shapes of the weights a layer needs, given its input: {weight, bias?}.
 std::vector<Shape> weightShapes(const Layer& layer, const Shape& input);
 
-// FLOPs and bytes of an op whose layers have inferred shapes.
-OpCost computeOpCost(const Op& op, const std::function<const Tensor&(TensorId)>& tensorOf);
+// FLOPs and bytes of an op whose layers have inferred shapes: sets op.cost and each layer's cost.
+void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorOf);
 
 } // namespace opsched

@@ -10,7 +10,7 @@ namespace opsched::zoo {
 
 UndirectedGraph wattsStrogatz(int n, int k, double p, std::uint64_t seed)
 {
-    if (k < 2 || k % 2 != 0 || n <= k || p < 0.0 || p > 1.0)
+    if (k < 2 || k % 2 != 0 || n <= k || !(p >= 0.0 && p <= 1.0))
         throw ModelRefError("Watts-Strogatz needs n > k >= 2 with k even and 0 <= p <= 1");
     std::vector<std::set<int>> adj(static_cast<std::size_t>(n));
     auto link = [&](int a, int b) {

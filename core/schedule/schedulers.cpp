@@ -1,0 +1,52 @@
+#include "schedule/schedulers.h"
+
+#include "schedule/basic_schedulers.h"
+
+#include <chrono>
+
+namespace opsched {
+
+const std::vector<std::string>& schedulerNames()
+{
+    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios"};
+    return names;
+}
+
+SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
+                             const SchedulerParams& params)
+{
+    SchedulerOutput out;
+    out.scheduler = name;
+    const auto started = std::chrono::steady_clock::now();
+    if (name == "sequential") {
+        out.schedule = sequentialSchedule(graph);
+    } else if (name == "greedy") {
+        out.schedule = greedySchedule(graph, params.s);
+        out.params["max_groups"] = params.s;
+    } else if (name == "ios" || name == "ios-parallel" || name == "ios-merge") {
+        IosOptions o;
+        o.variant = name == "ios" ? IosVariant::Both : name == "ios-parallel" ? IosVariant::Parallel : IosVariant::Merge;
+        o.maxGroupOps = params.r;
+        o.maxGroups = params.s;
+        o.maxPartOps = params.maxPartOps;
+        o.progress = params.progress;
+        IosResult r = iosSchedule(graph, cost, o);
+        out.schedule = std::move(r.schedule);
+        out.states = r.states;
+        out.transitions = r.transitions;
+        out.params["r"] = params.r;
+        out.params["s"] = params.s;
+        out.params["max_part_ops"] = params.maxPartOps;
+    } else {
+        std::string names;
+        for (const auto& n : schedulerNames())
+            names += (names.empty() ? "" : ", ") + n;
+        throw Error("unknown scheduler '" + name + "' (available: " + names + ")");
+    }
+    out.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (out.schedule)
+        out.plan = compileSchedule(graph, *out.schedule);
+    return out;
+}
+
+} // namespace opsched

@@ -1,0 +1,39 @@
+// Every scheduler behind one call, so the CLI, the GUI and the batch profiler run them the same way.
+#pragma once
+
+#include "schedule/ios_scheduler.h"
+#include "schedule/plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opsched {
+
+struct SchedulerParams {
+    std::size_t r = 3;          // IOS: ops per group
+    std::size_t s = 8;          // IOS: groups per stage; greedy: ops per stage
+    std::size_t maxPartOps = 24;
+    std::function<bool(const IosProgress&)> progress;
+};
+
+struct SchedulerOutput {
+    std::string scheduler;
+    std::optional<Schedule> schedule; // stage schedulers; Nimble and Opara emit plans only
+    Plan plan;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    double searchSeconds = 0;
+    std::size_t states = 0;      // IOS only
+    std::size_t transitions = 0; // IOS only
+};
+
+// Names accepted by runScheduler, in the order `compare` shows them.
+const std::vector<std::string>& schedulerNames();
+
+// Throws Error naming the scheduler when it is unknown or its parameters are invalid.
+SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
+                             const SchedulerParams& params = {});
+
+} // namespace opsched

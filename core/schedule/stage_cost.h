@@ -1,0 +1,40 @@
+// The cost model the IOS search asks: latency of one stage on a device. Simulated here; the CUDA
+// executor provides a measured one.
+#pragma once
+
+#include "schedule/schedule.h"
+#include "sim/simulator.h"
+
+#include <memory>
+
+namespace opsched {
+
+class StageCostModel {
+public:
+    virtual ~StageCostModel() = default;
+    // Seconds from the stage's first launch to the end of the barrier after it.
+    virtual double stageLatency(const Graph& graph, const Stage& stage) = 0;
+    virtual std::string deviceName() const = 0;
+};
+
+class SimulatedStageCost : public StageCostModel {
+public:
+    explicit SimulatedStageCost(const SimDevice& device, SimOptions options = {}) : device_(device), options_(options) {}
+    double stageLatency(const Graph& graph, const Stage& stage) override
+    {
+        if (table_graph_ != &graph) {
+            table_ = std::make_unique<KernelTable>(graph);
+            table_graph_ = &graph;
+        }
+        return simulateStage(graph, stage, device_, options_, table_.get());
+    }
+    std::string deviceName() const override { return "sim:" + device_.name; }
+
+private:
+    const SimDevice& device_;
+    SimOptions options_;
+    const Graph* table_graph_ = nullptr;
+    std::unique_ptr<KernelTable> table_;
+};
+
+} // namespace opsched

@@ -1,0 +1,92 @@
+#include "sim/sim_device.h"
+
+#include "util/error.h"
+
+namespace opsched {
+
+const std::vector<SimDevice>& simDevices()
+{
+    // Specs from the vendors' data sheets (FP32 without tensor cores; SXM parts where both exist).
+    static const std::vector<SimDevice> devices = [] {
+        std::vector<SimDevice> d;
+        SimDevice v100;
+        v100.name = "v100";
+        v100.description = "NVIDIA Tesla V100 SXM2 16 GB (Volta, 80 SMs, 15.7 TFLOP/s FP32, 900 GB/s)";
+        d.push_back(v100);
+
+        SimDevice a100 = v100;
+        a100.name = "a100";
+        a100.description = "NVIDIA A100 SXM4 40 GB (Ampere, 108 SMs, 19.5 TFLOP/s FP32, 1555 GB/s)";
+        a100.multiprocessors = 108;
+        a100.peakFlops = 19.5e12;
+        a100.memoryBandwidth = 1555e9;
+        a100.l2Bytes = 40.0 * 1024 * 1024;
+        a100.hostLaunchSeconds = 4e-6;
+        a100.launchLatencySeconds = 2.5e-6;
+        d.push_back(a100);
+
+        SimDevice h100 = a100;
+        h100.name = "h100";
+        h100.description = "NVIDIA H100 SXM5 80 GB (Hopper, 132 SMs, 67 TFLOP/s FP32, 3350 GB/s)";
+        h100.multiprocessors = 132;
+        h100.peakFlops = 67e12;
+        h100.memoryBandwidth = 3350e9;
+        h100.l2Bytes = 50.0 * 1024 * 1024;
+        h100.hostLaunchSeconds = 3e-6;
+        h100.launchLatencySeconds = 2e-6;
+        d.push_back(h100);
+
+        SimDevice t4 = v100;
+        t4.name = "t4";
+        t4.description = "NVIDIA T4 (Turing, 40 SMs, 8.1 TFLOP/s FP32, 320 GB/s)";
+        t4.multiprocessors = 40;
+        t4.maxWarpsPerMultiprocessor = 32;
+        t4.saturationWarpsPerSm = 12;
+        t4.peakFlops = 8.1e12;
+        t4.memoryBandwidth = 320e9;
+        t4.l2Bytes = 4.0 * 1024 * 1024;
+        d.push_back(t4);
+
+        SimDevice k80 = v100;
+        k80.name = "k80";
+        k80.description = "NVIDIA Tesla K80, one GK210 (Kepler, 13 SMs, 4.4 TFLOP/s FP32 boost, 240 GB/s)";
+        k80.multiprocessors = 13;
+        k80.saturationWarpsPerSm = 32;
+        k80.peakFlops = 4.37e12;
+        k80.memoryBandwidth = 240e9;
+        k80.l2Bytes = 1.5 * 1024 * 1024;
+        k80.computeEfficiency = 0.6;
+        k80.hostLaunchSeconds = 7e-6;
+        k80.launchLatencySeconds = 5e-6;
+        d.push_back(k80);
+
+        SimDevice rtx = v100;
+        rtx.name = "rtx2080ti";
+        rtx.description = "NVIDIA GeForce RTX 2080 Ti (Turing, 68 SMs, 13.4 TFLOP/s FP32, 616 GB/s)";
+        rtx.multiprocessors = 68;
+        rtx.maxWarpsPerMultiprocessor = 32;
+        rtx.saturationWarpsPerSm = 12;
+        rtx.peakFlops = 13.4e12;
+        rtx.memoryBandwidth = 616e9;
+        rtx.l2Bytes = 5.5 * 1024 * 1024;
+        d.push_back(rtx);
+        return d;
+    }();
+    return devices;
+}
+
+const SimDevice& findSimDevice(std::string_view ref)
+{
+    std::string_view name = ref;
+    if (name.starts_with("sim:"))
+        name.remove_prefix(4);
+    for (const auto& d : simDevices())
+        if (d.name == name)
+            return d;
+    std::string names;
+    for (const auto& d : simDevices())
+        names += (names.empty() ? "sim:" : ", sim:") + d.name;
+    throw Error("unknown simulated device '" + std::string(ref) + "' (available: " + names + ")");
+}
+
+} // namespace opsched

@@ -1,0 +1,42 @@
+// Simulated GPUs: public specs plus the few fitted constants of the analytical model. Every
+// parameter of the model lives in this table (sim_device.cpp), so fitting it to measurements of a
+// real GPU means editing one place.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opsched {
+
+struct SimDevice {
+    std::string name;        // "v100": referenced as sim:v100
+    std::string description;
+    // Public specs.
+    int multiprocessors = 80;
+    int maxWarpsPerMultiprocessor = 64;
+    double peakFlops = 15.7e12;     // FP32 FLOP/s
+    double memoryBandwidth = 900e9; // bytes/s
+    double l2Bytes = 6.0 * 1024 * 1024;
+    // Fitted constants.
+    double saturationWarpsPerSm = 16;  // resident warps per SM a kernel needs to reach peak
+    double computeEfficiency = 0.7;    // share of peak a library kernel reaches at full occupancy
+    double memoryEfficiency = 0.8;     // share of bandwidth reached at full occupancy
+    double hostLaunchSeconds = 5e-6;   // host time to issue one kernel
+    double launchLatencySeconds = 3e-6; // issue -> start, and the gap between kernels of a stream
+    double eventWaitSeconds = 2e-6;    // a cross-stream event wait on the device
+    double barrierSeconds = 10e-6;     // a stage boundary: join all streams, resume the host
+    double contention = 0.15;          // slowdown per extra concurrent kernel when their data spills L2
+
+    // Warps the model treats as the whole GPU.
+    double lanes() const { return multiprocessors * saturationWarpsPerSm; }
+    int maxResidentWarps() const { return multiprocessors * maxWarpsPerMultiprocessor; }
+};
+
+// All presets: v100, a100, h100, t4, k80, rtx2080ti.
+const std::vector<SimDevice>& simDevices();
+
+// Looks up "sim:NAME" (or "NAME"). Throws Error listing the presets when unknown.
+const SimDevice& findSimDevice(std::string_view ref);
+
+} // namespace opsched

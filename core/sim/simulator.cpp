@@ -1,0 +1,293 @@
+#include "sim/simulator.h"
+
+#include "sim/kernel_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace opsched {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct SimKernel {
+    KernelDesc desc;
+    std::uint32_t launch = 0;
+    std::uint32_t part = 0;
+    std::uint32_t stream = 0;
+    double issue = 0;     // when the host has issued it
+    double solo = 0;      // seconds alone on the device
+    double lanes = 1;     // lanes it asks for
+    double remaining = 1; // fraction of its work left
+    double start = kInf;
+    double end = kInf;
+};
+
+// Simulates the launches [first, last) of a plan, starting on an idle device at `begin`.
+// Launches before `first` are complete. Returns the time the last kernel ends.
+class SegmentSimulator {
+public:
+    SegmentSimulator(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
+                     const KernelTable* table)
+        : graph_(graph), plan_(plan), device_(device), options_(options), table_(table)
+    {
+    }
+
+    // spans and warps may be null when only the latency is wanted (the IOS search).
+    double run(std::uint32_t first, std::uint32_t last, double begin, std::vector<KernelSpan>* spans,
+               std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
+    {
+        buildKernels(first, last, begin);
+        std::vector<std::size_t> head(plan_.streams, kNoKernel);
+        std::vector<std::vector<std::size_t>> queue(plan_.streams);
+        for (std::size_t k = 0; k < kernels_.size(); ++k)
+            queue[kernels_[k].stream].push_back(k);
+        std::vector<std::size_t> next(plan_.streams, 0);
+        std::vector<double> streamFree(plan_.streams, begin);
+        std::vector<std::size_t> running;
+        std::vector<std::uint32_t> partsLeft(last - first, 0);
+        for (const auto& k : kernels_)
+            ++partsLeft[k.launch - first];
+
+        double now = begin;
+        std::size_t done = 0;
+        while (done < kernels_.size()) {
+            // Start every stream head whose dependencies are met and whose ready time has come.
+            double nextReady = kInf;
+            for (std::uint32_t s = 0; s < plan_.streams; ++s) {
+                if (next[s] >= queue[s].size() || head[s] != kNoKernel)
+                    continue;
+                SimKernel& k = kernels_[queue[s][next[s]]];
+                const double ready = readyTime(k, streamFree[s], launchEnd);
+                if (ready <= now + 1e-15) {
+                    k.start = now;
+                    head[s] = queue[s][next[s]];
+                    running.push_back(head[s]);
+                } else {
+                    nextReady = std::min(nextReady, ready);
+                }
+            }
+
+            // Share the device among the running kernels.
+            const auto rates = shareDevice(running);
+            if (warps)
+                recordWarps(*warps, running, now);
+
+            double nextFinish = kInf;
+            for (std::size_t i = 0; i < running.size(); ++i) {
+                const SimKernel& k = kernels_[running[i]];
+                nextFinish = std::min(nextFinish, now + k.remaining * k.solo / rates[i]);
+            }
+            const double t = std::min(nextFinish, nextReady);
+            if (!std::isfinite(t))
+                break; // nothing can progress: the plan is inconsistent (validate() catches this)
+            for (std::size_t i = 0; i < running.size(); ++i) {
+                SimKernel& k = kernels_[running[i]];
+                k.remaining -= (t - now) * rates[i] / k.solo;
+            }
+            now = t;
+            // Retire kernels that are (numerically) done.
+            for (std::size_t i = 0; i < running.size();) {
+                SimKernel& k = kernels_[running[i]];
+                if (k.remaining > 1e-9) {
+                    ++i;
+                    continue;
+                }
+                k.remaining = 0;
+                k.end = now;
+                streamFree[k.stream] = now;
+                head[k.stream] = kNoKernel;
+                ++next[k.stream];
+                if (--partsLeft[k.launch - first] == 0)
+                    launchEnd[k.launch] = now;
+                if (spans)
+                    spans->push_back({k.launch, k.part, StreamId(k.stream), k.start, k.end, k.desc.warps});
+                running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+                ++done;
+            }
+        }
+        // Launches with no kernel (pure views) end when they are issued.
+        for (std::uint32_t l = first; l < last; ++l)
+            if (partsLeft[l - first] == 0 && !std::isfinite(launchEnd[l]))
+                launchEnd[l] = begin;
+        return now;
+    }
+
+private:
+    static constexpr std::size_t kNoKernel = std::numeric_limits<std::size_t>::max();
+
+    void recordWarps(std::vector<WarpSample>& warps, const std::vector<std::size_t>& running, double now) const
+    {
+        const auto cap = static_cast<double>(device_.maxResidentWarps());
+        double active = 0;
+        for (auto r : running)
+            active += std::min(kernels_[r].desc.warps, cap);
+        active = std::min(active, cap);
+        if (!warps.empty() && warps.back().activeWarps == active)
+            return;
+        if (!warps.empty() && warps.back().time == now)
+            warps.back().activeWarps = active;
+        else
+            warps.push_back({now, active});
+    }
+
+
+    void buildKernels(std::uint32_t first, std::uint32_t last, double begin)
+    {
+        kernels_.clear();
+        double host = begin;
+        for (std::uint32_t l = first; l < last; ++l) {
+            const Launch& launch = plan_.launches[l];
+            std::vector<KernelDesc> computed;
+            if (!table_ || launch.merged())
+                computed = kernelsOf(graph_, launch.ops);
+            const auto& descs = (!table_ || launch.merged()) ? computed : table_->of(launch.ops.front());
+            for (std::uint32_t p = 0; p < descs.size(); ++p) {
+                SimKernel k;
+                k.desc = descs[p];
+                k.launch = l;
+                k.part = p;
+                k.stream = launch.stream.value();
+                if (!options_.cudaGraph)
+                    host += device_.hostLaunchSeconds;
+                k.issue = host;
+                k.solo = std::max(soloSeconds(k.desc, device_), 1e-9);
+                k.lanes = demandedLanes(k.desc, device_);
+                kernels_.push_back(k);
+            }
+        }
+    }
+
+    double gap() const { return options_.cudaGraph ? 0.4 * device_.launchLatencySeconds : device_.launchLatencySeconds; }
+
+    double readyTime(const SimKernel& k, double streamFree, const std::vector<double>& launchEnd) const
+    {
+        double ready = std::max(k.issue, streamFree) + gap();
+        if (k.part == 0)
+            for (auto w : plan_.launches[k.launch].waitFor) {
+                if (!std::isfinite(launchEnd[w]))
+                    return kInf; // waits for a launch still running or pending
+                ready = std::max(ready, launchEnd[w] + device_.eventWaitSeconds);
+            }
+        return ready;
+    }
+
+    // Rate of progress (1 = as fast as alone) for each running kernel.
+    std::vector<double> shareDevice(const std::vector<std::size_t>& running) const
+    {
+        std::vector<double> rates(running.size(), 1.0);
+        if (running.size() <= 1)
+            return rates;
+        double demand = 0, bytes = 0;
+        for (auto r : running) {
+            demand += kernels_[r].lanes;
+            bytes += kernels_[r].desc.bytes;
+        }
+        // Lanes are shared in proportion to demand once the device is full.
+        const double lanesShare = std::min(1.0, device_.lanes() / demand);
+        // Working sets beyond the L2 make concurrent kernels evict each other's data.
+        const double spill = std::clamp(bytes / device_.l2Bytes - 1.0, 0.0, 1.0);
+        const double interference = 1.0 / (1.0 + device_.contention * static_cast<double>(running.size() - 1) * spill);
+        double bandwidth = 0;
+        for (std::size_t i = 0; i < running.size(); ++i) {
+            const SimKernel& k = kernels_[running[i]];
+            rates[i] = lanesShare * interference;
+            bandwidth += rates[i] * k.desc.bytes / k.solo;
+        }
+        const double limit = device_.memoryBandwidth * device_.memoryEfficiency;
+        if (bandwidth > limit)
+            for (auto& r : rates)
+                r *= limit / bandwidth;
+        return rates;
+    }
+
+    const Graph& graph_;
+    const Plan& plan_;
+    const SimDevice& device_;
+    const SimOptions& options_;
+    const KernelTable* table_;
+    std::vector<SimKernel> kernels_;
+};
+
+} // namespace
+
+KernelTable::KernelTable(const Graph& graph)
+{
+    perOp_.reserve(graph.opCount());
+    for (const auto& op : graph.ops())
+        perOp_.push_back(kernelsOf(graph, {op.id}));
+}
+
+namespace {
+
+// Runs the plan segment by segment (a barrier leaves the device idle) and returns the latency.
+double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
+                   const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
+                   std::vector<WarpSample>* warps)
+{
+    const auto m = static_cast<std::uint32_t>(plan.launches.size());
+    std::vector<std::uint32_t> cuts = plan.barriers;
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    cuts.push_back(m);
+
+    launchEnd.assign(m, kInf);
+    SegmentSimulator sim(graph, plan, device, options, kernels);
+    double t = 0;
+    std::uint32_t first = 0;
+    for (auto cut : cuts) {
+        if (cut <= first)
+            continue;
+        if (first > 0)
+            t += device.barrierSeconds;
+        t = sim.run(first, cut, t, spans, warps, launchEnd);
+        first = cut;
+    }
+    return t;
+}
+
+} // namespace
+
+SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
+                   const KernelTable* kernels)
+{
+    SimResult result;
+    const auto m = static_cast<std::uint32_t>(plan.launches.size());
+    std::vector<double> launchEnd;
+    const double t = runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps);
+    result.latency = t;
+    if (result.warps.empty() || result.warps.back().time < t)
+        result.warps.push_back({t, 0.0});
+    else
+        result.warps.back().activeWarps = 0.0;
+
+    result.opStart.assign(graph.opCount(), 0.0);
+    result.opEnd.assign(graph.opCount(), 0.0);
+    std::vector<double> launchStart(m, kInf);
+    for (const auto& k : result.kernels)
+        launchStart[k.launch] = std::min(launchStart[k.launch], k.start);
+    for (std::uint32_t l = 0; l < m; ++l)
+        for (auto id : plan.launches[l].ops) {
+            result.opStart[id.value()] = std::isfinite(launchStart[l]) ? launchStart[l] : launchEnd[l];
+            result.opEnd[id.value()] = launchEnd[l];
+        }
+    std::sort(result.kernels.begin(), result.kernels.end(),
+              [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
+
+    double area = 0;
+    for (std::size_t i = 0; i + 1 < result.warps.size(); ++i)
+        area += result.warps[i].activeWarps * (result.warps[i + 1].time - result.warps[i].time);
+    result.averageActiveWarps = t > 0 ? area / t : 0.0;
+    return result;
+}
+
+double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& device, const SimOptions& options,
+                     const KernelTable* kernels)
+{
+    const Plan plan = compileSchedule(graph, Schedule{{stage}});
+    std::vector<double> launchEnd;
+    return runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr) + device.barrierSeconds;
+}
+
+} // namespace opsched

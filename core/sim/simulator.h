@@ -1,0 +1,64 @@
+// The simulated GPU: runs any plan analytically and deterministically. Kernels share the device
+// in proportion to the warps they ask for (processor sharing), memory bandwidth is shared, and
+// concurrent kernels whose data spills the L2 slow each other down. Host launches, launch latency,
+// event waits and stage barriers each cost time. So small concurrent kernels finish sooner
+// together, kernels that each fill the GPU gain nothing and contend, and larger batches leave
+// less room for concurrency -- what the IOS, Nimble and Opara papers measured.
+#pragma once
+
+#include "schedule/plan.h"
+#include "sim/kernel_model.h"
+#include "sim/sim_device.h"
+
+#include <vector>
+
+namespace opsched {
+
+struct SimOptions {
+    // Launch through one CUDA graph (no host cost per kernel, shorter gaps; barriers are events)
+    // instead of one host call per kernel with a host synchronisation at every barrier.
+    bool cudaGraph = false;
+};
+
+// Kernels of every op, computed once per graph (the IOS search simulates many stages).
+class KernelTable {
+public:
+    explicit KernelTable(const Graph& graph);
+    const std::vector<KernelDesc>& of(OpId op) const { return perOp_[op.value()]; }
+
+private:
+    std::vector<std::vector<KernelDesc>> perOp_;
+};
+
+struct KernelSpan {
+    std::uint32_t launch = 0; // index into plan.launches
+    std::uint32_t part = 0;   // kernel index within the launch
+    StreamId stream;
+    double start = 0;         // seconds
+    double end = 0;
+    double warps = 0;
+};
+
+struct WarpSample {
+    double time = 0;          // seconds; the value holds until the next sample
+    double activeWarps = 0;
+};
+
+struct SimResult {
+    double latency = 0;                  // seconds, first issue to last kernel end
+    std::vector<KernelSpan> kernels;     // in start order
+    std::vector<double> opStart, opEnd;  // per op id, seconds
+    std::vector<WarpSample> warps;       // step function
+    double averageActiveWarps = 0;       // time-weighted over the latency
+};
+
+// The plan must be valid for the graph (validate(graph, plan) empty).
+SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options = {},
+                   const KernelTable* kernels = nullptr);
+
+// Latency of one stage run on its own (its launches, then the barrier that ends it), as the
+// IOS search needs it.
+double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& device, const SimOptions& options = {},
+                     const KernelTable* kernels = nullptr);
+
+} // namespace opsched
