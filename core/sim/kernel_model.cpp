@@ -11,11 +11,14 @@ double ceilDiv(double a, double b)
     return std::ceil(a / b);
 }
 
-// Implicit-GEMM convolution: M = N*Ho*Wo rows, Cout columns, 64x64 tiles of 4 warps each.
-double convWarps(const Shape& out)
+// Implicit-GEMM convolution: M = N*Ho*Wo rows, Cout columns, 64x64 tiles of 4 warps; a long
+// reduction (K = Cin/g*kh*kw) is split across blocks, as library kernels do when tiles are few.
+double convWarps(const Shape& out, double reduction)
 {
     const double m = static_cast<double>(out.batch() * out.height() * out.width());
-    return 4.0 * ceilDiv(m, 64.0) * ceilDiv(static_cast<double>(out.channels()), 64.0);
+    const double tiles = ceilDiv(m, 64.0) * ceilDiv(static_cast<double>(out.channels()), 64.0);
+    const double splitK = std::clamp(std::floor(reduction / 256.0), 1.0, 8.0);
+    return 4.0 * tiles * (tiles < 64.0 ? splitK : 1.0);
 }
 
 // Element-wise style kernels: 4 elements per thread.
@@ -31,7 +34,10 @@ KernelDesc layerKernel(const Layer& layer)
     k.bytes = layer.cost.bytes();
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
         const bool depthwise = c->groups > 1 && c->groups == c->outChannels;
-        k.warps = depthwise ? elementWarps(layer.output) : convWarps(layer.output);
+        const double reduction = layer.output.elements() > 0
+                                     ? layer.cost.flops / (2.0 * static_cast<double>(layer.output.elements()))
+                                     : 1.0;
+        k.warps = depthwise ? elementWarps(layer.output) : convWarps(layer.output, reduction);
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
         // GEMV-like at small batch: a warp per 4 outputs.
         k.warps = std::max(1.0, ceilDiv(static_cast<double>(layer.output.elements()), 4.0));
@@ -72,7 +78,7 @@ KernelDesc mergedConvKernel(const Graph& graph, const std::vector<OpId>& ops)
     k.bytes = inBytes + weights + m * static_cast<double>(cout) * 4.0;
     Shape stacked = out0;
     stacked.dims[1] = cout;
-    k.warps = convWarps(stacked);
+    k.warps = convWarps(stacked, inChannels * static_cast<double>(kh * kw));
     k.memoryBound = k.flops < 8.0 * k.bytes;
     return k;
 }
@@ -85,6 +91,12 @@ std::vector<KernelDesc> kernelsOf(const Graph& graph, const std::vector<OpId>& o
         return {mergedConvKernel(graph, ops)};
     std::vector<KernelDesc> out;
     const Op& op = graph.op(ops.front());
+    // A plain concatenation is a view: its producers write straight into slices of its output
+    // (the executors' memory plan does the same), so it launches nothing.
+    const bool plainConcat = op.kind == OpKind::Concat &&
+                             std::all_of(op.inputs.begin(), op.inputs.end(), [](const auto& t) { return t.size() == 1; });
+    if (plainConcat)
+        return out;
     for (const auto& layer : op.layers)
         if (!isViewLayer(layer) || layer.cost.bytes() > 0)
             out.push_back(layerKernel(layer));

@@ -34,6 +34,19 @@ public:
     {
     }
 
+    // Streams the last run() put kernels on: the barrier after it joins that many.
+    std::uint32_t streamsWithKernels() const
+    {
+        std::vector<bool> used(plan_.streams, false);
+        std::uint32_t count = 0;
+        for (const auto& k : kernels_)
+            if (!used[k.stream]) {
+                used[k.stream] = true;
+                ++count;
+            }
+        return count;
+    }
+
     // spans and warps may be null when only the latency is wanted (the IOS search).
     double run(std::uint32_t first, std::uint32_t last, double begin, std::vector<KernelSpan>* spans,
                std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
@@ -188,7 +201,8 @@ private:
         const double lanesShare = std::min(1.0, device_.lanes() / demand);
         // Working sets beyond the L2 make concurrent kernels evict each other's data.
         const double spill = std::clamp(bytes / device_.l2Bytes - 1.0, 0.0, 1.0);
-        const double interference = 1.0 / (1.0 + device_.contention * static_cast<double>(running.size() - 1) * spill);
+        const double extra = static_cast<double>(running.size() - 1);
+        const double interference = 1.0 / (1.0 + extra * (device_.concurrencyPenalty + device_.contention * spill));
         double bandwidth = 0;
         for (std::size_t i = 0; i < running.size(); ++i) {
             const SimKernel& k = kernels_[running[i]];
@@ -221,10 +235,17 @@ KernelTable::KernelTable(const Graph& graph)
 
 namespace {
 
+// A stage boundary joins the streams of the stage that ends: a base cost plus a share per extra
+// stream (each records an event the next stage waits for).
+double barrierSeconds(const SimDevice& device, std::uint32_t streams)
+{
+    return device.barrierSeconds + device.streamSyncSeconds * (streams > 1 ? streams - 1 : 0);
+}
+
 // Runs the plan segment by segment (a barrier leaves the device idle) and returns the latency.
 double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
                    const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
-                   std::vector<WarpSample>* warps)
+                   std::vector<WarpSample>* warps, std::uint32_t* lastStreams = nullptr)
 {
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<std::uint32_t> cuts = plan.barriers;
@@ -236,14 +257,18 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
     SegmentSimulator sim(graph, plan, device, options, kernels);
     double t = 0;
     std::uint32_t first = 0;
+    std::uint32_t joined = 0; // streams the previous segment used
     for (auto cut : cuts) {
         if (cut <= first)
             continue;
-        if (first > 0)
-            t += device.barrierSeconds;
+        if (first > 0 && joined > 0)
+            t += barrierSeconds(device, joined);
         t = sim.run(first, cut, t, spans, warps, launchEnd);
+        joined = sim.streamsWithKernels();
         first = cut;
     }
+    if (lastStreams)
+        *lastStreams = joined;
     return t;
 }
 
@@ -287,7 +312,9 @@ double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& de
 {
     const Plan plan = compileSchedule(graph, Schedule{{stage}});
     std::vector<double> launchEnd;
-    return runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr) + device.barrierSeconds;
+    std::uint32_t streams = 0;
+    const double t = runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr, &streams);
+    return t + (streams > 0 ? barrierSeconds(device, streams) : 0.0);
 }
 
 } // namespace opsched

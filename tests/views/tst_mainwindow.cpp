@@ -1,0 +1,153 @@
+#include "main_window.h"
+#include "op_table_model.h"
+
+#include <QAbstractItemModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTest>
+
+using opsched::MainWindow;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void startsEmpty();
+    void opensZooModel();
+    void reportsUnknownModel();
+    void remembersRecentModels();
+    void filterMatchesNames();
+    void sortsNumbersAsNumbers();
+    void hasIconAndDeviceLine();
+
+private:
+    static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
+    static QLineEdit* filter(MainWindow& w) { return w.findChild<QLineEdit*>(QStringLiteral("opFilter")); }
+};
+
+void TestMainWindow::initTestCase()
+{
+    // Settings go to a throwaway test location, never the user's opsched configuration.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+}
+
+void TestMainWindow::init()
+{
+    QSettings().clear();
+}
+
+void TestMainWindow::startsEmpty()
+{
+    MainWindow w;
+    QVERIFY(!w.graph());
+    QCOMPARE(w.windowTitle(), QStringLiteral("opsched"));
+    QVERIFY(table(w));
+    QCOMPARE(table(w)->model()->rowCount(), 0);
+    QVERIFY(w.recentFiles().isEmpty());
+}
+
+void TestMainWindow::opensZooModel()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QVERIFY(w.lastError().isEmpty());
+    QCOMPARE(table(w)->model()->rowCount(), 50);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3"), 2));
+    QCOMPARE(w.graph()->batch(), 2);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("inception_v3")));
+}
+
+void TestMainWindow::reportsUnknownModel()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QVERIFY(!w.openModel(QStringLiteral("zoo:nope")));
+    QVERIFY2(w.lastError().contains(QStringLiteral("unknown zoo network")), qPrintable(w.lastError()));
+    // The model that was open stays open.
+    QCOMPARE(table(w)->model()->rowCount(), 50);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+    QVERIFY(!w.recentFiles().contains(QStringLiteral("zoo:nope")));
+
+    QVERIFY(!w.openModel(QStringLiteral("/no/such/model.onnx")));
+    QVERIFY(!w.lastError().isEmpty());
+}
+
+void TestMainWindow::remembersRecentModels()
+{
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+        QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
+        QCOMPARE(w.recentFiles(), (QStringList{"zoo:googlenet", "zoo:squeezenet"}));
+        // Reopening moves an entry to the front instead of repeating it.
+        QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+        QCOMPARE(w.recentFiles(), (QStringList{"zoo:squeezenet", "zoo:googlenet"}));
+        for (int seed = 0; seed < 10; ++seed)
+            QVERIFY(w.openModel(QStringLiteral("zoo:random?seed=%1").arg(seed)));
+        QCOMPARE(w.recentFiles().size(), MainWindow::kMaxRecentFiles);
+        QCOMPARE(w.recentFiles().front(), QStringLiteral("zoo:random?seed=9"));
+    }
+    MainWindow again; // the list outlives the window
+    QCOMPARE(again.recentFiles().front(), QStringLiteral("zoo:random?seed=9"));
+}
+
+void TestMainWindow::filterMatchesNames()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QLineEdit* edit = filter(w);
+    QVERIFY(edit);
+    // fire2.squeeze, .expand3x3, .expand1x1, .concat, .bypass, .add: names only, not the Inputs column.
+    edit->setText(QStringLiteral("fire2"));
+    QCOMPARE(table(w)->model()->rowCount(), 6);
+    edit->setText(QStringLiteral("FIRE2.EXPAND"));
+    QCOMPARE(table(w)->model()->rowCount(), 2);
+    edit->clear();
+    QCOMPARE(table(w)->model()->rowCount(), 50);
+}
+
+void TestMainWindow::sortsNumbersAsNumbers()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QAbstractItemModel* model = table(w)->model();
+    // Unsorted at first: the graph's topological order.
+    QCOMPARE(model->index(0, opsched::OpTableModel::NameColumn).data().toString(), QStringLiteral("conv1"));
+
+    table(w)->sortByColumn(opsched::OpTableModel::GflopColumn, Qt::DescendingOrder);
+    double previous = model->index(0, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
+    QCOMPARE(previous, w.graph()->op(opsched::OpId(0)).cost.flops); // conv1 is squeezenet's heaviest op
+    for (int row = 1; row < model->rowCount(); ++row) {
+        const double flops = model->index(row, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
+        QVERIFY(flops <= previous);
+        previous = flops;
+    }
+}
+
+void TestMainWindow::hasIconAndDeviceLine()
+{
+    MainWindow w;
+    // The icon comes from the qrc compiled into the static views library, rendered by Qt's SVG plugin.
+    QVERIFY(!w.windowIcon().isNull());
+    QVERIFY(!w.windowIcon().pixmap(32, 32).isNull());
+    auto* device = w.findChild<QLabel*>(QStringLiteral("deviceStatus"));
+    QVERIFY(device);
+    QVERIFY2(device->text().startsWith(QStringLiteral("device: ")), qPrintable(device->text()));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

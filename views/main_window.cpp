@@ -1,0 +1,316 @@
+#include "main_window.h"
+
+#include "exec/cuda/cuda_runtime_info.h"
+#include "model/model_ref.h"
+#include "model_summary_widget.h"
+#include "op_table_model.h"
+#include "util/error.h"
+#include "zoo/zoo.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIcon>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+// The qrc is compiled into a static library, so nothing would pull its object file into the
+// executable: register it explicitly. Q_INIT_RESOURCE must be used outside any namespace.
+static void initOpschedResources()
+{
+    Q_INIT_RESOURCE(opsched);
+}
+
+namespace opsched {
+namespace {
+
+const char* const kRecentFilesKey = "recentFiles";
+const char* const kLastDirKey = "lastOpenDir";
+const char* const kGeometryKey = "mainWindow/geometry";
+const char* const kStateKey = "mainWindow/state";
+
+// What the status bar says about where schedules would run.
+QString deviceLine(QString* detail)
+{
+    const CudaRuntimeStatus cuda = queryCudaRuntime();
+    if (cuda.available && !cuda.devices.empty()) {
+        const CudaDeviceInfo& d = cuda.devices.front();
+        *detail = QObject::tr("cuda:%1, compute capability %2.%3, %4 SMs, %5 GiB")
+                      .arg(d.index)
+                      .arg(d.computeMajor)
+                      .arg(d.computeMinor)
+                      .arg(d.multiprocessors)
+                      .arg(static_cast<double>(d.totalMemoryBytes) / (1024.0 * 1024.0 * 1024.0), 0, 'f', 1);
+        return QObject::tr("device: %1").arg(QString::fromStdString(d.name));
+    }
+    // Schedules are simulated without a device. The reason's parenthesised detail goes to the tooltip.
+    *detail = QString::fromStdString(cuda.reason);
+    QString reason = detail->section(QStringLiteral(" ("), 0, 0).trimmed();
+    if (reason.isEmpty())
+        reason = QObject::tr("no CUDA device");
+    return QObject::tr("device: sim (%1)").arg(reason);
+}
+
+struct WaitCursor {
+    WaitCursor() { QApplication::setOverrideCursor(Qt::WaitCursor); }
+    ~WaitCursor() { QApplication::restoreOverrideCursor(); }
+    WaitCursor(const WaitCursor&) = delete;
+    WaitCursor& operator=(const WaitCursor&) = delete;
+};
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    initOpschedResources();
+    setWindowIcon(QIcon(QStringLiteral(":/icons/opsched.svg")));
+    setWindowTitle(QStringLiteral("opsched"));
+
+    createCentralWidget();
+    createDocks();
+    createActions();
+    createStatusBar();
+    readSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createCentralWidget()
+{
+    opModel_ = new OpTableModel(this);
+    opProxy_ = new QSortFilterProxyModel(this);
+    opProxy_->setSourceModel(opModel_);
+    opProxy_->setSortRole(OpTableModel::SortRole);
+    opProxy_->setFilterKeyColumn(OpTableModel::NameColumn);
+    opProxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+    filterEdit_ = new QLineEdit;
+    filterEdit_->setObjectName(QStringLiteral("opFilter"));
+    filterEdit_->setPlaceholderText(tr("Filter ops by name"));
+    filterEdit_->setClearButtonEnabled(true);
+    connect(filterEdit_, &QLineEdit::textChanged, opProxy_, &QSortFilterProxyModel::setFilterFixedString);
+    filterCount_ = new QLabel;
+
+    opTable_ = new QTableView;
+    opTable_->setObjectName(QStringLiteral("opTable"));
+    opTable_->setModel(opProxy_);
+    opTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    opTable_->setAlternatingRowColors(true);
+    opTable_->setWordWrap(false);
+    opTable_->verticalHeader()->setDefaultSectionSize(opTable_->fontMetrics().height() + 6);
+    opTable_->horizontalHeader()->setStretchLastSection(true);
+    // No sort column at first, so rows stay in the graph's topological order until a header is clicked.
+    opTable_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    opTable_->setSortingEnabled(true);
+
+    connect(opProxy_, &QAbstractItemModel::modelReset, this, &MainWindow::updateFilterCount);
+    connect(opProxy_, &QAbstractItemModel::layoutChanged, this, &MainWindow::updateFilterCount);
+    connect(opProxy_, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateFilterCount);
+    connect(opProxy_, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateFilterCount);
+
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(filterEdit_, 1);
+    filterRow->addWidget(filterCount_);
+
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 0);
+    layout->addLayout(filterRow);
+    layout->addWidget(opTable_);
+    setCentralWidget(central);
+}
+
+void MainWindow::createDocks()
+{
+    summary_ = new ModelSummaryWidget;
+    // Wide enough for a loaded model, so the table does not jump when the first one opens.
+    summary_->setMinimumWidth(summary_->fontMetrics().averageCharWidth() * 36);
+    summaryDock_ = new QDockWidget(tr("Summary"), this);
+    summaryDock_->setObjectName(QStringLiteral("summaryDock")); // saveState() keys docks by object name
+    summaryDock_->setWidget(summary_);
+    addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open Model..."), this, &MainWindow::openModelDialog);
+    open->setShortcut(QKeySequence::Open);
+
+    QMenu* zooMenu = file->addMenu(tr("Open &Built-in Network"));
+    for (const zoo::ZooEntry& entry : zoo::catalogue()) {
+        const QString name = QString::fromStdString(entry.name);
+        QAction* action = zooMenu->addAction(name, this, [this, name] { openModel(QStringLiteral("zoo:") + name); });
+        action->setStatusTip(QString::fromStdString(entry.summary));
+        action->setToolTip(QString::fromStdString(entry.summary));
+    }
+    zooMenu->setToolTipsVisible(true);
+
+    recentMenu_ = file->addMenu(tr("&Recent Files"));
+    updateRecentMenu();
+
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    quit->setMenuRole(QAction::QuitRole);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        viewMenu_->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About opsched"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
+}
+
+void MainWindow::createStatusBar()
+{
+    modelStatus_ = new QLabel(tr("No model"));
+    statusBar()->addWidget(modelStatus_, 1);
+
+    QString detail;
+    deviceStatus_ = new QLabel(deviceLine(&detail));
+    deviceStatus_->setObjectName(QStringLiteral("deviceStatus"));
+    deviceStatus_->setToolTip(detail);
+    statusBar()->addPermanentWidget(deviceStatus_);
+}
+
+bool MainWindow::openModel(const QString& ref, int batch)
+{
+    std::shared_ptr<const Graph> graph;
+    {
+        const WaitCursor wait; // NASNet takes a moment to build
+        try {
+            graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch));
+            lastError_.clear();
+        } catch (const Error& e) {
+            lastError_ = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+            lastError_ = tr("internal error: %1").arg(QString::fromStdString(e.what()));
+        }
+    }
+    if (!graph) {
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot open model"), lastError_);
+        return false;
+    }
+
+    {
+        const WaitCursor wait; // and to analyse (width, blocks)
+        graph_ = std::move(graph);
+        opModel_->setGraph(graph_);
+        // Size the short columns to their contents once; Inputs takes the rest.
+        for (int c = 0; c < OpTableModel::InputsColumn; ++c)
+            opTable_->resizeColumnToContents(c);
+        summary_->setGraph(graph_);
+    }
+
+    const QString name = QString::fromStdString(graph_->name());
+    setWindowTitle(QStringLiteral("opsched — %1").arg(name));
+    modelStatus_->setText(tr("%1 (batch %2, %3 ops)").arg(name).arg(graph_->batch()).arg(graph_->opCount()));
+    addRecentFile(ref);
+    return true;
+}
+
+void MainWindow::openModelDialog()
+{
+    QSettings settings;
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Model"), settings.value(kLastDirKey).toString(),
+                                     tr("ONNX models (*.onnx);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openModel(path);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(kRecentFilesKey).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& ref)
+{
+    // Files are remembered by absolute path so they reopen from any working directory.
+    const QString entry = ref.startsWith(QLatin1String(kZooPrefix.data(), static_cast<qsizetype>(kZooPrefix.size())))
+                              ? ref
+                              : QFileInfo(ref).absoluteFilePath();
+    QStringList recent = recentFiles();
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    QSettings().setValue(kRecentFilesKey, recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList recent = recentFiles();
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString ref = recent[i];
+        // &1..&8 give keyboard accelerators; '&' in a path must not become one.
+        const QString text = QStringLiteral("&%1 %2").arg(i + 1).arg(QString(ref).replace(QLatin1Char('&'), QStringLiteral("&&")));
+        recentMenu_->addAction(text, this, [this, ref] { openModel(ref); });
+    }
+    recentMenu_->addSeparator();
+    QAction* clear = recentMenu_->addAction(tr("Clear List"), this, [this] {
+        QSettings().remove(kRecentFilesKey);
+        updateRecentMenu();
+    });
+    clear->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::updateFilterCount()
+{
+    const int total = opModel_->rowCount();
+    const int shown = opProxy_->rowCount();
+    if (shown != total)
+        filterCount_->setText(tr("%1 of %2 ops").arg(shown).arg(total));
+    else
+        filterCount_->setText(total == 1 ? tr("1 op") : tr("%1 ops").arg(total));
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About opsched"),
+                       tr("<h3>opsched %1</h3>"
+                          "<p>Explore how the operators of a neural network can run concurrently on a GPU: "
+                          "the graph's width, its blocks and its critical path, and schedules over streams.</p>")
+                           .arg(QCoreApplication::applicationVersion()));
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
+        resize(1100, 700);
+    restoreState(settings.value(kStateKey).toByteArray());
+}
+
+void MainWindow::writeSettings() const
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    writeSettings();
+    event->accept();
+}
+
+} // namespace opsched

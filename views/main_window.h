@@ -1,0 +1,78 @@
+// The application window: a model's ops as a sortable, filterable table with its summary beside it.
+#pragma once
+
+#include "graph/graph.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace opsched {
+
+class ModelSummaryWidget;
+class OpTableModel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+    // Off in tests and scripted runs: errors are recorded in lastError() instead of shown in a dialog.
+    Q_PROPERTY(bool interactive READ isInteractive WRITE setInteractive)
+
+public:
+    static constexpr int kMaxRecentFiles = 8;
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // `ref` is anything opsched::loadModel accepts (zoo:NAME[?k=v], a file path). On failure the
+    // current model stays and the error is in lastError().
+    bool openModel(const QString& ref, int batch = 1);
+
+    const std::shared_ptr<const Graph>& graph() const { return graph_; }
+    QString lastError() const { return lastError_; }
+    QStringList recentFiles() const;
+
+    bool isInteractive() const { return interactive_; }
+    void setInteractive(bool interactive) { interactive_ = interactive; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createCentralWidget();
+    void createDocks();
+    void createStatusBar();
+    void openModelDialog();
+    void addRecentFile(const QString& ref);
+    void updateRecentMenu();
+    void updateFilterCount();
+    void showAbout();
+    void readSettings();
+    void writeSettings() const;
+
+    std::shared_ptr<const Graph> graph_;
+    QString lastError_;
+    bool interactive_ = true;
+
+    OpTableModel* opModel_ = nullptr;
+    QSortFilterProxyModel* opProxy_ = nullptr;
+    QTableView* opTable_ = nullptr;
+    QLineEdit* filterEdit_ = nullptr;
+    QLabel* filterCount_ = nullptr;
+    ModelSummaryWidget* summary_ = nullptr;
+    QDockWidget* summaryDock_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* modelStatus_ = nullptr;
+    QLabel* deviceStatus_ = nullptr;
+};
+
+} // namespace opsched

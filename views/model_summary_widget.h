@@ -1,0 +1,39 @@
+// The numbers `opsched-cli info` prints, as a form: how big a model is and how much concurrency its
+// graph leaves to exploit.
+#pragma once
+
+#include "graph/graph.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace opsched {
+
+struct ModelSummary;
+
+class ModelSummaryWidget : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ModelSummaryWidget(QWidget* parent = nullptr);
+
+    // Computes the summary (width and blocks included); null shows dashes.
+    void setGraph(const std::shared_ptr<const Graph>& graph);
+    void setSummary(const Graph& graph, const ModelSummary& summary);
+    void clear();
+
+private:
+    QLabel* addRow(const QString& label);
+
+    QLabel* model_ = nullptr;
+    QLabel* batch_ = nullptr;
+    QLabel* ops_ = nullptr;
+    QLabel* parameters_ = nullptr;
+    QLabel* gflop_ = nullptr;
+    QLabel* width_ = nullptr;
+    QLabel* blocks_ = nullptr;
+    QLabel* criticalPath_ = nullptr;
+};
+
+} // namespace opsched
