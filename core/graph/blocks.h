@@ -1,6 +1,7 @@
 // Blocks: the graph cut at ops that every path passes through (each such op is comparable with all
-// others). Scheduling block by block loses nothing, since the cut op must run after everything
-// before it and before everything after it; the IOS search runs per block.
+// others). The cut op must run after everything before it and before everything after it, so
+// scheduling block by block only gives up stages that chain ops across the cut; the IOS search
+// runs per block, as the IOS paper does.
 #pragma once
 
 #include "graph/dag.h"

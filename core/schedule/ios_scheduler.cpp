@@ -309,11 +309,17 @@ IosResult iosSchedule(const Graph& graph, StageCostModel& cost, const IosOptions
         throw Error("ios: r (ops per group) and s (groups per stage) must be at least 1");
     const auto started = std::chrono::steady_clock::now();
     const Reachability reach(graph.dag());
-    const BlockPartition blocks = findBlocks(graph.dag(), reach);
-
+    std::vector<std::vector<std::uint32_t>> regions;
+    if (options.splitBlocks) {
+        for (auto& b : findBlocks(graph.dag(), reach).blocks)
+            regions.push_back(std::move(b.nodes));
+    } else {
+        auto& all = regions.emplace_back(graph.opCount());
+        std::iota(all.begin(), all.end(), 0U);
+    }
     std::vector<std::vector<std::uint32_t>> parts;
-    for (const auto& b : blocks.blocks)
-        for (auto& p : splitIntoParts(graph.dag(), b.nodes, options.maxPartOps))
+    for (const auto& region : regions)
+        for (auto& p : splitIntoParts(graph.dag(), region, options.maxPartOps))
             parts.push_back(std::move(p));
 
     IosResult result;

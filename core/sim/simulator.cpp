@@ -237,15 +237,19 @@ namespace {
 
 // A stage boundary joins the streams of the stage that ends: a base cost plus a share per extra
 // stream (each records an event the next stage waits for).
-double barrierSeconds(const SimDevice& device, std::uint32_t streams)
+double barrierSeconds(const SimDevice& device, const SimOptions& options, std::uint32_t streams)
 {
-    return device.barrierSeconds + device.streamSyncSeconds * (streams > 1 ? streams - 1 : 0);
+    const double extra = streams > 1 ? streams - 1 : 0;
+    // Inside a CUDA graph a stage boundary is only dependency edges: one event wait per stream.
+    if (options.cudaGraph)
+        return device.eventWaitSeconds * extra;
+    return device.barrierSeconds + device.streamSyncSeconds * extra;
 }
 
 // Runs the plan segment by segment (a barrier leaves the device idle) and returns the latency.
 double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
                    const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
-                   std::vector<WarpSample>* warps, std::uint32_t* lastStreams = nullptr)
+                   std::vector<WarpSample>* warps)
 {
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<std::uint32_t> cuts = plan.barriers;
@@ -262,14 +266,13 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
         if (cut <= first)
             continue;
         if (first > 0 && joined > 0)
-            t += barrierSeconds(device, joined);
+            t += barrierSeconds(device, options, joined);
         t = sim.run(first, cut, t, spans, warps, launchEnd);
         joined = sim.streamsWithKernels();
         first = cut;
     }
-    if (lastStreams)
-        *lastStreams = joined;
-    return t;
+    // The end of a run joins every stream once more, so the host can read the outputs.
+    return t + (joined > 0 ? barrierSeconds(device, options, joined) : 0.0);
 }
 
 } // namespace
@@ -312,9 +315,7 @@ double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& de
 {
     const Plan plan = compileSchedule(graph, Schedule{{stage}});
     std::vector<double> launchEnd;
-    std::uint32_t streams = 0;
-    const double t = runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr, &streams);
-    return t + (streams > 0 ? barrierSeconds(device, streams) : 0.0);
+    return runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr);
 }
 
 } // namespace opsched
