@@ -15,6 +15,8 @@ Runner addInfoCommand(CLI::App& app);
 Runner addZooCommand(CLI::App& app);
 Runner addDevicesCommand(CLI::App& app);
 Runner addCompareCommand(CLI::App& app);
+Runner addScheduleCommand(CLI::App& app);
+Runner addEvaluateCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (README).
 inline constexpr int kExitOk = 0;

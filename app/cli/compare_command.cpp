@@ -19,6 +19,7 @@ Runner addCompareCommand(CLI::App& app)
         std::int64_t batch = 1;
         std::size_t r = 3, s = 8;
         bool json = false;
+        bool cudaGraph = false;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
@@ -28,12 +29,14 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
     cmd->add_option("--r", opts->r, "IOS pruning: most ops per group")->check(CLI::Range(1, 64))->capture_default_str();
     cmd->add_option("--s", opts->s, "IOS pruning: most groups per stage")->check(CLI::Range(1, 64))->capture_default_str();
+    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Estimate every plan as one CUDA graph replay");
     cmd->add_flag("--json", opts->json, "Print JSON");
 
     return [opts]() {
         const Graph graph = loadModel(opts->model, opts->batch);
         const SimDevice& device = simDeviceFor(opts->device);
-        SimulatedStageCost cost(device);
+        const SimOptions sim{opts->cudaGraph};
+        SimulatedStageCost cost(device, sim);
         SchedulerParams params;
         params.r = opts->r;
         params.s = opts->s;
@@ -42,19 +45,19 @@ Runner addCompareCommand(CLI::App& app)
         double sequential = 0;
         for (const auto& name : schedulerNames()) {
             const SchedulerOutput out = runScheduler(name, graph, cost, params);
-            const SimResult sim = simulate(graph, out.plan, device);
+            const SimResult result = simulate(graph, out.plan, device, sim);
             if (name == "sequential")
-                sequential = sim.latency;
+                sequential = result.latency;
             nlohmann::ordered_json r;
             r["scheduler"] = name;
-            r["latency_ms"] = sim.latency * 1e3;
-            r["speedup"] = sequential > 0 ? sequential / sim.latency : 1.0;
-            r["stages"] = out.schedule ? out.schedule->stages.size() : 0;
+            r["latency_ms"] = result.latency * 1e3;
+            r["speedup"] = sequential > 0 ? sequential / result.latency : 1.0;
+            r["stages"] = out.schedule ? out.schedule->stages.size() : 0; // 0: a plan without stages
             r["streams"] = out.plan.streams;
             r["launches"] = out.plan.launches.size();
             r["waits"] = out.plan.waitCount();
             r["barriers"] = out.plan.barriers.size();
-            r["average_active_warps"] = sim.averageActiveWarps;
+            r["average_active_warps"] = result.averageActiveWarps;
             r["search_seconds"] = out.searchSeconds;
             r["states"] = out.states;
             r["transitions"] = out.transitions;
@@ -65,19 +68,23 @@ Runner addCompareCommand(CLI::App& app)
             doc["model"] = graph.name();
             doc["batch"] = graph.batch();
             doc["device"] = "sim:" + device.name;
+            doc["cuda_graph"] = opts->cudaGraph;
             doc["results"] = std::move(results);
             std::cout << doc.dump(2) << "\n";
             return kExitOk;
         }
-        std::printf("%s, batch %lld, on sim:%s (simulated)\n", graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), device.name.c_str());
+        std::printf("%s, batch %lld, on sim:%s (simulated, %s)\n", graph.name().c_str(),
+                    static_cast<long long>(graph.batch()), device.name.c_str(),
+                    opts->cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins");
         std::printf("%-13s %11s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "speedup", "stages", "streams",
                     "avg_warps", "search_s");
-        for (const auto& r : results)
-            std::printf("%-13s %11.3f %7.2fx %7zu %8u %10.0f %9.3f\n", r["scheduler"].get<std::string>().c_str(),
-                        r["latency_ms"].get<double>(), r["speedup"].get<double>(), r["stages"].get<std::size_t>(),
-                        r["streams"].get<std::uint32_t>(), r["average_active_warps"].get<double>(),
-                        r["search_seconds"].get<double>());
+        for (const auto& r : results) {
+            const auto stages = r["stages"].get<std::size_t>();
+            std::printf("%-13s %11.3f %7.2fx %7s %8u %10.0f %9.3f\n", r["scheduler"].get<std::string>().c_str(),
+                        r["latency_ms"].get<double>(), r["speedup"].get<double>(),
+                        stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(),
+                        r["average_active_warps"].get<double>(), r["search_seconds"].get<double>());
+        }
         return kExitOk;
     };
 }

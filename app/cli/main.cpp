@@ -23,6 +23,8 @@ int main(int argc, char** argv)
     };
     add(addInfoCommand);
     add(addZooCommand);
+    add(addScheduleCommand);
+    add(addEvaluateCommand);
     add(addCompareCommand);
     add(addDevicesCommand);
 

@@ -82,15 +82,27 @@ std::vector<std::string> validate(const Graph& graph, const Schedule& schedule)
                 posOf[id.value()] = static_cast<int>(i);
             }
     }
+    std::vector<std::string> missing;
     for (std::size_t v = 0; v < n; ++v)
         if (stageOf[v] == kUnplaced)
-            problems.push_back("op '" + graph.ops()[v].name + "' is not scheduled");
-    if (!problems.empty())
-        return problems;
+            missing.push_back("'" + graph.ops()[v].name + "'");
+    if (missing.size() <= 5) {
+        for (const auto& name : missing)
+            problems.push_back("op " + name + " is not scheduled");
+    } else {
+        std::string some;
+        for (std::size_t i = 0; i < 5; ++i)
+            some += (i ? ", " : "") + missing[i];
+        problems.push_back(std::to_string(missing.size()) + " ops are not scheduled, e.g. " + some);
+    }
 
     for (const auto& op : graph.ops()) {
         const auto v = op.id.value();
+        if (stageOf[v] == kUnplaced)
+            continue;
         for (auto p : graph.predecessors(op.id)) {
+            if (stageOf[p] == kUnplaced)
+                continue;
             const std::string edge = "'" + graph.op(OpId(p)).name + "' -> '" + op.name + "'";
             if (stageOf[p] > stageOf[v]) {
                 problems.push_back("dependency " + edge + " runs backwards: stage " + std::to_string(stageOf[p]) +

@@ -43,10 +43,23 @@ ScheduleDocument makeScheduleDocument(const Graph& graph, Schedule schedule, std
     return doc;
 }
 
+ScheduleDocument makePlanDocument(const Graph& graph, Plan plan, std::string scheduler)
+{
+    ScheduleDocument doc = makeScheduleDocument(graph, Schedule{}, std::move(scheduler));
+    doc.schedule.reset();
+    doc.plan = std::move(plan);
+    return doc;
+}
+
+Plan ScheduleDocument::executablePlan(const Graph& graph) const
+{
+    return plan ? *plan : compileSchedule(graph, schedule.value_or(Schedule{}));
+}
+
 nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
 {
     nlohmann::ordered_json j;
-    j["format"] = "opsched-schedule";
+    j["format"] = doc.plan ? "opsched-plan" : "opsched-schedule";
     j["version"] = kScheduleFormatVersion;
     j["model"] = doc.model;
     j["model_sha256"] = doc.modelSha256;
@@ -55,8 +68,24 @@ nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
     j["scheduler"] = doc.scheduler;
     j["params"] = doc.params;
     j["latency_ms"] = doc.latencyMs ? nlohmann::ordered_json(*doc.latencyMs) : nlohmann::ordered_json(nullptr);
+    if (doc.plan) {
+        j["streams"] = doc.plan->streams;
+        auto& launches = j["launches"] = nlohmann::ordered_json::array();
+        for (const auto& l : doc.plan->launches) {
+            nlohmann::ordered_json jl;
+            auto names = nlohmann::ordered_json::array();
+            for (auto id : l.ops)
+                names.push_back(graph.op(id).name);
+            jl["ops"] = std::move(names);
+            jl["stream"] = l.stream.value();
+            jl["wait_for"] = l.waitFor;
+            launches.push_back(std::move(jl));
+        }
+        j["barriers"] = doc.plan->barriers;
+        return j;
+    }
     auto& stages = j["stages"] = nlohmann::ordered_json::array();
-    for (const auto& stage : doc.schedule.stages) {
+    for (const auto& stage : doc.schedule.value_or(Schedule{}).stages) {
         nlohmann::ordered_json s;
         s["strategy"] = toString(stage.strategy);
         auto& groups = s["groups"] = nlohmann::ordered_json::array();
@@ -75,8 +104,9 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
 {
     if (!j.is_object())
         fail("the document is not a JSON object");
-    if (stringField(j, "format") != "opsched-schedule")
-        fail("format is \"" + stringField(j, "format") + "\", expected \"opsched-schedule\"");
+    const std::string format = stringField(j, "format");
+    if (format != "opsched-schedule" && format != "opsched-plan")
+        fail("format is \"" + format + "\", expected \"opsched-schedule\" or \"opsched-plan\"");
     const auto& version = field(j, "version");
     if (!version.is_number_integer())
         fail("field \"version\" must be an integer");
@@ -104,6 +134,61 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
     if (j.contains("latency_ms") && j.at("latency_ms").is_number())
         doc.latencyMs = j.at("latency_ms").get<double>();
 
+    auto opByName = [&](const nlohmann::json& name, const std::string& where) {
+        if (!name.is_string())
+            fail(where + ": op names must be strings");
+        const auto id = graph.findOp(name.get<std::string>());
+        if (!id)
+            fail(where + ": model '" + graph.name() + "' has no op '" + name.get<std::string>() + "'");
+        return *id;
+    };
+    auto indexList = [&](const nlohmann::json& list, const std::string& where) {
+        std::vector<std::uint32_t> out;
+        if (!list.is_array())
+            fail(where + " must be an array of launch indices");
+        for (const auto& v : list) {
+            if (!v.is_number_unsigned())
+                fail(where + " must hold non-negative integers");
+            out.push_back(v.get<std::uint32_t>());
+        }
+        return out;
+    };
+
+    if (format == "opsched-plan") {
+        Plan plan;
+        const auto& streams = field(j, "streams");
+        if (!streams.is_number_unsigned() || streams.get<std::uint64_t>() == 0 || streams.get<std::uint64_t>() > 1024)
+            fail("field \"streams\" must be an integer between 1 and 1024");
+        plan.streams = streams.get<std::uint32_t>();
+        const auto& launches = field(j, "launches");
+        if (!launches.is_array())
+            fail("field \"launches\" must be an array");
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+            const auto& jl = launches[i];
+            const std::string where = "launch " + std::to_string(i);
+            if (!jl.is_object())
+                fail(where + " is not an object");
+            Launch l;
+            const auto& ops = field(jl, "ops");
+            if (!ops.is_array() || ops.empty())
+                fail(where + ": \"ops\" must be a non-empty array of op names");
+            for (const auto& name : ops)
+                l.ops.push_back(opByName(name, where));
+            const auto& stream = field(jl, "stream");
+            if (!stream.is_number_unsigned())
+                fail(where + ": \"stream\" must be a non-negative integer");
+            l.stream = StreamId(stream.get<std::uint32_t>());
+            if (jl.contains("wait_for"))
+                l.waitFor = indexList(jl.at("wait_for"), where + ": \"wait_for\"");
+            plan.launches.push_back(std::move(l));
+        }
+        if (j.contains("barriers"))
+            plan.barriers = indexList(j.at("barriers"), "field \"barriers\"");
+        doc.plan = std::move(plan);
+        return doc;
+    }
+
+    Schedule schedule;
     const auto& stages = field(j, "stages");
     if (!stages.is_array())
         fail("field \"stages\" must be an array");
@@ -125,17 +210,12 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
             if (!jg.is_array())
                 fail(where + ": each group must be an array of op names");
             auto& group = stage.groups.emplace_back();
-            for (const auto& name : jg) {
-                if (!name.is_string())
-                    fail(where + ": op names must be strings");
-                const auto id = graph.findOp(name.get<std::string>());
-                if (!id)
-                    fail(where + ": model '" + graph.name() + "' has no op '" + name.get<std::string>() + "'");
-                group.push_back(*id);
-            }
+            for (const auto& name : jg)
+                group.push_back(opByName(name, where));
         }
-        doc.schedule.stages.push_back(std::move(stage));
+        schedule.stages.push_back(std::move(stage));
     }
+    doc.schedule = std::move(schedule);
     return doc;
 }
 

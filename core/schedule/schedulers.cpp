@@ -1,6 +1,7 @@
 #include "schedule/schedulers.h"
 
 #include "schedule/basic_schedulers.h"
+#include "schedule/nimble_scheduler.h"
 
 #include <chrono>
 
@@ -8,7 +9,7 @@ namespace opsched {
 
 const std::vector<std::string>& schedulerNames()
 {
-    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios"};
+    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble"};
     return names;
 }
 
@@ -37,6 +38,10 @@ SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageC
         out.params["r"] = params.r;
         out.params["s"] = params.s;
         out.params["max_part_ops"] = params.maxPartOps;
+    } else if (name == "nimble") {
+        NimbleStats stats;
+        out.plan = nimblePlan(graph, &stats);
+        out.params["meg_edges"] = stats.megEdges;
     } else {
         std::string names;
         for (const auto& n : schedulerNames())
