@@ -34,7 +34,10 @@ case "$mode" in
     echo
     echo "No display: this is what opsched does headless."
     echo "\$ opsched-cli info zoo:inception_v3"
-    exec "$builddir/opsched-cli" info zoo:inception_v3
+    "$builddir/opsched-cli" info zoo:inception_v3
+    echo
+    echo "\$ opsched-cli compare zoo:inception_v3 --device sim:h100"
+    exec "$builddir/opsched-cli" compare zoo:inception_v3 --device sim:h100
     ;;
   test)
     cmake --build --preset "$preset"

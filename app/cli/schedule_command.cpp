@@ -27,7 +27,7 @@ Runner addScheduleCommand(CLI::App& app)
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("schedule", "Find a schedule for a model and write it to a file");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
-    cmd->add_option("--scheduler", opts->scheduler, "sequential, greedy, ios, ios-parallel, ios-merge, nimble")
+    cmd->add_option("--scheduler", opts->scheduler, "sequential, greedy, ios, ios-parallel, ios-merge, nimble, opara")
         ->required();
     cmd->add_option("--device,-d", opts->device, "Device: sim:NAME (sim:v100, sim:a100, sim:h100, ...)")
         ->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include "schedule/basic_schedulers.h"
 #include "schedule/nimble_scheduler.h"
+#include "schedule/opara_scheduler.h"
 
 #include <chrono>
 
@@ -9,7 +10,7 @@ namespace opsched {
 
 const std::vector<std::string>& schedulerNames()
 {
-    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble"};
+    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble", "opara"};
     return names;
 }
 
@@ -42,6 +43,8 @@ SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageC
         NimbleStats stats;
         out.plan = nimblePlan(graph, &stats);
         out.params["meg_edges"] = stats.megEdges;
+    } else if (name == "opara") {
+        out.plan = oparaPlan(graph, cost.deviceModel());
     } else {
         std::string names;
         for (const auto& n : schedulerNames())

@@ -15,6 +15,9 @@ public:
     // Seconds from the stage's first launch to the end of the barrier after it.
     virtual double stageLatency(const Graph& graph, const Stage& stage) = 0;
     virtual std::string deviceName() const = 0;
+    // The analytical model of the device, for schedulers that reason about kernels' resource
+    // demands (Opara). A measured cost model supplies the model fitted to its GPU.
+    virtual const SimDevice& deviceModel() const = 0;
 };
 
 class SimulatedStageCost : public StageCostModel {
@@ -29,6 +32,7 @@ public:
         return simulateStage(graph, stage, device_, options_, table_.get());
     }
     std::string deviceName() const override { return "sim:" + device_.name; }
+    const SimDevice& deviceModel() const override { return device_; }
 
 private:
     const SimDevice& device_;

@@ -22,6 +22,7 @@ struct SimKernel {
     double remaining = 1; // fraction of its work left
     double start = kInf;
     double end = kInf;
+    std::uint32_t afterView = ~0U; // a kernel-less launch just before it on its stream, if any
 };
 
 // Simulates the launches [first, last) of a plan, starting on an idle device at `begin`.
@@ -65,6 +66,7 @@ public:
 
         double now = begin;
         std::size_t done = 0;
+        resolveViews(launchEnd);
         while (done < kernels_.size()) {
             // Start every stream head whose dependencies are met and whose ready time has come.
             double nextReady = kInf;
@@ -119,6 +121,7 @@ public:
                 running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
                 ++done;
             }
+            resolveViews(launchEnd);
         }
         // Launches with no kernel (pure views) end when they are issued.
         for (std::uint32_t l = first; l < last; ++l)
@@ -149,9 +152,14 @@ private:
     void buildKernels(std::uint32_t first, std::uint32_t last, double begin)
     {
         kernels_.clear();
+        views_.clear();
+        viewLaunch_.assign(last, false);
+        std::vector<std::uint32_t> lastOnStream(plan_.streams, ~0U);
         double host = begin;
         for (std::uint32_t l = first; l < last; ++l) {
             const Launch& launch = plan_.launches[l];
+            const std::uint32_t prev = lastOnStream[launch.stream.value()];
+            lastOnStream[launch.stream.value()] = l;
             std::vector<KernelDesc> computed;
             if (!table_ || launch.merged())
                 computed = kernelsOf(graph_, launch.ops);
@@ -167,8 +175,38 @@ private:
                 k.issue = host;
                 k.solo = std::max(soloSeconds(k.desc, device_), 1e-9);
                 k.lanes = demandedLanes(k.desc, device_);
+                if (p == 0 && prev != ~0U && isView(prev))
+                    k.afterView = prev;
                 kernels_.push_back(k);
             }
+            if (descs.empty()) {
+                views_.push_back({l, prev, host});
+                viewLaunch_[l] = true;
+            }
+        }
+    }
+
+    bool isView(std::uint32_t l) const { return l < viewLaunch_.size() && viewLaunch_[l]; }
+
+    // A launch without kernels (a view) ends as soon as its stream predecessor and its waits have.
+    void resolveViews(std::vector<double>& launchEnd) const
+    {
+        for (const View& v : views_) {
+            if (std::isfinite(launchEnd[v.launch]))
+                continue;
+            double end = v.issue;
+            if (v.prev != ~0U) {
+                if (!std::isfinite(launchEnd[v.prev]))
+                    continue;
+                end = std::max(end, launchEnd[v.prev]);
+            }
+            bool ready = true;
+            for (auto w : plan_.launches[v.launch].waitFor) {
+                ready = ready && std::isfinite(launchEnd[w]);
+                end = std::max(end, launchEnd[w] + device_.eventWaitSeconds);
+            }
+            if (ready)
+                launchEnd[v.launch] = end;
         }
     }
 
@@ -177,6 +215,11 @@ private:
     double readyTime(const SimKernel& k, double streamFree, const std::vector<double>& launchEnd) const
     {
         double ready = std::max(k.issue, streamFree) + gap();
+        if (k.afterView != ~0U) {
+            if (!std::isfinite(launchEnd[k.afterView]))
+                return kInf;
+            ready = std::max(ready, launchEnd[k.afterView] + gap());
+        }
         if (k.part == 0)
             for (auto w : plan_.launches[k.launch].waitFor) {
                 if (!std::isfinite(launchEnd[w]))
@@ -222,6 +265,13 @@ private:
     const SimOptions& options_;
     const KernelTable* table_;
     std::vector<SimKernel> kernels_;
+    struct View {
+        std::uint32_t launch = 0;
+        std::uint32_t prev = ~0U; // previous launch on its stream in this segment
+        double issue = 0;
+    };
+    std::vector<View> views_;
+    std::vector<bool> viewLaunch_; // by launch index: launches without kernels
 };
 
 } // namespace
