@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "device_option.h"
+#include "common_options.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
@@ -14,32 +14,22 @@ namespace opsched::cli {
 Runner addCompareCommand(CLI::App& app)
 {
     struct Options {
-        std::string model;
-        std::string device = kDefaultDevice;
-        std::int64_t batch = 1;
-        std::size_t r = 3, s = 8;
-        bool json = false;
-        bool cudaGraph = false;
+        TargetOptions target;
+        PruningOptions pruning;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
-    cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
-    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME (sim:v100, sim:a100, sim:h100, ...)")
-        ->capture_default_str();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
-    cmd->add_option("--r", opts->r, "IOS pruning: most ops per group")->check(CLI::Range(1, 64))->capture_default_str();
-    cmd->add_option("--s", opts->s, "IOS pruning: most groups per stage")->check(CLI::Range(1, 64))->capture_default_str();
-    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Estimate every plan as one CUDA graph replay");
-    cmd->add_flag("--json", opts->json, "Print JSON");
+    addTargetOptions(*cmd, opts->target);
+    addPruningOptions(*cmd, opts->pruning);
 
     return [opts]() {
-        const Graph graph = loadModel(opts->model, opts->batch);
-        const SimDevice& device = simDeviceFor(opts->device);
-        const SimOptions sim{opts->cudaGraph};
+        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const SimDevice& device = simDeviceFor(opts->target.device);
+        const SimOptions sim{opts->target.cudaGraph};
         SimulatedStageCost cost(device, sim);
         SchedulerParams params;
-        params.r = opts->r;
-        params.s = opts->s;
+        params.r = opts->pruning.r;
+        params.s = opts->pruning.s;
 
         nlohmann::ordered_json results = nlohmann::ordered_json::array();
         double sequential = 0;
@@ -63,19 +53,19 @@ Runner addCompareCommand(CLI::App& app)
             r["transitions"] = out.transitions;
             results.push_back(std::move(r));
         }
-        if (opts->json) {
+        if (opts->target.json) {
             nlohmann::ordered_json doc;
             doc["model"] = graph.name();
             doc["batch"] = graph.batch();
             doc["device"] = "sim:" + device.name;
-            doc["cuda_graph"] = opts->cudaGraph;
+            doc["cuda_graph"] = opts->target.cudaGraph;
             doc["results"] = std::move(results);
             std::cout << doc.dump(2) << "\n";
             return kExitOk;
         }
         std::printf("%s, batch %lld, on sim:%s (simulated, %s)\n", graph.name().c_str(),
                     static_cast<long long>(graph.batch()), device.name.c_str(),
-                    opts->cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins");
+                    opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins");
         std::printf("%-13s %11s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "speedup", "stages", "streams",
                     "avg_warps", "search_s");
         for (const auto& r : results) {

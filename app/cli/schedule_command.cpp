@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "device_option.h"
+#include "common_options.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedule_file.h"
@@ -15,54 +15,42 @@ namespace opsched::cli {
 Runner addScheduleCommand(CLI::App& app)
 {
     struct Options {
-        std::string model;
+        TargetOptions target;
+        PruningOptions pruning;
         std::string scheduler;
-        std::string device = kDefaultDevice;
-        std::int64_t batch = 1;
-        std::size_t r = 3, s = 8;
         std::string output;
-        bool json = false;
-        bool cudaGraph = false;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("schedule", "Find a schedule for a model and write it to a file");
-    cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
+    addTargetOptions(*cmd, opts->target);
+    addPruningOptions(*cmd, opts->pruning);
     cmd->add_option("--scheduler", opts->scheduler, "sequential, greedy, ios, ios-parallel, ios-merge, nimble, opara")
         ->required();
-    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME (sim:v100, sim:a100, sim:h100, ...)")
-        ->capture_default_str();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
-    cmd->add_option("--r", opts->r, "IOS pruning: most ops per group")->check(CLI::Range(1, 64))->capture_default_str();
-    cmd->add_option("--s", opts->s, "IOS pruning: most groups per stage (greedy: most ops per stage)")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
-    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Estimate the latency as one CUDA graph replay");
     cmd->add_option("-o,--output", opts->output, "Write the schedule (or plan) JSON to FILE");
-    cmd->add_flag("--json", opts->json, "Print the schedule document instead of a summary");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->model, opts->batch);
-        const SimDevice& device = simDeviceFor(opts->device);
-        SimulatedStageCost cost(device, SimOptions{opts->cudaGraph});
+        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const SimDevice& device = simDeviceFor(opts->target.device);
+        SimulatedStageCost cost(device, SimOptions{opts->target.cudaGraph});
         SchedulerParams params;
-        params.r = opts->r;
-        params.s = opts->s;
+        params.r = opts->pruning.r;
+        params.s = opts->pruning.s;
         const SchedulerOutput out = runScheduler(opts->scheduler, graph, cost, params);
         if (auto problems = validate(graph, out.plan); !problems.empty())
             throw Error("internal: " + opts->scheduler + " produced an invalid plan: " + problems.front());
-        const SimResult sim = simulate(graph, out.plan, device, SimOptions{opts->cudaGraph});
+        const SimResult sim = simulate(graph, out.plan, device, SimOptions{opts->target.cudaGraph});
 
         ScheduleDocument doc = out.schedule ? makeScheduleDocument(graph, *out.schedule, opts->scheduler)
                                             : makePlanDocument(graph, out.plan, opts->scheduler);
         doc.device = "sim:" + device.name;
         doc.params = out.params;
-        doc.params["cuda_graph"] = opts->cudaGraph;
+        doc.params["cuda_graph"] = opts->target.cudaGraph;
         doc.latencyMs = sim.latency * 1e3;
         const auto json = toJson(graph, doc);
         if (!opts->output.empty())
             writeScheduleFile(opts->output, json);
 
-        if (opts->json) {
+        if (opts->target.json) {
             std::cout << json.dump(2) << "\n";
             return kExitOk;
         }
@@ -87,26 +75,18 @@ Runner addScheduleCommand(CLI::App& app)
 Runner addEvaluateCommand(CLI::App& app)
 {
     struct Options {
-        std::string model;
+        TargetOptions target;
         std::string file;
-        std::string device = kDefaultDevice;
-        std::int64_t batch = 1;
-        bool json = false;
-        bool cudaGraph = false;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("evaluate", "Latency of a schedule or plan file on a device");
-    cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
+    addTargetOptions(*cmd, opts->target);
     cmd->add_option("--schedule", opts->file, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
         ->required();
-    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME")->capture_default_str();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
-    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Estimate the latency as one CUDA graph replay");
-    cmd->add_flag("--json", opts->json, "Print JSON");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->model, opts->batch);
-        const SimDevice& device = simDeviceFor(opts->device);
+        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const SimDevice& device = simDeviceFor(opts->target.device);
         const ScheduleDocument doc = readScheduleFile(graph, opts->file);
         std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
         if (!problems.empty()) {
@@ -119,8 +99,8 @@ Runner addEvaluateCommand(CLI::App& app)
                         graph.name() + ":" + all);
         }
         const Plan plan = doc.executablePlan(graph);
-        const SimResult sim = simulate(graph, plan, device, SimOptions{opts->cudaGraph});
-        if (opts->json) {
+        const SimResult sim = simulate(graph, plan, device, SimOptions{opts->target.cudaGraph});
+        if (opts->target.json) {
             nlohmann::ordered_json j;
             j["model"] = graph.name();
             j["batch"] = graph.batch();

@@ -1,4 +1,5 @@
 #include "model/model_ref.h"
+#include "schedule_test_support.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/plan.h"
 #include "zoo/net_builder.h"
@@ -6,6 +7,8 @@
 #include <gtest/gtest.h>
 
 using namespace opsched;
+using opsched::test::id;
+using opsched::test::mentions;
 
 namespace {
 
@@ -19,19 +22,6 @@ Graph fork()
     const auto c = b.conv("c", {{x}}, 8, 3, 1, 1);
     b.combine("d", {{bb}, {c}});
     return std::move(b).finish();
-}
-
-OpId id(const Graph& g, const char* name)
-{
-    return *g.findOp(name);
-}
-
-bool mentions(const std::vector<std::string>& problems, const std::string& text)
-{
-    for (const auto& p : problems)
-        if (p.find(text) != std::string::npos)
-            return true;
-    return false;
 }
 
 Launch launch(const Graph& g, const char* op, std::uint32_t stream, std::vector<std::uint32_t> waits = {})

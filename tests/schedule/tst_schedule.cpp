@@ -1,4 +1,5 @@
 #include "model/model_ref.h"
+#include "schedule_test_support.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/schedule.h"
 #include "zoo/net_builder.h"
@@ -6,6 +7,8 @@
 #include <gtest/gtest.h>
 
 using namespace opsched;
+using opsched::test::id;
+using opsched::test::mentions;
 
 namespace {
 
@@ -20,19 +23,6 @@ Graph diamond()
     b.combine("d", {{bb}, {c}});
     b.conv("e", {{x}}, 8, 3, 2, 1);
     return std::move(b).finish();
-}
-
-OpId id(const Graph& g, const char* name)
-{
-    return *g.findOp(name);
-}
-
-bool mentions(const std::vector<std::string>& problems, const std::string& text)
-{
-    for (const auto& p : problems)
-        if (p.find(text) != std::string::npos)
-            return true;
-    return false;
 }
 
 TEST(Schedule, SequentialAndGreedyAreValid)
