@@ -128,8 +128,9 @@ TEST(Simulator, TimelineIsConsistent)
         EXPECT_GE(k.start, 0.0);
         EXPECT_LE(k.end, r.latency);
         EXPECT_LT(k.start, k.end);
-        if (i > 0)
+        if (i > 0) {
             EXPECT_LE(r.kernels[i - 1].start, k.start); // sorted by start
+        }
     }
     // Kernels of one stream never overlap.
     std::vector<std::vector<std::pair<double, double>>> byStream(p.streams);
