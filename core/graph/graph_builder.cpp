@@ -20,12 +20,25 @@ std::vector<std::vector<Shape>> termShapesOf(const std::vector<InputTerm>& terms
     return out;
 }
 
+// Shapes of the operands of an op's first layer (terms, then its weights); empty otherwise.
+std::vector<Shape> firstLayerOperands(const std::string& opName, const std::vector<std::vector<Shape>>& termShapes,
+                                      const Layer& first, const std::vector<Tensor>& tensors)
+{
+    if (!first.takesOperands())
+        return {};
+    std::vector<Shape> weights;
+    for (auto w : first.weights)
+        weights.push_back(tensors[w.value()].shape);
+    return operandShapes(opName, termShapes, weights);
+}
+
 void inferOp(Op& op, std::vector<Tensor>& tensors)
 {
     const auto termShapes = termShapesOf(op.inputs, tensors);
-    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    const auto operands = firstLayerOperands(op.name, termShapes, op.layers.front(), tensors);
+    Shape in = combinedInputShape(op.name, op.layers.front(), termShapes);
     for (auto& layer : op.layers) {
-        inferLayerShape(op.name, layer, in, termShapes);
+        inferLayerShape(op.name, layer, in, operands);
         in = layer.output;
     }
     tensors[op.output.value()].shape = in;
@@ -121,10 +134,23 @@ TensorId GraphBuilder::addOp(OpSpec spec)
     op.layers = std::move(spec.layers);
 
     // Shapes first (they decide weight shapes), then weights, then the output tensor.
+    for (std::size_t i = 1; i < op.layers.size(); ++i)
+        if (op.layers[i].takesOperands())
+            throw GraphError("op '" + op.name + "': a " + op.layers[i].kindName() + " layer must be the op's first");
+    for (const auto& layer : op.layers)
+        for (auto w : layer.weights)
+            if (!w.valid() || w.value() >= graph_.tensors_.size() ||
+                graph_.tensors_[w.value()].role != TensorRole::Weight)
+                throw GraphError("op '" + op.name + "' names a weight that is not a weight tensor");
     const auto termShapes = termShapesOf(op.inputs, graph_.tensors_);
-    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    const auto operands = firstLayerOperands(op.name, termShapes, op.layers.front(), graph_.tensors_);
+    Shape in = combinedInputShape(op.name, op.layers.front(), termShapes);
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
-        inferLayerShape(op.name, op.layers[i], in, termShapes);
+        inferLayerShape(op.name, op.layers[i], in, operands);
+        if (op.layers[i].takesOperands()) {
+            in = op.layers[i].output;
+            continue; // its weights are operands, of any shape that broadcasts
+        }
         createMissingWeights(op.name, op.layers[i], in, i, op.layers.size());
         const auto expected = weightShapes(op.layers[i], in);
         if (op.layers[i].weights.size() != expected.size())

@@ -41,7 +41,15 @@ const char* toString(OpKind k)
     case OpKind::Activation: return "Activation";
     case OpKind::Add: return "Add";
     case OpKind::Multiply: return "Multiply";
+    case OpKind::Subtract: return "Sub";
+    case OpKind::Divide: return "Div";
     case OpKind::Concat: return "Concat";
+    case OpKind::MatMul: return "MatMul";
+    case OpKind::Slice: return "Slice";
+    case OpKind::Transpose: return "Transpose";
+    case OpKind::Pad: return "Pad";
+    case OpKind::Reduce: return "Reduce";
+    case OpKind::BatchNorm: return "BatchNorm";
     case OpKind::Gemm: return "Gemm";
     case OpKind::Softmax: return "Softmax";
     case OpKind::Reshape: return "Reshape";
@@ -62,13 +70,48 @@ const char* Layer::kindName() const
         const char* operator()(const Flatten&) const { return "flatten"; }
         const char* operator()(const Reshape&) const { return "reshape"; }
         const char* operator()(const Identity&) const { return "identity"; }
+        const char* operator()(const Binary& b) const
+        {
+            switch (b.kind) {
+            case BinaryKind::Add: return "add";
+            case BinaryKind::Sub: return "sub";
+            case BinaryKind::Mul: return "mul";
+            case BinaryKind::Div: return "div";
+            }
+            return "binary";
+        }
+        const char* operator()(const MatMul&) const { return "matmul"; }
+        const char* operator()(const Concat&) const { return "concat"; }
+        const char* operator()(const Slice&) const { return "slice"; }
+        const char* operator()(const Transpose&) const { return "transpose"; }
+        const char* operator()(const Pad&) const { return "pad"; }
+        const char* operator()(const Reduce&) const { return "reduce"; }
+        const char* operator()(const BatchNorm&) const { return "batchnorm"; }
     };
     return std::visit(Visitor{}, params);
 }
 
 bool Layer::needsWeights() const
 {
-    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params);
+    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params) ||
+           std::holds_alternative<BatchNorm>(params);
+}
+
+bool Layer::takesOperands() const
+{
+    return std::holds_alternative<Binary>(params) || std::holds_alternative<MatMul>(params) ||
+           std::holds_alternative<Concat>(params);
+}
+
+const char* toString(BinaryKind k)
+{
+    switch (k) {
+    case BinaryKind::Add: return "add";
+    case BinaryKind::Sub: return "sub";
+    case BinaryKind::Mul: return "mul";
+    case BinaryKind::Div: return "div";
+    }
+    return "unknown";
 }
 
 std::vector<TensorId> Op::inputTensors() const

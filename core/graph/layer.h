@@ -89,12 +89,75 @@ struct Reshape {
     friend bool operator==(const Reshape&, const Reshape&) = default;
 };
 
+// The layers below come from imported models. Operand layers (Binary, MatMul, Concat) take the
+// op's terms as separate operands (one tensor per term), followed by the layer's constant weights,
+// instead of the summed-and-concatenated input; they are always an op's first layer.
+
+enum class BinaryKind : std::uint8_t { Add, Sub, Mul, Div };
+const char* toString(BinaryKind k);
+
+// Element-wise operation folded left to right over the operands, with NumPy broadcasting.
+struct Binary {
+    BinaryKind kind = BinaryKind::Add;
+    friend bool operator==(const Binary&, const Binary&) = default;
+};
+
+// [..., M, K] x [..., K, N] with broadcasting over leading dimensions (ONNX MatMul).
+struct MatMul {
+    friend bool operator==(const MatMul&, const MatMul&) = default;
+};
+
+// Concatenation of the operands along an axis other than channels (channel concat is the op's
+// input combination).
+struct Concat {
+    int axis = 1;
+    friend bool operator==(const Concat&, const Concat&) = default;
+};
+
+// ONNX Slice: per listed axis, elements start, start+step, ... before end (ends clamped).
+struct Slice {
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    friend bool operator==(const Slice&, const Slice&) = default;
+};
+
+struct Transpose {
+    std::vector<std::int64_t> perm;
+    friend bool operator==(const Transpose&, const Transpose&) = default;
+};
+
+enum class PadMode : std::uint8_t { Constant, Reflect, Edge };
+
+// ONNX Pad: pads = [begin_0, ..., begin_n-1, end_0, ..., end_n-1].
+struct Pad {
+    std::vector<std::int64_t> pads;
+    PadMode mode = PadMode::Constant;
+    float value = 0.0F;
+    friend bool operator==(const Pad&, const Pad&) = default;
+};
+
+enum class ReduceKind : std::uint8_t { Mean, Sum, Max };
+
+struct Reduce {
+    ReduceKind kind = ReduceKind::Mean;
+    std::vector<std::int64_t> axes; // empty: all axes
+    bool keepDims = true;
+    friend bool operator==(const Reduce&, const Reduce&) = default;
+};
+
+// Inference batch normalisation that could not be folded into a conv. Weights: scale, bias,
+// mean, variance, each [C].
+struct BatchNorm {
+    float epsilon = 1e-5F;
+    friend bool operator==(const BatchNorm&, const BatchNorm&) = default;
+};
+
 // Passes its input through: the op's input combination (sum / concat) is all the work there is.
 struct Identity {
     friend bool operator==(const Identity&, const Identity&) = default;
 };
 
-using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
+using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
+                                 MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {
@@ -112,7 +175,10 @@ struct Layer {
     Cost cost;                     // filled with the op's cost; a compound's layers run as separate kernels
 
     const char* kindName() const;
+    // Conv, Gemm and BatchNorm weights have shapes the layer defines (and zoo networks seed).
     bool needsWeights() const;
+    // Binary, MatMul and Concat read the op's terms as operands (see above).
+    bool takesOperands() const;
 };
 
 } // namespace opsched

@@ -21,7 +21,15 @@ enum class OpKind : std::uint8_t {
     Activation,   // standalone activation
     Add,          // element-wise sum of inputs
     Multiply,     // element-wise product of inputs
-    Concat,       // channel concat (of sums)
+    Subtract,
+    Divide,
+    Concat,       // channel concat (of sums), or concat on another axis
+    MatMul,
+    Slice,        // slice / one output of a split
+    Transpose,
+    Pad,
+    Reduce,
+    BatchNorm,
     Gemm,         // fully connected / matmul
     Softmax,
     Reshape,      // reshape / flatten

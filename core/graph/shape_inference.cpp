@@ -57,11 +57,29 @@ void checkShape(const std::string& opName, const Shape& s, const char* what)
 
 } // namespace
 
-Shape combinedInputShape(const std::string& opName, OpKind kind, const std::vector<std::vector<Shape>>& termShapes)
+std::vector<Shape> operandShapes(const std::string& opName, const std::vector<std::vector<Shape>>& termShapes,
+                                 const std::vector<Shape>& weightShapes)
+{
+    std::vector<Shape> out;
+    for (const auto& term : termShapes) {
+        if (term.size() != 1)
+            fail(opName, "an operand must be a single tensor, not a sum");
+        out.push_back(term.front());
+    }
+    out.insert(out.end(), weightShapes.begin(), weightShapes.end());
+    return out;
+}
+
+Shape combinedInputShape(const std::string& opName, const Layer& first, const std::vector<std::vector<Shape>>& termShapes)
 {
     if (termShapes.empty())
         fail(opName, "has no inputs");
-    if (kind == OpKind::Multiply) {
+    if (first.takesOperands()) {
+        if (termShapes.front().size() != 1)
+            fail(opName, "an operand must be a single tensor, not a sum");
+        return termShapes.front().front();
+    }
+    if (std::holds_alternative<Multiply>(first.params)) {
         Shape out = termShapes.front().front();
         for (const auto& term : termShapes) {
             if (term.size() != 1)
@@ -96,12 +114,46 @@ Shape combinedInputShape(const std::string& opName, OpKind kind, const std::vect
     return out;
 }
 
-void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, const std::vector<std::vector<Shape>>&)
+namespace {
+
+std::int64_t normaliseAxis(const std::string& opName, std::int64_t axis, int rank)
+{
+    if (axis < -rank || axis >= rank)
+        fail(opName, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    return axis < 0 ? axis + rank : axis;
+}
+
+Shape matmulShape(const std::string& opName, Shape a, Shape b)
+{
+    if (a.rank() == 0 || b.rank() == 0)
+        fail(opName, "matmul operands must have at least one dimension");
+    const bool aVector = a.rank() == 1, bVector = b.rank() == 1;
+    if (aVector)
+        a.dims.insert(a.dims.begin(), 1);
+    if (bVector)
+        b.dims.push_back(1);
+    const auto k = a.dims.back();
+    if (k != b.dims[b.dims.size() - 2])
+        fail(opName, "matmul inner dimensions differ: " + a.toString() + " x " + b.toString());
+    Shape batchA(std::vector<std::int64_t>(a.dims.begin(), a.dims.end() - 2));
+    Shape batchB(std::vector<std::int64_t>(b.dims.begin(), b.dims.end() - 2));
+    Shape out = broadcast(opName, batchA, batchB);
+    if (!aVector)
+        out.dims.push_back(a.dims[a.dims.size() - 2]);
+    if (!bVector)
+        out.dims.push_back(b.dims.back());
+    return out;
+}
+
+} // namespace
+
+void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, const std::vector<Shape>& operands)
 {
     checkShape(opName, in, "input");
     struct Visitor {
         const std::string& opName;
         const Shape& in;
+        const std::vector<Shape>& operands;
 
         Shape operator()(const Conv2d& c) const
         {
@@ -131,6 +183,109 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
         Shape operator()(const Eltwise&) const { return in; }
         Shape operator()(const Multiply&) const { return in; }
         Shape operator()(const Identity&) const { return in; }
+        Shape operator()(const Binary&) const
+        {
+            if (operands.size() < 2)
+                fail(opName, "an element-wise operation needs two operands");
+            Shape out = operands.front();
+            for (std::size_t i = 1; i < operands.size(); ++i)
+                out = broadcast(opName, out, operands[i]);
+            return out;
+        }
+        Shape operator()(const MatMul&) const
+        {
+            if (operands.size() != 2)
+                fail(opName, "matmul needs exactly two operands");
+            return matmulShape(opName, operands[0], operands[1]);
+        }
+        Shape operator()(const Concat& c) const
+        {
+            if (operands.empty())
+                fail(opName, "concat has no operands");
+            Shape out = operands.front();
+            const auto axis = static_cast<std::size_t>(normaliseAxis(opName, c.axis, out.rank()));
+            out.dims[axis] = 0;
+            for (const auto& s : operands) {
+                if (s.rank() != out.rank())
+                    fail(opName, "concat operands differ in rank");
+                for (std::size_t d = 0; d < s.dims.size(); ++d)
+                    if (d != axis && s.dims[d] != operands.front().dims[d])
+                        fail(opName, "concat operands differ outside axis " + std::to_string(c.axis) + ": " +
+                                         operands.front().toString() + " vs " + s.toString());
+                out.dims[axis] += s.dims[axis];
+            }
+            return out;
+        }
+        Shape operator()(const Slice& sl) const
+        {
+            Shape out = in;
+            if (sl.starts.size() != sl.axes.size() || sl.ends.size() != sl.axes.size() || sl.steps.size() != sl.axes.size())
+                fail(opName, "slice needs as many starts, ends and steps as axes");
+            for (std::size_t i = 0; i < sl.axes.size(); ++i) {
+                const auto axis = static_cast<std::size_t>(normaliseAxis(opName, sl.axes[i], in.rank()));
+                const std::int64_t d = in.dims[axis], step = sl.steps[i];
+                if (step == 0)
+                    fail(opName, "slice step is 0");
+                std::int64_t start = sl.starts[i] < 0 ? sl.starts[i] + d : sl.starts[i];
+                std::int64_t end = sl.ends[i] < 0 ? sl.ends[i] + d : sl.ends[i];
+                if (step > 0) {
+                    start = std::clamp<std::int64_t>(start, 0, d);
+                    end = std::clamp<std::int64_t>(end, 0, d);
+                    out.dims[axis] = end > start ? (end - start + step - 1) / step : 0;
+                } else {
+                    start = std::clamp<std::int64_t>(start, -1, d - 1);
+                    end = std::clamp<std::int64_t>(end, -1, d - 1);
+                    out.dims[axis] = start > end ? (start - end - step - 1) / -step : 0;
+                }
+            }
+            return out;
+        }
+        Shape operator()(const Transpose& t) const
+        {
+            if (static_cast<int>(t.perm.size()) != in.rank())
+                fail(opName, "transpose permutation has " + std::to_string(t.perm.size()) + " axes for rank " +
+                                 std::to_string(in.rank()));
+            Shape out = in;
+            std::vector<bool> seen(t.perm.size(), false);
+            for (std::size_t i = 0; i < t.perm.size(); ++i) {
+                const auto p = t.perm[i];
+                if (p < 0 || p >= in.rank() || seen[static_cast<std::size_t>(p)])
+                    fail(opName, "transpose permutation is not a permutation");
+                seen[static_cast<std::size_t>(p)] = true;
+                out.dims[i] = in.dims[static_cast<std::size_t>(p)];
+            }
+            return out;
+        }
+        Shape operator()(const Pad& p) const
+        {
+            if (static_cast<int>(p.pads.size()) != 2 * in.rank())
+                fail(opName, "pad needs 2 x rank pads");
+            Shape out = in;
+            for (int i = 0; i < in.rank(); ++i)
+                out.dims[static_cast<std::size_t>(i)] += p.pads[static_cast<std::size_t>(i)] +
+                                                        p.pads[static_cast<std::size_t>(i + in.rank())];
+            return out;
+        }
+        Shape operator()(const Reduce& r) const
+        {
+            std::vector<bool> reduced(static_cast<std::size_t>(in.rank()), r.axes.empty());
+            for (auto a : r.axes)
+                reduced[static_cast<std::size_t>(normaliseAxis(opName, a, in.rank()))] = true;
+            std::vector<std::int64_t> dims;
+            for (int i = 0; i < in.rank(); ++i) {
+                if (!reduced[static_cast<std::size_t>(i)])
+                    dims.push_back(in[i]);
+                else if (r.keepDims)
+                    dims.push_back(1);
+            }
+            return Shape(std::move(dims));
+        }
+        Shape operator()(const BatchNorm&) const
+        {
+            if (in.rank() < 2)
+                fail(opName, "batch normalisation needs a channel dimension");
+            return in;
+        }
         Shape operator()(const Gemm& g) const
         {
             if (g.outFeatures < 1)
@@ -186,7 +341,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             return out;
         }
     };
-    layer.output = std::visit(Visitor{opName, in}, layer.params);
+    layer.output = std::visit(Visitor{opName, in, operands}, layer.params);
     checkShape(opName, layer.output, "output");
 }
 
@@ -201,6 +356,8 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
         out.push_back(Shape{g->outFeatures, in.elements() / in.batch()});
         if (g->bias)
             out.push_back(Shape{g->outFeatures});
+    } else if (std::holds_alternative<BatchNorm>(layer.params)) {
+        out.assign(4, Shape{in.channels()});
     }
     return out;
 }
@@ -231,6 +388,14 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += 2.0 * outElems * (inElems / static_cast<double>(in.batch())) + (g->bias ? outElems : 0.0);
     } else if (std::holds_alternative<Softmax>(layer.params)) {
         flops += 3.0 * inElems; // exp, sum, divide
+    } else if (std::holds_alternative<Binary>(layer.params)) {
+        flops += outElems * static_cast<double>(operands > 1 ? operands - 1 : 1);
+    } else if (std::holds_alternative<MatMul>(layer.params)) {
+        flops += 2.0 * outElems * static_cast<double>(in.rank() > 0 ? in.dims.back() : 1);
+    } else if (std::holds_alternative<Reduce>(layer.params)) {
+        flops += inElems;
+    } else if (std::holds_alternative<BatchNorm>(layer.params)) {
+        flops += 2.0 * outElems;
     }
     return flops;
 }
@@ -252,17 +417,18 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
         for (auto t : term)
             shapes.push_back(tensorOf(t).shape);
         // Summing k tensors costs k-1 additions per element (the first kernel's prologue).
-        if (term.size() > 1 && op.kind != OpKind::Multiply)
+        if (term.size() > 1 && !op.layers.front().takesOperands() &&
+            !std::holds_alternative<Multiply>(op.layers.front().params))
             first.flops += static_cast<double>(term.size() - 1) * static_cast<double>(shapes.front().elements());
     }
     if (!allViews)
         for (auto t : op.inputTensors())
             first.bytesRead += static_cast<double>(tensorOf(t).bytes());
 
-    Shape in = combinedInputShape(op.name, op.kind, termShapes);
+    Shape in = combinedInputShape(op.name, op.layers.front(), termShapes);
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
         Layer& layer = op.layers[i];
-        layer.cost.flops += layerFlops(layer, in, op.inputs.size());
+        layer.cost.flops += layerFlops(layer, in, op.inputs.size() + (layer.takesOperands() ? layer.weights.size() : 0));
         for (auto w : layer.weights)
             layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
         // A compound runs as several kernels: each intermediate result goes out to memory and back.
