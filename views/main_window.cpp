@@ -4,6 +4,9 @@
 #include "model/model_ref.h"
 #include "model_summary_widget.h"
 #include "op_table_model.h"
+#include "schedule_panel.h"
+#include "timeline_view.h"
+#include "warp_chart.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 
@@ -22,6 +25,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -141,6 +145,56 @@ void MainWindow::createDocks()
     summaryDock_->setObjectName(QStringLiteral("summaryDock")); // saveState() keys docks by object name
     summaryDock_->setWidget(summary_);
     addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
+
+    schedules_ = new SchedulePanel;
+    schedulesDock_ = new QDockWidget(tr("Schedules"), this);
+    schedulesDock_->setObjectName(QStringLiteral("schedulesDock"));
+    schedulesDock_->setWidget(schedules_);
+    addDockWidget(Qt::RightDockWidgetArea, schedulesDock_);
+    connect(schedules_, &SchedulePanel::resultSelected, this, &MainWindow::showSchedule);
+
+    // The timeline and the warps chart share one time axis: zooming one moves the other.
+    timeline_ = new TimelineView;
+    timeline_->setObjectName(QStringLiteral("timeline"));
+    warps_ = new WarpChart;
+    warps_->setObjectName(QStringLiteral("warpChart"));
+    connect(timeline_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
+    connect(timeline_, &TimelineView::spanClicked, this, [this](std::uint32_t op) {
+        // Select the op in the table (source row = op id; the proxy may sort or filter).
+        const QModelIndex source = opModel_->index(static_cast<int>(op), 0);
+        const QModelIndex shown = opProxy_->mapFromSource(source);
+        if (shown.isValid())
+            opTable_->selectRow(shown.row());
+    });
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(timeline_);
+    split->addWidget(warps_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    timelineDock_ = new QDockWidget(tr("Timeline"), this);
+    timelineDock_->setObjectName(QStringLiteral("timelineDock"));
+    timelineDock_->setWidget(split);
+    addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
+    resizeDocks({timelineDock_}, {320}, Qt::Vertical);
+}
+
+void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
+{
+    if (!result || !graph_) {
+        timeline_->setData(nullptr);
+        warps_->setData(nullptr);
+        return;
+    }
+    auto graph = graph_;
+    timeline_->setData(result->timeline, [graph](std::uint32_t id) {
+        if (id >= graph->opCount())
+            return QString();
+        const Op& op = graph->op(OpId(id));
+        return QStringLiteral("%1\n%2, %3").arg(QString::fromStdString(op.name), QString::fromUtf8(toString(op.kind)),
+                                                QString::fromStdString(graph->tensor(op.output).shape.toString()));
+    });
+    warps_->setData(result->timeline);
+    warps_->setAxis(timeline_->axis());
 }
 
 void MainWindow::createActions()
@@ -214,6 +268,8 @@ bool MainWindow::openModel(const QString& ref, int batch)
         for (int c = 0; c < OpTableModel::InputsColumn; ++c)
             opTable_->resizeColumnToContents(c);
         summary_->setGraph(graph_);
+        schedules_->setGraph(graph_);
+        showSchedule(nullptr);
     }
 
     const QString name = QString::fromStdString(graph_->name());

@@ -18,6 +18,10 @@ class QTableView;
 namespace opsched {
 
 class ModelSummaryWidget;
+class SchedulePanel;
+class TimelineView;
+class WarpChart;
+struct ScheduleResult;
 class OpTableModel;
 
 class MainWindow : public QMainWindow {
@@ -36,6 +40,11 @@ public:
     bool openModel(const QString& ref, int batch = 1);
 
     const std::shared_ptr<const Graph>& graph() const { return graph_; }
+    SchedulePanel* schedulePanel() const { return schedules_; }
+    TimelineView* timelineView() const { return timeline_; }
+    WarpChart* warpChart() const { return warps_; }
+    // Shows a result's timeline and active warps (called when a result is selected).
+    void showSchedule(const std::shared_ptr<const ScheduleResult>& result);
     QString lastError() const { return lastError_; }
     QStringList recentFiles() const;
 
@@ -69,6 +78,11 @@ private:
     QLabel* filterCount_ = nullptr;
     ModelSummaryWidget* summary_ = nullptr;
     QDockWidget* summaryDock_ = nullptr;
+    SchedulePanel* schedules_ = nullptr;
+    QDockWidget* schedulesDock_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    WarpChart* warps_ = nullptr;
+    QDockWidget* timelineDock_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* modelStatus_ = nullptr;

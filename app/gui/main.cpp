@@ -1,11 +1,65 @@
 // opsched: the desktop application. Everything but argument handling lives in opsched_views.
 #include "main_window.h"
+#include "schedule_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// `--screenshot FILE` runs without a display: pick the offscreen platform before Qt starts.
+void preferOffscreenForScreenshots(int argc, char* argv[])
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+            setenv("QT_QPA_PLATFORM", "offscreen", 0);
+}
+
+// Opens the model, runs the scheduler, waits for it, and saves the window as a PNG.
+int screenshot(opsched::MainWindow& window, const QString& model, const QString& scheduler, const QString& file)
+{
+    window.setInteractive(false);
+    window.resize(1400, 900);
+    window.show();
+    if (!model.isEmpty()) {
+        if (!window.openModel(model)) {
+            std::fprintf(stderr, "opsched: %s\n", qPrintable(window.lastError()));
+            return 1;
+        }
+        QEventLoop loop;
+        bool ok = false;
+        QObject::connect(window.schedulePanel(), &opsched::SchedulePanel::finished, &loop,
+                         [&](bool success, const QString& message) {
+                             ok = success;
+                             if (!success)
+                                 std::fprintf(stderr, "opsched: %s\n", qPrintable(message));
+                             loop.quit();
+                         });
+        window.schedulePanel()->runScheduler(scheduler);
+        loop.exec();
+        if (!ok)
+            return 1;
+    }
+    QTimer::singleShot(0, [] {}); // let pending layout and paint events run
+    QApplication::processEvents();
+    if (!window.grab().save(file)) {
+        std::fprintf(stderr, "opsched: cannot write %s\n", qPrintable(file));
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
 
 int main(int argc, char* argv[])
 {
+    preferOffscreenForScreenshots(argc, argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("opsched"));
     QApplication::setApplicationName(QStringLiteral("opsched"));
@@ -20,12 +74,24 @@ int main(int argc, char* argv[])
     parser.addPositionalArgument(QStringLiteral("model"),
                                  QStringLiteral("Model to open: zoo:NAME[?key=value&...] or a file."),
                                  QStringLiteral("[MODEL]"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"), QStringLiteral("Render the window with MODEL and a schedule to a PNG and exit."),
+        QStringLiteral("file"));
+    const QCommandLineOption schedulerOption(QStringLiteral("scheduler"),
+                                             QStringLiteral("Scheduler for --screenshot (default: ios)."),
+                                             QStringLiteral("name"), QStringLiteral("ios"));
+    parser.addOption(screenshotOption);
+    parser.addOption(schedulerOption);
     parser.process(app);
 
     opsched::MainWindow window;
+    const QStringList args = parser.positionalArguments();
+    if (parser.isSet(screenshotOption))
+        return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(screenshotOption));
+
     window.show();
     // After show(), so an error dialog has its window to sit on.
-    if (const QStringList args = parser.positionalArguments(); !args.isEmpty())
+    if (!args.isEmpty())
         window.openModel(args.first());
     return QApplication::exec();
 }

@@ -1,12 +1,18 @@
 #include "main_window.h"
 #include "op_table_model.h"
+#include "schedule_panel.h"
+#include "timeline_view.h"
+#include "warp_chart.h"
 
 #include <QAbstractItemModel>
+#include <QComboBox>
 #include <QLabel>
+#include <QPainter>
 #include <QLineEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QSignalSpy>
 #include <QTest>
 
 using opsched::MainWindow;
@@ -24,6 +30,8 @@ private slots:
     void filterMatchesNames();
     void sortsNumbersAsNumbers();
     void hasIconAndDeviceLine();
+    void runsIosAndShowsItsTimeline();
+    void cancelStopsASearch();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -147,6 +155,51 @@ void TestMainWindow::hasIconAndDeviceLine()
     auto* device = w.findChild<QLabel*>(QStringLiteral("deviceStatus"));
     QVERIFY(device);
     QVERIFY2(device->text().startsWith(QStringLiteral("device: ")), qPrintable(device->text()));
+}
+
+// The smoke test the GUI issue asks for: open Inception V3, run ios on sim:h100, and check that the
+// timeline and the warps chart hold what the run produced.
+void TestMainWindow::runsIosAndShowsItsTimeline()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    auto* panel = w.schedulePanel();
+    QSignalSpy done(panel, &opsched::SchedulePanel::finished);
+    panel->findChild<QComboBox*>(QStringLiteral("deviceCombo"))->setCurrentText(QStringLiteral("sim:h100"));
+    panel->runScheduler(QStringLiteral("ios"));
+    QVERIFY(done.wait(30000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    QCOMPARE(panel->results()->rowCount(), 1);
+
+    const opsched::TimelineData* data = w.timelineView()->data();
+    QVERIFY(data != nullptr);
+    QVERIFY(data->rows.rowCount() >= 2);                  // ios runs branches on several streams
+    QCOMPARE(static_cast<int>(data->rows.spanCount()), 120 - 11); // every op but the 11 plain concats
+    QVERIFY(!data->stages.empty());
+    QVERIFY(!data->warps.empty());
+    QVERIFY(data->latency > 0);
+    // The warps chart follows the timeline's zoom.
+    QImage image(800, 200, QImage::Format_ARGB32);
+    QPainter painter(&image);
+    w.timelineView()->render(painter, image.size());
+}
+
+void TestMainWindow::cancelStopsASearch()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:nasnet_a")));
+    auto* panel = w.schedulePanel();
+    QSignalSpy done(panel, &opsched::SchedulePanel::finished);
+    panel->runScheduler(QStringLiteral("ios"));
+    QVERIFY(panel->isRunning());
+    panel->cancel();
+    QVERIFY(done.wait(30000));
+    const auto args = done.takeFirst();
+    QCOMPARE(args.at(0).toBool(), false);
+    QCOMPARE(args.at(1).toString(), QStringLiteral("cancelled"));
+    QCOMPARE(panel->results()->rowCount(), 0);
 }
 
 QTEST_MAIN(TestMainWindow)

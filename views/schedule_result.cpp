@@ -1,0 +1,29 @@
+#include "schedule_result.h"
+
+#include "sim/sim_device.h"
+
+namespace opsched {
+
+std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, const ScheduleRequest& request,
+                                                            const std::function<bool(const IosProgress&)>& progress)
+{
+    const SimDevice& device = findSimDevice(request.device);
+    const SimOptions options{request.cudaGraph};
+    SimulatedStageCost cost(device, options);
+    SchedulerParams params;
+    params.r = request.r;
+    params.s = request.s;
+    params.progress = progress;
+
+    auto result = std::make_shared<ScheduleResult>();
+    result->request = request;
+    result->batch = graph.batch();
+    result->output = runScheduler(request.scheduler, graph, cost, params);
+    const SimResult sim = simulate(graph, result->output.plan, device, options);
+    result->latency = sim.latency;
+    result->averageActiveWarps = sim.averageActiveWarps;
+    result->timeline = std::make_shared<const TimelineData>(timelineFromSimulation(graph, result->output.plan, sim, device));
+    return result;
+}
+
+} // namespace opsched

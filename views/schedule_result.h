@@ -1,0 +1,36 @@
+// One scheduler run on the open model, as the GUI keeps it: the schedule or plan, its simulated
+// timeline and the numbers the results table shows. Computed off the GUI thread by
+// computeScheduleResult, through the same core calls as `opsched-cli schedule`.
+#pragma once
+
+#include "timeline_data.h"
+
+#include "schedule/schedulers.h"
+
+#include <memory>
+#include <string>
+
+namespace opsched {
+
+struct ScheduleRequest {
+    std::string scheduler = "ios";
+    std::string device = "sim:v100";
+    std::size_t r = 3;
+    std::size_t s = 8;
+    bool cudaGraph = false;
+};
+
+struct ScheduleResult {
+    ScheduleRequest request;
+    std::int64_t batch = 1;
+    SchedulerOutput output;
+    double latency = 0;            // seconds, simulated
+    double averageActiveWarps = 0;
+    std::shared_ptr<const TimelineData> timeline;
+};
+
+// Throws opsched::Error (unknown scheduler or device, cancelled search).
+std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, const ScheduleRequest& request,
+                                                            const std::function<bool(const IosProgress&)>& progress = {});
+
+} // namespace opsched
