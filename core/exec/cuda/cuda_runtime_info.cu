@@ -1,9 +1,8 @@
 #include "exec/cuda/cuda_runtime_info.h"
 
+#include "util/shared_library.h"
+
 #include <cuda_runtime.h>
-#ifdef OPSCHED_HAVE_CUDNN
-#include <cudnn.h>
-#endif
 
 #include <vector>
 
@@ -30,9 +29,10 @@ CudaRuntimeStatus queryCudaRuntime()
     status.built = true;
     cudaRuntimeGetVersion(&status.runtimeVersion);
     cudaDriverGetVersion(&status.driverVersion);
-#ifdef OPSCHED_HAVE_CUDNN
-    status.cudnnVersion = static_cast<std::int64_t>(cudnnGetVersion());
-#endif
+    // cuDNN is opened at run time: a machine without it still runs everything else.
+    static const SharedLibrary cudnn({"libcudnn.so.9", "libcudnn.so"});
+    if (auto getVersion = cudnn.symbol<std::size_t (*)()>("cudnnGetVersion"))
+        status.cudnnVersion = static_cast<std::int64_t>(getVersion());
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
