@@ -1,0 +1,57 @@
+#include "export.h"
+
+#include "schedule_result.h"
+
+#include "schedule/schedule_file.h"
+#include "util/error.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QSvgGenerator>
+
+namespace opsched {
+
+QString exportImage(const QString& file, const QSize& size, const std::function<void(QPainter&, const QSize&)>& draw)
+{
+    if (file.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(QStringLiteral("opsched"));
+        QPainter p;
+        if (!p.begin(&svg))
+            return QObject::tr("cannot write %1").arg(file);
+        draw(p, size);
+        p.end();
+        return {};
+    }
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter p(&image);
+        draw(p, size);
+    }
+    if (!image.save(file))
+        return QObject::tr("cannot write %1 (unknown image format or no permission)").arg(file);
+    return {};
+}
+
+QString exportSchedule(const QString& file, const Graph& graph, const ScheduleResult& result)
+{
+    try {
+        ScheduleDocument doc = result.output.schedule
+                                   ? makeScheduleDocument(graph, *result.output.schedule, result.request.scheduler)
+                                   : makePlanDocument(graph, result.output.plan, result.request.scheduler);
+        doc.device = result.request.device;
+        doc.params = result.output.params;
+        doc.params["cuda_graph"] = result.request.cudaGraph;
+        doc.latencyMs = result.latency * 1e3;
+        writeScheduleFile(file.toStdString(), toJson(graph, doc));
+    } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+} // namespace opsched
