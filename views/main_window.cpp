@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "dag_view.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "model/model_ref.h"
 #include "model_summary_widget.h"
@@ -27,6 +28,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -133,7 +135,31 @@ void MainWindow::createCentralWidget()
     layout->setContentsMargins(6, 6, 6, 0);
     layout->addLayout(filterRow);
     layout->addWidget(opTable_);
-    setCentralWidget(central);
+
+    // The DAG beside the table; selecting an op in one selects it in the other.
+    dag_ = new DagView;
+    dag_->setObjectName(QStringLiteral("dagView"));
+    connect(dag_, &DagView::opSelected, this, &MainWindow::selectOpInTable);
+    connect(opTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        const QModelIndex source = opProxy_->mapToSource(current);
+        if (source.isValid())
+            dag_->selectOp(OpId(source.row()));
+    });
+
+    centralTabs_ = new QTabWidget;
+    centralTabs_->setObjectName(QStringLiteral("centralTabs"));
+    centralTabs_->setDocumentMode(true);
+    centralTabs_->addTab(central, tr("Ops"));
+    centralTabs_->addTab(dag_, tr("DAG"));
+    setCentralWidget(centralTabs_);
+}
+
+void MainWindow::selectOpInTable(std::uint32_t op)
+{
+    // Source row = op id; the proxy may sort or filter.
+    const QModelIndex shown = opProxy_->mapFromSource(opModel_->index(static_cast<int>(op), 0));
+    if (shown.isValid())
+        opTable_->selectRow(shown.row());
 }
 
 void MainWindow::createDocks()
@@ -183,8 +209,11 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
     if (!result || !graph_) {
         timeline_->setData(nullptr);
         warps_->setData(nullptr);
+        dag_->setSchedule(nullptr);
         return;
     }
+    // Plan-only schedulers (Nimble, Opara) have no stages to colour by.
+    dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
     auto graph = graph_;
     timeline_->setData(result->timeline, [graph](std::uint32_t id) {
         if (id >= graph->opCount())
@@ -269,6 +298,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
             opTable_->resizeColumnToContents(c);
         summary_->setGraph(graph_);
         schedules_->setGraph(graph_);
+        dag_->setGraph(graph_); // laid out on a worker thread
         showSchedule(nullptr);
     }
 

@@ -13,10 +13,12 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 
 namespace opsched {
 
+class DagView;
 class ModelSummaryWidget;
 class SchedulePanel;
 class TimelineView;
@@ -43,6 +45,7 @@ public:
     SchedulePanel* schedulePanel() const { return schedules_; }
     TimelineView* timelineView() const { return timeline_; }
     WarpChart* warpChart() const { return warps_; }
+    DagView* dagView() const { return dag_; }
     // Shows a result's timeline and active warps (called when a result is selected).
     void showSchedule(const std::shared_ptr<const ScheduleResult>& result);
     QString lastError() const { return lastError_; }
@@ -63,6 +66,7 @@ private:
     void addRecentFile(const QString& ref);
     void updateRecentMenu();
     void updateFilterCount();
+    void selectOpInTable(std::uint32_t op);
     void showAbout();
     void readSettings();
     void writeSettings() const;
@@ -76,6 +80,8 @@ private:
     QTableView* opTable_ = nullptr;
     QLineEdit* filterEdit_ = nullptr;
     QLabel* filterCount_ = nullptr;
+    QTabWidget* centralTabs_ = nullptr; // "Ops" (the table) and "DAG"
+    DagView* dag_ = nullptr;
     ModelSummaryWidget* summary_ = nullptr;
     QDockWidget* summaryDock_ = nullptr;
     SchedulePanel* schedules_ = nullptr;

@@ -1,0 +1,331 @@
+// The operator DAG view: the layout arrives from the worker thread with one box per op, the view
+// renders, colours by stage once a schedule is set, maps clicks to ops, and zooms around the cursor.
+// With OPSCHED_DAGVIEW_PNG_DIR set, the rendered images are written there for a look.
+#include "dag_view.h"
+#include "main_window.h"
+#include "schedule_result.h"
+
+#include "model/model_ref.h"
+#include "schedule/basic_schedulers.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QItemSelectionModel>
+#include <QPainter>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTest>
+#include <QWheelEvent>
+
+using namespace opsched;
+
+class TestDagView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void emptyViewRenders();
+    void laysOutZooNetworks_data();
+    void laysOutZooNetworks();
+    void coloursByStage();
+    void clickSelectsOp();
+    void selectOpHighlightsWithoutSignal();
+    void wheelZoomsAroundCursor();
+    void newGraphReplacesPendingLayout();
+    void mainWindowWiring();
+
+private:
+    static std::shared_ptr<const Graph> load(const char* ref)
+    {
+        return std::make_shared<const Graph>(loadModel(ref));
+    }
+    static bool waitForLayout(DagView& view)
+    {
+        if (view.layout())
+            return true;
+        QSignalSpy ready(&view, &DagView::layoutReady);
+        return ready.wait(10000);
+    }
+    static QImage renderImage(const DagView& view, QSize size)
+    {
+        QImage image(size, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        view.render(painter, size);
+        return image;
+    }
+    static void save(const QImage& image, const QString& name)
+    {
+        const QString dir = qEnvironmentVariable("OPSCHED_DAGVIEW_PNG_DIR");
+        if (!dir.isEmpty())
+            QVERIFY(image.save(QDir(dir).filePath(name)));
+    }
+};
+
+void TestDagView::emptyViewRenders()
+{
+    DagView view;
+    QVERIFY(!view.layout());
+    QVERIFY(!view.isLayingOut());
+    QVERIFY(!view.hasSchedule());
+    view.setSchedule(nullptr);
+    const QImage image = renderImage(view, {300, 200});
+    QCOMPARE(image.size(), QSize(300, 200));
+    QVERIFY(!view.opAt({10, 10}).valid());
+}
+
+void TestDagView::laysOutZooNetworks_data()
+{
+    QTest::addColumn<QString>("ref");
+    QTest::newRow("inception_v3") << QStringLiteral("zoo:inception_v3");
+    QTest::newRow("nasnet_a") << QStringLiteral("zoo:nasnet_a");
+}
+
+void TestDagView::laysOutZooNetworks()
+{
+    QFETCH(QString, ref);
+    const auto graph = load(ref.toUtf8().constData());
+    DagView view;
+    view.resize(900, 700);
+    QElapsedTimer timer;
+    timer.start();
+    view.setGraph(graph);
+    QVERIFY(view.isLayingOut() || view.layout());
+    QVERIFY(waitForLayout(view));
+    qInfo("%s: %lld ms from setGraph to layoutReady", qPrintable(ref), static_cast<long long>(timer.elapsed()));
+
+    const LayeredLayout* layout = view.layout();
+    QVERIFY(layout);
+    QCOMPARE(layout->nodes.size(), graph->opCount());
+    QCOMPARE(layout->edges.size(), graph->dag().edgeCount());
+    QVERIFY(!view.isLayingOut());
+
+    // Fitted on arrival: every box is inside the widget.
+    const QRectF area(QPointF(0, 0), QSizeF(view.size()));
+    for (std::uint32_t v = 0; v < graph->opCount(); ++v)
+        QVERIFY2(area.contains(view.opRect(OpId(v))), qPrintable(QStringLiteral("op %1").arg(v)));
+
+    const QImage image = renderImage(view, view.size());
+    QVERIFY(!image.isNull());
+    save(image, QStringLiteral("dag_%1.png").arg(ref.mid(4)));
+
+    // A larger export fits again, and a zoomed-in view renders only what is visible.
+    save(renderImage(view, {1600, 2400}), QStringLiteral("dag_%1_large.png").arg(ref.mid(4)));
+    view.zoomBy(8, QPointF(450, 60));
+    QVERIFY(view.scale() > 0);
+    save(renderImage(view, view.size()), QStringLiteral("dag_%1_zoomed.png").arg(ref.mid(4)));
+}
+
+void TestDagView::coloursByStage()
+{
+    const auto graph = load("zoo:inception_v3");
+    DagView view;
+    view.resize(900, 1200);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+
+    // By kind at first: ops of one kind share a colour.
+    const OpId first(0U);
+    for (std::uint32_t v = 1; v < graph->opCount(); ++v)
+        if (graph->op(OpId(v)).kind == graph->op(first).kind)
+            QCOMPARE(view.opColour(OpId(v)), view.opColour(first));
+    QCOMPARE(view.stageOf(first), -1);
+
+    const Schedule schedule = sequentialSchedule(*graph);
+    view.setSchedule(&schedule);
+    QVERIFY(view.hasSchedule());
+    for (std::size_t s = 0; s < schedule.stages.size(); ++s)
+        for (std::size_t g = 0; g < schedule.stages[s].groups.size(); ++g)
+            for (OpId op : schedule.stages[s].groups[g]) {
+                QCOMPARE(view.stageOf(op), static_cast<int>(s));
+                QCOMPARE(view.groupOf(op), static_cast<int>(g));
+                QCOMPARE(view.opColour(op), stageColour(static_cast<int>(s)));
+            }
+    // Neighbouring stages always differ.
+    for (int s = 0; s + 1 < static_cast<int>(schedule.stages.size()); ++s)
+        QVERIFY(stageColour(s) != stageColour(s + 1));
+
+    // The pixels say so too: the centre of each box has its stage's colour.
+    const QImage image = renderImage(view, view.size());
+    save(image, QStringLiteral("dag_inception_v3_stages.png"));
+    int checked = 0;
+    for (std::uint32_t v = 0; v < graph->opCount(); v += 7) {
+        const QPoint centre = view.opRect(OpId(v)).center().toPoint();
+        QCOMPARE(QColor(image.pixel(centre)).rgb(), stageColour(view.stageOf(OpId(v))).rgb());
+        ++checked;
+    }
+    QVERIFY(checked > 10);
+
+    // Cleared: back to kinds.
+    view.setSchedule(nullptr);
+    QVERIFY(!view.hasSchedule());
+    QCOMPARE(view.stageOf(first), -1);
+    QCOMPARE(view.opColour(first), view.opColour(first)); // still valid
+}
+
+void TestDagView::clickSelectsOp()
+{
+    const auto graph = load("zoo:inception_v3");
+    DagView view;
+    view.resize(900, 1000);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+
+    QSignalSpy selected(&view, &DagView::opSelected);
+    for (std::uint32_t v : {0U, 17U, 64U, static_cast<std::uint32_t>(graph->opCount() - 1)}) {
+        const QRectF box = view.opRect(OpId(v));
+        QVERIFY(box.width() > 4 && box.height() > 2);
+        QCOMPARE(view.opAt(box.center()), OpId(v));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, box.center().toPoint());
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.takeFirst().at(0).value<std::uint32_t>(), v);
+        QCOMPARE(view.selectedOp(), OpId(v));
+    }
+    // Empty space selects nothing and says nothing.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(selected.count(), 0);
+    QVERIFY(!view.selectedOp().valid());
+
+    // A drag pans instead of selecting.
+    const QPointF before = view.mapFromLayout({0, 0});
+    const QPoint start = view.opRect(OpId(17U)).center().toPoint();
+    QTest::mousePress(&view, Qt::LeftButton, {}, start);
+    QTest::mouseMove(&view, start + QPoint(40, 30));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, start + QPoint(40, 30));
+    QCOMPARE(selected.count(), 0);
+    QCOMPARE(view.mapFromLayout({0, 0}), before + QPointF(40, 30));
+}
+
+void TestDagView::selectOpHighlightsWithoutSignal()
+{
+    const auto graph = load("zoo:nasnet_a");
+    DagView view;
+    view.resize(800, 600);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    QSignalSpy selected(&view, &DagView::opSelected);
+    view.zoomBy(20, QPointF(400, 0)); // zoomed in at the top: the last op is off screen
+    const OpId last(static_cast<std::uint32_t>(graph->opCount() - 1));
+    QVERIFY(!QRectF(QPointF(0, 0), QSizeF(view.size())).contains(view.opRect(last)));
+    view.selectOp(last);
+    QCOMPARE(view.selectedOp(), last);
+    QCOMPARE(selected.count(), 0);
+    // Scrolled into view.
+    QVERIFY(QRectF(QPointF(0, 0), QSizeF(view.size())).contains(view.opRect(last)));
+    save(renderImage(view, view.size()), QStringLiteral("dag_nasnet_a_selected.png"));
+    view.selectOp(OpId());
+    QVERIFY(!view.selectedOp().valid());
+}
+
+void TestDagView::wheelZoomsAroundCursor()
+{
+    const auto graph = load("zoo:inception_v3");
+    DagView view;
+    view.resize(800, 600);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    const double scale = view.scale();
+    const QPointF cursor(300, 200);
+    const QPointF under = view.mapToLayout(cursor);
+    QWheelEvent wheel(cursor, view.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(&view, &wheel);
+    QVERIFY(view.scale() > scale * 1.3);
+    const QPointF after = view.mapToLayout(cursor);
+    QVERIFY(std::abs(after.x() - under.x()) < 1e-6 && std::abs(after.y() - under.y()) < 1e-6);
+
+    // Fit brings it back.
+    view.fitToView();
+    QCOMPARE(view.scale(), scale);
+}
+
+void TestDagView::newGraphReplacesPendingLayout()
+{
+    DagView view;
+    view.resize(600, 400);
+    view.setGraph(load("zoo:nasnet_a"));
+    const auto squeeze = load("zoo:squeezenet");
+    view.setGraph(squeeze); // the nasnet layout, when it comes, is dropped
+    QVERIFY(waitForLayout(view));
+    QCOMPARE(view.layout()->nodes.size(), squeeze->opCount());
+    QTest::qWait(50);
+    QCOMPARE(view.layout()->nodes.size(), squeeze->opCount());
+    view.setGraph(nullptr);
+    QVERIFY(!view.layout());
+    // Destroyed with a layout running: waits for it.
+    auto* pending = new DagView;
+    pending->setGraph(load("zoo:nasnet_a"));
+    delete pending;
+}
+
+// The main window's "DAG" tab: laid out on open, coloured by a stage schedule and back by kind for a
+// plan-only one, and a click in the DAG selects the op's row in the table (and the other way round).
+void TestDagView::mainWindowWiring()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview"));
+    QSettings().clear();
+
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1200, 900);
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    QVERIFY(tabs);
+    QCOMPARE(tabs->count(), 2);
+    QCOMPARE(tabs->tabText(0), QStringLiteral("Ops"));
+    QCOMPARE(tabs->tabText(1), QStringLiteral("DAG"));
+    auto* table = w.findChild<QTableView*>(QStringLiteral("opTable"));
+    QVERIFY(table);
+    DagView* view = w.dagView();
+    QVERIFY(view);
+    QCOMPARE(w.findChild<DagView*>(QStringLiteral("dagView")), view);
+
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QCOMPARE(view->graph(), w.graph());
+    tabs->setCurrentWidget(view);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(waitForLayout(*view));
+    QCOMPARE(view->layout()->nodes.size(), w.graph()->opCount());
+
+    // Stage schedulers colour by stage; plan-only ones go back to kinds.
+    const auto sequential = computeScheduleResult(*w.graph(), ScheduleRequest{"sequential"});
+    w.showSchedule(sequential);
+    QVERIFY(view->hasSchedule());
+    QCOMPARE(view->stageOf(OpId(5U)), 5);
+    const auto nimble = computeScheduleResult(*w.graph(), ScheduleRequest{"nimble"});
+    QVERIFY(!nimble->output.schedule);
+    w.showSchedule(nimble);
+    QVERIFY(!view->hasSchedule());
+    w.showSchedule(sequential);
+    w.showSchedule(nullptr);
+    QVERIFY(!view->hasSchedule());
+
+    // DAG -> table.
+    const OpId op(30U);
+    QTest::mouseClick(view, Qt::LeftButton, {}, view->opRect(op).center().toPoint());
+    QCOMPARE(view->selectedOp(), op);
+    const QModelIndexList rows = table->selectionModel()->selectedRows();
+    QCOMPARE(rows.size(), 1);
+    QCOMPARE(rows.front().data().toString(), QString::fromStdString(w.graph()->op(op).name));
+
+    // Table -> DAG.
+    table->selectRow(12);
+    QCOMPARE(view->selectedOp(), OpId(12U));
+
+    // Another model replaces the layout.
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QVERIFY(waitForLayout(*view));
+    QCOMPARE(view->layout()->nodes.size(), std::size_t{50});
+    QVERIFY(!view->selectedOp().valid());
+    save(w.grab().toImage(), QStringLiteral("mainwindow_dag_squeezenet.png"));
+}
+
+QTEST_MAIN(TestDagView)
+#include "tst_dagview.moc"
