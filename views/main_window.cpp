@@ -1,6 +1,9 @@
 #include "main_window.h"
 
+#include "compare_view.h"
 #include "dag_view.h"
+#include "export.h"
+#include "schedule_editor.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "model/model_ref.h"
 #include "model_summary_widget.h"
@@ -185,13 +188,7 @@ void MainWindow::createDocks()
     warps_ = new WarpChart;
     warps_->setObjectName(QStringLiteral("warpChart"));
     connect(timeline_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
-    connect(timeline_, &TimelineView::spanClicked, this, [this](std::uint32_t op) {
-        // Select the op in the table (source row = op id; the proxy may sort or filter).
-        const QModelIndex source = opModel_->index(static_cast<int>(op), 0);
-        const QModelIndex shown = opProxy_->mapFromSource(source);
-        if (shown.isValid())
-            opTable_->selectRow(shown.row());
-    });
+    connect(timeline_, &TimelineView::spanClicked, this, &MainWindow::selectOpInTable);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(timeline_);
     split->addWidget(warps_);
@@ -202,10 +199,91 @@ void MainWindow::createDocks()
     timelineDock_->setWidget(split);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
     resizeDocks({timelineDock_}, {320}, Qt::Vertical);
+
+    compare_ = new CompareView;
+    compare_->setObjectName(QStringLiteral("compareView"));
+    compare_->setModel(schedules_->results());
+    compareDock_ = new QDockWidget(tr("Compare"), this);
+    compareDock_->setObjectName(QStringLiteral("compareDock"));
+    compareDock_->setWidget(compare_);
+    addDockWidget(Qt::BottomDockWidgetArea, compareDock_);
+    tabifyDockWidget(timelineDock_, compareDock_);
+    timelineDock_->raise();
+
+    // Editing a stage schedule shows the edited schedule's timeline as soon as it is valid.
+    editor_ = new ScheduleEditor;
+    editor_->setObjectName(QStringLiteral("scheduleEditor"));
+    editorDock_ = new QDockWidget(tr("Edit Schedule"), this);
+    editorDock_->setObjectName(QStringLiteral("editorDock"));
+    editorDock_->setWidget(editor_);
+    addDockWidget(Qt::RightDockWidgetArea, editorDock_);
+    tabifyDockWidget(schedulesDock_, editorDock_);
+    schedulesDock_->raise();
+    connect(editor_, &ScheduleEditor::evaluated, this, [this](bool valid, double) {
+        if (!valid || !graph_ || !shown_)
+            return;
+        ScheduleRequest request = shown_->request;
+        request.scheduler = shown_->request.scheduler + " (edited)";
+        try {
+            const auto edited = evaluateSchedule(*graph_, editor_->schedule(), request);
+            timeline_->setData(edited->timeline, timeline_->describer());
+            warps_->setData(edited->timeline);
+            warps_->setAxis(timeline_->axis());
+            dag_->setSchedule(&editor_->schedule());
+        } catch (const Error& e) {
+            statusBar()->showMessage(QString::fromStdString(e.what()), 5000);
+        }
+    });
+}
+
+void MainWindow::exportSchedule()
+{
+    if (!shown_ || !graph_) {
+        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
+        return;
+    }
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Schedule"), QStringLiteral("schedule.json"),
+                                                      tr("opsched schedule (*.json)"));
+    if (file.isEmpty())
+        return;
+    // A hand-edited schedule exports as edited; otherwise the scheduler's result.
+    std::shared_ptr<const ScheduleResult> what = shown_;
+    if (editor_->isEnabled() && editor_->isValid() && shown_->output.schedule &&
+        !(editor_->schedule() == *shown_->output.schedule)) {
+        ScheduleRequest request = shown_->request;
+        request.scheduler += " (edited)";
+        what = evaluateSchedule(*graph_, editor_->schedule(), request);
+    }
+    if (const QString error = opsched::exportSchedule(file, *graph_, *what); !error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::exportImage(const QString& what)
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Image"), what + QStringLiteral(".png"),
+                                                      tr("Images (*.png *.svg)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (what == QStringLiteral("timeline"))
+        error = opsched::exportImage(file, timeline_->size(), [this](QPainter& p, const QSize& s) { timeline_->render(p, s); });
+    else if (what == QStringLiteral("warps"))
+        error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
+    else if (what == QStringLiteral("dag"))
+        error = opsched::exportImage(file, dag_->size(), [this](QPainter& p, const QSize& s) { dag_->render(p, s); });
+    else
+        error = opsched::exportImage(file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
 {
+    shown_ = result;
+    if (result && result->output.schedule && graph_)
+        editor_->edit(graph_, *result->output.schedule, result->request.device, result->request.cudaGraph);
+    else
+        editor_->clear();
     if (!result || !graph_) {
         timeline_->setData(nullptr);
         warps_->setData(nullptr);
@@ -240,6 +318,14 @@ void MainWindow::createActions()
         action->setToolTip(QString::fromStdString(entry.summary));
     }
     zooMenu->setToolTipsVisible(true);
+
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->addAction(tr("&Schedule (JSON)..."), this, &MainWindow::exportSchedule)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportMenu->addAction(tr("&Timeline Image..."), this, [this] { exportImage(QStringLiteral("timeline")); });
+    exportMenu->addAction(tr("Active &Warps Image..."), this, [this] { exportImage(QStringLiteral("warps")); });
+    exportMenu->addAction(tr("&DAG Image..."), this, [this] { exportImage(QStringLiteral("dag")); });
+    exportMenu->addAction(tr("&Comparison Image..."), this, [this] { exportImage(QStringLiteral("compare")); });
 
     recentMenu_ = file->addMenu(tr("&Recent Files"));
     updateRecentMenu();

@@ -21,6 +21,8 @@ namespace opsched {
 class DagView;
 class ModelSummaryWidget;
 class SchedulePanel;
+class ScheduleEditor;
+class CompareView;
 class TimelineView;
 class WarpChart;
 struct ScheduleResult;
@@ -45,6 +47,8 @@ public:
     SchedulePanel* schedulePanel() const { return schedules_; }
     TimelineView* timelineView() const { return timeline_; }
     WarpChart* warpChart() const { return warps_; }
+    ScheduleEditor* scheduleEditor() const { return editor_; }
+    CompareView* compareView() const { return compare_; }
     DagView* dagView() const { return dag_; }
     // Shows a result's timeline and active warps (called when a result is selected).
     void showSchedule(const std::shared_ptr<const ScheduleResult>& result);
@@ -59,6 +63,8 @@ protected:
 
 private:
     void createActions();
+    void exportSchedule();
+    void exportImage(const QString& what);
     void createCentralWidget();
     void createDocks();
     void createStatusBar();
@@ -82,6 +88,11 @@ private:
     QLabel* filterCount_ = nullptr;
     QTabWidget* centralTabs_ = nullptr; // "Ops" (the table) and "DAG"
     DagView* dag_ = nullptr;
+    ScheduleEditor* editor_ = nullptr;
+    QDockWidget* editorDock_ = nullptr;
+    CompareView* compare_ = nullptr;
+    QDockWidget* compareDock_ = nullptr;
+    std::shared_ptr<const ScheduleResult> shown_; // the result in the timeline
     ModelSummaryWidget* summary_ = nullptr;
     QDockWidget* summaryDock_ = nullptr;
     SchedulePanel* schedules_ = nullptr;

@@ -4,6 +4,32 @@
 
 namespace opsched {
 
+namespace {
+
+void simulateInto(const Graph& graph, const SimDevice& device, const SimOptions& options, ScheduleResult& result)
+{
+    const SimResult sim = simulate(graph, result.output.plan, device, options);
+    result.latency = sim.latency;
+    result.averageActiveWarps = sim.averageActiveWarps;
+    result.timeline = std::make_shared<const TimelineData>(timelineFromSimulation(graph, result.output.plan, sim, device));
+}
+
+} // namespace
+
+std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& graph, const Schedule& schedule,
+                                                       const ScheduleRequest& request)
+{
+    const SimDevice& device = findSimDevice(request.device);
+    auto result = std::make_shared<ScheduleResult>();
+    result->request = request;
+    result->batch = graph.batch();
+    result->output.scheduler = request.scheduler;
+    result->output.schedule = schedule;
+    result->output.plan = compileSchedule(graph, schedule);
+    simulateInto(graph, device, SimOptions{request.cudaGraph}, *result);
+    return result;
+}
+
 std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, const ScheduleRequest& request,
                                                             const std::function<bool(const IosProgress&)>& progress)
 {
@@ -19,10 +45,7 @@ std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, 
     result->request = request;
     result->batch = graph.batch();
     result->output = runScheduler(request.scheduler, graph, cost, params);
-    const SimResult sim = simulate(graph, result->output.plan, device, options);
-    result->latency = sim.latency;
-    result->averageActiveWarps = sim.averageActiveWarps;
-    result->timeline = std::make_shared<const TimelineData>(timelineFromSimulation(graph, result->output.plan, sim, device));
+    simulateInto(graph, device, options, *result);
     return result;
 }
 

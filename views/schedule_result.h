@@ -29,6 +29,10 @@ struct ScheduleResult {
     std::shared_ptr<const TimelineData> timeline;
 };
 
+// A hand-edited (valid) schedule evaluated like a scheduler's result; request.scheduler names it.
+std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& graph, const Schedule& schedule,
+                                                       const ScheduleRequest& request);
+
 // Throws opsched::Error (unknown scheduler or device, cancelled search).
 std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, const ScheduleRequest& request,
                                                             const std::function<bool(const IosProgress&)>& progress = {});

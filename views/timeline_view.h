@@ -22,6 +22,7 @@ public:
     // `describe(id)` gives the tooltip text of a span (an op's name, shapes, times).
     void setData(std::shared_ptr<const TimelineData> timeline, std::function<QString(std::uint32_t)> describe = {});
     const TimelineData* data() const { return data_.get(); }
+    const std::function<QString(std::uint32_t)>& describer() const { return describe_; }
     const TimeAxis& axis() const { return axis_; }
 
     static constexpr int kLabelWidth = 80;
