@@ -3,6 +3,7 @@
 #include "compare_view.h"
 #include "dag_view.h"
 #include "export.h"
+#include "op_properties_widget.h"
 #include "schedule_editor.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "model/model_ref.h"
@@ -17,6 +18,9 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -84,6 +88,7 @@ struct WaitCursor {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     initOpschedResources();
+    setAcceptDrops(true);
     setWindowIcon(QIcon(QStringLiteral(":/icons/opsched.svg")));
     setWindowTitle(QStringLiteral("opsched"));
 
@@ -145,8 +150,11 @@ void MainWindow::createCentralWidget()
     connect(dag_, &DagView::opSelected, this, &MainWindow::selectOpInTable);
     connect(opTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         const QModelIndex source = opProxy_->mapToSource(current);
-        if (source.isValid())
-            dag_->selectOp(OpId(source.row()));
+        if (!source.isValid())
+            return;
+        selected_ = OpId(source.row());
+        dag_->selectOp(selected_);
+        properties_->show(graph_, selected_, shown_);
     });
 
     centralTabs_ = new QTabWidget;
@@ -174,6 +182,15 @@ void MainWindow::createDocks()
     summaryDock_->setObjectName(QStringLiteral("summaryDock")); // saveState() keys docks by object name
     summaryDock_->setWidget(summary_);
     addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
+
+    properties_ = new OpPropertiesWidget;
+    properties_->setObjectName(QStringLiteral("opProperties"));
+    propertiesDock_ = new QDockWidget(tr("Op"), this);
+    propertiesDock_->setObjectName(QStringLiteral("propertiesDock"));
+    propertiesDock_->setWidget(properties_);
+    addDockWidget(Qt::RightDockWidgetArea, propertiesDock_);
+    tabifyDockWidget(summaryDock_, propertiesDock_);
+    summaryDock_->raise();
 
     schedules_ = new SchedulePanel;
     schedulesDock_ = new QDockWidget(tr("Schedules"), this);
@@ -280,6 +297,7 @@ void MainWindow::exportImage(const QString& what)
 void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
 {
     shown_ = result;
+    properties_->show(graph_, selected_, shown_);
     if (result && result->output.schedule && graph_)
         editor_->edit(graph_, *result->output.schedule, result->request.device, result->request.cudaGraph);
     else
@@ -378,6 +396,8 @@ bool MainWindow::openModel(const QString& ref, int batch)
     {
         const WaitCursor wait; // and to analyse (width, blocks)
         graph_ = std::move(graph);
+        selected_ = OpId{};
+        properties_->show(graph_, selected_, nullptr);
         opModel_->setGraph(graph_);
         // Size the short columns to their contents once; Inputs takes the rest.
         for (int c = 0; c < OpTableModel::InputsColumn; ++c)
@@ -477,6 +497,27 @@ void MainWindow::writeSettings() const
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls() && !event->mimeData()->urls().isEmpty() &&
+        event->mimeData()->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    event->acceptProposedAction();
+    openDroppedUrls(event->mimeData()->urls());
+}
+
+bool MainWindow::openDroppedUrls(const QList<QUrl>& urls)
+{
+    // A dropped model file opens like File > Open; loadModel says what is wrong with anything else.
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return false;
+    return openModel(urls.first().toLocalFile());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

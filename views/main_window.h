@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <QStringList>
+#include <QUrl>
 
 #include <memory>
 
@@ -21,6 +22,7 @@ namespace opsched {
 class DagView;
 class ModelSummaryWidget;
 class SchedulePanel;
+class OpPropertiesWidget;
 class ScheduleEditor;
 class CompareView;
 class TimelineView;
@@ -49,7 +51,12 @@ public:
     WarpChart* warpChart() const { return warps_; }
     ScheduleEditor* scheduleEditor() const { return editor_; }
     CompareView* compareView() const { return compare_; }
+    OpPropertiesWidget* propertiesPanel() const { return properties_; }
     DagView* dagView() const { return dag_; }
+    // What a drop of files on the window does: opens the first local file as a model.
+    bool openDroppedUrls(const QList<QUrl>& urls);
+    // Selects an op (by id) in the table, and through it in the DAG and the op panel.
+    void selectOpInTable(std::uint32_t op);
     // Shows a result's timeline and active warps (called when a result is selected).
     void showSchedule(const std::shared_ptr<const ScheduleResult>& result);
     QString lastError() const { return lastError_; }
@@ -60,6 +67,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void createActions();
@@ -72,7 +81,6 @@ private:
     void addRecentFile(const QString& ref);
     void updateRecentMenu();
     void updateFilterCount();
-    void selectOpInTable(std::uint32_t op);
     void showAbout();
     void readSettings();
     void writeSettings() const;
@@ -93,6 +101,9 @@ private:
     CompareView* compare_ = nullptr;
     QDockWidget* compareDock_ = nullptr;
     std::shared_ptr<const ScheduleResult> shown_; // the result in the timeline
+    OpPropertiesWidget* properties_ = nullptr;
+    QDockWidget* propertiesDock_ = nullptr;
+    OpId selected_;
     ModelSummaryWidget* summary_ = nullptr;
     QDockWidget* summaryDock_ = nullptr;
     SchedulePanel* schedules_ = nullptr;

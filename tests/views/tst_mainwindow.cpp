@@ -1,18 +1,24 @@
 #include "main_window.h"
 #include "op_table_model.h"
+#include "op_properties_widget.h"
 #include "schedule_panel.h"
 #include "timeline_view.h"
 #include "warp_chart.h"
 
 #include <QAbstractItemModel>
+#include <QApplication>
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QPainter>
 #include <QLineEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QMimeData>
 #include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUrl>
 #include <QTest>
 
 using opsched::MainWindow;
@@ -32,6 +38,8 @@ private slots:
     void hasIconAndDeviceLine();
     void runsIosAndShowsItsTimeline();
     void cancelStopsASearch();
+    void propertiesFollowTheSelection();
+    void droppedFilesOpen();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -200,6 +208,40 @@ void TestMainWindow::cancelStopsASearch()
     QCOMPARE(args.at(0).toBool(), false);
     QCOMPARE(args.at(1).toString(), QStringLiteral("cancelled"));
     QCOMPARE(panel->results()->rowCount(), 0);
+}
+
+void TestMainWindow::propertiesFollowTheSelection()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    w.selectOpInTable(w.graph()->findOp("fire2.expand3x3")->value());
+    auto* props = w.propertiesPanel();
+    QCOMPARE(props->text(QStringLiteral("Name")), QStringLiteral("fire2.expand3x3"));
+    QCOMPARE(props->text(QStringLiteral("Output")), QStringLiteral("1x64x55x55"));
+    QVERIFY(props->text(QStringLiteral("Stream")).isEmpty()); // no schedule yet
+
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("greedy"));
+    QVERIFY(done.wait(30000));
+    QVERIFY(!props->text(QStringLiteral("Stage")).isEmpty());
+    QVERIFY(!props->text(QStringLiteral("Stream")).isEmpty());
+    QVERIFY(props->text(QStringLiteral("Duration")).endsWith(QStringLiteral(" us")));
+}
+
+void TestMainWindow::droppedFilesOpen()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("model.txt"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not a model");
+    f.close();
+    QVERIFY(!w.openDroppedUrls({QUrl::fromLocalFile(path)}));
+    // The file was tried, and refused with loadModel's reason.
+    QVERIFY2(w.lastError().contains(QStringLiteral("unknown model format")), qPrintable(w.lastError()));
 }
 
 QTEST_MAIN(TestMainWindow)
