@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev
   nlohmann-json3-dev libcli11-dev
+  libonnx-dev libprotobuf-dev libonnx-testdata
   libgtest-dev libgmock-dev
 )
 

@@ -3,6 +3,10 @@
 #include "util/error.h"
 #include "zoo/zoo.h"
 
+#if OPSCHED_HAVE_ONNX
+#include "import/onnx_importer.h"
+#endif
+
 #include <filesystem>
 
 namespace opsched {
@@ -16,10 +20,15 @@ Graph loadModel(std::string_view ref, std::int64_t batch)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw ModelRefError("'" + std::string(ref) + "' is neither a zoo: model nor an existing file");
-    if (path.extension() == ".onnx")
+    if (path.extension() == ".onnx") {
+#if OPSCHED_HAVE_ONNX
+        return importOnnx(std::string(ref), batch);
+#else
         throw ModelRefError("'" + std::string(ref) +
-                            "': ONNX import is not part of this version of opsched yet; use a built-in network "
-                            "such as zoo:inception_v3 (list them with `opsched-cli zoo`)");
+                            "': this opsched was built without ONNX import (install libonnx-dev and rebuild); use a "
+                            "built-in network such as zoo:inception_v3 (list them with `opsched-cli zoo`)");
+#endif
+    }
     throw ModelRefError("'" + std::string(ref) + "': unknown model format (expected a .onnx file or zoo:NAME)");
 }
 

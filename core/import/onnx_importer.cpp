@@ -1,0 +1,279 @@
+#include "import/onnx_importer.h"
+
+#include "graph/graph_builder.h"
+#include "import/import_error.h"
+#include "import/onnx_constant_folding.h"
+#include "import/onnx_graph_rewriter.h"
+#include "import/onnx_import_context.h"
+#include "import/onnx_loader.h"
+#include "import/onnx_op_mapping.h"
+#include "import/onnx_structure.h"
+
+#include <filesystem>
+#include <unordered_set>
+
+namespace opsched {
+namespace {
+
+using namespace onnx_import;
+
+// Inputs larger than the IR allows for any tensor are refused before anything is allocated.
+constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 32;
+
+class ModelImporter {
+public:
+    ModelImporter(onnx::ModelProto& model, std::string name) : model_(model), builder_(std::move(name)) {}
+
+    Graph run(std::int64_t batch)
+    {
+        auto& graph = *model_.mutable_graph();
+        const int opset = checkOpset(model_);
+        nodes_ = sortNodes(graph);
+        checkOpTypes(nodes_);
+        runOnnxChecks(model_);
+        plan_ = planFusions(graph, nodes_, opset);
+        ImportContext ctx(builder_, graph, plan_, opset, nodes_);
+        addInputs(ctx, graph, batch);
+        for (std::size_t k = 0; k < nodes_.size(); ++k)
+            importNode(ctx, k);
+        markOutputs(ctx, graph);
+        if (!problems_.empty()) {
+            std::string message = std::to_string(problems_.size()) +
+                                  (problems_.size() == 1 ? " problem" : " problems") + " importing the model:";
+            for (const auto& p : problems_)
+                message += "\n  " + p;
+            throw ImportError(message);
+        }
+        return std::move(builder_).finish();
+    }
+
+private:
+    void addInputs(ImportContext& ctx, const onnx::GraphProto& graph, std::int64_t batch)
+    {
+        std::unordered_set<std::string> initializers;
+        for (const auto& t : graph.initializer())
+            initializers.insert(t.name());
+        std::vector<const onnx::ValueInfoProto*> inputs;
+        for (const auto& v : graph.input())
+            if (!initializers.count(v.name()))
+                inputs.push_back(&v);
+        // The model's batch: dimension 0 of the first input that states one.
+        for (const auto* v : inputs) {
+            const auto& shape = v->type().tensor_type().shape();
+            if (shape.dim_size() > 0 && shape.dim(0).has_dim_value() && shape.dim(0).dim_value() > 0) {
+                ctx.modelBatch = shape.dim(0).dim_value();
+                break;
+            }
+        }
+        ctx.batch = batch > 0 ? batch : ctx.modelBatch;
+
+        for (const auto* v : inputs) {
+            const std::string what = "input '" + v->name() + "'";
+            const auto fail = [&](const std::string& problem) {
+                problems_.push_back(what + ": " + problem);
+                ctx.setFailed(v->name());
+            };
+            if (!v->type().has_tensor_type()) {
+                fail("is not a tensor (sequences, maps and optionals are not supported)");
+                continue;
+            }
+            const auto& type = v->type().tensor_type();
+            if (type.elem_type() != onnx::TensorProto::FLOAT) {
+                fail(std::string("has data type ") + dataTypeName(type.elem_type()) +
+                     "; opsched imports float32 activations");
+                continue;
+            }
+            if (!type.has_shape()) {
+                fail("has no shape; opsched needs static input shapes");
+                continue;
+            }
+            std::vector<std::int64_t> dims;
+            std::string symbolic;
+            for (int i = 0; i < type.shape().dim_size(); ++i) {
+                const auto& d = type.shape().dim(i);
+                if (d.has_dim_value() && d.dim_value() <= 0) {
+                    symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value()) +
+                               "; opsched needs positive dimensions (no empty tensors)";
+                    break;
+                }
+                if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch))
+                    dims.push_back(ctx.batch); // the batch, symbolic or as stored
+                else if (d.has_dim_value())
+                    dims.push_back(d.dim_value());
+                else if (symbolic.empty())
+                    symbolic = "dimension " + std::to_string(i) + " is symbolic ('" + d.dim_param() +
+                               "'); opsched needs static shapes (export the model with fixed input sizes)";
+            }
+            if (!symbolic.empty()) {
+                fail(symbolic);
+                continue;
+            }
+            try {
+                checkedElements(dims, kMaxInputElements, "its shape");
+                ctx.setGraphInput(v->name(), builder_.addInput(v->name(), Shape(dims)));
+            } catch (const Error& e) {
+                fail(e.what());
+            }
+        }
+    }
+
+    void importNode(ImportContext& ctx, std::size_t k)
+    {
+        const NodeRef& node = nodes_[k];
+        const int chain = plan_.chainOf[k];
+        if (chain >= 0 && plan_.chains[static_cast<std::size_t>(chain)].tail() != k)
+            return; // built with the chain's last node
+        if (plan_.padInto[k] >= 0 || plan_.dropped[k])
+            return; // built with its consumer (into whose padding it may fold), or bypassed
+        const ConvChain* fused = chain >= 0 ? &plan_.chains[static_cast<std::size_t>(chain)] : nullptr;
+        const NodeRef& head = fused ? nodes_[fused->conv] : node;
+        const std::size_t headPosition = fused ? fused->conv : k;
+        if (const int pad = plan_.padOf[headPosition]; pad >= 0 && !importPad(ctx, nodes_[static_cast<std::size_t>(pad)], head)) {
+            failOutputs(ctx, node);
+            return;
+        }
+
+        // Inputs from outside the node (or the fused chain): a failed one stops it silently, since
+        // its producer's problem is reported already.
+        const auto members = chainMembers(fused, node);
+        std::unordered_set<std::string> internal;
+        for (std::size_t i = 0; i + 1 < members.size(); ++i)
+            internal.insert(members[i]->proto->output(0));
+        bool allConstant = true;
+        for (const auto* member : members)
+            for (const auto& in : member->proto->input()) {
+                if (in.empty() || internal.count(in))
+                    continue;
+                const auto kind = ctx.kindOf(in);
+                if (!kind || *kind == Value::Kind::Failed) {
+                    failOutputs(ctx, node);
+                    return;
+                }
+                allConstant = allConstant && *kind == Value::Kind::Constant;
+            }
+        try {
+            if (fused) {
+                mapConvChain(ctx, head, fused->batchNorm ? &nodes_[*fused->batchNorm] : nullptr,
+                             fused->activation ? &nodes_[*fused->activation] : nullptr);
+            } else if (node.opType() == "Shape" || node.opType() == "Size") {
+                foldShape(ctx, node);
+            } else if (allConstant) {
+                if (!isFoldableOpType(node.opType()))
+                    throw NodeError("all its inputs are constants, and opsched does not evaluate " + node.opType() +
+                                    " at import time");
+                std::vector<ConstPtr> inputs;
+                for (const auto& in : node.proto->input())
+                    inputs.push_back(in.empty() ? nullptr : ctx.find(in)->constant);
+                const auto outputs = foldNode(*node.proto, inputs, ctx.opset);
+                for (int i = 0; i < node.proto->output_size() && static_cast<std::size_t>(i) < outputs.size(); ++i)
+                    if (!node.proto->output(i).empty())
+                        ctx.setConstant(node.proto->output(i), outputs[static_cast<std::size_t>(i)]);
+            } else {
+                mapNode(ctx, node);
+            }
+        } catch (const Error& e) {
+            problems_.push_back(head.label() + ": " + withoutOpPrefix(e.what(), head.name));
+            failOutputs(ctx, node);
+        }
+    }
+
+    // A Pad deferred to its consumer: folded into the consumer's padding, or built as its own op
+    // when its values do not allow that. False when it failed (and is reported).
+    bool importPad(ImportContext& ctx, const NodeRef& pad, const NodeRef& consumer)
+    {
+        for (const auto& in : pad.proto->input()) {
+            const auto kind = ctx.kindOf(in);
+            if (!in.empty() && (!kind || *kind == Value::Kind::Failed)) {
+                failOutputs(ctx, pad);
+                return false;
+            }
+        }
+        try {
+            if (!foldPadInto(ctx, pad, consumer))
+                mapNode(ctx, pad);
+            return true;
+        } catch (const Error& e) {
+            problems_.push_back(pad.label() + ": " + withoutOpPrefix(e.what(), pad.name));
+            failOutputs(ctx, pad);
+            return false;
+        }
+    }
+
+    std::vector<const NodeRef*> chainMembers(const ConvChain* chain, const NodeRef& node) const
+    {
+        if (!chain)
+            return {&node};
+        std::vector<const NodeRef*> out{&nodes_[chain->conv]};
+        if (chain->batchNorm)
+            out.push_back(&nodes_[*chain->batchNorm]);
+        if (chain->activation)
+            out.push_back(&nodes_[*chain->activation]);
+        return out;
+    }
+
+    // Shape and Size read only their input's (static) dimensions, of an activation or a constant.
+    static void foldShape(ImportContext& ctx, const NodeRef& node)
+    {
+        const std::string& in = node.proto->input(0);
+        const auto dims = ctx.isActivation(in) ? ctx.shapeOf(ctx.activation(in, "data")).dims : ctx.constantDims(in, "data");
+        if (node.opType() == "Shape") {
+            ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(shapeConstant(*node.proto, dims)));
+            return;
+        }
+        std::int64_t n = 1;
+        for (auto d : dims)
+            n *= d;
+        ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(ConstTensor::ofInts({}, {n})));
+    }
+
+    static void failOutputs(ImportContext& ctx, const NodeRef& node)
+    {
+        for (const auto& out : node.proto->output())
+            if (!out.empty())
+                ctx.setFailed(out);
+    }
+
+    // GraphErrors name the op ("op 'x': ..."); the listing names the node already.
+    static std::string withoutOpPrefix(const std::string& message, const std::string& name)
+    {
+        const std::string prefix = "op '" + name + "': ";
+        return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+    }
+
+    void markOutputs(ImportContext& ctx, const onnx::GraphProto& graph)
+    {
+        for (const auto& out : graph.output()) {
+            const Value* v = ctx.find(out.name());
+            if (v && v->kind == Value::Kind::Activation)
+                builder_.markOutput(v->tensor);
+            else if (v && v->kind == Value::Kind::Constant)
+                problems_.push_back("graph output '" + out.name() +
+                                    "' is a constant: no op computes it from the inputs");
+            else if (problems_.empty())
+                problems_.push_back("graph output '" + out.name() + "' was not imported");
+        }
+    }
+
+    onnx::ModelProto& model_;
+    GraphBuilder builder_;
+    std::vector<NodeRef> nodes_;
+    FusionPlan plan_;
+    std::vector<std::string> problems_;
+};
+
+} // namespace
+
+Graph importOnnx(const std::string& path, std::int64_t batch)
+{
+    try {
+        if (batch < 0)
+            throw ImportError("batch size must be positive, got " + std::to_string(batch));
+        onnx::ModelProto model = parseModelFile(path);
+        std::string name = std::filesystem::path(path).stem().string();
+        return ModelImporter(model, name.empty() ? "onnx" : name).run(batch);
+    } catch (const Error& e) {
+        throw ImportError("'" + path + "': " + e.what());
+    }
+}
+
+} // namespace opsched

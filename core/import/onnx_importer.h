@@ -1,0 +1,19 @@
+// ONNX models -> IR graphs. loadModel calls this for .onnx files; it is also usable directly.
+#pragma once
+
+#include "graph/graph.h"
+
+#include <cstdint>
+#include <string>
+
+namespace opsched {
+
+// Imports the model at `path`. `batch` 0 keeps the model's own batch size (1 when it is symbolic);
+// another value replaces dimension 0 of the graph inputs. Conv -> BatchNormalization ->
+// activation chains become one op; Identity and Dropout disappear; constant and shape
+// computations are folded. Throws ImportError (an opsched::Error) naming the file and the
+// problem: unreadable files, checker and shape-inference failures, cycles, missing values, and
+// every unsupported node at once.
+Graph importOnnx(const std::string& path, std::int64_t batch = 0);
+
+} // namespace opsched

@@ -1,0 +1,32 @@
+// Reading an ONNX file into a ModelProto and validating it with ONNX's own tools before opsched
+// looks at the graph: file checks, protobuf parsing, opsets, the checker and shape inference.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+namespace opsched::onnx_import {
+
+inline constexpr int kMinOpset = 7;
+inline constexpr int kMaxOpset = 17;
+// Protobuf cannot parse messages of 2 GiB or more; larger models keep weights as external data.
+inline constexpr std::uintmax_t kMaxModelBytes = (std::uintmax_t{1} << 31) - 1;
+
+// The file's size; throws ImportError for a missing file, a directory or one above `limit` bytes.
+std::uintmax_t checkedFileSize(const std::string& path, std::uintmax_t limit);
+// The whole file, after the same checks.
+std::string readFileLimited(const std::string& path, std::uintmax_t limit);
+
+// Throws ImportError telling a file that is no protobuf apart from a truncated or corrupt model.
+onnx::ModelProto parseModelFile(const std::string& path);
+
+// The ai.onnx opset the model imports. Throws ImportError when it is outside 7..17, except for
+// older models whose ops all kept their opset-7 definitions.
+int checkOpset(const onnx::ModelProto& model);
+
+// onnx::checker::check_model, then strict shape inference; their exceptions become ImportErrors.
+void runOnnxChecks(onnx::ModelProto& model);
+
+} // namespace opsched::onnx_import

@@ -1,0 +1,449 @@
+#include "import/onnx_op_mapping.h"
+
+#include "import/import_error.h"
+#include "import/onnx_attributes.h"
+#include "import/onnx_constant_folding.h"
+#include "import/onnx_graph_rewriter.h"
+#include "import/onnx_mapping_support.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+namespace opsched::onnx_import {
+namespace {
+
+// Attribute values beyond this are absurd for kernels, strides, dilations and pads, and would
+// overflow the shape arithmetic.
+constexpr std::int64_t kMaxWindowValue = std::int64_t{1} << 20;
+
+std::int64_t checkedWindowValue(std::int64_t v, std::int64_t min, const char* what)
+{
+    if (v < min || v > kMaxWindowValue)
+        throw NodeError(std::string(what) + " " + std::to_string(v) + " is out of range");
+    return v;
+}
+
+// Two values of a per-spatial-axis attribute (default `fallback`).
+std::array<std::int64_t, 2> pairAttr(const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min)
+{
+    auto v = attrs.getInts(name);
+    if (v.empty())
+        return {fallback, fallback};
+    if (v.size() != 2)
+        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values; opsched supports 2-D windows");
+    return {checkedWindowValue(v[0], min, name), checkedWindowValue(v[1], min, name)};
+}
+
+// {top, left, bottom, right} from explicit pads or auto_pad (ONNX: SAME_UPPER puts the odd
+// padding at the end, SAME_LOWER at the beginning).
+std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in, std::array<std::int64_t, 2> kernel,
+                                       std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation)
+{
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
+    if (autoPad == "NOTSET" || autoPad.empty()) {
+        const auto pads = attrs.getInts("pads");
+        if (pads.empty())
+            return {0, 0, 0, 0};
+        if (pads.size() != 4)
+            throw NodeError("pads has " + std::to_string(pads.size()) + " values; opsched supports 2-D windows");
+        std::array<std::int64_t, 4> out{};
+        for (std::size_t i = 0; i < 4; ++i)
+            out[i] = checkedWindowValue(pads[i], 0, "pad");
+        return out;
+    }
+    if (autoPad == "VALID")
+        return {0, 0, 0, 0};
+    if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+        throw NodeError("unknown auto_pad '" + autoPad + "'");
+    std::array<std::int64_t, 4> out{};
+    for (std::size_t d = 0; d < 2; ++d) {
+        const std::int64_t size = d == 0 ? in.height() : in.width();
+        const std::int64_t outSize = (size + stride[d] - 1) / stride[d];
+        const std::int64_t total =
+            std::max<std::int64_t>(0, (outSize - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1 - size);
+        const std::int64_t small = total / 2, large = total - small;
+        out[d] = autoPad == "SAME_UPPER" ? small : large;
+        out[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+    }
+    return out;
+}
+
+void requireNCHW(const Shape& in, const char* what)
+{
+    if (in.rank() != 4)
+        throw NodeError(std::string("only 2-D ") + what + " on NCHW inputs is supported; the input is " + in.toString());
+}
+
+struct ConvSetup {
+    Conv2d conv;
+    std::vector<std::int64_t> weightDims;
+    ConstPtr bias; // may be null
+};
+
+ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& in)
+{
+    const Attributes attrs(*node.proto);
+    requireNCHW(in, "convolution");
+    ConvSetup s;
+    s.weightDims = ctx.constantDims(inputName(node, 1), "weight");
+    const auto& w = s.weightDims;
+    if (w.size() != 4)
+        throw NodeError("weight has shape " + dimsToString(w) + "; opsched supports 2-D convolutions");
+    const auto kernelAttr = attrs.getInts("kernel_shape");
+    if (!kernelAttr.empty() && (kernelAttr.size() != 2 || kernelAttr[0] != w[2] || kernelAttr[1] != w[3]))
+        throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
+    const std::array<std::int64_t, 2> kernel{checkedWindowValue(w[2], 1, "kernel"), checkedWindowValue(w[3], 1, "kernel")};
+    const auto stride = pairAttr(attrs, "strides", 1, 1);
+    const auto dilation = pairAttr(attrs, "dilations", 1, 1);
+    const auto pads = windowPads(attrs, in, kernel, stride, dilation);
+    auto& c = s.conv;
+    c.outChannels = w[0];
+    c.kernelH = kernel[0];
+    c.kernelW = kernel[1];
+    c.strideH = stride[0];
+    c.strideW = stride[1];
+    c.dilationH = dilation[0];
+    c.dilationW = dilation[1];
+    const auto folded = ctx.foldedPads(node.name);
+    c.padTop = pads[0] + folded[0];
+    c.padLeft = pads[1] + folded[1];
+    c.padBottom = pads[2] + folded[2];
+    c.padRight = pads[3] + folded[3];
+    c.groups = attrs.getInt("group", 1);
+    if (c.groups < 1 || c.groups > in.channels() || w[1] * c.groups != in.channels())
+        throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input " +
+                        in.toString());
+    if (!inputName(node, 2).empty()) {
+        s.bias = ctx.constant(inputName(node, 2), "bias");
+        if (s.bias->size() != static_cast<std::size_t>(c.outChannels))
+            throw NodeError("bias has shape " + dimsToString(s.bias->dims) + ", expected " + std::to_string(c.outChannels));
+    }
+    c.bias = s.bias != nullptr;
+    return s;
+}
+
+float scalarInput(ImportContext& ctx, const std::string& name, const char* role, float fallback)
+{
+    if (name.empty())
+        return fallback;
+    const auto v = ctx.constant(name, role);
+    if (v->size() != 1)
+        throw NodeError(std::string(role) + " must be a scalar, not " + dimsToString(v->dims));
+    return static_cast<float>(v->at(0));
+}
+
+Activation activationOf(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    const Attributes attrs(*node.proto);
+    if (op == "Relu")
+        return Activation::relu();
+    if (op == "Sigmoid")
+        return {ActivationKind::Sigmoid};
+    if (op == "Tanh")
+        return {ActivationKind::Tanh};
+    if (op == "HardSwish")
+        return {ActivationKind::HardSwish};
+    if (op == "HardSigmoid")
+        return {ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F)};
+    if (op == "Clip") {
+        constexpr float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
+        if (ctx.opset < 11) // bounds became inputs in opset 11
+            return {ActivationKind::Clip, attrs.getFloat("min", lowest), attrs.getFloat("max", highest)};
+        return {ActivationKind::Clip, scalarInput(ctx, inputName(node, 1), "min", lowest),
+                scalarInput(ctx, inputName(node, 2), "max", highest)};
+    }
+    throw NodeError("is not an activation");
+}
+
+void mapPool(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const Shape& in = ctx.shapeOf(x);
+    requireNCHW(in, "pooling");
+    Pool2d p;
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+        p.kind = op == "GlobalAveragePool" ? PoolKind::GlobalAverage : PoolKind::GlobalMax;
+    } else {
+        p.kind = op == "MaxPool" ? PoolKind::Max : PoolKind::Average;
+        if (node.proto->output_size() > 1 && ctx.isUsed(node.proto->output(1)))
+            throw NodeError("the Indices output of MaxPool is not supported");
+        const auto kernel = pairAttr(attrs, "kernel_shape", 0, 1);
+        if (kernel[0] == 0)
+            throw NodeError("has no kernel_shape");
+        const auto dilation = pairAttr(attrs, "dilations", 1, 1);
+        if (dilation[0] != 1 || dilation[1] != 1)
+            throw NodeError("pooling with dilations is not supported");
+        const auto stride = pairAttr(attrs, "strides", 1, 1);
+        const auto pads = windowPads(attrs, in, kernel, stride, dilation);
+        p.kernelH = kernel[0];
+        p.kernelW = kernel[1];
+        p.strideH = stride[0];
+        p.strideW = stride[1];
+        const auto folded = ctx.foldedPads(node.name);
+        p.padTop = pads[0] + folded[0];
+        p.padLeft = pads[1] + folded[1];
+        p.padBottom = pads[2] + folded[2];
+        p.padRight = pads[3] + folded[3];
+        p.ceilMode = attrs.getInt("ceil_mode", 0) != 0;
+        // Padding that was a Pad of zeros counts in the average, as the Pad's zeros did.
+        p.countIncludePad = attrs.getInt("count_include_pad", 0) != 0 || ctx.hasFoldedPads(node.name);
+    }
+    addUnaryOp(ctx, node, OpKind::Pool, makeLayer(p));
+}
+
+OpKind binaryOpKind(BinaryKind k)
+{
+    switch (k) {
+    case BinaryKind::Add: return OpKind::Add;
+    case BinaryKind::Sub: return OpKind::Subtract;
+    case BinaryKind::Mul: return OpKind::Multiply;
+    case BinaryKind::Div: return OpKind::Divide;
+    }
+    return OpKind::Add;
+}
+
+void mapBinary(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    const BinaryKind kind = op == "Add" ? BinaryKind::Add : op == "Sub" ? BinaryKind::Sub : op == "Mul" ? BinaryKind::Mul
+                                                                                                       : BinaryKind::Div;
+    const std::string& a = inputName(node, 0);
+    const std::string& b = inputName(node, 1);
+    const std::string& out = node.proto->output(0);
+    if (ctx.isActivation(a) && ctx.isActivation(b)) {
+        const TensorId ta = ctx.activation(a, "first"), tb = ctx.activation(b, "second");
+        // Same shapes: a plain sum is the op's input combination, as in the zoo networks.
+        if (kind == BinaryKind::Add && ctx.shapeOf(ta) == ctx.shapeOf(tb)) {
+            ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, {{ta, tb}}, makeLayer(Identity{})));
+            return;
+        }
+        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{ta}, {tb}}, makeLayer(Binary{kind})));
+        return;
+    }
+    if (ctx.isActivation(a)) { // activation (op) constant: the constant is the layer's weight
+        const TensorId ta = ctx.activation(a, "first");
+        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{ta}}, makeLayer(Binary{kind}, {ctx.weightOf(b)})));
+        return;
+    }
+    const TensorId tb = ctx.activation(b, "second");
+    if (kind == BinaryKind::Add || kind == BinaryKind::Mul) { // commutative: swap the operands
+        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}}, makeLayer(Binary{kind}, {ctx.weightOf(a)})));
+        return;
+    }
+    if (kind == BinaryKind::Div)
+        throw NodeError("dividing a constant by an activation is not supported");
+    // c - x = (x * -1) + c: weights always come after the activation operand.
+    const TensorId minusOne = ctx.newWeight(node.name + ".minus_one", Shape{}, {-1.0F});
+    const TensorId negated = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":neg"), OpKind::Multiply, {{tb}},
+                                         makeLayer(Binary{BinaryKind::Mul}, {minusOne}));
+    ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, {{negated}}, makeLayer(Binary{BinaryKind::Add}, {ctx.weightOf(a)})));
+}
+
+void mapConcat(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    std::vector<InputTerm> terms;
+    std::vector<TensorId> weights;
+    int rank = -1;
+    for (const auto& in : node.proto->input()) {
+        if (ctx.isActivation(in)) {
+            if (!weights.empty())
+                throw NodeError("a constant before an activation in a Concat is not supported");
+            const TensorId t = ctx.activation(in, "data");
+            terms.push_back({t});
+            rank = ctx.shapeOf(t).rank();
+        } else {
+            weights.push_back(ctx.weightOf(in));
+        }
+    }
+    const auto axis = normalizeAxis(attrs.getInt("axis", 1), rank);
+    // A channel concat of activations is the op's input combination.
+    if (axis == 1 && weights.empty())
+        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(Identity{})));
+    else
+        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms,
+                                                             makeLayer(Concat{static_cast<int>(axis)}, weights)));
+}
+
+void checkBatchNormMode(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    if (attrs.getInt("training_mode", 0) != 0)
+        throw NodeError("training-mode batch normalisation is not supported");
+    if (ctx.opset < 9 && attrs.getInt("spatial", 1) != 1)
+        throw NodeError("non-spatial batch normalisation is not supported");
+    for (int i = 1; i < node.proto->output_size(); ++i)
+        if (ctx.isUsed(node.proto->output(i)))
+            throw NodeError("batch normalisation's running statistics outputs are not supported");
+}
+
+void mapBatchNorm(ImportContext& ctx, const NodeRef& node)
+{
+    checkBatchNormMode(ctx, node);
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const auto channels = ctx.shapeOf(x).channels();
+    std::vector<TensorId> weights;
+    const char* roles[] = {"scale", "bias", "mean", "variance"};
+    for (int i = 1; i <= 4; ++i) {
+        const auto value = ctx.constant(inputName(node, i), roles[i - 1]);
+        if (value->size() != static_cast<std::size_t>(channels))
+            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(value->dims) + ", expected " +
+                            std::to_string(channels));
+        weights.push_back(ctx.weightOf(inputName(node, i)));
+    }
+    addUnaryOp(ctx, node, OpKind::BatchNorm, makeLayer(BatchNorm{attrs.getFloat("epsilon", 1e-5F)}, weights));
+}
+
+} // namespace
+
+void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer layer)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, kind, {{x}}, std::move(layer)));
+}
+
+std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int index, int inputOpset)
+{
+    if (ctx.opset < inputOpset)
+        return Attributes(*node.proto).getInts("axes");
+    const auto& name = inputName(node, index);
+    return name.empty() ? std::vector<std::int64_t>{} : ctx.constant(name, "axes")->toInts();
+}
+
+bool foldPadInto(ImportContext& ctx, const NodeRef& pad, const NodeRef& consumer)
+{
+    const Attributes attrs(*pad.proto);
+    if (!ctx.isActivation(inputName(pad, 0)) || ctx.shapeOf(ctx.activation(inputName(pad, 0), "data")).rank() != 4)
+        return false;
+    std::vector<std::int64_t> pads;
+    float value = 0.0F;
+    if (ctx.opset < 11) {
+        pads = attrs.getInts("pads");
+        value = attrs.getFloat("value", 0.0F);
+    } else {
+        if (!ctx.isConstant(inputName(pad, 1)))
+            return false;
+        pads = ctx.constant(inputName(pad, 1), "pads")->toInts();
+        if (!inputName(pad, 2).empty()) {
+            const auto v = ctx.constant(inputName(pad, 2), "constant_value");
+            if (v->size() != 1)
+                return false;
+            value = static_cast<float>(v->at(0));
+        }
+    }
+    if (value != 0.0F || pads.size() != 8 || pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0)
+        return false;
+    for (auto p : pads)
+        if (p < 0 || p > kMaxWindowValue)
+            return false;
+    ctx.setFoldedPads(consumer.name, {pads[2], pads[3], pads[6], pads[7]});
+    ctx.setActivation(pad.proto->output(0), ctx.activation(inputName(pad, 0), "data"));
+    return true;
+}
+
+bool isMappedOpType(const std::string& opType)
+{
+    static const std::unordered_set<std::string> types{
+        "Conv",       "Relu",    "Clip",    "Sigmoid",   "HardSigmoid", "HardSwish",          "Tanh",
+        "Mul",        "Add",     "Sub",     "Div",       "MaxPool",     "AveragePool",        "GlobalAveragePool",
+        "GlobalMaxPool", "Concat", "Split", "Slice",     "Flatten",     "Reshape",            "Transpose",
+        "Squeeze",    "Unsqueeze", "Gemm",  "MatMul",    "Softmax",     "ReduceMean",         "Pad",
+        "BatchNormalization", "Identity", "Dropout"};
+    return types.count(opType) > 0;
+}
+
+void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchNorm, const NodeRef* activation)
+{
+    const TensorId x = ctx.activation(inputName(conv, 0), "data");
+    ConvSetup s = convSetup(ctx, conv, ctx.shapeOf(x));
+    Layer layer = makeLayer(s.conv);
+    if (batchNorm) {
+        checkBatchNormMode(ctx, *batchNorm);
+        // y = gamma * (conv(x) + b - mean) / sqrt(var + eps) + beta, per output channel.
+        const float eps = Attributes(*batchNorm->proto).getFloat("epsilon", 1e-5F);
+        const auto m = static_cast<std::size_t>(s.conv.outChannels);
+        std::vector<std::vector<float>> p;
+        const char* roles[] = {"scale", "bias", "mean", "variance"};
+        for (int i = 1; i <= 4; ++i) {
+            const auto value = ctx.constant(inputName(*batchNorm, i), roles[i - 1]);
+            if (value->size() != m)
+                throw NodeError(std::string("the folded BatchNormalization's ") + roles[i - 1] + " has shape " +
+                                dimsToString(value->dims) + ", expected " + std::to_string(m));
+            p.push_back(value->toFloats());
+        }
+        std::vector<float> weight = ctx.constant(inputName(conv, 1), "weight")->toFloats();
+        std::vector<float> bias(m);
+        const std::size_t perChannel = weight.size() / m;
+        for (std::size_t o = 0; o < m; ++o) {
+            const double factor = static_cast<double>(p[0][o]) / std::sqrt(static_cast<double>(p[3][o]) + eps);
+            for (std::size_t k = 0; k < perChannel; ++k)
+                weight[o * perChannel + k] = static_cast<float>(weight[o * perChannel + k] * factor);
+            const double b = s.bias ? s.bias->at(o) : 0.0;
+            bias[o] = static_cast<float>((b - p[2][o]) * factor + p[1][o]);
+        }
+        std::get<Conv2d>(layer.params).bias = true;
+        layer.weights = {ctx.newWeight(conv.name + ".weight", Shape(s.weightDims), std::move(weight)),
+                         ctx.newWeight(conv.name + ".bias", Shape{s.conv.outChannels}, std::move(bias))};
+    } else {
+        layer.weights.push_back(ctx.weightOf(inputName(conv, 1)));
+        if (s.bias)
+            layer.weights.push_back(ctx.weightOf(inputName(conv, 2)));
+    }
+    if (activation)
+        layer.activation = activationOf(ctx, *activation);
+    const NodeRef& last = activation ? *activation : batchNorm ? *batchNorm : conv;
+    ctx.setActivation(last.proto->output(0), addSimpleOp(ctx, conv.name, OpKind::Conv, {{x}}, std::move(layer)));
+}
+
+void mapNode(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    if (op == "Conv")
+        mapConvChain(ctx, node, nullptr, nullptr);
+    else if (isActivationOpType(op))
+        addUnaryOp(ctx, node, OpKind::Activation, makeLayer(Eltwise{activationOf(ctx, node)}));
+    else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool")
+        mapPool(ctx, node);
+    else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")
+        mapBinary(ctx, node);
+    else if (op == "Concat")
+        mapConcat(ctx, node);
+    else if (op == "BatchNormalization")
+        mapBatchNorm(ctx, node);
+    else if (op == "Gemm")
+        mapGemm(ctx, node);
+    else if (op == "MatMul")
+        mapMatMul(ctx, node);
+    else if (op == "Reshape")
+        mapReshape(ctx, node);
+    else if (op == "Flatten")
+        mapFlatten(ctx, node);
+    else if (op == "Squeeze" || op == "Unsqueeze")
+        mapSqueeze(ctx, node);
+    else if (op == "Transpose")
+        mapTranspose(ctx, node);
+    else if (op == "Slice")
+        mapSlice(ctx, node);
+    else if (op == "Split")
+        mapSplit(ctx, node);
+    else if (op == "Pad")
+        mapPad(ctx, node);
+    else if (op == "ReduceMean")
+        mapReduceMean(ctx, node);
+    else if (op == "Softmax")
+        mapSoftmax(ctx, node);
+    else if (op == "Identity" || op == "Dropout")
+        mapPassThrough(ctx, node);
+    else if (isFoldOnlyOpType(op))
+        throw NodeError("is only supported on constants (shape computations), not on activations");
+    else
+        throw NodeError("operator not supported");
+}
+
+} // namespace opsched::onnx_import

@@ -1,0 +1,259 @@
+// Bad ONNX input: every case is an opsched::Error naming the file and the problem, never a crash.
+#include "onnx_model_maker.h"
+
+#include "import/onnx_importer.h"
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+using namespace opsched;
+using opsched::test::ModelMaker;
+
+namespace {
+
+// The message of the Error importing `path` throws (fails the test when it imports).
+std::string importError(const std::string& path, std::int64_t batch = 0)
+{
+    try {
+        importOnnx(path, batch);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "'" << path << "' imported";
+    return {};
+}
+
+#define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)
+
+ModelMaker reluModel()
+{
+    ModelMaker m;
+    m.input("x", {1, 3, 4, 4}).output("y");
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    return m;
+}
+
+TEST(OnnxImportErrors, MissingFileAndDirectory)
+{
+    EXPECT_CONTAINS(importError("/nonexistent/model.onnx"), "no such file");
+    EXPECT_CONTAINS(importError(::testing::TempDir()), "is a directory");
+}
+
+TEST(OnnxImportErrors, NotAProtobuf)
+{
+    const auto path = ModelMaker::writeBytes("this is not an ONNX protobuf\n", "text");
+    const auto message = importError(path);
+    EXPECT_CONTAINS(message, "not an ONNX model");
+    EXPECT_CONTAINS(message, path);
+    EXPECT_CONTAINS(importError(ModelMaker::writeBytes("", "empty")), "empty");
+}
+
+TEST(OnnxImportErrors, TruncatedFile)
+{
+    ModelMaker m = reluModel();
+    m.ramp("unused", {64, 64}); // enough bytes to cut in the middle of
+    const std::string bytes = m.model().SerializeAsString();
+    for (std::size_t cut : {bytes.size() / 2, bytes.size() - 3})
+        EXPECT_CONTAINS(importError(ModelMaker::writeBytes(bytes.substr(0, cut), "cut")), "truncated");
+}
+
+TEST(OnnxImportErrors, CheckerFailure)
+{
+    ModelMaker m;
+    m.input("x", {1, 3}).output("y");
+    m.node("Relu", {"x", "x"}, {"y"}, "relu"); // Relu takes one input
+    EXPECT_CONTAINS(importError(m.save()), "ONNX checker");
+}
+
+TEST(OnnxImportErrors, ShapeInferenceFailure)
+{
+    ModelMaker m;
+    m.input("a", {1, 3}).input("b", {1, 4}).output("y", {1, 4});
+    m.node("Add", {"a", "b"}, {"y"}, "add");
+    EXPECT_CONTAINS(importError(m.save()), "shape inference");
+}
+
+TEST(OnnxImportErrors, CycleIsNamed)
+{
+    ModelMaker m;
+    m.input("x", {1, 3}).output("y");
+    m.node("Add", {"x", "b"}, {"a"}, "first");
+    m.node("Relu", {"a"}, {"b"}, "second");
+    m.node("Relu", {"a"}, {"y"}, "out");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "cycle");
+    EXPECT_CONTAINS(message, "'first' (Add)");
+    EXPECT_CONTAINS(message, "'second' (Relu)");
+}
+
+TEST(OnnxImportErrors, MissingInputsAreAllListed)
+{
+    ModelMaker m;
+    m.input("x", {1, 3}).output("y").output("lost");
+    m.node("Add", {"x", "ghost"}, {"a"}, "add");
+    m.node("Mul", {"a", "phantom"}, {"y"}, "mul");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "'add' (Add) reads 'ghost'");
+    EXPECT_CONTAINS(message, "'mul' (Mul) reads 'phantom'");
+    EXPECT_CONTAINS(message, "graph output 'lost'");
+}
+
+TEST(OnnxImportErrors, UnsortedNodesAreSorted)
+{
+    ModelMaker m;
+    m.input("x", {1, 3}).output("y", {1, 3});
+    m.node("Relu", {"a"}, {"y"}, "second");
+    m.node("Sigmoid", {"x"}, {"a"}, "first");
+    const Graph g = importOnnx(m.save());
+    EXPECT_EQ(g.op(OpId(0)).name, "first");
+}
+
+TEST(OnnxImportErrors, ShapesThatCannotBeInferred)
+{
+    ModelMaker symbolic;
+    symbolic.input("x", {1, 3, -1, 8}, onnx::TensorProto::FLOAT, "height").output("y");
+    symbolic.node("Relu", {"x"}, {"y"}, "relu");
+    EXPECT_CONTAINS(importError(symbolic.save()), "dimension 2 is symbolic ('height')");
+
+    ModelMaker shapeless;
+    shapeless.output("y");
+    shapeless.graph().add_input()->set_name("x");
+    shapeless.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    shapeless.node("Relu", {"x"}, {"y"}, "relu");
+    EXPECT_CONTAINS(importError(shapeless.save()), "'shape'"); // the checker insists
+
+    ModelMaker runtimeShape; // the reshape target comes from the data
+    runtimeShape.input("x", {1, 6}).input("s", {2}, onnx::TensorProto::INT64).output("y", {2, 3});
+    runtimeShape.node("Reshape", {"x", "s"}, {"y"}, "reshape");
+    const auto message = importError(runtimeShape.save());
+    EXPECT_CONTAINS(message, "input 's': has data type int64");
+}
+
+TEST(OnnxImportErrors, AbsurdDimensions)
+{
+    ModelMaker m;
+    m.input("x", {1, 3, 1000000, 1000000}).output("y");
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    EXPECT_CONTAINS(importError(m.save()), "too large");
+
+    ModelMaker grow; // a reshape target far beyond anything the IR holds
+    grow.input("x", {1, 4}).ints("t", {1, 4, 4294967296LL * 4}).output("y");
+    grow.node("Reshape", {"x", "t"}, {"y"}, "reshape");
+    EXPECT_CONTAINS(importError(grow.save()), "'reshape' (Reshape)");
+}
+
+TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
+{
+    ModelMaker m;
+    m.input("x", {1, 3, 4, 4}).output("y").output("z");
+    m.node("Erf", {"x"}, {"a"}, "erf_1");
+    m.node("LRN", {"a"}, {"b"}, "");
+    auto& lrn = *m.graph().mutable_node(1);
+    ModelMaker::attr(lrn, "size", std::int64_t{3});
+    m.node("Relu", {"b"}, {"y"}, "relu");
+    m.node("FusedThing", {"x"}, {"z"}, "custom").set_domain("com.example");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "3 nodes are not supported");
+    EXPECT_CONTAINS(message, "'erf_1' (Erf)");
+    EXPECT_CONTAINS(message, "'LRN_1' (LRN)");
+    EXPECT_CONTAINS(message, "'custom' (FusedThing)");
+    EXPECT_CONTAINS(message, "com.example");
+}
+
+TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)
+{
+    ModelMaker m;
+    m.input("x", {1, 3, 8, 8}).input("v", {2, 6}).ramp("B", {6, 4}).output("p").output("g").output("t");
+    auto& pool = m.node("MaxPool", {"x"}, {"p"}, "pool");
+    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t>{2, 2});
+    auto& gemm = m.node("Gemm", {"v", "B"}, {"g"}, "gemm");
+    ModelMaker::attr(gemm, "transA", std::int64_t{1});
+    m.ints("idx", {0, 2});
+    m.node("Gather", {"x", "idx"}, {"t"}, "gather");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "3 problems");
+    EXPECT_CONTAINS(message, "'pool' (MaxPool): pooling with dilations");
+    EXPECT_CONTAINS(message, "'gemm' (Gemm): transA=1");
+    EXPECT_CONTAINS(message, "'gather' (Gather): is only supported on constants");
+}
+
+TEST(OnnxImportErrors, FailuresDoNotCascade)
+{
+    ModelMaker m;
+    m.input("x", {1, 3, 4, 4}).output("y");
+    auto& pool = m.node("MaxPool", {"x"}, {"p"}, "pool");
+    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
+    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t>{2, 2});
+    m.node("Relu", {"p"}, {"y"}, "after");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "1 problem importing");
+    EXPECT_EQ(message.find("'after'"), std::string::npos) << message;
+}
+
+TEST(OnnxImportErrors, OpsetsOutOfRange)
+{
+    ModelMaker future = reluModel();
+    future.model().mutable_opset_import(0)->set_version(18);
+    EXPECT_CONTAINS(importError(future.save()), "opset 18 is newer");
+
+    ModelMaker old(6);
+    old.input("a", {1, 3}).input("b", {1, 3}).output("y");
+    old.node("Add", {"a", "b"}, {"y"}, "add"); // Add changed (broadcasting) in opset 7
+    EXPECT_CONTAINS(importError(old.save()), "Add");
+
+    ModelMaker unchanged(6); // Relu kept its opset-6 definition: fine
+    unchanged.input("x", {1, 3}).output("y");
+    unchanged.node("Relu", {"x"}, {"y"}, "relu");
+    EXPECT_EQ(importOnnx(unchanged.save()).opCount(), 1U);
+}
+
+TEST(OnnxImportErrors, ConstantOutputsAndBadBatch)
+{
+    ModelMaker m;
+    m.input("x", {1, 3}).weight("c", {2}, {1, 2}).output("y").output("k");
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.node("Identity", {"c"}, {"k"}, "const_out");
+    EXPECT_CONTAINS(importError(m.save()), "graph output 'k' is a constant");
+    EXPECT_CONTAINS(importError(reluModel().save(), -2), "batch size must be positive");
+}
+
+TEST(OnnxImportErrors, DamagedInitializer)
+{
+    ModelMaker m;
+    m.input("x", {1, 2, 4, 4}).ramp("W", {3, 2, 1, 1}).output("y");
+    m.graph().mutable_initializer(0)->mutable_float_data()->RemoveLast();
+    m.node("Conv", {"x", "W"}, {"y"}, "conv");
+    const auto message = importError(m.save());
+    EXPECT_CONTAINS(message, "initializer");
+}
+
+// Random byte damage to a real model: every result is a graph or an opsched::Error.
+TEST(OnnxImportErrors, DamagedBytesNeverCrash)
+{
+    std::ifstream in(std::string(OPSCHED_TEST_DATA_DIR) + "/two_branch.onnx", std::ios::binary);
+    const std::string original((std::istreambuf_iterator<char>(in)), {});
+    ASSERT_GT(original.size(), 1000U);
+    std::mt19937 rng(12345);
+    int imported = 0, refused = 0;
+    for (int round = 0; round < 150; ++round) {
+        std::string bytes = original;
+        for (int k = std::uniform_int_distribution<int>(1, 4)(rng); k > 0; --k)
+            bytes[std::uniform_int_distribution<std::size_t>(0, bytes.size() - 1)(rng)] =
+                static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+        try {
+            importOnnx(ModelMaker::writeBytes(bytes, "damaged"));
+            ++imported;
+        } catch (const Error&) {
+            ++refused;
+        }
+    }
+    EXPECT_EQ(imported + refused, 150);
+    EXPECT_GT(refused, 0);
+}
+
+} // namespace
