@@ -10,6 +10,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libgl-dev
   nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
+  libdnnl-dev ocl-icd-opencl-dev
   libgtest-dev libgmock-dev
 )
 

@@ -17,6 +17,7 @@ Runner addDevicesCommand(CLI::App& app);
 Runner addCompareCommand(CLI::App& app);
 Runner addScheduleCommand(CLI::App& app);
 Runner addEvaluateCommand(CLI::App& app);
+Runner addRunCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (README).
 inline constexpr int kExitOk = 0;

@@ -25,6 +25,7 @@ int main(int argc, char** argv)
     add(addZooCommand);
     add(addScheduleCommand);
     add(addEvaluateCommand);
+    add(addRunCommand);
     add(addCompareCommand);
     add(addDevicesCommand);
 

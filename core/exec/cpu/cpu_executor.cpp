@@ -1,0 +1,335 @@
+#include "exec/cpu/cpu_executor.h"
+
+#include "exec/cpu/merged_conv.h"
+#include "exec/cpu/onednn_ops.h"
+#include "util/error.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace opsched::cpu {
+namespace {
+
+// 64-byte aligned storage; operator new throws std::bad_alloc when memory cannot be had.
+class AlignedBuffer {
+public:
+    AlignedBuffer() = default;
+    explicit AlignedBuffer(std::size_t bytes)
+        : data_(static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 64), std::align_val_t{64})))
+    {
+    }
+    ~AlignedBuffer()
+    {
+        if (data_)
+            ::operator delete(data_, std::align_val_t{64});
+    }
+    AlignedBuffer(const AlignedBuffer&) = delete;
+    AlignedBuffer& operator=(AlignedBuffer&& o) noexcept
+    {
+        std::swap(data_, o.data_);
+        return *this;
+    }
+    std::byte* data() const { return data_; }
+
+private:
+    std::byte* data_ = nullptr;
+};
+
+template <typename T, typename... Ts>
+constexpr bool isOneOf = (std::is_same_v<T, Ts> || ...);
+
+// Layer kinds this backend runs. A generic visitor, so new LayerParams alternatives compile and
+// are reported as unsupported until someone adds them here.
+bool supported(const Layer& layer)
+{
+    return std::visit(
+        [](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
+        },
+        layer.params);
+}
+
+std::string unsupportedMessage(const Layer& layer)
+{
+    return std::string("layer kind '") + layer.kindName() + "' is not supported by the CPU backend";
+}
+
+// oneDNN's OpenMP runtime is loaded with libdnnl; set its thread count without linking OpenMP.
+void setThreads(int threads)
+{
+    using SetNumThreads = void (*)(int);
+    auto* fn = reinterpret_cast<SetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    if (!fn)
+        throw Error("--threads: this oneDNN build does not use OpenMP; set its own thread count instead");
+    fn(threads);
+}
+
+void checkGraph(const Graph& graph)
+{
+    for (const auto& t : graph.tensors())
+        if (t.dtype != DataType::Float32)
+            throw Error("tensor '" + t.name + "' is " + toString(t.dtype) + "; the CPU backend runs float32 only");
+    for (const auto& op : graph.ops())
+        for (const auto& layer : op.layers)
+            if (!supported(layer))
+                throw Error("op '" + op.name + "': " + unsupportedMessage(layer));
+}
+
+} // namespace
+
+bool cpuBackendAvailable()
+{
+    return true;
+}
+
+struct CpuExecutor::Impl {
+    Graph graph;
+    TensorLayout layout;
+    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::stream stream{engine};
+    AlignedBuffer arena;
+    AlignedBuffer scratchpad;
+    PrimitiveBuilder builder{engine};
+
+    Impl(const Graph& g, const Plan& plan) : graph(g), layout(graph, plan) {}
+
+    float* at(int value) const
+    {
+        return reinterpret_cast<float*>(arena.data() + layout.values()[static_cast<std::size_t>(value)].arenaOffset);
+    }
+    Operand operand(int value, const std::vector<std::int64_t>& dims) const { return {at(value), dims, {}}; }
+    Operand tensorOperand(TensorId t) const { return operand(layout.valueOf(t), graph.tensor(t).shape.dims); }
+
+    void compileLaunch(std::size_t index, const Launch& launch);
+    void compileOp(const Op& op);
+    void compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out);
+    void combine(const Op& op);
+};
+
+void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
+{
+    const LaunchLayout& ll = layout.launch(index);
+    if (ll.stack < 0) {
+        for (auto id : launch.ops)
+            compileOp(graph.op(id));
+        return;
+    }
+    // Merged: one convolution over the stacked weights into the stack value.
+    const Op& first = graph.op(launch.ops.front());
+    const OpLayout& ol = layout.op(first.id);
+    if (ol.combine)
+        combine(first);
+    const auto geometry = mergedConvGeometry(graph, ll.stackOrder);
+    const StackedWeights stacked = stackWeights(graph, ll.stackOrder, *geometry);
+    Conv2d c;
+    c.outChannels = geometry->outChannels;
+    c.kernelH = geometry->kernelH;
+    c.kernelW = geometry->kernelW;
+    c.strideH = geometry->strideH;
+    c.strideW = geometry->strideW;
+    c.padTop = geometry->padTop;
+    c.padLeft = geometry->padLeft;
+    c.padBottom = geometry->padBottom;
+    c.padRight = geometry->padRight;
+    const auto& stack = layout.values()[static_cast<std::size_t>(ll.stack)];
+    builder.conv(c, operand(ol.input, ol.inputDims), operand(ll.stack, stack.dims), stacked.weights, &stacked.bias,
+                 first.layers.front().activation);
+    if (ll.outputsAreSlices)
+        return;
+    // Batch > 1: the slices are strided; copy them out so every consumer reads dense data.
+    const std::int64_t plane = stack.dims[2] * stack.dims[3];
+    const std::vector<std::int64_t> strides{stack.dims[1] * plane, plane, stack.dims[3], 1};
+    for (std::size_t j = 0; j < ll.stackOrder.size(); ++j) {
+        const TensorId out = graph.op(ll.stackOrder[j]).output;
+        const Operand slice{at(ll.stack) + ll.channelOffsets[j] * plane, graph.tensor(out).shape.dims, strides};
+        builder.copy(slice, tensorOperand(out));
+    }
+}
+
+void CpuExecutor::Impl::compileOp(const Op& op)
+{
+    const OpLayout& ol = layout.op(op.id);
+    if (ol.combine)
+        combine(op);
+    Operand cur = ol.input >= 0 ? operand(ol.input, ol.inputDims) : Operand{};
+    for (std::size_t i = 0; i < op.layers.size(); ++i) {
+        const Operand out = operand(ol.layers[i], op.layers[i].output.dims);
+        if (!isNoopLayer(op, i)) // noop layers view their input's bytes
+            compileLayer(op, i, cur, out);
+        cur = out;
+    }
+}
+
+void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out)
+{
+    const Layer& layer = op.layers[i];
+    const Activation& act = layer.activation;
+    auto weights = [&](std::size_t k) { return weightValues(graph, layer.weights.at(k)); };
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Conv2d>) {
+                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
+                builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+            } else if constexpr (std::is_same_v<T, Gemm>) {
+                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
+                builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+            } else if constexpr (std::is_same_v<T, Pool2d>) {
+                const int scratch = layout.op(op.id).scratch[i];
+                const Operand padded =
+                    scratch >= 0 ? operand(scratch, layout.values()[static_cast<std::size_t>(scratch)].dims) : Operand{};
+                builder.pool(p, in, out, scratch >= 0 ? &padded : nullptr, act);
+            } else if constexpr (std::is_same_v<T, Eltwise>) {
+                builder.eltwise(in, out, {p.activation, act});
+            } else if constexpr (std::is_same_v<T, Softmax>) {
+                builder.softmax(p.axis, in, out, act);
+            } else if constexpr (std::is_same_v<T, Multiply>) {
+                if (i == 0 && multipliesTerms(op)) {
+                    std::vector<Operand> operands;
+                    for (const auto& term : op.inputs)
+                        operands.push_back(tensorOperand(term.front()));
+                    builder.multiply(operands, out, act);
+                } else {
+                    builder.eltwise(in.reshaped(out.dims), out, {act});
+                }
+            } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
+                builder.eltwise(in.reshaped(out.dims), out, {act}); // a view with an activation
+            } else {
+                throw Error(unsupportedMessage(layer));
+            }
+        },
+        layer.params);
+}
+
+void CpuExecutor::Impl::combine(const Op& op)
+{
+    const OpLayout& ol = layout.op(op.id);
+    const Operand dst = operand(ol.input, ol.inputDims);
+    auto termOperands = [&](const InputTerm& term) {
+        std::vector<Operand> srcs;
+        for (auto t : term)
+            srcs.push_back(tensorOperand(t));
+        return srcs;
+    };
+    if (op.inputs.size() == 1) {
+        builder.sum(termOperands(op.inputs.front()), dst);
+        return;
+    }
+    std::int64_t inner = 1;
+    for (std::size_t d = 2; d < dst.dims.size(); ++d)
+        inner *= dst.dims[d];
+    // Batch > 1: a channel slice is strided, described with the whole tensor's strides.
+    std::vector<std::int64_t> strides;
+    if (dst.dims[0] > 1) {
+        strides.assign(dst.dims.size(), 1);
+        for (std::size_t d = dst.dims.size() - 1; d > 0; --d)
+            strides[d - 1] = strides[d] * dst.dims[d];
+    }
+    std::vector<Operand> slices;
+    bool allSingle = true, anyInPlace = false;
+    std::int64_t c0 = 0;
+    for (const auto& term : op.inputs) {
+        const auto& dims = graph.tensor(term.front()).shape.dims;
+        slices.push_back(Operand{dst.data + c0 * inner, dims, strides});
+        allSingle = allSingle && term.size() == 1;
+        anyInPlace = anyInPlace || (term.size() == 1 && tensorOperand(term.front()).data == slices.back().data);
+        c0 += dims[1];
+    }
+    if (allSingle && !anyInPlace) {
+        std::vector<Operand> srcs;
+        for (const auto& term : op.inputs)
+            srcs.push_back(tensorOperand(term.front()));
+        builder.concat(srcs, dst, 1);
+        return;
+    }
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+        const auto& term = op.inputs[k];
+        if (term.size() > 1)
+            builder.sum(termOperands(term), slices[k]);
+        else if (tensorOperand(term.front()).data != slices[k].data) // else its producer wrote it here
+            builder.copy(tensorOperand(term.front()), slices[k]);
+    }
+}
+
+CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions options)
+{
+    checkGraph(graph);
+    if (options.threads > 0)
+        setThreads(options.threads);
+    impl_ = std::make_unique<Impl>(graph, plan);
+    Impl& im = *impl_;
+    const auto peak = static_cast<std::size_t>(im.layout.peakBytes());
+    try {
+        im.arena = AlignedBuffer(peak);
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate the " + std::to_string(peak >> 20) + " MiB arena for the activations of " +
+                    graph.name() + " (batch " + std::to_string(graph.batch()) + ")");
+    }
+    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+        const Launch& launch = plan.launches[i];
+        std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
+        if (launch.merged())
+            who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
+        try {
+            im.compileLaunch(i, launch);
+        } catch (const dnnl::error& e) {
+            throw Error(who + ": oneDNN cannot build its kernel: " + e.what());
+        } catch (const std::bad_alloc&) {
+            throw Error(who + ": out of memory while preparing its weights and kernels");
+        } catch (const Error& e) {
+            throw Error(who + ": " + e.what());
+        }
+    }
+    try {
+        im.scratchpad = AlignedBuffer(im.builder.scratchpadBytes());
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate oneDNN's scratchpad of " + std::to_string(im.builder.scratchpadBytes() >> 20) + " MiB");
+    }
+    im.builder.bindScratchpad(im.scratchpad.data());
+}
+
+CpuExecutor::~CpuExecutor() = default;
+
+std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<float>>& inputs)
+{
+    Impl& im = *impl_;
+    const auto& ids = im.graph.inputs();
+    if (inputs.size() != ids.size())
+        throw Error(im.graph.name() + " takes " + std::to_string(ids.size()) + " inputs, got " +
+                    std::to_string(inputs.size()));
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+        const Tensor& t = im.graph.tensor(ids[k]);
+        if (static_cast<std::int64_t>(inputs[k].size()) != t.shape.elements())
+            throw Error("input '" + t.name + "' (" + t.shape.toString() + ") needs " + std::to_string(t.shape.elements()) +
+                        " values, got " + std::to_string(inputs[k].size()));
+        std::memcpy(im.at(im.layout.valueOf(t.id)), inputs[k].data(), inputs[k].size() * sizeof(float));
+    }
+    for (auto& step : im.builder.steps()) {
+        if (step.host) {
+            im.stream.wait();
+            step.host();
+        } else {
+            step.primitive.execute(im.stream, step.args);
+        }
+    }
+    im.stream.wait();
+    std::vector<std::vector<float>> outputs;
+    for (auto id : im.graph.outputs()) {
+        const float* p = im.at(im.layout.valueOf(id));
+        outputs.emplace_back(p, p + im.graph.tensor(id).shape.elements());
+    }
+    return outputs;
+}
+
+std::int64_t CpuExecutor::peakArenaBytes() const { return impl_->layout.peakBytes(); }
+std::int64_t CpuExecutor::activationBytes() const { return impl_->layout.activationBytes(); }
+std::int64_t CpuExecutor::weightBytes() const { return impl_->builder.weightBytes(); }
+std::int64_t CpuExecutor::scratchpadBytes() const { return static_cast<std::int64_t>(impl_->builder.scratchpadBytes()); }
+std::size_t CpuExecutor::primitiveCount() const { return impl_->builder.steps().size(); }
+const TensorLayout& CpuExecutor::layout() const { return impl_->layout; }
+
+} // namespace opsched::cpu

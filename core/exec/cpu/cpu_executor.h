@@ -1,0 +1,56 @@
+// The CPU backend: runs a Plan for a Graph with oneDNN primitives, in launch order on one stream
+// (waits and barriers hold trivially). Everything is prepared once per plan: the tensor layout in
+// one arena (exec/cpu/tensor_layout.h), the weights, reordered once into the layout each kernel
+// prefers, and the primitives with their arguments bound. A run copies the inputs in, executes
+// the primitives and copies the outputs out.
+#pragma once
+
+#include "exec/cpu/tensor_layout.h"
+#include "graph/graph.h"
+#include "schedule/plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace opsched::cpu {
+
+// Whether this build has the CPU backend (oneDNN was found when it was configured).
+bool cpuBackendAvailable();
+
+struct CpuOptions {
+    int threads = 0; // oneDNN's threads; 0 keeps its default (all cores, or OMP_NUM_THREADS)
+};
+
+class CpuExecutor {
+public:
+    // Throws Error naming the op for layers or activations the backend cannot run, an invalid
+    // plan, or memory that cannot be had; and when the backend is not built.
+    CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions options = {});
+    ~CpuExecutor();
+    CpuExecutor(const CpuExecutor&) = delete;
+    CpuExecutor& operator=(const CpuExecutor&) = delete;
+
+    // Inputs and outputs in Graph::inputs() / outputs() order, dense NCHW float32. Throws Error
+    // when an input has the wrong number of values.
+    std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+
+    std::int64_t peakArenaBytes() const;    // the arena: every activation and scratch buffer
+    std::int64_t activationBytes() const;   // all activations side by side, without reuse
+    std::int64_t weightBytes() const;       // weights in the kernels' layouts
+    std::int64_t scratchpadBytes() const;   // oneDNN's scratchpad, shared by all primitives
+    std::size_t primitiveCount() const;
+    const TensorLayout& layout() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Seeded inputs for a graph, uniform in [-1, 1], the same on every platform.
+std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t seed);
+
+// The sum of the values, accumulated in double: a quick fingerprint of an output.
+double checksum(const std::vector<float>& values);
+
+} // namespace opsched::cpu

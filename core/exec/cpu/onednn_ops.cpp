@@ -1,0 +1,360 @@
+#include "exec/cpu/onednn_ops.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace opsched::cpu {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using dnnl::prop_kind;
+using tag = memory::format_tag;
+
+namespace {
+
+memory::dims denseStrides(const std::vector<std::int64_t>& dims)
+{
+    memory::dims strides(dims.size(), 1);
+    for (std::size_t i = dims.size(); i-- > 1;)
+        strides[i - 1] = strides[i] * dims[i];
+    return strides;
+}
+
+std::int64_t elements(const std::vector<std::int64_t>& dims)
+{
+    std::int64_t n = 1;
+    for (auto d : dims)
+        n *= d;
+    return n;
+}
+
+// oneDNN wants (in + before + after - kernel) / stride + 1 == out. The given padding when it
+// fits, else the padding the windows need; when they stop short of the input's end, the unread
+// tail is cropped off instead (negative padding).
+struct Fit {
+    std::int64_t in, after;
+};
+
+Fit fitWindows(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t before, std::int64_t after,
+               std::int64_t out)
+{
+    auto fits = [&](std::int64_t a) { return a >= 0 && in + before + a >= kernel && (in + before + a - kernel) / stride + 1 == out; };
+    if (fits(after))
+        return {in, after};
+    const std::int64_t needed = (out - 1) * stride + kernel - in - before;
+    if (needed < 0 && in + needed > 0)
+        return {in + needed, 0};
+    if (fits(needed))
+        return {in, needed};
+    throw Error("pooling window " + std::to_string(kernel) + " / stride " + std::to_string(stride) +
+                " does not give " + std::to_string(out) + " outputs from " + std::to_string(in));
+}
+
+} // namespace
+
+memory::desc describe(const Operand& o)
+{
+    const memory::dims dims(o.dims.begin(), o.dims.end());
+    return memory::desc(dims, memory::data_type::f32, o.strides.empty() ? denseStrides(o.dims) : memory::dims(o.strides.begin(), o.strides.end()));
+}
+
+std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& act)
+{
+    switch (act.kind) {
+    case ActivationKind::None: return {};
+    case ActivationKind::Relu: return {{algorithm::eltwise_relu, 0.0F, 0.0F}};
+    case ActivationKind::Clip: return {{algorithm::eltwise_clip, act.alpha, act.beta}};
+    case ActivationKind::Sigmoid: return {{algorithm::eltwise_logistic, 0.0F, 0.0F}};
+    // oneDNN 2.6 has no hardsigmoid: clip(alpha * x + beta, 0, 1).
+    case ActivationKind::HardSigmoid:
+        return {{algorithm::eltwise_linear, act.alpha, act.beta}, {algorithm::eltwise_clip, 0.0F, 1.0F}};
+    case ActivationKind::HardSwish: return {{algorithm::eltwise_hardswish, 0.0F, 0.0F}};
+    case ActivationKind::Tanh: return {{algorithm::eltwise_tanh, 0.0F, 0.0F}};
+    default: break;
+    }
+    throw Error(std::string("activation '") + toString(act.kind) + "' is not supported by the CPU backend");
+}
+
+dnnl::memory PrimitiveBuilder::bind(const Operand& o) const
+{
+    return dnnl::memory(describe(o), engine_, o.data);
+}
+
+dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) const
+{
+    dnnl::primitive_attr a;
+    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (!postOps.empty()) {
+        dnnl::post_ops po;
+        for (const auto& p : postOps)
+            po.append_eltwise(1.0F, p.algorithm, p.alpha, p.beta);
+        a.set_post_ops(po);
+    }
+    return a;
+}
+
+void PrimitiveBuilder::push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
+                            std::unordered_map<int, dnnl::memory> args)
+{
+    steps_.push_back(Step{std::move(primitive), std::move(args), {}});
+    scratchpads_.push_back(pd.scratchpad_desc());
+    scratchpadBytes_ = std::max(scratchpadBytes_, scratchpads_.back().get_size());
+}
+
+void PrimitiveBuilder::bindScratchpad(void* buffer)
+{
+    for (std::size_t i = 0; i < steps_.size(); ++i)
+        if (scratchpads_[i].get_size() > 0)
+            steps_[i].args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratchpads_[i], engine_, buffer);
+}
+
+dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vector<float>& values,
+                                        const memory::desc& wanted)
+{
+    dnnl::memory src(user, engine_);
+    std::memcpy(src.get_data_handle(), values.data(), std::min(user.get_size(), values.size() * sizeof(float)));
+    weightBytes_ += static_cast<std::int64_t>(wanted.get_size());
+    if (wanted == user)
+        return src;
+    dnnl::memory dst(wanted, engine_);
+    dnnl::stream stream(engine_);
+    dnnl::reorder(src, dst).execute(stream, src, dst);
+    stream.wait();
+    return dst;
+}
+
+void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piece>& ps)
+{
+    for (const auto& p : ps) {
+        dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(dst), p.alpha, p.beta);
+        dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
+        const auto m = bind(dst);
+        push(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
+    }
+}
+
+namespace {
+
+// Creates the primitive descriptor with the activation as post-ops where the primitive takes
+// them; `fused` says whether it did.
+template <typename PD, typename Desc, typename AttrFn>
+PD withPostOps(const Desc& d, const dnnl::engine& engine, bool wantPostOps, AttrFn attrWith, bool& fused)
+{
+    fused = false;
+    if (wantPostOps) {
+        try {
+            PD pd(d, attrWith(true), engine);
+            fused = true;
+            return pd;
+        } catch (const dnnl::error&) {
+        }
+    }
+    return PD(d, attrWith(false), engine);
+}
+
+} // namespace
+
+void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                            const std::vector<float>* bias, const Activation& act)
+{
+    const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
+    const memory::dims wdims = g > 1 ? memory::dims{g, o / g, i / g, c.kernelH, c.kernelW}
+                                     : memory::dims{o, i, c.kernelH, c.kernelW};
+    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
+    const memory::desc any(wdims, memory::data_type::f32, tag::any);
+    const memory::desc biasDesc = bias ? memory::desc({o}, memory::data_type::f32, tag::x) : memory::desc();
+    const auto ps = pieces(act);
+    dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, describe(src), any,
+                                      biasDesc, describe(dst), {c.strideH, c.strideW},
+                                      {c.dilationH - 1, c.dilationW - 1}, {c.padTop, c.padLeft},
+                                      {c.padBottom, c.padRight});
+    dnnl::convolution_forward::primitive_desc pd(d, attr(ps), engine_);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)},
+                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc())},
+                                               {DNNL_ARG_DST, bind(dst)}};
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
+    push(pd, dnnl::convolution_forward(pd), std::move(args));
+}
+
+void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded,
+                            const Activation& act)
+{
+    Operand in = src;
+    const std::int64_t outH = dst.dims.at(2), outW = dst.dims.at(3);
+    memory::dims kernel, strides;
+    std::int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+    algorithm alg = algorithm::pooling_max;
+    if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax) {
+        kernel = {src.dims.at(2), src.dims.at(3)};
+        strides = {1, 1};
+        alg = p.kind == PoolKind::GlobalMax ? algorithm::pooling_max : algorithm::pooling_avg_exclude_padding;
+    } else {
+        kernel = {p.kernelH, p.kernelW};
+        strides = {p.strideH, p.strideW};
+        pt = p.padTop, pl = p.padLeft, pb = p.padBottom, pr = p.padRight;
+        if (p.kind == PoolKind::Average)
+            alg = p.countIncludePad ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
+        if (padded) {
+            // Padding made explicit (zeros that count); the ceil-mode overhang is then excluded.
+            float* base = padded->data;
+            const auto count = static_cast<std::size_t>(elements(padded->dims));
+            steps_.push_back(Step{{}, {}, [base, count] { std::fill(base, base + count, 0.0F); }});
+            scratchpads_.emplace_back();
+            const auto strides4 = denseStrides(padded->dims);
+            Operand interior{base + pt * strides4[2] + pl, src.dims, {strides4.begin(), strides4.end()}};
+            copy(src, interior);
+            in = *padded;
+            pt = pl = pb = pr = 0;
+            alg = algorithm::pooling_avg_exclude_padding;
+        }
+        const Fit h = fitWindows(in.dims[2], p.kernelH, p.strideH, pt, pb, outH);
+        const Fit w = fitWindows(in.dims[3], p.kernelW, p.strideW, pl, pr, outW);
+        pb = h.after;
+        pr = w.after;
+        if (h.in != in.dims[2] || w.in != in.dims[3]) {
+            const auto full = in.strides.empty() ? denseStrides(in.dims) : memory::dims(in.strides.begin(), in.strides.end());
+            in = Operand{in.data, {in.dims[0], in.dims[1], h.in, w.in}, {full.begin(), full.end()}};
+        }
+    }
+    const auto ps = pieces(act);
+    dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, describe(in), describe(dst), strides, kernel,
+                                  {pt, pl}, {pb, pr});
+    bool fused = false;
+    auto pd = withPostOps<dnnl::pooling_forward::primitive_desc>(d, engine_, !ps.empty(),
+                                                                 [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    push(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, bind(in)}, {DNNL_ARG_DST, bind(dst)}});
+    if (!fused)
+        eltwiseInPlace(dst, ps);
+}
+
+void PrimitiveBuilder::eltwise(const Operand& src, const Operand& dst, const std::vector<Activation>& acts)
+{
+    std::vector<Piece> ps;
+    for (const auto& a : acts)
+        for (const auto& p : pieces(a))
+            ps.push_back(p);
+    if (ps.empty()) {
+        if (src.data != dst.data)
+            copy(src, dst);
+        return;
+    }
+    const Piece& p = ps.front();
+    dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(src), p.alpha, p.beta);
+    dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
+    push(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
+    eltwiseInPlace(dst, {ps.begin() + 1, ps.end()});
+}
+
+void PrimitiveBuilder::innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                                    const std::vector<float>* bias, const Activation& act)
+{
+    const std::int64_t n = src.dims.at(0), k = elements(src.dims) / n, o = dst.dims.at(1);
+    const Operand flat = src.reshaped({n, k});
+    const memory::desc user({o, k}, memory::data_type::f32, tag::oi);
+    const memory::desc any({o, k}, memory::data_type::f32, tag::any);
+    const auto ps = pieces(act);
+    auto makeDesc = [&] {
+        if (!bias)
+            return dnnl::inner_product_forward::desc(prop_kind::forward_inference, describe(flat), any, describe(dst));
+        return dnnl::inner_product_forward::desc(prop_kind::forward_inference, describe(flat), any,
+                                                 memory::desc({o}, memory::data_type::f32, tag::x), describe(dst));
+    };
+    bool fused = false;
+    auto pd = withPostOps<dnnl::inner_product_forward::primitive_desc>(
+        makeDesc(), engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(flat)},
+                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc())},
+                                               {DNNL_ARG_DST, bind(dst)}};
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(memory::desc({o}, memory::data_type::f32, tag::x), *bias, pd.bias_desc());
+    push(pd, dnnl::inner_product_forward(pd), std::move(args));
+    if (!fused)
+        eltwiseInPlace(dst, ps);
+}
+
+void PrimitiveBuilder::softmax(int axis, const Operand& src, const Operand& dst, const Activation& act)
+{
+    const auto ps = pieces(act);
+    if (axis < 0)
+        axis += static_cast<int>(src.dims.size());
+    dnnl::softmax_v2_forward::desc d(prop_kind::forward_inference, algorithm::softmax_accurate, describe(src),
+                                     describe(dst), axis);
+    bool fused = false;
+    auto pd = withPostOps<dnnl::softmax_v2_forward::primitive_desc>(
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    push(pd, dnnl::softmax_v2_forward(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
+    if (!fused)
+        eltwiseInPlace(dst, ps);
+}
+
+void PrimitiveBuilder::multiply(const std::vector<Operand>& operands, const Operand& dst, const Activation& act)
+{
+    // oneDNN broadcasts the second operand only: start from one with the full shape (or ones).
+    const std::size_t rank = dst.dims.size();
+    std::vector<Operand> ops;
+    std::optional<std::size_t> full;
+    for (const auto& o : operands) {
+        std::vector<std::int64_t> dims(rank - std::min(rank, o.dims.size()), 1);
+        dims.insert(dims.end(), o.dims.begin(), o.dims.end());
+        if (!full && dims == dst.dims)
+            full = ops.size();
+        ops.push_back(o.reshaped(std::move(dims)));
+    }
+    Operand cur;
+    if (full) {
+        cur = ops[*full];
+        ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(*full));
+    } else {
+        constants_.push_back(std::make_shared<std::vector<float>>(static_cast<std::size_t>(elements(dst.dims)), 1.0F));
+        cur = Operand{constants_.back()->data(), dst.dims, {}};
+    }
+    const auto ps = pieces(act);
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+        const bool last = j + 1 == ops.size();
+        dnnl::binary::desc d(algorithm::binary_mul, describe(cur), describe(ops[j]), describe(dst));
+        bool fused = false;
+        auto pd = withPostOps<dnnl::binary::primitive_desc>(
+            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+        push(pd, dnnl::binary(pd),
+             {{DNNL_ARG_SRC_0, bind(cur)}, {DNNL_ARG_SRC_1, bind(ops[j])}, {DNNL_ARG_DST, bind(dst)}});
+        if (last && !fused)
+            eltwiseInPlace(dst, ps);
+        cur = dst;
+    }
+}
+
+void PrimitiveBuilder::sum(const std::vector<Operand>& srcs, const Operand& dst)
+{
+    std::vector<memory::desc> descs;
+    for (const auto& s : srcs)
+        descs.push_back(describe(s));
+    dnnl::sum::primitive_desc pd(describe(dst), std::vector<float>(srcs.size(), 1.0F), descs, engine_, attr({}));
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DST, bind(dst)}};
+    for (std::size_t i = 0; i < srcs.size(); ++i)
+        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = bind(srcs[i]);
+    push(pd, dnnl::sum(pd), std::move(args));
+}
+
+void PrimitiveBuilder::concat(const std::vector<Operand>& srcs, const Operand& dst, int axis)
+{
+    std::vector<memory::desc> descs;
+    for (const auto& s : srcs)
+        descs.push_back(describe(s));
+    dnnl::concat::primitive_desc pd(describe(dst), axis, descs, engine_, attr({}));
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DST, bind(dst)}};
+    for (std::size_t i = 0; i < srcs.size(); ++i)
+        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = bind(srcs[i]);
+    push(pd, dnnl::concat(pd), std::move(args));
+}
+
+void PrimitiveBuilder::copy(const Operand& src, const Operand& dst)
+{
+    dnnl::reorder::primitive_desc pd(engine_, describe(src), engine_, describe(dst), attr({}));
+    push(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, bind(src)}, {DNNL_ARG_TO, bind(dst)}});
+}
+
+} // namespace opsched::cpu

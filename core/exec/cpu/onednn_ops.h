@@ -1,0 +1,86 @@
+// oneDNN primitives for the CPU executor, built once per plan with their arguments bound to fixed
+// addresses (arena slices, weights reordered once into the layout each primitive prefers), so a
+// run only walks the list and executes. Internal to the CPU backend.
+#pragma once
+
+#include "graph/layer.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace opsched::cpu {
+
+// Float32 data at a fixed address. Dense row-major (NCHW) unless strides are given.
+struct Operand {
+    float* data = nullptr;
+    std::vector<std::int64_t> dims;
+    std::vector<std::int64_t> strides; // in elements; empty: dense
+
+    Operand reshaped(std::vector<std::int64_t> newDims) const { return {data, std::move(newDims), {}}; }
+};
+
+// A primitive with bound arguments, or host code (zero fills) in its place.
+struct Step {
+    dnnl::primitive primitive;
+    std::unordered_map<int, dnnl::memory> args;
+    std::function<void()> host;
+};
+
+class PrimitiveBuilder {
+public:
+    explicit PrimitiveBuilder(const dnnl::engine& engine) : engine_(engine) {}
+
+    // Conv2d with optional bias and the fused activation as post-ops; weights are
+    // [outChannels, inChannels / groups, kernelH, kernelW].
+    void conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
+              const std::vector<float>* bias, const Activation& act);
+    // `padded`: the zero-padded copy of src that paddedPoolInputDims asked for, or null.
+    void pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act);
+    // Applies the activations one after another; a plain copy when there are none.
+    void eltwise(const Operand& src, const Operand& dst, const std::vector<Activation>& acts);
+    // src flattened to [N, K] times weights [outFeatures, K] (+ bias).
+    void innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                      const std::vector<float>* bias, const Activation& act);
+    void softmax(int axis, const Operand& src, const Operand& dst, const Activation& act);
+    // Product of the operands with NumPy broadcasting into dst (which has the broadcast shape).
+    void multiply(const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
+    void sum(const std::vector<Operand>& srcs, const Operand& dst);
+    void concat(const std::vector<Operand>& srcs, const Operand& dst, int axis);
+    void copy(const Operand& src, const Operand& dst);
+
+    std::vector<Step>& steps() { return steps_; }
+    // The largest scratchpad any primitive asked for; all share one buffer (runs are sequential).
+    std::size_t scratchpadBytes() const { return scratchpadBytes_; }
+    void bindScratchpad(void* buffer);
+    std::int64_t weightBytes() const { return weightBytes_; }
+
+private:
+    struct Piece {
+        dnnl::algorithm algorithm;
+        float alpha, beta;
+    };
+    static std::vector<Piece> pieces(const Activation& act);
+    dnnl::memory bind(const Operand& o) const;
+    dnnl::memory constant(const dnnl::memory::desc& user, const std::vector<float>& values,
+                          const dnnl::memory::desc& wanted);
+    dnnl::primitive_attr attr(const std::vector<Piece>& postOps) const;
+    void push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args);
+    // Post-ops the primitive could not take, as in-place eltwise steps on dst.
+    void eltwiseInPlace(const Operand& dst, const std::vector<Piece>& pieces);
+
+    dnnl::engine engine_;
+    std::vector<Step> steps_;
+    std::vector<dnnl::memory::desc> scratchpads_; // per step; zero-size when none
+    std::size_t scratchpadBytes_ = 0;
+    std::int64_t weightBytes_ = 0;
+    std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for broadcasting products
+};
+
+dnnl::memory::desc describe(const Operand& o);
+
+} // namespace opsched::cpu

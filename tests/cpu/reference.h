@@ -1,0 +1,251 @@
+// A naive reference executor: plain loops over dense NCHW float32, op by op in topological order,
+// with PyTorch / ONNX semantics. Slow and obvious on purpose, to check the oneDNN executor on
+// small graphs.
+#pragma once
+
+#include "graph/graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+namespace opsched::test {
+
+struct HostTensor {
+    std::vector<std::int64_t> dims;
+    std::vector<float> data;
+};
+
+inline std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from = 0)
+{
+    std::int64_t n = 1;
+    for (std::size_t i = from; i < dims.size(); ++i)
+        n *= dims[i];
+    return n;
+}
+
+inline float activate(float x, const Activation& a)
+{
+    switch (a.kind) {
+    case ActivationKind::None: return x;
+    case ActivationKind::Relu: return std::max(x, 0.0F);
+    case ActivationKind::Clip: return std::min(std::max(x, a.alpha), a.beta);
+    case ActivationKind::Sigmoid: return 1.0F / (1.0F + std::exp(-x));
+    case ActivationKind::HardSigmoid: return std::max(0.0F, std::min(1.0F, a.alpha * x + a.beta));
+    case ActivationKind::HardSwish: return x * std::min(std::max(x + 3.0F, 0.0F), 6.0F) / 6.0F;
+    case ActivationKind::Tanh: return std::tanh(x);
+    default: throw std::runtime_error("reference: unknown activation");
+    }
+}
+
+inline void activateAll(HostTensor& t, const Activation& a)
+{
+    for (auto& v : t.data)
+        v = activate(v, a);
+}
+
+inline HostTensor referenceConv(const HostTensor& in, const Conv2d& c, const std::vector<float>& w,
+                                const std::vector<float>* bias, const Shape& out)
+{
+    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()))};
+    const std::int64_t n = in.dims[0], ci = in.dims[1], h = in.dims[2], wd = in.dims[3];
+    const std::int64_t co = out[1], oh = out[2], ow = out[3], g = c.groups, cig = ci / g, cog = co / g;
+    for (std::int64_t b = 0; b < n; ++b)
+        for (std::int64_t oc = 0; oc < co; ++oc)
+            for (std::int64_t y = 0; y < oh; ++y)
+                for (std::int64_t x = 0; x < ow; ++x) {
+                    double acc = bias ? (*bias)[static_cast<std::size_t>(oc)] : 0.0;
+                    const std::int64_t grp = oc / cog;
+                    for (std::int64_t ic = 0; ic < cig; ++ic)
+                        for (std::int64_t ky = 0; ky < c.kernelH; ++ky)
+                            for (std::int64_t kx = 0; kx < c.kernelW; ++kx) {
+                                const std::int64_t iy = y * c.strideH - c.padTop + ky * c.dilationH;
+                                const std::int64_t ix = x * c.strideW - c.padLeft + kx * c.dilationW;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
+                                    continue;
+                                const float v = in.data[static_cast<std::size_t>(((b * ci + grp * cig + ic) * h + iy) * wd + ix)];
+                                acc += v * w[static_cast<std::size_t>(((oc * cig + ic) * c.kernelH + ky) * c.kernelW + kx)];
+                            }
+                    o.data[static_cast<std::size_t>(((b * co + oc) * oh + y) * ow + x)] = static_cast<float>(acc);
+                }
+    return o;
+}
+
+inline HostTensor referencePool(const HostTensor& in, const Pool2d& p, const Shape& out)
+{
+    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()))};
+    const std::int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3], oh = out[2], ow = out[3];
+    const bool global = p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax;
+    const bool isMax = p.kind == PoolKind::Max || p.kind == PoolKind::GlobalMax;
+    const std::int64_t kh = global ? h : p.kernelH, kw = global ? w : p.kernelW;
+    const std::int64_t sh = global ? 1 : p.strideH, sw = global ? 1 : p.strideW;
+    const std::int64_t pt = global ? 0 : p.padTop, pl = global ? 0 : p.padLeft;
+    const std::int64_t pb = global ? 0 : p.padBottom, pr = global ? 0 : p.padRight;
+    for (std::int64_t b = 0; b < n * c; ++b)
+        for (std::int64_t y = 0; y < oh; ++y)
+            for (std::int64_t x = 0; x < ow; ++x) {
+                // PyTorch: the divisor counts padding but not the ceil-mode overhang past it.
+                std::int64_t y0 = y * sh - pt, x0 = x * sw - pl;
+                std::int64_t y1 = std::min(y0 + kh, h + pb), x1 = std::min(x0 + kw, w + pr);
+                const std::int64_t padded = (y1 - y0) * (x1 - x0);
+                y0 = std::max<std::int64_t>(y0, 0), x0 = std::max<std::int64_t>(x0, 0);
+                y1 = std::min(y1, h), x1 = std::min(x1, w);
+                double acc = isMax ? -INFINITY : 0.0;
+                for (std::int64_t iy = y0; iy < y1; ++iy)
+                    for (std::int64_t ix = x0; ix < x1; ++ix) {
+                        const float v = in.data[static_cast<std::size_t>((b * h + iy) * w + ix)];
+                        acc = isMax ? std::max<double>(acc, v) : acc + v;
+                    }
+                if (!isMax)
+                    acc /= static_cast<double>(p.countIncludePad && !global ? padded : (y1 - y0) * (x1 - x0));
+                o.data[static_cast<std::size_t>((b * oh + y) * ow + x)] = static_cast<float>(acc);
+            }
+    return o;
+}
+
+inline HostTensor referenceSoftmax(const HostTensor& in, int axis)
+{
+    HostTensor o = in;
+    const std::int64_t outer = product({in.dims.begin(), in.dims.begin() + axis});
+    const std::int64_t len = in.dims[static_cast<std::size_t>(axis)];
+    const std::int64_t inner = product(in.dims, static_cast<std::size_t>(axis) + 1);
+    for (std::int64_t a = 0; a < outer; ++a)
+        for (std::int64_t i = 0; i < inner; ++i) {
+            auto at = [&](std::int64_t k) -> float& { return o.data[static_cast<std::size_t>((a * len + k) * inner + i)]; };
+            float mx = -INFINITY;
+            for (std::int64_t k = 0; k < len; ++k)
+                mx = std::max(mx, at(k));
+            double sum = 0;
+            for (std::int64_t k = 0; k < len; ++k)
+                sum += std::exp(static_cast<double>(at(k) - mx));
+            for (std::int64_t k = 0; k < len; ++k)
+                at(k) = static_cast<float>(std::exp(static_cast<double>(at(k) - mx)) / sum);
+        }
+    return o;
+}
+
+// NumPy broadcasting product of several tensors.
+inline HostTensor referenceProduct(const std::vector<HostTensor>& ts, const Shape& out)
+{
+    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()), 1.0F)};
+    const std::size_t rank = out.dims.size();
+    for (const auto& t : ts) {
+        std::vector<std::int64_t> dims(rank - t.dims.size(), 1);
+        dims.insert(dims.end(), t.dims.begin(), t.dims.end());
+        for (std::int64_t i = 0; i < out.elements(); ++i) {
+            std::int64_t rest = i, src = 0, stride = 1;
+            for (std::size_t d = rank; d-- > 0;) {
+                const std::int64_t coord = rest % out.dims[d];
+                rest /= out.dims[d];
+                src += (dims[d] == 1 ? 0 : coord) * stride;
+                stride *= dims[d];
+            }
+            o.data[static_cast<std::size_t>(i)] *= t.data[static_cast<std::size_t>(src)];
+        }
+    }
+    return o;
+}
+
+// Terms summed, then concatenated along channels.
+inline HostTensor referenceCombine(const std::vector<std::vector<HostTensor>>& terms)
+{
+    std::vector<HostTensor> sums;
+    for (const auto& term : terms) {
+        HostTensor s = term.front();
+        for (std::size_t k = 1; k < term.size(); ++k)
+            for (std::size_t i = 0; i < s.data.size(); ++i)
+                s.data[i] += term[k].data[i];
+        sums.push_back(std::move(s));
+    }
+    if (sums.size() == 1)
+        return sums.front();
+    HostTensor o{sums.front().dims, {}};
+    o.dims[1] = 0;
+    for (const auto& s : sums)
+        o.dims[1] += s.dims[1];
+    const std::int64_t inner = product(o.dims, 2);
+    for (std::int64_t b = 0; b < o.dims[0]; ++b)
+        for (const auto& s : sums) {
+            const auto begin = s.data.begin() + b * s.dims[1] * inner;
+            o.data.insert(o.data.end(), begin, begin + s.dims[1] * inner);
+        }
+    return o;
+}
+
+inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::vector<std::vector<float>>& inputs)
+{
+    std::vector<HostTensor> values(g.tensors().size());
+    for (std::size_t k = 0; k < g.inputs().size(); ++k)
+        values[g.inputs()[k].value()] = {g.tensor(g.inputs()[k]).shape.dims, inputs[k]};
+    auto weight = [&](TensorId id) { return g.tensor(id).weight->values(static_cast<std::size_t>(g.tensor(id).shape.elements())); };
+    for (auto id : g.topologicalOrder()) {
+        const Op& op = g.op(id);
+        std::vector<std::vector<HostTensor>> terms;
+        for (const auto& term : op.inputs) {
+            auto& ts = terms.emplace_back();
+            for (auto t : term)
+                ts.push_back(values[t.value()]);
+        }
+        HostTensor cur;
+        const bool isProduct = std::holds_alternative<Multiply>(op.layers.front().params);
+        if (isProduct) {
+            std::vector<HostTensor> ts;
+            for (const auto& t : terms)
+                ts.push_back(t.front());
+            cur = referenceProduct(ts, op.layers.front().output);
+        } else {
+            cur = referenceCombine(terms);
+        }
+        for (const auto& layer : op.layers) {
+            if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
+                const auto bias = c->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                cur = referenceConv(cur, *c, weight(layer.weights.at(0)), c->bias ? &bias : nullptr, layer.output);
+            } else if (const auto* p = std::get_if<Pool2d>(&layer.params)) {
+                cur = referencePool(cur, *p, layer.output);
+            } else if (const auto* e = std::get_if<Eltwise>(&layer.params)) {
+                activateAll(cur, e->activation);
+            } else if (const auto* gm = std::get_if<Gemm>(&layer.params)) {
+                const auto w = weight(layer.weights.at(0));
+                const auto bias = gm->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                const std::int64_t n = cur.dims[0], k = product(cur.dims, 1), o = gm->outFeatures;
+                HostTensor r{{n, o}, std::vector<float>(static_cast<std::size_t>(n * o))};
+                for (std::int64_t b = 0; b < n; ++b)
+                    for (std::int64_t j = 0; j < o; ++j) {
+                        double acc = gm->bias ? bias[static_cast<std::size_t>(j)] : 0.0;
+                        for (std::int64_t i = 0; i < k; ++i)
+                            acc += cur.data[static_cast<std::size_t>(b * k + i)] * w[static_cast<std::size_t>(j * k + i)];
+                        r.data[static_cast<std::size_t>(b * o + j)] = static_cast<float>(acc);
+                    }
+                cur = std::move(r);
+            } else if (const auto* s = std::get_if<Softmax>(&layer.params)) {
+                cur = referenceSoftmax(cur, s->axis);
+            } else if (!std::holds_alternative<Multiply>(layer.params) && !std::holds_alternative<Flatten>(layer.params) &&
+                       !std::holds_alternative<Reshape>(layer.params) && !std::holds_alternative<Identity>(layer.params)) {
+                throw std::runtime_error(std::string("reference: no ") + layer.kindName());
+            }
+            cur.dims = layer.output.dims; // views change dimensions only
+            activateAll(cur, layer.activation);
+        }
+        values[op.output.value()] = std::move(cur);
+    }
+    std::vector<std::vector<float>> out;
+    for (auto t : g.outputs())
+        out.push_back(values[t.value()].data);
+    return out;
+}
+
+inline float maxAbsDiff(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b)
+{
+    float d = a.size() == b.size() ? 0.0F : INFINITY;
+    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+        if (a[k].size() != b[k].size())
+            return INFINITY;
+        for (std::size_t i = 0; i < a[k].size(); ++i)
+            d = std::max(d, std::abs(a[k][i] - b[k][i]));
+    }
+    return d;
+}
+
+} // namespace opsched::test
