@@ -36,8 +36,13 @@ case "$mode" in
     echo "\$ opsched-cli info zoo:inception_v3"
     "$builddir/opsched-cli" info zoo:inception_v3
     echo
-    echo "\$ opsched-cli compare zoo:inception_v3 --device sim:h100"
-    exec "$builddir/opsched-cli" compare zoo:inception_v3 --device sim:h100
+    echo
+    echo "\$ opsched-cli profile zoo:inception_v3 zoo:squeezenet --batch 1,8 --device sim:h100 --warps --db $builddir/results.db"
+    "$builddir/opsched-cli" profile zoo:inception_v3 zoo:squeezenet --batch 1,8 --device sim:h100 --warps \
+      --db "$builddir/results.db"
+    echo
+    echo "\$ opsched-cli compare --db $builddir/results.db"
+    exec "$builddir/opsched-cli" compare --db "$builddir/results.db"
     ;;
   test)
     cmake --build --preset "$preset"

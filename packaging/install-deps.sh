@@ -8,10 +8,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libsqlite3-dev
+  libgtest-dev libgmock-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev ocl-icd-opencl-dev
-  libgtest-dev libgmock-dev
 )
 
 missing=()

@@ -18,10 +18,15 @@ Runner addCompareCommand(CLI::App& app);
 Runner addScheduleCommand(CLI::App& app);
 Runner addEvaluateCommand(CLI::App& app);
 Runner addRunCommand(CLI::App& app);
+Runner addProfileCommand(CLI::App& app);
+Runner addExportCommand(CLI::App& app);
+Runner addMergeCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (README).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitSomeJobsFailed = 3; // profile: the batch finished, some jobs failed
+inline constexpr int kExitInterrupted = 130;  // profile: stopped by a signal (128 + its number)
 
 } // namespace opsched::cli

@@ -4,25 +4,129 @@
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
 #include "sim/simulator.h"
+#include "store/comparison.h"
+#include "store/store.h"
 
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 namespace opsched::cli {
+namespace {
+
+// `compare --db`: the same side-by-side table, from the runs stored by `profile`.
+int compareFromDatabase(const std::string& path, const store::ComparisonFilter& filter, bool json)
+{
+    store::Store db = store::Store::open(path, store::OpenMode::ReadOnly);
+    const auto groups = store::compareRuns(db.runSummaries(), filter);
+    std::size_t rows = 0;
+    for (const auto& g : groups)
+        rows += g.rows.size();
+    if (rows == 0)
+        throw Error("'" + path + "' holds no successful runs" +
+                    (filter.model || filter.batch || filter.device ? " matching MODEL, --batch and --device" : "") +
+                    "; record some with `opsched-cli profile`");
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+    if (json) {
+        nlohmann::ordered_json doc;
+        doc["database"] = path;
+        doc["groups"] = nlohmann::ordered_json::array();
+        for (const auto& g : groups) {
+            if (g.rows.empty())
+                continue;
+            nlohmann::ordered_json jg;
+            jg["model"] = g.modelName;
+            jg["model_ref"] = g.modelRef;
+            jg["batch"] = g.batch;
+            jg["device"] = g.deviceKey;
+            jg["device_name"] = g.deviceName;
+            jg["simulated"] = g.simulated;
+            jg["failed_runs"] = g.failedRuns;
+            jg["results"] = nlohmann::ordered_json::array();
+            for (const auto& r : g.rows) {
+                nlohmann::ordered_json jr;
+                jr["scheduler"] = r.scheduler;
+                jr["run"] = r.run.value();
+                jr["latency_ms"] = r.latency.medianNs * 1e-6;
+                jr["p10_ms"] = r.latency.p10Ns * 1e-6;
+                jr["p90_ms"] = r.latency.p90Ns * 1e-6;
+                jr["repeats"] = r.latency.repeats;
+                jr["speedup"] = opt(r.speedup);
+                jr["average_active_warps"] = opt(r.averageActiveWarps);
+                jr["warps_vs_sequential"] = opt(r.warpsVsSequential);
+                jg["results"].push_back(std::move(jr));
+            }
+            doc["groups"].push_back(std::move(jg));
+        }
+        std::cout << doc.dump(2) << "\n";
+        return kExitOk;
+    }
+    bool first = true;
+    for (const auto& g : groups) {
+        if (g.rows.empty())
+            continue;
+        std::printf("%s%s, batch %lld, on %s (%s)%s\n", first ? "" : "\n", g.modelName.c_str(),
+                    static_cast<long long>(g.batch), g.deviceKey.c_str(), g.simulated ? "simulated" : "measured",
+                    g.failedRuns ? (" [" + std::to_string(g.failedRuns) + " failed runs]").c_str() : "");
+        first = false;
+        std::printf("%-13s %11s %9s %9s %8s %10s %9s %6s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms", "speedup",
+                    "avg_warps", "warps_x", "run");
+        for (const auto& r : g.rows) {
+            char speedup[16] = "-", warps[16] = "-", gain[16] = "-";
+            if (r.speedup)
+                std::snprintf(speedup, sizeof speedup, "%.2fx", *r.speedup);
+            if (r.averageActiveWarps)
+                std::snprintf(warps, sizeof warps, "%.0f", *r.averageActiveWarps);
+            if (r.warpsVsSequential)
+                std::snprintf(gain, sizeof gain, "%.2fx", *r.warpsVsSequential);
+            std::printf("%-13s %11.3f %9.3f %9.3f %8s %10s %9s %6lld\n", r.scheduler.c_str(), r.latency.medianNs * 1e-6,
+                        r.latency.p10Ns * 1e-6, r.latency.p90Ns * 1e-6, speedup, warps, gain,
+                        static_cast<long long>(r.run.value()));
+        }
+    }
+    return kExitOk;
+}
+
+} // namespace
 
 Runner addCompareCommand(CLI::App& app)
 {
     struct Options {
         TargetOptions target;
         PruningOptions pruning;
+        std::string db;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
     addTargetOptions(*cmd, opts->target);
     addPruningOptions(*cmd, opts->pruning);
+    cmd->add_option("--db", opts->db,
+                    "Compare the runs stored in a results database (from `profile`) instead; MODEL, --batch and "
+                    "--device then filter");
+    // With --db, MODEL is an optional filter; without it, the runner insists on it.
+    cmd->get_option("MODEL")->required(false);
 
-    return [opts]() {
+    return [opts, cmd]() {
+        if (!opts->db.empty()) {
+            for (const char* name : {"--r", "--s", "--cuda-graph"})
+                if (cmd->count(name) > 0) {
+                    std::cerr << "opsched-cli: compare --db reads stored runs; " << name << " does not apply\n";
+                    return kExitUsage;
+                }
+            store::ComparisonFilter filter;
+            if (!opts->target.model.empty())
+                filter.model = opts->target.model;
+            if (cmd->count("--batch") > 0)
+                filter.batch = opts->target.batch;
+            if (cmd->count("--device") > 0)
+                filter.device = opts->target.device;
+            return compareFromDatabase(opts->db, filter, opts->target.json);
+        }
+        if (opts->target.model.empty()) {
+            std::cerr << "opsched-cli: compare: MODEL is required (or --db FILE)\n";
+            std::cerr << "Run 'opsched-cli compare --help' for usage.\n";
+            return kExitUsage;
+        }
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
         const SimDevice& device = simDeviceFor(opts->target.device);
         const SimOptions sim{opts->target.cudaGraph};

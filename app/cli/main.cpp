@@ -28,6 +28,9 @@ int main(int argc, char** argv)
     add(addRunCommand);
     add(addCompareCommand);
     add(addDevicesCommand);
+    add(addProfileCommand);
+    add(addExportCommand);
+    add(addMergeCommand);
 
     // CLI11 would only say "a subcommand is required"; name the word it did not know instead.
     if (argc > 1 && argv[1][0] != '-') {

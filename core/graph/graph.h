@@ -50,11 +50,16 @@ public:
     // The same model at another batch size: shapes and costs are inferred again.
     Graph withBatch(std::int64_t batch) const;
 
+    // Distinct for every graph built or rebatched in this process (copies share it: same content),
+    // so caches can tell graphs apart where an address could be reused.
+    std::uint64_t instanceId() const { return instanceId_; }
+
 private:
     friend class GraphBuilder;
     Graph() = default;
 
     std::string name_;
+    std::uint64_t instanceId_ = 0;
     std::vector<Op> ops_;
     std::vector<Tensor> tensors_;
     std::vector<TensorId> inputs_;

@@ -4,10 +4,17 @@
 #include "util/error.h"
 #include "util/random.h"
 
+#include <atomic>
 #include <cmath>
 
 namespace opsched {
 namespace {
+
+std::uint64_t nextInstanceId()
+{
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
 
 std::vector<std::vector<Shape>> termShapesOf(const std::vector<InputTerm>& terms, const std::vector<Tensor>& tensors)
 {
@@ -196,6 +203,7 @@ Graph GraphBuilder::finish() &&
             if (auto producer = graph_.tensors_[t.value()].producer; producer.valid())
                 edges.emplace_back(producer.value(), op.id.value());
     graph_.dag_ = Dag::fromEdges(graph_.ops_.size(), edges);
+    graph_.instanceId_ = nextInstanceId();
     return std::move(graph_);
 }
 
@@ -204,6 +212,7 @@ Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
     if (batch < 1)
         throw GraphError("batch size must be at least 1, got " + std::to_string(batch));
     Graph out = graph;
+    out.instanceId_ = nextInstanceId();
     for (auto id : out.inputs_)
         out.tensors_[id.value()].shape = out.tensors_[id.value()].shape.withBatch(batch);
     for (auto& op : out.ops_) {

@@ -25,9 +25,10 @@ public:
     explicit SimulatedStageCost(const SimDevice& device, SimOptions options = {}) : device_(device), options_(options) {}
     double stageLatency(const Graph& graph, const Stage& stage) override
     {
-        if (table_graph_ != &graph) {
+        // Keyed by the graph's instance id: a new graph may live at a freed graph's address.
+        if (!table_ || tableGraph_ != graph.instanceId()) {
             table_ = std::make_unique<KernelTable>(graph);
-            table_graph_ = &graph;
+            tableGraph_ = graph.instanceId();
         }
         return simulateStage(graph, stage, device_, options_, table_.get());
     }
@@ -37,7 +38,7 @@ public:
 private:
     const SimDevice& device_;
     SimOptions options_;
-    const Graph* table_graph_ = nullptr;
+    std::uint64_t tableGraph_ = 0;
     std::unique_ptr<KernelTable> table_;
 };
 

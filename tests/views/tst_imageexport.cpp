@@ -97,4 +97,4 @@ private slots:
 };
 
 QTEST_MAIN(TestExport)
-#include "tst_export.moc"
+#include "tst_imageexport.moc"

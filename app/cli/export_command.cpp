@@ -1,0 +1,50 @@
+// `export`: one stored run as its schedule file, a Chrome trace, or its kernels as CSV.
+#include "commands.h"
+
+#include "export/export.h"
+#include "store/store.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace opsched::cli {
+
+Runner addExportCommand(CLI::App& app)
+{
+    struct Options {
+        std::string db;
+        std::int64_t run = 0;
+        std::string format;
+        std::string output;
+    };
+    auto opts = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("export", "Export a stored run: schedule file, Chrome trace (Perfetto) or CSV");
+    cmd->add_option("--db", opts->db, "Results database (from `profile`)")->required();
+    cmd->add_option("--run", opts->run, "Run id (as `profile` and `compare --db` print them)")
+        ->required()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--format", opts->format, "schedule, chrome-trace or csv")
+        ->required()
+        ->check(CLI::IsMember({ "schedule", "chrome-trace", "csv" }));
+    cmd->add_option("-o,--output", opts->output, "Output file ('-': standard output)")->required();
+
+    return [opts]() {
+        const auto format = profiler::parseExportFormat(opts->format);
+        store::Store db = store::Store::open(opts->db, store::OpenMode::ReadOnly);
+        const store::RunRecord run = db.loadRun(store::RunId(opts->run));
+        const std::string text = profiler::exportRun(run, *format);
+        if (opts->output == "-") {
+            std::cout << text;
+            return kExitOk;
+        }
+        profiler::writeTextFile(opts->output, text);
+        std::printf("run %lld (%s, %s, batch %lld, %s) as %s: %s (%zu bytes)\n", static_cast<long long>(opts->run),
+            run.model.name.c_str(), run.schedule ? run.schedule->scheduler.c_str() : "no schedule",
+            static_cast<long long>(run.batch), run.device.key.c_str(), opts->format.c_str(), opts->output.c_str(),
+            text.size());
+        return kExitOk;
+    };
+}
+
+} // namespace opsched::cli

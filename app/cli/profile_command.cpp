@@ -1,0 +1,318 @@
+// `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
+// display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
+#include "commands.h"
+#include "common_options.h"
+
+#include "export/export.h"
+#include "model/model_ref.h"
+#include "session/batch_runner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sys/ioctl.h>
+
+namespace opsched::cli {
+namespace {
+
+std::atomic<bool> gStop { false };
+std::atomic<int> gSignal { 0 };
+
+extern "C" void onStopSignal(int signo)
+{
+    gSignal.store(signo);
+    gStop.store(true);
+    // Only async-signal-safe calls here. SA_RESETHAND restored the default: a second one kills.
+    static const char msg[] = "\nopsched-cli: stopping after the current job (a schedule search in progress is "
+                              "dropped); Ctrl-C again aborts at once\n";
+    const auto ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+}
+
+// Ctrl-C and SIGTERM (Slurm's notice before a time limit) stop the batch between jobs.
+class StopSignals {
+public:
+    StopSignals()
+    {
+        struct sigaction sa { };
+        sa.sa_handler = onStopSignal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_RESTART; // SQLite's writes carry on undisturbed
+        sigaction(SIGINT, &sa, &oldInt_);
+        sigaction(SIGTERM, &sa, &oldTerm_);
+    }
+    ~StopSignals()
+    {
+        sigaction(SIGINT, &oldInt_, nullptr);
+        sigaction(SIGTERM, &oldTerm_, nullptr);
+    }
+
+private:
+    struct sigaction oldInt_ { };
+    struct sigaction oldTerm_ { };
+};
+
+std::string clock(double seconds)
+{
+    const auto s = static_cast<long long>(seconds + 0.5);
+    char buf[32];
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, (s / 60) % 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+    return buf;
+}
+
+// A progress bar with ETA on a terminal (stderr), plain lines otherwise (stdout, e.g. a Slurm log).
+class Progress {
+public:
+    Progress()
+        : tty_(isatty(STDERR_FILENO) == 1)
+        , t0_(std::chrono::steady_clock::now())
+    {
+    }
+
+    void operator()(const profiler::JobEvent& e)
+    {
+        const std::string what = (e.modelName.empty() ? e.job->modelRef : e.modelName) + " " + e.job->scheduler
+            + " batch " + std::to_string(e.job->batch);
+        if (e.kind == profiler::JobEvent::Kind::Started) {
+            if (tty_)
+                drawBar(e.index, e.total, what);
+            return;
+        }
+        ++finished_;
+        if (e.outcome != profiler::JobOutcome::Skipped) {
+            ++ran_;
+            ranSeconds_ += e.seconds;
+        }
+        std::string line = "[" + std::to_string(e.index + 1) + "/" + std::to_string(e.total) + "] " + what + ": ";
+        switch (e.outcome) {
+        case profiler::JobOutcome::Skipped:
+            line += "already in the database, skipped";
+            break;
+        case profiler::JobOutcome::Failed:
+            line += "FAILED: " + e.error;
+            break;
+        case profiler::JobOutcome::Done: {
+            char buf[160];
+            const double ms = store::latencyStats(e.run->latenciesNs).medianNs * 1e-6;
+            std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+            line += buf;
+            if (e.run->averageActiveWarps) {
+                std::snprintf(buf, sizeof buf, ", %.0f active warps", *e.run->averageActiveWarps);
+                line += buf;
+            }
+            std::snprintf(buf, sizeof buf, " (run %lld, %.2f s)", static_cast<long long>(e.runId.value()), e.seconds);
+            line += buf;
+            if (!e.run->notes.empty())
+                line += "; " + e.run->notes;
+            break;
+        }
+        }
+        if (!tty_) {
+            std::printf("%s\n", line.c_str());
+            std::fflush(stdout);
+            return;
+        }
+        if (e.outcome == profiler::JobOutcome::Failed) {
+            clearBar();
+            std::fprintf(stderr, "%s\n", line.c_str());
+        }
+        drawBar(e.index + 1, e.total, what);
+    }
+
+    void finish()
+    {
+        if (tty_)
+            clearBar();
+    }
+
+private:
+    void clearBar()
+    {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+    }
+
+    void drawBar(std::size_t done, std::size_t total, const std::string& what)
+    {
+        winsize ws {};
+        const int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 40 ? ws.ws_col : 80;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+        // Skipped jobs take no time: estimate from the jobs that ran.
+        std::string eta = "--:--";
+        if (ran_ > 0)
+            eta = clock(ranSeconds_ / static_cast<double>(ran_) * static_cast<double>(total - done));
+        char tail[96];
+        std::snprintf(tail, sizeof tail, " %zu/%zu %s ETA %s ", done, total, clock(elapsed).c_str(), eta.c_str());
+        const int barWidth = std::max(10, std::min(30, width / 4));
+        const auto filled
+            = total ? static_cast<int>(barWidth * static_cast<double>(done) / static_cast<double>(total)) : 0;
+        std::string bar = "[" + std::string(static_cast<std::size_t>(filled), '#')
+            + std::string(static_cast<std::size_t>(barWidth - filled), '.') + "]" + tail;
+        const int room = width - static_cast<int>(bar.size()) - 1;
+        if (room > 0)
+            bar += what.substr(0, static_cast<std::size_t>(room));
+        std::fprintf(stderr, "\r\033[K%s", bar.c_str());
+        std::fflush(stderr);
+    }
+
+    bool tty_;
+    std::chrono::steady_clock::time_point t0_;
+    std::size_t finished_ = 0, ran_ = 0;
+    double ranSeconds_ = 0;
+};
+
+std::vector<std::string> splitList(const std::string& list)
+{
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const auto comma = std::min(list.find(',', start), list.size());
+        if (comma > start)
+            items.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return items;
+}
+
+std::optional<std::int64_t> parseBatch(const std::string& s)
+{
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || v < 1 || v > 65536)
+        return std::nullopt;
+    return v;
+}
+
+} // namespace
+
+Runner addProfileCommand(CLI::App& app)
+{
+    struct Options {
+        std::vector<std::string> models;
+        std::string schedulerList;
+        std::string batchList = "1";
+        std::string device = kDefaultDevice;
+        std::string db;
+        bool warps = false;
+        int repeat = 10;
+        std::string exportDir;
+        PruningOptions pruning;
+        bool cudaGraph = false;
+        bool costCache = false;
+    };
+    auto opts = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("profile", "Profile every model x scheduler x batch into a results database");
+    cmd->add_option("MODEL", opts->models, "zoo:NAME[?key=value&...] or model files")->required();
+    // Lists are one comma-separated argument, so MODEL arguments after them stay models.
+    cmd->add_option("--schedulers", opts->schedulerList, "Comma-separated schedulers (default: all)");
+    cmd->add_option("--batch,-b", opts->batchList, "Comma-separated batch sizes")
+        ->check(CLI::Validator(
+            [](std::string& list) {
+                if (splitList(list).empty())
+                    return std::string("no batch size given");
+                for (const auto& item : splitList(list))
+                    if (!parseBatch(item))
+                        return "'" + item + "' is not a batch size from 1 to 65536";
+                return std::string();
+            },
+            "N[,N...]"))
+        ->capture_default_str();
+    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME (cuda:N comes with the GPU engine)")
+        ->capture_default_str();
+    cmd->add_option("--db", opts->db, "Results database (created if missing; complete jobs are skipped)")->required();
+    cmd->add_flag("--warps", opts->warps, "Record active warps (samples and their average)");
+    cmd->add_option("--repeat", opts->repeat, "Latency measurements per run")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    cmd->add_option("--export-dir", opts->exportDir, "Also write each new run's schedule and Chrome trace here");
+    addPruningOptions(*cmd, opts->pruning);
+    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Run plans as one CUDA graph replay (no host launches)");
+    cmd->add_flag("--cost-cache", opts->costCache, "Keep the IOS search's stage costs in the database and reuse them");
+
+    return [opts]() {
+        const std::vector<std::string> schedulers
+            = opts->schedulerList.empty() ? schedulerNames() : splitList(opts->schedulerList);
+        std::vector<std::int64_t> batches;
+        for (const auto& item : splitList(opts->batchList))
+            batches.push_back(*parseBatch(item));
+        for (const auto& s : schedulers) {
+            const auto& known = schedulerNames();
+            if (std::find(known.begin(), known.end(), s) == known.end()) {
+                std::string all;
+                for (const auto& k : known)
+                    all += (all.empty() ? "" : ", ") + k;
+                throw Error("unknown scheduler '" + s + "' (schedulers: " + all + ")");
+            }
+        }
+        const SimDevice& device = simDeviceFor(opts->device); // cuda:N and cpu: a clear "not yet"
+        // Bad model references fail now, not half way through the batch.
+        for (const auto& m : opts->models)
+            (void)loadModel(m, batches.front());
+
+        profiler::ProfileSettings settings;
+        settings.deviceRef = opts->device;
+        settings.r = opts->pruning.r;
+        settings.s = opts->pruning.s;
+        settings.cudaGraph = opts->cudaGraph;
+        settings.warps = opts->warps;
+        settings.repeats = opts->repeat;
+        settings.costCache = opts->costCache;
+
+        store::Store db = store::Store::open(opts->db, store::OpenMode::ReadWrite);
+        if (db.migrated())
+            std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", opts->db.c_str(),
+                db.fileVersion(), store::kSchemaVersion);
+        if (!opts->exportDir.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(opts->exportDir, ec);
+            if (ec)
+                throw Error("--export-dir " + opts->exportDir + ": " + ec.message());
+        }
+
+        profiler::SimulatedBackend backend(device, opts->cudaGraph);
+        profiler::BatchRunner runner(db, backend, settings);
+        const auto jobs = profiler::expandJobs(opts->models, schedulers, batches);
+        Progress progress;
+        const std::string deviceKey = backend.device().key;
+        runner.setListener([&](const profiler::JobEvent& e) {
+            progress(e);
+            if (opts->exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
+                || e.outcome != profiler::JobOutcome::Done)
+                return;
+            const std::string base = opts->exportDir + "/" + profiler::jobLabel(e.modelName, *e.job, deviceKey);
+            store::RunRecord run = *e.run;
+            run.id = e.runId;
+            for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
+                profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
+        });
+        gStop = false;
+        gSignal = 0;
+        StopSignals signals;
+        runner.setCancelFlag(&gStop);
+        const profiler::BatchResult result = runner.run(jobs);
+        progress.finish();
+
+        std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,
+            result.done, result.skipped, result.failed, result.interrupted ? ", interrupted" : "", result.seconds,
+            opts->db.c_str());
+        if (result.interrupted) {
+            std::printf("interrupted: every finished job is in the database; run the same command to resume\n");
+            const int signo = gSignal.load();
+            return signo ? 128 + signo : kExitInterrupted;
+        }
+        return result.failed ? kExitSomeJobsFailed : kExitOk;
+    };
+}
+
+} // namespace opsched::cli

@@ -1,0 +1,146 @@
+// Chrome trace event format (the JSON object form), as Perfetto and chrome://tracing read it.
+#include "export/export.h"
+
+#include <algorithm>
+#include <map>
+
+namespace opsched::profiler {
+namespace {
+
+constexpr int kPid = 1;
+constexpr int kStageTid = 0; // stream s is tid s + 1
+
+double us(std::int64_t ns)
+{
+    return static_cast<double>(ns) / 1000.0;
+}
+
+// Op names of each plan launch, from the stored plan.
+std::vector<std::string> launchNames(const store::RunRecord& run)
+{
+    std::vector<std::string> names;
+    if (!run.schedule || !run.schedule->plan.contains("launches"))
+        return names;
+    for (const auto& launch : run.schedule->plan["launches"]) {
+        std::string name;
+        for (const auto& op : launch.value("ops", nlohmann::ordered_json::array()))
+            name += (name.empty() ? "" : "+") + op.get<std::string>();
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+nlohmann::ordered_json meta(const char* what, int tid, const std::string& name)
+{
+    return { { "ph", "M" }, { "name", what }, { "pid", kPid }, { "tid", tid }, { "args", { { "name", name } } } };
+}
+
+nlohmann::ordered_json sortIndex(int tid, int index)
+{
+    return { { "ph", "M" }, { "name", "thread_sort_index" }, { "pid", kPid }, { "tid", tid },
+        { "args", { { "sort_index", index } } } };
+}
+
+} // namespace
+
+nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
+{
+    const std::string scheduler = run.schedule ? run.schedule->scheduler : "";
+    nlohmann::ordered_json events = nlohmann::ordered_json::array();
+    events.push_back(meta("process_name", 0,
+        run.device.key + (run.simulated ? " (simulated)" : "") + ": " + run.model.name + ", " + scheduler + ", batch "
+            + std::to_string(run.batch)));
+
+    // Ops: the kernels of one launch make one complete event on their stream.
+    struct Span {
+        std::int64_t start = 0, end = 0, stream = 0;
+        std::size_t kernels = 0;
+        double warps = 0;
+        std::string name;
+        std::optional<std::int64_t> op, launch;
+    };
+    const auto names = launchNames(run);
+    std::map<std::pair<std::int64_t, std::int64_t>, Span> spans; // (launch, stream) -> span
+    std::int64_t unmapped = 0;
+    std::vector<std::int64_t> streams;
+    for (const auto& k : run.kernels) {
+        // A kernel not mapped to a launch stays an event of its own.
+        const std::int64_t launch = k.launchId ? *k.launchId : -1 - unmapped++;
+        auto [it, fresh] = spans.try_emplace({ launch, k.streamId });
+        Span& s = it->second;
+        if (fresh) {
+            s = { k.start, k.end, k.streamId, 0, 0, {}, k.opId, k.launchId };
+            if (k.launchId && *k.launchId >= 0 && static_cast<std::size_t>(*k.launchId) < names.size())
+                s.name = names[static_cast<std::size_t>(*k.launchId)];
+            else
+                s.name = k.demangledName.empty() ? k.shortName : k.demangledName;
+        }
+        s.start = std::min(s.start, k.start);
+        s.end = std::max(s.end, k.end);
+        ++s.kernels;
+        s.warps = std::max(s.warps, k.warps.value_or(0));
+        if (std::find(streams.begin(), streams.end(), k.streamId) == streams.end())
+            streams.push_back(k.streamId);
+    }
+    std::sort(streams.begin(), streams.end());
+    for (auto stream : streams) {
+        const int tid = static_cast<int>(stream) + 1;
+        events.push_back(meta("thread_name", tid, "stream " + std::to_string(stream)));
+        events.push_back(sortIndex(tid, tid));
+    }
+    std::vector<const Span*> ordered;
+    for (const auto& [key, span] : spans)
+        ordered.push_back(&span);
+    std::sort(ordered.begin(), ordered.end(), [](const Span* a, const Span* b) {
+        return a->start != b->start ? a->start < b->start : a->stream < b->stream;
+    });
+    for (const Span* s : ordered) {
+        nlohmann::ordered_json args = { { "kernels", s->kernels } };
+        if (s->launch)
+            args["launch"] = *s->launch;
+        if (s->op)
+            args["op_id"] = *s->op;
+        if (s->warps > 0)
+            args["warps"] = s->warps;
+        events.push_back({ { "ph", "X" }, { "name", s->name }, { "cat", "op" }, { "pid", kPid },
+            { "tid", static_cast<int>(s->stream) + 1 }, { "ts", us(s->start) }, { "dur", us(s->end - s->start) },
+            { "args", std::move(args) } });
+    }
+
+    if (!run.stages.empty()) {
+        events.push_back(meta("thread_name", kStageTid, "stages"));
+        events.push_back(sortIndex(kStageTid, kStageTid));
+        for (const auto& st : run.stages)
+            events.push_back(
+                { { "ph", "X" }, { "name", "stage " + std::to_string(st.stage) }, { "cat", "stage" }, { "pid", kPid },
+                    { "tid", kStageTid }, { "ts", us(st.startNs) }, { "dur", us(st.endNs - st.startNs) } });
+    }
+
+    for (const auto& w : run.warps) {
+        events.push_back({ { "ph", "C" }, { "name", "active warps" }, { "pid", kPid }, { "ts", us(w.timeNs) },
+            { "args", { { "active warps", w.activeWarps } } } });
+        if (w.smActivePct)
+            events.push_back({ { "ph", "C" }, { "name", "SM active %" }, { "pid", kPid }, { "ts", us(w.timeNs) },
+                { "args", { { "SM active %", *w.smActivePct } } } });
+    }
+
+    nlohmann::ordered_json doc;
+    doc["traceEvents"] = std::move(events);
+    doc["displayTimeUnit"] = "ns";
+    nlohmann::ordered_json other;
+    other["run"] = run.id.value();
+    other["model"] = run.model.name;
+    other["scheduler"] = scheduler;
+    other["batch"] = run.batch;
+    other["device"] = run.device.key;
+    other["simulated"] = run.simulated;
+    if (!run.latenciesNs.empty())
+        other["latency_ms"] = store::latencyStats(run.latenciesNs).medianNs * 1e-6;
+    if (run.averageActiveWarps)
+        other["average_active_warps"] = *run.averageActiveWarps;
+    other["started_at"] = run.startedAt;
+    doc["otherData"] = std::move(other);
+    return doc;
+}
+
+} // namespace opsched::profiler

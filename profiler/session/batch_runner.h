@@ -1,0 +1,112 @@
+// Headless batch profiling: runs every job (model x scheduler x batch) on one backend and writes
+// each run to the store in its own transaction. Resumable: jobs with a successful run in the store
+// are skipped. Cancellable between jobs and inside the IOS search; a cancelled job writes nothing.
+#pragma once
+
+#include "session/job.h"
+#include "store/store.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opsched::profiler {
+
+// Where runs happen: the simulated GPU now; the CUDA executor with the CUPTI collector plugs in
+// here with the GPU engine.
+class RunBackend {
+public:
+    virtual ~RunBackend() = default;
+    virtual store::DeviceRecord device() const = 0;
+    // The cost model the schedulers search with on this device.
+    virtual StageCostModel& costModel() = 0;
+    // Runs the plan and fills the measurements of `run` (latencies, stages, kernels, warps, notes).
+    virtual void run(
+        store::RunRecord& run, const Graph& graph, const SchedulerOutput& out, const ProfileSettings& settings)
+        = 0;
+};
+
+class SimulatedBackend : public RunBackend {
+public:
+    SimulatedBackend(const SimDevice& device, bool cudaGraph);
+    store::DeviceRecord device() const override;
+    StageCostModel& costModel() override { return cost_; }
+    void run(store::RunRecord& run, const Graph& graph, const SchedulerOutput& out,
+        const ProfileSettings& settings) override;
+
+private:
+    const SimDevice& device_;
+    SimulatedStageCost cost_;
+};
+
+enum class JobOutcome { Done, Skipped, Failed };
+
+struct JobEvent {
+    enum class Kind { Started, Finished } kind = Kind::Started;
+    std::size_t index = 0; // 0-based position in the batch
+    std::size_t total = 0;
+    const ProfileJob* job = nullptr;
+    std::string modelName; // empty when the model did not load
+    JobOutcome outcome = JobOutcome::Done;
+    std::string error;
+    double seconds = 0; // wall time of the job
+    const store::RunRecord* run = nullptr; // the stored run (Done, and Failed after scheduling)
+    store::RunId runId;
+};
+
+struct BatchResult {
+    std::size_t total = 0, done = 0, skipped = 0, failed = 0;
+    bool interrupted = false;
+    double seconds = 0;
+    std::vector<store::RunId> runs; // written now, in job order
+    bool allSucceeded() const { return !interrupted && failed == 0; }
+};
+
+class BatchRunner {
+public:
+    BatchRunner(store::Store& store, RunBackend& backend, ProfileSettings settings);
+    ~BatchRunner();
+    BatchRunner(const BatchRunner&) = delete;
+    BatchRunner& operator=(const BatchRunner&) = delete;
+
+    // When set and true, the batch stops before the next job (or inside the IOS search).
+    void setCancelFlag(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+    void setListener(std::function<void(const JobEvent&)> listener) { listener_ = std::move(listener); }
+
+    BatchResult run(const std::vector<ProfileJob>& jobs);
+
+private:
+    struct LoadedModel;
+    bool cancelled() const { return cancel_ && cancel_->load(); }
+    const LoadedModel& model(const std::string& ref, std::int64_t batch);
+    StageCostModel& costFor(std::int64_t batch);
+    // Runs one job; returns its outcome and fills `event`.
+    void runJob(const ProfileJob& job, JobEvent& event, store::RunRecord& record, BatchResult& result);
+
+    store::Store& store_;
+    RunBackend& backend_;
+    ProfileSettings settings_;
+    store::DeviceRecord device_;
+    const std::atomic<bool>* cancel_ = nullptr;
+    std::function<void(const JobEvent&)> listener_;
+    std::unique_ptr<LoadedModel> loaded_;
+    struct KnownModel {
+        std::string ref, sha256, name;
+    };
+    std::vector<KnownModel> known_; // fingerprints are batch-independent: skipping needs no load
+    std::vector<std::pair<std::int64_t, std::unique_ptr<StageCostModel>>> cached_; // per batch
+};
+
+// Thrown inside a job when the batch is cancelled; the job writes nothing.
+class BatchCancelled : public Error {
+public:
+    BatchCancelled()
+        : Error("cancelled")
+    {
+    }
+};
+
+} // namespace opsched::profiler

@@ -1,0 +1,55 @@
+// The IOS search's stage-cost cache, kept in the results store: stage latencies keyed by device,
+// batch and the stage's op signatures, so identical blocks (and a rerun of the same search) cost one
+// measurement. Worth it for measured costs; on the simulated GPU recomputing is as cheap.
+#pragma once
+
+#include "schedule/stage_cost.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace opsched::profiler {
+
+// What an op's cost depends on, not its name or place: kind, input shapes, layers (kind,
+// activation, output and weight shapes, work).
+std::string opSignature(const Graph& graph, OpId op);
+
+// SHA-256 over the strategy and, per group, its ops' signatures and how they are wired: an input
+// produced earlier in the group by position, any other input numbered by first use in the stage
+// (so groups reading one tensor differ from groups reading two).
+class StageSignatures {
+public:
+    explicit StageSignatures(const Graph& graph);
+    std::string operator()(const Stage& stage) const;
+
+private:
+    const Graph& graph_;
+    std::vector<std::string> ops_;
+};
+
+// Wraps a cost model: answers from the cache where it can, asks `inner` otherwise and remembers
+// the new entries for the store.
+class CachedStageCost : public StageCostModel {
+public:
+    CachedStageCost(StageCostModel& inner, std::unordered_map<std::string, double> cachedSeconds);
+    double stageLatency(const Graph& graph, const Stage& stage) override;
+    std::string deviceName() const override { return inner_.deviceName(); }
+    const SimDevice& deviceModel() const override { return inner_.deviceModel(); }
+
+    std::size_t hits() const { return hits_; }
+    std::size_t misses() const { return misses_; }
+    // Entries measured since the last call (signature, seconds).
+    std::vector<std::pair<std::string, double>> takeNew();
+
+private:
+    StageCostModel& inner_;
+    std::unordered_map<std::string, double> cache_;
+    std::vector<std::pair<std::string, double>> new_;
+    const Graph* graph_ = nullptr;
+    std::unique_ptr<StageSignatures> signatures_;
+    std::size_t hits_ = 0;
+    std::size_t misses_ = 0;
+};
+
+} // namespace opsched::profiler

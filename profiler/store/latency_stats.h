@@ -1,0 +1,26 @@
+// Summary statistics of repeated latency measurements, computed one way for writes and migrations.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace opsched::store {
+
+struct LatencyStats {
+    std::size_t repeats = 0;
+    double medianNs = 0;
+    double p10Ns = 0;
+    double p90Ns = 0;
+    double meanNs = 0;
+    double minNs = 0;
+    double maxNs = 0;
+};
+
+// Percentiles interpolate linearly between closest ranks (as numpy's default), so one repeat
+// gives that value for all of them. Empty input gives repeats == 0 and zeros.
+LatencyStats latencyStats(std::vector<double> samplesNs);
+
+// The q-th quantile (0..1) of sorted values, linear between closest ranks.
+double quantileSorted(const std::vector<double>& sorted, double q);
+
+} // namespace opsched::store

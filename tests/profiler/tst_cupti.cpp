@@ -1,0 +1,146 @@
+// The CUPTI collector. Collecting needs a CUDA device: those tests skip visibly without one
+// ("skipped: no CUDA device"). Mapping collected data into store records runs everywhere.
+#include "cupti/cupti_collector.h"
+#include "cupti/cupti_info.h"
+#include "exec/cuda/cuda_runtime_info.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace opsched {
+namespace {
+
+namespace cupti = profiler::cupti;
+
+// Why collecting cannot be tested here, or empty.
+std::string noDevice()
+{
+    const auto cuda = queryCudaRuntime();
+    if (!cuda.available)
+        return "skipped: no CUDA device (" + cuda.reason + ")";
+    if (!cupti::built())
+        return "skipped: this build has no CUPTI";
+    return {};
+}
+
+#define SKIP_WITHOUT_DEVICE()                                                                                          \
+    if (const auto why = noDevice(); !why.empty())                                                                     \
+    GTEST_SKIP() << why
+
+TEST(Cupti, BuildFlagAgreesWithCuptiInfo)
+{
+    EXPECT_EQ(cupti::built(), queryCupti().built);
+}
+
+TEST(Cupti, WithoutADeviceTheWorkloadRunsAndTheReasonIsGiven)
+{
+    if (queryCudaRuntime().available && cupti::built())
+        GTEST_SKIP() << "skipped: a CUDA device is present (this checks the no-device path)";
+    int calls = 0;
+    const auto c = cupti::collect([&] { ++calls; }, true);
+    EXPECT_EQ(calls, 1);
+    EXPECT_FALSE(c.kernelsCollected);
+    EXPECT_FALSE(c.warpsCollected);
+    ASSERT_FALSE(c.messages.empty());
+    EXPECT_NE(c.messages.front().find("latencies only"), std::string::npos) << c.messages.front();
+}
+
+TEST(Cupti, RecordsTheKernelsOfAWorkload)
+{
+    SKIP_WITHOUT_DEVICE();
+    std::string selfTest;
+    const auto c = cupti::collect([&] { selfTest = cudaSelfTest(0); }, false);
+    ASSERT_EQ(selfTest, "");
+    if (!c.kernelsCollected)
+        GTEST_SKIP() << "skipped: kernel tracing unavailable: " << (c.messages.empty() ? "?" : c.messages.front());
+    ASSERT_FALSE(c.kernels.empty());
+    for (const auto& k : c.kernels) {
+        EXPECT_LE(k.start, k.end);
+        EXPECT_GE(k.start, c.startNs);
+        EXPECT_FALSE(k.demangledName.empty());
+        EXPECT_GT(k.blockX, 0);
+    }
+}
+
+TEST(Cupti, SamplesActiveWarpsAlignedWithTheKernels)
+{
+    SKIP_WITHOUT_DEVICE();
+    cupti::PmSamplingConfig config;
+    config.intervalNs = 20'000;
+    const auto c = cupti::collect(
+        [] {
+            for (int i = 0; i < 200; ++i)
+                (void)cudaSelfTest(0);
+        },
+        true, config);
+    if (!c.warpsCollected) {
+        // No permission or another profiler: reported, and the run goes on with latencies only.
+        ASSERT_FALSE(c.messages.empty());
+        GTEST_SKIP() << "skipped: PM sampling unavailable: " << c.messages.back();
+    }
+    ASSERT_FALSE(c.warps.empty());
+    EXPECT_TRUE(std::any_of(c.warps.begin(), c.warps.end(), [](const auto& w) { return w.activeWarps > 0; }));
+    if (c.kernelsCollected && !c.kernels.empty()) {
+        // Samples with warps lie within the kernels' time span (the two clocks agree).
+        const auto first = std::min_element(c.kernels.begin(), c.kernels.end(), [](const auto& a, const auto& b) {
+            return a.start < b.start;
+        })->start;
+        const auto last = std::max_element(c.kernels.begin(), c.kernels.end(), [](const auto& a, const auto& b) {
+            return a.end < b.end;
+        })->end;
+        for (const auto& w : c.warps)
+            if (w.activeWarps > 0) {
+                EXPECT_LE(w.start, last + 1'000'000);
+                EXPECT_GE(w.end + 1'000'000, first);
+            }
+    }
+}
+
+TEST(CuptiFill, KernelsAndSamplesBecomeRunRecordsRelativeToTheStart)
+{
+    cupti::Collection c;
+    c.startNs = 1'000'000;
+    c.kernelsCollected = c.warpsCollected = true;
+    cupti::CollectedKernel k;
+    k.start = 1'000'500;
+    k.end = 1'002'500;
+    k.streamId = 7;
+    k.correlationId = 3;
+    k.gridX = 10;
+    k.gridY = k.gridZ = 1;
+    k.blockX = 48; // two warps per block
+    k.blockY = k.blockZ = 1;
+    k.registersPerThread = 32;
+    k.demangledName = "void conv_kernel<float>(float*)";
+    k.shortName = "conv_kernel";
+    k.externalId = 4;
+    c.kernels.push_back(k);
+    c.warps.push_back({ 1'000'000, 1'001'000, 100, 50 });
+    c.warps.push_back({ 1'001'000, 1'004'000, 20, 10 });
+    c.messages.push_back("note");
+
+    store::RunRecord run;
+    cupti::fillRun(run, c, [](const cupti::CollectedKernel& ck) {
+        return ck.externalId ? std::optional<std::int64_t>(static_cast<std::int64_t>(*ck.externalId)) : std::nullopt;
+    });
+    ASSERT_EQ(run.kernels.size(), 1U);
+    EXPECT_EQ(run.kernels[0].start, 500);
+    EXPECT_EQ(run.kernels[0].end, 2500);
+    EXPECT_EQ(run.kernels[0].launchId, 4);
+    EXPECT_EQ(run.kernels[0].streamId, 7);
+    EXPECT_EQ(run.kernels[0].registersPerThread, 32);
+    EXPECT_EQ(run.kernels[0].warps, 20.0);
+    EXPECT_FALSE(run.kernels[0].graphNodeId.has_value());
+    ASSERT_EQ(run.warps.size(), 2U);
+    EXPECT_EQ(run.warps[1].timeNs, 1000);
+    EXPECT_EQ(run.warps[1].durationNs, 3000);
+    EXPECT_EQ(run.warps[1].smActivePct, 10.0);
+    ASSERT_TRUE(run.averageActiveWarps.has_value());
+    EXPECT_DOUBLE_EQ(*run.averageActiveWarps, (100.0 * 1000 + 20.0 * 3000) / 4000);
+    EXPECT_TRUE(run.warpsCollected);
+    EXPECT_EQ(run.notes, "note");
+}
+
+} // namespace
+} // namespace opsched
