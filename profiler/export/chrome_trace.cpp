@@ -15,6 +15,20 @@ double us(std::int64_t ns)
     return static_cast<double>(ns) / 1000.0;
 }
 
+
+nlohmann::ordered_json meta(const char* what, int tid, const std::string& name)
+{
+    return { { "ph", "M" }, { "name", what }, { "pid", kPid }, { "tid", tid }, { "args", { { "name", name } } } };
+}
+
+nlohmann::ordered_json sortIndex(int tid, int index)
+{
+    return { { "ph", "M" }, { "name", "thread_sort_index" }, { "pid", kPid }, { "tid", tid },
+        { "args", { { "sort_index", index } } } };
+}
+
+} // namespace
+
 // Op names of each plan launch, from the stored plan.
 std::vector<std::string> launchNames(const store::RunRecord& run)
 {
@@ -29,19 +43,6 @@ std::vector<std::string> launchNames(const store::RunRecord& run)
     }
     return names;
 }
-
-nlohmann::ordered_json meta(const char* what, int tid, const std::string& name)
-{
-    return { { "ph", "M" }, { "name", what }, { "pid", kPid }, { "tid", tid }, { "args", { { "name", name } } } };
-}
-
-nlohmann::ordered_json sortIndex(int tid, int index)
-{
-    return { { "ph", "M" }, { "name", "thread_sort_index" }, { "pid", kPid }, { "tid", tid },
-        { "args", { { "sort_index", index } } } };
-}
-
-} // namespace
 
 nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
 {

@@ -34,20 +34,6 @@ template <typename T> std::string opt(const std::optional<T>& v)
     return os.str();
 }
 
-std::vector<std::string> launchOps(const store::RunRecord& run)
-{
-    std::vector<std::string> names;
-    if (!run.schedule || !run.schedule->plan.contains("launches"))
-        return names;
-    for (const auto& launch : run.schedule->plan["launches"]) {
-        std::string name;
-        for (const auto& op : launch.value("ops", nlohmann::ordered_json::array()))
-            name += (name.empty() ? "" : "+") + op.get<std::string>();
-        names.push_back(std::move(name));
-    }
-    return names;
-}
-
 } // namespace
 
 std::optional<ExportFormat> parseExportFormat(std::string_view name)
@@ -89,7 +75,7 @@ const char* fileSuffix(ExportFormat f)
 
 std::string kernelsCsv(const store::RunRecord& run)
 {
-    const auto ops = launchOps(run);
+    const auto ops = launchNames(run);
     std::ostringstream os;
     os << "start,end,streamId,launchId,opId,op,part,shortName,demangledName,warps,correlationId,gridX,gridY,gridZ,"
           "blockX,blockY,blockZ,registersPerThread,staticSharedMemory,dynamicSharedMemory\n";

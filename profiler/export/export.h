@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opsched::profiler {
 
@@ -34,5 +35,8 @@ std::string exportRun(const store::RunRecord& run, ExportFormat format);
 
 // Writes through a temporary file and a rename: an existing file is never left half written.
 void writeTextFile(const std::string& path, const std::string& text);
+
+// The ops of each plan launch of a run ("a+b" for a merged launch), from its stored plan.
+std::vector<std::string> launchNames(const store::RunRecord& run);
 
 } // namespace opsched::profiler
