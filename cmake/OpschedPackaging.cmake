@@ -15,3 +15,14 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS /usr/local/cuda/lib64)
 set(CPACK_STRIP_FILES ON)
 include(CPack)
+
+# `cmake --build build --target cli-bundle` packs opsched-cli and the non-system libraries it loads
+# into build/opsched-cli-<version>-linux-x86_64.tar.gz, a relocatable tarball for machines without
+# Qt or the ONNX/oneDNN packages (GPU servers). See cmake/make_cli_bundle.cmake.
+add_custom_target(cli-bundle
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:opsched-cli> -DVERSION=${PROJECT_VERSION}
+          -DOUT_DIR=${PROJECT_BINARY_DIR} -DSTRIP=${CMAKE_STRIP}
+          -P ${PROJECT_SOURCE_DIR}/cmake/make_cli_bundle.cmake
+  DEPENDS opsched-cli
+  COMMENT "Packing the relocatable opsched-cli bundle"
+  VERBATIM)

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev ocl-icd-opencl-dev
+  patchelf
 )
 
 missing=()
