@@ -41,7 +41,8 @@
 #
 # Environment: PYTHON (default: /opt/torch/.venv/bin/python, else a python3 with torch),
 # EXPORT_SCRIPT (default tests/data/export_torchvision.py), CALIBRATE_ARGS (replaces calibrate's
-# default arguments), TF32 (on|off, PyTorch side; opsched's default is on).
+# default arguments), TF32 (on|off, PyTorch side; opsched's default is on), TV_MODELS and
+# ZOO_MODELS (comma-separated model sets; empty: none).
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,7 +75,8 @@ if [ -n "$steps_arg" ]; then
 fi
 
 # ---------------------------------------------------------------- clock, budget and records
-now_us() { echo "${EPOCHREALTIME/./}"; }
+# Microseconds since the epoch (bash 5's EPOCHREALTIME; date where the shell is older).
+if [ -n "${EPOCHREALTIME:-}" ]; then now_us() { echo "${EPOCHREALTIME/./}"; }; else now_us() { date +%s%6N; }; fi
 start_us=$(now_us)
 reserve=25 # seconds kept for the summary
 deadline=$(( start_us / 1000000 + budget - reserve ))
@@ -162,7 +164,11 @@ run_step() {
 python=${PYTHON:-}
 if [ -z "$python" ]; then
   for p in /opt/torch/.venv/bin/python /usr/bin/python3 python3; do
-    if command -v "$p" >/dev/null && "$p" -c 'import torch' 2>/dev/null; then python=$p; break; fi
+    # find_spec looks for torch without importing it (an import takes seconds).
+    if command -v "$p" >/dev/null &&
+       "$p" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; then
+      python=$p; break
+    fi
   done
   python=${python:-python3}
 fi
@@ -170,16 +176,18 @@ export_script=${EXPORT_SCRIPT:-$repo/tests/data/export_torchvision.py}
 tv_dir=$work/torchvision
 schedulers=(sequential greedy ios nimble opara)
 if [ "$dry" = 1 ]; then
-  backend=cpu device=sim:h100 torch_device=cpu
-  tv_models=(squeezenet1_1 googlenet)
-  zoo_models=(zoo:squeezenet zoo:inception_v3 zoo:randwire zoo:nasnet_a)
+  backend=cpu device=sim:h100
+  tv_default=squeezenet1_1,googlenet
   pytorch_args=(--models googlenet --batch 1 --device cpu --warmup 1 --iters 3)
 else
-  backend=cuda device=cuda:0 torch_device=cuda
-  tv_models=(googlenet inception_v3 squeezenet1_1 resnet50 mobilenet_v2)
-  zoo_models=(zoo:inception_v3 zoo:squeezenet zoo:randwire zoo:nasnet_a)
+  backend=cuda device=cuda:0
+  tv_default=googlenet,inception_v3,squeezenet1_1,resnet50,mobilenet_v2
+  # shellcheck disable=SC2054 # comma lists are the script's arguments
   pytorch_args=(--models googlenet,inception_v3 --batch 1,16 --device cuda --warmup 30 --iters 200)
 fi
+# TV_MODELS / ZOO_MODELS (comma-separated; set and empty: none) narrow the model sets.
+IFS=, read -r -a tv_models <<<"${TV_MODELS-$tv_default}"
+IFS=, read -r -a zoo_models <<<"${ZOO_MODELS-zoo:inception_v3,zoo:squeezenet,zoo:randwire,zoo:nasnet_a}"
 
 # ---------------------------------------------------------------- bundle and libraries
 cli="" cli_ld=""
@@ -261,7 +269,7 @@ step_env() {
   # The bundle's lib/ first, then NVIDIA's folders, then what was set; no duplicates, no empty entry
   # (an empty entry would mean the current folder).
   cli_ld=$(printf '%s\n' "$(dirname "$(dirname "$cli")")/lib" "$cudnn_dir" "$cupti_dir" ${extra//:/ } \
-             ${LD_LIBRARY_PATH//:/ } | awk 'NF && !seen[$0]++' | paste -sd:)
+             ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} | awk 'NF && !seen[$0]++' | paste -sd:)
   echo "$cli" >"$work/state/cli" && echo "$cli_ld" >"$work/state/cli_ld"
   set_opsched
   {
@@ -390,7 +398,7 @@ if [ -f "$work/state/cli" ] && [ -f "$work/state/env.done" ]; then
 fi
 # Every step after env needs the CLI, and check/compare need the exported models: run those steps
 # first when the list leaves them out and an earlier call has not done them (e.g. a fresh machine).
-if [ ! -f "$work/state/export.done" ] && [[ " ${steps[*]} " != *" export "* ]] &&
+if [ ${#tv_models[@]} -gt 0 ] && [ ! -f "$work/state/export.done" ] && [[ " ${steps[*]} " != *" export "* ]] &&
    [[ " ${steps[*]} " == *" check "* || " ${steps[*]} " == *" compare1 "* || " ${steps[*]} " == *" compare16 "* ]]; then
   steps=(export "${steps[@]}")
 fi

@@ -240,6 +240,12 @@ def main():
                      f"{args.work} while the machine is warm), or with --steps {','.join(left)}")
     parts.append("")
 
+    devices_doc = parse_json(read_text(os.path.join(raw, "devices.json.out")))
+    if isinstance(devices_doc, dict):
+        results["devices"] = devices_doc
+        if devices_doc.get("cuda_built") is False:
+            parts.append("WARNING: this opsched-cli was built without CUDA; rebuild the bundle on a machine "
+                         "with the CUDA toolkit (cmake --preset nogui; cmake --build build-nogui --target cli-bundle)")
     devices = read_text(os.path.join(raw, "devices.out")).strip()
     parts.append("opsched-cli devices:\n" + ("\n".join("  " + l for l in devices.splitlines()) or "  (no output)") + "\n")
     parts.append(check_section(rows, raw, results))
