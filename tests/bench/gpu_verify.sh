@@ -15,8 +15,9 @@
 #   pytorch    PyTorch eager and torch.cuda.graph latency of googlenet and inception_v3 at batch
 #              1 and 16 (tests/bench/bench_pytorch_gpu.py)
 #   search     IOS search time with measured costs, cold cache: zoo:inception_v3, zoo:nasnet_a
-#   compare1   compare --device cuda:0 --json at batch 1: zoo:inception_v3, zoo:randwire,
-#   compare16  zoo:nasnet_a, zoo:squeezenet and the googlenet / inception_v3 exports (and batch 16)
+#   compare1   compare --device cuda:0 --json at batch 1 on the googlenet and inception_v3 exports,
+#              zoo:inception_v3, zoo:squeezenet, zoo:randwire and zoo:nasnet_a
+#   compare16  the same at batch 16
 #   calibrate  opsched-cli calibrate (simulated vs measured stages, sim:h100 fit)
 # A summary (tests/bench/gpu_verify_summary.py) is written at the end, also when the budget runs
 # out or a step fails: every command's status is recorded and the script goes on. Exit status 0
@@ -35,6 +36,12 @@
 # while the device machine stays warm. Running the same command again skips the steps already done
 # and summarizes everything; --fresh starts over. If the first call ran out of budget, the summary
 # names the steps left and the command to run them.
+#
+# On the GPU machine (the device tool; one call, at most 10 minutes): build the bundle here with
+#   cmake --preset nogui && cmake --build build-nogui -j2 --target cli-bundle
+# and run   tests/bench/gpu_verify.sh   with carry ["build-nogui/opsched-cli-<version>-linux-x86_64.tar.gz"]
+# (found there by itself; or copy it into bundle/, which git ignores, and carry "bundle"). $OUT is
+# the default --out. If summary.txt lists steps not done, make the same call again.
 #
 # --dry-run: no GPU needed. Same steps and logic with --backend cpu, --device sim:h100, PyTorch on
 # the CPU and small model sets: checks the bundle and this script on a machine without a GPU.
@@ -221,7 +228,7 @@ find_lib_dir() {
   done
   if [ ! -f "$work/state/found_libs" ]; then
     timeout 30 find / -xdev \( -name 'libcudnn.so.9*' -o -name 'libcupti.so.13*' -o -name 'libcublasLt.so.13*' \
-      -o -name 'libnvrtc.so.13*' \) -not -path '/proc/*' 2>/dev/null >"$work/state/found_libs"
+      -o -name 'libnvrtc.so.13*' -o -name 'libcudart.so.13*' \) -not -path '/proc/*' 2>/dev/null >"$work/state/found_libs"
   fi
   f=$(grep -m1 "/$name" "$work/state/found_libs")
   [ -n "$f" ] && dirname "$f"
@@ -252,8 +259,9 @@ step_env() {
   local cudnn_dir cupti_dir extra=""
   cudnn_dir=$(find_lib_dir libcudnn.so.9)
   cupti_dir=$(find_lib_dir libcupti.so.13)
-  # cuDNN 9's engines open cuBLASLt and NVRTC at run time; take them from the same installation.
-  for n in libcublasLt.so.13 libnvrtc.so.13; do
+  # cuDNN 9's engines open cuBLASLt and NVRTC at run time; take them (and cudart, should a build
+  # link it dynamically) from the same installation.
+  for n in libcublasLt.so.13 libnvrtc.so.13 libcudart.so.13; do
     local d; d=$(find_lib_dir "$n"); [ -n "$d" ] && extra="$extra:$d"
   done
   {
