@@ -28,6 +28,21 @@ import traceback
 INPUT_SIZE = {"googlenet": 224, "inception_v3": 299, "squeezenet1_1": 224, "resnet50": 224, "mobilenet_v2": 224}
 
 
+def set_tf32(torch, conv_on):
+    """TF32 for convolutions as asked, never for matmuls; returns the settings as PyTorch reports them.
+    torch >= 2.9 has per-backend fp32_precision ("tf32"/"ieee") and deprecates the allow_tf32 flags;
+    the two APIs must not be mixed, so the new one is used alone where it exists."""
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    matmul = torch.backends.cuda.matmul
+    if conv is not None and hasattr(conv, "fp32_precision") and hasattr(matmul, "fp32_precision"):
+        conv.fp32_precision = "tf32" if conv_on else "ieee"
+        matmul.fp32_precision = "ieee"
+        return {"tf32_conv": conv.fp32_precision == "tf32", "tf32_matmul": matmul.fp32_precision == "tf32"}
+    torch.backends.cudnn.allow_tf32 = conv_on
+    matmul.allow_tf32 = False
+    return {"tf32_conv": torch.backends.cudnn.allow_tf32, "tf32_matmul": matmul.allow_tf32}
+
+
 def percentile(sorted_values, q):
     """Linear interpolation between closest ranks (numpy's default), q in [0, 100]."""
     if not sorted_values:
@@ -189,8 +204,7 @@ def main(argv):
         print(f"bench_pytorch_gpu: error: --device {args.device}: torch {torch.__version__} sees no CUDA device",
               file=sys.stderr)
         return 1
-    torch.backends.cudnn.allow_tf32 = args.tf32 == "on"
-    torch.backends.cuda.matmul.allow_tf32 = False
+    tf32 = set_tf32(torch, args.tf32 == "on")
     torch.backends.cudnn.benchmark = args.cudnn_benchmark == "on"
     if args.threads > 0:
         torch.set_num_threads(args.threads)
@@ -207,7 +221,7 @@ def main(argv):
         "tool": "bench_pytorch_gpu", "torch": torch.__version__, "torchvision": torchvision.__version__,
         "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version() if device.type == "cuda" else None,
         "device": str(device), "device_name": device_name,
-        "tf32_conv": torch.backends.cudnn.allow_tf32, "tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
+        **tf32,
         "cudnn_benchmark": torch.backends.cudnn.benchmark, "warmup": args.warmup, "iters": args.iters,
         "timing": "cuda events" if device.type == "cuda" else "wall clock", "results": [],
     }
