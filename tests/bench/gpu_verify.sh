@@ -83,7 +83,7 @@ fi
 
 # ---------------------------------------------------------------- clock, budget and records
 # Microseconds since the epoch (bash 5's EPOCHREALTIME; date where the shell is older).
-if [ -n "${EPOCHREALTIME:-}" ]; then now_us() { echo "${EPOCHREALTIME/./}"; }; else now_us() { date +%s%6N; }; fi
+if [ -n "${EPOCHREALTIME:-}" ]; then now_us() { echo "${EPOCHREALTIME//[!0-9]/}"; }; else now_us() { date +%s%6N; }; fi
 start_us=$(now_us)
 reserve=25 # seconds kept for the summary
 deadline=$(( start_us / 1000000 + budget - reserve ))
