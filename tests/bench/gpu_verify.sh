@@ -157,7 +157,7 @@ run_step() {
   local left=$(( deadline - $(now_s) ))
   if (( left < 10 )); then
     record "-" "not-run" "" 0 "out of overall budget (--budget $budget)"; say "[$name] not run: out of budget"
-    echo "$name" >>"$work/state/not_run"; return
+    return
   fi
   (( want > left )) && want=$left
   step_deadline=$(( $(now_s) + want ))
@@ -399,7 +399,6 @@ summarize() {
 }
 trap 'say "interrupted"; summarize; exit 130' INT TERM
 
-rm -f "$work/state/not_run"
 if [ -f "$work/state/cli" ] && [ -f "$work/state/env.done" ]; then
   cli=$(cat "$work/state/cli"); cli_ld=$(cat "$work/state/cli_ld"); set_opsched
   [ -x "$cli" ] || rm -f "$work/state/env.done"

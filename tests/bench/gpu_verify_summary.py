@@ -105,7 +105,7 @@ def check_section(rows, raw, results):
     body = table(["model"] + schedulers, [[m] + [c.get(s, "-") for s in schedulers] for m, c in by_model.items()])
     total = len(checks)
     ok = sum(1 for r in checks if r["status"] == "ok")
-    return (f"run --backend cuda --check (exit 0 = every output within tolerance; max relative error shown "
+    return (f"run --check on the exports (exit 0 = every output within tolerance; max relative error shown "
             f"when the JSON has it): {ok}/{total} match\n{body}\n")
 
 
