@@ -111,7 +111,7 @@ def check_section(rows, raw, results):
 
 def compare_section(rows, raw, results, pytorch, device):
     """Latency per scheduler from compare --json, next to PyTorch and the critical-path floor."""
-    compares = [r for r in rows if r["step"] in ("compare1", "compare16")]
+    compares = [r for r in rows if r["step"] in ("compare1", "compare16") and r["label"].startswith(r["step"] + ".")]
     if not compares:
         return "latency (compare): not run\n", []
     out_rows, target_lines = [], []
@@ -156,7 +156,7 @@ def compare_section(rows, raw, results, pytorch, device):
 
 
 def search_section(rows, raw, results, device):
-    searches = [r for r in rows if r["step"] == "search"]
+    searches = [r for r in rows if r["step"] == "search" and r["label"].startswith("search.")]
     if not searches:
         return f"IOS search on {device}: not run\n", []
     out_rows, target_lines = [], []
@@ -248,13 +248,23 @@ def main():
                          "with the CUDA toolkit (cmake --preset nogui; cmake --build build-nogui --target cli-bundle)")
     devices = read_text(os.path.join(raw, "devices.out")).strip()
     parts.append("opsched-cli devices:\n" + ("\n".join("  " + l for l in devices.splitlines()) or "  (no output)") + "\n")
-    parts.append(check_section(rows, raw, results))
-    compare_text, compare_targets = compare_section(rows, raw, results, pytorch, args.device)
+    def section(name, fn, *fn_args, with_targets=False):
+        """One section; a bug in it costs that section, never the whole summary."""
+        try:
+            return fn(*fn_args)
+        except Exception as e:  # noqa: BLE001
+            text = f"{name}: the summary could not read these results ({type(e).__name__}: {e}); see log.txt\n"
+            return (text, []) if with_targets else text
+
+    parts.append(section("run --check", check_section, rows, raw, results))
+    compare_text, compare_targets = section("latency", compare_section, rows, raw, results, pytorch, args.device,
+                                            with_targets=True)
     parts.append(compare_text)
-    parts.append(pytorch_section(pytorch, results))
-    search_text, search_targets = search_section(rows, raw, results, args.device)
+    parts.append(section("PyTorch", pytorch_section, pytorch, results))
+    search_text, search_targets = section("IOS search", search_section, rows, raw, results, args.device,
+                                          with_targets=True)
     parts.append(search_text)
-    parts.append(calibrate_section(rows, raw, results, args.work))
+    parts.append(section("calibrate", calibrate_section, rows, raw, results, args.work))
     targets = compare_targets + search_targets
     parts.append("targets (issue 5):\n" + ("\n".join("  " + t for t in targets) if targets else "  none measured") + "\n")
 

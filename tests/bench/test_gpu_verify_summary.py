@@ -95,6 +95,17 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("IOS search nasnet_a (cuda:0, r=3 s=8, cold cache): 150.0 s (target <= 120 s): NOT met", text)
         self.assertIn("steps NOT done: compare16", text)
 
+    def test_steps_cut_by_the_budget_are_listed_not_parsed(self):
+        self.add("devices", "devices", "ok", 0, "cuda runtime 13.0")
+        open(os.path.join(self.work, "state", "devices.done"), "w").close()
+        for step in ("check", "search", "compare1", "compare16", "calibrate"):
+            self.rows.append(f"{step}\t-\tnot-run\t\t0\t\tout of overall budget (--budget 45)\n")
+        text, _ = self.summarize(steps="devices check search compare1 compare16 calibrate")
+        self.assertIn("steps NOT done: check search compare1 compare16 calibrate", text)
+        self.assertIn("run --check: not run", text)
+        self.assertNotIn("could not read", text)
+        self.assertRegex(text, r"compare16\s+-\s+not-run\s+0\s+out of overall budget")
+
     def test_a_resumed_run_counts_the_latest_attempt(self):
         self.add("check", "check.googlenet.ios", "usage", 2, "", "not expected")
         self.add("check", "check.googlenet.ios", "ok", 0, "{}")
