@@ -101,15 +101,15 @@ inline HostTensor referenceMatMul(HostTensor a, HostTensor b, const std::vector<
     HostTensor o{outDims, std::vector<float>(static_cast<std::size_t>(product(batch) * m * n))};
     for (std::int64_t bi = 0; bi < product(batch); ++bi) {
         const auto idx = unravel(bi, batch);
-        auto offset = [&](const HostTensor& t, const std::vector<std::int64_t>& full) {
+        // The operand's own batch index: right-aligned, size-1 batch axes broadcast.
+        auto batchOffset = [&](const std::vector<std::int64_t>& full) {
             const std::size_t shift = idx.size() - (full.size() - 2);
             std::vector<std::int64_t> own(full.size() - 2);
             for (std::size_t d = 0; d < own.size(); ++d)
                 own[d] = full[d] == 1 ? 0 : idx[d + shift];
-            static_cast<void>(t);
             return ravel(own, {full.begin(), full.end() - 2});
         };
-        const std::int64_t oa = offset(a, a.dims) * m * k, ob = offset(b, b.dims) * k * n;
+        const std::int64_t oa = batchOffset(a.dims) * m * k, ob = batchOffset(b.dims) * k * n;
         for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t j = 0; j < n; ++j) {
                 double acc = 0;
