@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph/graph.h"
+#include "reference_tensor_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,19 +13,6 @@
 #include <vector>
 
 namespace opsched::test {
-
-struct HostTensor {
-    std::vector<std::int64_t> dims;
-    std::vector<float> data;
-};
-
-inline std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from = 0)
-{
-    std::int64_t n = 1;
-    for (std::size_t i = from; i < dims.size(); ++i)
-        n *= dims[i];
-    return n;
-}
 
 inline float activate(float x, const Activation& a)
 {
@@ -190,7 +178,14 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
         }
         HostTensor cur;
         const bool isProduct = std::holds_alternative<Multiply>(op.layers.front().params);
-        if (isProduct) {
+        std::vector<HostTensor> operands; // an operand layer's terms, then its weights
+        if (op.layers.front().takesOperands()) {
+            for (const auto& t : terms)
+                operands.push_back(t.front());
+            for (auto w : op.layers.front().weights)
+                operands.push_back({g.tensor(w).shape.dims, weight(w)});
+            cur = operands.front();
+        } else if (isProduct) {
             std::vector<HostTensor> ts;
             for (const auto& t : terms)
                 ts.push_back(t.front());
@@ -221,6 +216,25 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
                 cur = std::move(r);
             } else if (const auto* s = std::get_if<Softmax>(&layer.params)) {
                 cur = referenceSoftmax(cur, s->axis);
+            } else if (const auto* bin = std::get_if<Binary>(&layer.params)) {
+                cur = referenceBinary(bin->kind, operands);
+            } else if (std::holds_alternative<MatMul>(layer.params)) {
+                cur = referenceMatMul(operands.at(0), operands.at(1), layer.output.dims);
+            } else if (const auto* cat = std::get_if<Concat>(&layer.params)) {
+                cur = referenceConcat(operands, cat->axis);
+            } else if (const auto* sl = std::get_if<Slice>(&layer.params)) {
+                cur = referenceSlice(cur, *sl);
+            } else if (const auto* tr = std::get_if<Transpose>(&layer.params)) {
+                cur = referenceTranspose(cur, tr->perm);
+            } else if (const auto* pd = std::get_if<Pad>(&layer.params)) {
+                cur = referencePad(cur, *pd);
+            } else if (const auto* rd = std::get_if<Reduce>(&layer.params)) {
+                cur = referenceReduce(cur, *rd, layer.output.dims);
+            } else if (const auto* bn = std::get_if<BatchNorm>(&layer.params)) {
+                std::vector<std::vector<float>> w;
+                for (auto t : layer.weights)
+                    w.push_back(weight(t));
+                cur = referenceBatchNorm(cur, w, bn->epsilon);
             } else if (!std::holds_alternative<Multiply>(layer.params) && !std::holds_alternative<Flatten>(layer.params) &&
                        !std::holds_alternative<Reshape>(layer.params) && !std::holds_alternative<Identity>(layer.params)) {
                 throw std::runtime_error(std::string("reference: no ") + layer.kindName());

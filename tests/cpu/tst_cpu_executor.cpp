@@ -335,19 +335,6 @@ TEST(CpuErrors, BadInputsPlansAndTypes)
     }
 }
 
-TEST(CpuErrors, UnsupportedLayerKindNamesTheOp)
-{
-    GraphBuilder b("transpose", 3);
-    b.addOp({"swap_hw", OpKind::Transpose, {{b.addInput("x", Shape{1, 2, 3, 4})}}, {layer(Transpose{{0, 1, 3, 2}})}});
-    const Graph g = std::move(b).finish();
-    try {
-        cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
-        ADD_FAILURE() << "transpose accepted";
-    } catch (const Error& e) {
-        EXPECT_STREQ(e.what(), "op 'swap_hw': layer kind 'transpose' is not supported by the CPU backend");
-    }
-}
-
 TEST(CpuExecutor, ReportsSizes)
 {
     const Graph g = inceptionEBlock(1);

@@ -2,6 +2,7 @@
 // buffers are reused, and concat / merge outputs are written in place. Needs no oneDNN.
 #include "exec/cpu/memory_plan.h"
 #include "exec/cpu/tensor_layout.h"
+#include "graph/graph_builder.h"
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/schedulers.h"
@@ -158,6 +159,45 @@ TEST(Layout, RejectsAnInvalidPlan)
     Plan plan = compileSchedule(g, sequentialSchedule(g));
     plan.launches.pop_back();
     EXPECT_THROW(TensorLayout(g, plan), Error);
+}
+
+// Operand layers (Binary, MatMul, Concat) read their terms where they are: no combined input
+// buffer; their operands stay live until they run; views after them stay zero-copy.
+TEST(Layout, OperandLayersReadTheirTermsInPlace)
+{
+    auto layer = [](LayerParams p) {
+        Layer l;
+        l.params = std::move(p);
+        return l;
+    };
+    GraphBuilder b("operands", 3);
+    const auto x = b.addInput("x", Shape{2, 3, 4});
+    const auto y = b.addInput("y", Shape{3, 4});
+    const auto t = b.addOp({"t", OpKind::Transpose, {{x}}, {layer(Transpose{{0, 2, 1}})}});
+    const auto sum = b.addOp({"sub", OpKind::Subtract, {{x}, {y}}, {layer(Binary{BinaryKind::Sub})}});
+    const auto mm = b.addOp({"mm", OpKind::MatMul, {{sum}, {t}}, {layer(MatMul{})}});
+    b.addOp({"flat", OpKind::Reshape, {{mm}}, {layer(Reshape{{0, -1}})}});
+    b.addOp({"cat", OpKind::Concat, {{mm}, {mm}}, {layer(Concat{2})}});
+    const Graph g = std::move(b).finish();
+    const Plan plan = compileSchedule(g, sequentialSchedule(g));
+    const TensorLayout layout(g, plan);
+    EXPECT_TRUE(layout.check().empty()) << layout.check().front();
+    for (const char* name : {"sub", "mm", "cat"}) {
+        const OpLayout& ol = layout.op(*g.findOp(name));
+        EXPECT_EQ(ol.input, -1) << name;
+        EXPECT_FALSE(ol.combine) << name;
+    }
+    for (const auto& v : layout.values())
+        EXPECT_EQ(v.name.find(":input"), std::string::npos) << v.name << " is a combined input";
+    // The transpose output is read by mm alone: live until mm's launch, not longer.
+    std::size_t mmLaunch = 0;
+    for (std::size_t i = 0; i < plan.launches.size(); ++i)
+        if (plan.launches[i].ops.front() == *g.findOp("mm"))
+            mmLaunch = i;
+    EXPECT_EQ(valueOf(layout, g, "t").last, layout.launchStep(mmLaunch));
+    const Value& flat = valueOf(layout, g, "flat");
+    EXPECT_TRUE(flat.view);
+    EXPECT_EQ(flat.arenaOffset, valueOf(layout, g, "mm").arenaOffset);
 }
 
 } // namespace

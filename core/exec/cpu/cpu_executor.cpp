@@ -48,7 +48,8 @@ bool supported(const Layer& layer)
     return std::visit(
         [](const auto& p) {
             using T = std::decay_t<decltype(p)>;
-            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
+            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
+                           MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
         },
         layer.params);
 }
@@ -107,6 +108,8 @@ struct CpuExecutor::Impl {
     void compileLaunch(std::size_t index, const Launch& launch);
     void compileOp(const Op& op);
     void compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out);
+    std::vector<Operand> operandsOf(const Op& op, const Layer& first);
+    void compileDataLayer(const Layer& layer, const Operand& in, const Operand& out);
     void combine(const Op& op);
 };
 
@@ -198,11 +201,68 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                 }
             } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
                 builder.eltwise(in.reshaped(out.dims), out, {act}); // a view with an activation
+            } else if constexpr (std::is_same_v<T, Binary>) {
+                builder.binary(p.kind, operandsOf(op, layer), out, act);
+            } else if constexpr (std::is_same_v<T, MatMul>) {
+                const auto operands = operandsOf(op, layer);
+                if (operands.size() != 2)
+                    throw Error("matmul needs exactly two operands");
+                // A weight as the right operand: its values, for oneDNN's preferred layout.
+                const bool constantB = op.inputs.size() == 1;
+                const auto b = constantB ? weights(0) : std::vector<float>{};
+                builder.matmul(operands[0], operands[1], constantB ? &b : nullptr, out, act);
+            } else if constexpr (std::is_same_v<T, Concat>) {
+                const int rank = static_cast<int>(out.dims.size());
+                builder.concat(operandsOf(op, layer), out, p.axis < 0 ? p.axis + rank : p.axis);
+                builder.activate(out, act);
+            } else if constexpr (std::is_same_v<T, BatchNorm>) {
+                builder.batchNorm(in, out, weights(0), weights(1), weights(2), weights(3), p.epsilon, act);
+            } else if constexpr (isOneOf<T, Slice, Transpose, Pad, Reduce>) {
+                compileDataLayer(layer, in, out);
             } else {
                 throw Error(unsupportedMessage(layer));
             }
         },
         layer.params);
+}
+
+// The operands of an operand layer: one tensor per input term, then the layer's weights.
+std::vector<Operand> CpuExecutor::Impl::operandsOf(const Op& op, const Layer& first)
+{
+    std::vector<Operand> operands;
+    for (const auto& term : op.inputs) {
+        if (term.size() != 1)
+            throw Error("an operand must be a single tensor, not a sum");
+        operands.push_back(tensorOperand(term.front()));
+    }
+    for (auto w : first.weights)
+        operands.push_back(builder.constantOperand(weightValues(graph, w), graph.tensor(w).shape.dims));
+    return operands;
+}
+
+// Layers that move data: views copied out (slice, transpose), pad, reduction.
+void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Operand& in, const Operand& out)
+{
+    const Activation& act = layer.activation;
+    if (const auto* s = std::get_if<Slice>(&layer.params)) {
+        builder.gather(in.data, sliceView(in.dims, *s), out, act);
+    } else if (const auto* t = std::get_if<Transpose>(&layer.params)) {
+        builder.gather(in.data, transposeView(in.dims, t->perm), out, act);
+    } else if (const auto* p = std::get_if<Pad>(&layer.params)) {
+        builder.pad(*p, in, out, act);
+    } else if (const auto* r = std::get_if<Reduce>(&layer.params)) {
+        // oneDNN reduces to the same rank: the output seen with 1 on the reduced axes.
+        const auto rank = static_cast<std::int64_t>(in.dims.size());
+        std::vector<std::int64_t> kept = in.dims;
+        for (auto a : r->axes) {
+            if (a < -rank || a >= rank)
+                throw Error("reduce axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+            kept[static_cast<std::size_t>(a < 0 ? a + rank : a)] = 1;
+        }
+        if (r->axes.empty())
+            kept.assign(in.dims.size(), 1);
+        builder.reduce(r->kind, in, out.reshaped(kept), act);
+    }
 }
 
 void CpuExecutor::Impl::combine(const Op& op)

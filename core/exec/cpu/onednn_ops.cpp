@@ -57,6 +57,8 @@ Fit fitWindows(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::i
 
 memory::desc describe(const Operand& o)
 {
+    if (o.dims.empty()) // a scalar: oneDNN has no rank 0
+        return memory::desc({1}, memory::data_type::f32, memory::dims{1});
     const memory::dims dims(o.dims.begin(), o.dims.end());
     return memory::desc(dims, memory::data_type::f32, o.strides.empty() ? denseStrides(o.dims) : memory::dims(o.strides.begin(), o.strides.end()));
 }
@@ -126,6 +128,12 @@ dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vec
     return dst;
 }
 
+void PrimitiveBuilder::hostStep(std::function<void()> fn)
+{
+    steps_.push_back(Step{{}, {}, std::move(fn)});
+    scratchpads_.emplace_back();
+}
+
 void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piece>& ps)
 {
     for (const auto& p : ps) {
@@ -136,26 +144,6 @@ void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piec
     }
 }
 
-namespace {
-
-// Creates the primitive descriptor with the activation as post-ops where the primitive takes
-// them; `fused` says whether it did.
-template <typename PD, typename Desc, typename AttrFn>
-PD withPostOps(const Desc& d, const dnnl::engine& engine, bool wantPostOps, AttrFn attrWith, bool& fused)
-{
-    fused = false;
-    if (wantPostOps) {
-        try {
-            PD pd(d, attrWith(true), engine);
-            fused = true;
-            return pd;
-        } catch (const dnnl::error&) {
-        }
-    }
-    return PD(d, attrWith(false), engine);
-}
-
-} // namespace
 
 void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
                             const std::vector<float>* bias, const Activation& act)
@@ -202,8 +190,7 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
             // Padding made explicit (zeros that count); the ceil-mode overhang is then excluded.
             float* base = padded->data;
             const auto count = static_cast<std::size_t>(elements(padded->dims));
-            steps_.push_back(Step{{}, {}, [base, count] { std::fill(base, base + count, 0.0F); }});
-            scratchpads_.emplace_back();
+            hostStep([base, count] { std::fill(base, base + count, 0.0F); });
             const auto strides4 = denseStrides(padded->dims);
             Operand interior{base + pt * strides4[2] + pl, src.dims, {strides4.begin(), strides4.end()}};
             copy(src, interior);

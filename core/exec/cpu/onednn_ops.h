@@ -3,6 +3,7 @@
 // run only walks the list and executes. Internal to the CPU backend.
 #pragma once
 
+#include "exec/cpu/tensor_views.h"
 #include "graph/layer.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -53,6 +54,28 @@ public:
     void concat(const std::vector<Operand>& srcs, const Operand& dst, int axis);
     void copy(const Operand& src, const Operand& dst);
 
+    // Layers of imported models (onednn_tensor_ops.cpp). Every one applies `act` after itself.
+    // The kind folded left to right over the operands, with NumPy broadcasting, into dst.
+    void binary(BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
+    // ONNX MatMul (1-D operands promoted, batch dimensions broadcast). `constantB`: b's values
+    // when b is a weight, reordered once into the layout oneDNN prefers.
+    void matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB, const Operand& dst,
+                const Activation& act);
+    // dst has src's rank, with 1 on the reduced axes.
+    void reduce(ReduceKind kind, const Operand& src, const Operand& dst, const Activation& act);
+    // Inference batch normalisation over axis 1, per-channel parameters of dst.dims[1] values.
+    void batchNorm(const Operand& src, const Operand& dst, const std::vector<float>& scale,
+                   const std::vector<float>& shift, const std::vector<float>& mean, const std::vector<float>& variance,
+                   float epsilon, const Activation& act);
+    // The view of `base` (slice, transpose) copied into dense dst: a reorder, or host code when a
+    // stride is negative (oneDNN memory descriptors have none).
+    void gather(const float* base, const StridedView& view, const Operand& dst, const Activation& act);
+    void pad(const Pad& p, const Operand& src, const Operand& dst, const Activation& act);
+    // The activation applied to dst in place (nothing for none).
+    void activate(const Operand& dst, const Activation& act);
+    // Values the builder keeps for the plan's lifetime (constant operands), as an Operand.
+    Operand constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims);
+
     std::vector<Step>& steps() { return steps_; }
     // The largest scratchpad any primitive asked for; all share one buffer (runs are sequential).
     std::size_t scratchpadBytes() const { return scratchpadBytes_; }
@@ -72,15 +95,35 @@ private:
     void push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args);
     // Post-ops the primitive could not take, as in-place eltwise steps on dst.
     void eltwiseInPlace(const Operand& dst, const std::vector<Piece>& pieces);
+    void hostStep(std::function<void()> fn);
+    void fill(const Operand& dst, float value);
 
     dnnl::engine engine_;
     std::vector<Step> steps_;
     std::vector<dnnl::memory::desc> scratchpads_; // per step; zero-size when none
     std::size_t scratchpadBytes_ = 0;
     std::int64_t weightBytes_ = 0;
-    std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for broadcasting products
+    std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for products, constant operands
 };
 
 dnnl::memory::desc describe(const Operand& o);
+
+// Creates the primitive descriptor with the activation as post-ops where the primitive takes
+// them; `fused` says whether it did.
+template <typename PD, typename Desc, typename AttrFn>
+PD withPostOps(const Desc& d, const dnnl::engine& engine, bool wantPostOps, AttrFn attrWith, bool& fused)
+{
+    fused = false;
+    if (wantPostOps) {
+        try {
+            PD pd(d, attrWith(true), engine);
+            fused = true;
+            return pd;
+        } catch (const dnnl::error&) {
+        }
+    }
+    return PD(d, attrWith(false), engine);
+}
+
 
 } // namespace opsched::cpu

@@ -28,9 +28,16 @@ bool multipliesTerms(const Op& op)
     return std::holds_alternative<Multiply>(op.layers.front().params) && op.inputs.size() > 1;
 }
 
+bool readsOperands(const Op& op)
+{
+    return multipliesTerms(op) || op.layers.front().takesOperands();
+}
+
 std::vector<std::int64_t> combinedInputDims(const Graph& graph, const Op& op)
 {
     std::vector<std::int64_t> dims = graph.tensor(op.inputs.front().front()).shape.dims;
+    if (op.layers.front().takesOperands())
+        return dims; // the first operand; the layer reads every term itself
     if (std::holds_alternative<Multiply>(op.layers.front().params)) {
         for (const auto& term : op.inputs) {
             const auto& d = graph.tensor(term.front()).shape.dims;
@@ -76,7 +83,7 @@ namespace {
 
 bool needsCombine(const Op& op)
 {
-    return !multipliesTerms(op) && (op.inputs.size() > 1 || op.inputs.front().size() > 1);
+    return !readsOperands(op) && (op.inputs.size() > 1 || op.inputs.front().size() > 1);
 }
 
 bool allNoop(const Op& op)
@@ -184,7 +191,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
             const Op& op = graph.op(id);
             OpLayout& ol = ops_[id.value()];
             ol.inputDims = combinedInputDims(graph, op);
-            if (multipliesTerms(op)) {
+            if (readsOperands(op)) {
                 ol.input = -1;
             } else if (!needsCombine(op)) {
                 ol.input = valueOf(op.inputs.front().front());

@@ -25,8 +25,11 @@ namespace opsched::cpu {
 bool isNoopLayer(const Op& op, std::size_t layerIndex);
 // The op's first layer is a Multiply over more than one term (a product, not a sum/concat).
 bool multipliesTerms(const Op& op);
+// The op's first layer reads its terms as separate tensors: a Multiply of several terms, or an
+// operand layer (Binary, MatMul, Concat; see Layer::takesOperands). Nothing is combined first.
+bool readsOperands(const Op& op);
 // Dimensions of the tensor fed to the op's first layer: terms summed, then concatenated along
-// channels; for a product of terms, their broadcast shape.
+// channels; for a product of terms, their broadcast shape; for an operand layer, its first operand.
 std::vector<std::int64_t> combinedInputDims(const Graph& graph, const Op& op);
 std::int64_t denseBytes(const std::vector<std::int64_t>& dims);
 // An average pool counting padding in ceil mode whose last window runs past the padding: it runs
@@ -51,7 +54,7 @@ struct Value {
 };
 
 struct OpLayout {
-    int input = -1;                    // value the first layer reads; -1 when it multiplies terms
+    int input = -1;                    // value the first layer reads; -1 when it reads operands
     std::vector<std::int64_t> inputDims;
     bool combine = false;              // this op sums/concatenates its terms into `input`
     std::vector<int> layers;           // per layer: the value it writes (noop layers: a view)

@@ -1,0 +1,262 @@
+// The PrimitiveBuilder's kernels for the layers imported models bring: binary, matmul, reduction,
+// batch normalisation (oneDNN primitives), slices and transposes (reorders from strided views),
+// and pad (a reorder into a filled buffer; reflect and edge in host code, oneDNN has no pad).
+#include "exec/cpu/onednn_ops.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+
+namespace opsched::cpu {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using dnnl::prop_kind;
+using tag = memory::format_tag;
+
+namespace {
+
+// The operand with ones prepended up to `rank` (NumPy's right alignment).
+Operand alignedTo(const Operand& o, std::size_t rank)
+{
+    std::vector<std::int64_t> dims(rank - std::min(rank, o.dims.size()), 1);
+    dims.insert(dims.end(), o.dims.begin(), o.dims.end());
+    return o.reshaped(std::move(dims));
+}
+
+algorithm binaryAlgorithm(BinaryKind kind)
+{
+    switch (kind) {
+    case BinaryKind::Add: return algorithm::binary_add;
+    case BinaryKind::Sub: return algorithm::binary_sub;
+    case BinaryKind::Mul: return algorithm::binary_mul;
+    case BinaryKind::Div: return algorithm::binary_div;
+    }
+    throw Error("unknown binary kind");
+}
+
+algorithm reductionAlgorithm(ReduceKind kind)
+{
+    switch (kind) {
+    case ReduceKind::Mean: return algorithm::reduction_mean;
+    case ReduceKind::Sum: return algorithm::reduction_sum;
+    case ReduceKind::Max: return algorithm::reduction_max;
+    }
+    throw Error("unknown reduction kind");
+}
+
+std::int64_t product(const std::vector<std::int64_t>& dims)
+{
+    std::int64_t n = 1;
+    for (auto d : dims)
+        n *= d;
+    return n;
+}
+
+} // namespace
+
+Operand PrimitiveBuilder::constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims)
+{
+    constants_.push_back(std::make_shared<std::vector<float>>(values));
+    weightBytes_ += static_cast<std::int64_t>(values.size() * sizeof(float));
+    return Operand{constants_.back()->data(), std::move(dims), {}};
+}
+
+void PrimitiveBuilder::fill(const Operand& dst, float value)
+{
+    float* base = dst.data;
+    const auto count = static_cast<std::size_t>(product(dst.dims));
+    hostStep([base, count, value] { std::fill(base, base + count, value); });
+}
+
+void PrimitiveBuilder::activate(const Operand& dst, const Activation& act)
+{
+    eltwiseInPlace(dst, pieces(act));
+}
+
+void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst,
+                              const Activation& act)
+{
+    if (operands.size() < 2)
+        throw Error("an element-wise operation needs two operands");
+    const std::size_t rank = dst.dims.size();
+    std::vector<Operand> ops;
+    for (const auto& o : operands)
+        ops.push_back(alignedTo(o, rank));
+    // oneDNN broadcasts the second source only; the first must have dst's shape. A commutative
+    // kind swaps a full-shape second operand in front; otherwise dst is zeroed and the first
+    // operand added into it.
+    const bool commutative = kind == BinaryKind::Add || kind == BinaryKind::Mul;
+    if (ops[0].dims != dst.dims && commutative && ops[1].dims == dst.dims)
+        std::swap(ops[0], ops[1]);
+    std::vector<std::pair<algorithm, Operand>> steps;
+    Operand cur = ops[0];
+    if (ops[0].dims != dst.dims) {
+        fill(dst, 0.0F);
+        steps.emplace_back(algorithm::binary_add, ops[0]);
+        cur = dst;
+    }
+    for (std::size_t j = 1; j < ops.size(); ++j)
+        steps.emplace_back(binaryAlgorithm(kind), ops[j]);
+    const auto ps = pieces(act);
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+        const bool last = j + 1 == steps.size();
+        dnnl::binary::desc d(steps[j].first, describe(cur), describe(steps[j].second), describe(dst));
+        bool fused = false;
+        auto pd = withPostOps<dnnl::binary::primitive_desc>(
+            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+        push(pd, dnnl::binary(pd),
+             {{DNNL_ARG_SRC_0, bind(cur)}, {DNNL_ARG_SRC_1, bind(steps[j].second)}, {DNNL_ARG_DST, bind(dst)}});
+        if (last && !fused)
+            eltwiseInPlace(dst, ps);
+        cur = dst;
+    }
+}
+
+void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB,
+                              const Operand& dst, const Activation& act)
+{
+    auto ad = a.dims, bd = b.dims;
+    if (ad.empty() || bd.empty())
+        throw Error("matmul operands must have at least one dimension");
+    if (ad.size() == 1)
+        ad.insert(ad.begin(), 1);
+    if (bd.size() == 1)
+        bd.push_back(1);
+    const std::size_t rank = std::max(ad.size(), bd.size());
+    ad.insert(ad.begin(), rank - ad.size(), 1);
+    bd.insert(bd.begin(), rank - bd.size(), 1);
+    std::vector<std::int64_t> dd(rank);
+    for (std::size_t i = 0; i + 2 < rank; ++i)
+        dd[i] = std::max(ad[i], bd[i]);
+    dd[rank - 2] = ad[rank - 2];
+    dd[rank - 1] = bd[rank - 1];
+    if (product(dd) != product(dst.dims) || ad[rank - 1] != bd[rank - 2])
+        throw Error("matmul operand shapes do not give the output shape");
+    const Operand src = a.reshaped(ad), out = dst.reshaped(dd);
+    const Operand weights = b.reshaped(bd);
+    // A constant right operand goes into the layout oneDNN prefers, once.
+    const memory::desc user = describe(weights);
+    const memory::desc wanted =
+        constantB ? memory::desc(memory::dims(bd.begin(), bd.end()), memory::data_type::f32, tag::any) : user;
+    const auto ps = pieces(act);
+    dnnl::matmul::desc d(describe(src), wanted, describe(out));
+    bool fused = false;
+    auto pd = withPostOps<dnnl::matmul::primitive_desc>(d, engine_, !ps.empty(),
+                                                        [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(out)}};
+    args[DNNL_ARG_WEIGHTS] = constantB ? constant(user, *constantB, pd.weights_desc()) : bind(weights);
+    push(pd, dnnl::matmul(pd), std::move(args));
+    if (!fused)
+        eltwiseInPlace(out, ps);
+}
+
+void PrimitiveBuilder::reduce(ReduceKind kind, const Operand& src, const Operand& dst, const Activation& act)
+{
+    if (src.dims.size() != dst.dims.size())
+        throw Error("reduction output must keep the input's rank");
+    // Reducing axes of extent 1 changes nothing (oneDNN refuses equal shapes).
+    if (src.dims == dst.dims) {
+        eltwise(src, dst, {act});
+        return;
+    }
+    const auto ps = pieces(act);
+    dnnl::reduction::desc d(reductionAlgorithm(kind), describe(src), describe(dst), 0.0F, 0.0F);
+    bool fused = false;
+    auto pd = withPostOps<dnnl::reduction::primitive_desc>(
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    push(pd, dnnl::reduction(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
+    if (!fused)
+        eltwiseInPlace(dst, ps);
+}
+
+void PrimitiveBuilder::batchNorm(const Operand& src, const Operand& dst, const std::vector<float>& scale,
+                                 const std::vector<float>& shift, const std::vector<float>& mean,
+                                 const std::vector<float>& variance, float epsilon, const Activation& act)
+{
+    if (src.dims.size() < 2)
+        throw Error("batch normalisation needs a channel dimension");
+    // oneDNN normalises 3-D to 5-D tensors; other ranks fold their spatial axes into one (the
+    // statistics are per channel either way).
+    std::vector<std::int64_t> dims = src.dims;
+    if (dims.size() == 2)
+        dims.push_back(1);
+    else if (dims.size() > 5)
+        dims = {dims[0], dims[1], product(dims) / (dims[0] * dims[1])};
+    const Operand in = src.reshaped(dims), out = dst.reshaped(dims);
+    const std::int64_t channels = dims[1];
+    const memory::desc perChannel({channels}, memory::data_type::f32, tag::x);
+    const auto ps = pieces(act);
+    const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+                       dnnl::normalization_flags::use_shift;
+    dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, describe(in), epsilon, flags);
+    bool fused = false;
+    auto pd = withPostOps<dnnl::batch_normalization_forward::primitive_desc>(
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    if (pd.dst_desc() != describe(out))
+        throw Error("oneDNN's batch normalisation wants another output layout");
+    push(pd, dnnl::batch_normalization_forward(pd),
+         {{DNNL_ARG_SRC, bind(in)},
+          {DNNL_ARG_DST, bind(out)},
+          {DNNL_ARG_SCALE, constant(perChannel, scale, perChannel)},
+          {DNNL_ARG_SHIFT, constant(perChannel, shift, perChannel)},
+          {DNNL_ARG_MEAN, constant(perChannel, mean, perChannel)},
+          {DNNL_ARG_VARIANCE, constant(perChannel, variance, perChannel)}});
+    if (!fused)
+        eltwiseInPlace(out, ps);
+}
+
+void PrimitiveBuilder::gather(const float* base, const StridedView& view, const Operand& dst, const Activation& act)
+{
+    if (product(view.dims) != product(dst.dims))
+        throw Error("a view and its destination differ in size");
+    if (view.hasNegativeStride() || view.dims.empty()) {
+        StridedView v = view;
+        float* out = dst.data;
+        hostStep([base, v, out] { copyView(base, v, out); });
+    } else {
+        // A reorder from the view (strides in the descriptor) into dense dst of the view's dims.
+        const Operand src{const_cast<float*>(base) + view.offset, view.dims, view.strides};
+        copy(src, dst.reshaped(view.dims));
+    }
+    activate(dst, act);
+}
+
+void PrimitiveBuilder::pad(const Pad& p, const Operand& src, const Operand& dst, const Activation& act)
+{
+    const std::size_t rank = src.dims.size();
+    if (p.pads.size() != 2 * rank || dst.dims.size() != rank)
+        throw Error("pad needs 2 x rank pads");
+    if (p.mode == PadMode::Constant) {
+        // Fill, then one reorder of the part of src that lands inside dst (pads may be negative).
+        const auto dstStrides = rowMajorStrides(dst.dims), srcStrides = rowMajorStrides(src.dims);
+        std::int64_t srcOffset = 0, dstOffset = 0;
+        std::vector<std::int64_t> dims(rank);
+        bool grows = false;
+        for (std::size_t d = 0; d < rank; ++d) {
+            const std::int64_t before = p.pads[d], after = p.pads[d + rank];
+            grows = grows || before > 0 || after > 0;
+            srcOffset += std::max<std::int64_t>(0, -before) * srcStrides[d];
+            dstOffset += std::max<std::int64_t>(0, before) * dstStrides[d];
+            dims[d] = src.dims[d] + std::min<std::int64_t>(0, before) + std::min<std::int64_t>(0, after);
+        }
+        if (grows)
+            fill(dst, p.value);
+        if (product(dims) > 0)
+            copy(Operand{src.data + srcOffset, dims, {srcStrides.begin(), srcStrides.end()}},
+                 Operand{dst.data + dstOffset, dims, {dstStrides.begin(), dstStrides.end()}});
+        activate(dst, act);
+        return;
+    }
+    std::vector<std::vector<std::int64_t>> indices;
+    for (std::size_t d = 0; d < rank; ++d)
+        indices.push_back(padSourceIndices(src.dims[d], p.pads[d], dst.dims[d], p.mode));
+    const float* in = src.data;
+    float* out = dst.data;
+    hostStep([in, inDims = src.dims, out, outDims = dst.dims, indices, value = p.value] {
+        padGather(in, inDims, out, outDims, indices, value);
+    });
+    activate(dst, act);
+}
+
+} // namespace opsched::cpu

@@ -1,0 +1,234 @@
+// ONNX conformance of import + CPU executor: every libonnx-testdata case (node/,
+// pytorch-converted/, pytorch-operator/) whose ops are all in the supported set is imported, run
+// on the oneDNN executor with the case's input_N.pb and compared with its output_N.pb the way
+// numpy.allclose does: |got - want| <= atol + rtol * |want|, rtol 1e-3, atol 1e-5 (no case needs
+// an exception). Cases the importer rejects on purpose must be on a known-limits list and fail
+// with the listed reason; every other failure of a supported case fails the test. The summary
+// lists the failures with their largest errors, the known limits and the unsupported cases.
+#include "exec/cpu/cpu_executor.h"
+#include "import/onnx_importer.h"
+#include "import/tensor_proto_io.h"
+#include "schedule/basic_schedulers.h"
+#include "schedule/plan.h"
+#include "util/error.h"
+
+#include "support/onnx_test_cases.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+using namespace opsched;
+using namespace opsched::test;
+
+namespace {
+
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+// pytorch-converted/ and pytorch-operator/ cases the importer rejects on purpose (node/ cases:
+// kNodeImportLimits), with a fragment of the reason it gives: models exported at opset 6, 1-D and
+// 3-D convolutions and pools, dilated pools.
+const std::map<std::string, std::string> kPytorchImportLimits{
+    {"test_AvgPool1d", "opset 6 is older"},
+    {"test_AvgPool1d_stride", "opset 6 is older"},
+    {"test_AvgPool2d", "opset 6 is older"},
+    {"test_AvgPool2d_stride", "opset 6 is older"},
+    {"test_AvgPool3d", "opset 6 is older"},
+    {"test_AvgPool3d_stride", "opset 6 is older"},
+    {"test_AvgPool3d_stride1_pad0_gpu_input", "opset 6 is older"},
+    {"test_BatchNorm1d_3d_input_eval", "opset 6 is older"},
+    {"test_BatchNorm2d_eval", "opset 6 is older"},
+    {"test_BatchNorm2d_momentum_eval", "opset 6 is older"},
+    {"test_BatchNorm3d_eval", "opset 6 is older"},
+    {"test_BatchNorm3d_momentum_eval", "opset 6 is older"},
+    {"test_Conv1d", "only 2-D convolution"},
+    {"test_Conv1d_dilated", "only 2-D convolution"},
+    {"test_Conv1d_groups", "only 2-D convolution"},
+    {"test_Conv1d_pad1", "only 2-D convolution"},
+    {"test_Conv1d_pad1size1", "only 2-D convolution"},
+    {"test_Conv1d_pad2", "only 2-D convolution"},
+    {"test_Conv1d_pad2size1", "only 2-D convolution"},
+    {"test_Conv1d_stride", "only 2-D convolution"},
+    {"test_Conv3d", "only 2-D convolution"},
+    {"test_Conv3d_dilated", "only 2-D convolution"},
+    {"test_Conv3d_dilated_strided", "only 2-D convolution"},
+    {"test_Conv3d_groups", "only 2-D convolution"},
+    {"test_Conv3d_no_bias", "only 2-D convolution"},
+    {"test_Conv3d_stride", "only 2-D convolution"},
+    {"test_Conv3d_stride_padding", "only 2-D convolution"},
+    {"test_GLU", "opset 6 is older"},
+    {"test_GLU_dim", "opset 6 is older"},
+    {"test_Linear", "opset 6 is older"},
+    {"test_MaxPool1d", "only 2-D pooling"},
+    {"test_MaxPool1d_stride", "only 2-D pooling"},
+    {"test_MaxPool1d_stride_padding_dilation", "only 2-D pooling"},
+    {"test_MaxPool2d_stride_padding_dilation", "pooling with dilations"},
+    {"test_MaxPool3d", "only 2-D pooling"},
+    {"test_MaxPool3d_stride", "only 2-D pooling"},
+    {"test_MaxPool3d_stride_padding", "only 2-D pooling"},
+    {"test_operator_add_broadcast", "opset 6 is older"},
+    {"test_operator_add_size1_broadcast", "opset 6 is older"},
+    {"test_operator_add_size1_right_broadcast", "opset 6 is older"},
+    {"test_operator_add_size1_singleton_broadcast", "opset 6 is older"},
+    {"test_operator_addconstant", "opset 6 is older"},
+    {"test_operator_addmm", "opset 6 is older"},
+    {"test_operator_maxpool", "only 2-D pooling"},
+    {"test_operator_mm", "opset 6 is older"},
+    {"test_operator_non_float_params", "opset 6 is older"},
+};
+
+struct FolderCounts {
+    int seen = 0, supported = 0, passed = 0, failed = 0, limits = 0;
+};
+
+struct Comparison {
+    bool ok = true;
+    double maxAbs = 0, maxRel = 0;
+    std::string problem;
+};
+
+Comparison compare(const std::vector<float>& got, const TensorData& want)
+{
+    Comparison c;
+    if (static_cast<std::int64_t>(got.size()) != want.shape.elements() || got.size() != want.values.size()) {
+        c.ok = false;
+        c.problem = "has " + std::to_string(got.size()) + " values, the reference " + std::to_string(want.values.size());
+        return c;
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double a = got[i], b = want.values[i];
+        if (std::isnan(a) || std::isnan(b)) {
+            if (std::isnan(a) != std::isnan(b))
+                c.ok = false, c.maxAbs = INFINITY;
+            continue;
+        }
+        if (std::isinf(a) || std::isinf(b)) {
+            if (a != b)
+                c.ok = false, c.maxAbs = INFINITY;
+            continue;
+        }
+        const double err = std::abs(a - b);
+        c.maxAbs = std::max(c.maxAbs, err);
+        if (b != 0)
+            c.maxRel = std::max(c.maxRel, err / std::abs(b));
+        if (err > kAtol + kRtol * std::abs(b))
+            c.ok = false;
+    }
+    return c;
+}
+
+// Imports, runs and compares one case. Returns an empty string when it passes, else why not.
+std::string runCase(const fs::path& dir, const PreparedCase& prepared, const Graph& g)
+{
+    std::map<std::string, fs::path> fileOf(prepared.feeds.begin(), prepared.feeds.end());
+    std::vector<std::vector<float>> inputs;
+    for (auto id : g.inputs()) {
+        const Tensor& t = g.tensor(id);
+        const auto it = fileOf.find(t.name);
+        if (it == fileOf.end() || !fs::exists(it->second))
+            return "no test data for graph input '" + t.name + "'";
+        TensorData data = readTensorProto(it->second.string());
+        if (data.shape.elements() != t.shape.elements())
+            return "input '" + t.name + "' is " + data.shape.toString() + " in the test data, " + t.shape.toString() +
+                   " in the graph";
+        inputs.push_back(std::move(data.values));
+    }
+    const TestDataSet data = readTestDataSet((dir / "test_data_set_0").string());
+    if (data.outputs.size() != g.outputs().size())
+        return std::to_string(g.outputs().size()) + " outputs, the reference has " + std::to_string(data.outputs.size());
+    cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), cpu::CpuOptions{1});
+    const auto outputs = ex.run(inputs);
+    std::ostringstream why;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const Comparison c = compare(outputs[k], data.outputs[k]);
+        if (!c.ok)
+            why << "output " << k << (c.problem.empty() ? "" : " " + c.problem) << ": max abs error " << c.maxAbs
+                << ", max rel error " << c.maxRel << "; ";
+    }
+    return why.str();
+}
+
+TEST(OnnxConformance, SupportedCasesMatchReferenceOutputsOnCpu)
+{
+    const fs::path root(OPSCHED_ONNX_TESTDATA);
+    if (!fs::is_directory(root / "node"))
+        GTEST_SKIP() << "skipped: libonnx-testdata is not installed (" << root << ")";
+    const fs::path tempDir = preparedModelsDir("opsched_onnx_conformance_");
+    std::vector<std::string> failures, limitLines, unsupportedLines;
+    std::map<std::string, FolderCounts> counts;
+    std::set<std::string> limitsSeen;
+    for (const std::string folder : {"node", "pytorch-converted", "pytorch-operator"}) {
+        FolderCounts& n = counts[folder];
+        const auto& limits = folder == "node" ? kNodeImportLimits : kPytorchImportLimits;
+        for (const auto& dir : onnxTestCases(root / folder)) {
+            ++n.seen;
+            const std::string name = dir.filename().string();
+            const std::string label = folder + "/" + name;
+            onnx::ModelProto model;
+            if (!readModelProto(dir / "model.onnx", model)) {
+                failures.push_back(label + ": model.onnx does not parse");
+                ++n.failed;
+                continue;
+            }
+            if (const auto ops = unsupportedOnnxOps(model); !ops.empty()) {
+                std::string list;
+                for (const auto& op : ops)
+                    list += (list.empty() ? "" : ", ") + op;
+                unsupportedLines.push_back(label + ": " + list);
+                continue;
+            }
+            ++n.supported;
+            const PreparedCase prepared = prepareOnnxCase(dir, model, tempDir);
+            const auto limit = limits.find(name);
+            std::string why;
+            try {
+                const Graph g = importOnnx(prepared.modelPath);
+                if (limit != limits.end())
+                    why = "imports now: take it off the known limits";
+                else
+                    why = runCase(dir, prepared, g);
+            } catch (const Error& e) {
+                const std::string what = e.what();
+                if (limit != limits.end() && what.find(limit->second) != std::string::npos) {
+                    limitsSeen.insert(label);
+                    limitLines.push_back(label + ": " + limit->second);
+                    ++n.limits;
+                    continue;
+                }
+                why = what;
+            }
+            if (why.empty()) {
+                ++n.passed;
+            } else {
+                ++n.failed;
+                failures.push_back(label + ": " + why);
+            }
+        }
+    }
+    std::error_code ec;
+    fs::remove_all(tempDir, ec);
+
+    std::printf("[ conform  ] rtol %g, atol %g\n", kRtol, kAtol);
+    for (const auto& [folder, n] : counts)
+        std::printf("[ conform  ] %-18s cases %4d: supported %3d, passed %3d, failed %3d, known limits %2d, "
+                    "unsupported ops %4d\n",
+                    folder.c_str(), n.seen, n.supported, n.passed, n.failed, n.limits, n.seen - n.supported);
+    for (const auto& line : failures)
+        std::printf("[ FAILED   ] %s\n", line.c_str());
+    for (const auto& line : limitLines)
+        std::printf("[ limit    ] %s\n", line.c_str());
+    for (const auto& line : unsupportedLines)
+        std::printf("[ unsupp.  ] %s\n", line.c_str());
+    EXPECT_TRUE(failures.empty()) << failures.size() << " supported cases failed; the first: " << failures.front();
+    for (const auto& [name, reason] : kNodeImportLimits)
+        EXPECT_TRUE(limitsSeen.count("node/" + name)) << name << " is a known limit but was not seen";
+    for (const auto& [name, reason] : kPytorchImportLimits)
+        EXPECT_TRUE(limitsSeen.count("pytorch-converted/" + name) || limitsSeen.count("pytorch-operator/" + name))
+            << name << " is a known limit but was not seen";
+}
+
+} // namespace

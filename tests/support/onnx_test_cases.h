@@ -1,0 +1,172 @@
+// Shared by the tests that walk Debian's libonnx-testdata (tests/import/tst_onnx_testdata.cpp,
+// tests/cpu/tst_onnx_conformance.cpp): which cases opsched can take, how their constant-role graph
+// inputs become initializers, and the cases the importer rejects on purpose. Needs ONNX's headers.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace opsched::test {
+
+namespace fs = std::filesystem;
+
+// The op types the importer maps (README "Supported ops").
+inline const std::set<std::string> kSupportedOnnxOps{
+    "Conv",       "Relu",    "Clip",    "Sigmoid",   "HardSigmoid", "HardSwish",   "Tanh",    "Mul",
+    "Add",        "Sub",     "Div",     "MaxPool",   "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+    "Concat",     "Split",   "Slice",   "Flatten",   "Reshape",     "Transpose",   "Squeeze", "Unsqueeze",
+    "Gemm",       "MatMul",  "Softmax", "ReduceMean", "Pad",        "BatchNormalization", "Constant",
+    "Identity",   "Dropout"};
+
+// Inputs that are constants in real models: weights, shapes, axes, bounds.
+inline const std::map<std::string, std::set<int>> kConstantOnnxInputs{
+    {"Conv", {1, 2}},   {"BatchNormalization", {1, 2, 3, 4}}, {"Gemm", {1, 2}},       {"Clip", {1, 2}},
+    {"Pad", {1, 2, 3}}, {"Reshape", {1}},                     {"Slice", {1, 2, 3, 4}}, {"Split", {1}},
+    {"Squeeze", {1}},   {"Unsqueeze", {1}},                   {"Dropout", {1, 2}},    {"ReduceMean", {1}}};
+
+// node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
+inline const std::map<std::string, std::string> kNodeImportLimits{
+    {"test_add_uint8", "data type uint8"},
+    {"test_sub_uint8", "data type uint8"},
+    {"test_mul_uint8", "data type uint8"},
+    {"test_div_uint8", "data type uint8"},
+    {"test_maxpool_2d_uint8", "data type uint8"},
+    {"test_clip_default_int8_inbounds", "data type int8"},
+    {"test_clip_default_int8_max", "data type int8"},
+    {"test_clip_default_int8_min", "data type int8"},
+    {"test_edge_pad", "data type int32"},
+    {"test_reflect_pad", "data type int32"},
+    {"test_averagepool_1d_default", "2-D"},
+    {"test_maxpool_1d_default", "2-D"},
+    {"test_averagepool_3d_default", "2-D"},
+    {"test_maxpool_3d_default", "2-D"},
+    {"test_maxpool_2d_dilations", "dilations"},
+    {"test_maxpool_with_argmax_2d_precomputed_pads", "Indices"},
+    {"test_maxpool_with_argmax_2d_precomputed_strides", "Indices"},
+    {"test_batchnorm_epsilon_training_mode", "training-mode"},
+    {"test_batchnorm_example_training_mode", "training-mode"},
+    {"test_training_dropout", "training-mode"},
+    {"test_training_dropout_default", "training-mode"},
+    {"test_training_dropout_default_mask", "training-mode"},
+    {"test_training_dropout_mask", "training-mode"},
+    {"test_training_dropout_zero_ratio", "training-mode"},
+    {"test_training_dropout_zero_ratio_mask", "training-mode"},
+    {"test_dropout_default_mask", "mask"},
+    {"test_dropout_default_mask_ratio", "mask"},
+    {"test_gemm_all_attributes", "transA"},
+    {"test_gemm_transposeA", "transA"},
+    {"test_constant", "is a constant"},
+    {"test_identity_opt", "not a tensor"},
+    {"test_identity_sequence", "not a tensor"},
+    {"test_split_zero_size_splits", "is 0"},
+    {"test_reshape_allowzero_reordered", "is 0"},
+    {"test_slice_start_out_of_bounds", "non-positive dimension"},
+};
+
+// Case folders (those holding a model.onnx) under `root`, sorted by name.
+inline std::vector<fs::path> onnxTestCases(const fs::path& root)
+{
+    std::vector<fs::path> cases;
+    if (fs::is_directory(root))
+        for (const auto& entry : fs::directory_iterator(root))
+            if (fs::exists(entry.path() / "model.onnx"))
+                cases.push_back(entry.path());
+    std::sort(cases.begin(), cases.end());
+    return cases;
+}
+
+inline bool readModelProto(const fs::path& file, onnx::ModelProto& model)
+{
+    std::ifstream in(file, std::ios::binary);
+    return model.ParseFromIstream(&in);
+}
+
+inline onnx::TensorProto readTensorProtoFile(const fs::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    onnx::TensorProto t;
+    t.ParseFromIstream(&in);
+    return t;
+}
+
+// The op types of the graph outside kSupportedOnnxOps (empty: every op is supported; a graph
+// without nodes reports "(no nodes)").
+inline std::set<std::string> unsupportedOnnxOps(const onnx::ModelProto& model)
+{
+    std::set<std::string> out;
+    if (model.graph().node_size() == 0)
+        out.insert("(no nodes)");
+    for (const auto& node : model.graph().node())
+        if (!kSupportedOnnxOps.count(node.op_type()))
+            out.insert(node.op_type());
+    return out;
+}
+
+struct PreparedCase {
+    std::string modelPath;
+    // Graph inputs left to feed, with the test-data file (input_N.pb) each one takes.
+    std::vector<std::pair<std::string, fs::path>> feeds;
+};
+
+// A fresh temporary folder for one test program's prepared models.
+inline fs::path preparedModelsDir(const std::string& prefix)
+{
+    const auto dir = fs::path(::testing::TempDir()) / (prefix + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+// The model with constant-role graph inputs turned into initializers (from the case's
+// test_data_set_0), the way exporters store them, written into `outDir`. Data files pair with the
+// graph inputs that are not initializers, in order (as ONNX's backend test runner feeds them).
+inline PreparedCase prepareOnnxCase(const fs::path& caseDir, const onnx::ModelProto& original, const fs::path& outDir)
+{
+    onnx::ModelProto model = original;
+    auto& graph = *model.mutable_graph();
+    std::set<std::string> constant, initialized;
+    for (const auto& node : graph.node()) {
+        auto it = kConstantOnnxInputs.find(node.op_type());
+        if (it != kConstantOnnxInputs.end())
+            for (int i : it->second)
+                if (i < node.input_size() && !node.input(i).empty())
+                    constant.insert(node.input(i));
+    }
+    for (const auto& init : graph.initializer())
+        initialized.insert(init.name());
+    PreparedCase out;
+    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+    int index = 0;
+    for (const auto& in : graph.input()) {
+        if (initialized.count(in.name())) {
+            *inputs.Add() = in;
+            continue;
+        }
+        const fs::path data = caseDir / "test_data_set_0" / ("input_" + std::to_string(index++) + ".pb");
+        if (constant.count(in.name()) && fs::exists(data)) {
+            auto* init = graph.add_initializer();
+            *init = readTensorProtoFile(data);
+            init->set_name(in.name());
+        } else {
+            *inputs.Add() = in;
+            out.feeds.emplace_back(in.name(), data);
+        }
+    }
+    graph.mutable_input()->Swap(&inputs);
+    const auto path = outDir / (caseDir.parent_path().filename().string() + "_" + caseDir.filename().string() + ".onnx");
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    model.SerializeToOstream(&file);
+    out.modelPath = path.string();
+    return out;
+}
+
+} // namespace opsched::test
