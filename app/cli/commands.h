@@ -21,6 +21,7 @@ Runner addRunCommand(CLI::App& app);
 Runner addProfileCommand(CLI::App& app);
 Runner addExportCommand(CLI::App& app);
 Runner addMergeCommand(CLI::App& app);
+Runner addCalibrateCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (README).
 inline constexpr int kExitOk = 0;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace opsched::cli {
@@ -30,11 +31,26 @@ struct PruningOptions {
 // --r, --s.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
 
-// sim:NAME -> the simulated GPU. cuda:N is refused with a message until the measured cost model
-// exists, and always when there is no device. Throws Error.
-std::unique_ptr<StageCostModel> makeCostModel(const std::string& device);
+// Where the measured cost model keeps its stage timings between runs.
+struct CostCacheOptions {
+    std::string file;      // empty: $XDG_CACHE_HOME/opsched/stage-costs.db (or ~/.cache/...)
+    bool disabled = false; // memory only
+};
+// --cost-cache-file FILE, --no-cost-cache.
+void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o);
 
-// The simulated device behind a reference (sim:NAME), for evaluating whole plans.
+// sim:NAME or sim:FILE.json -> the simulated GPU. cuda:N -> the measured cost model on GPU N (a
+// MeasuredStageCost over makeCudaStageTimer, with the persistent cache unless disabled); without a
+// usable GPU an Error that suggests --device sim:NAME. Throws Error.
+std::unique_ptr<StageCostModel> makeCostModel(const std::string& device, bool cudaGraph = false,
+                                              const CostCacheOptions& cache = {});
+
+// The simulated device behind a reference (sim:NAME, or sim:FILE.json as `calibrate` writes), for
+// evaluating whole plans. cuda:N and cpu are refused here with a message. Throws Error.
 const SimDevice& simDeviceFor(const std::string& device);
+
+// The GPU index of "cuda:N" ("cuda" alone is 0), or nothing when `device` is not a cuda reference.
+// Throws Error when N is not a number.
+std::optional<int> cudaDeviceIndex(const std::string& device);
 
 } // namespace opsched::cli

@@ -1,5 +1,7 @@
 #include "commands.h"
 #include "common_options.h"
+#include "device_target.h"
+#include "latency_report.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
@@ -94,12 +96,14 @@ Runner addCompareCommand(CLI::App& app)
     struct Options {
         TargetOptions target;
         PruningOptions pruning;
+        CostCacheOptions cache;
         std::string db;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
     addTargetOptions(*cmd, opts->target);
     addPruningOptions(*cmd, opts->pruning);
+    addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("--db", opts->db,
                     "Compare the runs stored in a results database (from `profile`) instead; MODEL, --batch and "
                     "--device then filter");
@@ -108,7 +112,7 @@ Runner addCompareCommand(CLI::App& app)
 
     return [opts, cmd]() {
         if (!opts->db.empty()) {
-            for (const char* name : {"--r", "--s", "--cuda-graph"})
+            for (const char* name : {"--r", "--s", "--cuda-graph", "--cost-cache-file", "--no-cost-cache"})
                 if (cmd->count(name) > 0) {
                     std::cerr << "opsched-cli: compare --db reads stored runs; " << name << " does not apply\n";
                     return kExitUsage;
@@ -128,9 +132,8 @@ Runner addCompareCommand(CLI::App& app)
             return kExitUsage;
         }
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
-        const SimDevice& device = simDeviceFor(opts->target.device);
-        const SimOptions sim{opts->target.cudaGraph};
-        SimulatedStageCost cost(device, sim);
+        DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
+        const double floor = target.floor(graph);
         SchedulerParams params;
         params.r = opts->pruning.r;
         params.s = opts->pruning.s;
@@ -138,46 +141,57 @@ Runner addCompareCommand(CLI::App& app)
         nlohmann::ordered_json results = nlohmann::ordered_json::array();
         double sequential = 0;
         for (const auto& name : schedulerNames()) {
-            const SchedulerOutput out = runScheduler(name, graph, cost, params);
-            const SimResult result = simulate(graph, out.plan, device, sim);
+            const SchedulerOutput out = runScheduler(name, graph, target.cost(), params);
+            const PlanLatency result = target.latency(graph, out.plan);
             if (name == "sequential")
-                sequential = result.latency;
+                sequential = result.median;
             nlohmann::ordered_json r;
             r["scheduler"] = name;
-            r["latency_ms"] = result.latency * 1e3;
-            r["speedup"] = sequential > 0 ? sequential / result.latency : 1.0;
+            r["latency_ms"] = result.median * 1e3;
+            addLatencyFields(r, result, floor);
+            r["speedup"] = sequential > 0 ? sequential / result.median : 1.0;
             r["stages"] = out.schedule ? out.schedule->stages.size() : 0; // 0: a plan without stages
             r["streams"] = out.plan.streams;
             r["launches"] = out.plan.launches.size();
             r["waits"] = out.plan.waitCount();
             r["barriers"] = out.plan.barriers.size();
-            r["average_active_warps"] = result.averageActiveWarps;
+            r["average_active_warps"] = optionalJson(result.averageActiveWarps);
             r["search_seconds"] = out.searchSeconds;
             r["states"] = out.states;
             r["transitions"] = out.transitions;
             results.push_back(std::move(r));
         }
+        target.flush();
         if (opts->target.json) {
             nlohmann::ordered_json doc;
             doc["model"] = graph.name();
             doc["batch"] = graph.batch();
-            doc["device"] = "sim:" + device.name;
+            doc["device"] = target.name();
+            doc["simulated"] = target.simulated();
             doc["cuda_graph"] = opts->target.cudaGraph;
+            doc["floor_ms"] = floor * 1e3;
             doc["results"] = std::move(results);
             std::cout << doc.dump(2) << "\n";
             return kExitOk;
         }
-        std::printf("%s, batch %lld, on sim:%s (simulated, %s)\n", graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), device.name.c_str(),
-                    opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins");
-        std::printf("%-13s %11s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "speedup", "stages", "streams",
-                    "avg_warps", "search_s");
+        std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),
+                    target.describe().c_str(),
+                    target.simulated() ? (opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
+                                       : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
+        std::printf("critical-path floor %.3f ms (each op alone)\n", floor * 1e3);
+        std::printf("%-13s %11s %9s %9s %8s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms",
+                    "x_floor", "speedup", "stages", "streams", "avg_warps", "search_s");
         for (const auto& r : results) {
             const auto stages = r["stages"].get<std::size_t>();
-            std::printf("%-13s %11.3f %7.2fx %7s %8u %10.0f %9.3f\n", r["scheduler"].get<std::string>().c_str(),
-                        r["latency_ms"].get<double>(), r["speedup"].get<double>(),
-                        stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(),
-                        r["average_active_warps"].get<double>(), r["search_seconds"].get<double>());
+            char warps[16] = "-";
+            if (r["average_active_warps"].is_number())
+                std::snprintf(warps, sizeof warps, "%.0f", r["average_active_warps"].get<double>());
+            const double latency = r["latency_ms"].get<double>();
+            std::printf("%-13s %11.3f %9.3f %9.3f %7.2fx %7.2fx %7s %8u %10s %9.3f\n",
+                        r["scheduler"].get<std::string>().c_str(), latency, r["p10_ms"].get<double>(),
+                        r["p90_ms"].get<double>(), floor > 0 ? latency / (floor * 1e3) : 0.0, r["speedup"].get<double>(),
+                        stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
+                        r["search_seconds"].get<double>());
         }
         return kExitOk;
     };

@@ -1,5 +1,7 @@
 #include "commands.h"
 #include "common_options.h"
+#include "device_target.h"
+#include "latency_report.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedule_file.h"
@@ -17,6 +19,7 @@ Runner addScheduleCommand(CLI::App& app)
     struct Options {
         TargetOptions target;
         PruningOptions pruning;
+        CostCacheOptions cache;
         std::string scheduler;
         std::string output;
     };
@@ -24,29 +27,31 @@ Runner addScheduleCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("schedule", "Find a schedule for a model and write it to a file");
     addTargetOptions(*cmd, opts->target);
     addPruningOptions(*cmd, opts->pruning);
+    addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("--scheduler", opts->scheduler, "sequential, greedy, ios, ios-parallel, ios-merge, nimble, opara")
         ->required();
     cmd->add_option("-o,--output", opts->output, "Write the schedule (or plan) JSON to FILE");
 
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
-        const SimDevice& device = simDeviceFor(opts->target.device);
-        SimulatedStageCost cost(device, SimOptions{opts->target.cudaGraph});
+        DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         SchedulerParams params;
         params.r = opts->pruning.r;
         params.s = opts->pruning.s;
-        const SchedulerOutput out = runScheduler(opts->scheduler, graph, cost, params);
+        const SchedulerOutput out = runScheduler(opts->scheduler, graph, target.cost(), params);
         if (auto problems = validate(graph, out.plan); !problems.empty())
             throw Error("internal: " + opts->scheduler + " produced an invalid plan: " + problems.front());
-        const SimResult sim = simulate(graph, out.plan, device, SimOptions{opts->target.cudaGraph});
+        const PlanLatency latency = target.latency(graph, out.plan);
+        const double floor = target.floor(graph);
+        target.flush();
 
         ScheduleDocument doc = out.schedule ? makeScheduleDocument(graph, *out.schedule, opts->scheduler)
                                             : makePlanDocument(graph, out.plan, opts->scheduler);
-        doc.device = "sim:" + device.name;
+        doc.device = target.name();
         doc.params = out.params;
         doc.params["cuda_graph"] = opts->target.cudaGraph;
-        doc.latencyMs = sim.latency * 1e3;
-        const auto json = toJson(graph, doc);
+        doc.latencyMs = latency.median * 1e3;
+        const auto json = withLatencyFields(toJson(graph, doc), latency, floor);
         if (!opts->output.empty())
             writeScheduleFile(opts->output, json);
 
@@ -54,14 +59,15 @@ Runner addScheduleCommand(CLI::App& app)
             std::cout << json.dump(2) << "\n";
             return kExitOk;
         }
-        std::printf("%s on %s, batch %lld, device sim:%s (simulated)\n", opts->scheduler.c_str(), graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), device.name.c_str());
-        std::printf("latency      %.3f ms\n", sim.latency * 1e3);
+        std::printf("%s on %s, batch %lld, device %s\n", opts->scheduler.c_str(), graph.name().c_str(),
+                    static_cast<long long>(graph.batch()), target.describe().c_str());
+        printLatencyLines(latency, floor);
         if (out.schedule)
             std::printf("stages       %zu\n", out.schedule->stages.size());
         std::printf("streams      %u (%zu launches, %zu event waits, %zu barriers)\n", out.plan.streams,
                     out.plan.launches.size(), out.plan.waitCount(), out.plan.barriers.size());
-        std::printf("active warps %.0f on average\n", sim.averageActiveWarps);
+        if (latency.averageActiveWarps)
+            std::printf("active warps %.0f on average\n", *latency.averageActiveWarps);
         std::printf("search       %.3f s", out.searchSeconds);
         if (out.states)
             std::printf(", %zu states, %zu transitions", out.states, out.transitions);
@@ -76,17 +82,19 @@ Runner addEvaluateCommand(CLI::App& app)
 {
     struct Options {
         TargetOptions target;
+        CostCacheOptions cache;
         std::string file;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("evaluate", "Latency of a schedule or plan file on a device");
     addTargetOptions(*cmd, opts->target);
+    addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("--schedule", opts->file, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
         ->required();
 
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
-        const SimDevice& device = simDeviceFor(opts->target.device);
+        DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         const ScheduleDocument doc = readScheduleFile(graph, opts->file);
         std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
         if (!problems.empty()) {
@@ -99,28 +107,32 @@ Runner addEvaluateCommand(CLI::App& app)
                         graph.name() + ":" + all);
         }
         const Plan plan = doc.executablePlan(graph);
-        const SimResult sim = simulate(graph, plan, device, SimOptions{opts->target.cudaGraph});
+        const PlanLatency latency = target.latency(graph, plan);
+        const double floor = target.floor(graph);
+        target.flush();
         if (opts->target.json) {
             nlohmann::ordered_json j;
             j["model"] = graph.name();
             j["batch"] = graph.batch();
-            j["device"] = "sim:" + device.name;
+            j["device"] = target.name();
             j["scheduler"] = doc.scheduler;
-            j["latency_ms"] = sim.latency * 1e3;
+            j["latency_ms"] = latency.median * 1e3;
+            addLatencyFields(j, latency, floor);
             j["stages"] = doc.schedule ? doc.schedule->stages.size() : 0;
             j["streams"] = plan.streams;
             j["waits"] = plan.waitCount();
-            j["average_active_warps"] = sim.averageActiveWarps;
+            j["average_active_warps"] = optionalJson(latency.averageActiveWarps);
             std::cout << j.dump(2) << "\n";
             return kExitOk;
         }
-        std::printf("%s (%s) on %s, batch %lld, device sim:%s (simulated)\n", opts->file.c_str(),
+        std::printf("%s (%s) on %s, batch %lld, device %s\n", opts->file.c_str(),
                     doc.scheduler.empty() ? "hand-made" : doc.scheduler.c_str(), graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), device.name.c_str());
-        std::printf("latency      %.3f ms\n", sim.latency * 1e3);
+                    static_cast<long long>(graph.batch()), target.describe().c_str());
+        printLatencyLines(latency, floor);
         std::printf("streams      %u (%zu launches, %zu event waits, %zu barriers)\n", plan.streams,
                     plan.launches.size(), plan.waitCount(), plan.barriers.size());
-        std::printf("active warps %.0f on average\n", sim.averageActiveWarps);
+        if (latency.averageActiveWarps)
+            std::printf("active warps %.0f on average\n", *latency.averageActiveWarps);
         return kExitOk;
     };
 }

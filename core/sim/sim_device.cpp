@@ -2,6 +2,9 @@
 
 #include "util/error.h"
 
+#include <cctype>
+#include <cstdlib>
+
 namespace opsched {
 
 const std::vector<SimDevice>& simDevices()
@@ -87,6 +90,42 @@ const SimDevice& findSimDevice(std::string_view ref)
     for (const auto& d : simDevices())
         names += (names.empty() ? "sim:" : ", sim:") + d.name;
     throw Error("unknown simulated device '" + std::string(ref) + "' (available: " + names + ")");
+}
+
+const SimDevice& closestSimDevice(std::string_view gpuName, int multiprocessors)
+{
+    // Words of the name, lower case: "NVIDIA GeForce RTX 2080 Ti" -> nvidia geforce rtx 2080 ti.
+    std::vector<std::string> words(1);
+    for (char c : gpuName) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            words.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!words.back().empty())
+            words.emplace_back();
+    }
+    auto has = [&](std::string_view w) {
+        for (const auto& word : words)
+            if (word == w)
+                return true;
+        return false;
+    };
+    // Parts of one architecture share a preset: their SM counts and clocks are close.
+    static const std::vector<std::pair<std::vector<std::string_view>, std::string_view>> byName = {
+        { { "h100", "h200", "gh200", "h800" }, "h100" },
+        { { "a100", "a800" }, "a100" },
+        { { "v100", "v100s" }, "v100" },
+        { { "t4" }, "t4" },
+        { { "k80" }, "k80" },
+        { { "2080" }, "rtx2080ti" },
+    };
+    for (const auto& [names, preset] : byName)
+        for (auto n : names)
+            if (has(n))
+                return findSimDevice(preset);
+    const SimDevice* best = &simDevices().front();
+    for (const auto& d : simDevices())
+        if (std::abs(d.multiprocessors - multiprocessors) < std::abs(best->multiprocessors - multiprocessors))
+            best = &d;
+    return *best;
 }
 
 } // namespace opsched

@@ -45,4 +45,9 @@ const std::vector<SimDevice>& simDevices();
 // Looks up "sim:NAME" (or "NAME"). Throws Error listing the presets when unknown.
 const SimDevice& findSimDevice(std::string_view ref);
 
+// The preset closest to a real GPU: by its name ("NVIDIA H100 80GB HBM3" -> h100, H200 and GH200
+// -> h100, "Tesla T4" -> t4, "GeForce RTX 2080 Ti" -> rtx2080ti), else the preset with the nearest
+// SM count. A measured cost model hands it to schedulers that reason about kernels (Opara).
+const SimDevice& closestSimDevice(std::string_view gpuName, int multiprocessors);
+
 } // namespace opsched

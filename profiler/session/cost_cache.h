@@ -4,29 +4,18 @@
 #pragma once
 
 #include "schedule/stage_cost.h"
+#include "schedule/stage_signature.h"
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace opsched::profiler {
 
-// What an op's cost depends on, not its name or place: kind, input shapes, layers (kind,
-// activation, output and weight shapes, work).
-std::string opSignature(const Graph& graph, OpId op);
-
-// SHA-256 over the strategy and, per group, its ops' signatures and how they are wired: an input
-// produced earlier in the group by position, any other input numbered by first use in the stage
-// (so groups reading one tensor differ from groups reading two).
-class StageSignatures {
-public:
-    explicit StageSignatures(const Graph& graph);
-    std::string operator()(const Stage& stage) const;
-
-private:
-    const Graph& graph_;
-    std::vector<std::string> ops_;
-};
+// The signatures live in core (schedule/stage_signature.h) so the measured cost model shares them.
+using opsched::opSignature;
+using opsched::StageSignatures;
 
 // Wraps a cost model: answers from the cache where it can, asks `inner` otherwise and remembers
 // the new entries for the store.

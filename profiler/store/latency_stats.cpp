@@ -1,20 +1,15 @@
 #include "store/latency_stats.h"
 
+#include "util/statistics.h"
+
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 namespace opsched::store {
 
 double quantileSorted(const std::vector<double>& sorted, double q)
 {
-    if (sorted.empty())
-        return 0;
-    const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, sorted.size() - 1);
-    const double frac = pos - static_cast<double>(lo);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+    return opsched::quantileSorted(sorted, q);
 }
 
 LatencyStats latencyStats(std::vector<double> samplesNs)

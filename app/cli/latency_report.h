@@ -1,0 +1,26 @@
+// How schedule, evaluate and compare print a latency: the median with its spread (p10/p90 of the
+// replays on a measured device) and the critical-path floor next to it, in text and JSON alike.
+#pragma once
+
+#include "device_target.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace opsched::cli {
+
+nlohmann::ordered_json optionalJson(const std::optional<double>& v);
+
+// Appends "p10_ms", "p90_ms", "replays" and "floor_ms" (the latency itself is "latency_ms").
+void addLatencyFields(nlohmann::ordered_json& j, const PlanLatency& latency, double floorSeconds);
+
+// The same fields inserted right after "latency_ms" of a document (appended if it has none).
+nlohmann::ordered_json withLatencyFields(const nlohmann::ordered_json& doc, const PlanLatency& latency,
+                                         double floorSeconds);
+
+// "latency      0.856 ms[ (median of 100 replays, p10 0.850, p90 0.870)]"
+// "floor        0.512 ms (critical path, each op alone; latency 1.67x)"
+void printLatencyLines(const PlanLatency& latency, double floorSeconds);
+
+} // namespace opsched::cli
