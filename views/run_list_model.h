@@ -3,9 +3,7 @@
 // runs (a profiling batch adding runs) appends rows, so selections and scroll positions stay.
 #pragma once
 
-#ifndef Q_MOC_RUN // moc cannot parse <compare>, which the store's row ids use
 #include "store/records.h"
-#endif
 
 #include <QAbstractTableModel>
 

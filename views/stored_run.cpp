@@ -90,12 +90,27 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
             it->second.end = std::max(it->second.end, k.end);
         }
     }
+    // A merged launch is a box for each of its ops (as in the window's own timelines); the plan
+    // that ran names them.
+    std::map<std::string, std::int64_t> opIds;
+    for (std::size_t i = 0; i < run.model.ops.size(); ++i)
+        opIds.emplace(run.model.ops[i].value("name", std::string()), static_cast<std::int64_t>(i));
+    const nlohmann::ordered_json* launches = run.schedule && run.schedule->plan.contains("launches")
+                                                 ? &run.schedule->plan["launches"]
+                                                 : nullptr;
     for (const auto& [key, box] : boxes) {
-        if (!box.op) // a kernel no op claims is shown only in its kernel row
-            continue;
-        data->rows.addSpan(2 * rowOf(key.second), {static_cast<double>(box.start) * kNs,
-                                                   static_cast<double>(box.end) * kNs,
-                                                   static_cast<std::uint32_t>(*box.op), colourFor(box.op)});
+        std::vector<std::int64_t> ops;
+        if (launches && key.first >= 0 && static_cast<std::size_t>(key.first) < launches->size())
+            for (const auto& name : (*launches)[static_cast<std::size_t>(key.first)].value("ops", nlohmann::ordered_json::array()))
+                if (auto it = opIds.find(name.get<std::string>()); it != opIds.end())
+                    ops.push_back(it->second);
+        if (ops.empty() && box.op)
+            ops.push_back(*box.op);
+        // A kernel no op claims is shown only in its kernel row.
+        for (auto op : ops)
+            data->rows.addSpan(2 * rowOf(key.second), {static_cast<double>(box.start) * kNs,
+                                                       static_cast<double>(box.end) * kNs,
+                                                       static_cast<std::uint32_t>(op), colourFor(op)});
     }
     data->rows.finish();
 
