@@ -35,12 +35,14 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <utility>
@@ -80,6 +82,16 @@ QString deviceLine(QString* detail)
     if (reason.isEmpty())
         reason = QObject::tr("no CUDA device");
     return QObject::tr("device: sim (%1)").arg(reason);
+}
+
+// Tall panels scroll instead of forcing their height on the whole right column (and window).
+QScrollArea* scrollable(QWidget* panel)
+{
+    auto* area = new QScrollArea;
+    area->setWidget(panel);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
 }
 
 struct WaitCursor {
@@ -193,7 +205,7 @@ void MainWindow::createDocks()
     properties_->setObjectName(QStringLiteral("opProperties"));
     propertiesDock_ = new QDockWidget(tr("Op"), this);
     propertiesDock_->setObjectName(QStringLiteral("propertiesDock"));
-    propertiesDock_->setWidget(properties_);
+    propertiesDock_->setWidget(scrollable(properties_));
     addDockWidget(Qt::RightDockWidgetArea, propertiesDock_);
     tabifyDockWidget(summaryDock_, propertiesDock_);
     summaryDock_->raise();
@@ -218,13 +230,12 @@ void MainWindow::createDocks()
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(timeline_);
     split->addWidget(warps_);
-    split->setStretchFactor(0, 3);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     timelineDock_ = new QDockWidget(tr("Timeline"), this);
     timelineDock_->setObjectName(QStringLiteral("timelineDock"));
     timelineDock_->setWidget(split);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
-    resizeDocks({timelineDock_}, {320}, Qt::Vertical);
 
     compare_ = new CompareView;
     compare_->setObjectName(QStringLiteral("compareView"));
@@ -251,7 +262,7 @@ void MainWindow::createDocks()
     profile_->setObjectName(QStringLiteral("profilePanel"));
     profileDock_ = new QDockWidget(tr("Profile"), this);
     profileDock_->setObjectName(QStringLiteral("profileDock"));
-    profileDock_->setWidget(profile_);
+    profileDock_->setWidget(scrollable(profile_));
     addDockWidget(Qt::RightDockWidgetArea, profileDock_);
     tabifyDockWidget(schedulesDock_, profileDock_);
     runs_ = new RunDatabasePanel;
@@ -634,7 +645,16 @@ void MainWindow::readSettings()
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
         resize(1100, 700);
-    restoreState(settings.value(kStateKey).toByteArray());
+    if (restoreState(settings.value(kStateKey).toByteArray()))
+        return;
+    // First start: the right column wide enough for its tabs, the timeline tall enough for a few
+    // streams. resizeDocks() does not move tabified docks vertically, so the timeline gets a
+    // minimum height for the first layout and is free again afterwards.
+    timelineDock_->widget()->setMinimumHeight(200);
+    QTimer::singleShot(0, this, [this] {
+        resizeDocks({summaryDock_, schedulesDock_}, {420, 420}, Qt::Horizontal);
+        timelineDock_->widget()->setMinimumHeight(0);
+    });
 }
 
 void MainWindow::writeSettings() const

@@ -63,7 +63,8 @@ void TimelineView::applyAxis(TimeAxis axis)
 
 QSize TimelineView::sizeHint() const
 {
-    return {800, std::max(rowTops_.back(), kRowHeight) + 4};
+    // Room for a few streams before any data, so the dock does not open as a sliver.
+    return {800, std::max(rowTops_.back() + 4, 6 * kRowHeight)};
 }
 
 void TimelineView::paintEvent(QPaintEvent*)
