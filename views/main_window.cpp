@@ -15,6 +15,7 @@
 #include "timeline_view.h"
 #include "warp_chart.h"
 #include "graph/fingerprint.h"
+#include "schedule/schedule_file.h"
 #include "store/records.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
@@ -393,9 +394,23 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
     if (result && result->stored) {
         // A run from a database: op ids mean the open model's ops only when it is the same model.
         const bool sameModel = graph_ && result->stored->model.sha256 == modelFingerprint(*graph_);
+        if (sameModel && result->stored->schedule) {
+            // The stored schedule read against the open model: the DAG colours by its stages and
+            // the op panel shows stage, group and stream.
+            try {
+                const ScheduleDocument doc =
+                    scheduleFromJson(*graph_, nlohmann::json::parse(result->stored->schedule->document.dump()));
+                auto placed = std::make_shared<ScheduleResult>(*result);
+                placed->output.schedule = doc.schedule;
+                placed->output.plan = doc.executablePlan(*graph_);
+                shown_ = placed;
+            } catch (const Error& e) {
+                statusBar()->showMessage(tr("run %1: %2").arg(result->stored->id.value()).arg(e.what()), 5000);
+            }
+        }
         properties_->show(graph_, selected_, sameModel ? shown_ : nullptr);
         editor_->clear();
-        dag_->setSchedule(nullptr);
+        dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
         timeline_->setData(result->timeline); // op names from the run itself
         warps_->setData(result->timeline);
         warps_->setAxis(timeline_->axis());

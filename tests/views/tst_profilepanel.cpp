@@ -1,6 +1,7 @@
 // ProfilePanel in the main window: a batch run by the real opsched-cli lands in the Runs panel as
 // it goes; a crashing child leaves the window working and says what happened; results databases
 // open from File > Open.
+#include "dag_view.h"
 #include "main_window.h"
 #include "profile_panel.h"
 #include "run_database_panel.h"
@@ -129,6 +130,10 @@ void TestProfilePanel::profilesWithTheRealCliAndListsRunsAsTheyLand()
     QVERIFY(timeline);
     QCOMPARE(timeline->rowKind(1), opsched::TimelineRowKind::Kernels);
     QVERIFY(!timeline->kernels.empty());
+    // The run is of the open model: its stored schedule colours the DAG by stage.
+    QCOMPARE(QString::fromStdString(w.shownResult()->request.scheduler), QStringLiteral("ios"));
+    QVERIFY(w.shownResult()->output.schedule);
+    QVERIFY(w.dagView()->hasSchedule());
 }
 
 void TestProfilePanel::windowSurvivesACrashingProfiler()
