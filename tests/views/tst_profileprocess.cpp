@@ -105,7 +105,9 @@ void TestProfileProcess::reportsACrashWithItsStderr()
     QVERIFY(done.wait(10000));
     QCOMPARE(done.at(0).at(0).toBool(), false);
     const QString message = done.at(0).at(1).toString();
+    qInfo("%s", qPrintable(message)); // what the person reads
     QVERIFY2(message.contains(QStringLiteral("crashed")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("(signal 11)")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("after 1 of 3 jobs")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("CUPTI: driver fell over")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("resume")), qPrintable(message));
