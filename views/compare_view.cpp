@@ -16,7 +16,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
 
 void CompareView::setModel(ScheduleResultsModel* model)
 {
+    if (model == model_)
+        return;
+    if (model_)
+        disconnect(model_, nullptr, this, nullptr);
     model_ = model;
+    update();
+    if (!model)
+        return;
     auto refresh = [this] { update(); };
     connect(model, &QAbstractItemModel::rowsInserted, this, refresh);
     connect(model, &QAbstractItemModel::modelReset, this, refresh);

@@ -1,6 +1,9 @@
 #include "export.h"
 
 #include "schedule_result.h"
+#include "stored_run.h"
+
+#include "export/export.h"
 
 #include "schedule/schedule_file.h"
 #include "util/error.h"
@@ -37,18 +40,39 @@ QString exportImage(const QString& file, const QSize& size, const std::function<
     return {};
 }
 
-QString exportSchedule(const QString& file, const Graph& graph, const ScheduleResult& result)
+QString exportSchedule(const QString& file, const Graph* graph, const ScheduleResult& result)
 {
     try {
+        if (result.stored) {
+            profiler::writeTextFile(file.toStdString(), profiler::exportRun(*result.stored, profiler::ExportFormat::Schedule));
+            return {};
+        }
+        if (!graph)
+            return QObject::tr("open the model first");
         ScheduleDocument doc = result.output.schedule
-                                   ? makeScheduleDocument(graph, *result.output.schedule, result.request.scheduler)
-                                   : makePlanDocument(graph, result.output.plan, result.request.scheduler);
+                                   ? makeScheduleDocument(*graph, *result.output.schedule, result.request.scheduler)
+                                   : makePlanDocument(*graph, result.output.plan, result.request.scheduler);
         doc.device = result.request.device;
         doc.params = result.output.params;
         doc.params["cuda_graph"] = result.request.cudaGraph;
         doc.latencyMs = result.latency * 1e3;
-        writeScheduleFile(file.toStdString(), toJson(graph, doc));
+        writeScheduleFile(file.toStdString(), toJson(*graph, doc));
     } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString exportTrace(const QString& file, TraceExport format, const Graph* graph, const QString& modelRef,
+                    const ScheduleResult& result)
+{
+    try {
+        if (!result.stored && !graph)
+            return QObject::tr("open the model first");
+        const store::RunRecord run = result.stored ? *result.stored : recordFromResult(*graph, modelRef.toStdString(), result);
+        const auto f = format == TraceExport::ChromeTrace ? profiler::ExportFormat::ChromeTrace : profiler::ExportFormat::Csv;
+        profiler::writeTextFile(file.toStdString(), profiler::exportRun(run, f));
+    } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
     return {};

@@ -1,5 +1,6 @@
-// Exports from the GUI: images of a view (PNG, SVG) and the selected schedule as a file the CLI
-// reads (`opsched-cli evaluate --schedule`).
+// Exports from the GUI: images of a view (PNG, SVG), the selected schedule as a file the CLI
+// reads (`opsched-cli evaluate --schedule`), and the shown run as a Chrome trace or kernels CSV
+// (profiler/export, as `opsched-cli export` writes them).
 #pragma once
 
 #include <QString>
@@ -19,6 +20,15 @@ struct ScheduleResult;
 QString exportImage(const QString& file, const QSize& size, const std::function<void(QPainter&, const QSize&)>& draw);
 
 // Writes the result as an opsched-schedule (or opsched-plan) file. Returns an error message.
-QString exportSchedule(const QString& file, const Graph& graph, const ScheduleResult& result);
+// A run read from a database writes the file it ran (`graph` may then be null).
+QString exportSchedule(const QString& file, const Graph* graph, const ScheduleResult& result);
+
+enum class TraceExport { ChromeTrace, KernelsCsv };
+
+// Writes the result's timeline as a Chrome trace (Perfetto, chrome://tracing) or its kernels as
+// CSV. A run from a database exports as stored; a result computed here is recorded as the
+// profiler records a simulated run first (needs `graph`, opened as `modelRef`). Returns an error message.
+QString exportTrace(const QString& file, TraceExport format, const Graph* graph, const QString& modelRef,
+                    const ScheduleResult& result);
 
 } // namespace opsched

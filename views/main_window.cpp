@@ -9,9 +9,14 @@
 #include "model/model_ref.h"
 #include "model_summary_widget.h"
 #include "op_table_model.h"
+#include "profile_panel.h"
+#include "run_database_panel.h"
 #include "schedule_panel.h"
 #include "timeline_view.h"
 #include "warp_chart.h"
+#include "graph/fingerprint.h"
+#include "schedule/schedule_file.h"
+#include "store/records.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 
@@ -31,13 +36,17 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <utility>
 
 // The qrc is compiled into a static library, so nothing would pull its object file into the
 // executable: register it explicitly. Q_INIT_RESOURCE must be used outside any namespace.
@@ -74,6 +83,16 @@ QString deviceLine(QString* detail)
     if (reason.isEmpty())
         reason = QObject::tr("no CUDA device");
     return QObject::tr("device: sim (%1)").arg(reason);
+}
+
+// Tall panels scroll instead of forcing their height on the whole right column (and window).
+QScrollArea* scrollable(QWidget* panel)
+{
+    auto* area = new QScrollArea;
+    area->setWidget(panel);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
 }
 
 struct WaitCursor {
@@ -187,7 +206,7 @@ void MainWindow::createDocks()
     properties_->setObjectName(QStringLiteral("opProperties"));
     propertiesDock_ = new QDockWidget(tr("Op"), this);
     propertiesDock_->setObjectName(QStringLiteral("propertiesDock"));
-    propertiesDock_->setWidget(properties_);
+    propertiesDock_->setWidget(scrollable(properties_));
     addDockWidget(Qt::RightDockWidgetArea, propertiesDock_);
     tabifyDockWidget(summaryDock_, propertiesDock_);
     summaryDock_->raise();
@@ -197,7 +216,10 @@ void MainWindow::createDocks()
     schedulesDock_->setObjectName(QStringLiteral("schedulesDock"));
     schedulesDock_->setWidget(schedules_);
     addDockWidget(Qt::RightDockWidgetArea, schedulesDock_);
-    connect(schedules_, &SchedulePanel::resultSelected, this, &MainWindow::showSchedule);
+    connect(schedules_, &SchedulePanel::resultSelected, this, [this](std::shared_ptr<const ScheduleResult> result) {
+        showComparisonOf(schedules_->results());
+        showSchedule(result);
+    });
 
     // The timeline and the warps chart share one time axis: zooming one moves the other.
     timeline_ = new TimelineView;
@@ -209,13 +231,12 @@ void MainWindow::createDocks()
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(timeline_);
     split->addWidget(warps_);
-    split->setStretchFactor(0, 3);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     timelineDock_ = new QDockWidget(tr("Timeline"), this);
     timelineDock_->setObjectName(QStringLiteral("timelineDock"));
     timelineDock_->setWidget(split);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
-    resizeDocks({timelineDock_}, {320}, Qt::Vertical);
 
     compare_ = new CompareView;
     compare_->setObjectName(QStringLiteral("compareView"));
@@ -236,6 +257,53 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, editorDock_);
     tabifyDockWidget(schedulesDock_, editorDock_);
     schedulesDock_->raise();
+    // Profiling as a child process, and the runs of a results database. Runs that land while a
+    // batch writes show up in the Runs panel at once.
+    profile_ = new ProfilePanel;
+    profile_->setObjectName(QStringLiteral("profilePanel"));
+    profileDock_ = new QDockWidget(tr("Profile"), this);
+    profileDock_->setObjectName(QStringLiteral("profileDock"));
+    profileDock_->setWidget(scrollable(profile_));
+    addDockWidget(Qt::RightDockWidgetArea, profileDock_);
+    tabifyDockWidget(schedulesDock_, profileDock_);
+    runs_ = new RunDatabasePanel;
+    runs_->setObjectName(QStringLiteral("runsPanel"));
+    runsDock_ = new QDockWidget(tr("Runs"), this);
+    runsDock_->setObjectName(QStringLiteral("runsDock"));
+    runsDock_->setWidget(runs_);
+    addDockWidget(Qt::RightDockWidgetArea, runsDock_);
+    tabifyDockWidget(schedulesDock_, runsDock_);
+    schedulesDock_->raise();
+    connect(profile_, &ProfilePanel::databaseChosen, this, [this](const QString& path) {
+        if (QFileInfo(path).absoluteFilePath() != QFileInfo(runs_->path()).absoluteFilePath())
+            runs_->openDatabase(path);
+    });
+    connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
+    connect(profile_, &ProfilePanel::finished, this, [this](bool ok, const QString& message) {
+        statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 8000);
+        if (ok)
+            return;
+        lastError_ = message;
+        if (interactive_)
+            QMessageBox::warning(this, tr("Profiling did not finish"), message);
+    });
+    connect(runs_, &RunDatabasePanel::runShown, this, [this](std::shared_ptr<const ScheduleResult> result) {
+        showComparisonOf(runs_->selectedRuns());
+        showSchedule(result);
+    });
+    connect(runs_, &RunDatabasePanel::listed, this, [this](bool ok, const QString& message) {
+        const bool report = std::exchange(reportNextListing_, false);
+        if (ok)
+            return;
+        lastError_ = message;
+        if (report && interactive_)
+            QMessageBox::warning(this, tr("Cannot open database"), message);
+    });
+    connect(runs_, &RunDatabasePanel::loadFailed, this, [this](const QString& message) {
+        lastError_ = message;
+        statusBar()->showMessage(message, 8000);
+    });
+
     connect(editor_, &ScheduleEditor::evaluated, this, [this](bool valid, double) {
         if (!valid || !graph_ || !shown_)
             return;
@@ -255,7 +323,7 @@ void MainWindow::createDocks()
 
 void MainWindow::exportSchedule()
 {
-    if (!shown_ || !graph_) {
+    if (!shown_ || (!graph_ && !shown_->stored)) {
         statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
         return;
     }
@@ -265,14 +333,40 @@ void MainWindow::exportSchedule()
         return;
     // A hand-edited schedule exports as edited; otherwise the scheduler's result.
     std::shared_ptr<const ScheduleResult> what = shown_;
-    if (editor_->isEnabled() && editor_->isValid() && shown_->output.schedule &&
+    if (graph_ && editor_->isEnabled() && editor_->isValid() && shown_->output.schedule &&
         !(editor_->schedule() == *shown_->output.schedule)) {
         ScheduleRequest request = shown_->request;
         request.scheduler += " (edited)";
         what = evaluateSchedule(*graph_, editor_->schedule(), request);
     }
-    if (const QString error = opsched::exportSchedule(file, *graph_, *what); !error.isEmpty())
+    if (const QString error = opsched::exportSchedule(file, graph_.get(), *what); !error.isEmpty())
         QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::exportTrace(bool csv)
+{
+    if (!shown_ || (!graph_ && !shown_->stored)) {
+        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
+        return;
+    }
+    const QString file = csv ? QFileDialog::getSaveFileName(this, tr("Export Kernels"), QStringLiteral("kernels.csv"),
+                                                            tr("CSV (*.csv)"))
+                             : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace"),
+                                                            QStringLiteral("timeline.trace.json"),
+                                                            tr("Chrome trace (*.json)"));
+    if (file.isEmpty())
+        return;
+    const QString error = opsched::exportTrace(file, csv ? TraceExport::KernelsCsv : TraceExport::ChromeTrace,
+                                               graph_.get(), modelRef_, *shown_);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
+}
+
+void MainWindow::showComparisonOf(ScheduleResultsModel* model)
+{
+    compare_->setModel(model);
 }
 
 void MainWindow::exportImage(const QString& what)
@@ -297,6 +391,32 @@ void MainWindow::exportImage(const QString& what)
 void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
 {
     shown_ = result;
+    if (result && result->stored) {
+        // A run from a database: op ids mean the open model's ops only when it is the same model.
+        const bool sameModel = graph_ && result->stored->model.sha256 == modelFingerprint(*graph_);
+        if (sameModel && result->stored->schedule) {
+            // The stored schedule read against the open model: the DAG colours by its stages and
+            // the op panel shows stage, group and stream.
+            try {
+                const ScheduleDocument doc =
+                    scheduleFromJson(*graph_, nlohmann::json::parse(result->stored->schedule->document.dump()));
+                auto placed = std::make_shared<ScheduleResult>(*result);
+                placed->output.schedule = doc.schedule;
+                placed->output.plan = doc.executablePlan(*graph_);
+                shown_ = placed;
+            } catch (const Error& e) {
+                statusBar()->showMessage(tr("run %1: %2").arg(result->stored->id.value()).arg(e.what()), 5000);
+            }
+        }
+        properties_->show(graph_, selected_, sameModel ? shown_ : nullptr);
+        editor_->clear();
+        dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
+        timeline_->setData(result->timeline); // op names from the run itself
+        warps_->setData(result->timeline);
+        warps_->setAxis(timeline_->axis());
+        timelineDock_->raise();
+        return;
+    }
     properties_->show(graph_, selected_, shown_);
     if (result && result->output.schedule && graph_)
         editor_->edit(graph_, *result->output.schedule, result->request.device, result->request.cudaGraph);
@@ -325,7 +445,8 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
 void MainWindow::createActions()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open Model..."), this, &MainWindow::openModelDialog);
+    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::openModelDialog);
+    open->setStatusTip(tr("Open an ONNX model or an opsched results database"));
     open->setShortcut(QKeySequence::Open);
 
     QMenu* zooMenu = file->addMenu(tr("Open &Built-in Network"));
@@ -340,6 +461,9 @@ void MainWindow::createActions()
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->addAction(tr("&Schedule (JSON)..."), this, &MainWindow::exportSchedule)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportMenu->addAction(tr("Chrome &Trace..."), this, [this] { exportTrace(false); });
+    exportMenu->addAction(tr("&Kernels (CSV)..."), this, [this] { exportTrace(true); });
+    exportMenu->addSeparator();
     exportMenu->addAction(tr("&Timeline Image..."), this, [this] { exportImage(QStringLiteral("timeline")); });
     exportMenu->addAction(tr("Active &Warps Image..."), this, [this] { exportImage(QStringLiteral("warps")); });
     exportMenu->addAction(tr("&DAG Image..."), this, [this] { exportImage(QStringLiteral("dag")); });
@@ -352,6 +476,20 @@ void MainWindow::createActions()
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Run Scheduler"), schedules_, &SchedulePanel::run)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    run->addAction(tr("&Cancel Scheduler"), schedules_, &SchedulePanel::cancel)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    run->addSeparator();
+    run->addAction(tr("&Profile..."), this, [this] {
+           profileDock_->show();
+           profileDock_->raise();
+           profile_->start();
+       })->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    run->addAction(tr("Cancel P&rofiling"), profile_, &ProfilePanel::cancel);
+    run->addSeparator();
+    run->addAction(tr("Reload &Database"), runs_, &RunDatabasePanel::refresh)->setShortcut(QKeySequence::Refresh);
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
@@ -408,6 +546,8 @@ bool MainWindow::openModel(const QString& ref, int batch)
         showSchedule(nullptr);
     }
 
+    modelRef_ = ref;
+    profile_->setModelRef(ref);
     const QString name = QString::fromStdString(graph_->name());
     setWindowTitle(QStringLiteral("opsched — %1").arg(name));
     modelStatus_->setText(tr("%1 (batch %2, %3 ops)").arg(name).arg(graph_->batch()).arg(graph_->opCount()));
@@ -418,13 +558,44 @@ bool MainWindow::openModel(const QString& ref, int batch)
 void MainWindow::openModelDialog()
 {
     QSettings settings;
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Model"), settings.value(kLastDirKey).toString(),
-                                     tr("ONNX models (*.onnx);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open"), settings.value(kLastDirKey).toString(),
+        tr("Models and results (*.onnx *.db *.sqlite *.sqlite3);;ONNX models (*.onnx);;opsched databases (*.db *.sqlite "
+           "*.sqlite3);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
-    openModel(path);
+    openFile(path);
+}
+
+bool MainWindow::isDatabaseFile(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    return suffix == QLatin1String("db") || suffix == QLatin1String("sqlite") || suffix == QLatin1String("sqlite3");
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    if (!isDatabaseFile(path))
+        return openModel(path);
+    openDatabase(path);
+    return true;
+}
+
+void MainWindow::openDatabase(const QString& path)
+{
+    if (!QFileInfo(path).isFile()) {
+        lastError_ = tr("%1 does not exist").arg(path);
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot open database"), lastError_);
+        return;
+    }
+    reportNextListing_ = true;
+    runs_->openDatabase(path);
+    profile_->setDatabase(path); // profiling next adds to the file being looked at
+    runsDock_->show();
+    runsDock_->raise();
+    addRecentFile(path);
 }
 
 QStringList MainWindow::recentFiles() const
@@ -455,7 +626,7 @@ void MainWindow::updateRecentMenu()
         const QString ref = recent[i];
         // &1..&8 give keyboard accelerators; '&' in a path must not become one.
         const QString text = QStringLiteral("&%1 %2").arg(i + 1).arg(QString(ref).replace(QLatin1Char('&'), QStringLiteral("&&")));
-        recentMenu_->addAction(text, this, [this, ref] { openModel(ref); });
+        recentMenu_->addAction(text, this, [this, ref] { openFile(ref); });
     }
     recentMenu_->addSeparator();
     QAction* clear = recentMenu_->addAction(tr("Clear List"), this, [this] {
@@ -489,7 +660,16 @@ void MainWindow::readSettings()
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
         resize(1100, 700);
-    restoreState(settings.value(kStateKey).toByteArray());
+    if (restoreState(settings.value(kStateKey).toByteArray()))
+        return;
+    // First start: the right column wide enough for its tabs, the timeline tall enough for a few
+    // streams. resizeDocks() does not move tabified docks vertically, so the timeline gets a
+    // minimum height for the first layout and is free again afterwards.
+    timelineDock_->widget()->setMinimumHeight(200);
+    QTimer::singleShot(0, this, [this] {
+        resizeDocks({summaryDock_, schedulesDock_}, {420, 420}, Qt::Horizontal);
+        timelineDock_->widget()->setMinimumHeight(0);
+    });
 }
 
 void MainWindow::writeSettings() const
@@ -514,10 +694,10 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 bool MainWindow::openDroppedUrls(const QList<QUrl>& urls)
 {
-    // A dropped model file opens like File > Open; loadModel says what is wrong with anything else.
+    // A dropped file opens like File > Open; loadModel says what is wrong with anything else.
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return false;
-    return openModel(urls.first().toLocalFile());
+    return openFile(urls.first().toLocalFile());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

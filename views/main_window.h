@@ -29,6 +29,9 @@ class TimelineView;
 class WarpChart;
 struct ScheduleResult;
 class OpTableModel;
+class ProfilePanel;
+class RunDatabasePanel;
+class ScheduleResultsModel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -44,6 +47,12 @@ public:
     // `ref` is anything opsched::loadModel accepts (zoo:NAME[?k=v], a file path). On failure the
     // current model stays and the error is in lastError().
     bool openModel(const QString& ref, int batch = 1);
+    // Lists the runs of an opsched results database in the Runs panel (read off the GUI thread; a
+    // file that is not one is reported through lastError() and, interactively, a dialog).
+    void openDatabase(const QString& path);
+    // A model, or a database (.db, .sqlite, .sqlite3): whatever the file is.
+    bool openFile(const QString& path);
+    static bool isDatabaseFile(const QString& path);
 
     const std::shared_ptr<const Graph>& graph() const { return graph_; }
     SchedulePanel* schedulePanel() const { return schedules_; }
@@ -53,6 +62,9 @@ public:
     CompareView* compareView() const { return compare_; }
     OpPropertiesWidget* propertiesPanel() const { return properties_; }
     DagView* dagView() const { return dag_; }
+    ProfilePanel* profilePanel() const { return profile_; }
+    RunDatabasePanel* runsPanel() const { return runs_; }
+    const std::shared_ptr<const ScheduleResult>& shownResult() const { return shown_; }
     // What a drop of files on the window does: opens the first local file as a model.
     bool openDroppedUrls(const QList<QUrl>& urls);
     // Selects an op (by id) in the table, and through it in the DAG and the op panel.
@@ -74,6 +86,8 @@ private:
     void createActions();
     void exportSchedule();
     void exportImage(const QString& what);
+    void exportTrace(bool csv);
+    void showComparisonOf(ScheduleResultsModel* model);
     void createCentralWidget();
     void createDocks();
     void createStatusBar();
@@ -86,7 +100,9 @@ private:
     void writeSettings() const;
 
     std::shared_ptr<const Graph> graph_;
+    QString modelRef_; // what graph_ was opened as
     QString lastError_;
+    bool reportNextListing_ = false; // File > Open of a database: say so if it cannot be read
     bool interactive_ = true;
 
     OpTableModel* opModel_ = nullptr;
@@ -111,6 +127,10 @@ private:
     TimelineView* timeline_ = nullptr;
     WarpChart* warps_ = nullptr;
     QDockWidget* timelineDock_ = nullptr;
+    ProfilePanel* profile_ = nullptr;
+    QDockWidget* profileDock_ = nullptr;
+    RunDatabasePanel* runs_ = nullptr;
+    QDockWidget* runsDock_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* modelStatus_ = nullptr;

@@ -82,7 +82,9 @@ void OpPropertiesWidget::show(const std::shared_ptr<const Graph>& graph, OpId id
     if (!result->timeline)
         return;
     const TimelineRows& rows = result->timeline->rows;
-    for (std::size_t r = 0; r < rows.rowCount(); ++r)
+    for (std::size_t r = 0; r < rows.rowCount(); ++r) {
+        if (result->timeline->rowKind(r) != TimelineRowKind::Ops)
+            continue; // kernel rows: span ids are kernel indices
         for (const auto& span : rows.row(r))
             if (span.id == id.value()) {
                 field(QStringLiteral("Start"))->setText(tr("%1 us").arg(span.start * 1e6, 0, 'f', 1));
@@ -90,6 +92,7 @@ void OpPropertiesWidget::show(const std::shared_ptr<const Graph>& graph, OpId id
                 field(QStringLiteral("Duration"))->setText(tr("%1 us").arg((span.end - span.start) * 1e6, 0, 'f', 1));
                 return;
             }
+    }
 }
 
 } // namespace opsched

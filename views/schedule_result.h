@@ -10,6 +10,10 @@
 #include <memory>
 #include <string>
 
+namespace opsched::store {
+struct RunRecord;
+}
+
 namespace opsched {
 
 struct ScheduleRequest {
@@ -27,6 +31,7 @@ struct ScheduleResult {
     double latency = 0;            // seconds, simulated
     double averageActiveWarps = 0;
     std::shared_ptr<const TimelineData> timeline;
+    std::shared_ptr<const store::RunRecord> stored; // set for a run read from a results database
 };
 
 // A hand-edited (valid) schedule evaluated like a scheduler's result; request.scheduler names it.

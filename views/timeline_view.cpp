@@ -6,6 +6,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace opsched {
@@ -27,6 +28,10 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> timeline, std::fu
 {
     data_ = std::move(timeline);
     describe_ = std::move(describe);
+    rowTops_.assign(1, 4);
+    for (std::size_t r = 0; data_ && r < data_->rows.rowCount(); ++r)
+        rowTops_.push_back(rowTops_.back() +
+                           (data_->rowKind(r) == TimelineRowKind::Kernels ? kKernelRowHeight : kRowHeight));
     resetZoom();
     updateGeometry();
 }
@@ -58,8 +63,8 @@ void TimelineView::applyAxis(TimeAxis axis)
 
 QSize TimelineView::sizeHint() const
 {
-    const int rows = data_ ? static_cast<int>(data_->rows.rowCount()) : 1;
-    return {800, 8 + kRowHeight * std::max(rows, 1)};
+    // Room for a few streams before any data, so the dock does not open as a sliver.
+    return {800, std::max(rowTops_.back() + 4, 6 * kRowHeight)};
 }
 
 void TimelineView::paintEvent(QPaintEvent*)
@@ -87,32 +92,92 @@ void TimelineView::render(QPainter& p, const QSize& size) const
                    s % 2 ? QColor(240, 243, 248) : QColor(228, 233, 242));
     }
 
-    const QFontMetrics fm(p.font());
+    const QFont normal = p.font();
+    const QFontMetrics fm(normal);
+    QFont small = normal;
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    const QFontMetrics smallFm(small);
     for (int r = 0; r < rows; ++r) {
-        const int y = 4 + r * kRowHeight;
-        p.setPen(palette().text().color());
-        p.drawText(QRect(4, y, kLabelWidth - 8, kRowHeight - 4), Qt::AlignVCenter | Qt::AlignLeft,
-                   QString::fromStdString(data_->rowNames[static_cast<std::size_t>(r)]));
-        const auto& spans = data_->rows.row(static_cast<std::size_t>(r));
-        for (const DrawItem& item : data_->rows.layout(static_cast<std::size_t>(r), axis)) {
+        const auto row = static_cast<std::size_t>(r);
+        const bool kernelRow = data_->rowKind(row) == TimelineRowKind::Kernels;
+        const int y = rowTop(row);
+        const int h = rowHeight(row);
+        p.setFont(kernelRow ? small : normal);
+        p.setPen(kernelRow ? palette().placeholderText().color() : palette().text().color());
+        p.drawText(QRect(4, y, kLabelWidth - 8, h - 4), Qt::AlignVCenter | Qt::AlignLeft,
+                   QString::fromStdString(data_->rowNames[row]));
+        const auto& spans = data_->rows.row(row);
+        for (const DrawItem& item : data_->rows.layout(row, axis)) {
             const double x0 = kLabelWidth + std::max(0.0, item.x0);
             const double x1 = kLabelWidth + std::min(axis.width(), item.x1);
-            const QRectF box(x0, y + 1, std::max(1.0, x1 - x0), kRowHeight - 6);
+            const QRectF box(x0, y + 1, std::max(1.0, x1 - x0), h - 6);
             if (item.count > 1) {
                 p.fillRect(box, QColor(150, 150, 150)); // folded: many spans too small to show
                 continue;
             }
             const TimelineSpan& s = spans[item.first];
-            p.fillRect(box, spanColour(s.colour));
+            // Kernels a shade darker than their ops, so the two rows read apart.
+            p.fillRect(box, kernelRow ? spanColour(s.colour).darker(115) : spanColour(s.colour));
             // Text only where it fits: no labels on tiny boxes.
-            if (box.width() > 30 && describe_) {
-                const QString name = describe_(s.id).section('\n', 0, 0);
+            if (box.width() > 30) {
+                const QString name = kernelRow && s.id < data_->kernels.size()
+                                         ? QString::fromStdString(data_->kernels[s.id].name)
+                                         : describeOp(s.id).section('\n', 0, 0);
                 p.setPen(Qt::black);
                 p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                           fm.elidedText(name, Qt::ElideRight, static_cast<int>(box.width()) - 5));
+                           (kernelRow ? smallFm : fm).elidedText(name, Qt::ElideRight, static_cast<int>(box.width()) - 5));
             }
         }
     }
+}
+
+QString TimelineView::describeOp(std::uint32_t id) const
+{
+    if (describe_)
+        return describe_(id);
+    if (data_ && id < data_->opLabels.size())
+        return QString::fromStdString(data_->opLabels[id]);
+    return tr("op %1").arg(id);
+}
+
+int TimelineView::rowAt(int y) const
+{
+    const auto it = std::upper_bound(rowTops_.begin(), rowTops_.end(), y);
+    if (it == rowTops_.begin() || it == rowTops_.end())
+        return -1;
+    return static_cast<int>(it - rowTops_.begin()) - 1;
+}
+
+const TimelineSpan* TimelineView::spanAt(QPoint pos, std::size_t* row) const
+{
+    const int r = data_ ? rowAt(pos.y()) : -1;
+    if (r < 0 || static_cast<std::size_t>(r) >= data_->rows.rowCount())
+        return nullptr;
+    *row = static_cast<std::size_t>(r);
+    return data_->rows.spanAt(*row, axis_, pos.x() - kLabelWidth);
+}
+
+QString TimelineView::describeAt(QPoint pos) const
+{
+    std::size_t row = 0;
+    const TimelineSpan* s = spanAt(pos, &row);
+    if (!s)
+        return {};
+    const QString times = QStringLiteral("%1 - %2 us (%3 us)")
+                              .arg(s->start * 1e6, 0, 'f', 1)
+                              .arg(s->end * 1e6, 0, 'f', 1)
+                              .arg((s->end - s->start) * 1e6, 0, 'f', 1);
+    if (data_->rowKind(row) != TimelineRowKind::Kernels)
+        return describeOp(s->id) + QLatin1Char('\n') + times;
+    if (s->id >= data_->kernels.size())
+        return times;
+    const TimelineKernel& k = data_->kernels[s->id];
+    QString text = tr("kernel %1\nof %2").arg(QString::fromStdString(k.name), describeOp(k.op).section('\n', 0, 0));
+    if (!k.launch.empty())
+        text += QLatin1Char('\n') + QString::fromStdString(k.launch);
+    if (k.warps > 0)
+        text += tr("\n%1 warps").arg(k.warps, 0, 'f', 0);
+    return text + QLatin1Char('\n') + times;
 }
 
 void TimelineView::resizeEvent(QResizeEvent*)
@@ -153,28 +218,25 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     dragging_ = false;
     if (moved_ || !data_ || event->button() != Qt::LeftButton)
         return;
-    const int row = (static_cast<int>(event->position().y()) - 4) / kRowHeight;
-    if (row >= 0 && static_cast<std::size_t>(row) < data_->rows.rowCount())
-        if (const auto* s = data_->rows.spanAt(static_cast<std::size_t>(row), axis_, event->position().x() - kLabelWidth))
+    std::size_t row = 0;
+    if (const TimelineSpan* s = spanAt(event->position().toPoint(), &row)) {
+        // A kernel selects its op.
+        if (data_->rowKind(row) == TimelineRowKind::Kernels)
+            emit spanClicked(s->id < data_->kernels.size() ? data_->kernels[s->id].op : s->id);
+        else
             emit spanClicked(s->id);
+    }
 }
 
 bool TimelineView::event(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip && data_ && describe_) {
+    if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const int row = (help->pos().y() - 4) / kRowHeight;
-        const TimelineSpan* s = nullptr;
-        if (row >= 0 && static_cast<std::size_t>(row) < data_->rows.rowCount())
-            s = data_->rows.spanAt(static_cast<std::size_t>(row), axis_, help->pos().x() - kLabelWidth);
-        if (s)
-            QToolTip::showText(help->globalPos(),
-                               describe_(s->id) + QStringLiteral("\n%1 - %2 us (%3 us)")
-                                                      .arg(s->start * 1e6, 0, 'f', 1)
-                                                      .arg(s->end * 1e6, 0, 'f', 1)
-                                                      .arg((s->end - s->start) * 1e6, 0, 'f', 1));
-        else
+        const QString text = describeAt(help->pos());
+        if (text.isEmpty())
             QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text);
         return true;
     }
     return QWidget::event(event);

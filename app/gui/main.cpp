@@ -1,9 +1,13 @@
 // opsched: the desktop application. Everything but argument handling lives in opsched_views.
+#include "dag_view.h"
 #include "main_window.h"
 #include "schedule_panel.h"
+#include "timeline_view.h"
+#include "warp_chart.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTabWidget>
 #include <QEventLoop>
 #include <QTimer>
 
@@ -19,6 +23,30 @@ void preferOffscreenForScreenshots(int argc, char* argv[])
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--screenshot") == 0 && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
             setenv("QT_QPA_PLATFORM", "offscreen", 0);
+}
+
+// Arranges the window to show what opsched is about: the DAG coloured by stage beside the
+// schedules, and a timeline tall enough for every stream, zoomed so the op boxes carry names.
+void stageForScreenshot(opsched::MainWindow& window)
+{
+    if (auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("centralTabs")))
+        tabs->setCurrentWidget(window.dagView());
+    if (window.dagView()->isLayingOut()) {
+        QEventLoop wait;
+        QObject::connect(window.dagView(), &opsched::DagView::layoutReady, &wait, &QEventLoop::quit);
+        QTimer::singleShot(10000, &wait, &QEventLoop::quit);
+        wait.exec();
+    }
+    QApplication::processEvents(); // the window's first-start dock sizes
+    window.dagView()->fitToView();
+    // Inception is tall and narrow: magnify its first cells so boxes and edges can be told apart.
+    window.dagView()->zoomBy(2.0, QPointF(window.dagView()->width() / 2.0, 0.0));
+    opsched::TimelineView* timeline = window.timelineView();
+    if (const opsched::TimelineData* data = timeline->data()) {
+        const opsched::TimeAxis axis(0.0, data->latency * 0.3, timeline->axis().width());
+        timeline->setAxis(axis);
+        window.warpChart()->setAxis(timeline->axis());
+    }
 }
 
 // Opens the model, runs the scheduler, waits for it, and saves the window as a PNG.
@@ -45,6 +73,7 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
         loop.exec();
         if (!ok)
             return 1;
+        stageForScreenshot(window);
     }
     QTimer::singleShot(0, [] {}); // let pending layout and paint events run
     QApplication::processEvents();

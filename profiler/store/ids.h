@@ -1,7 +1,9 @@
 // Strong row ids of the results store: a RunId cannot be passed where a ModelId is expected.
 #pragma once
 
+#ifndef Q_MOC_RUN // Qt's moc reads this header (through the views) and cannot parse <compare>
 #include <compare>
+#endif
 #include <cstdint>
 #include <functional>
 

@@ -63,7 +63,7 @@ private slots:
             request.scheduler = scheduler;
             const auto result = computeScheduleResult(g, request);
             const QString file = dir.filePath(QStringLiteral("%1.json").arg(QLatin1String(scheduler)));
-            QCOMPARE(exportSchedule(file, g, *result), QString());
+            QCOMPARE(exportSchedule(file, &g, *result), QString());
             const ScheduleDocument doc = readScheduleFile(g, file.toStdString());
             QCOMPARE(doc.scheduler, std::string(scheduler));
             QVERIFY(doc.executablePlan(g) == result->output.plan);

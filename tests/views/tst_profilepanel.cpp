@@ -1,0 +1,227 @@
+// ProfilePanel in the main window: a batch run by the real opsched-cli lands in the Runs panel as
+// it goes; a crashing child leaves the window working and says what happened; results databases
+// open from File > Open.
+#include "dag_view.h"
+#include "main_window.h"
+#include "profile_panel.h"
+#include "run_database_panel.h"
+#include "run_list_model.h"
+#include "schedule_results_model.h"
+#include "timeline_view.h"
+
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using opsched::MainWindow;
+using opsched::ProfilePanel;
+
+class TestProfilePanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void followsTheOpenModel();
+    void refusesAnIncompleteRequest();
+    void profilesWithTheRealCliAndListsRunsAsTheyLand();
+    void windowSurvivesACrashingProfiler();
+    void missingCliIsAnActionableMessage();
+    void opensADatabaseFromFileOpen();
+    void reportsABadDatabase();
+
+private:
+    QString fakeCli(const QByteArray& body);
+    QTemporaryDir dir_;
+};
+
+void TestProfilePanel::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_profilepanel"));
+}
+
+void TestProfilePanel::init()
+{
+    QSettings().clear();
+}
+
+QString TestProfilePanel::fakeCli(const QByteArray& body)
+{
+    static int n = 0;
+    const QString path = dir_.filePath(QStringLiteral("fake-cli-%1.sh").arg(++n));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    f.write("#!/bin/sh\n" + body + "\n");
+    f.close();
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return path;
+}
+
+void TestProfilePanel::followsTheOpenModel()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    const auto request = w.profilePanel()->request();
+    QCOMPARE(request.models, QStringList{QStringLiteral("zoo:squeezenet")});
+    QCOMPARE(request.schedulers, (QStringList{QStringLiteral("sequential"), QStringLiteral("greedy"), QStringLiteral("ios")}));
+    QVERIFY(request.device.startsWith(QStringLiteral("sim:")) || request.device.startsWith(QStringLiteral("cuda:")));
+}
+
+void TestProfilePanel::refusesAnIncompleteRequest()
+{
+    ProfilePanel panel;
+    panel.process()->setCliPath(fakeCli("exit 0"));
+    QSignalSpy done(&panel, &ProfilePanel::finished);
+    panel.start(); // no model
+    QCOMPARE(done.size(), 1);
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(done.at(0).at(1).toString().contains(QStringLiteral("model")));
+    QVERIFY(!panel.isRunning());
+}
+
+void TestProfilePanel::profilesWithTheRealCliAndListsRunsAsTheyLand()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->process()->setCliPath(QStringLiteral(OPSCHED_CLI_PATH));
+    const QString db = dir_.filePath(QStringLiteral("real.db"));
+    panel->setDatabase(db);
+    panel->findChild<QLineEdit*>(QStringLiteral("profileBatches"))->setText(QStringLiteral("1,2"));
+
+    QSignalSpy jobs(panel->process(), &opsched::ProfileProcess::jobFinished);
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    QSignalSpy listed(w.runsPanel(), &opsched::RunDatabasePanel::listed);
+    panel->start();
+    QVERIFY(panel->isRunning());
+    QVERIFY(!panel->findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+    QCOMPARE(jobs.size(), 6); // 3 schedulers x 2 batch sizes, one progress line each
+    QCOMPARE(jobs.last().at(1).toInt(), 6);
+    QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
+
+    // The Runs panel follows the database the batch writes, reread as runs landed.
+    QCOMPARE(w.runsPanel()->path(), db);
+    QTRY_COMPARE_WITH_TIMEOUT(w.runsPanel()->runs()->rowCount(), 6, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.runsPanel()->isBusy(), 20000);
+    QVERIFY(listed.size() >= 2); // read more than once while the batch ran
+
+    // Selecting two runs shows one in the timeline, with kernel rows, and both in the comparison.
+    QSignalSpy shown(w.runsPanel(), &opsched::RunDatabasePanel::runShown);
+    w.runsPanel()->selectRows({0, 2});
+    QVERIFY(shown.wait(20000) || !shown.isEmpty());
+    QTRY_VERIFY(!w.runsPanel()->isBusy());
+    QCOMPARE(w.runsPanel()->selectedRuns()->rowCount(), 2);
+    QVERIFY(w.shownResult() && w.shownResult()->stored);
+    const opsched::TimelineData* timeline = w.timelineView()->data();
+    QVERIFY(timeline);
+    QCOMPARE(timeline->rowKind(1), opsched::TimelineRowKind::Kernels);
+    QVERIFY(!timeline->kernels.empty());
+    // The run is of the open model: its stored schedule colours the DAG by stage.
+    QCOMPARE(QString::fromStdString(w.shownResult()->request.scheduler), QStringLiteral("ios"));
+    QVERIFY(w.shownResult()->output.schedule);
+    QVERIFY(w.dagView()->hasSchedule());
+}
+
+void TestProfilePanel::windowSurvivesACrashingProfiler()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("crash.db")));
+    panel->process()->setCliPath(fakeCli("echo '[1/3] squeezenet sequential batch 1: 1.000 ms (run 1, 0.01 s)'\n"
+                                         "echo 'cuptiActivityFlushAll: driver error' >&2\n"
+                                         "kill -SEGV $$"));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY2(w.lastError().contains(QStringLiteral("crashed")), qPrintable(w.lastError()));
+    QVERIFY2(w.lastError().contains(QStringLiteral("cuptiActivityFlushAll: driver error")), qPrintable(w.lastError()));
+    QVERIFY(!panel->isRunning());
+
+    // The window carries on: the panel can start again and the rest of the window works.
+    QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
+    QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
+    QCOMPARE(w.profilePanel()->request().models, QStringList{QStringLiteral("zoo:googlenet")});
+}
+
+void TestProfilePanel::missingCliIsAnActionableMessage()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("none.db")));
+    panel->process()->setCliPath(dir_.filePath(QStringLiteral("not-there")));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QCOMPARE(done.size(), 1);
+    QVERIFY2(w.lastError().contains(QStringLiteral("OPSCHED_CLI")), qPrintable(w.lastError()));
+}
+
+void TestProfilePanel::opensADatabaseFromFileOpen()
+{
+    // A database written by the real CLI, opened the way File > Open and drops do.
+    const QString db = dir_.filePath(QStringLiteral("opened.db"));
+    QProcess cli;
+    cli.start(QStringLiteral(OPSCHED_CLI_PATH),
+              {QStringLiteral("profile"), QStringLiteral("zoo:squeezenet"), QStringLiteral("--schedulers"),
+               QStringLiteral("sequential,ios"), QStringLiteral("--device"), QStringLiteral("sim:v100"),
+               QStringLiteral("--db"), db, QStringLiteral("--repeat"), QStringLiteral("2")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(MainWindow::isDatabaseFile(db));
+    QVERIFY(!MainWindow::isDatabaseFile(QStringLiteral("model.onnx")));
+    QSignalSpy listed(w.runsPanel(), &opsched::RunDatabasePanel::listed);
+    QVERIFY(w.openFile(db));
+    QVERIFY(listed.wait(20000));
+    QCOMPARE(listed.at(0).at(0).toBool(), true);
+    QCOMPARE(w.runsPanel()->runs()->rowCount(), 2);
+    QCOMPARE(w.recentFiles().value(0), QFileInfo(db).absoluteFilePath());
+    QCOMPARE(w.profilePanel()->database(), db); // profiling next adds to it
+    // No model is open: a stored run still shows, with op names from the run.
+    QSignalSpy shown(w.runsPanel(), &opsched::RunDatabasePanel::runShown);
+    w.runsPanel()->selectRows({1});
+    QVERIFY(shown.wait(20000));
+    QVERIFY(w.timelineView()->data());
+    QVERIFY(!w.timelineView()->data()->opLabels.empty());
+}
+
+void TestProfilePanel::reportsABadDatabase()
+{
+    const QString path = dir_.filePath(QStringLiteral("bad.sqlite"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("SQLite format 3\0garbage", 23);
+    f.close();
+    MainWindow w;
+    w.setInteractive(false);
+    QSignalSpy listed(w.runsPanel(), &opsched::RunDatabasePanel::listed);
+    w.openFile(path);
+    QVERIFY(listed.wait(20000));
+    QCOMPARE(listed.at(0).at(0).toBool(), false);
+    QVERIFY(!w.lastError().isEmpty());
+    w.openFile(dir_.filePath(QStringLiteral("missing.db")));
+    QVERIFY2(w.lastError().contains(QStringLiteral("does not exist")), qPrintable(w.lastError()));
+}
+
+QTEST_MAIN(TestProfilePanel)
+#include "tst_profilepanel.moc"

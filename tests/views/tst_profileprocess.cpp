@@ -1,0 +1,206 @@
+// ProfileProcess: the opsched-cli child's progress lines, exit codes, crashes and cancellation,
+// with small shell scripts standing in for opsched-cli.
+#include "profile_process.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using opsched::ProfileProcess;
+using opsched::ProfileRequest;
+
+class TestProfileProcess : public QObject {
+    Q_OBJECT
+
+private slots:
+    void buildsTheCommandLine();
+    void reportsEachJobAndSucceeds();
+    void reportsACrashWithItsStderr();
+    void reportsRefusedInput();
+    void listsFailedJobs();
+    void cancelTerminatesPolitely();
+    void cancelKillsAChildThatIgnoresTerm();
+    void missingCliIsReported();
+    void refusesASecondBatch();
+
+private:
+    // An executable script standing in for opsched-cli.
+    QString fakeCli(const QByteArray& body);
+    QTemporaryDir dir_;
+    int scripts_ = 0;
+};
+
+QString TestProfileProcess::fakeCli(const QByteArray& body)
+{
+    const QString path = dir_.filePath(QStringLiteral("fake-cli-%1.sh").arg(++scripts_));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    f.write("#!/bin/sh\n" + body + "\n");
+    f.close();
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return path;
+}
+
+static ProfileRequest sampleRequest()
+{
+    ProfileRequest r;
+    r.models << QStringLiteral("zoo:squeezenet");
+    r.schedulers << QStringLiteral("sequential") << QStringLiteral("ios");
+    r.batches = QStringLiteral("1,8");
+    r.device = QStringLiteral("sim:h100");
+    r.database = QStringLiteral("/tmp/x.db");
+    return r;
+}
+
+void TestProfileProcess::buildsTheCommandLine()
+{
+    ProfileRequest r = sampleRequest();
+    r.warps = true;
+    r.cudaGraph = true;
+    const QStringList args = r.arguments();
+    QCOMPARE(args.first(), QStringLiteral("profile"));
+    QCOMPARE(args.at(1), QStringLiteral("zoo:squeezenet"));
+    QCOMPARE(args.at(args.indexOf(QStringLiteral("--schedulers")) + 1), QStringLiteral("sequential,ios"));
+    QCOMPARE(args.at(args.indexOf(QStringLiteral("--batch")) + 1), QStringLiteral("1,8"));
+    QCOMPARE(args.at(args.indexOf(QStringLiteral("--device")) + 1), QStringLiteral("sim:h100"));
+    QCOMPARE(args.at(args.indexOf(QStringLiteral("--db")) + 1), QStringLiteral("/tmp/x.db"));
+    QVERIFY(args.contains(QStringLiteral("--warps")));
+    QVERIFY(args.contains(QStringLiteral("--cuda-graph")));
+    r.warps = false;
+    r.schedulers.clear(); // every scheduler: no --schedulers at all
+    QVERIFY(!r.arguments().contains(QStringLiteral("--warps")));
+    QVERIFY(!r.arguments().contains(QStringLiteral("--schedulers")));
+}
+
+void TestProfileProcess::reportsEachJobAndSucceeds()
+{
+    ProfileProcess p;
+    p.setCliPath(fakeCli("echo '[1/2] squeezenet sequential batch 1: 1.000 ms (run 1, 0.01 s)'\n"
+                         "echo '[2/2] squeezenet ios batch 1: 0.800 ms (run 2, 0.01 s)'\n"
+                         "echo '2 jobs: 2 run, 0 already in the database, 0 failed; 0.02 s; database x.db'"));
+    QSignalSpy jobs(&p, &ProfileProcess::jobFinished);
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(p.isRunning());
+    QVERIFY(done.wait(10000));
+    QCOMPARE(jobs.size(), 2);
+    QCOMPARE(jobs.at(1).at(0).toInt(), 2);
+    QCOMPARE(jobs.at(1).at(1).toInt(), 2);
+    QCOMPARE(done.at(0).at(0).toBool(), true);
+    QVERIFY(done.at(0).at(1).toString().startsWith(QStringLiteral("2 jobs: 2 run")));
+    QVERIFY(!p.isRunning());
+}
+
+void TestProfileProcess::reportsACrashWithItsStderr()
+{
+    ProfileProcess p;
+    p.setCliPath(fakeCli("echo '[1/3] squeezenet sequential batch 1: 1.000 ms (run 1, 0.01 s)'\n"
+                         "echo 'CUPTI: driver fell over' >&2\n"
+                         "kill -SEGV $$"));
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(done.wait(10000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    const QString message = done.at(0).at(1).toString();
+    qInfo("%s", qPrintable(message)); // what the person reads
+    QVERIFY2(message.contains(QStringLiteral("crashed")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("(signal 11)")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("after 1 of 3 jobs")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("CUPTI: driver fell over")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("resume")), qPrintable(message));
+}
+
+void TestProfileProcess::reportsRefusedInput()
+{
+    ProfileProcess p;
+    p.setCliPath(fakeCli("echo \"opsched-cli: error: unknown model 'zoo:nope'\" >&2\nexit 1"));
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(done.wait(10000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    const QString message = done.at(0).at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("exit 1")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("unknown model 'zoo:nope'")), qPrintable(message));
+}
+
+void TestProfileProcess::listsFailedJobs()
+{
+    ProfileProcess p;
+    p.setCliPath(fakeCli("echo '[1/2] squeezenet sequential batch 1: 1.000 ms (run 1, 0.01 s)'\n"
+                         "echo '[2/2] squeezenet ios batch 1: FAILED: out of memory'\n"
+                         "exit 3"));
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(done.wait(10000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    const QString message = done.at(0).at(1).toString();
+    QVERIFY2(message.startsWith(QStringLiteral("1 of 2 jobs failed")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("out of memory")), qPrintable(message));
+}
+
+void TestProfileProcess::cancelTerminatesPolitely()
+{
+    // Like opsched-cli: SIGTERM ends the batch after the current job with exit 128+15.
+    ProfileProcess p;
+    p.setCliPath(fakeCli("trap 'echo stopping >&2; exit 143' TERM\n"
+                         "echo '[1/9] squeezenet sequential batch 1: 1.000 ms (run 1, 0.01 s)'\n"
+                         "while true; do sleep 0.05; done"));
+    QSignalSpy jobs(&p, &ProfileProcess::jobFinished);
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(jobs.wait(10000));
+    p.cancel();
+    QVERIFY(done.wait(10000));
+    const QString message = done.at(0).at(1).toString();
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY2(message.startsWith(QStringLiteral("Cancelled after 1 of 9 jobs")), qPrintable(message));
+    QVERIFY2(!message.contains(QStringLiteral("killed")), qPrintable(message));
+}
+
+void TestProfileProcess::cancelKillsAChildThatIgnoresTerm()
+{
+    ProfileProcess p;
+    p.setGracePeriod(300);
+    p.setCliPath(fakeCli("trap '' TERM\necho '[1/9] x sequential batch 1: 1 ms'\nwhile true; do sleep 0.05; done"));
+    QSignalSpy jobs(&p, &ProfileProcess::jobFinished);
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(jobs.wait(10000));
+    QElapsedTimer clock;
+    clock.start();
+    p.cancel();
+    QVERIFY(done.wait(10000));
+    QVERIFY(clock.elapsed() >= 250);
+    const QString message = done.at(0).at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("was killed")), qPrintable(message));
+}
+
+void TestProfileProcess::missingCliIsReported()
+{
+    ProfileProcess p;
+    p.setCliPath(dir_.filePath(QStringLiteral("no-such-opsched-cli")));
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(!p.start(sampleRequest()));
+    QVERIFY(p.lastError().contains(QStringLiteral("OPSCHED_CLI")));
+    QVERIFY(!p.isRunning());
+    QCOMPARE(done.size(), 0);
+}
+
+void TestProfileProcess::refusesASecondBatch()
+{
+    ProfileProcess p;
+    p.setCliPath(fakeCli("sleep 5"));
+    QSignalSpy done(&p, &ProfileProcess::finished);
+    QVERIFY(p.start(sampleRequest()));
+    QVERIFY(!p.start(sampleRequest()));
+    QVERIFY(p.lastError().contains(QStringLiteral("already running")));
+    p.setGracePeriod(200);
+    p.cancel();
+    QVERIFY(done.wait(10000));
+}
+
+QTEST_GUILESS_MAIN(TestProfileProcess)
+#include "tst_profileprocess.moc"

@@ -1,0 +1,171 @@
+#include "stored_run.h"
+
+#include "session/sim_run.h"
+#include "sim/sim_device.h"
+#include "store/latency_stats.h"
+
+#include <algorithm>
+#include <map>
+
+namespace opsched {
+namespace {
+
+constexpr double kNs = 1e-9;
+
+// Colour class of a stored op type: the OpKind with that name, so stored runs and simulated
+// results colour alike.
+std::uint32_t colourOf(const std::string& type)
+{
+    for (std::uint32_t k = 0; k <= static_cast<std::uint32_t>(OpKind::Identity); ++k)
+        if (type == toString(static_cast<OpKind>(k)))
+            return k;
+    return static_cast<std::uint32_t>(OpKind::Identity) + 1;
+}
+
+std::string launchConfig(const store::KernelRecord& k)
+{
+    if (!k.gridX || !k.blockX)
+        return {};
+    auto dim = [](const std::optional<std::int64_t>& x, const std::optional<std::int64_t>& y,
+                  const std::optional<std::int64_t>& z) {
+        return std::to_string(x.value_or(1)) + "x" + std::to_string(y.value_or(1)) + "x" + std::to_string(z.value_or(1));
+    };
+    return "grid " + dim(k.gridX, k.gridY, k.gridZ) + ", block " + dim(k.blockX, k.blockY, k.blockZ);
+}
+
+} // namespace
+
+std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
+{
+    auto data = std::make_shared<TimelineData>();
+    std::vector<std::uint32_t> opColour;
+    for (const auto& op : run.model.ops) {
+        const std::string name = op.value("name", std::string());
+        const std::string type = op.value("type", std::string());
+        data->opLabels.push_back(name + "\n" + type);
+        opColour.push_back(colourOf(type));
+    }
+    auto colourFor = [&](const std::optional<std::int64_t>& op) {
+        return op && *op >= 0 && static_cast<std::size_t>(*op) < opColour.size()
+            ? opColour[static_cast<std::size_t>(*op)]
+            : static_cast<std::uint32_t>(OpKind::Identity) + 1;
+    };
+
+    // Streams in id order; stream i has op row 2i and kernel row 2i+1.
+    std::vector<std::int64_t> streams;
+    for (const auto& k : run.kernels)
+        streams.push_back(k.streamId);
+    std::sort(streams.begin(), streams.end());
+    streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
+    auto rowOf = [&](std::int64_t stream) {
+        return static_cast<std::size_t>(std::lower_bound(streams.begin(), streams.end(), stream) - streams.begin());
+    };
+    for (auto s : streams) {
+        data->rowNames.push_back("stream " + std::to_string(s));
+        data->rowKinds.push_back(TimelineRowKind::Ops);
+        data->rowNames.push_back("  kernels");
+        data->rowKinds.push_back(TimelineRowKind::Kernels);
+    }
+
+    // Op boxes: the kernels of one launch on one stream make one box (as the Chrome trace export).
+    struct Box {
+        std::int64_t start = 0, end = 0;
+        std::optional<std::int64_t> op;
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, Box> boxes; // (launch, stream)
+    std::int64_t unmapped = 0;
+    data->kernels.reserve(run.kernels.size());
+    for (const auto& k : run.kernels) {
+        const std::size_t row = rowOf(k.streamId);
+        const auto index = static_cast<std::uint32_t>(data->kernels.size());
+        const std::uint32_t op = k.opId && *k.opId >= 0 ? static_cast<std::uint32_t>(*k.opId) : 0;
+        data->kernels.push_back({k.demangledName.empty() ? k.shortName : k.demangledName, op, k.warps.value_or(0),
+                                 launchConfig(k)});
+        data->rows.addSpan(2 * row + 1, {static_cast<double>(k.start) * kNs, static_cast<double>(k.end) * kNs, index,
+                                         colourFor(k.opId)});
+        const std::int64_t launch = k.launchId ? *k.launchId : -1 - unmapped++;
+        auto [it, fresh] = boxes.try_emplace({launch, k.streamId}, Box{k.start, k.end, k.opId});
+        if (!fresh) {
+            it->second.start = std::min(it->second.start, k.start);
+            it->second.end = std::max(it->second.end, k.end);
+        }
+    }
+    // A merged launch is a box for each of its ops (as in the window's own timelines); the plan
+    // that ran names them.
+    std::map<std::string, std::int64_t> opIds;
+    for (std::size_t i = 0; i < run.model.ops.size(); ++i)
+        opIds.emplace(run.model.ops[i].value("name", std::string()), static_cast<std::int64_t>(i));
+    const nlohmann::ordered_json* launches = run.schedule && run.schedule->plan.contains("launches")
+                                                 ? &run.schedule->plan["launches"]
+                                                 : nullptr;
+    for (const auto& [key, box] : boxes) {
+        std::vector<std::int64_t> ops;
+        if (launches && key.first >= 0 && static_cast<std::size_t>(key.first) < launches->size())
+            for (const auto& name : (*launches)[static_cast<std::size_t>(key.first)].value("ops", nlohmann::ordered_json::array()))
+                if (auto it = opIds.find(name.get<std::string>()); it != opIds.end())
+                    ops.push_back(it->second);
+        if (ops.empty() && box.op)
+            ops.push_back(*box.op);
+        // A kernel no op claims is shown only in its kernel row.
+        for (auto op : ops)
+            data->rows.addSpan(2 * rowOf(key.second), {static_cast<double>(box.start) * kNs,
+                                                       static_cast<double>(box.end) * kNs,
+                                                       static_cast<std::uint32_t>(op), colourFor(op)});
+    }
+    data->rows.finish();
+
+    for (const auto& st : run.stages)
+        data->stages.emplace_back(static_cast<double>(st.startNs) * kNs, static_cast<double>(st.endNs) * kNs);
+    for (const auto& w : run.warps)
+        data->warps.push_back({static_cast<double>(w.timeNs) * kNs, w.activeWarps});
+    if (run.device.smCount && run.device.maxWarpsPerSm)
+        data->maxWarps = static_cast<double>(*run.device.smCount) * *run.device.maxWarpsPerSm;
+    for (const auto& w : run.warps)
+        data->maxWarps = std::max(data->maxWarps, w.activeWarps);
+    const double median = run.latenciesNs.empty() ? 0.0 : store::latencyStats(run.latenciesNs).medianNs * kNs;
+    data->latency = std::max(median, data->rows.lastEnd());
+    return data;
+}
+
+std::shared_ptr<const ScheduleResult> resultFromRun(store::RunRecord run)
+{
+    auto result = std::make_shared<ScheduleResult>();
+    result->request.scheduler = run.schedule ? run.schedule->scheduler : std::string("(failed)");
+    result->request.device = run.device.key;
+    result->request.cudaGraph = run.cudaGraph;
+    if (run.schedule) {
+        const auto& params = run.schedule->params;
+        result->request.r = params.value("r", result->request.r);
+        result->request.s = params.value("s", result->request.s);
+        result->output.searchSeconds = run.schedule->searchSeconds;
+        result->output.plan.streams = run.schedule->plan.value("streams", 0U);
+    }
+    result->output.scheduler = result->request.scheduler;
+    result->batch = run.batch;
+    if (!run.latenciesNs.empty())
+        result->latency = store::latencyStats(run.latenciesNs).medianNs * kNs;
+    result->averageActiveWarps = run.averageActiveWarps.value_or(0.0);
+    result->timeline = timelineFromRun(run);
+    result->stored = std::make_shared<const store::RunRecord>(std::move(run));
+    return result;
+}
+
+store::RunRecord recordFromResult(const Graph& graph, const std::string& modelRef, const ScheduleResult& result)
+{
+    if (result.stored)
+        return *result.stored;
+    const SimDevice& device = findSimDevice(result.request.device);
+    store::RunRecord run;
+    run.device = profiler::simDeviceRecord(device);
+    run.model = profiler::modelRecord(graph, modelRef);
+    run.schedule = profiler::scheduleRecord(graph, result.output, run.device.key, result.request.cudaGraph, result.latency);
+    run.batch = result.batch;
+    run.startedAt = run.finishedAt = store::utcNow();
+    profiler::SimRunOptions options;
+    options.sim.cudaGraph = result.request.cudaGraph;
+    options.warps = true;
+    profiler::fillSimulatedRun(run, graph, result.output, device, options);
+    return run;
+}
+
+} // namespace opsched
