@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev ocl-icd-opencl-dev
+  python3-torchvision python3-onnx
 )
 
 missing=()
