@@ -237,7 +237,8 @@ void printJson(const Graph& graph, const PlanChoice& choice, const RunInputs& in
     }
     if (o.check) {
         const bool all = std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
-        j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"pass", all}};
+        j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"atol_scale", o.tolerance.atolScale},
+                      {"pass", all}};
     }
     std::cout << j.dump(2) << "\n";
 }
@@ -266,7 +267,9 @@ void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& in
     }
     if (!o.check)
         return;
-    std::printf("check        rtol %g, atol %g against %s\n", o.tolerance.rtol, o.tolerance.atol, inputs.source.c_str());
+    const std::string scaled = o.tolerance.atolScale > 0 ? " + " + shortNumber(o.tolerance.atolScale) + " x max|ref|" : "";
+    std::printf("check        rtol %g, atol %g%s against %s\n", o.tolerance.rtol, o.tolerance.atol, scaled.c_str(),
+                inputs.source.c_str());
     for (const auto& c : r.checks)
         std::printf("  %-20s %-14s max abs %.3e  max rel %.3e  scaled %.3e  %s\n", c.name.c_str(),
                     Shape(c.shape).toString().c_str(), c.maxAbsError, c.maxRelError, c.scaledError,
@@ -309,6 +312,11 @@ Runner addRunCommand(CLI::App& app)
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str()
         ->needs(check);
+    cmd->add_option("--atol-scale", opts->tolerance.atolScale,
+                    "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str()
+        ->needs(check);
     cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
@@ -335,7 +343,8 @@ Runner addRunCommand(CLI::App& app)
         if (failed > 0)
             throw Error("--check: " + std::to_string(failed) + " of " + std::to_string(report.checks.size()) +
                         " outputs differ from the reference in " + inputs.source + " beyond rtol " +
-                        shortNumber(opts->tolerance.rtol) + ", atol " + shortNumber(opts->tolerance.atol));
+                        shortNumber(opts->tolerance.rtol) + ", atol " + shortNumber(opts->tolerance.atol) +
+                        (opts->tolerance.atolScale > 0 ? " + " + shortNumber(opts->tolerance.atolScale) + " x max|ref|" : ""));
         return kExitOk;
     };
 }

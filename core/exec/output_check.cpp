@@ -24,11 +24,15 @@ OutputComparison compareOutput(const std::string& name, const std::vector<float>
     c.name = name;
     c.shape = expectedShape;
     double maxExpected = 0.0;
+    for (float e : expected)
+        if (!std::isnan(e))
+            maxExpected = std::max(maxExpected, std::fabs(static_cast<double>(e)));
+    const double atol = tolerance.atol + tolerance.atolScale * maxExpected;
     double worstExcess = -std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < count; ++i) {
         const double a = actual[i], e = expected[i];
         const double diff = std::fabs(a - e);
-        const double allowed = tolerance.atol + tolerance.rtol * std::fabs(e);
+        const double allowed = atol + tolerance.rtol * std::fabs(e);
         // Written so that NaN (in either) fails: comparisons with NaN are false.
         const bool ok = diff <= allowed;
         if (!ok)
@@ -47,7 +51,6 @@ OutputComparison compareOutput(const std::string& name, const std::vector<float>
             if (e != 0.0)
                 c.maxRelError = std::max(c.maxRelError, diff / std::fabs(e));
         }
-        maxExpected = std::max(maxExpected, std::fabs(e));
     }
     if (std::isnan(c.maxAbsError))
         c.scaledError = std::numeric_limits<double>::quiet_NaN();

@@ -37,6 +37,20 @@ TEST(OutputCheck, ToleranceIsAtolPlusRtolTimesReference)
     EXPECT_FALSE(compareOutput("y", {0.002F}, {1}, {0.0F}, {1}, t).passed);
 }
 
+TEST(OutputCheck, AtolScaleSizesTheAbsoluteTermToTheOutput)
+{
+    // A logit near zero among large ones: its error is relative to the output's scale (100).
+    const std::vector<float> expected{100.0F, 0.001F, -50.0F};
+    const std::vector<float> actual{100.0F, 0.004F, -50.0F};
+    Tolerance t{1e-3, 0.0};
+    EXPECT_FALSE(compareOutput("y", actual, {3}, expected, {3}, t).passed);
+    t.atolScale = 1e-4; // allowed: 1e-4 * 100 + 1e-3 * 0.001 = 0.010001
+    const auto c = compareOutput("y", actual, {3}, expected, {3}, t);
+    EXPECT_TRUE(c.passed);
+    EXPECT_NEAR(c.maxRelError, 3.0, 1e-3); // still reported: the element is 4x its reference
+    EXPECT_FALSE(compareOutput("y", {100.0F, 0.02F, -50.0F}, {3}, expected, {3}, t).passed);
+}
+
 TEST(OutputCheck, ReportsWorstElementAndScaledError)
 {
     const std::vector<float> expected{100.0F, 1.0F, -50.0F};

@@ -6,10 +6,14 @@
 For each model, writes
     DIR/<name>/model.onnx
     DIR/<name>/test_data_set_0/input_0.pb    the input (TensorProto)
-    DIR/<name>/test_data_set_0/output_0.pb   PyTorch's output for it, in eval mode
+    DIR/<name>/test_data_set_0/output_0.pb   PyTorch's output for it, in eval mode, computed in
+                                             float64 (the exact answer for float32 weights and input,
+                                             so a check measures opsched's own float32 error)
 
-Weights are random from a fixed seed (nothing is downloaded); BatchNorm statistics are random too,
-so folding them into the convolutions is really exercised. The script works with Debian's
+Weights are random from a fixed seed (nothing is downloaded). BatchNorm gets random affine
+parameters and running statistics measured on a seeded calibration batch, so activations keep the
+scale of a trained network (torchvision's initialisation alone lets Inception V3's logits reach
+1e13, where every float32 difference is a cancellation) and folding BN into the convs is exercised. The script works with Debian's
 PyTorch 1.13 (python3-torchvision, python3-onnx) and with torch 2.x (it asks for the TorchScript
 exporter there). Exit 0 on success, 1 when an export fails, 2 for a usage error.
 """
@@ -46,16 +50,27 @@ def construct(name):
     return factory(**kwargs)
 
 
+def batchnorms(model):
+    return [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+
+
 def randomize_batchnorm(model, generator):
-    """Random affine parameters and running statistics, so BN folding is checked for real."""
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            c = m.num_features
-            with torch.no_grad():
-                m.weight.copy_(torch.rand(c, generator=generator) * 0.5 + 0.75)
-                m.bias.copy_(torch.rand(c, generator=generator) * 0.2 - 0.1)
-                m.running_mean.copy_(torch.rand(c, generator=generator) * 0.2 - 0.1)
-                m.running_var.copy_(torch.rand(c, generator=generator) * 0.5 + 0.75)
+    """Random affine parameters, then running statistics from a calibration batch in train mode."""
+    for m in batchnorms(model):
+        c = m.num_features
+        with torch.no_grad():
+            m.weight.copy_(torch.rand(c, generator=generator) * 0.5 + 0.75)
+            m.bias.copy_(torch.rand(c, generator=generator) * 0.2 - 0.1)
+        m.reset_running_stats()
+        m.momentum = None  # a cumulative average: after one batch, exactly that batch's statistics
+
+
+def calibrate(model, size, generator):
+    if not batchnorms(model):
+        return
+    model.train()
+    with torch.no_grad():
+        model(torch.randn(2, 3, size, size, generator=generator))
 
 
 def build(name, batch):
@@ -63,9 +78,10 @@ def build(name, batch):
     torch.manual_seed(SEED)
     model = construct(name)
     generator = torch.Generator().manual_seed(SEED + 1)
-    randomize_batchnorm(model, generator)
-    model.eval()
     size = input_size(name)
+    randomize_batchnorm(model, generator)
+    calibrate(model, size, generator)
+    model.eval()
     x = torch.randn(batch, 3, size, size, generator=torch.Generator().manual_seed(SEED + 2))
     return model, x
 
@@ -88,12 +104,13 @@ def save_tensor(array, name, path):
 
 def export(name, out_dir, batch):
     model, x = build(name, batch)
-    with torch.no_grad():
-        y = model(x)
     model_dir = os.path.join(out_dir, name)
+    os.makedirs(model_dir, exist_ok=True)
+    export_onnx(model, x, os.path.join(model_dir, "model.onnx"))
+    with torch.no_grad():
+        y = model.double()(x.double())
     data_dir = os.path.join(model_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
-    export_onnx(model, x, os.path.join(model_dir, "model.onnx"))
     save_tensor(x.numpy(), "input", os.path.join(data_dir, "input_0.pb"))
     save_tensor(y.numpy(), "output", os.path.join(data_dir, "output_0.pb"))
 
