@@ -35,11 +35,13 @@ def pytorch_latency(name, threads, repeat):
         for _ in range(3):
             model(x)
         times = []
+        cpu_start = time.process_time()
         for _ in range(repeat):
             start = time.perf_counter()
             model(x)
             times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        cpu_ms = (time.process_time() - cpu_start) * 1e3 / repeat
+    return statistics.median(times), min(times), cpu_ms
 
 
 def opsched_run(cli, model_dir, threads, repeat, scheduler):
@@ -84,18 +86,21 @@ def main():
 
     print("CPU: %d cores visible, %d threads; torch %s; median of %d runs after a warm-up"
           % (os.cpu_count() or 0, args.threads, torch.__version__, args.repeat))
-    print("%-14s %-12s %12s %12s %8s %12s %12s %12s" % ("model", "plan", "pytorch ms", "opsched ms", "ratio",
-                                                       "p10..p90 ms", "import s", "prepare ms"))
+    print("%-14s %-11s | %-26s | %-26s | %-17s | %8s %10s"
+          % ("", "", "median ms: torch opsched", "min ms: torch opsched", "cpu ms/run: ratio", "import s", "prepare ms"))
     for name in models:
         model_dir = os.path.join(args.data, name)
-        torch_ms = pytorch_latency(name, args.threads, args.repeat)
         info_s = import_seconds(args.cli, os.path.join(model_dir, "model.onnx"))
         for scheduler in schedulers:
+            # Interleaved, so that a busy spell of the machine hits both.
+            t_med, t_min, t_cpu = pytorch_latency(name, args.threads, args.repeat)
             r = opsched_run(args.cli, model_dir, args.threads, args.repeat, scheduler)
-            print("%-14s %-12s %12.2f %12.2f %8.2f %12s %12.2f %12.1f"
-                  % (name, scheduler, torch_ms, r["latency_ms"], r["latency_ms"] / torch_ms,
-                     "%.1f..%.1f" % (r["p10_ms"], r["p90_ms"]), info_s, r["prepare_ms"]), flush=True)
-    print("ratio = opsched / pytorch (below 1: opsched is faster); import s = `opsched-cli info model.onnx` wall time")
+            o_min = r["latency_ms"] if args.repeat == 1 else min(r["p10_ms"], r["latency_ms"])
+            print("%-14s %-11s | %8.1f %8.1f (x%5.2f) | %8.1f %8.1f (x%5.2f) | %6.0f %6.0f x%4.2f | %8.2f %10.1f"
+                  % (name, scheduler, t_med, r["latency_ms"], r["latency_ms"] / t_med, t_min, o_min, o_min / t_min,
+                     t_cpu, r["cpu_ms_per_run"], r["cpu_ms_per_run"] / t_cpu, info_s, r["prepare_ms"]), flush=True)
+    print("x = opsched / pytorch (below 1: opsched is faster). min: opsched's p10. cpu ms/run: process CPU time per\n"
+          "run (robust on a shared machine at --threads 1). import s: `opsched-cli info model.onnx` wall time")
     return 0
 
 
