@@ -11,6 +11,10 @@ opsched runs `opsched-cli run MODEL --input DIR --repeat N --threads T --json`. 
 median of N runs after a warm-up. Also prints the import time of each model.onnx (`opsched-cli
 info` wall time and run's load_ms). A benchmark, not a test: it prints numbers and always exits 0
 unless something could not run.
+
+Read the 1-thread numbers with care: PyTorch 1.13 runs 1x1 convolutions at batch < 16 on one
+thread with its own im2col + BLAS path (aten::_slow_conv2d_forward; Debian's BLAS is the generic
+one), not oneDNN, so only at 2 threads or more does it use oneDNN for every convolution.
 """
 import argparse
 import json
@@ -100,7 +104,8 @@ def main():
                   % (name, scheduler, t_med, r["latency_ms"], r["latency_ms"] / t_med, t_min, o_min, o_min / t_min,
                      t_cpu, r["cpu_ms_per_run"], r["cpu_ms_per_run"] / t_cpu, info_s, r["prepare_ms"]), flush=True)
     print("x = opsched / pytorch (below 1: opsched is faster). min: opsched's p10. cpu ms/run: process CPU time per\n"
-          "run (robust on a shared machine at --threads 1). import s: `opsched-cli info model.onnx` wall time")
+          "run (robust on a shared machine at --threads 1). import s: `opsched-cli info model.onnx` wall time.\n"
+          "At 1 thread PyTorch 1.13 runs 1x1 convs without oneDNN (aten::_slow_conv2d_forward); see the docstring.")
     return 0
 
 
