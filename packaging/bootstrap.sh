@@ -46,6 +46,7 @@ case "$mode" in
     ;;
   test)
     cmake --build --preset "$preset"
+    packaging/torchvision-testdata.sh "$builddir/testdata/torchvision"
     log=$(mktemp)
     set +e
     ctest --preset "$preset" 2>&1 | tee "$log"
@@ -54,7 +55,7 @@ case "$mode" in
     skipped=$(grep -c "(Skipped)" "$log" || true)
     summary=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
     rm -f "$log"
-    [ "$skipped" -gt 0 ] && echo "(${skipped} tests skipped: they need a CUDA device; skipped tests are not passes)"
+    [ "$skipped" -gt 0 ] && echo "(${skipped} tests skipped: they need a CUDA device or the torchvision test data; skipped tests are not passes)"
     # ctest prints its list of skipped tests after the summary; end on the summary itself.
     [ -n "$summary" ] && echo "$summary"
     exit "$rc"

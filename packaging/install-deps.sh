@@ -13,6 +13,7 @@ packages=(
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev ocl-icd-opencl-dev
   patchelf
+  python3-torchvision python3-onnx
 )
 
 missing=()

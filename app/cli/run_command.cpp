@@ -1,30 +1,61 @@
-// `run`: executes a model's plan on a real backend (the CPU, through oneDNN) with seeded inputs,
-// and reports latency, peak arena memory and output checksums. The steps are separate functions
-// (inputs, plan, run, report) so other input sources and output checks slot in beside them.
+// `run`: executes a model's plan on a real backend (the CPU, through oneDNN) and reports latency,
+// peak memory and the outputs; with --input it runs on ONNX test data, with --check it compares
+// the outputs with the reference ones there. The steps are separate functions (plan, inputs, run,
+// check, report).
 #include "commands.h"
+#include "common_options.h"
 
 #include "exec/cpu/cpu_executor.h"
+#include "exec/output_check.h"
+#include "import/tensor_proto_io.h"
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/schedule_file.h"
+#include "schedule/schedulers.h"
 #include "util/error.h"
+
+#include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace opsched::cli {
 namespace {
 
 constexpr std::uint64_t kInputSeed = 1; // the inputs are part of the reported checksums
 
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string shortNumber(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 struct RunOptions {
     std::string model;
     std::int64_t batch = 1;
     std::string schedule;
+    std::string scheduler;
+    std::string device = kDefaultDevice;
+    PruningOptions pruning;
     std::string backend = "cpu";
+    std::string input;
+    bool check = false;
+    Tolerance tolerance;
     int repeat = 10;
     int threads = 0;
     bool json = false;
@@ -35,53 +66,129 @@ struct PlanChoice {
     std::string scheduler;
 };
 
+struct RunInputs {
+    std::vector<std::vector<float>> values; // in Graph::inputs() order
+    std::string source;                     // the test-data folder, or "seeded"
+    std::vector<TensorData> references;     // output_N.pb, when checking
+};
+
 struct RunReport {
+    double loadMs = 0.0;    // reading (importing) the model
+    double prepareMs = 0.0; // building the executor: layout, weight reorders, primitives
     std::vector<double> latenciesMs; // the timed runs, after one warm-up
+    double cpuMsPerRun = 0.0;        // process CPU time per timed run: on a busy machine, the work itself
     std::int64_t peakBytes = 0;
     std::int64_t activationBytes = 0;
     std::int64_t weightBytes = 0;
     std::vector<std::vector<float>> outputs;
+    std::vector<OutputComparison> checks; // per output, with --check
 };
 
-// The plan from --schedule (a schedule or plan file), else the sequential one.
-PlanChoice choosePlan(const Graph& graph, const std::string& file)
+// The plan from --scheduler (computed on the --device cost model) or --schedule (a file), else
+// the sequential one.
+PlanChoice choosePlan(const Graph& graph, const RunOptions& o)
 {
-    if (file.empty())
+    if (!o.scheduler.empty()) {
+        auto cost = makeCostModel(o.device);
+        SchedulerParams params;
+        params.r = o.pruning.r;
+        params.s = o.pruning.s;
+        SchedulerOutput out = runScheduler(o.scheduler, graph, *cost, params);
+        if (auto problems = validate(graph, out.plan); !problems.empty())
+            throw Error("internal: " + o.scheduler + " produced an invalid plan: " + problems.front());
+        return {std::move(out.plan), o.scheduler};
+    }
+    if (o.schedule.empty())
         return {compileSchedule(graph, sequentialSchedule(graph)), "sequential"};
-    const ScheduleDocument doc = readScheduleFile(graph, file);
+    const ScheduleDocument doc = readScheduleFile(graph, o.schedule);
     std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
     if (!problems.empty())
-        throw Error("'" + file + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for " + graph.name() +
-                    ": " + problems.front());
+        throw Error("'" + o.schedule + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for " +
+                    graph.name() + ": " + problems.front());
     return {doc.executablePlan(graph), doc.scheduler.empty() ? "hand-made" : doc.scheduler};
 }
 
-// Inputs in Graph::inputs() order, dense NCHW float32.
-std::vector<std::vector<float>> modelInputs(const Graph& graph)
+// DIR is a test_data_set_N folder itself, or a model folder holding test_data_set_0.
+std::string testDataFolder(const std::string& dir)
 {
-    return cpu::seededInputs(graph, kInputSeed);
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw Error("--input " + dir + ": no such folder");
+    const fs::path p(dir);
+    if (fs::exists(p / "input_0.pb", ec) || fs::exists(p / "output_0.pb", ec))
+        return dir;
+    if (fs::is_directory(p / "test_data_set_0", ec))
+        return (p / "test_data_set_0").string();
+    throw Error("--input " + dir + ": holds neither input_0.pb nor a test_data_set_0 folder (the ONNX test-data layout)");
 }
 
-RunReport runPlan(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
-                  const RunOptions& o)
+RunInputs modelInputs(const Graph& graph, const RunOptions& o)
+{
+    RunInputs in;
+    if (o.input.empty()) {
+        in.values = cpu::seededInputs(graph, kInputSeed);
+        in.source = "seeded";
+        return in;
+    }
+    in.source = testDataFolder(o.input);
+    TestDataSet set = readTestDataSet(in.source);
+    in.values = inputValuesFor(graph, set);
+    if (o.check) {
+        const auto want = graph.outputs().size();
+        if (set.outputs.size() != want)
+            throw Error("--check: " + in.source + " has " + std::to_string(set.outputs.size()) +
+                        " reference outputs (output_N.pb), " + graph.name() + " has " + std::to_string(want));
+        // Shapes are compared before running, so a reference for another model fails fast.
+        for (std::size_t k = 0; k < want; ++k) {
+            const Tensor& t = graph.tensor(graph.outputs()[k]);
+            if (set.outputs[k].shape != t.shape)
+                throw Error("--check: reference output_" + std::to_string(k) + ".pb has shape " +
+                            set.outputs[k].shape.toString() + ", " + graph.name() + "'s output '" + t.name + "' " +
+                            t.shape.toString());
+        }
+        in.references = std::move(set.outputs);
+    }
+    return in;
+}
+
+// CPU time of all the process's threads (OpenMP workers that spin while waiting count too).
+double processCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r)
 {
     if (o.backend != "cpu")
         throw Error("--backend " + o.backend + ": unknown backend (backends: cpu)");
     if (!cpu::cpuBackendAvailable())
         throw Error("--backend cpu: the CPU backend is not built; configure opsched with oneDNN (Debian: libdnnl-dev)");
+    const auto start = Clock::now();
     cpu::CpuExecutor executor(graph, plan, cpu::CpuOptions{o.threads});
-    RunReport r;
-    r.outputs = executor.run(inputs); // warm-up: first-touch of the arena, caches
+    r.prepareMs = msSince(start);
+    r.outputs = executor.run(inputs.values); // warm-up: first-touch of the arena, caches
+    const double cpuStart = processCpuMs();
     for (int i = 0; i < o.repeat; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        r.outputs = executor.run(inputs);
-        const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-        r.latenciesMs.push_back(took.count());
+        const auto t = Clock::now();
+        r.outputs = executor.run(inputs.values);
+        r.latenciesMs.push_back(msSince(t));
     }
+    r.cpuMsPerRun = (processCpuMs() - cpuStart) / o.repeat;
     r.peakBytes = executor.peakArenaBytes();
     r.activationBytes = executor.activationBytes();
     r.weightBytes = executor.weightBytes();
-    return r;
+}
+
+void checkOutputs(const Graph& graph, const RunInputs& inputs, const RunOptions& o, RunReport& r)
+{
+    for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        const Tensor& t = graph.tensor(graph.outputs()[k]);
+        const TensorData& ref = inputs.references[k];
+        r.checks.push_back(compareOutput(t.name, r.outputs[k], t.shape.dims, ref.values, ref.shape.dims, o.tolerance));
+    }
 }
 
 // Linear interpolation between the closest ranks.
@@ -94,43 +201,95 @@ double percentile(std::vector<double> values, double p)
     return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
 }
 
-void printReport(const Graph& graph, const PlanChoice& choice, const RunReport& r, const RunOptions& o)
+// The process's high-water mark of resident memory: weights, arena, oneDNN's buffers, the model.
+std::int64_t peakResidentBytes()
 {
-    const double median = percentile(r.latenciesMs, 0.5), p10 = percentile(r.latenciesMs, 0.1),
-                 p90 = percentile(r.latenciesMs, 0.9);
-    if (o.json) {
-        nlohmann::ordered_json j;
-        j["model"] = graph.name();
-        j["batch"] = graph.batch();
-        j["backend"] = o.backend;
-        j["scheduler"] = choice.scheduler;
-        j["latency_ms"] = median;
-        j["p10_ms"] = p10;
-        j["p90_ms"] = p90;
-        j["peak_bytes"] = r.peakBytes;
-        j["outputs"] = nlohmann::ordered_json::array();
-        for (std::size_t k = 0; k < r.outputs.size(); ++k) {
-            const Tensor& t = graph.tensor(graph.outputs()[k]);
-            j["outputs"].push_back({{"name", t.name}, {"shape", t.shape.dims}, {"checksum", cpu::checksum(r.outputs[k])}});
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports KiB
+}
+
+// JSON numbers cannot be NaN; a NaN error (a NaN output) is written as null.
+nlohmann::ordered_json number(double v)
+{
+    return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
+}
+
+void printJson(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
+               const RunOptions& o)
+{
+    nlohmann::ordered_json j;
+    j["model"] = graph.name();
+    j["batch"] = graph.batch();
+    j["backend"] = o.backend;
+    j["scheduler"] = choice.scheduler;
+    j["threads"] = o.threads; // 0: oneDNN's default
+    j["input"] = inputs.source;
+    j["latency_ms"] = percentile(r.latenciesMs, 0.5);
+    j["p10_ms"] = percentile(r.latenciesMs, 0.1);
+    j["p90_ms"] = percentile(r.latenciesMs, 0.9);
+    j["repeat"] = o.repeat;
+    j["cpu_ms_per_run"] = r.cpuMsPerRun;
+    j["load_ms"] = r.loadMs;
+    j["prepare_ms"] = r.prepareMs;
+    j["peak_bytes"] = r.peakBytes;
+    j["peak_rss_bytes"] = peakResidentBytes();
+    j["outputs"] = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+        const Tensor& t = graph.tensor(graph.outputs()[k]);
+        nlohmann::ordered_json out{{"name", t.name}, {"shape", t.shape.dims}, {"checksum", cpu::checksum(r.outputs[k])}};
+        if (!r.checks.empty()) {
+            const OutputComparison& c = r.checks[k];
+            out["max_abs_error"] = number(c.maxAbsError);
+            out["max_rel_error"] = number(c.maxRelError);
+            out["scaled_error"] = number(c.scaledError);
+            out["mismatches"] = c.mismatches;
+            out["pass"] = c.passed;
         }
-        std::cout << j.dump(2) << "\n";
-        return;
+        j["outputs"].push_back(std::move(out));
     }
+    if (o.check) {
+        const bool all = std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
+        j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"atol_scale", o.tolerance.atolScale},
+                      {"pass", all}};
+    }
+    std::cout << j.dump(2) << "\n";
+}
+
+void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
+               const RunOptions& o)
+{
     const double mib = 1024.0 * 1024.0;
     const std::string threads = o.threads > 0 ? ", threads " + std::to_string(o.threads) : "";
     std::printf("%s, batch %lld, backend %s%s, plan %s (%zu launches)\n", graph.name().c_str(),
                 static_cast<long long>(graph.batch()), o.backend.c_str(), threads.c_str(), choice.scheduler.c_str(),
                 choice.plan.launches.size());
-    std::printf("latency      %.3f ms median (p10 %.3f, p90 %.3f) over %d runs\n", median, p10, p90, o.repeat);
+    std::printf("input        %s\n", inputs.source.c_str());
+    std::printf("latency      %.3f ms median (p10 %.3f, p90 %.3f) over %d runs\n", percentile(r.latenciesMs, 0.5),
+                percentile(r.latenciesMs, 0.1), percentile(r.latenciesMs, 0.9), o.repeat);
+    std::printf("load         %.1f ms, prepare %.1f ms\n", r.loadMs, r.prepareMs);
     std::printf("peak arena   %.2f MiB (%.1f%% of %.2f MiB of activations without reuse)\n", r.peakBytes / mib,
                 100.0 * static_cast<double>(r.peakBytes) / static_cast<double>(std::max<std::int64_t>(r.activationBytes, 1)),
                 r.activationBytes / mib);
     std::printf("weights      %.2f MiB\n", r.weightBytes / mib);
+    std::printf("peak memory  %.1f MiB resident\n", static_cast<double>(peakResidentBytes()) / mib);
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {
         const Tensor& t = graph.tensor(graph.outputs()[k]);
         std::printf("output       %s %s checksum %.6e\n", t.name.c_str(), t.shape.toString().c_str(),
                     cpu::checksum(r.outputs[k]));
     }
+    if (!o.check)
+        return;
+    const std::string scaled = o.tolerance.atolScale > 0 ? " + " + shortNumber(o.tolerance.atolScale) + " x max|ref|" : "";
+    std::printf("check        rtol %g, atol %g%s against %s\n", o.tolerance.rtol, o.tolerance.atol, scaled.c_str(),
+                inputs.source.c_str());
+    for (const auto& c : r.checks)
+        std::printf("  %-20s %-14s max abs %.3e  max rel %.3e  scaled %.3e  %s\n", c.name.c_str(),
+                    Shape(c.shape).toString().c_str(), c.maxAbsError, c.maxRelError, c.scaledError,
+                    c.passed ? "pass"
+                                 : ("FAIL (" + std::to_string(c.mismatches) + " of " +
+                                    std::to_string(Shape(c.shape).elements()) + " elements)")
+                                       .c_str());
 }
 
 } // namespace
@@ -138,11 +297,39 @@ void printReport(const Graph& graph, const PlanChoice& choice, const RunReport& 
 Runner addRunCommand(CLI::App& app)
 {
     auto opts = std::make_shared<RunOptions>();
-    auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend and measure its latency");
+    auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend, measure it, check its outputs");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
-    cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
+    auto* schedule =
+        cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
+    auto* scheduler = cmd->add_option("--scheduler", opts->scheduler,
+                                      "Compute this scheduler's plan and run it: sequential, greedy, ios, ios-parallel, "
+                                      "ios-merge, nimble, opara");
+    scheduler->excludes(schedule);
+    cmd->add_option("--device,-d", opts->device, "Cost model --scheduler plans for: sim:NAME")
+        ->capture_default_str()
+        ->needs(scheduler);
+    addPruningOptions(*cmd, opts->pruning);
     cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN)")->capture_default_str();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
+    auto* input = cmd->add_option("--input", opts->input,
+                                  "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder "
+                                  "holding test_data_set_0 (default: seeded random inputs)");
+    auto* check = cmd->add_flag("--check", opts->check, "Compare the outputs with output_N.pb of --input; exit 1 on a "
+                                                        "mismatch")
+                      ->needs(input);
+    cmd->add_option("--rtol", opts->tolerance.rtol, "--check: relative tolerance")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str()
+        ->needs(check);
+    cmd->add_option("--atol", opts->tolerance.atol, "--check: absolute tolerance")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str()
+        ->needs(check);
+    cmd->add_option("--atol-scale", opts->tolerance.atolScale,
+                    "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str()
+        ->needs(check);
     cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
@@ -150,10 +337,27 @@ Runner addRunCommand(CLI::App& app)
     cmd->add_flag("--json", opts->json, "Print JSON");
 
     return [opts]() {
+        RunReport report;
+        const auto start = Clock::now();
         const Graph graph = loadModel(opts->model, opts->batch);
-        const PlanChoice choice = choosePlan(graph, opts->schedule);
-        const RunReport report = runPlan(graph, choice.plan, modelInputs(graph), *opts);
-        printReport(graph, choice, report, *opts);
+        report.loadMs = msSince(start);
+        const PlanChoice choice = choosePlan(graph, *opts);
+        const RunInputs inputs = modelInputs(graph, *opts);
+        runPlan(graph, choice.plan, inputs, *opts, report);
+        if (opts->check)
+            checkOutputs(graph, inputs, *opts, report);
+        if (opts->json)
+            printJson(graph, choice, inputs, report, *opts);
+        else
+            printText(graph, choice, inputs, report, *opts);
+        std::fflush(stdout);
+
+        const auto failed = std::count_if(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; });
+        if (failed > 0)
+            throw Error("--check: " + std::to_string(failed) + " of " + std::to_string(report.checks.size()) +
+                        " outputs differ from the reference in " + inputs.source + " beyond rtol " +
+                        shortNumber(opts->tolerance.rtol) + ", atol " + shortNumber(opts->tolerance.atol) +
+                        (opts->tolerance.atolScale > 0 ? " + " + shortNumber(opts->tolerance.atolScale) + " x max|ref|" : ""));
         return kExitOk;
     };
 }

@@ -94,6 +94,7 @@ struct CpuExecutor::Impl {
     dnnl::stream stream{engine};
     AlignedBuffer arena;
     AlignedBuffer scratchpad;
+    AlignedBuffer staging; // blocked-layout copies of convolution inputs and outputs
     PrimitiveBuilder builder{engine};
 
     Impl(const Graph& g, const Plan& plan) : graph(g), layout(graph, plan) {}
@@ -350,6 +351,13 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         throw Error("cannot allocate oneDNN's scratchpad of " + std::to_string(im.builder.scratchpadBytes() >> 20) + " MiB");
     }
     im.builder.bindScratchpad(im.scratchpad.data());
+    try {
+        im.staging = AlignedBuffer(im.builder.stagingBytes());
+    } catch (const std::bad_alloc&) {
+        throw Error("cannot allocate the " + std::to_string(im.builder.stagingBytes() >> 20) +
+                    " MiB staging buffers for blocked-layout convolutions");
+    }
+    im.builder.bindStaging(im.staging.data());
 }
 
 CpuExecutor::~CpuExecutor() = default;

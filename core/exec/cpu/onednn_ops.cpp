@@ -155,17 +155,57 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
     const memory::desc any(wdims, memory::data_type::f32, tag::any);
     const memory::desc biasDesc = bias ? memory::desc({o}, memory::data_type::f32, tag::x) : memory::desc();
     const auto ps = pieces(act);
-    dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, describe(src), any,
-                                      biasDesc, describe(dst), {c.strideH, c.strideW},
-                                      {c.dilationH - 1, c.dilationW - 1}, {c.padTop, c.padLeft},
-                                      {c.padBottom, c.padRight});
-    dnnl::convolution_forward::primitive_desc pd(d, attr(ps), engine_);
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)},
+    auto primitiveDesc = [&](const memory::desc& s, const memory::desc& d) {
+        dnnl::convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct, s, any,
+                                           biasDesc, d, {c.strideH, c.strideW}, {c.dilationH - 1, c.dilationW - 1},
+                                           {c.padTop, c.padLeft}, {c.padBottom, c.padRight});
+        return dnnl::convolution_forward::primitive_desc(cd, attr(ps), engine_);
+    };
+    const memory::desc srcPlain = describe(src), dstPlain = describe(dst);
+    auto pd = primitiveDesc(srcPlain, dstPlain);
+    // Strided operands (channel slices at batch > 1) stay as they are.
+    const bool dense = src.strides.empty() && dst.strides.empty();
+    if (dense && std::string(pd.impl_info_str()).find("gemm") != std::string::npos) {
+        const auto blocked = primitiveDesc(memory::desc(srcPlain.dims(), memory::data_type::f32, tag::any),
+                                           memory::desc(dstPlain.dims(), memory::data_type::f32, tag::any));
+        if (std::string(blocked.impl_info_str()).find("gemm") == std::string::npos)
+            pd = blocked;
+    }
+    dnnl::memory srcMem = bind(src), dstMem = bind(dst);
+    if (pd.src_desc() != srcPlain) {
+        dnnl::memory staged(pd.src_desc(), engine_, DNNL_MEMORY_NONE);
+        stagedIn_.push_back(staged);
+        stagingInBytes_ = std::max(stagingInBytes_, pd.src_desc().get_size());
+        dnnl::reorder::primitive_desc r(engine_, srcPlain, engine_, pd.src_desc(), attr({}));
+        push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, srcMem}, {DNNL_ARG_TO, staged}});
+        srcMem = staged;
+    }
+    dnnl::memory convDst = dstMem;
+    if (pd.dst_desc() != dstPlain) {
+        convDst = dnnl::memory(pd.dst_desc(), engine_, DNNL_MEMORY_NONE);
+        stagedOut_.push_back(convDst);
+        stagingOutBytes_ = std::max(stagingOutBytes_, pd.dst_desc().get_size());
+    }
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, srcMem},
                                                {DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc())},
-                                               {DNNL_ARG_DST, bind(dst)}};
+                                               {DNNL_ARG_DST, convDst}};
     if (bias)
         args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
     push(pd, dnnl::convolution_forward(pd), std::move(args));
+    if (convDst != dstMem) {
+        dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, dstPlain, attr({}));
+        push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, convDst}, {DNNL_ARG_TO, dstMem}});
+    }
+}
+
+void PrimitiveBuilder::bindStaging(void* buffer)
+{
+    auto* base = static_cast<std::byte*>(buffer);
+    const std::size_t outOffset = (stagingInBytes_ + 63) / 64 * 64;
+    for (auto& m : stagedIn_)
+        m.set_data_handle(base);
+    for (auto& m : stagedOut_)
+        m.set_data_handle(base + outOffset);
 }
 
 void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded,
@@ -208,11 +248,40 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
         }
     }
     const auto ps = pieces(act);
-    dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, describe(in), describe(dst), strides, kernel,
-                                  {pt, pl}, {pb, pr});
+    auto primitiveDesc = [&](const memory::desc& s, const memory::desc& dd, bool& fused) {
+        dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, s, dd, strides, kernel, {pt, pl}, {pb, pr});
+        return withPostOps<dnnl::pooling_forward::primitive_desc>(
+            d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    };
+    const memory::desc srcPlain = describe(in), dstPlain = describe(dst);
     bool fused = false;
-    auto pd = withPostOps<dnnl::pooling_forward::primitive_desc>(d, engine_, !ps.empty(),
-                                                                 [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+    auto pd = primitiveDesc(srcPlain, dstPlain, fused);
+    // oneDNN 2.6 has no jit kernel for some plain-layout max pools (Inception V3's 147 -> 73) and
+    // runs its reference one, ten times slower than a blocked-layout pool plus two reorders.
+    const bool reference = std::string(pd.impl_info_str()).find("simple") != std::string::npos ||
+                           std::string(pd.impl_info_str()).find("ref") != std::string::npos;
+    if (reference && in.strides.empty() && dst.strides.empty() && src.dims.at(1) % 16 == 0) {
+        const memory::dims sd = srcPlain.dims(), dd = dstPlain.dims();
+        bool blockedFused = false;
+        auto blocked = primitiveDesc(memory::desc(sd, memory::data_type::f32, tag::nChw16c),
+                                     memory::desc(dd, memory::data_type::f32, tag::nChw16c), blockedFused);
+        if (std::string(blocked.impl_info_str()).find("jit") != std::string::npos) {
+            dnnl::memory stagedSrc(blocked.src_desc(), engine_, DNNL_MEMORY_NONE);
+            dnnl::memory stagedDst(blocked.dst_desc(), engine_, DNNL_MEMORY_NONE);
+            stagedIn_.push_back(stagedSrc);
+            stagedOut_.push_back(stagedDst);
+            stagingInBytes_ = std::max(stagingInBytes_, blocked.src_desc().get_size());
+            stagingOutBytes_ = std::max(stagingOutBytes_, blocked.dst_desc().get_size());
+            dnnl::reorder::primitive_desc r1(engine_, srcPlain, engine_, blocked.src_desc(), attr({}));
+            push(r1, dnnl::reorder(r1), {{DNNL_ARG_FROM, bind(in)}, {DNNL_ARG_TO, stagedSrc}});
+            push(blocked, dnnl::pooling_forward(blocked), {{DNNL_ARG_SRC, stagedSrc}, {DNNL_ARG_DST, stagedDst}});
+            dnnl::reorder::primitive_desc r2(engine_, blocked.dst_desc(), engine_, dstPlain, attr({}));
+            push(r2, dnnl::reorder(r2), {{DNNL_ARG_FROM, stagedDst}, {DNNL_ARG_TO, bind(dst)}});
+            if (!blockedFused)
+                eltwiseInPlace(dst, ps);
+            return;
+        }
+    }
     push(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, bind(in)}, {DNNL_ARG_DST, bind(dst)}});
     if (!fused)
         eltwiseInPlace(dst, ps);

@@ -81,6 +81,11 @@ public:
     std::size_t scratchpadBytes() const { return scratchpadBytes_; }
     void bindScratchpad(void* buffer);
     std::int64_t weightBytes() const { return weightBytes_; }
+    // Convolutions run on oneDNN's blocked activation layouts (nChw16c, ...) where it has a direct
+    // kernel for them and only a gemm (im2col) one for plain NCHW: their input is reordered into a
+    // staging buffer, the output reordered back. Two buffers, shared by all such convolutions.
+    std::size_t stagingBytes() const { return (stagingInBytes_ + 63) / 64 * 64 + stagingOutBytes_; }
+    void bindStaging(void* buffer);
 
 private:
     struct Piece {
@@ -104,6 +109,8 @@ private:
     std::size_t scratchpadBytes_ = 0;
     std::int64_t weightBytes_ = 0;
     std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for products, constant operands
+    std::vector<dnnl::memory> stagedIn_, stagedOut_; // handles set by bindStaging
+    std::size_t stagingInBytes_ = 0, stagingOutBytes_ = 0;
 };
 
 dnnl::memory::desc describe(const Operand& o);

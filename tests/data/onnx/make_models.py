@@ -5,6 +5,11 @@ two_branch.onnx        1x3x16x16 -> two parallel convs (1x1, 3x3 + BatchNorm) ->
                        -> relu -> global average pool -> flatten -> fc(10)
 two_branch_truncated.onnx  the first half of two_branch.onnx's bytes
 unsupported_ops.onnx   a valid model using ops opsched does not import (Erf, LRN, a custom domain)
+two_branch_testdata/   test data for two_branch.onnx (run --input/--check), outputs computed with numpy:
+    test_data_set_0/     a seeded input and its output
+    wrong_output/        the same input, one output value changed (--check fails)
+    wrong_output_shape/  a reference output of shape 1x5 (an error before running)
+    wrong_input_shape/   an input of shape 1x3x8x8 (an error before running)
 """
 import os
 
@@ -68,6 +73,55 @@ def unsupported_ops():
                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)])
 
 
+def conv2d(x, w, b=None, pad=0):
+    """Direct NCHW convolution, stride 1: the reference is independent of any library kernel."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    y = np.zeros((n, o, oh, ow), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            y += np.einsum("nchw,oc->nohw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j])
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def two_branch_reference(model, x):
+    """two_branch's forward pass in float64 numpy."""
+    p = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in model.graph.initializer}
+    a = conv2d(x, p["w1"], p["b1"])
+    b = conv2d(x, p["w2"], pad=1)
+    scale = p["bn_scale"] / np.sqrt(p["bn_var"] + 1e-5)  # BatchNormalization's default epsilon
+    bn = (b - p["bn_mean"].reshape(1, -1, 1, 1)) * scale.reshape(1, -1, 1, 1) + p["bn_bias"].reshape(1, -1, 1, 1)
+    r = np.maximum(np.concatenate([a, bn], axis=1), 0.0)
+    f = r.mean(axis=(2, 3))
+    return f @ p["fc_w"].T + p["fc_b"]
+
+
+def write_test_data(folder, inputs, outputs):
+    os.makedirs(folder, exist_ok=True)
+    for kind, arrays in (("input", inputs), ("output", outputs)):
+        for i, (name, a) in enumerate(arrays):
+            tensor = numpy_helper.from_array(np.asarray(a, np.float32), name)
+            with open(os.path.join(folder, "%s_%d.pb" % (kind, i)), "wb") as f:
+                f.write(tensor.SerializeToString())
+
+
+def two_branch_testdata(model):
+    data_rng = np.random.default_rng(11)  # its own generator: the models above stay byte-identical
+    x = data_rng.uniform(-1.0, 1.0, (1, 3, 16, 16)).astype(np.float32)
+    y = two_branch_reference(model, x.astype(np.float64)).astype(np.float32)
+    root = os.path.join(HERE, "two_branch_testdata")
+    write_test_data(os.path.join(root, "test_data_set_0"), [("x", x)], [("y", y)])
+    wrong = y.copy()
+    wrong[0, 3] += 0.5
+    write_test_data(os.path.join(root, "wrong_output"), [("x", x)], [("y", wrong)])
+    write_test_data(os.path.join(root, "wrong_output_shape"), [("x", x)], [("y", y[:, :5])])
+    write_test_data(os.path.join(root, "wrong_input_shape"), [("x", x[:, :, :8, :8])], [("y", y)])
+
+
 if __name__ == "__main__":
     model = two_branch()
     save(model, "two_branch.onnx")
@@ -75,3 +129,4 @@ if __name__ == "__main__":
     with open(os.path.join(HERE, "two_branch_truncated.onnx"), "wb") as f:
         f.write(data[: len(data) // 2])
     save(unsupported_ops(), "unsupported_ops.onnx")
+    two_branch_testdata(model)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The test command's data step: exports the torchvision networks with their PyTorch outputs
+# (tests/data/export_torchvision.py) into OUT once. It is skipped while OUT's stamp holds the
+# script's current hash; without a Python that has torch, torchvision and onnx it says so and the
+# tests that need the data report themselves skipped. OPSCHED_PYTHON picks the interpreter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:?usage: packaging/torchvision-testdata.sh OUT_DIR}
+script=tests/data/export_torchvision.py
+stamp="$out/.stamp"
+hash=$(sha256sum "$script" | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+  exit 0
+fi
+
+python=""
+# Debian's python3-torchvision lives in /usr/bin/python3's packages; a pyenv python3 may shadow it.
+for candidate in ${OPSCHED_PYTHON:-} /usr/bin/python3 python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c "import torch, torchvision, onnx" 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+if [ -z "$python" ]; then
+  echo "opsched: torchvision test data not generated: no python3 with torch, torchvision and onnx" \
+       "(Debian: python3-torchvision python3-onnx); those tests will be skipped" >&2
+  exit 0
+fi
+
+echo "opsched: exporting torchvision test models into $out (once; takes a few minutes)"
+rm -rf "$out.tmp"
+start=$SECONDS
+if ! "$python" -W ignore "$script" --out "$out.tmp" --batch 1; then
+  rm -rf "$out.tmp"
+  echo "opsched: torchvision export failed; those tests will be skipped" >&2
+  exit 0
+fi
+rm -rf "$out"
+mv "$out.tmp" "$out"
+echo "$hash" >"$stamp"
+echo "opsched: torchvision test models ready in $((SECONDS - start)) s"
