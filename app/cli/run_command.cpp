@@ -2,6 +2,7 @@
 // and reports latency, peak arena memory and output checksums. The steps are separate functions
 // (inputs, plan, run, report) so other input sources and output checks slot in beside them.
 #include "commands.h"
+#include "run_cuda.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "model/model_ref.h"
@@ -28,6 +29,7 @@ struct RunOptions {
     int repeat = 10;
     int threads = 0;
     bool json = false;
+    bool noTf32 = false; // cuda: plain FP32 convolutions
 };
 
 struct PlanChoice {
@@ -65,8 +67,12 @@ std::vector<std::vector<float>> modelInputs(const Graph& graph)
 RunReport runPlan(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
                   const RunOptions& o)
 {
+    if (o.backend == "cuda") {
+        CudaRunResult c = runOnCuda(graph, plan, inputs, o.repeat, !o.noTf32);
+        return {c.latenciesMs, c.arenaBytes, c.activationBytes, c.weightBytes, std::move(c.outputs)};
+    }
     if (o.backend != "cpu")
-        throw Error("--backend " + o.backend + ": unknown backend (backends: cpu)");
+        throw Error("--backend " + o.backend + ": unknown backend (backends: cpu, cuda)");
     if (!cpu::cpuBackendAvailable())
         throw Error("--backend cpu: the CPU backend is not built; configure opsched with oneDNN (Debian: libdnnl-dev)");
     cpu::CpuExecutor executor(graph, plan, cpu::CpuOptions{o.threads});
@@ -141,13 +147,14 @@ Runner addRunCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend and measure its latency");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
     cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
-    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN)")->capture_default_str();
+    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
     cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
     cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")->check(CLI::Range(1, 4096));
     cmd->add_flag("--json", opts->json, "Print JSON");
+    cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 
     return [opts]() {
         const Graph graph = loadModel(opts->model, opts->batch);
