@@ -70,6 +70,8 @@ DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptio
                 throw Error(opLabel(op) + ": layer kind '" + layer.kindName() + "' is not supported by the CUDA backend");
     arena_ = DeviceBuffer(memory_.arenaBytes(), "the activation arena of " + graph_.name() + " (batch " +
                                                     std::to_string(graph_.batch()) + ")");
+    // Zeros, not garbage: stage timings never run over stray NaNs or denormals.
+    checkCuda(cudaMemset(arena_.data(), 0, static_cast<std::size_t>(arena_.size())), "clearing the activation arena");
     steps_.resize(plan_.launches.size());
     compiled_.assign(plan_.launches.size(), false);
 }
@@ -396,6 +398,23 @@ void DeviceRunner::ensureStreams(std::size_t count)
         }
 }
 
+void DeviceRunner::issue(const StreamOp& op)
+{
+    cudaStream_t s = streams_.at(op.stream);
+    switch (op.kind) {
+    case StreamOpKind::Launch:
+        for (const auto& step : steps_.at(op.index))
+            step(s, op.stream);
+        break;
+    case StreamOpKind::Record:
+        checkCuda(cudaEventRecord(events_.at(op.index), s), "cudaEventRecord");
+        break;
+    case StreamOpKind::Wait:
+        checkCuda(cudaStreamWaitEvent(s, events_.at(op.index), 0), "cudaStreamWaitEvent");
+        break;
+    }
+}
+
 GraphExec DeviceRunner::capture(const StreamProgram& program)
 {
     for (const auto& op : program.ops)
@@ -411,25 +430,22 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
         checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
         events_.push_back(e);
     }
-    checkCuda(cudaDeviceSynchronize(), "before capture"); // surfaces errors of the preparation
+    checkCuda(cudaDeviceSynchronize(), "preparing the plan's kernels"); // surfaces errors of the preparation
+    // Once eagerly, op by op: a failing kernel is reported by op name, and whatever cuDNN sets up
+    // on a first call happens outside the capture.
+    for (const auto& op : program.ops) {
+        issue(op);
+        if (op.kind == StreamOpKind::Launch)
+            checkCuda(cudaStreamSynchronize(streams_.at(op.stream)),
+                      "running launch " + std::to_string(op.index) + " before capture");
+    }
+    checkCuda(cudaDeviceSynchronize(), "running the plan once before capture");
+
     checkCuda(cudaStreamBeginCapture(streams_[0], cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     cudaGraph_t cudaGraph = nullptr;
     try {
-        for (const auto& op : program.ops) {
-            cudaStream_t s = streams_.at(op.stream);
-            switch (op.kind) {
-            case StreamOpKind::Launch:
-                for (const auto& step : steps_[op.index])
-                    step(s, op.stream);
-                break;
-            case StreamOpKind::Record:
-                checkCuda(cudaEventRecord(events_.at(op.index), s), "cudaEventRecord during capture");
-                break;
-            case StreamOpKind::Wait:
-                checkCuda(cudaStreamWaitEvent(s, events_.at(op.index), 0), "cudaStreamWaitEvent during capture");
-                break;
-            }
-        }
+        for (const auto& op : program.ops)
+            issue(op);
     } catch (...) {
         cudaStreamEndCapture(streams_[0], &cudaGraph); // leave capture mode before reporting
         if (cudaGraph)

@@ -60,8 +60,8 @@ public:
     // weights into a private buffer; at batch > 1 its slices are copied out, as the plan's would be.
     std::size_t addMergedLaunch(const std::vector<OpId>& ops);
 
-    // Captures `program` (its launch indices are this runner's) into a graph on stream 0, compiling
-    // launches it needs first.
+    // Runs `program` (its launch indices are this runner's) once eagerly, op by op, then captures it
+    // into a CUDA graph on stream 0; compiles the launches it needs first.
     GraphExec capture(const StreamProgram& program);
     // Copies inputs in, replays, copies outputs out.
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
@@ -84,6 +84,7 @@ private:
                        float* stack, bool copySlices, std::vector<Step>& steps);
     const float* constant(const std::vector<float>& values, const std::string& what);
     void ensureStreams(std::size_t count);
+    void issue(const StreamOp& op); // one program step on its stream (eagerly, or into a capture)
 
     Graph graph_;
     Plan plan_;
