@@ -125,3 +125,23 @@ TEST(GpuArena, SequentialPlanNeedsNoMoreThanTheCpuLayout)
 }
 
 } // namespace
+
+namespace {
+
+TEST(GpuArena, NasnetUnderNimbleIsSafe)
+{
+    // The widest zoo network (15 ops side by side) under a many-stream plan.
+    const Graph g = loadModel("zoo:nasnet_a");
+    const Plan plan = test::planFor(g, "nimble");
+    const cpu::TensorLayout layout(g, plan);
+    const GpuMemoryPlan arena(g, plan, layout);
+    const auto problems = arena.conflicts();
+    EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+    EXPECT_LT(arena.arenaBytes(), layout.activationBytes());
+    std::printf("nasnet_a nimble: %u streams, arena %.1f MiB, one-stream layout %.1f MiB, no reuse %.1f MiB\n",
+                plan.streams, static_cast<double>(arena.arenaBytes()) / (1 << 20),
+                static_cast<double>(layout.peakBytes()) / (1 << 20),
+                static_cast<double>(layout.activationBytes()) / (1 << 20));
+}
+
+} // namespace

@@ -28,22 +28,29 @@ bool symmetric(const Conv2d& c)
 
 CudnnContext::CudnnContext(bool tf32, std::int64_t workspaceLimit) : tf32_(tf32), workspaceLimit_(workspaceLimit)
 {
-    ensureHandles(1);
+    ensureHandle(0);
 }
 
 CudnnContext::~CudnnContext()
 {
     for (auto h : handles_)
-        cudnnApi().destroy(h);
+        if (h)
+            cudnnApi().destroy(h);
 }
 
-void CudnnContext::ensureHandles(std::size_t streams)
+void CudnnContext::ensureHandle(std::size_t stream)
 {
-    while (handles_.size() < streams) {
-        cudnnHandle_t h = nullptr;
-        checkCudnn(cudnnApi().create(&h), "cudnnCreate");
-        handles_.push_back(h);
-    }
+    if (handles_.size() <= stream)
+        handles_.resize(stream + 1, nullptr);
+    if (!handles_[stream])
+        checkCudnn(cudnnApi().create(&handles_[stream]), "cudnnCreate for stream " + std::to_string(stream));
+}
+
+cudnnHandle_t CudnnContext::handle(std::size_t stream) const
+{
+    if (stream >= handles_.size() || !handles_[stream])
+        throw Error("no cuDNN handle was made for stream " + std::to_string(stream) + " before capture");
+    return handles_[stream];
 }
 
 void* CudnnContext::findWorkspace(const std::string& what)

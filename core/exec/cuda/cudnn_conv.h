@@ -26,10 +26,11 @@ public:
     CudnnContext(const CudnnContext&) = delete;
     CudnnContext& operator=(const CudnnContext&) = delete;
 
-    // One handle per executor stream: concurrent convolutions never share a handle's internals.
-    // Created before capture (ensureHandles); handle(0) also runs the measurements.
-    void ensureHandles(std::size_t streams);
-    cudnnHandle_t handle(std::size_t stream) const { return handles_.at(stream); }
+    // One handle per stream that runs convolutions (plans may have a hundred streams, most without
+    // one): concurrent convolutions never share a handle's internals. Created before capture;
+    // stream 0's also runs the measurements.
+    void ensureHandle(std::size_t stream);
+    cudnnHandle_t handle(std::size_t stream) const;
     bool tf32() const { return tf32_; }
     std::int64_t workspaceLimit() const { return workspaceLimit_; }
     void* findWorkspace(const std::string& what); // scratch for the measurements, allocated once

@@ -74,6 +74,7 @@ DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptio
     checkCuda(cudaMemset(arena_.data(), 0, static_cast<std::size_t>(arena_.size())), "clearing the activation arena");
     steps_.resize(plan_.launches.size());
     compiled_.assign(plan_.launches.size(), false);
+    convsOf_.resize(plan_.launches.size());
 }
 
 DeviceRunner::~DeviceRunner()
@@ -103,6 +104,7 @@ void DeviceRunner::compileLaunch(std::size_t index)
     const Launch& launch = plan_.launches[index];
     const cpu::LaunchLayout& ll = layout_.launch(index);
     std::vector<Step>& steps = steps_[index];
+    const std::size_t convsBefore = convs_.size();
     if (ll.stack < 0) {
         for (auto id : launch.ops)
             compileOp(graph_.op(id), steps);
@@ -113,6 +115,8 @@ void DeviceRunner::compileLaunch(std::size_t index)
         compileMerged(ll.stackOrder, ll.channelOffsets, layout_.op(first.id).input, at(ll.stack),
                       !ll.outputsAreSlices, steps);
     }
+    for (std::size_t k = convsBefore; k < convs_.size(); ++k)
+        convsOf_[index].push_back(convs_[k].get());
     compiled_[index] = true;
 }
 
@@ -120,6 +124,7 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
 {
     const auto geometry = cpu::mergedConvGeometry(graph_, ops);
     std::vector<Step> steps;
+    const std::size_t convsBefore = convs_.size();
     if (!geometry) {
         for (auto id : ops)
             compileOp(graph_.op(id), steps);
@@ -140,6 +145,9 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
     }
     steps_.push_back(std::move(steps));
     compiled_.push_back(true);
+    convsOf_.emplace_back();
+    for (std::size_t k = convsBefore; k < convs_.size(); ++k)
+        convsOf_.back().push_back(convs_[k].get());
     return steps_.size() - 1;
 }
 
@@ -376,26 +384,29 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
         layer.params);
 }
 
-void DeviceRunner::ensureStreams(std::size_t count)
+void DeviceRunner::prepareStreams(const StreamProgram& program)
 {
+    const std::size_t count = std::max<std::size_t>(program.streams, 1);
     while (streams_.size() < count) {
         cudaStream_t s = nullptr;
         // Non-blocking: no implicit ordering with the legacy default stream, which capture forbids.
         checkCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
         streams_.push_back(s);
     }
-    cudnn_.ensureHandles(count);
-    std::size_t need = 0;
-    for (const auto& c : convs_)
-        need = std::max(need, c->workspaceBytes());
-    for (std::size_t k = 0; k < count; ++k)
-        if (k >= workspaces_.size() || workspaces_[k].size() < static_cast<std::int64_t>(need)) {
-            DeviceBuffer ws(static_cast<std::int64_t>(need), "cuDNN workspace of stream " + std::to_string(k));
-            if (k < workspaces_.size())
-                workspaces_[k] = std::move(ws);
-            else
-                workspaces_.push_back(std::move(ws));
-        }
+    std::vector<std::int64_t> need(count, -1); // -1: the stream runs no convolution
+    for (const auto& op : program.ops)
+        if (op.kind == StreamOpKind::Launch)
+            for (const CudnnConv* c : convsOf_.at(op.index))
+                need[op.stream] = std::max(need[op.stream], static_cast<std::int64_t>(c->workspaceBytes()));
+    if (workspaces_.size() < count)
+        workspaces_.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (need[k] < 0)
+            continue;
+        cudnn_.ensureHandle(k);
+        if (workspaces_[k].size() < need[k])
+            workspaces_[k] = DeviceBuffer(need[k], "cuDNN workspace of stream " + std::to_string(k));
+    }
 }
 
 void DeviceRunner::issue(const StreamOp& op)
@@ -424,7 +435,7 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
                             std::to_string(steps_.size()));
             compileLaunch(op.index);
         }
-    ensureStreams(std::max<std::size_t>(program.streams, 1));
+    prepareStreams(program);
     while (events_.size() < program.events) {
         cudaEvent_t e = nullptr;
         checkCuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");

@@ -61,7 +61,9 @@ public:
     std::size_t addMergedLaunch(const std::vector<OpId>& ops);
 
     // Runs `program` (its launch indices are this runner's) once eagerly, op by op, then captures it
-    // into a CUDA graph on stream 0; compiles the launches it needs first.
+    // into a CUDA graph on stream 0; compiles the launches it needs first. A capture may grow the
+    // streams' workspaces, so replay only graphs captured since the last capture that compiled
+    // new convolutions (the executor captures once; the timer replays each capture right away).
     GraphExec capture(const StreamProgram& program);
     // Copies inputs in, replays, copies outputs out.
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
@@ -83,7 +85,9 @@ private:
     void compileMerged(const std::vector<OpId>& order, const std::vector<std::int64_t>& channelOffsets, int input,
                        float* stack, bool copySlices, std::vector<Step>& steps);
     const float* constant(const std::vector<float>& values, const std::string& what);
-    void ensureStreams(std::size_t count);
+    // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
+    // their largest conv needs.
+    void prepareStreams(const StreamProgram& program);
     void issue(const StreamOp& op); // one program step on its stream (eagerly, or into a capture)
 
     Graph graph_;
@@ -96,6 +100,7 @@ private:
     std::vector<std::vector<Step>> steps_;
     std::vector<bool> compiled_;
     std::vector<std::unique_ptr<CudnnConv>> convs_;
+    std::vector<std::vector<const CudnnConv*>> convsOf_; // per launch
     std::vector<DeviceBuffer> constants_; // weights, biases, private stacks
     std::int64_t weightBytes_ = 0;
     std::vector<cudaStream_t> streams_;
