@@ -105,15 +105,23 @@ void DeviceRunner::compileLaunch(std::size_t index)
     const cpu::LaunchLayout& ll = layout_.launch(index);
     std::vector<Step>& steps = steps_[index];
     const std::size_t convsBefore = convs_.size();
-    if (ll.stack < 0) {
-        for (auto id : launch.ops)
-            compileOp(graph_.op(id), steps);
-    } else {
-        const Op& first = graph_.op(launch.ops.front());
-        if (layout_.op(first.id).combine)
-            compileCombine(first, steps);
-        compileMerged(ll.stackOrder, ll.channelOffsets, layout_.op(first.id).input, at(ll.stack),
-                      !ll.outputsAreSlices, steps);
+    try {
+        if (ll.stack < 0) {
+            for (auto id : launch.ops)
+                compileOp(graph_.op(id), steps);
+        } else {
+            const Op& first = graph_.op(launch.ops.front());
+            if (layout_.op(first.id).combine)
+                compileCombine(first, steps);
+            compileMerged(ll.stackOrder, ll.channelOffsets, layout_.op(first.id).input, at(ll.stack),
+                          !ll.outputsAreSlices, steps);
+        }
+    } catch (const Error& e) {
+        // Messages from below (weights without data, ...) may not say which op; these do.
+        const std::string what = e.what();
+        if (what.rfind("op '", 0) == 0)
+            throw;
+        throw Error(opLabel(graph_.op(launch.ops.front())) + ": " + what);
     }
     for (std::size_t k = convsBefore; k < convs_.size(); ++k)
         convsOf_[index].push_back(convs_[k].get());
