@@ -6,6 +6,7 @@
 #include "schedule/schedulers.h"
 #include "sim/sim_device.h"
 
+#include <cctype>
 #include <string>
 #include <vector>
 
