@@ -1,9 +1,10 @@
-// `run`: executes a model's plan on a real backend (the CPU, through oneDNN) and reports latency,
-// peak memory and the outputs; with --input it runs on ONNX test data, with --check it compares
-// the outputs with the reference ones there. The steps are separate functions (plan, inputs, run,
-// check, report).
+// `run`: executes a model's plan on a real backend (the CPU through oneDNN, or the local GPU) and
+// reports latency, peak memory and the outputs; with --input it runs on ONNX test data, with
+// --check it compares the outputs with the reference ones there. The steps are separate functions
+// (plan, inputs, run, check, report).
 #include "commands.h"
 #include "common_options.h"
+#include "run_cuda.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/output_check.h"
@@ -59,6 +60,7 @@ struct RunOptions {
     int repeat = 10;
     int threads = 0;
     bool json = false;
+    bool noTf32 = false; // cuda: plain FP32 convolutions
 };
 
 struct PlanChoice {
@@ -162,8 +164,22 @@ double processCpuMs()
 
 void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r)
 {
+    if (o.backend == "cuda") {
+        const auto start = Clock::now();
+        CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32);
+        double replayMs = 0.0;
+        for (double ms : c.latenciesMs)
+            replayMs += ms;
+        r.prepareMs = msSince(start) - replayMs; // arena, weights, algorithm search, capture, warm-up
+        r.latenciesMs = std::move(c.latenciesMs);
+        r.peakBytes = c.arenaBytes;
+        r.activationBytes = c.activationBytes;
+        r.weightBytes = c.weightBytes;
+        r.outputs = std::move(c.outputs);
+        return;
+    }
     if (o.backend != "cpu")
-        throw Error("--backend " + o.backend + ": unknown backend (backends: cpu)");
+        throw Error("--backend " + o.backend + ": unknown backend (backends: cpu, cuda)");
     if (!cpu::cpuBackendAvailable())
         throw Error("--backend cpu: the CPU backend is not built; configure opsched with oneDNN (Debian: libdnnl-dev)");
     const auto start = Clock::now();
@@ -309,7 +325,7 @@ Runner addRunCommand(CLI::App& app)
         ->capture_default_str()
         ->needs(scheduler);
     addPruningOptions(*cmd, opts->pruning);
-    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN)")->capture_default_str();
+    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
     auto* input = cmd->add_option("--input", opts->input,
                                   "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder "
@@ -335,6 +351,7 @@ Runner addRunCommand(CLI::App& app)
         ->capture_default_str();
     cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")->check(CLI::Range(1, 4096));
     cmd->add_flag("--json", opts->json, "Print JSON");
+    cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 
     return [opts]() {
         RunReport report;

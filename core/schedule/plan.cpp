@@ -14,6 +14,34 @@ std::size_t Plan::waitCount() const
     return n;
 }
 
+std::vector<DynamicBitset> launchHappensBefore(const Plan& plan)
+{
+    constexpr std::uint32_t kNone = ~0U;
+    const std::size_t m = plan.launches.size();
+    std::vector<DynamicBitset> before(m, DynamicBitset(m));
+    std::vector<std::uint32_t> sortedBarriers = plan.barriers;
+    std::sort(sortedBarriers.begin(), sortedBarriers.end());
+    std::vector<std::uint32_t> lastOnStream(plan.streams, kNone);
+    std::uint32_t barrierIdx = 0;
+    std::uint32_t lastBarrier = 0;
+    for (std::uint32_t i = 0; i < m; ++i) {
+        while (barrierIdx < sortedBarriers.size() && sortedBarriers[barrierIdx] <= i)
+            lastBarrier = sortedBarriers[barrierIdx++];
+        auto inherit = [&](std::uint32_t j) {
+            before[i].set(j);
+            before[i] |= before[j];
+        };
+        for (std::uint32_t j = 0; j < lastBarrier; ++j)
+            before[i].set(j);
+        if (auto prev = lastOnStream[plan.launches[i].stream.value()]; prev != kNone)
+            inherit(prev);
+        for (auto w : plan.launches[i].waitFor)
+            inherit(w);
+        lastOnStream[plan.launches[i].stream.value()] = i;
+    }
+    return before;
+}
+
 std::vector<std::string> validate(const Graph& graph, const Plan& plan)
 {
     std::vector<std::string> problems;
@@ -61,28 +89,7 @@ std::vector<std::string> validate(const Graph& graph, const Plan& plan)
     if (!problems.empty())
         return problems;
 
-    // before[i]: launches that are guaranteed to finish before launch i starts.
-    std::vector<DynamicBitset> before(m, DynamicBitset(m));
-    std::vector<std::uint32_t> sortedBarriers = plan.barriers;
-    std::sort(sortedBarriers.begin(), sortedBarriers.end());
-    std::vector<std::uint32_t> lastOnStream(plan.streams, kNone);
-    std::uint32_t barrierIdx = 0;
-    std::uint32_t lastBarrier = 0;
-    for (std::uint32_t i = 0; i < m; ++i) {
-        while (barrierIdx < sortedBarriers.size() && sortedBarriers[barrierIdx] <= i)
-            lastBarrier = sortedBarriers[barrierIdx++];
-        auto inherit = [&](std::uint32_t j) {
-            before[i].set(j);
-            before[i] |= before[j];
-        };
-        for (std::uint32_t j = 0; j < lastBarrier; ++j)
-            before[i].set(j);
-        if (auto prev = lastOnStream[plan.launches[i].stream.value()]; prev != kNone)
-            inherit(prev);
-        for (auto w : plan.launches[i].waitFor)
-            inherit(w);
-        lastOnStream[plan.launches[i].stream.value()] = i;
-    }
+    const std::vector<DynamicBitset> before = launchHappensBefore(plan);
     for (const auto& op : graph.ops())
         for (auto p : graph.predecessors(op.id)) {
             const auto lp = launchOf[p];

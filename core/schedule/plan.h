@@ -6,6 +6,7 @@
 
 #include "graph/graph.h"
 #include "schedule/schedule.h"
+#include "util/bitset.h"
 
 #include <cstdint>
 #include <string>
@@ -35,6 +36,11 @@ struct Plan {
 // in range, waits pointing backwards to other streams, barrier positions in range, every
 // dependency ordered by stream order, a wait chain or a barrier, merged launches mergeable.
 std::vector<std::string> validate(const Graph& graph, const Plan& plan);
+
+// before[i]: the launches guaranteed to finish before launch i starts (stream order, waits and
+// barriers, transitively). The plan must be structurally sound (streams and waits in range, as
+// validate checks first); backends use it to decide which buffers may share bytes.
+std::vector<DynamicBitset> launchHappensBefore(const Plan& plan);
 
 // Group g of every stage runs on stream g; stage boundaries become barriers. Launches are issued
 // round-robin over the groups of a stage so every stream gets work early. A merge stage is one

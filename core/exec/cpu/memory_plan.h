@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct Placement {
 };
 
 Placement placeBlocks(const std::vector<Block>& blocks);
+
+// The same greedy placement for any relation that says which blocks must not share bytes (the GPU
+// executor's: may run at the same time on different streams). Largest first, ties by index.
+Placement placeBlocks(const std::vector<std::int64_t>& bytes,
+                      const std::function<bool(std::size_t, std::size_t)>& conflict);
 
 // Every pair of blocks that are live at the same time and share bytes, as messages; empty when the
 // placement is valid.

@@ -1,0 +1,27 @@
+// `run --backend cuda`: the plan on the local GPU with the CUDA executor. Kept apart from
+// run_command.cpp so the GPU path is one call there.
+#pragma once
+
+#include "graph/graph.h"
+#include "schedule/plan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opsched::cli {
+
+struct CudaRunResult {
+    std::vector<double> latenciesMs; // graph replays timed with CUDA events, after one warm-up run
+    std::int64_t arenaBytes = 0;
+    std::int64_t activationBytes = 0;
+    std::int64_t weightBytes = 0;
+    std::vector<std::vector<float>> outputs;
+    std::string device;
+};
+
+// Throws Error (exit 1) when there is no CUDA build, device or cuDNN, suggesting --backend cpu.
+CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
+                        int repeat, bool tf32);
+
+} // namespace opsched::cli

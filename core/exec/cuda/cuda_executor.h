@@ -1,0 +1,54 @@
+// The GPU backend: runs a Plan for a Graph on a CUDA device. Everything is prepared before the
+// first run: the stream program (exec/cuda/stream_program.h: one stream per plan stream, events
+// only across streams, barriers as fork/join), the arena (exec/cuda/gpu_memory_plan.h: values
+// that may be in use together never share bytes), weights on the device, cuDNN descriptors and
+// the algorithm of each convolution shape, measured once. The whole plan is then captured once
+// into a CUDA graph; a run copies the inputs into their fixed buffers, replays the graph and
+// copies the outputs out. Builds without CUDA get a stub that refuses with a clear message.
+#pragma once
+
+#include "graph/graph.h"
+#include "schedule/plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opsched::gpu {
+
+// Whether this build has the CUDA backend (the CUDA toolkit and cuDNN headers were found).
+bool cudaBackendAvailable();
+
+struct CudaOptions {
+    int device = 0;
+    bool tf32 = true;                             // TF32 tensor cores for FP32 convolutions (PyTorch's default)
+    std::int64_t workspaceLimitBytes = 256 << 20; // per stream, for cuDNN's algorithms
+};
+
+class CudaExecutor {
+public:
+    // Throws Error with a message a person can act on: no CUDA build, no device or driver, device
+    // index out of range, no cuDNN, a layer the backend cannot run (named by op), out of memory, a
+    // cuDNN call that fails (named by op and call).
+    CudaExecutor(const Graph& graph, const Plan& plan, CudaOptions options = {});
+    ~CudaExecutor();
+    CudaExecutor(const CudaExecutor&) = delete;
+    CudaExecutor& operator=(const CudaExecutor&) = delete;
+
+    // Inputs and outputs in Graph::inputs() / outputs() order, dense NCHW float32.
+    std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+    // Seconds of `repeats` graph replays after `warmup` ones, each timed with CUDA events (on
+    // whatever the inputs hold).
+    std::vector<double> timeReplays(int warmup, int repeats);
+
+    std::int64_t arenaBytes() const;  // activations, concurrency-safe placement
+    std::int64_t weightBytes() const; // weights and constants on the device
+    std::string deviceName() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace opsched::gpu

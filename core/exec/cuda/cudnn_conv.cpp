@@ -1,0 +1,207 @@
+#include "exec/cuda/cudnn_conv.h"
+
+#include "exec/cuda/cuda_kernels.h"
+
+#include <algorithm>
+
+namespace opsched::gpu {
+namespace {
+
+int narrow(std::int64_t v, const std::string& what)
+{
+    if (v < 0 || v > (std::int64_t{1} << 31) - 1)
+        throw Error(what + ": dimension " + std::to_string(v) + " does not fit cuDNN's int");
+    return static_cast<int>(v);
+}
+
+kernels::Act toKernelAct(const Activation& a)
+{
+    return {static_cast<int>(a.kind), a.alpha, a.beta};
+}
+
+bool symmetric(const Conv2d& c)
+{
+    return c.padTop == c.padBottom && c.padLeft == c.padRight;
+}
+
+} // namespace
+
+CudnnContext::CudnnContext(bool tf32, std::int64_t workspaceLimit) : tf32_(tf32), workspaceLimit_(workspaceLimit)
+{
+    ensureHandle(0);
+}
+
+CudnnContext::~CudnnContext()
+{
+    for (auto h : handles_)
+        if (h)
+            cudnnApi().destroy(h);
+}
+
+void CudnnContext::ensureHandle(std::size_t stream)
+{
+    if (handles_.size() <= stream)
+        handles_.resize(stream + 1, nullptr);
+    if (!handles_[stream])
+        checkCudnn(cudnnApi().create(&handles_[stream]), "cudnnCreate for stream " + std::to_string(stream));
+}
+
+cudnnHandle_t CudnnContext::handle(std::size_t stream) const
+{
+    if (stream >= handles_.size() || !handles_[stream])
+        throw Error("no cuDNN handle was made for stream " + std::to_string(stream) + " before capture");
+    return handles_[stream];
+}
+
+void* CudnnContext::findWorkspace(const std::string& what)
+{
+    if (!findWorkspace_.data() && workspaceLimit_ > 0)
+        findWorkspace_ = DeviceBuffer(workspaceLimit_, what + ": cuDNN workspace");
+    return findWorkspace_.data();
+}
+
+CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::vector<float>& weights,
+                     const std::vector<float>* bias, const Activation& act, const float* x, float* y,
+                     const std::string& what)
+    : api_(cudnnApi()), shape_(shape), what_(what), source_(x), x_(x), y_(y), act_(act)
+{
+    const Conv2d& c = shape.conv;
+    const std::int64_t inH = shape.inH + (symmetric(c) ? 0 : c.padTop + c.padBottom);
+    const std::int64_t inW = shape.inW + (symmetric(c) ? 0 : c.padLeft + c.padRight);
+    const std::int64_t padH = symmetric(c) ? c.padTop : 0, padW = symmetric(c) ? c.padLeft : 0;
+    if (!symmetric(c)) {
+        padded_ = DeviceBuffer(shape.batch * shape.inChannels * inH * inW * 4, what + ": padded input");
+        x_ = padded_.floats();
+    }
+    const std::int64_t expected = shape.outChannels * (shape.inChannels / c.groups) * c.kernelH * c.kernelW;
+    if (static_cast<std::int64_t>(weights.size()) != expected)
+        throw Error(what + ": has " + std::to_string(weights.size()) + " weights, the conv needs " +
+                    std::to_string(expected));
+    weights_ = upload(weights.data(), weights.size(), what + ": weights");
+    if (bias)
+        bias_ = upload(bias->data(), bias->size(), what + ": bias");
+
+    checkCudnn(api_.createTensorDescriptor(&xDesc_), what + ": cudnnCreateTensorDescriptor");
+    checkCudnn(api_.createTensorDescriptor(&yDesc_), what + ": cudnnCreateTensorDescriptor");
+    checkCudnn(api_.createFilterDescriptor(&wDesc_), what + ": cudnnCreateFilterDescriptor");
+    checkCudnn(api_.createConvolutionDescriptor(&convDesc_), what + ": cudnnCreateConvolutionDescriptor");
+    checkCudnn(api_.setTensor4dDescriptor(xDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
+                                          narrow(shape.inChannels, what), narrow(inH, what), narrow(inW, what)),
+               what + ": input descriptor");
+    checkCudnn(api_.setTensor4dDescriptor(yDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
+                                          narrow(shape.outChannels, what), narrow(shape.outH, what),
+                                          narrow(shape.outW, what)),
+               what + ": output descriptor");
+    checkCudnn(api_.setFilter4dDescriptor(wDesc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, narrow(shape.outChannels, what),
+                                          narrow(shape.inChannels / c.groups, what), narrow(c.kernelH, what),
+                                          narrow(c.kernelW, what)),
+               what + ": filter descriptor");
+    checkCudnn(api_.setConvolution2dDescriptor(convDesc_, narrow(padH, what), narrow(padW, what),
+                                               narrow(c.strideH, what), narrow(c.strideW, what),
+                                               narrow(c.dilationH, what), narrow(c.dilationW, what),
+                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+               what + ": convolution descriptor");
+    checkCudnn(api_.setConvolutionGroupCount(convDesc_, narrow(c.groups, what)), what + ": group count");
+    // TF32 on: tensor-op math may convert FP32 inputs to TF32. Off: plain FP32 FMA only.
+    checkCudnn(api_.setConvolutionMathType(convDesc_, context.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
+               what + ": math type");
+
+    int n = 0, ch = 0, h = 0, w = 0;
+    checkCudnn(api_.getConvolution2dForwardOutputDim(convDesc_, xDesc_, wDesc_, &n, &ch, &h, &w),
+               what + ": output size");
+    if (n != shape.batch || ch != shape.outChannels || h != shape.outH || w != shape.outW)
+        throw Error(what + ": cuDNN computes a " + std::to_string(n) + "x" + std::to_string(ch) + "x" +
+                    std::to_string(h) + "x" + std::to_string(w) + " output where the graph has " +
+                    std::to_string(shape.batch) + "x" + std::to_string(shape.outChannels) + "x" +
+                    std::to_string(shape.outH) + "x" + std::to_string(shape.outW));
+
+    // The algorithm: measured once per shape (and alignment, which decides what some kernels take).
+    const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 ? 'a' : 'u'; };
+    std::string key;
+    for (auto v : {shape.batch, shape.inChannels, inH, inW, shape.outChannels, c.kernelH, c.kernelW, padH, padW,
+                   c.strideH, c.strideW, c.dilationH, c.dilationW, c.groups})
+        key += std::to_string(v) + ",";
+    key += aligned(x_);
+    key += aligned(y_);
+    auto& cache = context.algorithms();
+    if (auto it = cache.find(key); it != cache.end()) {
+        algorithm_ = it->second;
+    } else {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        int returned = 0;
+        checkCudnn(api_.findConvolutionForwardAlgorithmEx(
+                       context.handle(0), xDesc_, x_, wDesc_, weights_.data(), convDesc_, yDesc_, y_,
+                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf, context.findWorkspace(what),
+                       static_cast<std::size_t>(context.workspaceLimit())),
+                   what + ": cudnnFindConvolutionForwardAlgorithmEx");
+        checkCuda(cudaDeviceSynchronize(), what + ": measuring convolution algorithms");
+        const auto usable = std::find_if(perf, perf + returned, [&](const cudnnConvolutionFwdAlgoPerf_t& p) {
+            return p.status == CUDNN_STATUS_SUCCESS &&
+                   p.memory <= static_cast<std::size_t>(context.workspaceLimit()) &&
+                   (context.tf32() || p.mathType == CUDNN_FMA_MATH || p.mathType == CUDNN_DEFAULT_MATH);
+        });
+        if (usable == perf + returned)
+            throw Error(what + ": cuDNN has no convolution algorithm for this shape within a " +
+                        std::to_string(context.workspaceLimit() >> 20) + " MiB workspace");
+        algorithm_ = *usable;
+        cache.emplace(key, algorithm_);
+    }
+    checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what + ": math type of the algorithm");
+
+    // cuDNN fuses bias + ReLU (any algorithm); anything else runs as one kernel after the conv.
+    fused_ = bias && act.kind == ActivationKind::Relu;
+    if (fused_) {
+        checkCudnn(api_.createTensorDescriptor(&biasDesc_), what + ": bias descriptor");
+        checkCudnn(api_.setTensor4dDescriptor(biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
+                                              narrow(shape.outChannels, what), 1, 1),
+                   what + ": bias descriptor");
+        checkCudnn(api_.createActivationDescriptor(&actDesc_), what + ": activation descriptor");
+        checkCudnn(api_.setActivationDescriptor(actDesc_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+                   what + ": activation descriptor");
+    }
+}
+
+CudnnConv::~CudnnConv()
+{
+    if (xDesc_)
+        api_.destroyTensorDescriptor(xDesc_);
+    if (yDesc_)
+        api_.destroyTensorDescriptor(yDesc_);
+    if (biasDesc_)
+        api_.destroyTensorDescriptor(biasDesc_);
+    if (wDesc_)
+        api_.destroyFilterDescriptor(wDesc_);
+    if (convDesc_)
+        api_.destroyConvolutionDescriptor(convDesc_);
+    if (actDesc_)
+        api_.destroyActivationDescriptor(actDesc_);
+}
+
+void CudnnConv::run(cudaStream_t stream, cudnnHandle_t handle, void* workspace) const
+{
+    const Conv2d& c = shape_.conv;
+    if (padded_.data())
+        checkCuda(kernels::padCopy(stream, source_, padded_.floats(), shape_.batch, shape_.inChannels, shape_.inH,
+                                   shape_.inW, shape_.inH + c.padTop + c.padBottom, shape_.inW + c.padLeft + c.padRight,
+                                   c.padTop, c.padLeft),
+                  what_ + ": asymmetric padding");
+    checkCudnn(api_.setStream(handle, stream), what_ + ": cudnnSetStream");
+    const float one = 1.0F, zero = 0.0F;
+    if (fused_) {
+        checkCudnn(api_.convolutionBiasActivationForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(),
+                                                         convDesc_, algorithm_.algo, workspace, algorithm_.memory,
+                                                         &zero, yDesc_, y_, biasDesc_, bias_.data(), actDesc_, yDesc_,
+                                                         y_),
+                   what_ + ": cudnnConvolutionBiasActivationForward");
+        return;
+    }
+    checkCudnn(api_.convolutionForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(), convDesc_,
+                                       algorithm_.algo, workspace, algorithm_.memory, &zero, yDesc_, y_),
+               what_ + ": cudnnConvolutionForward");
+    if (bias_.data() || act_.kind != ActivationKind::None)
+        checkCuda(kernels::biasActivation(stream, y_, bias_.floats(), shape_.batch, shape_.outChannels,
+                                          shape_.outH * shape_.outW, toKernelAct(act_)),
+                  what_ + ": bias and activation");
+}
+
+} // namespace opsched::gpu

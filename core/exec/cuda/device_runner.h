@@ -1,0 +1,111 @@
+// The machinery behind the CUDA executor and the GPU stage timer: a graph's ops compiled against
+// one arena into launch steps (cuDNN convs, own kernels), CUDA streams with their cuDNN handles
+// and workspaces, and stream programs captured into CUDA graphs and replayed. Internal to the
+// CUDA backend.
+#pragma once
+
+#include "exec/cpu/tensor_layout.h"
+#include "exec/cuda/cuda_check.h"
+#include "exec/cuda/cuda_executor.h"
+#include "exec/cuda/cudnn_conv.h"
+#include "exec/cuda/gpu_memory_plan.h"
+#include "exec/cuda/stream_program.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace opsched::gpu {
+
+// A captured and instantiated CUDA graph.
+class GraphExec {
+public:
+    GraphExec() = default;
+    explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}
+    ~GraphExec()
+    {
+        if (exec_)
+            cudaGraphExecDestroy(exec_);
+    }
+    GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+    GraphExec& operator=(GraphExec&& o) noexcept
+    {
+        std::swap(exec_, o.exec_);
+        return *this;
+    }
+    cudaGraphExec_t get() const { return exec_; }
+
+private:
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+// Checks the runtime, the device index and cuDNN, then makes the device current. Throws Error
+// naming what is missing.
+void selectDevice(int device);
+
+class DeviceRunner {
+public:
+    // Lays out the plan's values (with `reuse`); compiles nothing yet.
+    DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptions& options, ArenaReuse reuse);
+    ~DeviceRunner();
+    DeviceRunner(const DeviceRunner&) = delete;
+    DeviceRunner& operator=(const DeviceRunner&) = delete;
+
+    const Graph& graph() const { return graph_; }
+    const Plan& plan() const { return plan_; }
+    // Launch steps: the plan's launches, then any added by addMergedLaunch.
+    std::size_t launchCount() const { return steps_.size(); }
+    void compileLaunch(std::size_t index); // once; later calls do nothing
+    // A merged launch of `ops` (timer: a merge stage of a search) running one conv over stacked
+    // weights into a private buffer; at batch > 1 its slices are copied out, as the plan's would be.
+    std::size_t addMergedLaunch(const std::vector<OpId>& ops);
+
+    // Runs `program` (its launch indices are this runner's) once eagerly, op by op, then captures it
+    // into a CUDA graph on stream 0; compiles the launches it needs first. A capture may grow the
+    // streams' workspaces, so replay only graphs captured since the last capture that compiled
+    // new convolutions (the executor captures once; the timer replays each capture right away).
+    GraphExec capture(const StreamProgram& program);
+    // Copies inputs in, replays, copies outputs out.
+    std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
+    // Seconds per replay, each timed with events.
+    std::vector<double> time(const GraphExec& exec, int warmup, int repeats);
+
+    std::int64_t arenaBytes() const { return memory_.arenaBytes(); }
+    std::int64_t weightBytes() const { return weightBytes_; }
+
+private:
+    using Step = std::function<void(cudaStream_t, std::size_t stream)>;
+
+    float* at(int value) const;
+    float* tensorAt(TensorId t) const { return at(layout_.valueOf(t)); }
+    void compileOp(const Op& op, std::vector<Step>& out);
+    void compileLayer(const Op& op, std::size_t i, int in, const std::vector<std::int64_t>& inDims, int out,
+                      std::vector<Step>& steps);
+    void compileCombine(const Op& op, std::vector<Step>& steps);
+    void compileMerged(const std::vector<OpId>& order, const std::vector<std::int64_t>& channelOffsets, int input,
+                       float* stack, bool copySlices, std::vector<Step>& steps);
+    const float* constant(const std::vector<float>& values, const std::string& what);
+    // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
+    // their largest conv needs.
+    void prepareStreams(const StreamProgram& program);
+    void issue(const StreamOp& op); // one program step on its stream (eagerly, or into a capture)
+
+    Graph graph_;
+    Plan plan_;
+    CudaOptions options_;
+    cpu::TensorLayout layout_;
+    GpuMemoryPlan memory_;
+    DeviceBuffer arena_;
+    CudnnContext cudnn_;
+    std::vector<std::vector<Step>> steps_;
+    std::vector<bool> compiled_;
+    std::vector<std::unique_ptr<CudnnConv>> convs_;
+    std::vector<std::vector<const CudnnConv*>> convsOf_; // per launch
+    std::vector<DeviceBuffer> constants_; // weights, biases, private stacks
+    std::int64_t weightBytes_ = 0;
+    std::vector<cudaStream_t> streams_;
+    std::vector<DeviceBuffer> workspaces_; // per stream
+    std::vector<cudaEvent_t> events_;
+};
+
+} // namespace opsched::gpu
