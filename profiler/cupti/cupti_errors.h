@@ -1,7 +1,7 @@
 // CUPTI results as messages a person can act on. CUPTI builds only.
 #pragma once
 
-#include <cupti.h>
+#include "cupti/cupti_api.h"
 
 #include <string>
 
@@ -10,7 +10,7 @@ namespace opsched::profiler::cupti {
 inline std::string describe(CUptiResult result, const char* call)
 {
     const char* text = nullptr;
-    if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text)
+    if (dl::cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text)
         text = "unknown CUPTI error";
     std::string why;
     switch (result) {
