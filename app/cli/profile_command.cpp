@@ -6,6 +6,7 @@
 #include "export/export.h"
 #include "model/model_ref.h"
 #include "session/batch_runner.h"
+#include "session/cuda_backend.h"
 
 #include <unistd.h>
 
@@ -228,7 +229,7 @@ Runner addProfileCommand(CLI::App& app)
             },
             "N[,N...]"))
         ->capture_default_str();
-    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME (cuda:N comes with the GPU engine)")
+    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
         ->capture_default_str();
     cmd->add_option("--db", opts->db, "Results database (created if missing; complete jobs are skipped)")->required();
     cmd->add_flag("--warps", opts->warps, "Record active warps (samples and their average)");
@@ -255,7 +256,15 @@ Runner addProfileCommand(CLI::App& app)
                 throw Error("unknown scheduler '" + s + "' (schedulers: " + all + ")");
             }
         }
-        const SimDevice& device = simDeviceFor(opts->device); // cuda:N and cpu: a clear "not yet"
+        // cuda:N: the measured backend (refuses clearly without a GPU or CUPTI); otherwise simulated.
+        const std::optional<int> gpu = cudaDeviceIndex(opts->device);
+        if (gpu) {
+            const std::string why = profiler::cudaProfilingUnavailable(*gpu);
+            if (!why.empty())
+                throw Error("--device " + opts->device + ": " + why
+                    + "; profile on a simulated GPU instead, e.g. --device sim:h100");
+        }
+        const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(opts->device);
         // Bad model references fail now, not half way through the batch.
         for (const auto& m : opts->models)
             (void)loadModel(m, batches.front());
@@ -280,13 +289,29 @@ Runner addProfileCommand(CLI::App& app)
                 throw Error("--export-dir " + opts->exportDir + ": " + ec.message());
         }
 
-        profiler::SimulatedBackend backend(device, opts->cudaGraph);
+        std::unique_ptr<StageCostModel> measuredCost;
+        std::unique_ptr<profiler::RunBackend> backendOwner;
+        if (gpu) {
+            measuredCost = makeCostModel(opts->device, true, CostCacheOptions {});
+            backendOwner = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *measuredCost);
+        } else {
+            backendOwner = std::make_unique<profiler::SimulatedBackend>(*simDevice, opts->cudaGraph);
+        }
+        profiler::RunBackend& backend = *backendOwner;
         profiler::BatchRunner runner(db, backend, settings);
         const auto jobs = profiler::expandJobs(opts->models, schedulers, batches);
         Progress progress;
         const std::string deviceKey = backend.device().key;
+        bool warnedWarps = false;
         runner.setListener([&](const profiler::JobEvent& e) {
             progress(e);
+            // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
+            if (gpu && opts->warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
+                && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
+                warnedWarps = true;
+                std::fprintf(stderr, "opsched-cli: warning: runs are stored without active warps: %s\n",
+                    e.run->notes.c_str());
+            }
             if (opts->exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
                 || e.outcome != profiler::JobOutcome::Done)
                 return;

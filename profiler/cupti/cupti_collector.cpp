@@ -79,7 +79,7 @@ void CUPTIAPI bufferCompleted(
     ActivityState& s = state();
     std::lock_guard lock(s.mutex);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+    while (dl::cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
         if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             CollectedKernel c;
@@ -112,7 +112,7 @@ void CUPTIAPI bufferCompleted(
         }
     }
     std::size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
+    if (dl::cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
         s.dropped += dropped;
     std::free(buffer);
 }
@@ -128,25 +128,25 @@ std::string startKernels()
         s.dropped = 0;
     }
     if (!s.callbacksRegistered) {
-        if (auto r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
+        if (auto r = dl::cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
             return describe(r, "cuptiActivityRegisterCallbacks");
         s.callbacksRegistered = true;
     }
-    if (auto r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
-        return describe(r, "cuptiActivityEnable(CONCURRENT_KERNEL)");
-    if (auto r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        return describe(r, "cuptiActivityEnable(EXTERNAL_CORRELATION)");
+    if (auto r = dl::cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
+        return describe(r, "dl::cuptiActivityEnable(CONCURRENT_KERNEL)");
+    if (auto r = dl::cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
+        dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        return describe(r, "dl::cuptiActivityEnable(EXTERNAL_CORRELATION)");
     }
     return {};
 }
 
 std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages)
 {
-    if (auto r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
         messages.push_back(describe(r, "cuptiActivityFlushAll"));
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     ActivityState& s = state();
     std::lock_guard lock(s.mutex);
     if (s.dropped)
@@ -166,14 +166,14 @@ bool built()
 
 ExternalIdScope::ExternalIdScope(std::uint64_t id)
 {
-    pushed_ = cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id) == CUPTI_SUCCESS;
+    pushed_ = dl::cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id) == CUPTI_SUCCESS;
 }
 
 ExternalIdScope::~ExternalIdScope()
 {
     if (pushed_) {
         std::uint64_t last = 0;
-        cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+        dl::cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
     }
 }
 
@@ -198,7 +198,7 @@ Collection collect(const std::function<void()>& workload, bool warps, const PmSa
             sampler.reset();
         }
     }
-    cuptiGetTimestamp(&c.startNs);
+    dl::cuptiGetTimestamp(&c.startNs);
     try {
         workload();
     } catch (...) {

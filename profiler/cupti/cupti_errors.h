@@ -1,7 +1,7 @@
 // CUPTI results as messages a person can act on. CUPTI builds only.
 #pragma once
 
-#include <cupti.h>
+#include "cupti/cupti_api.h"
 
 #include <string>
 
@@ -10,14 +10,14 @@ namespace opsched::profiler::cupti {
 inline std::string describe(CUptiResult result, const char* call)
 {
     const char* text = nullptr;
-    if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text)
+    if (dl::cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text)
         text = "unknown CUPTI error";
     std::string why;
     switch (result) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
         why = "no permission to read the GPU's performance counters: run as root, or load the NVIDIA driver with "
-              "NVreg_RestrictProfilingToAdminUsers=0 (https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+              "NVreg_RestrictProfilingToAdminUsers=0, a.k.a. RmProfilingAdminOnly (https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
         break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_HARDWARE_BUSY:

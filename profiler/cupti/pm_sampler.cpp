@@ -56,29 +56,29 @@ struct PmSampler::Impl {
 std::string PmSampler::Impl::setup()
 {
     auto init = CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-    if (auto r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerInitialize");
     profilerInitialized = true;
 
     auto chip = CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     chip.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
-    if (auto r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS)
         return describe(r, "cuptiDeviceGetChipName");
 
     auto avail = CUPTI_PARAMS(CUpti_PmSampling_GetCounterAvailability_Params);
     avail.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
-    if (auto r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingGetCounterAvailability");
     availability.resize(avail.counterAvailabilityImageSize);
     avail.pCounterAvailabilityImage = availability.data();
-    if (auto r = cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingGetCounterAvailability");
 
     auto hostInit = CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     hostInit.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
     hostInit.pChipName = chip.pChipName;
     hostInit.pCounterAvailabilityImage = availability.data();
-    if (auto r = cuptiProfilerHostInitialize(&hostInit); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerHostInitialize(&hostInit); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostInitialize");
     host = hostInit.pHostObject;
 
@@ -86,24 +86,24 @@ std::string PmSampler::Impl::setup()
     add.pHostObject = host;
     add.ppMetricNames = metrics.data();
     add.numMetrics = metrics.size();
-    if (auto r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
         return describe(r, "adding the active-warps metrics");
     auto size = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     size.pHostObject = host;
-    if (auto r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetConfigImageSize");
     configImage.resize(size.configImageSize);
     auto image = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     image.pHostObject = host;
     image.configImageSize = configImage.size();
     image.pConfigImage = configImage.data();
-    if (auto r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetConfigImage");
     // PM sampling cannot replay: both metrics must fit one pass.
     auto passes = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
     passes.configImageSize = configImage.size();
     passes.pConfigImage = configImage.data();
-    if (auto r = cuptiProfilerHostGetNumOfPasses(&passes); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiProfilerHostGetNumOfPasses(&passes); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetNumOfPasses");
     if (passes.numOfPasses != 1)
         return "the active-warps metrics need " + std::to_string(passes.numOfPasses)
@@ -111,7 +111,7 @@ std::string PmSampler::Impl::setup()
 
     auto enable = CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);
     enable.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
-    if (auto r = cuptiPmSamplingEnable(&enable); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiPmSamplingEnable(&enable); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingEnable");
     sampler = enable.pPmSamplingObject;
 
@@ -123,11 +123,11 @@ std::string PmSampler::Impl::setup()
     set.samplingInterval = config.intervalNs;
     set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-    if (auto r = cuptiPmSamplingSetConfig(&set); r != CUPTI_SUCCESS) {
+    if (auto r = dl::cuptiPmSamplingSetConfig(&set); r != CUPTI_SUCCESS) {
         // Turing and GA100 have no GPU-time trigger: count SYS clock cycles instead (about 1 GHz,
         // so the interval stays near the requested one; sample timestamps are exact either way).
         set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL;
-        if (auto r2 = cuptiPmSamplingSetConfig(&set); r2 != CUPTI_SUCCESS)
+        if (auto r2 = dl::cuptiPmSamplingSetConfig(&set); r2 != CUPTI_SUCCESS)
             return describe(r, "cuptiPmSamplingSetConfig");
         problems.push_back("this GPU has no GPU-time sampling trigger; sampled every "
             + std::to_string(config.intervalNs) + " SYS clock cycles instead");
@@ -136,7 +136,7 @@ std::string PmSampler::Impl::setup()
 
     auto startParams = CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
     startParams.pPmSamplingObject = sampler;
-    if (auto r = cuptiPmSamplingStart(&startParams); r != CUPTI_SUCCESS)
+    if (auto r = dl::cuptiPmSamplingStart(&startParams); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingStart");
     started = true;
     return {};
@@ -149,7 +149,7 @@ void PmSampler::Impl::initCounterData()
     size.pMetricNames = metrics.data();
     size.numMetrics = metrics.size();
     size.maxSamples = config.maxSamples;
-    if (auto r = cuptiPmSamplingGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
+    if (auto r = dl::cuptiPmSamplingGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingGetCounterDataSize"));
         counterData.clear();
         return;
@@ -159,7 +159,7 @@ void PmSampler::Impl::initCounterData()
     init.pPmSamplingObject = sampler;
     init.counterDataSize = counterData.size();
     init.pCounterData = counterData.data();
-    if (auto r = cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
+    if (auto r = dl::cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingCounterDataImageInitialize"));
         counterData.clear();
     }
@@ -170,7 +170,7 @@ void PmSampler::Impl::evaluate()
     auto info = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
     info.pCounterDataImage = counterData.data();
     info.counterDataImageSize = counterData.size();
-    if (auto r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
+    if (auto r = dl::cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingGetCounterDataInfo"));
         return;
     }
@@ -180,7 +180,7 @@ void PmSampler::Impl::evaluate()
         sample.pCounterDataImage = counterData.data();
         sample.counterDataImageSize = counterData.size();
         sample.sampleIndex = i;
-        if (cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS)
+        if (dl::cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS)
             continue;
         double values[2] = { 0, 0 };
         auto eval = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
@@ -191,7 +191,7 @@ void PmSampler::Impl::evaluate()
         eval.ppMetricNames = metrics.data();
         eval.numMetrics = metrics.size();
         eval.pMetricValues = values;
-        if (auto r = cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
+        if (auto r = dl::cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
             problems.push_back(describe(r, "evaluating a PM sample"));
             break;
         }
@@ -209,7 +209,7 @@ bool PmSampler::Impl::decode()
     decodeParams.pPmSamplingObject = sampler;
     decodeParams.pCounterDataImage = counterData.data();
     decodeParams.counterDataImageSize = counterData.size();
-    if (auto r = cuptiPmSamplingDecodeData(&decodeParams); r != CUPTI_SUCCESS) {
+    if (auto r = dl::cuptiPmSamplingDecodeData(&decodeParams); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingDecodeData"));
         return false;
     }
@@ -235,24 +235,24 @@ void PmSampler::Impl::teardown()
     if (started) {
         auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
         stopParams.pPmSamplingObject = sampler;
-        cuptiPmSamplingStop(&stopParams);
+        dl::cuptiPmSamplingStop(&stopParams);
         started = false;
     }
     if (sampler) {
         auto disable = CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
         disable.pPmSamplingObject = sampler;
-        cuptiPmSamplingDisable(&disable);
+        dl::cuptiPmSamplingDisable(&disable);
         sampler = nullptr;
     }
     if (host) {
         auto deinit = CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
         deinit.pHostObject = host;
-        cuptiProfilerHostDeinitialize(&deinit);
+        dl::cuptiProfilerHostDeinitialize(&deinit);
         host = nullptr;
     }
     if (profilerInitialized) {
         auto deinit = CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
-        cuptiProfilerDeInitialize(&deinit);
+        dl::cuptiProfilerDeInitialize(&deinit);
         profilerInitialized = false;
     }
 }
@@ -292,7 +292,7 @@ std::vector<ActiveWarpSample> PmSampler::stop(std::vector<std::string>& messages
     if (impl_->started) {
         auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
         stopParams.pPmSamplingObject = impl_->sampler;
-        if (auto r = cuptiPmSamplingStop(&stopParams); r != CUPTI_SUCCESS)
+        if (auto r = dl::cuptiPmSamplingStop(&stopParams); r != CUPTI_SUCCESS)
             impl_->problems.push_back(describe(r, "cuptiPmSamplingStop"));
         impl_->started = false;
         while (impl_->decode()) { }

@@ -12,6 +12,7 @@ bool cudaBackendAvailable()
 struct CudaExecutor::Impl {
     DeviceRunner runner;
     GraphExec exec;
+    StreamProgram program; // kept for eager, profiled runs
     std::string deviceName;
 
     Impl(const Graph& graph, const Plan& plan, const CudaOptions& options)
@@ -19,7 +20,8 @@ struct CudaExecutor::Impl {
     {
         for (std::size_t i = 0; i < plan.launches.size(); ++i)
             runner.compileLaunch(i);
-        exec = runner.capture(buildStreamProgram(graph, plan)); // once; every run replays it
+        program = buildStreamProgram(graph, plan);
+        exec = runner.capture(program); // once; every run replays it
         cudaDeviceProp prop{};
         if (cudaGetDeviceProperties(&prop, options.device) == cudaSuccess)
             deviceName = prop.name;
@@ -42,6 +44,11 @@ std::vector<std::vector<float>> CudaExecutor::run(const std::vector<std::vector<
 std::vector<double> CudaExecutor::timeReplays(int warmup, int repeats)
 {
     return impl_->runner.time(impl_->exec, warmup, repeats);
+}
+
+void CudaExecutor::runEagerly(const LaunchWrapper& wrap)
+{
+    impl_->runner.runEagerly(impl_->program, wrap);
 }
 
 std::int64_t CudaExecutor::arenaBytes() const { return impl_->runner.arenaBytes(); }

@@ -11,6 +11,7 @@
 #include "schedule/plan.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ public:
     // Seconds of `repeats` graph replays after `warmup` ones, each timed with CUDA events (on
     // whatever the inputs hold).
     std::vector<double> timeReplays(int warmup, int repeats);
+
+    // The plan once, eagerly (not the graph), launch by launch: `wrap(launch, issue)` must call
+    // issue() once, on this thread, to enqueue that launch's kernels. The profiler wraps each in a
+    // CUPTI external correlation id so every kernel maps back to its launch. Synchronises the
+    // device before returning.
+    using LaunchWrapper = std::function<void(std::size_t launch, const std::function<void()>& issue)>;
+    void runEagerly(const LaunchWrapper& wrap);
 
     std::int64_t arenaBytes() const;  // activations, concurrency-safe placement
     std::int64_t weightBytes() const; // weights and constants on the device

@@ -30,6 +30,8 @@ std::vector<double> CudaExecutor::timeReplays(int, int)
     return {};
 }
 
+void CudaExecutor::runEagerly(const LaunchWrapper&) { }
+
 std::int64_t CudaExecutor::arenaBytes() const { return 0; }
 std::int64_t CudaExecutor::weightBytes() const { return 0; }
 std::string CudaExecutor::deviceName() const { return {}; }

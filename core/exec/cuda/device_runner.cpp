@@ -434,6 +434,18 @@ void DeviceRunner::issue(const StreamOp& op)
     }
 }
 
+void DeviceRunner::runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap)
+{
+    // Streams, events and workspaces were set up by capture(); only launches go through `wrap`.
+    for (const auto& op : program.ops) {
+        if (op.kind == StreamOpKind::Launch && wrap)
+            wrap(op.index, [&] { issue(op); });
+        else
+            issue(op);
+    }
+    checkCuda(cudaDeviceSynchronize(), "running the plan eagerly");
+}
+
 GraphExec DeviceRunner::capture(const StreamProgram& program)
 {
     for (const auto& op : program.ops)

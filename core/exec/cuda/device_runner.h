@@ -67,6 +67,8 @@ public:
     GraphExec capture(const StreamProgram& program);
     // Copies inputs in, replays, copies outputs out.
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
+    // Issues `program` (captured before) eagerly, each launch through `wrap`; then synchronises.
+    void runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap);
     // Seconds per replay, each timed with events.
     std::vector<double> time(const GraphExec& exec, int warmup, int repeats);
 
