@@ -13,7 +13,7 @@ namespace {
 
 kernels::Act toAct(const Activation& a)
 {
-    return {static_cast<int>(a.kind), a.alpha, a.beta};
+    return { static_cast<int>(a.kind), a.alpha, a.beta };
 }
 
 } // namespace
@@ -23,13 +23,14 @@ const std::int64_t* DeviceRunner::indexConstant(const std::vector<std::int64_t>&
     const std::size_t bytes = values.size() * sizeof(std::int64_t);
     constants_.emplace_back(static_cast<std::int64_t>(bytes), what);
     if (bytes > 0)
-        checkCuda(cudaMemcpy(constants_.back().data(), values.data(), bytes, cudaMemcpyHostToDevice), what + ": upload");
+        checkCuda(
+            cudaMemcpy(constants_.back().data(), values.data(), bytes, cudaMemcpyHostToDevice), what + ": upload");
     weightBytes_ += constants_.back().size();
     return reinterpret_cast<const std::int64_t*>(constants_.back().data());
 }
 
 void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* x,
-                                      const std::vector<std::int64_t>& inDims, float* y, std::vector<Step>& steps)
+    const std::vector<std::int64_t>& inDims, float* y, std::vector<Step>& steps)
 {
     const Layer& layer = op.layers[i];
     const std::string what = "op '" + op.name + "' layer " + std::to_string(i) + " (" + layer.kindName() + ")";
@@ -47,8 +48,8 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
             list.emplace_back(tensorAt(term.front()), graph_.tensor(term.front()).shape.dims);
         }
         for (auto w : layer.weights)
-            list.emplace_back(constant(cpu::weightValues(graph_, w), what + ": constant operand"),
-                              graph_.tensor(w).shape.dims);
+            list.emplace_back(
+                constant(cpu::weightValues(graph_, w), what + ": constant operand"), graph_.tensor(w).shape.dims);
         return list;
     };
     auto dimsOf = [](const auto& list) {
@@ -69,7 +70,7 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
                         const int k = plan.operandOf[j][slot];
                         e.srcs[slot] = k < 0 ? y : list[static_cast<std::size_t>(k)].first;
                     }
-                    const kernels::Act last = j + 1 == plan.launches.size() ? a : kernels::Act{};
+                    const kernels::Act last = j + 1 == plan.launches.size() ? a : kernels::Act {};
                     push([=](cudaStream_t s) { return kernels::elementwise(s, e, y, last); });
                 }
             } else if constexpr (std::is_same_v<T, MatMul>) {
@@ -112,8 +113,8 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
                 const ScaleShift ss = batchNormScaleShift(w(0), w(1), w(2), w(3), p.epsilon);
                 const std::int64_t batch = inDims[0], channels = inDims[1];
                 if (static_cast<std::int64_t>(ss.scale.size()) != channels)
-                    throw Error(what + ": " + std::to_string(ss.scale.size()) + " statistics for " +
-                                std::to_string(channels) + " channels");
+                    throw Error(what + ": " + std::to_string(ss.scale.size()) + " statistics for "
+                        + std::to_string(channels) + " channels");
                 std::int64_t inner = 1;
                 for (std::size_t d = 2; d < inDims.size(); ++d)
                     inner *= inDims[d];

@@ -10,7 +10,7 @@
 namespace opsched::gpu::kernels {
 
 inline constexpr int kTensorMaxRank = 6; // after collapsing dimensions (tensor_op_geometry.h)
-inline constexpr int kMaxOperands = 8;   // per elementwise launch; more are folded in chunks
+inline constexpr int kMaxOperands = 8; // per elementwise launch; more are folded in chunks
 
 // dst[dstOffset + sum_d i_d * dstStrides[d]] = act(src[srcOffset + sum_d i_d * srcStrides[d]])
 // for every index i < dims. Serves Slice (negative strides for negative steps), Transpose and

@@ -1,5 +1,5 @@
-#include "exec/cuda/tensor_kernels.h"
 #include "exec/cuda/device_activation.cuh"
+#include "exec/cuda/tensor_kernels.h"
 
 #include <cfloat>
 
@@ -15,8 +15,8 @@ unsigned blocksFor(std::int64_t n)
     return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 16 ? 65535 * 16 : b)); // grid-stride loops cover the rest
 }
 
-#define TENSOR_GRID_STRIDE(i, n) \
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+#define TENSOR_GRID_STRIDE(i, n)                                                                                       \
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n);                   \
          i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
 
 __global__ void stridedCopyKernel(const float* src, float* dst, StridedCopy c, Act act, std::int64_t total)
@@ -37,10 +37,14 @@ __global__ void stridedCopyKernel(const float* src, float* dst, StridedCopy c, A
 __device__ float combine(int kind, float a, float b)
 {
     switch (kind) {
-    case 1: return a - b;
-    case 2: return a * b;
-    case 3: return a / b;
-    default: return a + b;
+    case 1:
+        return a - b;
+    case 2:
+        return a * b;
+    case 3:
+        return a / b;
+    default:
+        return a + b;
     }
 }
 
@@ -142,7 +146,7 @@ __global__ void padGatherKernel(const float* in, float* out, PadGather p, Act ac
 }
 
 __global__ void scaleShiftKernel(const float* in, float* out, const float* scale, const float* shift,
-                                 std::int64_t channels, std::int64_t inner, Act act, std::int64_t total)
+    std::int64_t channels, std::int64_t inner, Act act, std::int64_t total)
 {
     TENSOR_GRID_STRIDE(i, total)
     {
@@ -179,14 +183,14 @@ cudaError_t elementwise(cudaStream_t stream, const Elementwise& e, float* out, A
     return cudaGetLastError();
 }
 
-cudaError_t batchedMatMul(cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g,
-                          Act act)
+cudaError_t batchedMatMul(
+    cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g, Act act)
 {
     if (g.batch * g.m * g.n == 0)
         return cudaGetLastError();
     const dim3 block(kTile, kTile);
     const dim3 grid(static_cast<unsigned>((g.n + kTile - 1) / kTile), static_cast<unsigned>((g.m + kTile - 1) / kTile),
-                    static_cast<unsigned>(g.batch < 65535 ? g.batch : 65535));
+        static_cast<unsigned>(g.batch < 65535 ? g.batch : 65535));
     batchedMatMulKernel<<<grid, block, 0, stream>>>(a, b, out, g, act);
     return cudaGetLastError();
 }
@@ -208,12 +212,11 @@ cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const Pa
 }
 
 cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
-                       std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act)
+    std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act)
 {
     const std::int64_t total = batch * channels * inner;
     if (total > 0)
-        scaleShiftKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, scale, shift, channels, inner, act,
-                                                                     total);
+        scaleShiftKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, scale, shift, channels, inner, act, total);
     return cudaGetLastError();
 }
 

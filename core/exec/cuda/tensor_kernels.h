@@ -19,8 +19,8 @@ cudaError_t stridedCopy(cudaStream_t stream, const float* src, float* dst, const
 cudaError_t elementwise(cudaStream_t stream, const Elementwise& e, float* out, Act act);
 
 // Tiled FP32 (FMA) product into dense [batch..., m, n].
-cudaError_t batchedMatMul(cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g,
-                          Act act);
+cudaError_t batchedMatMul(
+    cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g, Act act);
 
 cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act);
 
@@ -28,6 +28,6 @@ cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const Pa
 
 // out = act(in * scale[c] + shift[c]) over [batch, channels, inner].
 cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
-                       std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act);
+    std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act);
 
 } // namespace opsched::gpu::kernels

@@ -28,23 +28,23 @@ std::string dimsText(const std::vector<std::int64_t>& dims)
 void checkRank(std::size_t rank, const char* what)
 {
     if (rank > static_cast<std::size_t>(kernels::kTensorMaxRank))
-        throw Error(std::string(what) + " needs " + std::to_string(rank) + " axes after merging contiguous ones; the CUDA kernels take " +
-                    std::to_string(kernels::kTensorMaxRank));
+        throw Error(std::string(what) + " needs " + std::to_string(rank)
+            + " axes after merging contiguous ones; the CUDA kernels take " + std::to_string(kernels::kTensorMaxRank));
 }
 
-template <std::size_t N>
-void fill(std::int64_t (&dst)[N], const std::vector<std::int64_t>& src)
+template <std::size_t N> void fill(std::int64_t (&dst)[N], const std::vector<std::int64_t>& src)
 {
     std::copy(src.begin(), src.end(), dst);
 }
 
 } // namespace
 
-std::vector<std::int64_t> broadcastStrides(const std::vector<std::int64_t>& operandDims,
-                                           const std::vector<std::int64_t>& outDims)
+std::vector<std::int64_t> broadcastStrides(
+    const std::vector<std::int64_t>& operandDims, const std::vector<std::int64_t>& outDims)
 {
     if (operandDims.size() > outDims.size())
-        throw Error("an operand of shape " + dimsText(operandDims) + " has more axes than the result " + dimsText(outDims));
+        throw Error(
+            "an operand of shape " + dimsText(operandDims) + " has more axes than the result " + dimsText(outDims));
     const std::size_t shift = outDims.size() - operandDims.size();
     const auto dense = cpu::rowMajorStrides(operandDims);
     std::vector<std::int64_t> strides(outDims.size(), 0);
@@ -69,9 +69,8 @@ void collapseDims(std::vector<std::int64_t>& dims, std::vector<std::vector<std::
     // Axis d folds into d + 1 when every set steps over d + 1's whole extent in one step of d.
     for (std::size_t d = dims.size(); d-- > 1;) {
         const std::size_t outer = d - 1;
-        const bool contiguous = std::all_of(strideSets.begin(), strideSets.end(), [&](const auto* s) {
-            return (*s)[outer] == (*s)[d] * dims[d];
-        });
+        const bool contiguous = std::all_of(
+            strideSets.begin(), strideSets.end(), [&](const auto* s) { return (*s)[outer] == (*s)[d] * dims[d]; });
         if (!contiguous)
             continue;
         dims[d] *= dims[outer];
@@ -81,14 +80,14 @@ void collapseDims(std::vector<std::int64_t>& dims, std::vector<std::vector<std::
     }
 }
 
-kernels::StridedCopy stridedCopy(const cpu::StridedView& view, std::vector<std::int64_t> dstStrides,
-                                 std::int64_t dstOffset)
+kernels::StridedCopy stridedCopy(
+    const cpu::StridedView& view, std::vector<std::int64_t> dstStrides, std::int64_t dstOffset)
 {
     if (dstStrides.size() != view.dims.size())
         throw Error("a strided copy's source and destination differ in rank");
     auto dims = view.dims;
     auto srcStrides = view.strides;
-    collapseDims(dims, {&srcStrides, &dstStrides});
+    collapseDims(dims, { &srcStrides, &dstStrides });
     checkRank(dims.size(), "a strided copy");
     kernels::StridedCopy c;
     c.rank = static_cast<int>(dims.size());
@@ -105,8 +104,8 @@ kernels::StridedCopy denseCopy(const cpu::StridedView& view)
     return stridedCopy(view, cpu::rowMajorStrides(view.dims), 0);
 }
 
-std::vector<kernels::StridedCopy> concatCopies(const std::vector<std::vector<std::int64_t>>& operandDims,
-                                               const std::vector<std::int64_t>& outDims, int axis)
+std::vector<kernels::StridedCopy> concatCopies(
+    const std::vector<std::vector<std::int64_t>>& operandDims, const std::vector<std::int64_t>& outDims, int axis)
 {
     const auto rank = outDims.size();
     if (axis < 0 || static_cast<std::size_t>(axis) >= rank)
@@ -118,20 +117,20 @@ std::vector<kernels::StridedCopy> concatCopies(const std::vector<std::vector<std
     for (const auto& dims : operandDims) {
         for (std::size_t d = 0; d < rank; ++d)
             if (dims.size() != rank || (d != a && dims[d] != outDims[d]))
-                throw Error("concat operand " + dimsText(dims) + " does not fit the result " + dimsText(outDims) +
-                            " along axis " + std::to_string(axis));
-        const cpu::StridedView src{0, dims, cpu::rowMajorStrides(dims)};
+                throw Error("concat operand " + dimsText(dims) + " does not fit the result " + dimsText(outDims)
+                    + " along axis " + std::to_string(axis));
+        const cpu::StridedView src { 0, dims, cpu::rowMajorStrides(dims) };
         copies.push_back(stridedCopy(src, outStrides, at * outStrides[a]));
         at += dims[a];
     }
     if (at != outDims[a])
-        throw Error("concat operands add up to " + std::to_string(at) + " along axis " + std::to_string(axis) +
-                    ", the result has " + std::to_string(outDims[a]));
+        throw Error("concat operands add up to " + std::to_string(at) + " along axis " + std::to_string(axis)
+            + ", the result has " + std::to_string(outDims[a]));
     return copies;
 }
 
 BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std::int64_t>>& operandDims,
-                              const std::vector<std::int64_t>& outDims)
+    const std::vector<std::int64_t>& outDims)
 {
     if (operandDims.size() < 2)
         throw Error("an element-wise operation needs two operands");
@@ -146,10 +145,11 @@ BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std
             slots.push_back(static_cast<int>(next++));
         std::vector<std::vector<std::int64_t>> strides;
         for (int slot : slots)
-            strides.push_back(slot < 0 ? dense : broadcastStrides(operandDims[static_cast<std::size_t>(slot)], outDims));
+            strides.push_back(
+                slot < 0 ? dense : broadcastStrides(operandDims[static_cast<std::size_t>(slot)], outDims));
         auto dims = outDims;
         auto out = dense;
-        std::vector<std::vector<std::int64_t>*> sets{&out};
+        std::vector<std::vector<std::int64_t>*> sets { &out };
         for (auto& s : strides)
             sets.push_back(&s);
         collapseDims(dims, sets);
@@ -168,7 +168,7 @@ BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std
 }
 
 kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, const std::vector<std::int64_t>& bDims,
-                                      const std::vector<std::int64_t>& outDims)
+    const std::vector<std::int64_t>& outDims)
 {
     auto ad = aDims, bd = bDims;
     if (ad.empty() || bd.empty())
@@ -206,7 +206,7 @@ kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, co
         bStep *= bd[i];
     }
     auto outStrides = cpu::rowMajorStrides(batchDims);
-    collapseDims(batchDims, {&aStrides, &bStrides, &outStrides});
+    collapseDims(batchDims, { &aStrides, &bStrides, &outStrides });
     checkRank(batchDims.size(), "a matmul's batch");
     g.batchRank = static_cast<int>(batchDims.size());
     fill(g.batchDims, batchDims);
@@ -215,8 +215,8 @@ kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, co
     return g;
 }
 
-kernels::Reduction reductionGeometry(ReduceKind kind, const std::vector<std::int64_t>& inDims,
-                                     const std::vector<std::int64_t>& axes)
+kernels::Reduction reductionGeometry(
+    ReduceKind kind, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& axes)
 {
     const auto rank = static_cast<std::int64_t>(inDims.size());
     std::vector<bool> reduced(inDims.size(), axes.empty());
@@ -237,8 +237,8 @@ kernels::Reduction reductionGeometry(ReduceKind kind, const std::vector<std::int
     if (r.reducedCount == 0)
         throw Error("reduce over an empty axis of " + dimsText(inDims));
     auto outStrides = cpu::rowMajorStrides(keptDims);
-    collapseDims(keptDims, {&keptStrides, &outStrides});
-    collapseDims(reducedDims, {&reducedStrides});
+    collapseDims(keptDims, { &keptStrides, &outStrides });
+    collapseDims(reducedDims, { &reducedStrides });
     checkRank(keptDims.size(), "a reduction's kept axes");
     checkRank(reducedDims.size(), "a reduction's reduced axes");
     r.keptRank = static_cast<int>(keptDims.size());
@@ -275,7 +275,7 @@ PadTables padGeometry(const Pad& pad, const std::vector<std::int64_t>& inDims, c
 }
 
 ScaleShift batchNormScaleShift(const std::vector<float>& gamma, const std::vector<float>& beta,
-                               const std::vector<float>& mean, const std::vector<float>& variance, float epsilon)
+    const std::vector<float>& mean, const std::vector<float>& variance, float epsilon)
 {
     const std::size_t channels = gamma.size();
     if (beta.size() != channels || mean.size() != channels || variance.size() != channels)
