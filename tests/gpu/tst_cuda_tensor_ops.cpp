@@ -197,6 +197,21 @@ TEST(CudaTensorOps, ReducesOverSeveralAxes)
     expectMatchesReference(std::move(b).finish());
 }
 
+// Few outputs over long sums take the block-per-output kernel.
+TEST(CudaTensorOps, LongReductionsMatchReference)
+{
+    OPSCHED_SKIP_WITHOUT_CUDA();
+    GraphBuilder b("reduce_long", 3);
+    const auto x = b.addInput("x", Shape{2, 3, 32, 33});
+    auto reduce = [&](const char* name, Reduce r, Activation act = {}) {
+        b.addOp({name, OpKind::Reduce, {{x}}, {layer(std::move(r), act)}});
+    };
+    reduce("mean_hw", Reduce{ReduceKind::Mean, {2, 3}, true});
+    reduce("max_all", Reduce{ReduceKind::Max, {}, false}, Activation::relu());
+    reduce("sum_nhw", Reduce{ReduceKind::Sum, {0, 2, 3}, false}); // reduced axes not contiguous
+    expectMatchesReference(std::move(b).finish());
+}
+
 TEST(CudaTensorOps, StandaloneBatchNormAtRanksTwoToSix)
 {
     OPSCHED_SKIP_WITHOUT_CUDA();

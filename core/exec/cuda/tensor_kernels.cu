@@ -128,6 +128,50 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
     }
 }
 
+__device__ std::int64_t reducedOffset(const Reduction& r, std::int64_t j)
+{
+    std::int64_t off = 0;
+    for (int d = r.reducedRank - 1; d >= 0; --d) {
+        off += (j % r.reducedDims[d]) * r.reducedStrides[d];
+        j /= r.reducedDims[d];
+    }
+    return off;
+}
+
+// Few outputs over many elements (a mean over everything, a global pool): one block per output,
+// its threads striding over the reduced elements, then a tree in shared memory.
+__global__ void reduceBlockKernel(const float* in, float* out, Reduction r, Act act, std::int64_t total)
+{
+    __shared__ float partial[kThreads];
+    for (std::int64_t i = blockIdx.x; i < total; i += gridDim.x) {
+        std::int64_t rest = i, base = 0;
+        for (int d = r.keptRank - 1; d >= 0; --d) {
+            base += (rest % r.keptDims[d]) * r.keptStrides[d];
+            rest /= r.keptDims[d];
+        }
+        float acc = r.kind == 2 ? -FLT_MAX : 0.0F;
+        for (std::int64_t j = threadIdx.x; j < r.reducedCount; j += blockDim.x) {
+            const float v = in[base + reducedOffset(r, j)];
+            acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+        }
+        partial[threadIdx.x] = acc;
+        __syncthreads();
+        for (int half = kThreads / 2; half > 0; half /= 2) {
+            if (threadIdx.x < half)
+                partial[threadIdx.x] = r.kind == 2 ? fmaxf(partial[threadIdx.x], partial[threadIdx.x + half])
+                                                   : partial[threadIdx.x] + partial[threadIdx.x + half];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            float v = partial[0];
+            if (r.kind == 0)
+                v /= static_cast<float>(r.reducedCount);
+            out[i] = applyActivation(act, v);
+        }
+        __syncthreads(); // partial is reused for the next output
+    }
+}
+
 __global__ void padGatherKernel(const float* in, float* out, PadGather p, Act act, std::int64_t total)
 {
     TENSOR_GRID_STRIDE(i, total)
@@ -198,8 +242,13 @@ cudaError_t batchedMatMul(
 cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act)
 {
     const std::int64_t total = elementCount(r.keptDims, r.keptRank);
-    if (total > 0)
+    // Too few outputs to fill the GPU with one thread each, and long sums: a block per output.
+    if (total > 0 && total < 8192 && r.reducedCount >= 512) {
+        const unsigned blocks = static_cast<unsigned>(total < 65535 ? total : 65535);
+        reduceBlockKernel<<<blocks, kThreads, 0, stream>>>(in, out, r, act, total);
+    } else if (total > 0) {
         reduceKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, r, act, total);
+    }
     return cudaGetLastError();
 }
 
