@@ -1,4 +1,5 @@
 #include "exec/cuda/cuda_kernels.h"
+#include "exec/cuda/device_activation.cuh"
 
 #include <cfloat>
 
@@ -15,15 +16,7 @@ unsigned blocksFor(std::int64_t n)
 
 __device__ float apply(Act a, float x)
 {
-    switch (a.kind) {
-    case 1: return fmaxf(x, 0.0F);
-    case 2: return fminf(fmaxf(x, a.alpha), a.beta);
-    case 3: return 1.0F / (1.0F + expf(-x));
-    case 4: return fminf(fmaxf(a.alpha * x + a.beta, 0.0F), 1.0F);
-    case 5: return x * fminf(fmaxf(x + 3.0F, 0.0F), 6.0F) / 6.0F;
-    case 6: return tanhf(x);
-    default: return x;
-    }
+    return applyActivation(a, x);
 }
 
 #define GRID_STRIDE(i, n) \

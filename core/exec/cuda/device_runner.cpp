@@ -20,7 +20,8 @@ bool supported(const Layer& layer)
     return std::visit(
         [](const auto& p) {
             using T = std::decay_t<decltype(p)>;
-            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity>;
+            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
+                           MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
         },
         layer.params);
 }
@@ -385,6 +386,8 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
             } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
                 const std::int64_t n = elements(outDims); // a view with an activation
                 push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
+            } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>) {
+                compileTensorLayer(op, i, x, inDims, y, steps);
             } else {
                 throw Error(what + ": not supported by the CUDA backend");
             }

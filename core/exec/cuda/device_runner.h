@@ -87,6 +87,10 @@ private:
     void compileMerged(const std::vector<OpId>& order, const std::vector<std::int64_t>& channelOffsets, int input,
                        float* stack, bool copySlices, std::vector<Step>& steps);
     const float* constant(const std::vector<float>& values, const std::string& what);
+    // Imported models' layers (Binary, MatMul, Concat, Slice, ...): device_runner_tensor_ops.cpp.
+    void compileTensorLayer(const Op& op, std::size_t i, const float* x, const std::vector<std::int64_t>& inDims,
+                            float* y, std::vector<Step>& steps);
+    const std::int64_t* indexConstant(const std::vector<std::int64_t>& values, const std::string& what);
     // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
     // their largest conv needs.
     void prepareStreams(const StreamProgram& program);

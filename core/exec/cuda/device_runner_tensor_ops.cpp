@@ -1,0 +1,133 @@
+// DeviceRunner's launch steps for imported models' layers (Binary, MatMul, Concat, Slice,
+// Transpose, Pad, Reduce, BatchNorm): geometry on the host (tensor_op_geometry.h), one or a few
+// own kernels per layer (tensor_kernels.h), the layer's activation fused into the last.
+#include "exec/cpu/merged_conv.h"
+#include "exec/cuda/device_runner.h"
+#include "exec/cuda/tensor_kernels.h"
+#include "exec/cuda/tensor_op_geometry.h"
+
+#include <type_traits>
+
+namespace opsched::gpu {
+namespace {
+
+kernels::Act toAct(const Activation& a)
+{
+    return { static_cast<int>(a.kind), a.alpha, a.beta };
+}
+
+} // namespace
+
+const std::int64_t* DeviceRunner::indexConstant(const std::vector<std::int64_t>& values, const std::string& what)
+{
+    const std::size_t bytes = values.size() * sizeof(std::int64_t);
+    constants_.emplace_back(static_cast<std::int64_t>(bytes), what);
+    if (bytes > 0)
+        checkCuda(
+            cudaMemcpy(constants_.back().data(), values.data(), bytes, cudaMemcpyHostToDevice), what + ": upload");
+    weightBytes_ += constants_.back().size();
+    return reinterpret_cast<const std::int64_t*>(constants_.back().data());
+}
+
+void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* x,
+    const std::vector<std::int64_t>& inDims, float* y, std::vector<Step>& steps)
+{
+    const Layer& layer = op.layers[i];
+    const std::string what = "op '" + op.name + "' layer " + std::to_string(i) + " (" + layer.kindName() + ")";
+    const auto& outDims = layer.output.dims;
+    const kernels::Act a = toAct(layer.activation);
+    auto push = [&](auto launch) {
+        steps.push_back([launch, what](cudaStream_t s, std::size_t) { checkCuda(launch(s), what); });
+    };
+    // Operand layers: one tensor per input term, then the layer's weights as constants.
+    auto operands = [&]() {
+        std::vector<std::pair<const float*, std::vector<std::int64_t>>> list;
+        for (const auto& term : op.inputs) {
+            if (term.size() != 1)
+                throw Error(what + ": an operand must be a single tensor, not a sum");
+            list.emplace_back(tensorAt(term.front()), graph_.tensor(term.front()).shape.dims);
+        }
+        for (auto w : layer.weights)
+            list.emplace_back(
+                constant(cpu::weightValues(graph_, w), what + ": constant operand"), graph_.tensor(w).shape.dims);
+        return list;
+    };
+    auto dimsOf = [](const auto& list) {
+        std::vector<std::vector<std::int64_t>> dims;
+        for (const auto& o : list)
+            dims.push_back(o.second);
+        return dims;
+    };
+    std::visit(
+        [&](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, Binary>) {
+                const auto list = operands();
+                BinaryLaunches plan = binaryLaunches(p.kind, dimsOf(list), outDims);
+                for (std::size_t j = 0; j < plan.launches.size(); ++j) {
+                    kernels::Elementwise e = plan.launches[j];
+                    for (std::size_t slot = 0; slot < plan.operandOf[j].size(); ++slot) {
+                        const int k = plan.operandOf[j][slot];
+                        e.srcs[slot] = k < 0 ? y : list[static_cast<std::size_t>(k)].first;
+                    }
+                    const kernels::Act last = j + 1 == plan.launches.size() ? a : kernels::Act {};
+                    push([=](cudaStream_t s) { return kernels::elementwise(s, e, y, last); });
+                }
+            } else if constexpr (std::is_same_v<T, MatMul>) {
+                const auto list = operands();
+                if (list.size() != 2)
+                    throw Error(what + ": matmul needs exactly two operands, got " + std::to_string(list.size()));
+                const kernels::BatchedMatMul g = matMulGeometry(list[0].second, list[1].second, outDims);
+                const float* lhs = list[0].first;
+                const float* rhs = list[1].first;
+                push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, a); });
+            } else if constexpr (std::is_same_v<T, Concat>) {
+                const auto list = operands();
+                const int rank = static_cast<int>(outDims.size());
+                const auto copies = concatCopies(dimsOf(list), outDims, p.axis < 0 ? p.axis + rank : p.axis);
+                for (std::size_t k = 0; k < copies.size(); ++k) {
+                    const kernels::StridedCopy c = copies[k];
+                    const float* src = list[k].first;
+                    push([=](cudaStream_t s) { return kernels::stridedCopy(s, src, y, c, a); });
+                }
+            } else if constexpr (std::is_same_v<T, Slice>) {
+                const kernels::StridedCopy c = denseCopy(cpu::sliceView(inDims, p));
+                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
+            } else if constexpr (std::is_same_v<T, Transpose>) {
+                const kernels::StridedCopy c = denseCopy(cpu::transposeView(inDims, p.perm));
+                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
+            } else if constexpr (std::is_same_v<T, Pad>) {
+                PadTables t = padGeometry(p, inDims, outDims);
+                t.gather.indices = indexConstant(t.indices, what + ": pad indices");
+                const kernels::PadGather g = t.gather;
+                push([=](cudaStream_t s) { return kernels::padGather(s, x, y, g, a); });
+            } else if constexpr (std::is_same_v<T, Reduce>) {
+                const kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
+                push([=](cudaStream_t s) { return kernels::reduce(s, x, y, r, a); });
+            } else if constexpr (std::is_same_v<T, BatchNorm>) {
+                if (inDims.size() < 2)
+                    throw Error(what + ": batch normalisation needs a channel dimension");
+                if (layer.weights.size() != 4)
+                    throw Error(what + ": batch normalisation needs scale, bias, mean and variance");
+                auto w = [&](std::size_t k) { return cpu::weightValues(graph_, layer.weights[k]); };
+                const ScaleShift ss = batchNormScaleShift(w(0), w(1), w(2), w(3), p.epsilon);
+                const std::int64_t batch = inDims[0], channels = inDims[1];
+                if (static_cast<std::int64_t>(ss.scale.size()) != channels)
+                    throw Error(what + ": " + std::to_string(ss.scale.size()) + " statistics for "
+                        + std::to_string(channels) + " channels");
+                std::int64_t inner = 1;
+                for (std::size_t d = 2; d < inDims.size(); ++d)
+                    inner *= inDims[d];
+                const float* scale = constant(ss.scale, what + ": scale");
+                const float* shift = constant(ss.shift, what + ": shift");
+                push([=](cudaStream_t s) {
+                    return kernels::scaleShift(s, x, y, scale, shift, batch, channels, inner, a);
+                });
+            } else {
+                throw Error(what + ": not an imported tensor layer");
+            }
+        },
+        layer.params);
+}
+
+} // namespace opsched::gpu

@@ -1,0 +1,272 @@
+#include "exec/cuda/device_activation.cuh"
+#include "exec/cuda/tensor_kernels.h"
+
+#include <cfloat>
+
+namespace opsched::gpu::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kTile = 16;
+
+unsigned blocksFor(std::int64_t n)
+{
+    const std::int64_t b = (n + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 16 ? 65535 * 16 : b)); // grid-stride loops cover the rest
+}
+
+#define TENSOR_GRID_STRIDE(i, n)                                                                                       \
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n);                   \
+         i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+
+__global__ void stridedCopyKernel(const float* src, float* dst, StridedCopy c, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t rest = i, s = c.srcOffset, d = c.dstOffset;
+        for (int k = c.rank - 1; k >= 0; --k) {
+            const std::int64_t x = rest % c.dims[k];
+            rest /= c.dims[k];
+            s += x * c.srcStrides[k];
+            d += x * c.dstStrides[k];
+        }
+        dst[d] = applyActivation(act, src[s]);
+    }
+}
+
+__device__ float combine(int kind, float a, float b)
+{
+    switch (kind) {
+    case 1:
+        return a - b;
+    case 2:
+        return a * b;
+    case 3:
+        return a / b;
+    default:
+        return a + b;
+    }
+}
+
+__global__ void elementwiseKernel(Elementwise e, float* out, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t offsets[kMaxOperands] = {};
+        std::int64_t rest = i;
+        for (int d = e.rank - 1; d >= 0; --d) {
+            const std::int64_t x = rest % e.dims[d];
+            rest /= e.dims[d];
+            for (int k = 0; k < e.count; ++k)
+                offsets[k] += x * e.strides[k][d];
+        }
+        float acc = e.srcs[0][offsets[0]];
+        for (int k = 1; k < e.count; ++k)
+            acc = combine(e.kind, acc, e.srcs[k][offsets[k]]);
+        out[i] = applyActivation(act, acc);
+    }
+}
+
+// One 16x16 output tile per block, batch on grid z (strided past 65535).
+__global__ void batchedMatMulKernel(const float* a, const float* b, float* out, BatchedMatMul g, Act act)
+{
+    __shared__ float as[kTile][kTile + 1];
+    __shared__ float bs[kTile][kTile + 1];
+    const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y; // m
+    const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x; // n
+    for (std::int64_t bi = blockIdx.z; bi < g.batch; bi += gridDim.z) {
+        std::int64_t rest = bi, ao = 0, bo = 0;
+        for (int d = g.batchRank - 1; d >= 0; --d) {
+            const std::int64_t x = rest % g.batchDims[d];
+            rest /= g.batchDims[d];
+            ao += x * g.aBatchStrides[d];
+            bo += x * g.bBatchStrides[d];
+        }
+        const float* am = a + ao;
+        const float* bm = b + bo;
+        float acc = 0.0F;
+        for (std::int64_t t = 0; t < g.k; t += kTile) {
+            const std::int64_t ka = t + threadIdx.x, kb = t + threadIdx.y;
+            as[threadIdx.y][threadIdx.x] = row < g.m && ka < g.k ? am[row * g.k + ka] : 0.0F;
+            bs[threadIdx.y][threadIdx.x] = kb < g.k && col < g.n ? bm[kb * g.n + col] : 0.0F;
+            __syncthreads();
+            for (int j = 0; j < kTile; ++j)
+                acc = fmaf(as[threadIdx.y][j], bs[j][threadIdx.x], acc);
+            __syncthreads();
+        }
+        if (row < g.m && col < g.n)
+            out[(bi * g.m + row) * g.n + col] = applyActivation(act, acc);
+    }
+}
+
+// One thread per output element, walking its reduced elements (reductions here are small: the
+// heads of imported models).
+__global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t rest = i, base = 0;
+        for (int d = r.keptRank - 1; d >= 0; --d) {
+            const std::int64_t x = rest % r.keptDims[d];
+            rest /= r.keptDims[d];
+            base += x * r.keptStrides[d];
+        }
+        float acc = r.kind == 2 ? -FLT_MAX : 0.0F;
+        for (std::int64_t j = 0; j < r.reducedCount; ++j) {
+            std::int64_t rj = j, off = base;
+            for (int d = r.reducedRank - 1; d >= 0; --d) {
+                const std::int64_t x = rj % r.reducedDims[d];
+                rj /= r.reducedDims[d];
+                off += x * r.reducedStrides[d];
+            }
+            const float v = in[off];
+            acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+        }
+        if (r.kind == 0)
+            acc /= static_cast<float>(r.reducedCount);
+        out[i] = applyActivation(act, acc);
+    }
+}
+
+__device__ std::int64_t reducedOffset(const Reduction& r, std::int64_t j)
+{
+    std::int64_t off = 0;
+    for (int d = r.reducedRank - 1; d >= 0; --d) {
+        off += (j % r.reducedDims[d]) * r.reducedStrides[d];
+        j /= r.reducedDims[d];
+    }
+    return off;
+}
+
+// Few outputs over many elements (a mean over everything, a global pool): one block per output,
+// its threads striding over the reduced elements, then a tree in shared memory.
+__global__ void reduceBlockKernel(const float* in, float* out, Reduction r, Act act, std::int64_t total)
+{
+    __shared__ float partial[kThreads];
+    for (std::int64_t i = blockIdx.x; i < total; i += gridDim.x) {
+        std::int64_t rest = i, base = 0;
+        for (int d = r.keptRank - 1; d >= 0; --d) {
+            base += (rest % r.keptDims[d]) * r.keptStrides[d];
+            rest /= r.keptDims[d];
+        }
+        float acc = r.kind == 2 ? -FLT_MAX : 0.0F;
+        for (std::int64_t j = threadIdx.x; j < r.reducedCount; j += blockDim.x) {
+            const float v = in[base + reducedOffset(r, j)];
+            acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+        }
+        partial[threadIdx.x] = acc;
+        __syncthreads();
+        for (int half = kThreads / 2; half > 0; half /= 2) {
+            if (threadIdx.x < half)
+                partial[threadIdx.x] = r.kind == 2 ? fmaxf(partial[threadIdx.x], partial[threadIdx.x + half])
+                                                   : partial[threadIdx.x] + partial[threadIdx.x + half];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            float v = partial[0];
+            if (r.kind == 0)
+                v /= static_cast<float>(r.reducedCount);
+            out[i] = applyActivation(act, v);
+        }
+        __syncthreads(); // partial is reused for the next output
+    }
+}
+
+__global__ void padGatherKernel(const float* in, float* out, PadGather p, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t rest = i, src = 0;
+        bool constant = false;
+        for (int d = p.rank - 1; d >= 0; --d) {
+            const std::int64_t x = rest % p.outDims[d];
+            rest /= p.outDims[d];
+            const std::int64_t at = p.indices[p.indexOffsets[d] + x];
+            constant = constant || at < 0;
+            src += at * p.inStrides[d];
+        }
+        out[i] = applyActivation(act, constant ? p.value : in[src]);
+    }
+}
+
+__global__ void scaleShiftKernel(const float* in, float* out, const float* scale, const float* shift,
+    std::int64_t channels, std::int64_t inner, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        const std::int64_t c = (i / inner) % channels;
+        out[i] = applyActivation(act, fmaf(in[i], scale[c], shift[c]));
+    }
+}
+
+} // namespace
+
+std::int64_t elementCount(const std::int64_t* dims, int rank)
+{
+    std::int64_t n = 1;
+    for (int d = 0; d < rank; ++d)
+        n *= dims[d];
+    return n;
+}
+
+cudaError_t stridedCopy(cudaStream_t stream, const float* src, float* dst, const StridedCopy& c, Act act)
+{
+    const std::int64_t total = elementCount(c.dims, c.rank);
+    if (total > 0)
+        stridedCopyKernel<<<blocksFor(total), kThreads, 0, stream>>>(src, dst, c, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t elementwise(cudaStream_t stream, const Elementwise& e, float* out, Act act)
+{
+    const std::int64_t total = elementCount(e.dims, e.rank);
+    if (e.count < 1 || e.count > kMaxOperands)
+        return cudaErrorInvalidValue;
+    if (total > 0)
+        elementwiseKernel<<<blocksFor(total), kThreads, 0, stream>>>(e, out, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t batchedMatMul(
+    cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g, Act act)
+{
+    if (g.batch * g.m * g.n == 0)
+        return cudaGetLastError();
+    const dim3 block(kTile, kTile);
+    const dim3 grid(static_cast<unsigned>((g.n + kTile - 1) / kTile), static_cast<unsigned>((g.m + kTile - 1) / kTile),
+        static_cast<unsigned>(g.batch < 65535 ? g.batch : 65535));
+    batchedMatMulKernel<<<grid, block, 0, stream>>>(a, b, out, g, act);
+    return cudaGetLastError();
+}
+
+cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act)
+{
+    const std::int64_t total = elementCount(r.keptDims, r.keptRank);
+    // Too few outputs to fill the GPU with one thread each, and long sums: a block per output.
+    if (total > 0 && total < 8192 && r.reducedCount >= 512) {
+        const unsigned blocks = static_cast<unsigned>(total < 65535 ? total : 65535);
+        reduceBlockKernel<<<blocks, kThreads, 0, stream>>>(in, out, r, act, total);
+    } else if (total > 0) {
+        reduceKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, r, act, total);
+    }
+    return cudaGetLastError();
+}
+
+cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const PadGather& p, Act act)
+{
+    const std::int64_t total = elementCount(p.outDims, p.rank);
+    if (total > 0)
+        padGatherKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, p, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
+    std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act)
+{
+    const std::int64_t total = batch * channels * inner;
+    if (total > 0)
+        scaleShiftKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, scale, shift, channels, inner, act, total);
+    return cudaGetLastError();
+}
+
+} // namespace opsched::gpu::kernels

@@ -1,0 +1,33 @@
+// CUDA kernels for imported models' layers: N-ary broadcast Binary, batched MatMul, strided copies
+// (Slice, Transpose, Concat along any axis), Pad, Reduce and BatchNorm, each with the layer's
+// fused activation. Launchers as in cuda_kernels.h: one kernel on `stream`, capturable, returning
+// the launch's error. Descriptions come from tensor_op_geometry.h.
+#pragma once
+
+#include "exec/cuda/cuda_kernels.h"
+#include "exec/cuda/tensor_kernel_params.h"
+
+namespace opsched::gpu::kernels {
+
+// Element count of a description's index space (the product of its dims).
+std::int64_t elementCount(const std::int64_t* dims, int rank);
+
+cudaError_t stridedCopy(cudaStream_t stream, const float* src, float* dst, const StridedCopy& c, Act act);
+
+// Writes the dense output of `e` (operands in e.srcs); out may be one of them when it is read
+// with the output's own strides (a later chunk of an N-ary fold).
+cudaError_t elementwise(cudaStream_t stream, const Elementwise& e, float* out, Act act);
+
+// Tiled FP32 (FMA) product into dense [batch..., m, n].
+cudaError_t batchedMatMul(
+    cudaStream_t stream, const float* a, const float* b, float* out, const BatchedMatMul& g, Act act);
+
+cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act);
+
+cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const PadGather& p, Act act);
+
+// out = act(in * scale[c] + shift[c]) over [batch, channels, inner].
+cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
+    std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act);
+
+} // namespace opsched::gpu::kernels

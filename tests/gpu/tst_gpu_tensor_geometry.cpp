@@ -1,0 +1,328 @@
+// Host side of the CUDA kernels for imported layers (exec/cuda/tensor_op_geometry.h): the kernel
+// descriptions are run here by a plain host interpreter of their documented meaning
+// (tensor_kernel_params.h) and compared with the naive references the CPU tests use, so the
+// strides, offsets, broadcasting, collapsing and index tables are checked without a GPU. The
+// kernels themselves run in tst_cuda_tensor_ops.cpp (skipped without a device).
+#include "cpu/reference_tensor_ops.h"
+#include "exec/cuda/tensor_op_geometry.h"
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+
+using namespace opsched;
+using namespace opsched::gpu;
+using test::HostTensor;
+
+namespace {
+
+HostTensor seeded(std::vector<std::int64_t> dims, int seed)
+{
+    HostTensor t { std::move(dims), {} };
+    for (std::int64_t i = 0; i < test::product(t.dims); ++i)
+        t.data.push_back(static_cast<float>((i * 7 + seed * 13) % 23 - 11) / 4.0F + 0.125F); // no zeros
+    return t;
+}
+
+// Offset of flat index i walked through dims with strides (innermost axis last).
+std::int64_t walk(std::int64_t i, const std::int64_t* dims, const std::int64_t* strides, int rank)
+{
+    std::int64_t offset = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+        offset += (i % dims[d]) * strides[d];
+        i /= dims[d];
+    }
+    return offset;
+}
+
+void run(const kernels::StridedCopy& c, const float* src, float* dst)
+{
+    const std::int64_t total = test::product({ c.dims, c.dims + c.rank });
+    for (std::int64_t i = 0; i < total; ++i)
+        dst[c.dstOffset + walk(i, c.dims, c.dstStrides, c.rank)]
+            = src[c.srcOffset + walk(i, c.dims, c.srcStrides, c.rank)];
+}
+
+float combine(int kind, float a, float b)
+{
+    switch (kind) {
+    case 1:
+        return a - b;
+    case 2:
+        return a * b;
+    case 3:
+        return a / b;
+    default:
+        return a + b;
+    }
+}
+
+std::vector<float> runBinary(
+    BinaryKind kind, const std::vector<HostTensor>& ops, const std::vector<std::int64_t>& outDims)
+{
+    std::vector<std::vector<std::int64_t>> dims;
+    for (const auto& o : ops)
+        dims.push_back(o.dims);
+    const BinaryLaunches plan = binaryLaunches(kind, dims, outDims);
+    std::vector<float> out(static_cast<std::size_t>(test::product(outDims)));
+    for (std::size_t j = 0; j < plan.launches.size(); ++j) {
+        const auto& e = plan.launches[j];
+        EXPECT_EQ(e.count, static_cast<int>(plan.operandOf[j].size()));
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            float acc = 0;
+            for (int k = 0; k < e.count; ++k) {
+                const int which = plan.operandOf[j][static_cast<std::size_t>(k)];
+                const float* src = which < 0 ? out.data() : ops[static_cast<std::size_t>(which)].data.data();
+                const float v = src[walk(static_cast<std::int64_t>(i), e.dims, e.strides[k], e.rank)];
+                acc = k == 0 ? v : combine(e.kind, acc, v);
+            }
+            out[i] = acc;
+        }
+    }
+    return out;
+}
+
+void expectNear(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5F)
+{
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], tol * std::max(1.0F, std::abs(want[i]))) << "element " << i;
+}
+
+TEST(GpuTensorGeometry, BroadcastStridesAreRightAlignedAndZeroWhereBroadcast)
+{
+    EXPECT_EQ(broadcastStrides({ 4, 1 }, { 2, 3, 4, 5 }), (std::vector<std::int64_t> { 0, 0, 1, 0 }));
+    EXPECT_EQ(broadcastStrides({ 3, 4, 5 }, { 2, 3, 4, 5 }), (std::vector<std::int64_t> { 0, 20, 5, 1 }));
+    EXPECT_EQ(broadcastStrides({}, { 2, 3 }), (std::vector<std::int64_t> { 0, 0 }));
+    EXPECT_THROW(broadcastStrides({ 3 }, { 2, 4 }), Error);
+    EXPECT_THROW(broadcastStrides({ 1, 2, 3 }, { 2, 3 }), Error);
+}
+
+TEST(GpuTensorGeometry, CollapseMergesContiguousAxesAndDropsOnes)
+{
+    std::vector<std::int64_t> dims { 2, 1, 3, 4 };
+    auto dense = cpu::rowMajorStrides(dims);
+    collapseDims(dims, { &dense });
+    EXPECT_EQ(dims, (std::vector<std::int64_t> { 24 }));
+    EXPECT_EQ(dense, (std::vector<std::int64_t> { 1 }));
+
+    // A transpose of the last two axes: only the leading pair merges on both sides.
+    std::vector<std::int64_t> tdims { 2, 3, 5, 4 };
+    std::vector<std::int64_t> src { 60, 20, 1, 5 }, dst = cpu::rowMajorStrides(tdims);
+    collapseDims(tdims, { &src, &dst });
+    EXPECT_EQ(tdims, (std::vector<std::int64_t> { 6, 5, 4 }));
+    EXPECT_EQ(src, (std::vector<std::int64_t> { 20, 1, 5 }));
+    EXPECT_EQ(dst, (std::vector<std::int64_t> { 20, 4, 1 }));
+
+    // Broadcast axes (stride 0) merge with each other, not with walked ones.
+    std::vector<std::int64_t> bdims { 2, 3, 4 };
+    std::vector<std::int64_t> b { 0, 0, 1 }, out = cpu::rowMajorStrides(bdims);
+    collapseDims(bdims, { &b, &out });
+    EXPECT_EQ(bdims, (std::vector<std::int64_t> { 6, 4 }));
+    EXPECT_EQ(b, (std::vector<std::int64_t> { 0, 1 }));
+}
+
+TEST(GpuTensorGeometry, RankBeyondTheKernelsIsRefusedWhenNothingMerges)
+{
+    // Rank 7, axes in reverse order: nothing merges, so the copy is refused with a message.
+    std::vector<std::int64_t> dims(7, 2), perm { 6, 5, 4, 3, 2, 1, 0 };
+    EXPECT_THROW(denseCopy(cpu::transposeView(dims, perm)), Error);
+    // Every axis reversed: one axis walked backwards.
+    cpu::StridedView reversed { 127, dims, cpu::rowMajorStrides(dims) };
+    for (auto& s : reversed.strides)
+        s = -s;
+    const auto r = denseCopy(reversed);
+    EXPECT_EQ(r.rank, 1);
+    EXPECT_EQ(r.srcStrides[0], -1);
+    EXPECT_EQ(r.srcOffset, 127);
+    // Rank 8 dense: merges into one axis.
+    std::vector<std::int64_t> big(8, 2);
+    const auto c = denseCopy(cpu::StridedView { 0, big, cpu::rowMajorStrides(big) });
+    EXPECT_EQ(c.rank, 1);
+    EXPECT_EQ(c.dims[0], 256);
+}
+
+TEST(GpuTensorGeometry, BinaryMatchesReferenceIncludingChunkedFolds)
+{
+    const std::vector<std::int64_t> out { 2, 3, 4, 5 };
+    for (auto kind : { BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div }) {
+        const std::vector<HostTensor> ops { seeded({ 2, 3, 4, 5 }, 1), seeded({ 1, 5 }, 2), seeded({ 3, 4, 1 }, 3),
+            seeded({}, 4) };
+        expectNear(runBinary(kind, ops, out), test::referenceBinary(kind, ops).data);
+        // First operand smaller than the result, order matters for Sub / Div.
+        const std::vector<HostTensor> small { seeded({ 4, 1 }, 5), seeded({ 2, 1, 1, 5 }, 6) };
+        expectNear(runBinary(kind, small, { 2, 1, 4, 5 }), test::referenceBinary(kind, small).data);
+    }
+    // Eleven operands: two launches, the second folding into what the first wrote.
+    std::vector<HostTensor> many;
+    for (int k = 0; k < 11; ++k)
+        many.push_back(seeded(k % 2 ? std::vector<std::int64_t> { 3, 1 } : std::vector<std::int64_t> { 1, 4 }, k));
+    const auto plan = binaryLaunches(BinaryKind::Sub,
+        { many[0].dims, many[1].dims, many[2].dims, many[3].dims, many[4].dims, many[5].dims, many[6].dims,
+            many[7].dims, many[8].dims, many[9].dims, many[10].dims },
+        { 3, 4 });
+    ASSERT_EQ(plan.launches.size(), 2U);
+    EXPECT_EQ(plan.operandOf[1].front(), -1);
+    expectNear(runBinary(BinaryKind::Sub, many, { 3, 4 }), test::referenceBinary(BinaryKind::Sub, many).data);
+    EXPECT_THROW(binaryLaunches(BinaryKind::Add, { { 3 } }, { 3 }), Error);
+}
+
+std::vector<float> runMatMul(const HostTensor& a, const HostTensor& b, const std::vector<std::int64_t>& outDims)
+{
+    const auto g = matMulGeometry(a.dims, b.dims, outDims);
+    std::vector<float> out(static_cast<std::size_t>(g.batch * g.m * g.n));
+    for (std::int64_t bi = 0; bi < g.batch; ++bi) {
+        const std::int64_t ao = walk(bi, g.batchDims, g.aBatchStrides, g.batchRank);
+        const std::int64_t bo = walk(bi, g.batchDims, g.bBatchStrides, g.batchRank);
+        for (std::int64_t i = 0; i < g.m; ++i)
+            for (std::int64_t j = 0; j < g.n; ++j) {
+                float acc = 0;
+                for (std::int64_t p = 0; p < g.k; ++p)
+                    acc += a.data[static_cast<std::size_t>(ao + i * g.k + p)]
+                        * b.data[static_cast<std::size_t>(bo + p * g.n + j)];
+                out[static_cast<std::size_t>((bi * g.m + i) * g.n + j)] = acc;
+            }
+    }
+    return out;
+}
+
+TEST(GpuTensorGeometry, MatMulBroadcastsBatchesAndPromotesVectors)
+{
+    struct Case {
+        std::vector<std::int64_t> a, b, out;
+    };
+    for (const auto& c : { Case { { 2, 1, 3, 4 }, { 3, 4, 5 }, { 2, 3, 3, 5 } }, Case { { 6, 4 }, { 4, 5 }, { 6, 5 } },
+             Case { { 4 }, { 4, 5 }, { 5 } }, Case { { 6, 4 }, { 4 }, { 6 } },
+             Case { { 2, 1, 3, 4 }, { 4, 5 }, { 2, 1, 3, 5 } },
+             Case { { 5, 1, 2, 3 }, { 1, 4, 3, 2 }, { 5, 4, 2, 2 } } }) {
+        const auto a = seeded(c.a, 1), b = seeded(c.b, 2);
+        expectNear(runMatMul(a, b, c.out), test::referenceMatMul(a, b, c.out).data, 1e-4F);
+    }
+    const auto dense = matMulGeometry({ 2, 3, 4, 5 }, { 2, 3, 5, 6 }, { 2, 3, 4, 6 });
+    EXPECT_EQ(dense.batchRank, 1); // both batch axes dense: one
+    EXPECT_EQ(dense.batch, 6);
+    EXPECT_THROW(matMulGeometry({ 3, 4 }, { 5, 6 }, { 3, 6 }), Error);
+    EXPECT_THROW(matMulGeometry({ 2, 3, 4 }, { 3, 4, 5 }, { 2, 3, 5 }), Error);
+    EXPECT_THROW(matMulGeometry({ 3, 4 }, { 4, 5 }, { 3, 6 }), Error);
+}
+
+TEST(GpuTensorGeometry, ConcatCopiesIntoOffsetsOnAnyAxis)
+{
+    for (int axis : { 0, 1, 2 }) {
+        std::vector<HostTensor> ops;
+        std::vector<std::vector<std::int64_t>> dims;
+        std::vector<std::int64_t> out { 2, 3, 4 };
+        out[static_cast<std::size_t>(axis)] = 0;
+        for (std::int64_t extent : { 1, 3, 2 }) {
+            std::vector<std::int64_t> d { 2, 3, 4 };
+            d[static_cast<std::size_t>(axis)] = extent;
+            out[static_cast<std::size_t>(axis)] += extent;
+            ops.push_back(seeded(d, static_cast<int>(extent)));
+            dims.push_back(d);
+        }
+        const auto copies = concatCopies(dims, out, axis);
+        std::vector<float> got(static_cast<std::size_t>(test::product(out)), NAN);
+        for (std::size_t k = 0; k < copies.size(); ++k)
+            run(copies[k], ops[k].data.data(), got.data());
+        expectNear(got, test::referenceConcat(ops, axis).data, 0);
+    }
+    EXPECT_THROW(concatCopies({ { 2, 3 }, { 3, 3 } }, { 5, 3 }, 1), Error);
+    EXPECT_THROW(concatCopies({ { 2, 3 }, { 2, 3 } }, { 2, 7 }, 1), Error);
+}
+
+TEST(GpuTensorGeometry, SlicesAndTransposesThroughTheCpuViews)
+{
+    const auto x = seeded({ 2, 5, 6 }, 1);
+    for (const Slice& s : { Slice { { 1, 0 }, { 100, -1 }, { 1, 2 }, { 2, 1 } },
+             Slice { { -1, 4 }, { -100, 0 }, { -2, 2 }, { -2, -1 } }, Slice { { 0 }, { 0 }, { 1 }, { 1 } } }) {
+        const auto c = denseCopy(cpu::sliceView(x.dims, s));
+        const auto want = test::referenceSlice(x, s);
+        std::vector<float> got(want.data.size(), NAN);
+        if (!got.empty())
+            run(c, x.data.data(), got.data());
+        expectNear(got, want.data, 0);
+    }
+    const auto big = seeded({ 2, 3, 4, 5, 2 }, 2);
+    const std::vector<std::int64_t> perm { 4, 2, 0, 3, 1 };
+    const auto want = test::referenceTranspose(big, perm);
+    std::vector<float> got(want.data.size(), NAN);
+    run(denseCopy(cpu::transposeView(big.dims, perm)), big.data.data(), got.data());
+    expectNear(got, want.data, 0);
+}
+
+TEST(GpuTensorGeometry, PadTablesMatchReferenceInEveryMode)
+{
+    const auto x = seeded({ 2, 3, 4 }, 1);
+    const auto one = seeded({ 1, 4 }, 2);
+    struct Case {
+        const HostTensor* in;
+        Pad pad;
+    };
+    for (const auto& c : { Case { &x, Pad { { 0, 1, 2, 1, 0, 3 }, PadMode::Constant, 0.5F } },
+             Case { &x, Pad { { 0, -1, 1, 0, 2, -2 }, PadMode::Constant, -2.0F } },
+             Case { &x, Pad { { 0, 2, 3, 0, 2, 3 }, PadMode::Reflect, 0.0F } },
+             Case { &x, Pad { { 1, 0, 2, 1, 3, 0 }, PadMode::Edge, 0.0F } },
+             Case { &one, Pad { { 1, 0, 1, 0 }, PadMode::Reflect, 0.0F } } }) {
+        const auto want = test::referencePad(*c.in, c.pad);
+        const auto t = padGeometry(c.pad, c.in->dims, want.dims);
+        std::vector<float> got;
+        const auto& g = t.gather;
+        for (std::int64_t i = 0; i < test::product(want.dims); ++i) {
+            std::int64_t rest = i, src = 0;
+            bool constant = false;
+            for (int d = g.rank - 1; d >= 0; --d) {
+                const std::int64_t at = t.indices.at(static_cast<std::size_t>(g.indexOffsets[d] + rest % g.outDims[d]));
+                rest /= g.outDims[d];
+                constant = constant || at < 0;
+                src += at * g.inStrides[d];
+            }
+            got.push_back(constant ? g.value : c.in->data.at(static_cast<std::size_t>(src)));
+        }
+        expectNear(got, want.data, 0);
+    }
+    EXPECT_THROW(padGeometry(Pad { { 1, 1 }, PadMode::Constant, 0.0F }, { 2, 3 }, { 4, 3 }), Error);
+    EXPECT_THROW(padGeometry(Pad { { 1, 1, 0, 0 }, PadMode::Constant, 0.0F }, { 2, 3 }, { 5, 3 }), Error);
+}
+
+TEST(GpuTensorGeometry, ReductionsMatchReference)
+{
+    const auto x = seeded({ 2, 3, 4, 5 }, 1);
+    for (const Reduce& r : { Reduce { ReduceKind::Mean, { 2, 3 }, true }, Reduce { ReduceKind::Sum, { 0, -3 }, false },
+             Reduce { ReduceKind::Max, {}, false }, Reduce { ReduceKind::Max, { 1 }, true },
+             Reduce { ReduceKind::Sum, { 0, 2 }, true } }) {
+        const auto g = reductionGeometry(r.kind, x.dims, r.axes);
+        std::vector<float> got;
+        const std::int64_t outCount = test::product({ g.keptDims, g.keptDims + g.keptRank });
+        for (std::int64_t i = 0; i < outCount; ++i) {
+            const std::int64_t base = walk(i, g.keptDims, g.keptStrides, g.keptRank);
+            float acc = g.kind == 2 ? -FLT_MAX : 0.0F;
+            for (std::int64_t j = 0; j < g.reducedCount; ++j) {
+                const float v
+                    = x.data[static_cast<std::size_t>(base + walk(j, g.reducedDims, g.reducedStrides, g.reducedRank))];
+                acc = g.kind == 2 ? std::max(acc, v) : acc + v;
+            }
+            got.push_back(g.kind == 0 ? acc / static_cast<float>(g.reducedCount) : acc);
+        }
+        expectNear(got, test::referenceReduce(x, r, {}).data, 1e-5F);
+    }
+    EXPECT_THROW(reductionGeometry(ReduceKind::Sum, { 2, 3 }, { 2 }), Error);
+}
+
+TEST(GpuTensorGeometry, BatchNormScaleShiftMatchesReference)
+{
+    const auto x = seeded({ 2, 3, 5 }, 1);
+    const std::vector<std::vector<float>> w { { 1.5F, -0.5F, 2.0F }, { 0.1F, 0.2F, -0.3F }, { 0.05F, -0.1F, 0.2F },
+        { 0.5F, 2.0F, 0.01F } };
+    const auto ss = batchNormScaleShift(w[0], w[1], w[2], w[3], 1e-3F);
+    std::vector<float> got;
+    for (std::size_t i = 0; i < x.data.size(); ++i) {
+        const std::size_t c = (i / 5) % 3;
+        got.push_back(x.data[i] * ss.scale[c] + ss.shift[c]);
+    }
+    expectNear(got, test::referenceBatchNorm(x, w, 1e-3F).data, 1e-5F);
+    EXPECT_THROW(batchNormScaleShift({ 1 }, { 1, 2 }, { 1 }, { 1 }, 1e-5F), Error);
+}
+
+} // namespace
