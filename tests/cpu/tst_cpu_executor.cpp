@@ -1,6 +1,7 @@
 // The oneDNN executor against the naive reference (reference.h) on small graphs of every layer
 // kind, at batch 1 (in-place concats, slices) and batch 2 (copies, strided slices).
 #include "exec/cpu/cpu_executor.h"
+#include "support/test_layers.h"
 #include "graph/graph_builder.h"
 #include "reference.h"
 #include "schedule/basic_schedulers.h"
@@ -8,6 +9,7 @@
 #include "zoo/net_builder.h"
 
 #include <gtest/gtest.h>
+#include <ostream>
 
 #include <cmath>
 
@@ -15,26 +17,10 @@ using namespace opsched;
 using opsched::test::maxAbsDiff;
 using opsched::test::referenceRun;
 
+using opsched::test::layer;
+using opsched::test::conv;
+
 namespace {
-
-Layer layer(LayerParams params, Activation act = {})
-{
-    Layer l;
-    l.params = std::move(params);
-    l.activation = act;
-    return l;
-}
-
-Conv2d conv(std::int64_t out, std::int64_t kh, std::int64_t kw, std::int64_t stride = 1, std::int64_t pad = 0)
-{
-    Conv2d c;
-    c.outChannels = out;
-    c.kernelH = kh;
-    c.kernelW = kw;
-    c.strideH = c.strideW = stride;
-    c.padTop = c.padLeft = c.padBottom = c.padRight = pad;
-    return c;
-}
 
 // Tiny tensors: one thread is plenty, and keeps the tests quick when ctest runs several at once.
 const cpu::CpuOptions kOneThread{1};
@@ -68,6 +54,12 @@ struct ConvCase {
     std::int64_t channels;
     std::int64_t batch;
 };
+
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const ConvCase& c, std::ostream* os)
+{
+    *os << c.name << " batch " << c.batch;
+}
 
 Conv2d with(Conv2d c, auto&& edit)
 {
@@ -105,6 +97,12 @@ struct PoolCase {
     Activation act;
     std::int64_t batch;
 };
+
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const PoolCase& c, std::ostream* os)
+{
+    *os << c.name << " batch " << c.batch;
+}
 
 class PoolLayers : public ::testing::TestWithParam<PoolCase> {};
 

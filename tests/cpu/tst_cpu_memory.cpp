@@ -11,6 +11,7 @@
 #include "util/random.h"
 
 #include <gtest/gtest.h>
+#include <ostream>
 
 using namespace opsched;
 using namespace opsched::cpu;
@@ -74,6 +75,12 @@ struct ZooCase {
     const char* scheduler;
     std::int64_t batch;
 };
+
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const ZooCase& c, std::ostream* os)
+{
+    *os << c.model << " " << c.scheduler << " batch " << c.batch;
+}
 
 class LayoutOnZoo : public ::testing::TestWithParam<ZooCase> {};
 

@@ -2,6 +2,7 @@
 // Transpose, Pad, Reduce, BatchNorm) against the naive references (reference_tensor_ops.h), at
 // ranks 0 to 5, with broadcasting, fused activations, and a few results worked out by hand.
 #include "exec/cpu/cpu_executor.h"
+#include "support/test_layers.h"
 #include "graph/graph_builder.h"
 #include "reference.h"
 #include "schedule/basic_schedulers.h"
@@ -15,23 +16,12 @@ using namespace opsched;
 using opsched::test::maxAbsDiff;
 using opsched::test::referenceRun;
 
+using opsched::test::layer;
+using opsched::test::weight;
+
 namespace {
 
 const cpu::CpuOptions kOneThread{1};
-
-Layer layer(LayerParams params, Activation act = {}, std::vector<TensorId> weights = {})
-{
-    Layer l;
-    l.params = std::move(params);
-    l.activation = act;
-    l.weights = std::move(weights);
-    return l;
-}
-
-TensorId weight(GraphBuilder& b, const std::string& name, Shape shape, std::vector<float> values)
-{
-    return b.addWeight(name, std::move(shape), WeightData::stored(std::move(values)));
-}
 
 Plan sequentialPlan(const Graph& g)
 {

@@ -7,6 +7,7 @@
 #include "sim/sim_device.h"
 
 #include <cctype>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct PlanCase {
     std::string scheduler;
     std::int64_t batch = 1;
 };
+
+// How gtest shows a case (instead of its bytes).
+inline void PrintTo(const PlanCase& c, std::ostream* os)
+{
+    *os << c.model << " " << c.scheduler << " batch " << c.batch;
+}
 
 inline std::vector<PlanCase> planCases()
 {

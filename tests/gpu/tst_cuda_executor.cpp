@@ -2,6 +2,7 @@
 // layer kind, at batch 1 (in-place concats and slices) and 2 (copies), with TF32 off: max relative
 // error 1e-3. Skipped visibly without a device; the refusal without one is tested everywhere.
 #include "cpu/reference.h"
+#include "support/test_layers.h"
 #include "cuda_test_support.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
@@ -10,28 +11,14 @@
 #include "util/error.h"
 #include "zoo/net_builder.h"
 
+#include <ostream>
+
 using namespace opsched;
 
+using opsched::test::layer;
+using opsched::test::conv;
+
 namespace {
-
-Layer layer(LayerParams params, Activation act = {})
-{
-    Layer l;
-    l.params = std::move(params);
-    l.activation = act;
-    return l;
-}
-
-Conv2d conv(std::int64_t out, std::int64_t kh, std::int64_t kw, std::int64_t stride = 1, std::int64_t pad = 0)
-{
-    Conv2d c;
-    c.outChannels = out;
-    c.kernelH = kh;
-    c.kernelW = kw;
-    c.strideH = c.strideW = stride;
-    c.padTop = c.padLeft = c.padBottom = c.padRight = pad;
-    return c;
-}
 
 Conv2d with(Conv2d c, auto&& edit)
 {
@@ -85,6 +72,12 @@ struct ConvCase {
     std::int64_t batch;
 };
 
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const ConvCase& c, std::ostream* os)
+{
+    *os << c.name << " batch " << c.batch;
+}
+
 class CudaConvLayers : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(CudaConvLayers, MatchReference)
@@ -117,6 +110,12 @@ struct PoolCase {
     Activation act;
     std::int64_t batch;
 };
+
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const PoolCase& c, std::ostream* os)
+{
+    *os << c.name << " batch " << c.batch;
+}
 
 Pool2d pool(PoolKind kind, std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil = false, bool includePad = false)
 {

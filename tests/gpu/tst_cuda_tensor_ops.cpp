@@ -3,6 +3,7 @@
 // uses reference_tensor_ops.h), with fused activations, at batch 1 and 2, TF32 off: max relative
 // error 1e-3. Skipped visibly without a device.
 #include "cpu/reference.h"
+#include "support/test_layers.h"
 #include "cuda_test_support.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
@@ -11,23 +12,12 @@
 
 using namespace opsched;
 
+using opsched::test::layer;
+using opsched::test::weight;
+
 namespace {
 
 const gpu::CudaOptions kNoTf32 { 0, false };
-
-Layer layer(LayerParams params, Activation act = {}, std::vector<TensorId> weights = {})
-{
-    Layer l;
-    l.params = std::move(params);
-    l.activation = act;
-    l.weights = std::move(weights);
-    return l;
-}
-
-TensorId weight(GraphBuilder& b, const std::string& name, Shape shape, std::vector<float> values)
-{
-    return b.addWeight(name, std::move(shape), WeightData::stored(std::move(values)));
-}
 
 std::vector<float> ramp(std::size_t n, float from, float step)
 {

@@ -9,6 +9,8 @@
 #include "schedule/basic_schedulers.h"
 #include "util/error.h"
 
+#include <ostream>
+
 using namespace opsched;
 
 namespace {
@@ -18,6 +20,12 @@ struct ZooCase {
     const char* scheduler;
     std::int64_t batch;
 };
+
+// How gtest shows a case (instead of its bytes).
+void PrintTo(const ZooCase& c, std::ostream* os)
+{
+    *os << c.model << " " << c.scheduler << " batch " << c.batch;
+}
 
 std::vector<std::vector<float>> expectedOutputs(const Graph& g, const std::vector<std::vector<float>>& inputs)
 {
