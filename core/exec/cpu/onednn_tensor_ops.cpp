@@ -3,6 +3,7 @@
 // and pad (a reorder into a filled buffer; reflect and edge in host code, oneDNN has no pad).
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/tensor_views.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -116,16 +117,8 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
 void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB,
                               const Operand& dst, const Activation& act)
 {
-    auto ad = a.dims, bd = b.dims;
-    if (ad.empty() || bd.empty())
-        throw Error("matmul operands must have at least one dimension");
-    if (ad.size() == 1)
-        ad.insert(ad.begin(), 1);
-    if (bd.size() == 1)
-        bd.push_back(1);
-    const std::size_t rank = std::max(ad.size(), bd.size());
-    ad.insert(ad.begin(), rank - ad.size(), 1);
-    bd.insert(bd.begin(), rank - bd.size(), 1);
+    auto [ad, bd] = promoteMatMulOperands(a.dims, b.dims);
+    const std::size_t rank = ad.size();
     std::vector<std::int64_t> dd(rank);
     for (std::size_t i = 0; i + 2 < rank; ++i)
         dd[i] = std::max(ad[i], bd[i]);

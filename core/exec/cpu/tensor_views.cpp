@@ -173,4 +173,18 @@ void padGather(const float* src, const std::vector<std::int64_t>& inDims, float*
     }
 }
 
+MatMulOperandDims promoteMatMulOperands(std::vector<std::int64_t> a, std::vector<std::int64_t> b)
+{
+    if (a.empty() || b.empty())
+        throw Error("matmul operands must have at least one dimension");
+    if (a.size() == 1)
+        a.insert(a.begin(), 1);
+    if (b.size() == 1)
+        b.push_back(1);
+    const std::size_t rank = std::max(a.size(), b.size());
+    a.insert(a.begin(), rank - a.size(), 1);
+    b.insert(b.begin(), rank - b.size(), 1);
+    return {std::move(a), std::move(b)};
+}
+
 } // namespace opsched::cpu

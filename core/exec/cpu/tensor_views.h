@@ -45,4 +45,12 @@ void padGather(const float* src, const std::vector<std::int64_t>& inDims, float*
                const std::vector<std::int64_t>& outDims, const std::vector<std::vector<std::int64_t>>& indices,
                float value);
 
+// ONNX MatMul's operands brought to one rank: a 1-D left operand becomes [1, K], a 1-D right one
+// [K, 1], and the shorter one gets leading 1s (its batch dimensions broadcast). Throws Error for
+// rank-0 operands.
+struct MatMulOperandDims {
+    std::vector<std::int64_t> a, b;
+};
+MatMulOperandDims promoteMatMulOperands(std::vector<std::int64_t> a, std::vector<std::int64_t> b);
+
 } // namespace opsched::cpu

@@ -1,5 +1,6 @@
 #include "exec/cuda/tensor_op_geometry.h"
 
+#include "exec/cpu/tensor_views.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -170,16 +171,8 @@ BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std
 kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, const std::vector<std::int64_t>& bDims,
     const std::vector<std::int64_t>& outDims)
 {
-    auto ad = aDims, bd = bDims;
-    if (ad.empty() || bd.empty())
-        throw Error("matmul operands must have at least one dimension");
-    if (ad.size() == 1)
-        ad.insert(ad.begin(), 1);
-    if (bd.size() == 1)
-        bd.push_back(1);
-    const std::size_t rank = std::max(ad.size(), bd.size());
-    ad.insert(ad.begin(), rank - ad.size(), 1);
-    bd.insert(bd.begin(), rank - bd.size(), 1);
+    auto [ad, bd] = cpu::promoteMatMulOperands(aDims, bDims);
+    const std::size_t rank = ad.size();
     const std::string shapes = dimsText(aDims) + " x " + dimsText(bDims);
     if (ad[rank - 1] != bd[rank - 2])
         throw Error("matmul of " + shapes + ": inner dimensions differ");
