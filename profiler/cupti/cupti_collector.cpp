@@ -117,6 +117,16 @@ void CUPTIAPI bufferCompleted(
     std::free(buffer);
 }
 
+constexpr CUpti_ActivityKind kCorrelationKinds[] = {
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+
+void disableKinds()
+{
+    for (auto kind : kCorrelationKinds)
+        dl::cuptiActivityDisable(kind);
+    dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
 // Starts kernel tracing; empty or why not.
 std::string startKernels()
 {
@@ -133,11 +143,16 @@ std::string startKernels()
         s.callbacksRegistered = true;
     }
     if (auto r = dl::cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
-        return describe(r, "dl::cuptiActivityEnable(CONCURRENT_KERNEL)");
-    if (auto r = dl::cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION); r != CUPTI_SUCCESS) {
-        dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        return describe(r, "dl::cuptiActivityEnable(EXTERNAL_CORRELATION)");
-    }
+        return describe(r, "cuptiActivityEnable(CONCURRENT_KERNEL)");
+    // CUPTI writes an external-correlation record only in front of a runtime or driver API record,
+    // so those kinds must be on too (their records are skipped): without them no kernel would
+    // carry its plan launch's id. Driver too, since cuDNN launches some kernels through it.
+    for (auto kind : kCorrelationKinds)
+        if (auto r = dl::cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
+            disableKinds();
+            const std::string call = "cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) + ")";
+            return describe(r, call.c_str());
+        }
     return {};
 }
 
@@ -145,8 +160,7 @@ std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages)
 {
     if (auto r = dl::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
         messages.push_back(describe(r, "cuptiActivityFlushAll"));
-    dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-    dl::cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    disableKinds();
     ActivityState& s = state();
     std::lock_guard lock(s.mutex);
     if (s.dropped)

@@ -192,6 +192,8 @@ cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64
 cudaError_t gemm(cudaStream_t stream, const float* in, const float* weight, const float* bias, float* out,
                  std::int64_t n, std::int64_t k, std::int64_t o, Act act)
 {
+    if (n <= 0 || o <= 0) // an empty grid is an invalid launch configuration, not a no-op
+        return cudaGetLastError();
     const dim3 block(kTile, kTile);
     const dim3 grid(static_cast<unsigned>((o + kTile - 1) / kTile), static_cast<unsigned>((n + kTile - 1) / kTile));
     gemmKernel<<<grid, block, 0, stream>>>(in, weight, bias, out, n, k, o, act);

@@ -138,7 +138,7 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
         const auto usable = std::find_if(perf, perf + returned, [&](const cudnnConvolutionFwdAlgoPerf_t& p) {
             return p.status == CUDNN_STATUS_SUCCESS &&
                    p.memory <= static_cast<std::size_t>(context.workspaceLimit()) &&
-                   (context.tf32() || p.mathType == CUDNN_FMA_MATH || p.mathType == CUDNN_DEFAULT_MATH);
+                   (context.tf32() || p.mathType == CUDNN_FMA_MATH);
         });
         if (usable == perf + returned)
             throw Error(what + ": cuDNN has no convolution algorithm for this shape within a " +
@@ -146,7 +146,10 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
         algorithm_ = *usable;
         cache.emplace(key, algorithm_);
     }
-    checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what + ": math type of the algorithm");
+    // TF32 off keeps CUDNN_FMA_MATH on the descriptor: the algorithm's own math type could be
+    // CUDNN_DEFAULT_MATH, which lets cuDNN use TF32 tensor cores for FP32 data (Ampere and later).
+    if (context.tf32())
+        checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what + ": math type of the algorithm");
 
     // cuDNN fuses bias + ReLU (any algorithm); anything else runs as one kernel after the conv.
     fused_ = bias && act.kind == ActivationKind::Relu;
