@@ -54,5 +54,6 @@ void CudaExecutor::runEagerly(const LaunchWrapper& wrap)
 std::int64_t CudaExecutor::arenaBytes() const { return impl_->runner.arenaBytes(); }
 std::int64_t CudaExecutor::weightBytes() const { return impl_->runner.weightBytes(); }
 std::string CudaExecutor::deviceName() const { return impl_->deviceName; }
+std::string CudaExecutor::notes() const { return impl_->runner.notes(); }
 
 } // namespace opsched::gpu

@@ -53,6 +53,9 @@ public:
     std::int64_t arenaBytes() const;  // activations, concurrency-safe placement
     std::int64_t weightBytes() const; // weights and constants on the device
     std::string deviceName() const;
+    // Empty, or what this executor does differently from the full backend, said once (e.g. cuBLAS
+    // could not be opened, so Gemm and MatMul run on opsched's own FP32 kernels).
+    std::string notes() const;
 
 private:
     struct Impl;

@@ -35,5 +35,6 @@ void CudaExecutor::runEagerly(const LaunchWrapper&) { }
 std::int64_t CudaExecutor::arenaBytes() const { return 0; }
 std::int64_t CudaExecutor::weightBytes() const { return 0; }
 std::string CudaExecutor::deviceName() const { return {}; }
+std::string CudaExecutor::notes() const { return {}; }
 
 } // namespace opsched::gpu

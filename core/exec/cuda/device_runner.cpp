@@ -60,7 +60,7 @@ void selectDevice(int device)
 
 DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptions& options, ArenaReuse reuse)
     : graph_(graph), plan_(plan), options_(options), layout_(graph_, plan_), memory_(graph_, plan_, layout_, reuse),
-      cudnn_(options.tf32, options.workspaceLimitBytes)
+      cudnn_(options.tf32, options.workspaceLimitBytes), cublas_(options.tf32)
 {
     for (const auto& t : graph_.tensors())
         if (t.dtype != DataType::Float32)
@@ -76,6 +76,7 @@ DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptio
     steps_.resize(plan_.launches.size());
     compiled_.assign(plan_.launches.size(), false);
     convsOf_.resize(plan_.launches.size());
+    usesCublas_.assign(plan_.launches.size(), false);
 }
 
 DeviceRunner::~DeviceRunner()
@@ -98,6 +99,21 @@ const float* DeviceRunner::constant(const std::vector<float>& values, const std:
     return constants_.back().floats();
 }
 
+bool DeviceRunner::pushCublasGemm(const RowMajorGemm& g, const float* a, const float* b, float* y,
+                                  const std::string& what, std::vector<Step>& steps)
+{
+    const ColumnMajorGemm c = toColumnMajor(g);
+    // k == 0 (an empty sum) and sizes past int stay on the own kernels, which handle them.
+    if (!cublas_.available() || g.k <= 0 || !fitsCublasInt(c))
+        return false;
+    if (g.batch * g.m * g.n > 0)
+        steps.push_back([this, c, a, b, y, what](cudaStream_t s, std::size_t k) {
+            cublas_.run(c, a, b, y, s, k, workspaces_.at(k).data(), workspaces_.at(k).size(), what);
+        });
+    ++cublasSteps_;
+    return true;
+}
+
 void DeviceRunner::compileLaunch(std::size_t index)
 {
     if (index >= plan_.launches.size() || compiled_[index])
@@ -106,6 +122,7 @@ void DeviceRunner::compileLaunch(std::size_t index)
     const cpu::LaunchLayout& ll = layout_.launch(index);
     std::vector<Step>& steps = steps_[index];
     const std::size_t convsBefore = convs_.size();
+    const std::size_t cublasBefore = cublasSteps_;
     try {
         if (ll.stack < 0) {
             for (auto id : launch.ops)
@@ -126,6 +143,7 @@ void DeviceRunner::compileLaunch(std::size_t index)
     }
     for (std::size_t k = convsBefore; k < convs_.size(); ++k)
         convsOf_[index].push_back(convs_[k].get());
+    usesCublas_[index] = cublasSteps_ > cublasBefore;
     compiled_[index] = true;
 }
 
@@ -134,6 +152,7 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
     const auto geometry = cpu::mergedConvGeometry(graph_, ops);
     std::vector<Step> steps;
     const std::size_t convsBefore = convs_.size();
+    const std::size_t cublasBefore = cublasSteps_;
     if (!geometry) {
         for (auto id : ops)
             compileOp(graph_.op(id), steps);
@@ -154,6 +173,7 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
     }
     steps_.push_back(std::move(steps));
     compiled_.push_back(true);
+    usesCublas_.push_back(cublasSteps_ > cublasBefore);
     convsOf_.emplace_back();
     for (std::size_t k = convsBefore; k < convs_.size(); ++k)
         convsOf_.back().push_back(convs_[k].get());
@@ -303,7 +323,13 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 const std::int64_t n = inDims.at(0), k = elements(inDims) / n, o = outDims.at(1);
                 const float* w = constant(weights(0), what + ": weights");
                 const float* b = p.bias && layer.weights.size() > 1 ? constant(weights(1), what + ": bias") : nullptr;
-                push([=](cudaStream_t s) { return kernels::gemm(s, x, w, b, y, n, k, o, a); });
+                if (pushCublasGemm(gemmLayerProblem(n, k, o), x, w, y, what, steps)) {
+                    // Bias and activation after the GEMM, as one small kernel.
+                    if ((b || a.kind != 0) && n * o > 0)
+                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, b, n, o, 1, a); });
+                } else {
+                    push([=](cudaStream_t s) { return kernels::gemm(s, x, w, b, y, n, k, o, a); });
+                }
             } else if constexpr (std::is_same_v<T, Pool2d>) {
                 kernels::Pool pp;
                 pp.max = p.kind == PoolKind::Max || p.kind == PoolKind::GlobalMax;
@@ -411,12 +437,21 @@ void DeviceRunner::prepareStreams(const StreamProgram& program)
                 need[op.stream] = std::max(need[op.stream], static_cast<std::int64_t>(c->workspaceBytes()));
     if (workspaces_.size() < count)
         workspaces_.resize(count);
+    std::vector<bool> gemms(count, false);
+    for (const auto& op : program.ops)
+        if (op.kind == StreamOpKind::Launch && usesCublas_.at(op.index))
+            gemms[op.stream] = true;
     for (std::size_t k = 0; k < count; ++k) {
+        if (need[k] >= 0)
+            cudnn_.ensureHandle(k);
+        if (gemms[k]) {
+            cublas_.ensureHandle(k);
+            need[k] = std::max(need[k], CublasGemms::kWorkspaceBytes);
+        }
         if (need[k] < 0)
             continue;
-        cudnn_.ensureHandle(k);
         if (workspaces_[k].size() < need[k])
-            workspaces_[k] = DeviceBuffer(need[k], "cuDNN workspace of stream " + std::to_string(k));
+            workspaces_[k] = DeviceBuffer(need[k], "cuDNN/cuBLAS workspace of stream " + std::to_string(k));
     }
 }
 

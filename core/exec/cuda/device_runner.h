@@ -6,6 +6,7 @@
 
 #include "exec/cpu/tensor_layout.h"
 #include "exec/cuda/cuda_check.h"
+#include "exec/cuda/cublas_gemm.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cudnn_conv.h"
 #include "exec/cuda/gpu_memory_plan.h"
@@ -74,6 +75,8 @@ public:
 
     std::int64_t arenaBytes() const { return memory_.arenaBytes(); }
     std::int64_t weightBytes() const { return weightBytes_; }
+    // What this runner does differently from the full backend (cuBLAS missing: own GEMM kernels).
+    std::string notes() const { return cublas_.note(); }
 
 private:
     using Step = std::function<void(cudaStream_t, std::size_t stream)>;
@@ -90,9 +93,14 @@ private:
     // Imported models' layers (Binary, MatMul, Concat, Slice, ...): device_runner_tensor_ops.cpp.
     void compileTensorLayer(const Op& op, std::size_t i, const float* x, const std::vector<std::int64_t>& inDims,
                             float* y, std::vector<Step>& steps);
+    // A GEMM step on cuBLAS (row-major a * b into y), or false when cuBLAS is missing or the sizes
+    // do not fit its int arguments; the caller then pushes its own kernel.
+    bool pushCublasGemm(const RowMajorGemm& g, const float* a, const float* b, float* y, const std::string& what,
+                        std::vector<Step>& steps);
     const std::int64_t* indexConstant(const std::vector<std::int64_t>& values, const std::string& what);
     // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
-    // their largest conv needs.
+    // their largest conv needs; for those that run cuBLAS GEMMs a cuBLAS handle and a workspace of
+    // at least CublasGemms::kWorkspaceBytes (one buffer per stream serves both, in stream order).
     void prepareStreams(const StreamProgram& program);
     void issue(const StreamOp& op); // one program step on its stream (eagerly, or into a capture)
 
@@ -103,6 +111,9 @@ private:
     GpuMemoryPlan memory_;
     DeviceBuffer arena_;
     CudnnContext cudnn_;
+    CublasGemms cublas_;
+    std::size_t cublasSteps_ = 0;   // cuBLAS steps compiled so far
+    std::vector<bool> usesCublas_;  // per launch: its stream needs a cuBLAS handle and workspace
     std::vector<std::vector<Step>> steps_;
     std::vector<bool> compiled_;
     std::vector<std::unique_ptr<CudnnConv>> convs_;
@@ -110,7 +121,7 @@ private:
     std::vector<DeviceBuffer> constants_; // weights, biases, private stacks
     std::int64_t weightBytes_ = 0;
     std::vector<cudaStream_t> streams_;
-    std::vector<DeviceBuffer> workspaces_; // per stream
+    std::vector<DeviceBuffer> workspaces_; // per stream, cuDNN's and cuBLAS's
     std::vector<cudaEvent_t> events_;
 };
 

@@ -80,7 +80,14 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
                 const kernels::BatchedMatMul g = matMulGeometry(list[0].second, list[1].second, outDims);
                 const float* lhs = list[0].first;
                 const float* rhs = list[1].first;
-                push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, a); });
+                const auto problem = matMulProblem(g);
+                if (problem && pushCublasGemm(*problem, lhs, rhs, y, what, steps)) {
+                    const std::int64_t count = g.batch * g.m * g.n;
+                    if (a.kind != 0 && count > 0)
+                        push([=](cudaStream_t s) { return kernels::activation(s, y, y, count, a); });
+                } else {
+                    push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, a); });
+                }
             } else if constexpr (std::is_same_v<T, Concat>) {
                 const auto list = operands();
                 const int rank = static_cast<int>(outDims.size());
