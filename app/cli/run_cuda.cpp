@@ -5,6 +5,8 @@
 #include "exec/cuda/cuda_runtime_info.h"
 #include "util/error.h"
 
+#include <iostream>
+
 namespace opsched::cli {
 
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
@@ -19,6 +21,8 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
     gpu::CudaOptions options;
     options.tf32 = tf32;
     gpu::CudaExecutor executor(graph, plan, options);
+    if (const std::string notes = executor.notes(); !notes.empty())
+        std::cerr << "warning: " << notes << "\n"; // once per run; stdout's format stays as it is
     CudaRunResult r;
     r.outputs = executor.run(inputs); // also the warm-up
     for (double s : executor.timeReplays(0, repeat))

@@ -23,7 +23,7 @@ bool cudaBackendAvailable();
 
 struct CudaOptions {
     int device = 0;
-    bool tf32 = true;                             // TF32 tensor cores for FP32 convolutions (PyTorch's default)
+    bool tf32 = true;                             // TF32 tensor cores for FP32 convolutions and cuBLAS GEMMs
     std::int64_t workspaceLimitBytes = 256 << 20; // per stream, for cuDNN's algorithms
 };
 

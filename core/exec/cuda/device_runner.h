@@ -1,7 +1,7 @@
 // The machinery behind the CUDA executor and the GPU stage timer: a graph's ops compiled against
-// one arena into launch steps (cuDNN convs, own kernels), CUDA streams with their cuDNN handles
-// and workspaces, and stream programs captured into CUDA graphs and replayed. Internal to the
-// CUDA backend.
+// one arena into launch steps (cuDNN convs, cuBLAS GEMMs, own kernels), CUDA streams with their
+// cuDNN and cuBLAS handles and workspaces, and stream programs captured into CUDA graphs and
+// replayed. Internal to the CUDA backend.
 #pragma once
 
 #include "exec/cpu/tensor_layout.h"
