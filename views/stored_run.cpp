@@ -51,21 +51,11 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
             : static_cast<std::uint32_t>(OpKind::Identity) + 1;
     };
 
-    // Streams in id order; stream i has op row 2i and kernel row 2i+1.
+    // Streams in id order, an op row and a kernel row each.
     std::vector<std::int64_t> streams;
     for (const auto& k : run.kernels)
         streams.push_back(k.streamId);
-    std::sort(streams.begin(), streams.end());
-    streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
-    auto rowOf = [&](std::int64_t stream) {
-        return static_cast<std::size_t>(std::lower_bound(streams.begin(), streams.end(), stream) - streams.begin());
-    };
-    for (auto s : streams) {
-        data->rowNames.push_back("stream " + std::to_string(s));
-        data->rowKinds.push_back(TimelineRowKind::Ops);
-        data->rowNames.push_back("  kernels");
-        data->rowKinds.push_back(TimelineRowKind::Kernels);
-    }
+    StreamRowsBuilder rows(*data, std::move(streams));
 
     // Op boxes: the kernels of one launch on one stream make one box (as the Chrome trace export).
     struct Box {
@@ -76,13 +66,10 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
     std::int64_t unmapped = 0;
     data->kernels.reserve(run.kernels.size());
     for (const auto& k : run.kernels) {
-        const std::size_t row = rowOf(k.streamId);
-        const auto index = static_cast<std::uint32_t>(data->kernels.size());
         const std::uint32_t op = k.opId && *k.opId >= 0 ? static_cast<std::uint32_t>(*k.opId) : 0;
-        data->kernels.push_back({k.demangledName.empty() ? k.shortName : k.demangledName, op, k.warps.value_or(0),
-                                 launchConfig(k)});
-        data->rows.addSpan(2 * row + 1, {static_cast<double>(k.start) * kNs, static_cast<double>(k.end) * kNs, index,
-                                         colourFor(k.opId)});
+        rows.addKernel(k.streamId, static_cast<double>(k.start) * kNs, static_cast<double>(k.end) * kNs,
+                       colourFor(k.opId),
+                       {k.demangledName.empty() ? k.shortName : k.demangledName, op, k.warps.value_or(0), launchConfig(k)});
         const std::int64_t launch = k.launchId ? *k.launchId : -1 - unmapped++;
         auto [it, fresh] = boxes.try_emplace({launch, k.streamId}, Box{k.start, k.end, k.opId});
         if (!fresh) {
@@ -108,9 +95,8 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
             ops.push_back(*box.op);
         // A kernel no op claims is shown only in its kernel row.
         for (auto op : ops)
-            data->rows.addSpan(2 * rowOf(key.second), {static_cast<double>(box.start) * kNs,
-                                                       static_cast<double>(box.end) * kNs,
-                                                       static_cast<std::uint32_t>(op), colourFor(op)});
+            rows.addOp(key.second, static_cast<double>(box.start) * kNs, static_cast<double>(box.end) * kNs,
+                       static_cast<std::uint32_t>(op), colourFor(op));
     }
     data->rows.finish();
 

@@ -1,6 +1,6 @@
 // A schedule's timeline in the form the timeline and warps views draw: spans per stream, stage
-// bands, and the active-warps curve. Built from core results (a simulated run today, CUPTI
-// kernels later), so the views never compute anything themselves.
+// bands, and the active-warps curve. Built from core results (a simulated run here, stored runs
+// in stored_run.h), so the views never compute anything themselves.
 #pragma once
 
 #include "timeline_rows.h"
@@ -9,6 +9,7 @@
 #include "schedule/plan.h"
 #include "sim/simulator.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,25 @@ struct TimelineData {
     }
 };
 
-// Op spans per stream, kernels of one op merged into one span. Colour class = op kind.
+// Lays out stream rows the same way for every source (the simulator, stored runs): for each
+// stream an op row and, under it, a thinner row with the stream's kernels.
+class StreamRowsBuilder {
+public:
+    // `streams` in any order, repeats allowed; rows follow ascending stream id.
+    StreamRowsBuilder(TimelineData& data, std::vector<std::int64_t> streams);
+
+    std::size_t opRow(std::int64_t stream) const; // the stream must be one of those given
+    void addOp(std::int64_t stream, double start, double end, std::uint32_t op, std::uint32_t colour);
+    // Appends to data.kernels; the span's id is the kernel's index there.
+    void addKernel(std::int64_t stream, double start, double end, std::uint32_t colour, TimelineKernel kernel);
+
+private:
+    TimelineData& data_;
+    std::vector<std::int64_t> streams_; // sorted, unique
+};
+
+// Op spans per stream (kernels of one launch merged into one span) and a kernel row under each
+// stream with the simulator's kernel spans. Colour class = op kind.
 TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const SimResult& result,
                                     const SimDevice& device);
 

@@ -5,6 +5,8 @@
 #include "timeline_view.h"
 #include "warp_chart.h"
 
+#include <algorithm>
+
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
@@ -182,8 +184,34 @@ void TestMainWindow::runsIosAndShowsItsTimeline()
 
     const opsched::TimelineData* data = w.timelineView()->data();
     QVERIFY(data != nullptr);
-    QVERIFY(data->rows.rowCount() >= 2);                  // ios runs branches on several streams
-    QCOMPARE(static_cast<int>(data->rows.spanCount()), 120 - 11); // every op but the 11 plain concats
+    // Each stream is an op row with a kernel row under it; ios runs branches on several streams.
+    QVERIFY(data->rows.rowCount() >= 4);
+    QCOMPARE(data->rowKinds.size(), data->rows.rowCount());
+    QCOMPARE(data->rowNames.size(), data->rows.rowCount());
+    std::size_t opSpans = 0, kernelSpans = 0;
+    for (std::size_t r = 0; r < data->rows.rowCount(); ++r) {
+        const bool kernelRow = r % 2 == 1;
+        QCOMPARE(data->rowKind(r), kernelRow ? opsched::TimelineRowKind::Kernels : opsched::TimelineRowKind::Ops);
+        (kernelRow ? kernelSpans : opSpans) += data->rows.row(r).size();
+    }
+    QCOMPARE(static_cast<int>(opSpans), 120 - 11); // every op but the 11 plain concats
+    QVERIFY(kernelSpans > 0);
+    QCOMPARE(kernelSpans, data->kernels.size());   // every kernel drawn once
+    // A kernel lies inside its op's box on the stream above, and names that op.
+    const double slack = 1e-12;
+    for (std::size_t r = 1; r < data->rows.rowCount(); r += 2)
+        for (const auto& k : data->rows.row(r)) {
+            QVERIFY(k.id < data->kernels.size());
+            const auto& kernel = data->kernels[k.id];
+            QVERIFY(kernel.op < 120);
+            QVERIFY(k.end > k.start);
+            QVERIFY(kernel.warps > 0);
+            QVERIFY(!kernel.name.empty());
+            const auto& ops = data->rows.row(r - 1);
+            const auto box = std::find_if(ops.begin(), ops.end(), [&](const opsched::TimelineSpan& op) { return op.id == kernel.op; });
+            QVERIFY2(box != ops.end(), kernel.name.c_str());
+            QVERIFY2(k.start >= box->start - slack && k.end <= box->end + slack, kernel.name.c_str());
+        }
     QVERIFY(!data->stages.empty());
     QVERIFY(!data->warps.empty());
     QVERIFY(data->latency > 0);

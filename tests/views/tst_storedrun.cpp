@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace opsched;
@@ -102,11 +103,26 @@ void TestStoredRun::opBoxesCoverTheirKernels()
                 covered = covered || (box.id == op && box.start <= k.start + 1e-12 && k.end <= box.end + 1e-12);
             QVERIFY2(covered, qPrintable(QString::fromStdString(timeline->kernels[k.id].name)));
         }
-    // The same op boxes as the window's own simulated timeline of the result.
-    std::size_t boxes = 0;
-    for (std::size_t r = 0; r < timeline->rows.rowCount(); r += 2)
-        boxes += timeline->rows.row(r).size();
-    QCOMPARE(boxes, ios_->timeline->rows.spanCount());
+    // The same rows as the window's own simulated timeline of the result: op boxes and kernels
+    // per stream, kernels named alike.
+    const TimelineData& window = *ios_->timeline;
+    QCOMPARE(timeline->rows.rowCount(), window.rows.rowCount());
+    QCOMPARE(timeline->rowNames, window.rowNames);
+    QCOMPARE(timeline->kernels.size(), window.kernels.size());
+    for (std::size_t r = 0; r < timeline->rows.rowCount(); ++r) {
+        QCOMPARE(timeline->rowKind(r), window.rowKind(r));
+        QCOMPARE(timeline->rows.row(r).size(), window.rows.row(r).size());
+        if (window.rowKind(r) != TimelineRowKind::Kernels)
+            continue;
+        auto names = [](const TimelineData& data, std::size_t row) {
+            std::vector<std::string> out;
+            for (const TimelineSpan& k : data.rows.row(row))
+                out.push_back(data.kernels[k.id].name);
+            std::sort(out.begin(), out.end());
+            return out;
+        };
+        QCOMPARE(names(*timeline, r), names(window, r));
+    }
     QVERIFY(std::abs(timeline->rows.lastEnd() - ios_->timeline->rows.lastEnd()) < 1e-8);
 }
 
