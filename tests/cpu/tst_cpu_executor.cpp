@@ -17,6 +17,10 @@ using namespace opsched;
 using opsched::test::maxAbsDiff;
 using opsched::test::referenceRun;
 
+using opsched::test::ConvCase;
+using opsched::test::PoolCase;
+using opsched::test::pool;
+using opsched::test::with;
 using opsched::test::layer;
 using opsched::test::conv;
 
@@ -47,26 +51,6 @@ void expectMatchesReference(const Graph& g, const Plan* plan = nullptr, float to
     EXPECT_EQ(ex.run(inputs), got) << "a second run differs";
 }
 
-struct ConvCase {
-    const char* name;
-    Conv2d conv;
-    Activation act;
-    std::int64_t channels;
-    std::int64_t batch;
-};
-
-// How gtest shows a case (instead of its bytes).
-void PrintTo(const ConvCase& c, std::ostream* os)
-{
-    *os << c.name << " batch " << c.batch;
-}
-
-Conv2d with(Conv2d c, auto&& edit)
-{
-    edit(c);
-    return c;
-}
-
 class ConvLayers : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvLayers, MatchReference)
@@ -91,19 +75,6 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"relu6", conv(3, 3, 3, 2, 1), Activation::relu6(), 3, 2}),
     [](const auto& param) { return std::string(param.param.name); });
 
-struct PoolCase {
-    const char* name;
-    Pool2d pool;
-    Activation act;
-    std::int64_t batch;
-};
-
-// How gtest shows a case (instead of its bytes).
-void PrintTo(const PoolCase& c, std::ostream* os)
-{
-    *os << c.name << " batch " << c.batch;
-}
-
 class PoolLayers : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(PoolLayers, MatchReference)
@@ -113,14 +84,6 @@ TEST_P(PoolLayers, MatchReference)
     const auto x = b.addInput("x", Shape{c.batch, 3, 6, 7});
     b.addOp({"pool", OpKind::Pool, {{x}}, {layer(c.pool, c.act)}});
     expectMatchesReference(std::move(b).finish());
-}
-
-Pool2d pool(PoolKind kind, std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil = false, bool includePad = false)
-{
-    Pool2d p{kind, k, k, s, s, pad, pad, pad, pad};
-    p.ceilMode = ceil;
-    p.countIncludePad = includePad;
-    return p;
 }
 
 INSTANTIATE_TEST_SUITE_P(

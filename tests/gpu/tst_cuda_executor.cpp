@@ -15,16 +15,14 @@
 
 using namespace opsched;
 
+using opsched::test::ConvCase;
+using opsched::test::PoolCase;
+using opsched::test::pool;
+using opsched::test::with;
 using opsched::test::layer;
 using opsched::test::conv;
 
 namespace {
-
-Conv2d with(Conv2d c, auto&& edit)
-{
-    edit(c);
-    return c;
-}
 
 const gpu::CudaOptions kNoTf32{0, false};
 
@@ -64,20 +62,6 @@ TEST(CudaExecutor, RefusesClearlyWithoutADevice)
     }
 }
 
-struct ConvCase {
-    const char* name;
-    Conv2d conv;
-    Activation act;
-    std::int64_t channels;
-    std::int64_t batch;
-};
-
-// How gtest shows a case (instead of its bytes).
-void PrintTo(const ConvCase& c, std::ostream* os)
-{
-    *os << c.name << " batch " << c.batch;
-}
-
 class CudaConvLayers : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(CudaConvLayers, MatchReference)
@@ -103,27 +87,6 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"hardsigmoid", conv(3, 3, 1, 1, 1), {ActivationKind::HardSigmoid, 0.2F, 0.5F}, 2, 1},
         ConvCase{"relu6", conv(3, 3, 3, 2, 1), Activation::relu6(), 3, 2}),
     [](const auto& param) { return std::string(param.param.name); });
-
-struct PoolCase {
-    const char* name;
-    Pool2d pool;
-    Activation act;
-    std::int64_t batch;
-};
-
-// How gtest shows a case (instead of its bytes).
-void PrintTo(const PoolCase& c, std::ostream* os)
-{
-    *os << c.name << " batch " << c.batch;
-}
-
-Pool2d pool(PoolKind kind, std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil = false, bool includePad = false)
-{
-    Pool2d p{kind, k, k, s, s, pad, pad, pad, pad};
-    p.ceilMode = ceil;
-    p.countIncludePad = includePad;
-    return p;
-}
 
 class CudaPoolLayers : public ::testing::TestWithParam<PoolCase> {};
 
