@@ -418,8 +418,12 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         return;
     }
     properties_->show(graph_, selected_, shown_);
-    if (result && result->output.schedule && graph_)
-        editor_->edit(graph_, *result->output.schedule, result->request.device, result->request.cudaGraph);
+    if (result && result->output.schedule && graph_) {
+        // The editor evaluates at the result's batch, which the Schedules panel may have changed.
+        auto graph = result->batch == graph_->batch() ? graph_
+                                                       : std::make_shared<const Graph>(graph_->withBatch(result->batch));
+        editor_->edit(std::move(graph), *result->output.schedule, result->request.device, result->request.cudaGraph);
+    }
     else
         editor_->clear();
     if (!result || !graph_) {

@@ -31,6 +31,10 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     for (const auto& d : simDevices())
         device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
     device_->setCurrentText(QStringLiteral("sim:h100"));
+    batch_ = new QSpinBox;
+    batch_->setObjectName(QStringLiteral("batchSpin"));
+    batch_->setRange(1, 4096);
+    batch_->setToolTip(tr("Batch size to schedule for (the model is rebuilt at this batch)"));
     r_ = new QSpinBox;
     r_->setRange(1, 16);
     r_->setValue(3);
@@ -69,6 +73,7 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     auto* form = new QFormLayout;
     form->addRow(tr("Scheduler"), scheduler_);
     form->addRow(tr("Device"), device_);
+    form->addRow(tr("Batch"), batch_);
     auto* pruning = new QHBoxLayout;
     pruning->addWidget(new QLabel(tr("r")));
     pruning->addWidget(r_);
@@ -110,6 +115,8 @@ void SchedulePanel::setGraph(std::shared_ptr<const Graph> graph)
     if (worker_)
         worker_->wait();
     graph_ = std::move(graph);
+    if (graph_)
+        batch_->setValue(static_cast<int>(graph_->batch()));
     results_->clear();
     status_->clear();
     setEnabled(graph_ != nullptr);
@@ -128,6 +135,7 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     request.r = static_cast<std::size_t>(r_->value());
     request.s = static_cast<std::size_t>(s_->value());
     request.cudaGraph = cudaGraph_->isChecked();
+    request.batch = batch_->value();
     start(request);
 }
 

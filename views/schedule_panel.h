@@ -1,4 +1,4 @@
-// Run any scheduler on the open model (scheduler, device, r, s, CUDA graph), off the GUI thread
+// Run any scheduler on the open model (scheduler, device, batch, r, s, CUDA graph), off the GUI thread
 // with progress and Cancel; list the results; selecting one shows its timeline.
 #pragma once
 
@@ -49,6 +49,7 @@ private:
     ScheduleResultsModel* results_ = nullptr;
     QComboBox* scheduler_ = nullptr;
     QComboBox* device_ = nullptr;
+    QSpinBox* batch_ = nullptr;
     QSpinBox* r_ = nullptr;
     QSpinBox* s_ = nullptr;
     QCheckBox* cudaGraph_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include "sim/sim_device.h"
 
+#include <optional>
+
 namespace opsched {
 
 namespace {
@@ -14,11 +16,22 @@ void simulateInto(const Graph& graph, const SimDevice& device, const SimOptions&
     result.timeline = std::make_shared<const TimelineData>(timelineFromSimulation(graph, result.output.plan, sim, device));
 }
 
+// The model at the request's batch: the same ops (ids and names), other shapes and costs.
+const Graph& atBatch(const Graph& graph, const ScheduleRequest& request, std::optional<Graph>& rebuilt)
+{
+    if (request.batch <= 0 || request.batch == graph.batch())
+        return graph;
+    rebuilt.emplace(graph.withBatch(request.batch));
+    return *rebuilt;
+}
+
 } // namespace
 
-std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& graph, const Schedule& schedule,
+std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& openGraph, const Schedule& schedule,
                                                        const ScheduleRequest& request)
 {
+    std::optional<Graph> rebuilt;
+    const Graph& graph = atBatch(openGraph, request, rebuilt);
     const SimDevice& device = findSimDevice(request.device);
     auto result = std::make_shared<ScheduleResult>();
     result->request = request;
@@ -30,9 +43,11 @@ std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& graph, const
     return result;
 }
 
-std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& graph, const ScheduleRequest& request,
+std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& openGraph, const ScheduleRequest& request,
                                                             const std::function<bool(const IosProgress&)>& progress)
 {
+    std::optional<Graph> rebuilt;
+    const Graph& graph = atBatch(openGraph, request, rebuilt);
     const SimDevice& device = findSimDevice(request.device);
     const SimOptions options{request.cudaGraph};
     SimulatedStageCost cost(device, options);

@@ -1,7 +1,9 @@
 #include "main_window.h"
+#include "model/model_ref.h"
 #include "op_table_model.h"
 #include "op_properties_widget.h"
 #include "schedule_panel.h"
+#include "schedule_result.h"
 #include "timeline_view.h"
 #include "warp_chart.h"
 
@@ -19,6 +21,7 @@
 #include <QTableView>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QTest>
@@ -40,6 +43,7 @@ private slots:
     void hasIconAndDeviceLine();
     void runsIosAndShowsItsTimeline();
     void cancelStopsASearch();
+    void schedulesAtAnotherBatch();
     void propertiesFollowTheSelection();
     void droppedFilesOpen();
 
@@ -236,6 +240,38 @@ void TestMainWindow::cancelStopsASearch()
     QCOMPARE(args.at(0).toBool(), false);
     QCOMPARE(args.at(1).toString(), QStringLiteral("cancelled"));
     QCOMPARE(panel->results()->rowCount(), 0);
+}
+
+// The Batch box rebuilds the model at that batch for the run: the result says so, and the same
+// schedule costs more at batch 8, exactly what the model loaded at batch 8 costs.
+void TestMainWindow::schedulesAtAnotherBatch()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    auto* panel = w.schedulePanel();
+    auto* batch = panel->findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    QVERIFY(batch != nullptr);
+    QCOMPARE(batch->value(), 1); // follows the open model
+    QSignalSpy done(panel, &opsched::SchedulePanel::finished);
+    panel->runScheduler(QStringLiteral("sequential"));
+    QVERIFY(done.wait(30000));
+    batch->setValue(8);
+    panel->runScheduler(QStringLiteral("sequential"));
+    QVERIFY(done.wait(30000));
+    QCOMPARE(panel->results()->rowCount(), 2);
+    const auto one = panel->results()->result(0);
+    const auto eight = panel->results()->result(1);
+    QVERIFY(one && eight);
+    QCOMPARE(one->batch, std::int64_t{1});
+    QCOMPARE(eight->batch, std::int64_t{8});
+    QVERIFY(eight->latency > one->latency);
+    // The same as scheduling the model loaded at batch 8 directly.
+    opsched::ScheduleRequest direct = eight->request;
+    direct.batch = 0;
+    const auto reference = opsched::computeScheduleResult(opsched::loadModel("zoo:squeezenet", 8), direct);
+    QCOMPARE(eight->latency, reference->latency);
+    QCOMPARE(w.graph()->batch(), std::int64_t{1}); // the open model stays as opened
 }
 
 void TestMainWindow::propertiesFollowTheSelection()
