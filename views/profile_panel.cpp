@@ -19,6 +19,7 @@
 #include <QRegularExpressionValidator>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -69,6 +70,24 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     connect(browse, &QToolButton::clicked, this, &ProfilePanel::chooseDatabase);
     warps_ = new QCheckBox(tr("record active warps"));
     warps_->setChecked(true);
+    repeat_ = new QSpinBox;
+    repeat_->setObjectName(QStringLiteral("profileRepeat"));
+    repeat_->setRange(1, 10000);
+    repeat_->setValue(10);
+    repeat_->setToolTip(tr("Timed repeats per run (median, p10, p90)"));
+    r_ = new QSpinBox;
+    r_->setObjectName(QStringLiteral("profileR"));
+    r_->setRange(1, 16);
+    r_->setValue(3);
+    r_->setToolTip(tr("IOS pruning: most ops per group"));
+    s_ = new QSpinBox;
+    s_->setObjectName(QStringLiteral("profileS"));
+    s_->setRange(1, 16);
+    s_->setValue(8);
+    s_->setToolTip(tr("IOS pruning: most groups per stage"));
+    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
+    cudaGraph_->setObjectName(QStringLiteral("profileCudaGraph"));
+    cudaGraph_->setToolTip(tr("Simulated devices: estimate plans as one CUDA graph replay"));
 
     startButton_ = new QPushButton(tr("Profile"));
     startButton_->setObjectName(QStringLiteral("profileButton"));
@@ -99,7 +118,16 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Batch"), batches_);
     form->addRow(tr("Device"), device_);
     form->addRow(tr("Database"), dbRow);
+    form->addRow(tr("Repeat"), repeat_);
+    auto* pruning = new QHBoxLayout;
+    pruning->addWidget(new QLabel(tr("r")));
+    pruning->addWidget(r_);
+    pruning->addWidget(new QLabel(tr("s")));
+    pruning->addWidget(s_);
+    pruning->addStretch();
+    form->addRow(tr("Pruning"), pruning);
     form->addRow(QString(), warps_);
+    form->addRow(QString(), cudaGraph_);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(startButton_);
     buttons->addWidget(cancelButton_);
@@ -161,6 +189,10 @@ ProfileRequest ProfilePanel::request() const
     r.device = device_->currentText();
     r.database = database();
     r.warps = warps_->isChecked();
+    r.repeat = repeat_->value();
+    r.r = r_->value();
+    r.s = s_->value();
+    r.cudaGraph = cudaGraph_->isChecked();
     return r;
 }
 

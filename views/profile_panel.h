@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QSpinBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -52,6 +53,10 @@ private:
     QComboBox* device_ = nullptr;
     QLineEdit* database_ = nullptr;
     QCheckBox* warps_ = nullptr;
+    QSpinBox* repeat_ = nullptr;
+    QSpinBox* r_ = nullptr;
+    QSpinBox* s_ = nullptr;
+    QCheckBox* cudaGraph_ = nullptr;
     QPushButton* startButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;

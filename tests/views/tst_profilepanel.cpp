@@ -9,6 +9,7 @@
 #include "schedule_results_model.h"
 #include "timeline_view.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
@@ -16,6 +17,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -76,6 +78,16 @@ void TestProfilePanel::followsTheOpenModel()
     QCOMPARE(request.models, QStringList{QStringLiteral("zoo:squeezenet")});
     QCOMPARE(request.schedulers, (QStringList{QStringLiteral("sequential"), QStringLiteral("greedy"), QStringLiteral("ios")}));
     QVERIFY(request.device.startsWith(QStringLiteral("sim:")) || request.device.startsWith(QStringLiteral("cuda:")));
+
+    // The run parameters reach the child's command line.
+    auto* panel = w.profilePanel();
+    panel->findChild<QSpinBox*>(QStringLiteral("profileRepeat"))->setValue(25);
+    panel->findChild<QSpinBox*>(QStringLiteral("profileR"))->setValue(2);
+    panel->findChild<QSpinBox*>(QStringLiteral("profileS"))->setValue(5);
+    panel->findChild<QCheckBox*>(QStringLiteral("profileCudaGraph"))->setChecked(true);
+    const QString args = panel->request().arguments().join(QLatin1Char(' '));
+    QVERIFY2(args.contains(QStringLiteral("--repeat 25 --r 2 --s 5")), qPrintable(args));
+    QVERIFY2(args.contains(QStringLiteral("--cuda-graph")), qPrintable(args));
 }
 
 void TestProfilePanel::refusesAnIncompleteRequest()
