@@ -72,6 +72,15 @@ Runner addScheduleCommand(CLI::App& app)
         if (out.states)
             std::printf(", %zu states, %zu transitions", out.states, out.transitions);
         std::printf("\n");
+        if (MeasuredStageCost* measured = target.measured()) {
+            // Where a search on the GPU spent its time: what to look at when it is slow.
+            const MeasuredCostCounts& c = measured->counts();
+            const TimerStats t = measured->timer().stats();
+            std::printf("measured     %zu stages and %zu ops timed, %zu from the cache file, %zu repeats; compile %.2f s, "
+                        "capture %.2f s, replays %.2f s\n",
+                        c.stagesTimed, c.opsTimed, c.storeHits, c.memoryHits, t.compileSeconds, t.captureSeconds,
+                        t.replaySeconds);
+        }
         if (!opts->output.empty())
             std::printf("written to   %s\n", opts->output.c_str());
         return kExitOk;

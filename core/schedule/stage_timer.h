@@ -20,6 +20,14 @@ struct TimerIdentity {
     friend bool operator==(const TimerIdentity&, const TimerIdentity&) = default;
 };
 
+// Where a timer's time went, for the search report (a GPU search is bounded by these).
+struct TimerStats {
+    std::size_t captures = 0;   // small graphs captured and timed (stages and ops)
+    double compileSeconds = 0;  // preparing launches: cuDNN algorithm searches, weights
+    double captureSeconds = 0;  // first eager runs, captures and instantiations
+    double replaySeconds = 0;   // warm-up and timed replays
+};
+
 class StageTimer {
 public:
     virtual ~StageTimer() = default;
@@ -31,6 +39,8 @@ public:
     virtual double timeOp(const Graph& graph, OpId op) = 0;
     // Seconds of `repeats` replays of the whole plan (one CUDA graph), each timed with events.
     virtual std::vector<double> timePlan(const Graph& graph, const Plan& plan, int repeats) = 0;
+    // Totals since the timer was made; timers that keep none report zeros.
+    virtual TimerStats stats() const { return {}; }
 };
 
 } // namespace opsched

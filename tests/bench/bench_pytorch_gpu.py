@@ -200,6 +200,8 @@ def main(argv):
     import torchvision
 
     device = torch.device(args.device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", 0)  # set_device and get_device_name need an index
     if device.type == "cuda" and not torch.cuda.is_available():
         print(f"bench_pytorch_gpu: error: --device {args.device}: torch {torch.__version__} sees no CUDA device",
               file=sys.stderr)

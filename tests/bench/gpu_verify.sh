@@ -10,8 +10,9 @@
 #              the bundle and checks that its libraries resolve
 #   devices    opsched-cli devices
 #   export     torchvision models -> ONNX + reference data (tests/data/export_torchvision.py)
-#   check      run MODEL --backend cuda --input DIR --check --scheduler S, S in sequential greedy
-#              ios nimble opara, for every exported model
+#   check      run MODEL --backend cuda --input DIR --check --no-tf32 --scheduler S, S in sequential
+#              greedy ios nimble opara, for every exported model (rtol 1e-3, atol 1e-4, scaled 1e-4);
+#              then sequential and ios with TF32 on, reported (scaled error <= 1e-2)
 #   pytorch    PyTorch eager and torch.cuda.graph latency of googlenet and inception_v3 at batch
 #              1 and 16 (tests/bench/bench_pytorch_gpu.py)
 #   search     IOS search time with measured costs, cold cache: zoo:inception_v3, zoo:nasnet_a
@@ -310,15 +311,26 @@ step_export() {
   return $ok
 }
 
+# The issue's bar: rtol 1e-3 with TF32 off (plus the scaled absolute term the CPU tests use: a
+# logit near zero has no meaningful relative error). With TF32 on (opsched's and PyTorch's default
+# for convolutions) the error is reported with a looser bar: scaled error <= 1e-2.
+check_tolerance=(--rtol 1e-3 --atol 1e-4 --atol-scale 1e-4)
+tf32_tolerance=(--rtol 1e-2 --atol 1e-3 --atol-scale 1e-2)
 step_check() {
-  local m s
+  local m s no_tf32=(--no-tf32)
+  [ "$backend" = cpu ] && no_tf32=()
   for m in "${tv_models[@]}"; do
     if [ ! -f "$tv_dir/$m/model.onnx" ]; then
       record "check.$m" skipped "" 0 "not exported (see the export step)"; continue
     fi
     for s in "${schedulers[@]}"; do
       run_cmd "check.$m.$s" 60 "${opsched[@]}" run "$tv_dir/$m/model.onnx" --backend "$backend" --input "$tv_dir/$m" \
-        --check --scheduler "$s" --json
+        --check --scheduler "$s" "${no_tf32[@]}" "${check_tolerance[@]}" --json
+    done
+    [ "$backend" = cpu ] && continue
+    for s in sequential ios; do
+      run_cmd "tf32.$m.$s" 60 "${opsched[@]}" run "$tv_dir/$m/model.onnx" --backend "$backend" --input "$tv_dir/$m" \
+        --check --scheduler "$s" "${tf32_tolerance[@]}" --json
     done
   done
   return 0
@@ -333,7 +345,7 @@ step_pytorch() {
 step_search() {
   local m limit
   for m in zoo:inception_v3 zoo:nasnet_a; do
-    limit=60; [ "$m" = zoo:nasnet_a ] && limit=180
+    limit=60; [ "$m" = zoo:nasnet_a ] && limit=300
     run_cmd "search.${m#zoo:}" "$limit" "${opsched[@]}" schedule "$m" --scheduler ios --device "$device" --r 3 --s 8 \
       -o "$work/search.${m#zoo:}.schedule.json"
   done
@@ -351,7 +363,8 @@ compare_models() {
   models+=("${zoo_models[@]}")
   for m in "${models[@]}"; do
     if [[ "$m" == zoo:* ]]; then label=${m#zoo:}; else label=tv_$(basename "$(dirname "$m")"); fi
-    limit=90; [ "$label" = nasnet_a ] && limit=200
+    # RandWire's and NASNet's searches time 65,000 to 100,000+ distinct stages on a cold cache.
+    limit=90; [ "$label" = nasnet_a ] && limit=240; [ "$label" = randwire ] && limit=300
     run_cmd "compare$batch.$label" "$limit" "${opsched[@]}" compare "$m" --device "$device" --batch "$batch" --json
   done
   return 0
@@ -365,7 +378,10 @@ step_calibrate() {
   if [ -n "${CALIBRATE_ARGS:-}" ]; then
     read -r -a args <<<"$CALIBRATE_ARGS"
   else
-    args=(zoo:inception_v3 zoo:squeezenet zoo:randwire --device "$device" --sim h100 -o "$work/calibrate.csv")
+    # Models whose searches take seconds on the GPU (RandWire's takes minutes).
+    args=(zoo:inception_v3 zoo:squeezenet)
+    [ -f "$tv_dir/googlenet/model.onnx" ] && args+=("$tv_dir/googlenet/model.onnx")
+    args+=(--device "$device" --sim h100 -o "$work/calibrate.csv" --write-device "$work/raw/sim_h100_fitted.json")
   fi
   step_abort="" # a missing --help is no reason not to try
   run_cmd calibrate 150 "${opsched[@]}" calibrate "${args[@]}"
@@ -417,7 +433,7 @@ for s in "${steps[@]}"; do
     export) run_step export 200 ;;
     check) run_step check 200 ;;
     pytorch) run_step pytorch 150 ;;
-    search) run_step search 200 ;;
+    search) run_step search 370 ;;
     compare1) run_step compare1 300 ;;
     compare16) run_step compare16 300 ;;
     calibrate) run_step calibrate 150 ;;

@@ -83,10 +83,18 @@ def table(headers, rows):
 
 
 def check_section(rows, raw, results):
-    """run --check: one row per model, one column per scheduler."""
-    checks = [r for r in rows if r["step"] == "check" and r["label"].startswith("check.")]
+    """run --check with TF32 off (the pass/fail table), then the TF32-on runs (reported)."""
+    text = check_table(rows, raw, results, "check.", "run --check, TF32 off")
+    tf32 = check_table(rows, raw, results, "tf32.", "run --check, TF32 on (report: scaled error <= 1e-2)")
+    return text + ("\n" + tf32 if "not run" not in tf32 else "")
+
+
+def check_table(rows, raw, results, prefix, title):
+    """One row per model, one column per scheduler; each cell: match or not, and the largest scaled
+    error (max |got - want| / max |want|) with the largest element-wise relative error."""
+    checks = [r for r in rows if r["step"] == "check" and r["label"].startswith(prefix)]
     if not checks:
-        return "run --check: not run\n"
+        return f"{title}: not run\n"
     by_model, schedulers = {}, []
     for r in checks:
         parts = r["label"].split(".")
@@ -94,19 +102,23 @@ def check_section(rows, raw, results):
         if sched not in schedulers and sched != "-":
             schedulers.append(sched)
         doc = parse_json(read_text(os.path.join(raw, r["label"] + ".out")))
-        rel = [v for _, v in find_numbers(doc, r"rel")] if doc is not None else []
+        rel = [v for _, v in find_numbers(doc, r"max_rel")] if doc is not None else []
+        scaled = [v for _, v in find_numbers(doc, r"scaled")] if doc is not None else []
         cell = {"ok": "match", "fail": "MISMATCH/FAIL"}.get(r["status"], r["status"].upper())
+        if scaled:
+            cell += f" {max(scaled):.1e}"
         if rel:
-            cell += f" {max(rel):.1e}"
+            cell += f" ({max(rel):.1e})"
         by_model.setdefault(model, {})[sched] = cell
-        results.setdefault("check", []).append({"model": model, "scheduler": sched, "status": r["status"],
-                                                "rc": r["rc"], "max_rel_error": max(rel) if rel else None,
-                                                "note": r["note"], "doc": doc})
+        results.setdefault("check" if prefix == "check." else "check_tf32", []).append(
+            {"model": model, "scheduler": sched, "status": r["status"], "rc": r["rc"],
+             "max_rel_error": max(rel) if rel else None, "scaled_error": max(scaled) if scaled else None,
+             "note": r["note"], "doc": doc})
     body = table(["model"] + schedulers, [[m] + [c.get(s, "-") for s in schedulers] for m, c in by_model.items()])
     total = len(checks)
     ok = sum(1 for r in checks if r["status"] == "ok")
-    return (f"run --check on the exports (exit 0 = every output within tolerance; max relative error shown "
-            f"when the JSON has it): {ok}/{total} match\n{body}\n")
+    return (f"{title} (exit 0 = every output within tolerance; cells: scaled error, then in brackets the "
+            f"largest element-wise relative error): {ok}/{total} match\n{body}\n")
 
 
 def compare_section(rows, raw, results, pytorch, device):
@@ -159,16 +171,19 @@ def search_section(rows, raw, results, device):
     searches = [r for r in rows if r["step"] == "search" and r["label"].startswith("search.")]
     if not searches:
         return f"IOS search on {device}: not run\n", []
-    out_rows, target_lines = [], []
+    out_rows, target_lines, timer_lines = [], [], []
     for r in searches:
         model = r["label"].split(".", 1)[1]
         text = read_text(os.path.join(raw, r["label"] + ".out"))
         m = re.search(r"search\s+([0-9.]+)\s*s(?:,\s*([0-9]+) states,\s*([0-9]+) transitions)?", text)
         lat = re.search(r"latency\s+([0-9.]+)\s*ms", text)
         search_s = float(m.group(1)) if m else None
+        timer = re.search(r"^measured\s+(.*)$", text, re.M)
+        if timer:
+            timer_lines.append(f"  {model}: {timer.group(1)}")
         results.setdefault("search", []).append({"model": model, "status": r["status"], "wall_seconds": r["seconds"],
                                                  "search_seconds": search_s, "latency_ms": float(lat.group(1)) if lat else None,
-                                                 "note": r["note"]})
+                                                 "timer": timer.group(1) if timer else None, "note": r["note"]})
         target = TARGET_SEARCH_S.get(model)
         verdict = "-"
         if target is not None and search_s is not None and r["status"] == "ok":
@@ -178,7 +193,9 @@ def search_section(rows, raw, results, device):
         out_rows.append([model, r["status"], fmt(search_s, 2), r["seconds"], m.group(2) if m and m.group(2) else "-",
                          fmt(float(lat.group(1))) if lat else "-", f"<= {target:.0f} s: {verdict}" if target else ""])
     return (f"IOS search on {device} (measured stage costs on a GPU; r=3, s=8, cold cache)\n" +
-            table(["model", "status", "search_s", "wall_s", "states", "latency_ms", "target"], out_rows) + "\n"), target_lines
+            table(["model", "status", "search_s", "wall_s", "states", "latency_ms", "target"], out_rows) + "\n" +
+            ("where the GPU time went (schedule's `measured` line):\n" + "\n".join(timer_lines) + "\n"
+             if timer_lines else "")), target_lines
 
 
 def pytorch_section(pytorch, results):

@@ -50,13 +50,20 @@ class SummaryTest(unittest.TestCase):
             return text, json.load(f)
 
     def test_check_table_shows_each_scheduler_and_the_worst_relative_error(self):
-        run_json = json.dumps({"outputs": [{"name": "output", "max_abs_error": 1e-5, "max_rel_error": 2.5e-4}]})
+        run_json = json.dumps({"outputs": [{"name": "output", "max_abs_error": 1e-5, "max_rel_error": 2.5e-4,
+                                            "scaled_error": 3e-6}]})
         self.add("check", "check.googlenet.sequential", "ok", 0, run_json)
         self.add("check", "check.googlenet.ios", "fail", 1, "{}", "output: mismatch")
         self.add("check", "check.resnet50.sequential", "timeout", 124)
         text, results = self.summarize()
         self.assertIn("1/3 match", text)
-        self.assertRegex(text, r"googlenet\s+match 2\.5e-04\s+MISMATCH/FAIL")
+        self.assertRegex(text, r"googlenet\s+match 3\.0e-06 \(2\.5e-04\)\s+MISMATCH/FAIL")
+        # TF32-on runs: a table of their own, not counted in the TF32-off bar.
+        self.add("check", "tf32.googlenet.ios", "fail", 1, json.dumps({"outputs": [{"scaled_error": 0.02}]}))
+        text, results = self.summarize()
+        self.assertIn("1/3 match", text)
+        self.assertRegex(text, r"TF32 on .*0/1 match\n(.*\n){2}googlenet\s+MISMATCH/FAIL 2\.0e-02")
+        self.assertEqual(results["check_tf32"][0]["scaled_error"], 0.02)
         self.assertRegex(text, r"resnet50\s+TIMEOUT")
         check = {(c["model"], c["scheduler"]): c for c in results["check"]}
         self.assertAlmostEqual(check[("googlenet", "sequential")]["max_rel_error"], 2.5e-4)
@@ -102,7 +109,7 @@ class SummaryTest(unittest.TestCase):
             self.rows.append(f"{step}\t-\tnot-run\t\t0\t\tout of overall budget (--budget 45)\n")
         text, _ = self.summarize(steps="devices check search compare1 compare16 calibrate")
         self.assertIn("steps NOT done: check search compare1 compare16 calibrate", text)
-        self.assertIn("run --check: not run", text)
+        self.assertIn("run --check, TF32 off: not run", text)
         self.assertNotIn("could not read", text)
         self.assertRegex(text, r"compare16\s+-\s+not-run\s+0\s+out of overall budget")
 

@@ -256,8 +256,14 @@ inline float maxAbsDiff(const std::vector<std::vector<float>>& a, const std::vec
     for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
         if (a[k].size() != b[k].size())
             return INFINITY;
-        for (std::size_t i = 0; i < a[k].size(); ++i)
-            d = std::max(d, std::abs(a[k][i] - b[k][i]));
+        for (std::size_t i = 0; i < a[k].size(); ++i) {
+            // Equal values (infinities too) differ by nothing; a NaN on either side is a mismatch
+            // (std::max would drop it silently).
+            if (a[k][i] == b[k][i])
+                continue;
+            const float diff = std::abs(a[k][i] - b[k][i]);
+            d = std::isnan(diff) ? INFINITY : std::max(d, diff);
+        }
     }
     return d;
 }

@@ -41,6 +41,8 @@ inline double maxRelativeError(const std::vector<std::vector<float>>& got, const
             return INFINITY;
         for (std::size_t i = 0; i < want[k].size(); ++i) {
             scale = std::max(scale, static_cast<double>(std::abs(want[k][i])));
+            if (got[k][i] == want[k][i])
+                continue; // equal infinities (an empty max-pool window) differ by nothing
             const double d = std::abs(static_cast<double>(got[k][i]) - want[k][i]);
             err = std::isnan(d) ? INFINITY : std::max(err, d);
         }

@@ -69,7 +69,7 @@ __global__ void poolKernel(const float* in, float* out, Pool p, Act act, std::in
         w0 = max(w0, std::int64_t{0});
         h1 = min(h1, p.inH);
         w1 = min(w1, p.inW);
-        float acc = p.max ? -FLT_MAX : 0.0F;
+        float acc = p.max ? -INFINITY : 0.0F; // an empty window (all padding) is -inf, as on the CPU
         for (std::int64_t h = h0; h < h1; ++h)
             for (std::int64_t w = w0; w < w1; ++w) {
                 const float v = plane[h * p.inW + w];

@@ -7,6 +7,7 @@
 #include "schedule/basic_schedulers.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 namespace opsched {
@@ -40,6 +41,7 @@ public:
     }
 
     TimerIdentity identity() const override { return identity_; }
+    TimerStats stats() const override { return stats_; }
 
     double timeStage(const Graph& graph, const Stage& stage) override
     {
@@ -53,8 +55,11 @@ public:
             for (auto id : ops)
                 key.push_back(id.value());
             auto it = c.merged.find(key);
-            if (it == c.merged.end())
+            if (it == c.merged.end()) {
+                const Clock::time_point t0 = Clock::now();
                 it = c.merged.emplace(key, c.runner->addMergedLaunch(ops)).first;
+                stats_.compileSeconds += secondsSince(t0);
+            }
             p.ops.push_back({StreamOpKind::Launch, 0, static_cast<std::uint32_t>(it->second)});
             return measure(c, p);
         }
@@ -125,13 +130,31 @@ private:
 
     double measure(Context& c, const StreamProgram& program)
     {
+        Clock::time_point t0 = Clock::now();
+        for (const auto& op : program.ops)
+            if (op.kind == StreamOpKind::Launch)
+                c.runner->compileLaunch(op.index); // once per launch; cuDNN's algorithm search
+        stats_.compileSeconds += secondsSince(t0);
+        t0 = Clock::now();
         const GraphExec exec = c.runner->capture(program);
-        return median(c.runner->time(exec, options_.warmup, options_.repeats));
+        stats_.captureSeconds += secondsSince(t0);
+        t0 = Clock::now();
+        const double seconds = median(c.runner->timeBackToBack(exec, options_.warmup, options_.repeats));
+        stats_.replaySeconds += secondsSince(t0);
+        ++stats_.captures;
+        return seconds;
+    }
+
+    using Clock = std::chrono::steady_clock;
+    static double secondsSince(Clock::time_point t0)
+    {
+        return std::chrono::duration<double>(Clock::now() - t0).count();
     }
 
     CudaTimerOptions options_;
     TimerIdentity identity_;
     Context context_;
+    TimerStats stats_;
 };
 
 } // namespace

@@ -70,8 +70,13 @@ public:
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
     // Issues `program` (captured before) eagerly, each launch through `wrap`; then synchronises.
     void runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap);
-    // Seconds per replay, each timed with events.
+    // Seconds per replay, each timed with events and waited for (what one inference costs,
+    // launch included; how PyTorch's numbers are taken too).
     std::vector<double> time(const GraphExec& exec, int warmup, int repeats);
+    // Seconds per replay of `repeats` replays issued back to back, one event between each two and
+    // one wait at the end: the device time of a small graph without a host round trip per replay
+    // (the stage timer's way: a stage is a piece of a larger graph, not launched on its own).
+    std::vector<double> timeBackToBack(const GraphExec& exec, int warmup, int repeats);
 
     std::int64_t arenaBytes() const { return memory_.arenaBytes(); }
     std::int64_t weightBytes() const { return weightBytes_; }
@@ -123,6 +128,8 @@ private:
     std::vector<cudaStream_t> streams_;
     std::vector<DeviceBuffer> workspaces_; // per stream, cuDNN's and cuBLAS's
     std::vector<cudaEvent_t> events_;
+    std::vector<cudaEvent_t> timingEvents_; // timeBackToBack's
+    std::vector<bool> ranEagerly_;          // per launch: run once outside a capture
 };
 
 } // namespace opsched::gpu

@@ -111,7 +111,7 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
             rest /= r.keptDims[d];
             base += x * r.keptStrides[d];
         }
-        float acc = r.kind == 2 ? -FLT_MAX : 0.0F;
+        float acc = r.kind == 2 ? -INFINITY : 0.0F;
         for (std::int64_t j = 0; j < r.reducedCount; ++j) {
             std::int64_t rj = j, off = base;
             for (int d = r.reducedRank - 1; d >= 0; --d) {
@@ -149,7 +149,7 @@ __global__ void reduceBlockKernel(const float* in, float* out, Reduction r, Act 
             base += (rest % r.keptDims[d]) * r.keptStrides[d];
             rest /= r.keptDims[d];
         }
-        float acc = r.kind == 2 ? -FLT_MAX : 0.0F;
+        float acc = r.kind == 2 ? -INFINITY : 0.0F;
         for (std::int64_t j = threadIdx.x; j < r.reducedCount; j += blockDim.x) {
             const float v = in[base + reducedOffset(r, j)];
             acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
