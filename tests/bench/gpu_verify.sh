@@ -12,7 +12,7 @@
 #   export     torchvision models -> ONNX + reference data (tests/data/export_torchvision.py)
 #   check      run MODEL --backend cuda --input DIR --check --no-tf32 --scheduler S, S in sequential
 #              greedy ios nimble opara, for every exported model (rtol 1e-3, atol 1e-4, scaled 1e-4);
-#              then sequential and ios with TF32 on, reported (scaled error <= 1e-2)
+#              then sequential and ios with TF32 on, reported (scaled error <= 5e-2)
 #   pytorch    PyTorch eager and torch.cuda.graph latency of googlenet and inception_v3 at batch
 #              1 and 16 (tests/bench/bench_pytorch_gpu.py)
 #   search     IOS search time with measured costs, cold cache: zoo:inception_v3, zoo:nasnet_a
@@ -313,9 +313,11 @@ step_export() {
 
 # The bar: rtol 1e-3 with TF32 off (plus the scaled absolute term the CPU tests use: a
 # logit near zero has no meaningful relative error). With TF32 on (opsched's and PyTorch's default
-# for convolutions) the error is reported with a looser bar: scaled error <= 1e-2.
+# for convolutions) the error is reported with a looser bar, scaled error <= 5e-2: PyTorch's own
+# TF32 error on these models against the same reference is 8e-4 to 3e-2 on an H100
+# (tests/bench/pytorch_tf32_error.py).
 check_tolerance=(--rtol 1e-3 --atol 1e-4 --atol-scale 1e-4)
-tf32_tolerance=(--rtol 1e-2 --atol 1e-3 --atol-scale 1e-2)
+tf32_tolerance=(--rtol 1e-2 --atol 1e-3 --atol-scale 5e-2)
 step_check() {
   local m s no_tf32=(--no-tf32)
   [ "$backend" = cpu ] && no_tf32=()

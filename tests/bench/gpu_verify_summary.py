@@ -16,7 +16,7 @@ import sys
 SCHEDULERS = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble", "opara"]
 # Issue 5's targets.
 TARGET_SPEEDUP_VS_GRAPH = 1.5   # opsched's best vs PyTorch's CUDA graph, batch 1, inception_v3/googlenet
-TARGET_FLOOR_RATIO = 1.15       # opsched's best vs the critical-path floor
+TARGET_FLOOR_RATIO = 1.15       # opsched's best vs the critical-path floor, same models and batch
 TARGET_SEARCH_S = {"inception_v3": 5.0, "nasnet_a": 120.0}
 
 
@@ -85,7 +85,7 @@ def table(headers, rows):
 def check_section(rows, raw, results):
     """run --check with TF32 off (the pass/fail table), then the TF32-on runs (reported)."""
     text = check_table(rows, raw, results, "check.", "run --check, TF32 off")
-    tf32 = check_table(rows, raw, results, "tf32.", "run --check, TF32 on (report: scaled error <= 1e-2)")
+    tf32 = check_table(rows, raw, results, "tf32.", "run --check, TF32 on (report: scaled error <= 5e-2)")
     return text + ("\n" + tf32 if "not run" not in tf32 else "")
 
 
@@ -157,7 +157,9 @@ def compare_section(rows, raw, results, pytorch, device):
             verdict = "met" if speedup >= TARGET_SPEEDUP_VS_GRAPH else "NOT met"
             target_lines.append(f"{tv} batch 1: opsched best ({best}) {speedup:.2f}x faster than PyTorch CUDA graph "
                                 f"(target >= {TARGET_SPEEDUP_VS_GRAPH}x): {verdict}")
-        if floor_ratio is not None:
+        # The issue's floor target is for the same models at batch 1; elsewhere the ratio is in the
+        # table only (at batch 16 the ops fill the GPU and the chain of ops alone is no floor at all).
+        if floor_ratio is not None and batch == 1 and (tv or label) in ("inception_v3", "googlenet"):
             verdict = "met" if floor_ratio <= TARGET_FLOOR_RATIO else "NOT met"
             target_lines.append(f"{label} batch {batch}: best / critical-path floor = {floor_ratio:.2f} "
                                 f"(target <= {TARGET_FLOOR_RATIO}): {verdict}")

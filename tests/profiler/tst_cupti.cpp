@@ -137,7 +137,25 @@ TEST(CuptiFill, KernelsAndSamplesBecomeRunRecordsRelativeToTheStart)
     EXPECT_EQ(run.warps[1].durationNs, 3000);
     EXPECT_EQ(run.warps[1].smActivePct, 10.0);
     ASSERT_TRUE(run.averageActiveWarps.has_value());
-    EXPECT_DOUBLE_EQ(*run.averageActiveWarps, (100.0 * 1000 + 20.0 * 3000) / 4000);
+    // Averaged over the kernel's span only (500..2500 ns): 500 ns of the first sample, 1500 of the second.
+    EXPECT_DOUBLE_EQ(*run.averageActiveWarps, (100.0 * 500 + 20.0 * 1500) / 2000);
+    // Over the union of the kernels' intervals: a second kernel inside the first adds nothing, one
+    // after a gap (3000..3500) adds 500 ns of the second sample; the gap counts for nothing.
+    auto inner = k, later = k;
+    inner.start = 1'001'000, inner.end = 1'002'000;
+    later.start = 1'003'000, later.end = 1'003'500;
+    c.kernels.push_back(inner);
+    c.kernels.push_back(later);
+    store::RunRecord two;
+    cupti::fillRun(two, c, {});
+    ASSERT_TRUE(two.averageActiveWarps.has_value());
+    EXPECT_DOUBLE_EQ(*two.averageActiveWarps, (100.0 * 500 + 20.0 * 2000) / 2500);
+    // Without kernels, over every sample.
+    store::RunRecord idle;
+    c.kernels.clear();
+    cupti::fillRun(idle, c, {});
+    ASSERT_TRUE(idle.averageActiveWarps.has_value());
+    EXPECT_DOUBLE_EQ(*idle.averageActiveWarps, (100.0 * 1000 + 20.0 * 3000) / 4000);
     EXPECT_TRUE(run.warpsCollected);
     EXPECT_EQ(run.notes, "note");
 }
