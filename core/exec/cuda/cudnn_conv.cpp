@@ -3,6 +3,8 @@
 #include "exec/cuda/cuda_kernels.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace opsched::gpu {
 namespace {
@@ -22,6 +24,42 @@ kernels::Act toKernelAct(const Activation& a)
 bool symmetric(const Conv2d& c)
 {
     return c.padTop == c.padBottom && c.padLeft == c.padRight;
+}
+
+const char* algorithmName(cudnnConvolutionFwdAlgo_t algo)
+{
+    switch (algo) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit_precomp_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft_tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
+    default: return "?";
+    }
+}
+
+// OPSCHED_CUDNN_LOG=1: each measured shape's candidates on stderr, fastest first, and the one taken.
+// On an H100, googlenet's convs at batch 1 mostly ran cuDNN's old implicit_convolve_sgemm kernel
+// (two thirds of the kernel time); this shows what the algorithm search saw.
+void logFind(const std::string& what, const cudnnConvolutionFwdAlgoPerf_t* perf, int returned,
+             const cudnnConvolutionFwdAlgoPerf_t& taken)
+{
+    static const bool enabled = std::getenv("OPSCHED_CUDNN_LOG") != nullptr;
+    if (!enabled)
+        return;
+    std::string line = "cudnn: " + what + ": took " + algorithmName(taken.algo) + ";";
+    for (int i = 0; i < returned; ++i) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, " %s %.4f ms %zu B math %d%s", algorithmName(perf[i].algo),
+                      static_cast<double>(perf[i].time), perf[i].memory, static_cast<int>(perf[i].mathType),
+                      perf[i].status == CUDNN_STATUS_SUCCESS ? "" : " (failed)");
+        line += buf;
+        line += i + 1 < returned ? "," : "";
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 } // namespace
@@ -144,6 +182,7 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
             throw Error(what + ": cuDNN has no convolution algorithm for this shape within a " +
                         std::to_string(context.workspaceLimit() >> 20) + " MiB workspace");
         algorithm_ = *usable;
+        logFind(what, perf, returned, algorithm_);
         cache.emplace(key, algorithm_);
     }
     // TF32 off keeps CUDNN_FMA_MATH on the descriptor: the algorithm's own math type could be
