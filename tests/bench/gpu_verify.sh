@@ -9,6 +9,9 @@
 #   env        machine, GPU, glibc, Python/torch; finds libcudnn.so.9 and libcupti.so.13; unpacks
 #              the bundle and checks that its libraries resolve
 #   devices    opsched-cli devices
+#   tests      the GPU tests from the GPU test bundle (`cmake --build build --target gpu-test-bundle`:
+#              opsched-gpu-tests-<version>-linux-x86_64.tar.gz, found like the CLI bundle or given as
+#              $TESTS_BUNDLE), each under a time limit; not run when no test bundle was carried
 #   export     torchvision models -> ONNX + reference data (tests/data/export_torchvision.py)
 #   check      run MODEL --backend cuda --input DIR --check --no-tf32 --scheduler S, S in sequential
 #              greedy ios nimble opara, for every exported model (rtol 1e-3, atol 1e-4, scaled 1e-4);
@@ -57,7 +60,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 bundle="" out_dir="${OUT:-}" work=/tmp/opsched-gpu-verify budget=540 steps_arg="" fresh=0 dry=0
-all_steps=(env devices export check pytorch search compare1 compare16 calibrate)
+all_steps=(env devices tests export check pytorch search compare1 compare16 calibrate)
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -297,6 +300,38 @@ step_devices() {
   run_cmd devices.json 30 "${opsched[@]}" devices --json
 }
 
+# The GPU test bundle: $TESTS_BUNDLE, else one next to the CLI bundle's usual places.
+find_tests_bundle() {
+  local c
+  for c in "${TESTS_BUNDLE:-}" "$repo"/bundle/opsched-gpu-tests-*.tar.gz "$repo"/build*/opsched-gpu-tests-*-linux-x86_64.tar.gz; do
+    [ -n "$c" ] && [ -f "$c" ] && { echo "$c"; return; }
+  done
+}
+
+step_tests() {
+  local tb dir t name limit
+  tb=$(find_tests_bundle)
+  if [ -z "$tb" ]; then
+    # Not a failure: the verification runs without it (say so in the log and summary only).
+    say "[tests] no GPU test bundle (build it: cmake --build build --target gpu-test-bundle)"
+    echo "no GPU test bundle was found" >"$work/state/tests.none"
+    return 0
+  fi
+  rm -f "$work/state/tests.none"
+  rm -rf "$work/gpu-tests" && mkdir -p "$work/gpu-tests" && tar xzf "$tb" -C "$work/gpu-tests" ||
+    { record tests fail 1 0 "cannot unpack $tb"; return 1; }
+  dir=$(ls -d "$work"/gpu-tests/opsched-gpu-tests-*/ 2>/dev/null | head -1)
+  dir=${dir%/}
+  for t in "$dir"/bin/tst_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t"); limit=90; [ "$name" = tst_cuda_zoo ] && limit=180
+    # Run from their own folder: some write scratch files next to where they run.
+    run_cmd "tests.$name" "$limit" env -C "$work/gpu-tests" "LD_LIBRARY_PATH=$cli_ld" \
+      "OPSCHED_ONNX_TESTDATA=$dir/onnx-testdata" "$t" --gtest_brief=1
+  done
+  return 0
+}
+
 step_export() {
   if [ ! -f "$export_script" ]; then
     record export missing "" 0 "$export_script is not there (it comes with branch wt-runcheck)"; return 1
@@ -432,6 +467,7 @@ for s in "${steps[@]}"; do
   case $s in
     env) run_step env 60 ;;
     devices) run_step devices 40 ;;
+    tests) run_step tests 400 ;;
     export) run_step export 200 ;;
     check) run_step check 200 ;;
     pytorch) run_step pytorch 150 ;;

@@ -82,6 +82,33 @@ def table(headers, rows):
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+def tests_section(rows, raw, results, work):
+    """The GPU test binaries: GoogleTest's own counts from each one's output."""
+    tests = [r for r in rows if r["step"] == "tests" and r["label"].startswith("tests.")]
+    if not tests:
+        why = "no GPU test bundle was carried" if os.path.exists(os.path.join(work, "state", "tests.none")) else "not run"
+        return f"GPU tests: {why}\n"
+    out_rows, totals = [], [0, 0, 0]
+    for r in tests:
+        text = read_text(os.path.join(raw, r["label"] + ".out"))
+        counts = []
+        for word in ("PASSED", "FAILED", "SKIPPED"):
+            m = re.search(r"^\[\s*" + word + r"\s*\]\s+([0-9]+) tests?", text, re.M)
+            counts.append(int(m.group(1)) if m else 0)
+        for i, n in enumerate(counts):
+            totals[i] += n
+        failed = re.findall(r"^\[\s*FAILED\s*\]\s+(\S+)", text, re.M)
+        failed = [f for f in failed if not f.isdigit()]
+        results.setdefault("tests", []).append({"binary": r["label"][len("tests."):], "status": r["status"],
+                                                "passed": counts[0], "failed": counts[1], "skipped": counts[2],
+                                                "failures": failed, "seconds": r["seconds"]})
+        out_rows.append([r["label"][len("tests."):], r["status"], counts[0], counts[1], counts[2], r["seconds"],
+                         ", ".join(failed)[:80]])
+    return (f"GPU tests (GoogleTest's counts; skipped tests are not passes): {totals[0]} passed, {totals[1]} failed, "
+            f"{totals[2]} skipped\n" +
+            table(["binary", "status", "passed", "failed", "skipped", "s", "failed tests"], out_rows) + "\n")
+
+
 def check_section(rows, raw, results):
     """run --check with TF32 off (the pass/fail table), then the TF32-on runs (reported)."""
     text = check_table(rows, raw, results, "check.", "run --check, TF32 off")
@@ -275,6 +302,7 @@ def main():
             text = f"{name}: the summary could not read these results ({type(e).__name__}: {e}); see log.txt\n"
             return (text, []) if with_targets else text
 
+    parts.append(section("GPU tests", tests_section, rows, raw, results, args.work))
     parts.append(section("run --check", check_section, rows, raw, results))
     compare_text, compare_targets = section("latency", compare_section, rows, raw, results, pytorch, args.device,
                                             with_targets=True)

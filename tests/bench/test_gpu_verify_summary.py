@@ -69,6 +69,19 @@ class SummaryTest(unittest.TestCase):
         self.assertAlmostEqual(check[("googlenet", "sequential")]["max_rel_error"], 2.5e-4)
         self.assertIn("commands that did not succeed", text)
 
+    def test_gpu_tests_table_counts_what_googletest_printed(self):
+        self.add("tests", "tests.tst_cuda_executor", "ok", 0,
+                 "[==========] 27 tests from 4 test suites ran. (953 ms total)\n[  PASSED  ] 27 tests.\n")
+        self.add("tests", "tests.tst_cuda_zoo", "fail", 1,
+                 "[  FAILED  ] Schedulers/ZooOnCuda.MatchesTheCpuUnderThePlan/nasnet_a_nimble_b1\n"
+                 "[==========] 28 tests from 2 test suites ran.\n[  PASSED  ] 26 tests.\n"
+                 "[  SKIPPED ] 1 test, listed below:\n[  FAILED  ] 1 test, listed below:\n")
+        text, results = self.summarize()
+        self.assertIn("GPU tests (GoogleTest's counts; skipped tests are not passes): 53 passed, 1 failed, 1 skipped", text)
+        self.assertRegex(text, r"tst_cuda_zoo\s+fail\s+26\s+1\s+1\s+1\.00\s+Schedulers/ZooOnCuda\.MatchesTheCpuUnderThePlan/nasnet_a_nimble_b1")
+        zoo = [t for t in results["tests"] if t["binary"] == "tst_cuda_zoo"][0]
+        self.assertEqual(zoo["failures"], ["Schedulers/ZooOnCuda.MatchesTheCpuUnderThePlan/nasnet_a_nimble_b1"])
+
     def test_latency_rows_join_pytorch_and_judge_the_targets(self):
         self.add("compare1", "compare1.tv_googlenet", "ok", 0,
                  json.dumps(compare_doc({"sequential": 1.2, "ios": 0.5, "nimble": 0.6}, floor=0.45)))
