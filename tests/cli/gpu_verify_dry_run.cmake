@@ -5,16 +5,8 @@
 # cmake -DSOURCE_DIR=repo -DBUNDLE=tarball -DWORK=dir -P gpu_verify_dry_run.cmake
 cmake_minimum_required(VERSION 3.25)
 
-if(NOT EXISTS "${BUNDLE}")
-  # Matched by SKIP_REGULAR_EXPRESSION: cli.bundle was skipped (no patchelf), so there is no bundle.
-  message("skipped: no bundle at ${BUNDLE} (the cli.bundle test did not pack one)")
-  return()
-endif()
-find_program(PYTHON3 python3)
-if(NOT PYTHON3)
-  message("skipped: no python3 for the summary")
-  return()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/gpu_verify_support.cmake)
+gpu_verify_require_bundle_and_python()
 
 file(REMOVE_RECURSE ${WORK})
 execute_process(
@@ -26,10 +18,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "gpu_verify.sh --dry-run: exit ${rc}\n${out}\n${err}")
 endif()
 
-# Shell mistakes (an unset variable under set -u, a typo) show up on stderr even when the run goes on.
-if(err MATCHES "(unbound variable|syntax error|command not found|line [0-9]+:)")
-  message(FATAL_ERROR "gpu_verify.sh --dry-run: shell error on stderr:\n${err}")
-endif()
+gpu_verify_fail_on_shell_errors("${err}")
 foreach(f summary.txt results.json commands.tsv log.txt env.txt)
   if(NOT EXISTS ${WORK}/out/${f})
     message(FATAL_ERROR "gpu_verify.sh --dry-run wrote no ${f}\n${out}\n${err}")
