@@ -53,11 +53,7 @@ class ConvLayers : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvLayers, MatchReference)
 {
-    const auto& c = GetParam();
-    GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, c.channels, 9, 8});
-    b.addOp({"conv", OpKind::Conv, {{x}}, {layer(c.conv, c.act)}});
-    expectMatchesReference(std::move(b).finish());
+    expectMatchesReference(opsched::test::graphOf(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -69,11 +65,7 @@ class PoolLayers : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(PoolLayers, MatchReference)
 {
-    const auto& c = GetParam();
-    GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, 3, 6, 7});
-    b.addOp({"pool", OpKind::Pool, {{x}}, {layer(c.pool, c.act)}});
-    expectMatchesReference(std::move(b).finish());
+    expectMatchesReference(opsched::test::graphOf(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(

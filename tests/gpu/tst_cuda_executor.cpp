@@ -65,11 +65,7 @@ class CudaConvLayers : public ::testing::TestWithParam<ConvCase> {};
 TEST_P(CudaConvLayers, MatchReference)
 {
     OPSCHED_SKIP_WITHOUT_CUDA();
-    const auto& c = GetParam();
-    GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, c.channels, 9, 8});
-    b.addOp({"conv", OpKind::Conv, {{x}}, {layer(c.conv, c.act)}});
-    expectMatchesReference(std::move(b).finish());
+    expectMatchesReference(opsched::test::graphOf(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -82,11 +78,7 @@ class CudaPoolLayers : public ::testing::TestWithParam<PoolCase> {};
 TEST_P(CudaPoolLayers, MatchReference)
 {
     OPSCHED_SKIP_WITHOUT_CUDA();
-    const auto& c = GetParam();
-    GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, 3, 6, 7});
-    b.addOp({"pool", OpKind::Pool, {{x}}, {layer(c.pool, c.act)}});
-    expectMatchesReference(std::move(b).finish());
+    expectMatchesReference(opsched::test::graphOf(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(

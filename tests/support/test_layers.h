@@ -79,6 +79,23 @@ inline void PrintTo(const PoolCase& c, std::ostream* os)
 }
 
 // The cases every executor runs (on [batch, channels, 9, 8] and [batch, 3, 6, 7] inputs).
+// The one-op graph each case runs: the conv over a 9x8 input, the pool over a 6x7 one.
+inline Graph graphOf(const ConvCase& c)
+{
+    GraphBuilder b(c.name, 3);
+    const auto x = b.addInput("x", Shape{c.batch, c.channels, 9, 8});
+    b.addOp({"conv", OpKind::Conv, {{x}}, {layer(c.conv, c.act)}});
+    return std::move(b).finish();
+}
+
+inline Graph graphOf(const PoolCase& c)
+{
+    GraphBuilder b(c.name, 3);
+    const auto x = b.addInput("x", Shape{c.batch, 3, 6, 7});
+    b.addOp({"pool", OpKind::Pool, {{x}}, {layer(c.pool, c.act)}});
+    return std::move(b).finish();
+}
+
 inline std::vector<ConvCase> convCases()
 {
     return {

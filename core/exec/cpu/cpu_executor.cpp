@@ -2,6 +2,7 @@
 
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/onednn_ops.h"
+#include "exec/executor_layers.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
@@ -38,21 +39,7 @@ private:
     std::byte* data_ = nullptr;
 };
 
-template <typename T, typename... Ts>
-constexpr bool isOneOf = (std::is_same_v<T, Ts> || ...);
-
-// Layer kinds this backend runs. A generic visitor, so new LayerParams alternatives compile and
-// are reported as unsupported until someone adds them here.
-bool supported(const Layer& layer)
-{
-    return std::visit(
-        [](const auto& p) {
-            using T = std::decay_t<decltype(p)>;
-            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-                           MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
-        },
-        layer.params);
-}
+using exec::isOneOf;
 
 std::string unsupportedMessage(const Layer& layer)
 {
@@ -76,7 +63,7 @@ void checkGraph(const Graph& graph)
             throw Error("tensor '" + t.name + "' is " + toString(t.dtype) + "; the CPU backend runs float32 only");
     for (const auto& op : graph.ops())
         for (const auto& layer : op.layers)
-            if (!supported(layer))
+            if (!exec::executorsRun(layer))
                 throw Error("op '" + op.name + "': " + unsupportedMessage(layer));
 }
 

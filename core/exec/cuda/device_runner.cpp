@@ -3,6 +3,7 @@
 #include "exec/cpu/merged_conv.h"
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/cuda_runtime_info.h"
+#include "exec/executor_layers.h"
 
 #include <algorithm>
 #include <type_traits>
@@ -10,21 +11,7 @@
 namespace opsched::gpu {
 namespace {
 
-template <typename T, typename... Ts>
-constexpr bool isOneOf = (std::is_same_v<T, Ts> || ...);
-
-// Layer kinds this backend runs (the CPU backend's set). A generic visitor, so a new LayerParams
-// alternative compiles and is reported by op name until someone adds it here.
-bool supported(const Layer& layer)
-{
-    return std::visit(
-        [](const auto& p) {
-            using T = std::decay_t<decltype(p)>;
-            return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-                           MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
-        },
-        layer.params);
-}
+using exec::isOneOf;
 
 kernels::Act act(const Activation& a)
 {
@@ -67,7 +54,7 @@ DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptio
             throw Error("tensor '" + t.name + "' is " + toString(t.dtype) + "; the CUDA backend runs float32 only");
     for (const auto& op : graph_.ops())
         for (const auto& layer : op.layers)
-            if (!supported(layer))
+            if (!exec::executorsRun(layer))
                 throw Error(opLabel(op) + ": layer kind '" + layer.kindName() + "' is not supported by the CUDA backend");
     arena_ = DeviceBuffer(memory_.arenaBytes(), "the activation arena of " + graph_.name() + " (batch " +
                                                     std::to_string(graph_.batch()) + ")");
