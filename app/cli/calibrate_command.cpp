@@ -8,6 +8,7 @@
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
+#include "schedule/stage_recorder.h"
 #include "sim/calibration.h"
 #include "sim/sim_device_file.h"
 

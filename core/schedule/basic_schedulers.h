@@ -1,7 +1,7 @@
 // The two baselines of the IOS paper: one op per stage, and all ready ops in one stage.
 #pragma once
 
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 namespace opsched {
 

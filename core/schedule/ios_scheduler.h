@@ -6,7 +6,7 @@
 // too large to search whole); identical parts reuse each other's result.
 #pragma once
 
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 #include "schedule/stage_cost.h"
 #include "util/error.h"
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "schedule/stage_cost.h"
-#include "schedule/stage_signature.h"
-#include "schedule/stage_timer.h"
+#include "plan/stage_signature.h"
+#include "plan/stage_timer.h"
 #include "util/statistics.h"
 
 #include <cstdint>

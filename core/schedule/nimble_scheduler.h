@@ -6,7 +6,7 @@
 // 1-4). Nimble replays the result as one CUDA graph, so the plan has no barriers.
 #pragma once
 
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <cstddef>
 

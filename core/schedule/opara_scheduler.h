@@ -14,7 +14,7 @@
 // demand is the most warps one of its kernels occupies at once.
 #pragma once
 
-#include "schedule/plan.h"
+#include "plan/plan.h"
 #include "sim/sim_device.h"
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 // validity: the editor shows validate()'s verdict after every edit, an invalid step included.
 #pragma once
 
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 #include <optional>
 

@@ -6,8 +6,8 @@
 // "barriers":[launch index].
 #pragma once
 
-#include "schedule/plan.h"
-#include "schedule/schedule.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 #include "util/error.h"
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "schedule/ios_scheduler.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // executor provides a measured one.
 #pragma once
 
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 #include "sim/simulator.h"
 
 #include <memory>

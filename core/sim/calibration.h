@@ -1,16 +1,13 @@
 // Simulated against measured stage latencies: the stages an IOS search considers, recorded with
-// what the device measured; how well the simulator ranks and predicts them; and a fit of the
-// simulator's constants (sim_device_file.h: fittedSimConstants) to the measurements by coordinate
-// search in log space.
+// what the device measured (schedule/stage_recorder.h records them); how well the simulator ranks
+// and predicts them; and a fit of the simulator's constants (sim_device_file.h: fittedSimConstants)
+// to the measurements by coordinate search in log space.
 #pragma once
 
-#include "schedule/stage_cost.h"
-#include "schedule/stage_signature.h"
+#include "plan/schedule.h"
+#include "sim/simulator.h"
 
-#include <functional>
-#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace opsched {
@@ -21,27 +18,6 @@ struct CalibrationStage {
     std::string signature;        // stage_signature.h
     bool chosen = false;          // part of the schedule the search returned
     double measured = 0;          // seconds, as the device timed it
-};
-
-// Wraps the cost model the search runs on (the measured one) and keeps every distinct stage it was
-// asked about, with the answer.
-class StageRecorder : public StageCostModel {
-public:
-    explicit StageRecorder(StageCostModel& measured) : inner_(measured) {}
-    double stageLatency(const Graph& graph, const Stage& stage) override;
-    std::string deviceName() const override { return inner_.deviceName(); }
-    const SimDevice& deviceModel() const override { return inner_.deviceModel(); }
-
-    // Marks the recorded stages of `graph` that appear in `schedule`.
-    void markChosen(const Graph& graph, const Schedule& schedule);
-    const std::vector<CalibrationStage>& stages() const { return stages_; }
-
-private:
-    StageCostModel& inner_;
-    std::vector<CalibrationStage> stages_;
-    std::unordered_map<std::string, std::size_t> index_; // graph instance + signature -> stage
-    std::uint64_t graph_ = 0;
-    std::unique_ptr<StageSignatures> signatures_;
 };
 
 // Simulated seconds of each stage on `device`.

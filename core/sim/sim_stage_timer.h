@@ -3,7 +3,7 @@
 // the calibration's self-check measure against (a simulator with other constants than the model).
 #pragma once
 
-#include "schedule/stage_timer.h"
+#include "plan/stage_timer.h"
 #include "sim/simulator.h"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 // less room for concurrency -- what the IOS, Nimble and Opara papers measured.
 #pragma once
 
-#include "schedule/plan.h"
+#include "plan/plan.h"
 #include "sim/kernel_model.h"
 #include "sim/sim_device.h"
 

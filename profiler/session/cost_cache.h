@@ -4,7 +4,7 @@
 #pragma once
 
 #include "schedule/stage_cost.h"
-#include "schedule/stage_signature.h"
+#include "plan/stage_signature.h"
 
 #include <memory>
 #include <string>
@@ -13,7 +13,7 @@
 
 namespace opsched::profiler {
 
-// The signatures live in core (schedule/stage_signature.h) so the measured cost model shares them.
+// The signatures live in core (plan/stage_signature.h) so the measured cost model shares them.
 using opsched::opSignature;
 using opsched::StageSignatures;
 

@@ -10,8 +10,8 @@
 // nodes mapped back to launches at capture, which the runtime does not report.
 #pragma once
 
-#include "schedule/plan.h"
-#include "schedule/schedule.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 #include "store/records.h"
 
 #include <cstddef>

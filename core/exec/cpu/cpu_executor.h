@@ -7,7 +7,7 @@
 
 #include "exec/cpu/tensor_layout.h"
 #include "graph/graph.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <cstdint>
 #include <memory>

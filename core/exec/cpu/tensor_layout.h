@@ -12,7 +12,7 @@
 
 #include "exec/cpu/memory_plan.h"
 #include "graph/graph.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <cstdint>
 #include <string>

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "graph/graph.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <cstdint>
 #include <functional>

@@ -2,7 +2,7 @@
 // local CUDA device with the CUDA executor.
 #pragma once
 
-#include "schedule/stage_timer.h"
+#include "plan/stage_timer.h"
 
 #include <memory>
 

@@ -7,7 +7,7 @@
 // Pure host logic: built and tested without a GPU.
 #pragma once
 
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "graph/graph.h"
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 #include "util/bitset.h"
 
 #include <cstdint>

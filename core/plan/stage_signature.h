@@ -4,7 +4,7 @@
 // measures each distinct stage once.
 #pragma once
 
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "schedule/stage_signature.h"
+#include "plan/stage_signature.h"
 
 #include "util/sha256.h"
 

@@ -1,4 +1,4 @@
-#include "schedule/plan.h"
+#include "plan/plan.h"
 
 #include "util/bitset.h"
 

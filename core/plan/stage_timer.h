@@ -3,8 +3,8 @@
 // Kept apart from CUDA so the search, its cache and the CLI compile and are tested without a GPU.
 #pragma once
 
-#include "schedule/plan.h"
-#include "schedule/schedule.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 
 #include <string>
 #include <vector>

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks the include arrows between opsched's source folders.
+
+core/'s folders form layers: a file may include its own folder and folders of lower layers only,
+so every arrow between two folders points one way (no cycle). core/ and profiler/ include no Qt;
+profiler/ builds on core/ only. Prints each offending include as file:line and exits 1.
+
+Usage: check_layering.py SOURCE_ROOT
+"""
+import os
+import re
+import sys
+
+# Lower layers first. A folder may include folders of strictly lower rank (and its own).
+CORE_LAYERS = {
+    "util": 0,
+    "graph": 1,
+    "plan": 2, "import": 2, "zoo": 2, "report": 2,
+    "sim": 3, "model": 3,
+    "schedule": 4,
+    "exec": 5,
+}
+SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh")
+INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
+
+
+def sources(top):
+    for root, _, files in os.walk(top):
+        for name in sorted(files):
+            if name.endswith(SOURCE_SUFFIXES):
+                yield os.path.join(root, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield number, m.group(1), m.group(2)
+
+
+def is_qt(delim, target):
+    return delim == "<" and re.match(r"Q[A-Z]\w*(/|$)", target) is not None
+
+
+def check(root):
+    problems = []
+    core = os.path.join(root, "core")
+    for path in sources(core):
+        rel = os.path.relpath(path, root)
+        parts = os.path.relpath(path, core).split(os.sep)
+        folder = parts[0] if len(parts) > 1 else None
+        for number, delim, target in includes(path):
+            where = f"{rel}:{number}"
+            if is_qt(delim, target):
+                problems.append(f"{where}: core/ links no Qt, but includes <{target}>")
+                continue
+            if delim != '"' or "/" not in target:
+                continue
+            dest = target.split("/")[0]
+            if dest not in CORE_LAYERS or folder is None or dest == folder:
+                continue
+            if folder not in CORE_LAYERS:
+                problems.append(f"{where}: core/{folder}/ has no layer in check_layering.py")
+                continue
+            if CORE_LAYERS[dest] >= CORE_LAYERS[folder]:
+                problems.append(f"{where}: {folder}/ (layer {CORE_LAYERS[folder]}) includes \"{target}\" "
+                                f"from {dest}/ (layer {CORE_LAYERS[dest]}): arrows between core's folders point down only")
+    profiler = os.path.join(root, "profiler")
+    if os.path.isdir(profiler):
+        for path in sources(profiler):
+            rel = os.path.relpath(path, root)
+            for number, delim, target in includes(path):
+                if is_qt(delim, target):
+                    problems.append(f"{rel}:{number}: profiler/ links no Qt, but includes <{target}>")
+                elif delim == '"' and target.split("/")[0] in ("views", "app"):
+                    problems.append(f"{rel}:{number}: profiler/ builds on core/ only, but includes \"{target}\"")
+    return problems
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    root = argv[1]
+    if not os.path.isdir(os.path.join(root, "core")):
+        print(f"check_layering: no core/ folder under {root}", file=sys.stderr)
+        return 2
+    problems = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} include(s) break the layering")
+        return 1
+    print("layering ok: every include between core's folders points to a lower layer; no Qt in core/ or profiler/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

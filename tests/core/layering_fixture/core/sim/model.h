@@ -1,0 +1,3 @@
+#pragma once
+#include "plan/plan.h"
+#include <QString>
