@@ -8,7 +8,7 @@
 
 #include "graph/graph.h"
 #include "graph/layered_layout.h"
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 #include <QPointF>
 #include <QRectF>

@@ -1,6 +1,6 @@
 #include "schedule_editor.h"
 
-#include "schedule/plan.h"
+#include "plan/plan.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 

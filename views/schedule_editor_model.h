@@ -4,7 +4,7 @@
 #pragma once
 
 #include "graph/graph.h"
-#include "schedule/schedule.h"
+#include "plan/schedule.h"
 
 #include <QAbstractItemModel>
 

@@ -6,7 +6,7 @@
 #include "timeline_rows.h"
 
 #include "graph/graph.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 #include "sim/simulator.h"
 
 #include <cstdint>

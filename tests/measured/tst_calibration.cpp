@@ -5,7 +5,7 @@
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
-#include "sim/calibration.h"
+#include "schedule/stage_recorder.h"
 #include "sim/sim_device_file.h"
 #include "sim/sim_stage_timer.h"
 #include "util/error.h"

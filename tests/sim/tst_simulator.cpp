@@ -1,7 +1,7 @@
 // The simulated GPU must show what the IOS, Nimble and Opara papers measured; each property is a test.
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
-#include "schedule/plan.h"
+#include "plan/plan.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "zoo/net_builder.h"
