@@ -143,6 +143,7 @@ Runner addCalibrateCommand(CLI::App& app)
         SchedulerParams params;
         params.r = opts->pruning.r;
         params.s = opts->pruning.s;
+        params.lowering = loweringOf(opts->pruning);
         for (const auto& ref : opts->models) {
             const Graph& graph = graphs.emplace_back(loadModel(ref, opts->batch));
             const SchedulerOutput out = runScheduler("ios", graph, recorder, params);

@@ -57,6 +57,17 @@ void addPruningOptions(CLI::App& cmd, PruningOptions& o)
     cmd.add_option("--s", o.s, "IOS pruning: most groups per stage (greedy: most ops per stage)")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
+    cmd.add_option("--lowering", o.lowering,
+                   "How stage schedules become plans: barriers (every stage boundary joins all streams, as the IOS "
+                   "search assumes), events (only the waits a dependency needs), or best (both evaluated whole on "
+                   "the device, the faster kept)")
+        ->check(CLI::IsMember({"barriers", "events", "best"}))
+        ->capture_default_str();
+}
+
+std::optional<Lowering> loweringOf(const PruningOptions& o)
+{
+    return parseLowering(o.lowering); // `best` (the only other value CLI::IsMember lets through): nullopt
 }
 
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o)

@@ -2,6 +2,7 @@
 // the IOS pruning limits.
 #pragma once
 
+#include "plan/lowering.h"
 #include "schedule/stage_cost.h"
 
 #include <CLI/CLI.hpp>
@@ -27,9 +28,13 @@ void addTargetOptions(CLI::App& cmd, TargetOptions& o);
 struct PruningOptions {
     std::size_t r = 3;
     std::size_t s = 8;
+    std::string lowering = "barriers"; // barriers, events or best: how stage schedules become plans
+
 };
-// --r, --s.
+// --r, --s, --lowering.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
+// The lowering --lowering names; nullopt for `best`.
+std::optional<Lowering> loweringOf(const PruningOptions& o);
 
 // Where the measured cost model keeps its stage timings between runs.
 struct CostCacheOptions {

@@ -137,6 +137,7 @@ Runner addCompareCommand(CLI::App& app)
         SchedulerParams params;
         params.r = opts->pruning.r;
         params.s = opts->pruning.s;
+        params.lowering = loweringOf(opts->pruning);
 
         nlohmann::ordered_json results = nlohmann::ordered_json::array();
         double sequential = 0;

@@ -95,6 +95,7 @@ PlanChoice choosePlan(const Graph& graph, const RunOptions& o)
         SchedulerParams params;
         params.r = o.pruning.r;
         params.s = o.pruning.s;
+        params.lowering = loweringOf(o.pruning);
         SchedulerOutput out = runScheduler(o.scheduler, graph, *cost, params);
         if (auto problems = validate(graph, out.plan); !problems.empty())
             throw Error("internal: " + o.scheduler + " produced an invalid plan: " + problems.front());

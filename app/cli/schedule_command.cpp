@@ -38,6 +38,7 @@ Runner addScheduleCommand(CLI::App& app)
         SchedulerParams params;
         params.r = opts->pruning.r;
         params.s = opts->pruning.s;
+        params.lowering = loweringOf(opts->pruning);
         const SchedulerOutput out = runScheduler(opts->scheduler, graph, target.cost(), params);
         if (auto problems = validate(graph, out.plan); !problems.empty())
             throw Error("internal: " + opts->scheduler + " produced an invalid plan: " + problems.front());
@@ -93,6 +94,7 @@ Runner addEvaluateCommand(CLI::App& app)
         TargetOptions target;
         CostCacheOptions cache;
         std::string file;
+        std::string lowering; // empty: as the schedule file says (params.lowering), else barriers
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("evaluate", "Latency of a schedule or plan file on a device");
@@ -100,11 +102,20 @@ Runner addEvaluateCommand(CLI::App& app)
     addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("--schedule", opts->file, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
         ->required();
+    cmd->add_option("--lowering", opts->lowering,
+                    "For a schedule file: lower its stages with barriers or events (default: as the file says, "
+                    "else barriers); a plan file is already lowered")
+        ->check(CLI::IsMember({"barriers", "events"}));
 
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
-        const ScheduleDocument doc = readScheduleFile(graph, opts->file);
+        ScheduleDocument doc = readScheduleFile(graph, opts->file);
+        if (!opts->lowering.empty()) {
+            if (!doc.schedule)
+                throw Error("--lowering: '" + opts->file + "' is a plan, already lowered; it applies to schedule files");
+            doc.params["lowering"] = opts->lowering;
+        }
         std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
         if (!problems.empty()) {
             std::string all;
@@ -130,6 +141,7 @@ Runner addEvaluateCommand(CLI::App& app)
             j["stages"] = doc.schedule ? doc.schedule->stages.size() : 0;
             j["streams"] = plan.streams;
             j["waits"] = plan.waitCount();
+            j["barriers"] = plan.barriers.size();
             j["average_active_warps"] = optionalJson(latency.averageActiveWarps);
             std::cout << j.dump(2) << "\n";
             return kExitOk;

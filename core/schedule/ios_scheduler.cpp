@@ -319,8 +319,15 @@ IosResult iosSchedule(const Graph& graph, StageCostModel& cost, const IosOptions
     }
     std::vector<std::vector<std::uint32_t>> parts;
     for (const auto& region : regions)
-        for (auto& p : splitIntoParts(graph.dag(), region, options.maxPartOps))
-            parts.push_back(std::move(p));
+        for (auto& p : splitIntoParts(graph.dag(), region, options.maxPartOps)) {
+            // Consecutive small parts are searched as one: a part boundary forces a stage boundary
+            // (a join), which the search can only weigh against other stages inside one part. Parts
+            // follow each other in topological order, so their union is again a part.
+            if (!parts.empty() && parts.back().size() + p.size() <= options.maxPartOps)
+                parts.back().insert(parts.back().end(), p.begin(), p.end());
+            else
+                parts.push_back(std::move(p));
+        }
 
     IosResult result;
     result.parts = parts.size();

@@ -28,8 +28,9 @@ struct IosOptions {
     std::size_t maxGroupOps = 3;   // r
     std::size_t maxGroups = 8;     // s
     std::size_t maxPartOps = 24;   // blocks larger than this are searched in parts
-    // Search block by block (IOS does). Stages then never span a block's exit op, which costs at
-    // most a chain of ops joining one group across it; off, the whole graph is one search.
+    // Search block by block (IOS does), consecutive blocks together while they fit in maxPartOps:
+    // stages never span a part boundary, which costs a join there; off, the whole graph is one
+    // search (split only where a region exceeds maxPartOps).
     bool splitBlocks = true;
     // Called after each part; return false to cancel the search (search() then throws Cancelled).
     std::function<bool(const IosProgress&)> progress;

@@ -1,6 +1,7 @@
 #include "schedule/measured_stage_cost.h"
 
 #include "util/error.h"
+#include "util/statistics.h"
 
 #include <cmath>
 
@@ -122,6 +123,11 @@ void MeasuredStageCost::flush()
         auto writing = std::exchange(entries, {});
         store_->add(timerKey_, batch, writing);
     }
+}
+
+double MeasuredStageCost::planLatency(const Graph& graph, const Plan& plan)
+{
+    return spreadOf(timer_.timePlan(graph, plan, 7)).median;
 }
 
 } // namespace opsched

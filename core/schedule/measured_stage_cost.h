@@ -59,6 +59,8 @@ public:
     double stageLatency(const Graph& graph, const Stage& stage) override;
     std::string deviceName() const override { return deviceName_; }
     const SimDevice& deviceModel() const override { return deviceModel_; }
+    // Median of a few replays of the whole plan on the timer's device (not cached).
+    double planLatency(const Graph& graph, const Plan& plan) override;
 
     // One op alone (for the critical-path floor), cached like stages.
     double opLatency(const Graph& graph, OpId op);

@@ -1,10 +1,10 @@
 #include "schedule/opara_scheduler.h"
 
+#include "plan/lowering.h"
 #include "sim/kernel_model.h"
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <utility>
 
 namespace opsched {
@@ -105,54 +105,14 @@ std::vector<OpId> oparaLaunchOrder(const Graph& graph, const std::vector<OparaOp
 
 Plan planOnStreams(const Graph& graph, const std::vector<StreamId>& streamOf, const std::vector<OpId>& order)
 {
-    const std::size_t n = graph.opCount();
-    const std::size_t m = order.size();
-    std::uint32_t streams = 1; // an empty graph still gets a stream
-    for (const auto s : streamOf)
-        streams = std::max(streams, s.value() + 1);
-
-    // Vector clocks: row i holds, per stream, 1 + the last launch on that stream known to have
-    // finished when launch i starts (0: none). A dependency whose launch the row already covers
-    // needs no wait. Each row starts from its stream's previous row, so none is zeroed twice.
-    const auto clock = std::make_unique_for_overwrite<std::uint32_t[]>(m * streams);
-    constexpr std::uint32_t kNone = ~0U;
-    std::vector<std::uint32_t> launchOf(n, kNone);
-    std::vector<std::uint32_t> lastOnStream(streams, kNone);
-    std::vector<std::uint32_t> pending;
-
     Plan plan;
-    plan.streams = streams;
-    plan.launches.reserve(m);
-    for (std::uint32_t i = 0; i < m; ++i) {
-        const OpId v = order[i];
-        const std::uint32_t s = streamOf[v.value()].value();
-        std::uint32_t* row = &clock[std::size_t{i} * streams];
-        if (const auto prev = lastOnStream[s]; prev != kNone)
-            std::copy_n(&clock[std::size_t{prev} * streams], streams, row);
-        else
-            std::fill_n(row, streams, 0U);
-
-        // Later launches know more, so settle them first: they may cover the earlier ones.
-        pending.clear();
-        for (const auto p : graph.predecessors(v))
-            if (streamOf[p] != streamOf[v.value()])
-                pending.push_back(launchOf[p]);
-        std::sort(pending.begin(), pending.end(), std::greater<>{});
-        Launch launch{{v}, StreamId(s), {}};
-        for (const auto w : pending) {
-            if (row[plan.launches[w].stream.value()] > w)
-                continue; // already ordered through another wait or the stream's history
-            launch.waitFor.push_back(w);
-            const std::uint32_t* known = &clock[std::size_t{w} * streams];
-            for (std::uint32_t t = 0; t < streams; ++t)
-                row[t] = std::max(row[t], known[t]);
-        }
-        std::reverse(launch.waitFor.begin(), launch.waitFor.end());
-        row[s] = i + 1;
-        lastOnStream[s] = i;
-        launchOf[v.value()] = i;
-        plan.launches.push_back(std::move(launch));
-    }
+    plan.streams = 1; // an empty graph still gets a stream
+    for (const auto s : streamOf)
+        plan.streams = std::max(plan.streams, s.value() + 1);
+    plan.launches.reserve(order.size());
+    for (const OpId v : order)
+        plan.launches.push_back(Launch{{v}, streamOf[v.value()], {}});
+    addDependencyWaits(graph, plan);
     return plan;
 }
 

@@ -1,6 +1,7 @@
 #include "schedule/schedule_file.h"
 
 #include "graph/fingerprint.h"
+#include "plan/lowering.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -53,7 +54,13 @@ ScheduleDocument makePlanDocument(const Graph& graph, Plan plan, std::string sch
 
 Plan ScheduleDocument::executablePlan(const Graph& graph) const
 {
-    return plan ? *plan : compileSchedule(graph, schedule.value_or(Schedule{}));
+    if (plan)
+        return *plan;
+    Lowering lowering = Lowering::Barriers;
+    if (const auto it = params.find("lowering"); it != params.end() && it->is_string())
+        if (const auto parsed = parseLowering(it->get<std::string>()))
+            lowering = *parsed;
+    return lowerSchedule(graph, schedule.value_or(Schedule{}), lowering);
 }
 
 nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
@@ -131,6 +138,11 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
         doc.scheduler = j.at("scheduler").get<std::string>();
     if (j.contains("params") && j.at("params").is_object())
         doc.params = nlohmann::ordered_json(j.at("params"));
+    if (doc.params.contains("lowering")) {
+        const auto& l = doc.params.at("lowering");
+        if (!l.is_string() || !parseLowering(l.get<std::string>()))
+            fail("params.lowering must be \"barriers\" or \"events\", not " + l.dump());
+    }
     if (j.contains("latency_ms") && j.at("latency_ms").is_number())
         doc.latencyMs = j.at("latency_ms").get<double>();
 

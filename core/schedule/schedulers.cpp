@@ -52,8 +52,24 @@ SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageC
         throw Error("unknown scheduler '" + name + "' (available: " + names + ")");
     }
     out.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (out.schedule)
-        out.plan = compileSchedule(graph, *out.schedule);
+    if (out.schedule) {
+        Lowering lowering = params.lowering.value_or(Lowering::Barriers);
+        out.plan = lowerSchedule(graph, *out.schedule, lowering);
+        if (!params.lowering) {
+            // The search assumed barriers; keep the events plan only where it is faster whole.
+            Plan events = lowerSchedule(graph, *out.schedule, Lowering::Events);
+            const double barrierSeconds = cost.planLatency(graph, out.plan);
+            const double eventSeconds = cost.planLatency(graph, events);
+            out.params["lowering_ms"] = {{"barriers", barrierSeconds * 1e3}, {"events", eventSeconds * 1e3}};
+            if (eventSeconds < barrierSeconds) {
+                lowering = Lowering::Events;
+                out.plan = std::move(events);
+            }
+        }
+        // Only when it differs from the default, so files and JSON of barrier plans stay as they were.
+        if (lowering != Lowering::Barriers || !params.lowering)
+            out.params["lowering"] = toString(lowering);
+    }
     return out;
 }
 

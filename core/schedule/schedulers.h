@@ -2,6 +2,7 @@
 #pragma once
 
 #include "schedule/ios_scheduler.h"
+#include "plan/lowering.h"
 #include "plan/plan.h"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,10 @@ struct SchedulerParams {
     std::size_t r = 3;          // IOS: ops per group
     std::size_t s = 8;          // IOS: groups per stage; greedy: ops per stage
     std::size_t maxPartOps = 24;
+    // How stage schedules become plans (plan/lowering.h); with `best`, both lowerings are
+    // evaluated whole on the cost model and the faster is kept.
+    std::optional<Lowering> lowering = Lowering::Barriers; // nullopt: best
+
     std::function<bool(const IosProgress&)> progress;
 };
 

@@ -18,6 +18,9 @@ public:
     // The analytical model of the device, for schedulers that reason about kernels' resource
     // demands (Opara). A measured cost model supplies the model fitted to its GPU.
     virtual const SimDevice& deviceModel() const = 0;
+    // Seconds of a whole plan, as `evaluate` reports it: what picks between two lowerings of one
+    // schedule (schedulers.h, Lowering::Best).
+    virtual double planLatency(const Graph& graph, const Plan& plan) = 0;
 };
 
 class SimulatedStageCost : public StageCostModel {
@@ -34,6 +37,10 @@ public:
     }
     std::string deviceName() const override { return "sim:" + device_.name; }
     const SimDevice& deviceModel() const override { return device_; }
+    double planLatency(const Graph& graph, const Plan& plan) override
+    {
+        return simulate(graph, plan, device_, options_).latency;
+    }
 
 private:
     const SimDevice& device_;

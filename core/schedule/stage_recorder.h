@@ -20,6 +20,7 @@ public:
     double stageLatency(const Graph& graph, const Stage& stage) override;
     std::string deviceName() const override { return inner_.deviceName(); }
     const SimDevice& deviceModel() const override { return inner_.deviceModel(); }
+    double planLatency(const Graph& graph, const Plan& plan) override { return inner_.planLatency(graph, plan); }
 
     // Marks the recorded stages of `graph` that appear in `schedule`.
     void markChosen(const Graph& graph, const Schedule& schedule);

@@ -25,6 +25,7 @@ public:
     double stageLatency(const Graph& graph, const Stage& stage) override;
     std::string deviceName() const override { return inner_.deviceName(); }
     const SimDevice& deviceModel() const override { return inner_.deviceModel(); }
+    double planLatency(const Graph& graph, const Plan& plan) override { return inner_.planLatency(graph, plan); }
 
     std::size_t hits() const { return hits_; }
     std::size_t misses() const { return misses_; }

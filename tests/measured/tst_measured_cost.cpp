@@ -47,6 +47,7 @@ public:
     }
     std::string deviceName() const override { return inner_.deviceName(); }
     const SimDevice& deviceModel() const override { return inner_.deviceModel(); }
+    double planLatency(const Graph& graph, const Plan& plan) override { return inner_.planLatency(graph, plan); }
 
     std::size_t requests = 0;
     std::set<std::string> distinct;
