@@ -1,9 +1,17 @@
 # schedule -o FILE, then evaluate FILE: the file round-trips and evaluates to the same latency.
-# -DCLI=path -DMODEL=ref -DSCHEDULER=name -DWORK=dir
+# -DCLI=path -DMODEL=ref -DSCHEDULER=name -DWORK=dir [-DLOWERING=barriers|events|best: the file keeps
+# the lowering it was made with, so evaluate lowers it the same way]
 file(MAKE_DIRECTORY "${WORK}")
-set(file "${WORK}/${SCHEDULER}.json")
+set(lowering_args "")
+set(suffix "")
+if(LOWERING)
+  set(lowering_args --lowering ${LOWERING})
+  set(suffix "_${LOWERING}")
+endif()
+set(file "${WORK}/${SCHEDULER}${suffix}.json")
 file(REMOVE "${file}")
 execute_process(COMMAND ${CLI} schedule ${MODEL} --scheduler ${SCHEDULER} --device sim:a100 -o ${file} --json
+                        ${lowering_args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "schedule failed (${rc}): ${err}")
