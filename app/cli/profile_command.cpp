@@ -273,6 +273,7 @@ Runner addProfileCommand(CLI::App& app)
         settings.deviceRef = opts->device;
         settings.r = opts->pruning.r;
         settings.s = opts->pruning.s;
+        settings.lowering = loweringOf(opts->pruning);
         settings.cudaGraph = opts->cudaGraph;
         settings.warps = opts->warps;
         settings.repeats = opts->repeat;

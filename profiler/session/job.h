@@ -5,6 +5,7 @@
 #include "schedule/schedulers.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct ProfileSettings {
     std::size_t r = 3;
     std::size_t s = 8;
     std::size_t maxPartOps = 24;
+    std::optional<Lowering> lowering = Lowering::Barriers; // stage schedules -> plans; nullopt: best
     bool cudaGraph = false;
     bool warps = false; // record active-warp samples (and their average)
     int repeats = 10; // latency measurements per run
