@@ -23,7 +23,7 @@ Runner addExportCommand(CLI::App& app);
 Runner addMergeCommand(CLI::App& app);
 Runner addCalibrateCommand(CLI::App& app);
 
-// Exit codes, part of the CLI contract (README).
+// Exit codes, part of the CLI contract (docs/cli.md, "Exit codes").
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;

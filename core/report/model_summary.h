@@ -30,7 +30,7 @@ struct ModelSummary {
 
 ModelSummary summarize(const Graph& graph);
 
-// The `info --json` document (README documents its fields).
+// The `info --json` document (docs/cli.md documents its fields).
 nlohmann::ordered_json modelInfoJson(const Graph& graph, const ModelSummary& summary);
 
 // A short human summary for the terminal.

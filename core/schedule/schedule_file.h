@@ -1,4 +1,4 @@
-// The schedule and plan file formats (JSON, versioned; README documents them). Both share a header:
+// The schedule and plan file formats (JSON, versioned; docs/formats.md documents them). Both share a header:
 // {"format":"opsched-schedule"|"opsched-plan","version":1,"model":...,"model_sha256":...,
 //  "batch":...,"device":...,"scheduler":...,"params":{...},"latency_ms":..., ...}
 // then a schedule has "stages":[{"strategy":"concurrent","groups":[["op","op"],["op"]]},...]

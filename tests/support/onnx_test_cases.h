@@ -20,7 +20,7 @@ namespace opsched::test {
 
 namespace fs = std::filesystem;
 
-// The op types the importer maps (README "Supported ops").
+// The op types the importer maps (docs/cli.md, "Model references": supported ops).
 inline const std::set<std::string> kSupportedOnnxOps{
     "Conv",       "Relu",    "Clip",    "Sigmoid",   "HardSigmoid", "HardSwish",   "Tanh",    "Mul",
     "Add",        "Sub",     "Div",     "MaxPool",   "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
