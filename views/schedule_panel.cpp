@@ -43,6 +43,12 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     s_->setRange(1, 16);
     s_->setValue(8);
     s_->setToolTip(tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
+    lowering_ = new QComboBox;
+    lowering_->setObjectName(QStringLiteral("loweringCombo"));
+    lowering_->addItems({QStringLiteral("barriers"), QStringLiteral("events"), QStringLiteral("best")});
+    lowering_->setToolTip(tr("How stage schedules become plans: barriers join every stream at each stage boundary "
+                             "(what the IOS search adds up); events keep only the waits a dependency needs; best "
+                             "evaluates both and keeps the faster"));
     cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
     cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
 
@@ -81,6 +87,7 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     pruning->addWidget(s_);
     pruning->addStretch();
     form->addRow(tr("Pruning"), pruning);
+    form->addRow(tr("Lowering"), lowering_);
     form->addRow(QString(), cudaGraph_);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton_);
@@ -135,6 +142,7 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     request.r = static_cast<std::size_t>(r_->value());
     request.s = static_cast<std::size_t>(s_->value());
     request.cudaGraph = cudaGraph_->isChecked();
+    request.lowering = lowering_->currentText().toStdString();
     request.batch = batch_->value();
     start(request);
 }

@@ -52,6 +52,7 @@ private:
     QSpinBox* batch_ = nullptr;
     QSpinBox* r_ = nullptr;
     QSpinBox* s_ = nullptr;
+    QComboBox* lowering_ = nullptr;
     QCheckBox* cudaGraph_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;

@@ -38,8 +38,11 @@ std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& openGraph, c
     result->batch = graph.batch();
     result->output.scheduler = request.scheduler;
     result->output.schedule = schedule;
-    result->output.plan = compileSchedule(graph, schedule);
-    simulateInto(graph, device, SimOptions{request.cudaGraph}, *result);
+    const SimOptions options{request.cudaGraph};
+    SimulatedStageCost cost(device, options);
+    result->output.plan =
+        lowerWithCost(graph, schedule, parseLowering(request.lowering), cost, result->output.params); // "best": nullopt
+    simulateInto(graph, device, options, *result);
     return result;
 }
 
@@ -54,6 +57,7 @@ std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& openGra
     SchedulerParams params;
     params.r = request.r;
     params.s = request.s;
+    params.lowering = parseLowering(request.lowering); // nullopt for "best"
     params.progress = progress;
 
     auto result = std::make_shared<ScheduleResult>();

@@ -22,6 +22,7 @@ struct ScheduleRequest {
     std::size_t r = 3;
     std::size_t s = 8;
     bool cudaGraph = false;
+    std::string lowering = "barriers"; // barriers, events or best (plan/lowering.h, schedulers.h)
     std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
 };
 

@@ -123,6 +123,7 @@ std::shared_ptr<const ScheduleResult> resultFromRun(store::RunRecord run)
         const auto& params = run.schedule->params;
         result->request.r = params.value("r", result->request.r);
         result->request.s = params.value("s", result->request.s);
+        result->request.lowering = params.value("lowering", result->request.lowering);
         result->output.searchSeconds = run.schedule->searchSeconds;
         result->output.plan.streams = run.schedule->plan.value("streams", 0U);
     }

@@ -14,6 +14,28 @@ const std::vector<std::string>& schedulerNames()
     return names;
 }
 
+Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering,
+                   StageCostModel& cost, nlohmann::ordered_json& params)
+{
+    Plan plan = lowerSchedule(graph, schedule, lowering.value_or(Lowering::Barriers));
+    Lowering chosen = lowering.value_or(Lowering::Barriers);
+    if (!lowering) {
+        // The search assumed barriers; keep the events plan only where it is faster whole.
+        Plan events = lowerSchedule(graph, schedule, Lowering::Events);
+        const double barrierSeconds = cost.planLatency(graph, plan);
+        const double eventSeconds = cost.planLatency(graph, events);
+        params["lowering_ms"] = {{"barriers", barrierSeconds * 1e3}, {"events", eventSeconds * 1e3}};
+        if (eventSeconds < barrierSeconds) {
+            chosen = Lowering::Events;
+            plan = std::move(events);
+        }
+    }
+    // Only when it differs from the default, so files and JSON of barrier plans stay as they were.
+    if (chosen != Lowering::Barriers || !lowering)
+        params["lowering"] = toString(chosen);
+    return plan;
+}
+
 SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
                              const SchedulerParams& params)
 {
@@ -52,24 +74,8 @@ SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageC
         throw Error("unknown scheduler '" + name + "' (available: " + names + ")");
     }
     out.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (out.schedule) {
-        Lowering lowering = params.lowering.value_or(Lowering::Barriers);
-        out.plan = lowerSchedule(graph, *out.schedule, lowering);
-        if (!params.lowering) {
-            // The search assumed barriers; keep the events plan only where it is faster whole.
-            Plan events = lowerSchedule(graph, *out.schedule, Lowering::Events);
-            const double barrierSeconds = cost.planLatency(graph, out.plan);
-            const double eventSeconds = cost.planLatency(graph, events);
-            out.params["lowering_ms"] = {{"barriers", barrierSeconds * 1e3}, {"events", eventSeconds * 1e3}};
-            if (eventSeconds < barrierSeconds) {
-                lowering = Lowering::Events;
-                out.plan = std::move(events);
-            }
-        }
-        // Only when it differs from the default, so files and JSON of barrier plans stay as they were.
-        if (lowering != Lowering::Barriers || !params.lowering)
-            out.params["lowering"] = toString(lowering);
-    }
+    if (out.schedule)
+        out.plan = lowerWithCost(graph, *out.schedule, params.lowering, cost, out.params);
     return out;
 }
 

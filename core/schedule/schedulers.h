@@ -37,6 +37,11 @@ struct SchedulerOutput {
 // Names accepted by runScheduler, in the order `compare` shows them.
 const std::vector<std::string>& schedulerNames();
 
+// A stage schedule lowered as asked (nullopt: both ways, the faster on `cost` kept); records the
+// choice in `params` ("lowering", and "lowering_ms" when both were evaluated) unless it is barriers.
+Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering,
+                   StageCostModel& cost, nlohmann::ordered_json& params);
+
 // Throws Error naming the scheduler when it is unknown or its parameters are invalid.
 SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
                              const SchedulerParams& params = {});

@@ -44,6 +44,7 @@ private slots:
     void runsIosAndShowsItsTimeline();
     void cancelStopsASearch();
     void schedulesAtAnotherBatch();
+    void lowersWithEventsWhenAsked();
     void propertiesFollowTheSelection();
     void droppedFilesOpen();
 
@@ -272,6 +273,35 @@ void TestMainWindow::schedulesAtAnotherBatch()
     const auto reference = opsched::computeScheduleResult(opsched::loadModel("zoo:squeezenet", 8), direct);
     QCOMPARE(eight->latency, reference->latency);
     QCOMPARE(w.graph()->batch(), std::int64_t{1}); // the open model stays as opened
+}
+
+// The Lowering box: greedy's stages lowered with events carry no barrier and a wait per
+// cross-stream dependency; `best` keeps whichever plan simulates faster, never the slower one.
+void TestMainWindow::lowersWithEventsWhenAsked()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
+    auto* panel = w.schedulePanel();
+    auto* lowering = panel->findChild<QComboBox*>(QStringLiteral("loweringCombo"));
+    QVERIFY(lowering != nullptr);
+    QCOMPARE(lowering->currentText(), QStringLiteral("barriers"));
+    QSignalSpy done(panel, &opsched::SchedulePanel::finished);
+    for (const char* name : {"barriers", "events", "best"}) {
+        lowering->setCurrentText(QString::fromLatin1(name));
+        panel->runScheduler(QStringLiteral("greedy"));
+        QVERIFY(done.wait(30000));
+    }
+    QCOMPARE(panel->results()->rowCount(), 3);
+    const auto barriers = panel->results()->result(0);
+    const auto events = panel->results()->result(1);
+    const auto best = panel->results()->result(2);
+    QVERIFY(barriers && events && best);
+    QVERIFY(!barriers->output.plan.barriers.empty());
+    QVERIFY(events->output.plan.barriers.empty());
+    QVERIFY(events->output.plan.waitCount() > 0);
+    QCOMPARE(events->request.lowering, std::string("events"));
+    QCOMPARE(best->latency, std::min(barriers->latency, events->latency));
 }
 
 void TestMainWindow::propertiesFollowTheSelection()
