@@ -5,6 +5,8 @@
 #include "schedule/ios_scheduler.h"
 #include "sim/simulator.h"
 
+#include "schedule/schedule_test_support.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,25 +58,8 @@ private:
 
     double stageCost(std::uint32_t e)
     {
-        // Connected components of e.
-        std::vector<std::uint32_t> parent(g_.opCount());
-        std::iota(parent.begin(), parent.end(), 0U);
-        auto find = [&](std::uint32_t x) {
-            while (parent[x] != x)
-                x = parent[x];
-            return x;
-        };
-        for (std::uint32_t v = 0; v < g_.opCount(); ++v)
-            if (e >> v & 1U)
-                for (auto s : g_.successors(OpId(v)))
-                    if (e >> s & 1U)
-                        parent[find(v)] = find(s);
-        std::map<std::uint32_t, std::vector<OpId>> comps;
-        for (std::uint32_t v = 0; v < g_.opCount(); ++v)
-            if (e >> v & 1U)
-                comps[find(v)].emplace_back(v);
         Stage stage;
-        for (auto& [_, members] : comps) {
+        for (auto& members : test::componentsOf(g_, e)) {
             if (members.size() > r_)
                 return std::numeric_limits<double>::infinity();
             stage.groups.push_back(members);

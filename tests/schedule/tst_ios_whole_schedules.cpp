@@ -7,6 +7,8 @@
 #include "schedule/schedulers.h"
 #include "sim/simulator.h"
 
+#include "schedule/schedule_test_support.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,24 +80,8 @@ private:
 
     Stage stageOf(std::uint32_t s) const
     {
-        std::vector<std::uint32_t> parent(g_.opCount());
-        std::iota(parent.begin(), parent.end(), 0U);
-        auto find = [&](std::uint32_t x) {
-            while (parent[x] != x)
-                x = parent[x];
-            return x;
-        };
-        for (std::uint32_t v = 0; v < g_.opCount(); ++v)
-            if (s >> v & 1U)
-                for (auto w : g_.successors(OpId(v)))
-                    if (s >> w & 1U)
-                        parent[find(v)] = find(w);
-        std::map<std::uint32_t, std::vector<OpId>> comps;
-        for (std::uint32_t v = 0; v < g_.opCount(); ++v)
-            if (s >> v & 1U)
-                comps[find(v)].emplace_back(v);
         Stage stage;
-        for (auto& [_, members] : comps) {
+        for (auto& members : test::componentsOf(g_, s)) {
             std::sort(members.begin(), members.end(),
                       [&](OpId a, OpId b) { return rank_[a.value()] < rank_[b.value()]; });
             stage.groups.push_back(members);
