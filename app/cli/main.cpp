@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <iostream>
 #include <map>
@@ -42,7 +43,7 @@ int main(int argc, char** argv)
             names += (names.empty() ? "" : ", ") + sub->get_name();
         }
         if (!known) {
-            std::cerr << "opsched-cli: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+            std::cerr << "opsched-cli: unknown command '" << opsched::printable(argv[1]) << "' (commands: " << names << ")\n";
             std::cerr << "Run 'opsched-cli --help' for usage.\n";
             return kExitUsage;
         }
@@ -57,7 +58,7 @@ int main(int argc, char** argv)
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "opsched-cli: " << e.what() << "\n";
+        std::cerr << "opsched-cli: " << opsched::printable(e.what()) << "\n";
         std::cerr << "Run 'opsched-cli --help' (or 'opsched-cli COMMAND --help') for usage.\n";
         return kExitUsage;
     }
@@ -66,10 +67,10 @@ int main(int argc, char** argv)
         for (auto* sub : app.get_subcommands())
             return runners.at(sub)();
     } catch (const opsched::Error& e) {
-        std::cerr << "opsched-cli: error: " << e.what() << "\n";
+        std::cerr << "opsched-cli: error: " << opsched::printable(e.what()) << "\n";
         return kExitError;
     } catch (const std::exception& e) {
-        std::cerr << "opsched-cli: internal error: " << e.what() << "\n";
+        std::cerr << "opsched-cli: internal error: " << opsched::printable(e.what()) << "\n";
         return kExitError;
     }
     return kExitUsage;

@@ -3,7 +3,9 @@
 #include "graph/fingerprint.h"
 #include "plan/lowering.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -130,21 +132,34 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
         if (doc.modelSha256 != modelFingerprint(graph))
             fail("it was made for another version of model '" + doc.model + "' (model_sha256 differs)");
     }
-    if (j.contains("batch") && j.at("batch").is_number_integer())
-        doc.batch = j.at("batch").get<std::int64_t>();
-    if (j.contains("device") && j.at("device").is_string())
-        doc.device = j.at("device").get<std::string>();
-    if (j.contains("scheduler") && j.at("scheduler").is_string())
-        doc.scheduler = j.at("scheduler").get<std::string>();
-    if (j.contains("params") && j.at("params").is_object())
+    // Header values a program wrote are checked as strictly as the rest: an impossible one means
+    // the file was damaged or edited wrongly, and using it would mislead (a batch of -3).
+    if (j.contains("batch") && !j.at("batch").is_null()) {
+        const auto& b = j.at("batch");
+        if (!b.is_number_integer() || b.get<std::int64_t>() < 1 || b.get<std::int64_t>() > 65536)
+            fail("field \"batch\" must be an integer between 1 and 65536, not " + b.dump());
+        doc.batch = b.get<std::int64_t>();
+    }
+    if (j.contains("device") && !j.at("device").is_null())
+        doc.device = stringField(j, "device");
+    if (j.contains("scheduler") && !j.at("scheduler").is_null())
+        doc.scheduler = stringField(j, "scheduler");
+    if (j.contains("params") && !j.at("params").is_null()) {
+        if (!j.at("params").is_object())
+            fail("field \"params\" must be an object");
         doc.params = nlohmann::ordered_json(j.at("params"));
+    }
     if (doc.params.contains("lowering")) {
         const auto& l = doc.params.at("lowering");
         if (!l.is_string() || !parseLowering(l.get<std::string>()))
             fail("params.lowering must be \"barriers\" or \"events\", not " + l.dump());
     }
-    if (j.contains("latency_ms") && j.at("latency_ms").is_number())
-        doc.latencyMs = j.at("latency_ms").get<double>();
+    if (j.contains("latency_ms") && !j.at("latency_ms").is_null()) {
+        const auto& l = j.at("latency_ms");
+        if (!l.is_number() || !(l.get<double>() >= 0) || !std::isfinite(l.get<double>()))
+            fail("field \"latency_ms\" must be a non-negative number or null, not " + l.dump());
+        doc.latencyMs = l.get<double>();
+    }
 
     auto opByName = [&](const nlohmann::json& name, const std::string& where) {
         if (!name.is_string())
@@ -159,8 +174,8 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
         if (!list.is_array())
             fail(where + " must be an array of launch indices");
         for (const auto& v : list) {
-            if (!v.is_number_unsigned())
-                fail(where + " must hold non-negative integers");
+            if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max())
+                fail(where + " must hold launch indices (non-negative integers)");
             out.push_back(v.get<std::uint32_t>());
         }
         return out;
@@ -187,8 +202,9 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
             for (const auto& name : ops)
                 l.ops.push_back(opByName(name, where));
             const auto& stream = field(jl, "stream");
-            if (!stream.is_number_unsigned())
-                fail(where + ": \"stream\" must be a non-negative integer");
+            if (!stream.is_number_unsigned() || stream.get<std::uint64_t>() >= plan.streams)
+                fail(where + ": \"stream\" must be an integer from 0 to " + std::to_string(plan.streams - 1) +
+                     " (the plan's \"streams\" is " + std::to_string(plan.streams) + ")");
             l.stream = StreamId(stream.get<std::uint32_t>());
             if (jl.contains("wait_for"))
                 l.waitFor = indexList(jl.at("wait_for"), where + ": \"wait_for\"");

@@ -2,17 +2,43 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <utility>
 
 namespace opsched::store {
+namespace {
+
+bool writableInPlace(const std::string& path)
+{
+    if (path.empty() || path == ":memory:")
+        return false;
+    const std::filesystem::path file(path);
+    const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    return ::access(file.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+} // namespace
 
 Connection::Connection(const std::string& path, Access access)
     : path_(path)
 {
     int flags = SQLITE_OPEN_NOMUTEX;
+    // Reading a WAL database through a read-only connection leaves its -wal and -shm files behind
+    // (only a connection that may write removes them when it closes last). So a reader opens the
+    // file read-write where it may and forbids itself every change (query_only); SQLite's own
+    // locking then decides, as for any reader, when the side files go. Where the file or its folder
+    // is not writable it opens read-only (and SQLite could not have made side files there anyway).
+    bool queryOnly = false;
     switch (access) {
     case Access::ReadOnly:
-        flags |= SQLITE_OPEN_READONLY;
+        if (writableInPlace(path)) {
+            flags |= SQLITE_OPEN_READWRITE;
+            queryOnly = true;
+        } else {
+            flags |= SQLITE_OPEN_READONLY;
+        }
         break;
     case Access::ReadWrite:
         flags |= SQLITE_OPEN_READWRITE;
@@ -28,6 +54,8 @@ Connection::Connection(const std::string& path, Access access)
         throw StoreError("cannot open database '" + path + "': " + msg);
     }
     sqlite3_extended_result_codes(db_, 1);
+    if (queryOnly)
+        exec("PRAGMA query_only = ON");
     // A batch writer holds the write lock for one run at a time; readers and a second writer wait
     // that long rather than failing.
     sqlite3_busy_timeout(db_, 10000);
