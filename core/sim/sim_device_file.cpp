@@ -89,7 +89,8 @@ nlohmann::ordered_json toJson(const SimDevice& device, const std::string& base)
 
 SimDevice simDeviceFromJson(const nlohmann::json& j, const std::string& where)
 {
-    if (!j.is_object() || j.value("format", "") != kFormat)
+    // Checked by type first: a damaged file may hold a number where a string belongs.
+    if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"] != kFormat)
         throw Error(where + ": not a simulated device file (expected \"format\": \"" + kFormat + "\")");
     if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kVersion)
         throw Error(where + ": unsupported version (this opsched reads version " + std::to_string(kVersion) + ")");

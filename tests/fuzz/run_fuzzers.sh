@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target for a given time and prints, per target, executions, coverage and
+# findings. Needs the fuzz preset's build:
+#   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_onnx_import fuzz_schedule_file fuzz_sim_device fuzz_results_db
+#   tests/fuzz/run_fuzzers.sh 600                  # ten minutes each, one after another
+#   PARALLEL=2 tests/fuzz/run_fuzzers.sh 600       # two at a time
+#   tests/fuzz/run_fuzzers.sh 60 schedule_file     # some targets only
+# The committed corpus is only read: each target grows its own copy under build-fuzz/fuzz-work/.
+# A finding (crash, sanitizer report, leak, timeout) lands in build-fuzz/fuzz-work/TARGET/findings/;
+# keep its input under tests/fuzz/regressions/TARGET/ so the test command replays it. Exit 1 when
+# any target found something.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_file sim_device results_db)
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+work="$build/fuzz-work"
+parallel=${PARALLEL:-1}
+
+run_target() {
+  local t=$1 bin="$build/tests/fuzz/fuzz_$1"
+  local dir="$work/$t"
+  mkdir -p "$dir/corpus" "$dir/findings"
+  local args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=4096
+              -artifact_prefix="$dir/findings/")
+  case "$t" in
+    schedule_file|sim_device) args+=(-dict=tests/fuzz/json.dict -max_len=16384) ;;
+    results_db) args+=(-max_len=131072) ;;
+    onnx_import) args+=(-max_len=65536) ;;
+  esac
+  local seeds=(tests/fuzz/corpus/"$t")
+  [ -d tests/fuzz/regressions/"$t" ] && seeds+=(tests/fuzz/regressions/"$t")
+  "$bin" "${args[@]}" "$dir/corpus" "${seeds[@]}" >"$dir/log.txt" 2>&1 || true
+}
+
+summary_line() {
+  local t=$1 log="$work/$1/log.txt"
+  local execs cov ft findings rate
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  findings=$(find "$work/$t/findings" -type f | wc -l)
+  printf '%-14s %8ss %12s %10s %8s %8s %9s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$findings"
+}
+
+for t in "${targets[@]}"; do
+  [ -x "$build/tests/fuzz/fuzz_$t" ] || { echo "run_fuzzers: no $build/tests/fuzz/fuzz_$t (build the fuzz preset first)" >&2; exit 2; }
+done
+
+running=0
+for t in "${targets[@]}"; do
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+
+printf '%-14s %9s %12s %10s %8s %8s %9s\n' target time executions execs/s cov features findings
+total=0
+for t in "${targets[@]}"; do
+  summary_line "$t"
+  total=$((total + $(find "$work/$t/findings" -type f | wc -l)))
+done
+if [ "$total" -gt 0 ]; then
+  echo "findings: $total (inputs under $work/*/findings/; each log in $work/TARGET/log.txt)"
+  exit 1
+fi
+echo "no findings"
