@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <utility>
 
 namespace opsched {
@@ -12,29 +13,33 @@ namespace {
 constexpr const char* kFormat = "opsched-sim-device";
 constexpr int kVersion = 1;
 
+// What a file may set each constant to: values a GPU can have, so every device a file describes
+// gives every plan a finite latency (a launch that waits hours, or an efficiency of 5, is a
+// damaged or mistyped file). Rates and sizes must be positive; penalties and costs may be 0.
 struct Field {
     const char* name;
     double SimDevice::* member;
-    bool fitted;       // a fit may change it
-    bool zeroAllowed;  // penalties may be 0; rates and sizes may not
+    bool fitted; // a fit may change it
+    double lo, hi;
 };
+constexpr double kMaxSeconds = 1.0; // per launch, wait, barrier: a GPU's are microseconds
 
 const std::vector<Field>& doubleFields()
 {
     static const std::vector<Field> fields = {
-        { "peak_flops", &SimDevice::peakFlops, false, false },
-        { "memory_bandwidth", &SimDevice::memoryBandwidth, false, false },
-        { "l2_bytes", &SimDevice::l2Bytes, false, false },
-        { "saturation_warps_per_sm", &SimDevice::saturationWarpsPerSm, true, false },
-        { "compute_efficiency", &SimDevice::computeEfficiency, true, false },
-        { "memory_efficiency", &SimDevice::memoryEfficiency, true, false },
-        { "host_launch_seconds", &SimDevice::hostLaunchSeconds, true, true },
-        { "launch_latency_seconds", &SimDevice::launchLatencySeconds, true, true },
-        { "event_wait_seconds", &SimDevice::eventWaitSeconds, true, true },
-        { "barrier_seconds", &SimDevice::barrierSeconds, true, true },
-        { "stream_sync_seconds", &SimDevice::streamSyncSeconds, true, true },
-        { "concurrency_penalty", &SimDevice::concurrencyPenalty, true, true },
-        { "contention", &SimDevice::contention, true, true },
+        { "peak_flops", &SimDevice::peakFlops, false, 1e6, 1e18 },
+        { "memory_bandwidth", &SimDevice::memoryBandwidth, false, 1e6, 1e15 },
+        { "l2_bytes", &SimDevice::l2Bytes, false, 1, 1e12 },
+        { "saturation_warps_per_sm", &SimDevice::saturationWarpsPerSm, true, 0.01, 4096 },
+        { "compute_efficiency", &SimDevice::computeEfficiency, true, 1e-4, 1 },
+        { "memory_efficiency", &SimDevice::memoryEfficiency, true, 1e-4, 1 },
+        { "host_launch_seconds", &SimDevice::hostLaunchSeconds, true, 0, kMaxSeconds },
+        { "launch_latency_seconds", &SimDevice::launchLatencySeconds, true, 0, kMaxSeconds },
+        { "event_wait_seconds", &SimDevice::eventWaitSeconds, true, 0, kMaxSeconds },
+        { "barrier_seconds", &SimDevice::barrierSeconds, true, 0, kMaxSeconds },
+        { "stream_sync_seconds", &SimDevice::streamSyncSeconds, true, 0, kMaxSeconds },
+        { "concurrency_penalty", &SimDevice::concurrencyPenalty, true, 0, 100 },
+        { "contention", &SimDevice::contention, true, 0, 100 },
     };
     return fields;
 }
@@ -121,10 +126,11 @@ SimDevice simDeviceFromJson(const nlohmann::json& j, const std::string& where)
                 field = &f;
         if (!field)
             throw Error(where + ": unknown field \"" + key + "\"");
-        if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
-            (!field->zeroAllowed && value.get<double>() == 0))
-            throw Error(where + ": \"" + key + "\" must be a " + (field->zeroAllowed ? "non-negative" : "positive") +
-                        " number");
+        if (!value.is_number() || !(value.get<double>() >= field->lo && value.get<double>() <= field->hi)) {
+            std::ostringstream range;
+            range << field->lo << " to " << field->hi;
+            throw Error(where + ": \"" + key + "\" must be a number from " + range.str() + ", not " + value.dump());
+        }
         d.*(field->member) = value.get<double>();
     }
     if (d.name.empty())
