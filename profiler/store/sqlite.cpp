@@ -56,9 +56,11 @@ Connection::Connection(const std::string& path, Access access)
     sqlite3_extended_result_codes(db_, 1);
     if (queryOnly)
         exec("PRAGMA query_only = ON");
-    // A batch writer holds the write lock for one run at a time; readers and a second writer wait
-    // that long rather than failing.
-    sqlite3_busy_timeout(db_, 10000);
+    // A batch writer holds the write lock for one run (or one job claim) at a time, well under a
+    // second; readers and other writers wait for it rather than failing. SQLite's busy handler
+    // retries until the timeout: a minute for writers, so several batches sharing a database never
+    // see "database is locked"; ten seconds for readers, which WAL rarely makes wait at all.
+    sqlite3_busy_timeout(db_, access == Access::ReadOnly ? 10000 : 60000);
 }
 
 Connection Connection::memory()
