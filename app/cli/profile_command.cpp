@@ -341,7 +341,16 @@ Runner addProfileCommand(CLI::App& app)
         gSignal = 0;
         StopSignals signals;
         runner.setCancelFlag(&gStop);
-        const profiler::BatchResult result = runner.run(jobs);
+        profiler::BatchResult result;
+        try {
+            result = runner.run(jobs);
+        } catch (const store::StoreError& e) {
+            progress.finish();
+            // Every run is written in one transaction: what is there is whole.
+            const bool full = e.reason() == store::StoreError::Reason::Full;
+            throw Error(std::string(e.what()) + "; every job finished before is in the database, whole: "
+                + (full ? "once there is room, run" : "run") + " the same command to resume");
+        }
         progress.finish();
 
         std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,
