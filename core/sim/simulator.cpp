@@ -123,6 +123,9 @@ public:
             }
             resolveViews(launchEnd);
         }
+        // The segment ends with the device idle: the barrier's gap has no active warps.
+        if (warps)
+            recordWarps(*warps, {}, now);
         // Launches with no kernel (pure views) end when they are issued.
         for (std::uint32_t l = first; l < last; ++l)
             if (partsLeft[l - first] == 0 && !std::isfinite(launchEnd[l]))
@@ -335,10 +338,10 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
     std::vector<double> launchEnd;
     const double t = runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps);
     result.latency = t;
+    // Every segment ends with a sample of 0 warps; one more marks the end of the run (after the
+    // final join), so the curve spans the latency.
     if (result.warps.empty() || result.warps.back().time < t)
         result.warps.push_back({t, 0.0});
-    else
-        result.warps.back().activeWarps = 0.0;
 
     result.opStart.assign(graph.opCount(), 0.0);
     result.opEnd.assign(graph.opCount(), 0.0);
@@ -353,10 +356,19 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
     std::sort(result.kernels.begin(), result.kernels.end(),
               [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
 
+    // Averaged over the time some kernel runs (the union of their intervals), as the CUPTI path
+    // averages measured samples: warps are only ever active while a kernel runs.
     double area = 0;
     for (std::size_t i = 0; i + 1 < result.warps.size(); ++i)
         area += result.warps[i].activeWarps * (result.warps[i + 1].time - result.warps[i].time);
-    result.averageActiveWarps = t > 0 ? area / t : 0.0;
+    double busy = 0, coveredTo = 0;
+    for (const auto& k : result.kernels) { // sorted by start
+        const double from = std::max(k.start, coveredTo);
+        if (k.end > from)
+            busy += k.end - from;
+        coveredTo = std::max(coveredTo, k.end);
+    }
+    result.averageActiveWarps = busy > 0 ? area / busy : 0.0;
     return result;
 }
 

@@ -48,8 +48,8 @@ struct SimResult {
     double latency = 0;                  // seconds, first issue to last kernel end
     std::vector<KernelSpan> kernels;     // in start order
     std::vector<double> opStart, opEnd;  // per op id, seconds
-    std::vector<WarpSample> warps;       // step function
-    double averageActiveWarps = 0;       // time-weighted over the latency
+    std::vector<WarpSample> warps;       // step function; warps > 0 only while some kernel runs
+    double averageActiveWarps = 0;       // time-weighted over the time some kernel runs
 };
 
 // The plan must be valid for the graph (validate(graph, plan) empty).

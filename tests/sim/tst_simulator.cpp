@@ -2,6 +2,9 @@
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 #include "plan/plan.h"
+#include "schedule/schedulers.h"
+#include "schedule/stage_cost.h"
+#include "session/sim_run.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "zoo/net_builder.h"
@@ -201,5 +204,98 @@ TEST(Simulator, MergedConvRunsAsOneKernel)
     EXPECT_EQ(r.kernels.size(), 1U); // one stacked conv; the plain concat is a view
     EXPECT_GT(r.latency, 0.0);
 }
+
+// --- Active warps line up with the kernels -----------------------------------------------------
+
+// The union of the kernels' intervals, merged and sorted.
+template <typename Span, typename Time>
+std::vector<std::pair<Time, Time>> busyIntervals(const std::vector<Span>& kernels, Time Span::*start, Time Span::*end)
+{
+    std::vector<std::pair<Time, Time>> spans;
+    for (const auto& k : kernels)
+        spans.emplace_back(k.*start, k.*end);
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<Time, Time>> merged;
+    for (const auto& [from, to] : spans) {
+        if (!merged.empty() && from <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, to);
+        else
+            merged.emplace_back(from, to);
+    }
+    return merged;
+}
+
+template <typename Time>
+bool covered(const std::vector<std::pair<Time, Time>>& busy, Time from, Time to, Time slack)
+{
+    for (const auto& [a, b] : busy)
+        if (a <= from + slack && to <= b + slack)
+            return true;
+    return false;
+}
+
+template <typename Time>
+double total(const std::vector<std::pair<Time, Time>>& busy)
+{
+    double sum = 0;
+    for (const auto& [a, b] : busy)
+        sum += static_cast<double>(b - a);
+    return sum;
+}
+
+class WarpsLineUp : public ::testing::TestWithParam<const char*> {};
+
+// Every sample with active warps lies within the kernels' busy time, and the average is taken over
+// that time (as for CUPTI data), in the simulator's result and in the run it records.
+TEST_P(WarpsLineUp, OnEverySchedulerWithAndWithoutCudaGraph)
+{
+    const Graph g = loadModel(GetParam());
+    const SimDevice& d = findSimDevice("sim:h100");
+    const KernelTable table(g);
+    SimulatedStageCost cost(d);
+    for (const auto& name : schedulerNames()) {
+        const SchedulerOutput out = runScheduler(name, g, cost);
+        for (const bool cudaGraph : {false, true}) {
+            SCOPED_TRACE(name + (cudaGraph ? " with cuda graph" : " without cuda graph"));
+            const SimOptions options{.cudaGraph = cudaGraph};
+            const SimResult r = simulate(g, out.plan, d, options, &table);
+            ASSERT_FALSE(r.kernels.empty());
+            const auto busy = busyIntervals(r.kernels, &KernelSpan::start, &KernelSpan::end);
+            double area = 0;
+            for (std::size_t i = 0; i + 1 < r.warps.size(); ++i) {
+                const auto& w = r.warps[i];
+                EXPECT_LE(w.time, r.warps[i + 1].time);
+                if (w.activeWarps <= 0)
+                    continue;
+                EXPECT_TRUE(covered(busy, w.time, r.warps[i + 1].time, 1e-12))
+                    << w.activeWarps << " warps from " << w.time * 1e6 << " us to " << r.warps[i + 1].time * 1e6
+                    << " us outside every kernel";
+                area += w.activeWarps * (r.warps[i + 1].time - w.time);
+            }
+            EXPECT_EQ(r.warps.back().activeWarps, 0.0);
+            EXPECT_NEAR(r.averageActiveWarps, area / total(busy), 1e-9 * r.averageActiveWarps);
+            EXPECT_GT(r.averageActiveWarps, 0.0);
+
+            // The recorded run: nanosecond samples against nanosecond kernels.
+            store::RunRecord run;
+            profiler::fillSimulatedRun(run, g, out, d, {.sim = options, .repeats = 1, .warps = true});
+            const auto busyNs = busyIntervals(run.kernels, &store::KernelRecord::start, &store::KernelRecord::end);
+            double areaNs = 0;
+            for (const auto& w : run.warps) {
+                if (w.activeWarps <= 0)
+                    continue;
+                EXPECT_TRUE(covered(busyNs, w.timeNs, w.timeNs + w.durationNs, std::int64_t{0}))
+                    << w.activeWarps << " warps at " << w.timeNs << " ns for " << w.durationNs << " ns";
+                areaNs += w.activeWarps * static_cast<double>(w.durationNs);
+            }
+            ASSERT_TRUE(run.averageActiveWarps.has_value());
+            EXPECT_NEAR(*run.averageActiveWarps, areaNs / total(busyNs), 1e-3 * *run.averageActiveWarps);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, WarpsLineUp,
+                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
+                                           "zoo:googlenet", "zoo:random"));
 
 } // namespace
