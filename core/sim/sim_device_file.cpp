@@ -30,6 +30,7 @@ const std::vector<Field>& doubleFields()
         { "memory_efficiency", &SimDevice::memoryEfficiency, true, false },
         { "host_launch_seconds", &SimDevice::hostLaunchSeconds, true, true },
         { "launch_latency_seconds", &SimDevice::launchLatencySeconds, true, true },
+        { "device_launch_seconds", &SimDevice::deviceLaunchSeconds, true, true },
         { "event_wait_seconds", &SimDevice::eventWaitSeconds, true, true },
         { "barrier_seconds", &SimDevice::barrierSeconds, true, true },
         { "stream_sync_seconds", &SimDevice::streamSyncSeconds, true, true },
