@@ -68,12 +68,16 @@ public:
                std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
     {
         buildKernels(first, last, begin);
-        std::vector<std::vector<std::size_t>> queue(plan_.streams);
-        for (std::size_t k = 0; k < kernels_.size(); ++k)
-            queue[kernels_[k].stream].push_back(k);
-        std::vector<std::size_t> next(plan_.streams, 0);
+        // Each stream's kernels in order: its next kernel to launch, and the one after each.
+        std::vector<std::size_t> next(plan_.streams, kNoKernel), tail(plan_.streams, kNoKernel);
+        nextOnStream_.assign(kernels_.size(), kNoKernel);
+        for (std::size_t k = 0; k < kernels_.size(); ++k) {
+            const std::uint32_t s = kernels_[k].stream;
+            (tail[s] == kNoKernel ? next[s] : nextOnStream_[tail[s]]) = k;
+            tail[s] = k;
+        }
         std::vector<double> streamFree(plan_.streams, begin);
-        std::vector<bool> streamBusy(plan_.streams, false); // a kernel launched and not yet ended
+        std::vector<char> streamBusy(plan_.streams, 0); // a kernel launched and not yet ended
         std::vector<std::pair<double, std::size_t>> launched; // (time it reaches the device, kernel)
         std::vector<std::size_t> waiting;                      // reached the device, no lanes yet
         std::vector<std::size_t> running;                      // holding lanes
@@ -86,7 +90,7 @@ public:
         std::size_t done = 0;
         resolveViews(launchEnd);
         while (done < kernels_.size()) {
-            double nextEvent = launchKernels(queue, next, streamFree, streamBusy, launchEnd, launched, now);
+            double nextEvent = launchKernels(next, streamFree, streamBusy, launchEnd, launched, now);
             for (std::size_t i = 0; i < launched.size();) {
                 if (launched[i].first <= now + 1e-15) {
                     const std::size_t id = launched[i].second;
@@ -126,7 +130,7 @@ public:
                 k.remaining = 0;
                 k.end = now;
                 streamFree[k.stream] = now;
-                streamBusy[k.stream] = false;
+                streamBusy[k.stream] = 0;
                 lanesInUse_ -= k.granted;
                 if (--partsLeft[k.launch - first] == 0)
                     launchEnd[k.launch] = now;
@@ -154,18 +158,17 @@ private:
 
     // Launches what can be launched at `now`, one kernel at a time, earliest submitted first, and
     // returns when the next launch may happen (infinity: not before a kernel ends).
-    double launchKernels(const std::vector<std::vector<std::size_t>>& queue, std::vector<std::size_t>& next,
-                         const std::vector<double>& streamFree, std::vector<bool>& streamBusy,
-                         const std::vector<double>& launchEnd, std::vector<std::pair<double, std::size_t>>& launched,
-                         double now)
+    double launchKernels(std::vector<std::size_t>& next, const std::vector<double>& streamFree,
+                         std::vector<char>& streamBusy, const std::vector<double>& launchEnd,
+                         std::vector<std::pair<double, std::size_t>>& launched, double now)
     {
         for (;;) {
             std::size_t pick = kNoKernel;
             double soonest = kInf;
             for (std::uint32_t s = 0; s < plan_.streams; ++s) {
-                if (streamBusy[s] || next[s] >= queue[s].size())
+                if (streamBusy[s] || next[s] == kNoKernel)
                     continue;
-                const std::size_t id = queue[s][next[s]];
+                const std::size_t id = next[s];
                 const double at = launchableAt(kernels_[id], streamFree[s], launchEnd);
                 if (at <= now + 1e-15)
                     pick = std::min(pick, id);
@@ -178,8 +181,8 @@ private:
                 return launcherFree_;
             SimKernel& k = kernels_[pick];
             launcherFree_ = now + device_.deviceLaunchSeconds;
-            streamBusy[k.stream] = true;
-            ++next[k.stream];
+            streamBusy[k.stream] = 1;
+            next[k.stream] = nextOnStream_[pick];
             // It reaches the device a launch latency later, and an event wait after what it waits for.
             double arrives = now + gap();
             if (k.part == 0)
@@ -365,6 +368,7 @@ private:
     };
     std::vector<View> views_;
     std::vector<bool> viewLaunch_; // by launch index: launches without kernels
+    std::vector<std::size_t> nextOnStream_; // by kernel: the next kernel on its stream
     double lanesInUse_ = 0;   // lanes granted to running kernels
     double launcherFree_ = 0; // when the device can launch the next kernel
 };
