@@ -14,6 +14,9 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev
   patchelf
   python3-torchvision python3-onnx
+  # cli.slurm_array starts its own munged, slurmctld and slurmd from a configuration in the build
+  # tree; the packages' system services stay idle (no /etc/slurm/slurm.conf).
+  slurm-wlm munge
 )
 
 missing=()

@@ -5,12 +5,17 @@
 #include "util/error.h"
 #include "util/printable.h"
 
+#include <csignal>
 #include <iostream>
 #include <map>
 
 int main(int argc, char** argv)
 {
     using namespace opsched::cli;
+    // Past the file-size limit (ulimit -f, RLIMIT_FSIZE) a write would kill the process with
+    // SIGXFSZ, half way through a batch and without a word. Ignored, the write fails with EFBIG:
+    // the database rolls the run back and the command says the file cannot grow.
+    std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"opsched-cli: find, run and compare inter-operator schedules for neural networks"};
     app.name("opsched-cli");
     app.set_version_flag("--version", std::string("opsched-cli ") + OPSCHED_VERSION);

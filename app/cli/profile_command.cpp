@@ -90,6 +90,20 @@ public:
                 drawBar(e.index, e.total, what);
             return;
         }
+        if (e.kind == profiler::JobEvent::Kind::Waiting) {
+            // No [i/n]: the job is not finished (the GUI counts those lines).
+            const std::string line = "waiting: " + what + " is running in another batch (" + e.otherBatch
+                + "); back to it after the other jobs";
+            if (!tty_) {
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+                return;
+            }
+            clearBar();
+            std::fprintf(stderr, "%s\n", line.c_str());
+            drawBar(finished_, e.total, what);
+            return;
+        }
         ++finished_;
         if (e.outcome != profiler::JobOutcome::Skipped) {
             ++ran_;
@@ -98,7 +112,8 @@ public:
         std::string line = "[" + std::to_string(e.index + 1) + "/" + std::to_string(e.total) + "] " + what + ": ";
         switch (e.outcome) {
         case profiler::JobOutcome::Skipped:
-            line += "already in the database, skipped";
+            line += e.otherBatch.empty() ? "already in the database, skipped"
+                                         : "done by another batch (" + e.otherBatch + "), skipped";
             break;
         case profiler::JobOutcome::Failed:
             line += "FAILED: " + e.error;
@@ -326,7 +341,16 @@ Runner addProfileCommand(CLI::App& app)
         gSignal = 0;
         StopSignals signals;
         runner.setCancelFlag(&gStop);
-        const profiler::BatchResult result = runner.run(jobs);
+        profiler::BatchResult result;
+        try {
+            result = runner.run(jobs);
+        } catch (const store::StoreError& e) {
+            progress.finish();
+            // Every run is written in one transaction: what is there is whole.
+            const bool full = e.reason() == store::StoreError::Reason::Full;
+            throw Error(std::string(e.what()) + "; every job finished before is in the database, whole: "
+                + (full ? "once there is room, run" : "run") + " the same command to resume");
+        }
         progress.finish();
 
         std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 #ifndef OPSCHED_VERSION
 #define OPSCHED_VERSION "unknown"
@@ -64,6 +65,7 @@ BatchRunner::BatchRunner(store::Store& store, RunBackend& backend, ProfileSettin
     , backend_(backend)
     , settings_(std::move(settings))
     , device_(backend.device())
+    , owner_(store::ClaimOwner::thisProcess())
 {
 }
 
@@ -137,11 +139,83 @@ void BatchRunner::runJob(const ProfileJob& job, JobEvent& event, store::RunRecor
     if (auto* cached = dynamic_cast<CachedStageCost*>(&cost))
         store_.addCostCache(device_.key, job.batch, cached->takeNew());
     record.finishedAt = store::utcNow();
-    event.runId = store_.writeRun(record);
+    const auto written = store_.writeJobRun(record, owner_);
+    event.runId = written.id;
+    if (!written.written) {
+        // Another batch took the job over (this one's claim had lapsed) and finished first.
+        event.outcome = JobOutcome::Skipped;
+        return;
+    }
     event.run = &record;
     event.outcome = record.status == store::RunStatus::Ok ? JobOutcome::Done : JobOutcome::Failed;
     event.error = record.error;
     result.runs.push_back(event.runId);
+}
+
+BatchRunner::Attempt BatchRunner::attemptJob(std::size_t index, const std::vector<ProfileJob>& jobs,
+    const std::string& key, JobEvent& event, std::optional<store::RunId> failedAfter, BatchResult& result,
+    std::unordered_set<std::string>& complete)
+{
+    const auto tJob = std::chrono::steady_clock::now();
+    const ProfileJob& job = jobs[index];
+    const store::JobClaim claim = store_.claimJob(key, owner_, failedAfter);
+    event.kind = JobEvent::Kind::Finished;
+    switch (claim.state) {
+    case store::JobClaim::State::HeldElsewhere:
+        event.otherBatch = claim.holder;
+        return Attempt::Held;
+    case store::JobClaim::State::Complete:
+        complete.insert(key);
+        event.outcome = JobOutcome::Skipped;
+        event.runId = claim.runId;
+        ++result.skipped;
+        if (listener_)
+            listener_(event);
+        return Attempt::Finished;
+    case store::JobClaim::State::FailedElsewhere:
+        event.outcome = JobOutcome::Failed;
+        event.runId = claim.runId;
+        event.error = "failed in the other batch (" + event.otherBatch + "): " + claim.error;
+        ++result.failed;
+        if (listener_)
+            listener_(event);
+        return Attempt::Finished;
+    case store::JobClaim::State::Claimed:
+        break;
+    }
+    if (!keeper_)
+        keeper_ = std::make_unique<store::ClaimKeeper>(store_.path(), owner_);
+    event.kind = JobEvent::Kind::Started;
+    if (listener_)
+        listener_(event);
+
+    store::RunRecord record;
+    event.kind = JobEvent::Kind::Finished;
+    try {
+        runJob(job, event, record, result);
+    } catch (const BatchCancelled&) {
+        return Attempt::Cancelled;
+    } catch (const store::StoreError&) {
+        throw; // the database refused a write: later jobs would fail alike
+    } catch (const std::exception& e) {
+        // The model did not load: nothing was written; the claim goes, so another batch may try.
+        event.outcome = JobOutcome::Failed;
+        event.error = e.what();
+        store_.releaseClaims(owner_);
+    }
+    event.seconds = secondsSince(tJob);
+    if (event.outcome == JobOutcome::Failed) {
+        ++result.failed;
+    } else {
+        if (event.outcome == JobOutcome::Done)
+            ++result.done;
+        else
+            ++result.skipped;
+        complete.insert(key); // a job listed twice runs once
+    }
+    if (listener_)
+        listener_(event);
+    return Attempt::Finished;
 }
 
 BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
@@ -150,13 +224,34 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
     BatchResult result;
     result.total = jobs.size();
     auto complete = store_.completedJobKeys();
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    // However the batch ends (done, cancelled, a database error), its claims go with it.
+    struct Cleanup {
+        BatchRunner& runner;
+        ~Cleanup()
+        {
+            runner.keeper_.reset();
+            try {
+                runner.store_.releaseClaims(runner.owner_);
+            } catch (const std::exception&) {
+                // A full or busy database: the claims stay, and lapse with this process.
+            }
+        }
+    } cleanup { *this };
+
+    struct Waiting {
+        std::size_t index;
+        std::string key;
+        std::string modelName;
+        std::string otherBatch;
+        std::optional<store::RunId> after; // the newest run when it started waiting
+    };
+    std::vector<Waiting> waiting;
+    for (std::size_t i = 0; i < jobs.size() && !result.interrupted; ++i) {
         if (cancelled()) {
             result.interrupted = true;
             break;
         }
         const ProfileJob& job = jobs[i];
-        const auto tJob = std::chrono::steady_clock::now();
         JobEvent event;
         event.index = i;
         event.total = jobs.size();
@@ -183,7 +278,8 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
                 listener_(event);
             continue;
         }
-        if (complete.contains(jobKey(sha, job, settings_, device_.key))) {
+        const std::string key = jobKey(sha, job, settings_, device_.key);
+        if (complete.contains(key)) {
             event.kind = JobEvent::Kind::Finished;
             event.outcome = JobOutcome::Skipped;
             ++result.skipped;
@@ -191,32 +287,49 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
                 listener_(event);
             continue;
         }
-        if (listener_)
-            listener_(event);
-
-        store::RunRecord record;
-        event.kind = JobEvent::Kind::Finished;
-        try {
-            runJob(job, event, record, result);
-        } catch (const BatchCancelled&) {
+        switch (attemptJob(i, jobs, key, event, std::nullopt, result, complete)) {
+        case Attempt::Cancelled:
             result.interrupted = true;
             break;
-        } catch (const store::StoreError&) {
-            throw; // the database refused a write: later jobs would fail alike
-        } catch (const std::exception& e) {
-            // The model did not load, or the store refused the run: nothing was written.
-            event.outcome = JobOutcome::Failed;
-            event.error = e.what();
+        case Attempt::Held:
+            waiting.push_back({ i, key, event.modelName, event.otherBatch, store_.lastRunId() });
+            event.kind = JobEvent::Kind::Waiting;
+            if (listener_)
+                listener_(event);
+            break;
+        case Attempt::Finished:
+            break;
         }
-        event.seconds = secondsSince(tJob);
-        if (event.outcome == JobOutcome::Done) {
-            ++result.done;
-            complete.insert(record.jobKey); // a job listed twice runs once
-        } else {
-            ++result.failed;
+    }
+
+    // The jobs other batches were running: as each ends there, skip it (done), report it (failed
+    // there) or run it (given up, or its batch gone).
+    while (!result.interrupted && !waiting.empty()) {
+        for (auto it = waiting.begin(); it != waiting.end() && !result.interrupted;) {
+            if (cancelled()) {
+                result.interrupted = true;
+                break;
+            }
+            JobEvent event;
+            event.index = it->index;
+            event.total = jobs.size();
+            event.job = &jobs[it->index];
+            event.modelName = it->modelName;
+            event.otherBatch = it->otherBatch;
+            switch (attemptJob(it->index, jobs, it->key, event, it->after, result, complete)) {
+            case Attempt::Cancelled:
+                result.interrupted = true;
+                break;
+            case Attempt::Held:
+                ++it;
+                break;
+            case Attempt::Finished:
+                it = waiting.erase(it);
+                break;
+            }
         }
-        if (listener_)
-            listener_(event);
+        for (int tick = 0; tick < 10 && !waiting.empty() && !result.interrupted && !cancelled(); ++tick)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     result.seconds = secondsSince(t0);
     return result;

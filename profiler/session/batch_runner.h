@@ -1,6 +1,8 @@
 // Headless batch profiling: runs every job (model x scheduler x batch) on one backend and writes
 // each run to the store in its own transaction. Resumable: jobs with a successful run in the store
 // are skipped. Cancellable between jobs and inside the IOS search; a cancelled job writes nothing.
+// Batches may share one database: each job is claimed before it runs (store/job_claims.h), a job
+// another live batch holds is left for the end and then skipped once that batch completed it.
 #pragma once
 
 #include "session/job.h"
@@ -11,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace opsched::profiler {
@@ -45,7 +48,8 @@ private:
 enum class JobOutcome { Done, Skipped, Failed };
 
 struct JobEvent {
-    enum class Kind { Started, Finished } kind = Kind::Started;
+    // Waiting: another batch is running the job; this one comes back to it after its other jobs.
+    enum class Kind { Started, Waiting, Finished } kind = Kind::Started;
     std::size_t index = 0; // 0-based position in the batch
     std::size_t total = 0;
     const ProfileJob* job = nullptr;
@@ -55,6 +59,8 @@ struct JobEvent {
     double seconds = 0; // wall time of the job
     const store::RunRecord* run = nullptr; // the stored run (Done, and Failed after scheduling)
     store::RunId runId;
+    // Waiting, and Skipped or Failed after waiting: the other batch ("pid 1234 on node7").
+    std::string otherBatch;
 };
 
 struct BatchResult {
@@ -78,8 +84,17 @@ public:
 
     BatchResult run(const std::vector<ProfileJob>& jobs);
 
+    // This runner's identity in job claims.
+    const store::ClaimOwner& claimOwner() const { return owner_; }
+
 private:
     struct LoadedModel;
+    enum class Attempt { Finished, Held, Cancelled };
+    // Claims job `index` and runs it, or reports it complete (or failed) elsewhere; Held when
+    // another batch holds it (its holder in `event.otherBatch`).
+    Attempt attemptJob(std::size_t index, const std::vector<ProfileJob>& jobs, const std::string& key,
+        JobEvent& event, std::optional<store::RunId> failedAfter, BatchResult& result,
+        std::unordered_set<std::string>& complete);
     bool cancelled() const { return cancel_ && cancel_->load(); }
     const LoadedModel& model(const std::string& ref, std::int64_t batch);
     StageCostModel& costFor(std::int64_t batch);
@@ -93,6 +108,8 @@ private:
     const std::atomic<bool>* cancel_ = nullptr;
     std::function<void(const JobEvent&)> listener_;
     std::unique_ptr<LoadedModel> loaded_;
+    store::ClaimOwner owner_;
+    std::unique_ptr<store::ClaimKeeper> keeper_; // renews the claims while the batch runs
     struct KnownModel {
         std::string ref, sha256, name;
     };

@@ -17,8 +17,12 @@ MergeStats mergeInto(Store& out, const std::string& inputPath)
             continue;
         }
         RunRecord run = in.loadRun(summary.id);
-        out.writeRun(run); // keeps the uid, so a second merge finds it
-        ++stats.runsAdded;
+        // Keeps the uid, so a second merge finds it; checked again inside the write, for a merge
+        // into the same file running at the same time.
+        if (out.writeRunIfNew(run))
+            ++stats.runsAdded;
+        else
+            ++stats.runsAlreadyPresent;
     }
     const auto entries = in.costCacheEntries();
     out.mergeCostCache(entries);

@@ -2,6 +2,7 @@
 
 #include "store/latency_stats.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <vector>
@@ -12,7 +13,7 @@ namespace {
 // Times are nanoseconds from the start of the run (kernels, warp samples, stages) or latencies in
 // nanoseconds; the cost cache keeps the search's seconds. `kernels` and `StringIds` use Nsight Systems' column names
 // (its SQLite export of CUPTI_ACTIVITY_KIND_KERNEL), `devices` those of its TARGET_INFO_GPU, so queries carry over.
-constexpr const char* kSchemaV2 = R"sql(
+constexpr const char* kSchemaV3 = R"sql(
 CREATE TABLE devices (
   id INTEGER PRIMARY KEY,
   key TEXT NOT NULL UNIQUE,         -- sim:h100, or cuda:<uuid> for a real GPU
@@ -122,6 +123,23 @@ CREATE TABLE cost_cache (
   updated_at TEXT NOT NULL,
   PRIMARY KEY (device_key, batch, signature)
 ) WITHOUT ROWID;
+CREATE TABLE job_claims (
+  job_key TEXT PRIMARY KEY,         -- a job some batch is running now (runs.job_key once written)
+  owner TEXT NOT NULL,              -- random id of that batch
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  pid_start INTEGER NOT NULL DEFAULT 0, -- the process's start time (/proc/PID/stat): tells a reused pid apart
+  claimed_at TEXT NOT NULL,         -- ISO 8601 UTC
+  expires_at INTEGER NOT NULL       -- Unix seconds; renewed while the batch runs
+) WITHOUT ROWID;
+)sql";
+
+// v2 -> v3: claims, so batches sharing a database never run a job twice.
+constexpr const char* kJobClaimsV3 = R"sql(
+CREATE TABLE job_claims (
+  job_key TEXT PRIMARY KEY, owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
+  pid_start INTEGER NOT NULL DEFAULT 0, claimed_at TEXT NOT NULL, expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
 )sql";
 
 // v1 -> v2. v1 had runs without uid, latencies with (run_id, repeats, median_ns) only,
@@ -174,7 +192,10 @@ std::string describe(const std::string& path)
     return "'" + path + "'";
 }
 
-// Checks a file that exists and is not empty without writing to it. Returns its user_version.
+// Checks a file that exists and is not empty without writing to it. Returns its user_version, or
+// 0 for a blank SQLite file: no tables, no application_id, no user_version. That is what a writer
+// killed while creating the database leaves (WAL mode set, schema not yet committed), and what
+// another process creating it shows until its schema commits: a new database, not a foreign one.
 int checkExisting(const std::string& path)
 {
     Connection probe(path, Connection::Access::ReadOnly);
@@ -183,6 +204,8 @@ int checkExisting(const std::string& path)
     const auto version = static_cast<int>(probe.queryInt("PRAGMA user_version").value_or(0));
     if (appId != kApplicationId) {
         const auto tables = probe.queryInt("SELECT count(*) FROM sqlite_schema").value_or(0);
+        if (appId == 0 && version == 0 && tables == 0)
+            return 0;
         throw StoreError(describe(path) + " is an SQLite database of another application (" + std::to_string(tables)
             + " tables, application_id " + std::to_string(appId)
             + "), not an opsched results database; it was left untouched");
@@ -213,13 +236,18 @@ void configureForWriting(Connection& conn)
 
 } // namespace
 
-void createSchema(Connection& conn)
+bool createSchema(Connection& conn)
 {
+    // Under the write lock: of several processes creating one database at once, the first writes
+    // the schema, the others find it there.
     Transaction tx(conn);
-    conn.exec(kSchemaV2);
+    if (conn.queryInt("SELECT count(*) FROM sqlite_schema").value_or(0) != 0)
+        return false;
+    conn.exec(kSchemaV3);
     conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     setVersion(conn, kSchemaVersion);
     tx.commit();
+    return true;
 }
 
 void migrate(Connection& conn, int fromVersion)
@@ -227,10 +255,17 @@ void migrate(Connection& conn, int fromVersion)
     if (fromVersion >= kSchemaVersion)
         return;
     Transaction tx(conn);
-    for (int v = fromVersion; v < kSchemaVersion; ++v) {
+    // Another writer may have migrated the file since it was checked: start from what it holds now.
+    const int now = static_cast<int>(conn.queryInt("PRAGMA user_version").value_or(fromVersion));
+    if (now >= kSchemaVersion)
+        return;
+    for (int v = std::max(now, fromVersion); v < kSchemaVersion; ++v) {
         switch (v) {
         case 1:
             migrateV1ToV2(conn);
+            break;
+        case 2:
+            conn.exec(kJobClaimsV3);
             break;
         default:
             throw StoreError("no migration from schema version " + std::to_string(v));
@@ -243,43 +278,53 @@ void migrate(Connection& conn, int fromVersion)
 OpenedDatabase openDatabase(const std::string& path, OpenMode mode)
 {
     namespace fs = std::filesystem;
-    std::error_code ec;
-    const bool exists = fs::exists(path, ec);
-    if (exists && fs::is_directory(path, ec))
-        throw StoreError(describe(path) + " is a directory, not a results database");
-    const bool empty = exists && fs::file_size(path, ec) == 0 && !ec;
-    OpenedDatabase db;
-    if (!exists || empty) {
-        if (mode == OpenMode::ReadOnly)
-            throw StoreError(exists ? describe(path) + " is empty, not an opsched results database"
-                                    : "no results database at " + describe(path));
-        db.connection = Connection(path, Connection::Access::Create);
-        configureForWriting(db.connection);
-        createSchema(db.connection);
-        db.created = true;
-        return db;
-    }
-    db.fileVersion = checkExisting(path);
-    if (mode == OpenMode::ReadOnly) {
-        Connection file(path, Connection::Access::ReadOnly);
-        if (db.fileVersion == kSchemaVersion) {
-            db.connection = std::move(file);
+    // At most twice round: a second time only when another process created the file meanwhile.
+    for (int attempt = 0;; ++attempt) {
+        std::error_code ec;
+        const bool exists = fs::exists(path, ec);
+        if (exists && fs::is_directory(path, ec))
+            throw StoreError(describe(path) + " is a directory, not a results database");
+        const bool empty = exists && fs::file_size(path, ec) == 0 && !ec;
+        OpenedDatabase db;
+        // 0: a missing or empty file, or a blank SQLite file (see checkExisting).
+        db.fileVersion = exists && !empty ? checkExisting(path) : 0;
+        if (db.fileVersion == 0) {
+            if (mode == OpenMode::ReadOnly)
+                throw StoreError(!exists ? "no results database at " + describe(path)
+                        : empty          ? describe(path) + " is empty, not an opsched results database"
+                                         : describe(path) + " is an empty SQLite file (no tables), not an opsched "
+                                                            "results database yet");
+            db.connection = Connection(path, Connection::Access::Create);
+            configureForWriting(db.connection);
+            if (createSchema(db.connection)) {
+                db.created = true;
+                return db;
+            }
+            if (attempt > 0)
+                throw StoreError("database " + describe(path) + " changes under this process while it is created");
+            continue; // another process created it: open it as it is now, checks included
+        }
+        if (mode == OpenMode::ReadOnly) {
+            Connection file(path, Connection::Access::ReadOnly);
+            if (db.fileVersion == kSchemaVersion) {
+                db.connection = std::move(file);
+                return db;
+            }
+            // Reading an old file must not change it: migrate a copy in memory.
+            db.connection = Connection::memory();
+            file.copyTo(db.connection);
+            migrate(db.connection, db.fileVersion);
+            db.migrated = true;
             return db;
         }
-        // Reading an old file must not change it: migrate a copy in memory.
-        db.connection = Connection::memory();
-        file.copyTo(db.connection);
-        migrate(db.connection, db.fileVersion);
-        db.migrated = true;
+        db.connection = Connection(path, Connection::Access::ReadWrite);
+        configureForWriting(db.connection);
+        if (db.fileVersion < kSchemaVersion) {
+            migrate(db.connection, db.fileVersion);
+            db.migrated = true;
+        }
         return db;
     }
-    db.connection = Connection(path, Connection::Access::ReadWrite);
-    configureForWriting(db.connection);
-    if (db.fileVersion < kSchemaVersion) {
-        migrate(db.connection, db.fileVersion);
-        db.migrated = true;
-    }
-    return db;
 }
 
 } // namespace opsched::store

@@ -2,8 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <utility>
 
@@ -17,6 +20,44 @@ bool writableInPlace(const std::string& path)
     const std::filesystem::path file(path);
     const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     return ::access(file.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+// Why a write to the database at `path` (or its -wal/-journal) found no room, or "" when it is
+// not that: the errno SQLite kept, else the file-size limit against the files' sizes, else the
+// free space of the file system.
+std::string noRoomFor(const std::string& path, int systemErrno)
+{
+    const auto limitText = [](const std::string& bytes) {
+        return "file too large: the file-size limit (ulimit -f" + bytes + ") stops it growing";
+    };
+    switch (systemErrno) {
+    case ENOSPC:
+        return "disk full: no space left on the device that holds it";
+    case EDQUOT:
+        return "disk full: the disk quota is exhausted";
+    case EFBIG:
+        return limitText("");
+    default:
+        break;
+    }
+    if (path.empty() || path == ":memory:")
+        return {};
+    constexpr std::uintmax_t kRoom = 1 << 20; // SQLite writes a page (or a WAL frame) at a time: far less
+    rlimit limit {};
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        for (const char* suffix : { "", "-wal", "-journal" }) {
+            std::error_code ec;
+            const auto size = std::filesystem::file_size(path + suffix, ec);
+            if (!ec && size + kRoom > static_cast<std::uintmax_t>(limit.rlim_cur))
+                return limitText(", " + std::to_string(limit.rlim_cur) + " bytes");
+        }
+    }
+    const std::filesystem::path file(path);
+    const std::string folder = file.has_parent_path() ? file.parent_path().string() : std::string(".");
+    struct statvfs fs { };
+    if (statvfs(folder.c_str(), &fs) == 0 && static_cast<std::uintmax_t>(fs.f_bavail) * fs.f_frsize < kRoom)
+        return "disk full: no space left on the device that holds it";
+    return {};
 }
 
 } // namespace
@@ -56,9 +97,11 @@ Connection::Connection(const std::string& path, Access access)
     sqlite3_extended_result_codes(db_, 1);
     if (queryOnly)
         exec("PRAGMA query_only = ON");
-    // A batch writer holds the write lock for one run at a time; readers and a second writer wait
-    // that long rather than failing.
-    sqlite3_busy_timeout(db_, 10000);
+    // A batch writer holds the write lock for one run (or one job claim) at a time, well under a
+    // second; readers and other writers wait for it rather than failing. SQLite's busy handler
+    // retries until the timeout: a minute for writers, so several batches sharing a database never
+    // see "database is locked"; ten seconds for readers, which WAL rarely makes wait at all.
+    sqlite3_busy_timeout(db_, access == Access::ReadOnly ? 10000 : 60000);
 }
 
 Connection Connection::memory()
@@ -92,21 +135,35 @@ void Connection::fail(const std::string& what) const
     const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_ERROR;
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "not open";
     const std::string where = "database '" + path_ + "': ";
+    using Reason = StoreError::Reason;
     switch (code & 0xff) {
     case SQLITE_NOTADB:
-        throw StoreError(where + "not an opsched results database (not an SQLite file at all)");
+        throw StoreError(where + "not an opsched results database (not an SQLite file at all)", Reason::NotADatabase);
     case SQLITE_CORRUPT:
-        throw StoreError(where + "the file is corrupt (" + msg + "); it was left as it is");
+        throw StoreError(where + "the file is corrupt (" + msg + "); it was left as it is", Reason::Corrupt);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        throw StoreError(where + "locked by another process for too long (" + msg + ")");
+        throw StoreError(where + "locked by another process for too long (" + msg + ")", Reason::Busy);
     case SQLITE_READONLY:
-        throw StoreError(where + "cannot write (" + msg + ")");
-    case SQLITE_FULL:
-        throw StoreError(where + "disk full (" + msg + ")");
-    default:
-        throw StoreError(where + what + ": " + msg);
+        throw StoreError(where + "cannot write (" + msg + ")", Reason::ReadOnly);
+    case SQLITE_FULL: {
+        const std::string why = noRoomFor(path_, db_ ? sqlite3_system_errno(db_) : 0);
+        throw StoreError(
+            where + (why.empty() ? "disk full: no space left on the device that holds it" : why) + " (" + msg + ")",
+            Reason::Full);
     }
+    case SQLITE_IOERR:
+        // A write that finds no room fails with ENOSPC or EDQUOT, or with EFBIG past the file-size
+        // limit (ulimit -f; SIGXFSZ is ignored, see main.cpp). SQLite reports SQLITE_FULL for only
+        // some of these and "disk I/O error" for the rest, and its errno is often gone by now:
+        // look at the file system and the limit to say what it is.
+        if (const std::string why = noRoomFor(path_, db_ ? sqlite3_system_errno(db_) : 0); !why.empty())
+            throw StoreError(where + why + " (" + msg + ")", Reason::Full);
+        break;
+    default:
+        break;
+    }
+    throw StoreError(where + what + ": " + msg);
 }
 
 void Connection::exec(std::string_view sql)

@@ -17,7 +17,17 @@ namespace opsched::store {
 
 class StoreError : public Error {
 public:
-    using Error::Error;
+    // What went wrong, for callers that add advice (a full disk: make room, then resume).
+    enum class Reason { Other, NotADatabase, Corrupt, Busy, ReadOnly, Full };
+    explicit StoreError(const std::string& message, Reason reason = Reason::Other)
+        : Error(message)
+        , reason_(reason)
+    {
+    }
+    Reason reason() const { return reason_; }
+
+private:
+    Reason reason_;
 };
 
 class Statement;

@@ -130,6 +130,24 @@ RunId Store::writeRun(const RunRecord& run)
 {
     requireWritable("writing a run");
     Transaction tx(db_);
+    const RunId id = insertRun(run);
+    tx.commit();
+    return id;
+}
+
+bool Store::writeRunIfNew(const RunRecord& run)
+{
+    requireWritable("writing a run");
+    Transaction tx(db_);
+    if (!run.uid.empty() && hasRunUid(run.uid))
+        return false;
+    insertRun(run);
+    tx.commit();
+    return true;
+}
+
+RunId Store::insertRun(const RunRecord& run)
+{
     const DeviceId device = putDevice(run.device);
     const ModelId model = putModel(run.model);
     std::optional<std::int64_t> schedule;
@@ -199,7 +217,6 @@ INSERT INTO warp_samples(run_id, time_ns, duration_ns, active_warps, sm_active_p
                 .bind(5, w.smActivePct)
                 .run();
     }
-    tx.commit();
     return id;
 }
 
@@ -217,6 +234,11 @@ bool Store::hasRunUid(const std::string& uid)
     auto st = db_.prepare("SELECT 1 FROM runs WHERE uid = ?1");
     st.bind(1, uid);
     return st.step();
+}
+
+RunId Store::lastRunId()
+{
+    return RunId(db_.queryInt("SELECT max(id) FROM runs").value_or(0));
 }
 
 std::unordered_map<std::string, double> Store::loadCostCache(const std::string& deviceKey, std::int64_t batch)

@@ -4,6 +4,7 @@
 // (WAL). See schema.cpp for the tables.
 #pragma once
 
+#include "store/job_claims.h"
 #include "store/records.h"
 #include "store/schema.h"
 
@@ -30,9 +31,31 @@ public:
     // Writes the run and everything it references (device, model, schedule, strings) in one
     // transaction. Returns its id.
     RunId writeRun(const RunRecord& run);
+    // As writeRun, unless a run with the same uid is there already (checked in the same
+    // transaction, so two merges into one file add a run once). Returns whether it wrote.
+    bool writeRunIfNew(const RunRecord& run);
     // Job keys that have a successful run (what a resumed batch skips).
     std::unordered_set<std::string> completedJobKeys();
     bool hasRunUid(const std::string& uid);
+    // The newest run's id; RunId() (0) when there is none.
+    RunId lastRunId();
+
+    // --- batches sharing the database (job_claims.h) ---
+    // Claims the job for `me` unless it is complete or held by another live batch (one write
+    // transaction). With `failedAfter`, a failed run of the job newer than that id (another
+    // batch's, while this one waited) is reported as FailedElsewhere instead of claiming again.
+    JobClaim claimJob(const std::string& jobKey, const ClaimOwner& me, std::optional<RunId> failedAfter = std::nullopt,
+        std::int64_t leaseSeconds = kClaimLeaseSeconds);
+    struct JobRunWritten {
+        RunId id;
+        bool written = true;
+    };
+    // Writes the run of a job `me` claimed and drops the claim, in one transaction. When another
+    // batch completed the job meanwhile (possible only once `me`'s claim had lapsed), a successful
+    // run is not written: returns that batch's run with written = false.
+    JobRunWritten writeJobRun(const RunRecord& run, const ClaimOwner& me);
+    // Drops every claim `me` holds (a batch that stops).
+    void releaseClaims(const ClaimOwner& me);
 
     // The IOS cost cache: stage signature -> latency in seconds (as the search uses it, so a cached
     // search repeats the fresh one exactly), per device and batch.
@@ -70,6 +93,8 @@ private:
     DeviceId putDevice(const DeviceRecord& d);
     ModelId putModel(const ModelRecord& m);
     ScheduleId putSchedule(ModelId model, const ScheduleRecord& s);
+    // The run and everything it references, inside the caller's transaction.
+    RunId insertRun(const RunRecord& run);
 
     Connection db_;
     std::string path_;

@@ -157,6 +157,47 @@ TEST(StoreMigration, MergeReadsAVersion1InputWithoutChangingIt)
     EXPECT_EQ(test::fileHash(in), before);
 }
 
+// v2 -> v3 adds the job claims; a reader leaves the v2 file as it is.
+TEST(StoreMigration, Version2GainsJobClaims)
+{
+    test::TempDir dir;
+    const auto path = dir.file("v2.db");
+    {
+        Store db = Store::open(path, OpenMode::ReadWrite);
+        db.writeRun(test::simulatedRun("zoo:squeezenet", "sequential"));
+        db.connection().exec("DROP TABLE job_claims; PRAGMA user_version = 2; PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    const auto before = test::fileHash(path);
+    {
+        Store reader = Store::open(path, OpenMode::ReadOnly);
+        EXPECT_TRUE(reader.migrated());
+        EXPECT_EQ(reader.runSummaries().size(), 1U);
+    }
+    EXPECT_EQ(test::fileHash(path), before);
+    {
+        Store db = Store::open(path, OpenMode::ReadWrite);
+        EXPECT_EQ(db.fileVersion(), 2);
+        EXPECT_TRUE(db.migrated());
+        const auto me = store::ClaimOwner::thisProcess();
+        EXPECT_EQ(db.claimJob("job", me).state, store::JobClaim::State::Claimed);
+    }
+    Connection raw(path, Connection::Access::ReadOnly);
+    EXPECT_EQ(raw.queryInt("PRAGMA user_version"), store::kSchemaVersion);
+    EXPECT_EQ(raw.queryInt("SELECT count(*) FROM job_claims"), 1);
+}
+
+// Two writers open an old file at once: the second finds it migrated and does not migrate again.
+TEST(StoreMigration, ASecondWriterFindsTheFileMigrated)
+{
+    test::TempDir dir;
+    const auto path = dir.file("v1.db");
+    writeVersion1File(path);
+    Connection late(path, Connection::Access::ReadWrite);
+    Store::open(path, OpenMode::ReadWrite);
+    store::migrate(late, 1); // would fail re-adding columns if it started from 1
+    EXPECT_EQ(late.queryInt("PRAGMA user_version"), store::kSchemaVersion);
+}
+
 TEST(StoreMigration, NewerVersionIsRefusedUntouched)
 {
     test::TempDir dir;

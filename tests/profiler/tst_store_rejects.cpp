@@ -113,6 +113,42 @@ TEST(StoreRejects, EmptyFileIsANewDatabaseForWritingOnly)
     EXPECT_EQ(db.connection().queryInt("PRAGMA user_version"), store::kSchemaVersion);
 }
 
+// What a writer killed while creating the database leaves: WAL mode set, no schema committed.
+// Nothing to protect: a writer makes it a database, a reader says it is empty.
+TEST(StoreRejects, BlankSqliteFileIsANewDatabaseForWritingOnly)
+{
+    test::TempDir dir;
+    const auto path = dir.file("blank.db");
+    {
+        Connection c(path, Connection::Access::Create);
+        EXPECT_EQ(c.queryText("PRAGMA journal_mode = WAL"), "wal");
+    }
+    ASSERT_GT(std::filesystem::file_size(path), 0U);
+    const auto before = test::fileHash(path);
+    try {
+        Store::open(path, OpenMode::ReadOnly);
+        ADD_FAILURE() << "read a blank file";
+    } catch (const store::StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find("empty SQLite file"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(test::fileHash(path), before);
+    Store db = Store::open(path, OpenMode::ReadWrite);
+    EXPECT_TRUE(db.created());
+    EXPECT_EQ(db.connection().queryInt("PRAGMA user_version"), store::kSchemaVersion);
+    db.writeRun(test::simulatedRun("zoo:squeezenet", "sequential"));
+}
+
+// Another process created the file between this one's check and its write lock: no second schema.
+TEST(StoreRejects, SchemaIsCreatedOnce)
+{
+    test::TempDir dir;
+    const auto path = dir.file("twice.db");
+    Store first = Store::open(path, OpenMode::ReadWrite);
+    Connection late(path, Connection::Access::ReadWrite);
+    EXPECT_FALSE(store::createSchema(late));
+    EXPECT_EQ(first.connection().queryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'runs'"), 1);
+}
+
 TEST(StoreRejects, Directory)
 {
     test::TempDir dir;
