@@ -92,9 +92,8 @@ private:
     enum class Attempt { Finished, Held, Cancelled };
     // Claims job `index` and runs it, or reports it complete (or failed) elsewhere; Held when
     // another batch holds it (its holder in `event.otherBatch`).
-    Attempt attemptJob(std::size_t index, const std::vector<ProfileJob>& jobs, const std::string& key,
-        JobEvent& event, std::optional<store::RunId> failedAfter, BatchResult& result,
-        std::unordered_set<std::string>& complete);
+    Attempt attemptJob(std::size_t index, const std::vector<ProfileJob>& jobs, const std::string& key, JobEvent& event,
+        std::optional<store::RunId> failedAfter, BatchResult& result, std::unordered_set<std::string>& complete);
     bool cancelled() const { return cancel_ && cancel_->load(); }
     const LoadedModel& model(const std::string& ref, std::int64_t batch);
     StageCostModel& costFor(std::int64_t batch);

@@ -143,8 +143,9 @@ JobClaim Store::claimJob(
             other.host = held.getText(1);
             other.pid = held.getInt(2);
             other.pidStart = held.getInt(3);
-            const bool gone
-                = other.host == me.host ? processGone(other.pid, other.pidStart) : held.getInt(4) < now;
+            // Its lease lapses when its batch stops renewing it (gone, or stopped); on this host the
+            // process table says at once whether it is gone.
+            const bool gone = held.getInt(4) < now || (other.host == me.host && processGone(other.pid, other.pidStart));
             if (!gone) {
                 claim.state = JobClaim::State::HeldElsewhere;
                 claim.holder = other.describe();

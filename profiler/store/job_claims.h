@@ -4,11 +4,11 @@
 // successful run of the job and that no other live batch holds a claim on it, and records the
 // claim (job key, the batch's random id, host, pid, process start time, expiry). The run is then
 // written in one transaction that checks again that no other batch completed the job, and drops
-// the claim. A claim of another batch is void once that batch is known to be gone: on the same
-// host, when its process no longer exists (or its pid now belongs to a process started at another
-// time); from another host, when it has not been renewed for a lease (a ClaimKeeper renews a
-// batch's claims while it runs). So a batch killed with SIGKILL leaves a claim that the next
-// batch on that host takes over at once. docs/formats.md describes the table.
+// the claim. A claim of another batch is void once it has not been renewed for a lease (a
+// ClaimKeeper renews a batch's claims while it runs) or, on the same host, as soon as its process
+// no longer exists (or its pid now belongs to a process started at another time). So a batch
+// killed with SIGKILL leaves a claim that the next batch on that host takes over at once.
+// docs/formats.md describes the table.
 #pragma once
 
 #include "store/ids.h"

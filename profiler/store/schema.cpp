@@ -3,8 +3,10 @@
 #include "store/latency_stats.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 #include <vector>
 
 namespace opsched::store {
@@ -199,6 +201,10 @@ std::string describe(const std::string& path)
 int checkExisting(const std::string& path)
 {
     Connection probe(path, Connection::Access::ReadOnly);
+    // One read transaction, so every answer comes from one snapshot: another process creating or
+    // migrating the file may commit in between (WAL), and a mark from before next to a version from
+    // after would make an opsched file look like another application's.
+    probe.exec("BEGIN");
     // The first read parses the header: a file that is not SQLite fails here (SQLITE_NOTADB).
     const auto appId = probe.queryInt("PRAGMA application_id").value_or(0);
     const auto version = static_cast<int>(probe.queryInt("PRAGMA user_version").value_or(0));
@@ -220,13 +226,28 @@ int checkExisting(const std::string& path)
     const auto check = probe.queryText("PRAGMA quick_check").value_or("");
     if (check != "ok")
         throw StoreError(describe(path) + ": the file is corrupt (" + check.substr(0, 200) + "); it was left as it is");
+    probe.exec("COMMIT");
     return version;
 }
 
 void configureForWriting(Connection& conn)
 {
-    // WAL: readers (the GUI, `compare --db`) read while a batch writes.
-    const auto mode = conn.queryText("PRAGMA journal_mode = WAL").value_or("");
+    // WAL: readers (the GUI, `compare --db`) read while a batch writes. Switching a new file to WAL
+    // turns a read into a write, and SQLite answers such an upgrade SQLITE_BUSY at once, without
+    // its busy handler, while another process is creating the same file: retry as the handler
+    // would, for as long.
+    std::string mode;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (int attempt = 0;; ++attempt) {
+        try {
+            mode = conn.queryText("PRAGMA journal_mode = WAL").value_or("");
+            break;
+        } catch (const StoreError& e) {
+            if (e.reason() != StoreError::Reason::Busy || std::chrono::steady_clock::now() > deadline)
+                throw;
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 + 5 * attempt, 100)));
+        }
+    }
     if (mode != "wal")
         throw StoreError("database " + describe(conn.path()) + ": cannot switch to WAL mode (got '" + mode + "')");
     // NORMAL is durable for every committed run in WAL mode except on power loss, where the last
@@ -289,11 +310,13 @@ OpenedDatabase openDatabase(const std::string& path, OpenMode mode)
         // 0: a missing or empty file, or a blank SQLite file (see checkExisting).
         db.fileVersion = exists && !empty ? checkExisting(path) : 0;
         if (db.fileVersion == 0) {
+            if (mode == OpenMode::ReadOnly && !exists)
+                throw StoreError("no results database at " + describe(path));
+            if (mode == OpenMode::ReadOnly && empty)
+                throw StoreError(describe(path) + " is empty, not an opsched results database");
             if (mode == OpenMode::ReadOnly)
-                throw StoreError(!exists ? "no results database at " + describe(path)
-                        : empty          ? describe(path) + " is empty, not an opsched results database"
-                                         : describe(path) + " is an empty SQLite file (no tables), not an opsched "
-                                                            "results database yet");
+                throw StoreError(
+                    describe(path) + " is an empty SQLite file (no tables), not an opsched results database yet");
             db.connection = Connection(path, Connection::Access::Create);
             configureForWriting(db.connection);
             if (createSchema(db.connection)) {

@@ -143,7 +143,7 @@ void Connection::fail(const std::string& what) const
         throw StoreError(where + "the file is corrupt (" + msg + "); it was left as it is", Reason::Corrupt);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        throw StoreError(where + "locked by another process for too long (" + msg + ")", Reason::Busy);
+        throw StoreError(where + "locked by another process for too long (" + msg + "; " + what + ")", Reason::Busy);
     case SQLITE_READONLY:
         throw StoreError(where + "cannot write (" + msg + ")", Reason::ReadOnly);
     case SQLITE_FULL: {
@@ -271,7 +271,8 @@ bool Statement::step()
         return true;
     if (rc == SQLITE_DONE)
         return false;
-    conn_->fail("query failed");
+    const char* sql = sqlite3_sql(stmt_);
+    conn_->fail("query '" + std::string(sql ? sql : "").substr(0, 60) + "' failed");
 }
 
 void Statement::run()

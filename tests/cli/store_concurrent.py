@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Several `profile` processes writing one database at the same time.
 
-Each round starts three batches at once on one database (sim:h100, --repeat 1, --warps): A, B
-with a job list that overlaps A's in part, and C with A's list again. Round 1 starts them on a
-database that does not exist yet (all three create it), later rounds on a fresh file too, and the
-last round adds new jobs to the finished database of the previous one. Checks: every process ends
+First, "storms": eight small batches (overlapping lists) start together on a database that does
+not exist yet, five times. Then each round starts three batches at once on a new database
+(sim:h100, --repeat 1, --warps): A, B with a job list that overlaps A's in part, and C with A's
+list again; the last round adds new jobs to the finished database of the previous one. Checks: every process ends
 with exit 0 and never reports a locked database; the database is intact and holds every job of
 the union exactly once, no failed run; and no job ran twice: the runs the processes report add up
 to the number of jobs in the union.
 
-Usage: store_concurrent.py --cli PATH --work DIR [--rounds 4]
+Usage: store_concurrent.py --cli PATH --work DIR [--rounds 4] [--storms 5]
 """
 import argparse
 import os
@@ -80,11 +80,18 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--storms", type=int, default=5)
     args = ap.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
 
     def body():
+        # Creation storm: many small batches start together on a file that does not exist yet.
+        storm = {f"S{i}": (["zoo:squeezenet", "zoo:random?ops=12"], [1 + i % 3]) for i in range(8)}
+        for r in range(1, args.storms + 1):
+            db = os.path.join(args.work, f"storm-{r}.db")
+            print(f"storm {r}: 8 batches start together on a new database", flush=True)
+            run_together(args.cli, db, storm, set())
         db = None
         for r in range(1, args.rounds + 1):
             db = os.path.join(args.work, f"round-{r}.db")

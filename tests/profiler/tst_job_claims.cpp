@@ -107,6 +107,17 @@ TEST(JobClaims, AnotherHostsClaimHoldsForItsLease)
     EXPECT_EQ(db.claimJob("job1", me).state, JobClaim::State::Claimed);
 }
 
+// A batch of this host that stopped renewing (stopped, or its pid reused where /proc cannot tell).
+TEST(JobClaims, ALapsedClaimIsVoidOnThisHostToo)
+{
+    test::TempDir dir;
+    Store db = Store::open(dir.file("c.db"), OpenMode::ReadWrite);
+    const ClaimOwner a = ClaimOwner::thisProcess(), b = liveOther();
+    EXPECT_EQ(db.claimJob("job1", a).state, JobClaim::State::Claimed);
+    db.connection().exec("UPDATE job_claims SET expires_at = " + std::to_string(std::time(nullptr) - 1));
+    EXPECT_EQ(db.claimJob("job1", b).state, JobClaim::State::Claimed);
+}
+
 TEST(JobClaims, TheRunsWriteDropsTheClaimAndChecksForARunOfAnotherBatch)
 {
     test::TempDir dir;
@@ -171,9 +182,9 @@ TEST(JobClaims, ABatchComesBackToAJobHeldElsewhereAndSkipsItOnceDone)
         if (e.kind == JobEvent::Kind::Started)
             return;
         const char* what = e.kind == JobEvent::Kind::Waiting ? "waiting"
-            : e.outcome == JobOutcome::Done                 ? "done"
-            : e.outcome == JobOutcome::Skipped              ? "skipped"
-                                                            : "failed";
+            : e.outcome == JobOutcome::Done                  ? "done"
+            : e.outcome == JobOutcome::Skipped               ? "skipped"
+                                                             : "failed";
         seen.push_back(e.job->scheduler + " " + what + (e.otherBatch.empty() ? "" : " (other)"));
         // The other batch finishes ios once this one has run nimble.
         if (e.job->scheduler == "nimble" && e.kind == JobEvent::Kind::Finished)
