@@ -399,7 +399,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
             // the op panel shows stage, group and stream.
             try {
                 const ScheduleDocument doc =
-                    scheduleFromJson(*graph_, nlohmann::json::parse(result->stored->schedule->document.dump()));
+                    scheduleFromJson(*graph_, nlohmann::json::parse(result->stored->schedule->document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
                 auto placed = std::make_shared<ScheduleResult>(*result);
                 placed->output.schedule = doc.schedule;
                 placed->output.plan = doc.executablePlan(*graph_);

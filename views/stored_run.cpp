@@ -80,17 +80,25 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
     // A merged launch is a box for each of its ops (as in the window's own timelines); the plan
     // that ran names them.
     std::map<std::string, std::int64_t> opIds;
-    for (std::size_t i = 0; i < run.model.ops.size(); ++i)
-        opIds.emplace(run.model.ops[i].value("name", std::string()), static_cast<std::int64_t>(i));
-    const nlohmann::ordered_json* launches = run.schedule && run.schedule->plan.contains("launches")
-                                                 ? &run.schedule->plan["launches"]
-                                                 : nullptr;
+    // The documents come from a file that may be damaged: only values of the right type count.
+    for (std::size_t i = 0; i < run.model.ops.size(); ++i) {
+        const auto& op = run.model.ops[i];
+        if (op.is_object() && op.contains("name") && op["name"].is_string())
+            opIds.emplace(op["name"].get<std::string>(), static_cast<std::int64_t>(i));
+    }
+    const auto& plan = run.schedule ? run.schedule->plan : nlohmann::ordered_json();
+    const nlohmann::ordered_json* launches =
+        plan.is_object() && plan.contains("launches") && plan["launches"].is_array() ? &plan["launches"] : nullptr;
     for (const auto& [key, box] : boxes) {
         std::vector<std::int64_t> ops;
-        if (launches && key.first >= 0 && static_cast<std::size_t>(key.first) < launches->size())
-            for (const auto& name : (*launches)[static_cast<std::size_t>(key.first)].value("ops", nlohmann::ordered_json::array()))
-                if (auto it = opIds.find(name.get<std::string>()); it != opIds.end())
-                    ops.push_back(it->second);
+        if (launches && key.first >= 0 && static_cast<std::size_t>(key.first) < launches->size()) {
+            const auto& launch = (*launches)[static_cast<std::size_t>(key.first)];
+            if (launch.is_object() && launch.contains("ops") && launch["ops"].is_array())
+                for (const auto& name : launch["ops"])
+                    if (name.is_string())
+                        if (auto it = opIds.find(name.get<std::string>()); it != opIds.end())
+                            ops.push_back(it->second);
+        }
         if (ops.empty() && box.op)
             ops.push_back(*box.op);
         // A kernel no op claims is shown only in its kernel row.
@@ -120,12 +128,20 @@ std::shared_ptr<const ScheduleResult> resultFromRun(store::RunRecord run)
     result->request.device = run.device.key;
     result->request.cudaGraph = run.cudaGraph;
     if (run.schedule) {
+        // A damaged database may hold anything in these documents: take only values of the right type.
         const auto& params = run.schedule->params;
-        result->request.r = params.value("r", result->request.r);
-        result->request.s = params.value("s", result->request.s);
-        result->request.lowering = params.value("lowering", result->request.lowering);
+        if (params.is_object()) {
+            if (params.contains("r") && params["r"].is_number_unsigned())
+                result->request.r = params["r"].get<std::size_t>();
+            if (params.contains("s") && params["s"].is_number_unsigned())
+                result->request.s = params["s"].get<std::size_t>();
+            if (params.contains("lowering") && params["lowering"].is_string())
+                result->request.lowering = params["lowering"].get<std::string>();
+        }
         result->output.searchSeconds = run.schedule->searchSeconds;
-        result->output.plan.streams = run.schedule->plan.value("streams", 0U);
+        const auto& plan = run.schedule->plan;
+        if (plan.is_object() && plan.contains("streams") && plan["streams"].is_number_unsigned())
+            result->output.plan.streams = plan["streams"].get<std::uint32_t>();
     }
     result->output.scheduler = result->request.scheduler;
     result->batch = run.batch;

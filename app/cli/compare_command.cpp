@@ -60,7 +60,7 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
             }
             doc["groups"].push_back(std::move(jg));
         }
-        std::cout << doc.dump(2) << "\n";
+        std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
     }
     bool first = true;
@@ -172,7 +172,7 @@ Runner addCompareCommand(CLI::App& app)
             doc["cuda_graph"] = opts->target.cudaGraph;
             doc["floor_ms"] = floor * 1e3;
             doc["results"] = std::move(results);
-            std::cout << doc.dump(2) << "\n";
+            std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
             return kExitOk;
         }
         std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),

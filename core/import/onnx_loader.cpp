@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <unordered_map>
 
 namespace opsched::onnx_import {
 
@@ -104,6 +105,62 @@ int checkOpset(const onnx::ModelProto& model)
     return opset;
 }
 
+namespace {
+
+// ONNX's own shape inference for convolutions and pools (libonnx 1.12) reads past the end of the
+// input's dimensions when the input has fewer spatial dimensions than the weights or the window
+// attributes say, and crashes (found by fuzzing: a model whose 4-D input was cut to 3-D). So the
+// ranks that are known before inference (graph inputs, initializers, declared value_info) are
+// checked against the weights and the attributes first.
+void checkWindowRanks(const onnx::GraphProto& graph)
+{
+    std::unordered_map<std::string, int> rank;
+    const auto declare = [&](const onnx::ValueInfoProto& v) {
+        if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+            rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : graph.input())
+        declare(v);
+    for (const auto& v : graph.value_info())
+        declare(v);
+    for (const auto& t : graph.initializer())
+        rank[t.name()] = t.dims_size();
+    const auto rankOf = [&](const onnx::NodeProto& node, int i) {
+        if (node.input_size() <= i)
+            return -1;
+        const auto it = rank.find(node.input(i));
+        return it == rank.end() ? -1 : it->second;
+    };
+    for (const auto& node : graph.node()) {
+        const std::string& op = node.op_type();
+        const bool conv = op == "Conv" || op == "ConvTranspose";
+        if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool")
+            continue;
+        const std::string where = op + " '" + node.name() + "'";
+        const int x = rankOf(node, 0);
+        const int w = conv ? rankOf(node, 1) : -1;
+        if (x >= 0 && x < 3)
+            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x) +
+                              "; a convolution or pool needs batch, channels and at least one spatial dimension");
+        if (x >= 0 && w >= 0 && x != w)
+            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x) +
+                              " but weights '" + node.input(1) + "' have rank " + std::to_string(w));
+        const int spatial = (x >= 0 ? x : w) - 2;
+        if (spatial < 0)
+            continue;
+        for (const auto& a : node.attribute()) {
+            const bool perDim = a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
+                                a.name() == "output_padding";
+            const int per = a.name() == "pads" ? 2 : perDim ? 1 : 0;
+            if (per > 0 && a.ints_size() != per * spatial)
+                throw ImportError(where + ": attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) +
+                                  " values, but the input has " + std::to_string(spatial) + " spatial dimensions");
+        }
+    }
+}
+
+} // namespace
+
 void runOnnxChecks(onnx::ModelProto& model)
 {
     try {
@@ -111,6 +168,7 @@ void runOnnxChecks(onnx::ModelProto& model)
     } catch (const std::exception& e) {
         throw ImportError(std::string("the ONNX checker rejects the model: ") + e.what());
     }
+    checkWindowRanks(model.graph());
     try {
         // Strict mode: node-level inference errors (shapes that do not fit) are reported.
         const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1, /*data_prop=*/true);

@@ -27,7 +27,13 @@ struct SimDevice {
     double computeEfficiency = 0.7;    // share of peak a library kernel reaches at full occupancy
     double memoryEfficiency = 0.8;     // share of bandwidth reached at full occupancy
     double hostLaunchSeconds = 5e-6;   // host time to issue one kernel
-    double launchLatencySeconds = 3e-6; // issue -> start, and the gap between kernels of a stream
+    double launchLatencySeconds = 3e-6; // launch -> start, and the gap between kernels of a stream
+    // Device time to launch one kernel. The GPU launches the kernels whose dependencies are met one
+    // at a time, the earliest submitted first (the host's issue order; in a CUDA graph, the
+    // capture order): when a join releases several branches, the last one in that order starts
+    // this much later per kernel ahead of it. A microsecond or so on every GPU; the launch
+    // latency hides it until several kernels go at once.
+    double deviceLaunchSeconds = 1e-6;
     double eventWaitSeconds = 2e-6;    // a cross-stream event wait on the device
     double barrierSeconds = 1e-6;      // a stage boundary: join the streams, resume the host
     double streamSyncSeconds = 20e-6;  // extra cost of a stage boundary per additional stream joined

@@ -35,6 +35,7 @@ const std::vector<Field>& doubleFields()
         { "memory_efficiency", &SimDevice::memoryEfficiency, true, 1e-4, 1 },
         { "host_launch_seconds", &SimDevice::hostLaunchSeconds, true, 0, kMaxSeconds },
         { "launch_latency_seconds", &SimDevice::launchLatencySeconds, true, 0, kMaxSeconds },
+        { "device_launch_seconds", &SimDevice::deviceLaunchSeconds, true, 0, kMaxSeconds },
         { "event_wait_seconds", &SimDevice::eventWaitSeconds, true, 0, kMaxSeconds },
         { "barrier_seconds", &SimDevice::barrierSeconds, true, 0, kMaxSeconds },
         { "stream_sync_seconds", &SimDevice::streamSyncSeconds, true, 0, kMaxSeconds },

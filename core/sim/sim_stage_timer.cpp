@@ -13,7 +13,7 @@ std::string simDeviceFingerprint(const SimDevice& d)
     char buf[64];
     for (double v : {static_cast<double>(d.multiprocessors), static_cast<double>(d.maxWarpsPerMultiprocessor),
                      d.peakFlops, d.memoryBandwidth, d.l2Bytes, d.saturationWarpsPerSm, d.computeEfficiency,
-                     d.memoryEfficiency, d.hostLaunchSeconds, d.launchLatencySeconds, d.eventWaitSeconds,
+                     d.memoryEfficiency, d.hostLaunchSeconds, d.launchLatencySeconds, d.deviceLaunchSeconds, d.eventWaitSeconds,
                      d.barrierSeconds, d.streamSyncSeconds, d.concurrencyPenalty, d.contention}) {
         std::snprintf(buf, sizeof buf, "|%.17g", v);
         s += buf;

@@ -16,9 +16,11 @@ struct SimKernel {
     std::uint32_t launch = 0;
     std::uint32_t part = 0;
     std::uint32_t stream = 0;
-    double issue = 0;     // when the host has issued it
+    double issue = 0;     // when the host has issued it (in a CUDA graph: when the graph starts)
     double solo = 0;      // seconds alone on the device
     double lanes = 1;     // lanes it asks for
+    double granted = 0;   // lanes it holds while it runs
+    double computeSeconds = 0, memorySeconds = 0; // its arithmetic and its traffic on the whole device
     double remaining = 1; // fraction of its work left
     double start = kInf;
     double end = kInf;
@@ -27,6 +29,19 @@ struct SimKernel {
 
 // Simulates the launches [first, last) of a plan, starting on an idle device at `begin`.
 // Launches before `first` are complete. Returns the time the last kernel ends.
+//
+// Kernels are numbered in submission order: the plan's launch order, in which the host issues
+// them and in which they are captured into a CUDA graph. Submission order decides two things a
+// GPU does in order:
+// - Launching. The device launches one kernel at a time (deviceLaunchSeconds each), and only a
+//   kernel whose stream predecessor and waited-for launches have ended. When several can go, the
+//   earliest submitted goes first; each starts a launch latency after its launch. So after a join
+//   the branches start one after another, and a kernel late in the order starts late although it
+//   was ready.
+// - Lanes. Kernels are not preempted: a running kernel keeps the lanes it was granted, and lanes
+//   that free up go to the kernels waiting for them in submission order (a partly granted kernel
+//   takes more before a later one starts). A kernel that fills the GPU blocks the ones submitted
+//   after it; one submitted late waits for lanes the others hold.
 class SegmentSimulator {
 public:
     SegmentSimulator(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
@@ -53,39 +68,42 @@ public:
                std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
     {
         buildKernels(first, last, begin);
-        std::vector<std::size_t> head(plan_.streams, kNoKernel);
-        std::vector<std::vector<std::size_t>> queue(plan_.streams);
-        for (std::size_t k = 0; k < kernels_.size(); ++k)
-            queue[kernels_[k].stream].push_back(k);
-        std::vector<std::size_t> next(plan_.streams, 0);
+        // Each stream's kernels in order: its next kernel to launch, and the one after each.
+        std::vector<std::size_t> next(plan_.streams, kNoKernel), tail(plan_.streams, kNoKernel);
+        nextOnStream_.assign(kernels_.size(), kNoKernel);
+        for (std::size_t k = 0; k < kernels_.size(); ++k) {
+            const std::uint32_t s = kernels_[k].stream;
+            (tail[s] == kNoKernel ? next[s] : nextOnStream_[tail[s]]) = k;
+            tail[s] = k;
+        }
         std::vector<double> streamFree(plan_.streams, begin);
-        std::vector<std::size_t> running;
+        std::vector<char> streamBusy(plan_.streams, 0); // a kernel launched and not yet ended
+        std::vector<std::pair<double, std::size_t>> launched; // (time it reaches the device, kernel)
+        std::vector<std::size_t> waiting;                      // reached the device, no lanes yet
+        std::vector<std::size_t> running;                      // holding lanes
         std::vector<std::uint32_t> partsLeft(last - first, 0);
         for (const auto& k : kernels_)
             ++partsLeft[k.launch - first];
+        std::vector<double> rates;
 
         double now = begin;
         std::size_t done = 0;
         resolveViews(launchEnd);
         while (done < kernels_.size()) {
-            // Start every stream head whose dependencies are met and whose ready time has come.
-            double nextReady = kInf;
-            for (std::uint32_t s = 0; s < plan_.streams; ++s) {
-                if (next[s] >= queue[s].size() || head[s] != kNoKernel)
-                    continue;
-                SimKernel& k = kernels_[queue[s][next[s]]];
-                const double ready = readyTime(k, streamFree[s], launchEnd);
-                if (ready <= now + 1e-15) {
-                    k.start = now;
-                    head[s] = queue[s][next[s]];
-                    running.push_back(head[s]);
+            double nextEvent = launchKernels(next, streamFree, streamBusy, launchEnd, launched, now);
+            for (std::size_t i = 0; i < launched.size();) {
+                if (launched[i].first <= now + 1e-15) {
+                    const std::size_t id = launched[i].second;
+                    waiting.insert(std::upper_bound(waiting.begin(), waiting.end(), id), id);
+                    launched.erase(launched.begin() + static_cast<std::ptrdiff_t>(i));
                 } else {
-                    nextReady = std::min(nextReady, ready);
+                    nextEvent = std::min(nextEvent, launched[i].first);
+                    ++i;
                 }
             }
+            grantLanes(waiting, running, now);
 
-            // Share the device among the running kernels.
-            const auto rates = shareDevice(running);
+            shareDevice(running, rates);
             if (warps)
                 recordWarps(*warps, running, now);
 
@@ -94,7 +112,7 @@ public:
                 const SimKernel& k = kernels_[running[i]];
                 nextFinish = std::min(nextFinish, now + k.remaining * k.solo / rates[i]);
             }
-            const double t = std::min(nextFinish, nextReady);
+            const double t = std::min(nextFinish, nextEvent);
             if (!std::isfinite(t))
                 break; // nothing can progress: the plan is inconsistent (validate() catches this)
             for (std::size_t i = 0; i < running.size(); ++i) {
@@ -112,8 +130,8 @@ public:
                 k.remaining = 0;
                 k.end = now;
                 streamFree[k.stream] = now;
-                head[k.stream] = kNoKernel;
-                ++next[k.stream];
+                streamBusy[k.stream] = 0;
+                lanesInUse_ -= k.granted;
                 if (--partsLeft[k.launch - first] == 0)
                     launchEnd[k.launch] = now;
                 if (spans)
@@ -121,8 +139,13 @@ public:
                 running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
                 ++done;
             }
+            if (running.empty())
+                lanesInUse_ = 0; // no drift from rounding
             resolveViews(launchEnd);
         }
+        // The segment ends with the device idle: the barrier's gap has no active warps.
+        if (warps)
+            recordWarps(*warps, {}, now);
         // Launches with no kernel (pure views) end when they are issued.
         for (std::uint32_t l = first; l < last; ++l)
             if (partsLeft[l - first] == 0 && !std::isfinite(launchEnd[l]))
@@ -133,12 +156,48 @@ public:
 private:
     static constexpr std::size_t kNoKernel = std::numeric_limits<std::size_t>::max();
 
+    // Launches what can be launched at `now`, one kernel at a time, earliest submitted first, and
+    // returns when the next launch may happen (infinity: not before a kernel ends).
+    double launchKernels(std::vector<std::size_t>& next, const std::vector<double>& streamFree,
+                         std::vector<char>& streamBusy, const std::vector<double>& launchEnd,
+                         std::vector<std::pair<double, std::size_t>>& launched, double now)
+    {
+        for (;;) {
+            std::size_t pick = kNoKernel;
+            double soonest = kInf;
+            for (std::uint32_t s = 0; s < plan_.streams; ++s) {
+                if (streamBusy[s] || next[s] == kNoKernel)
+                    continue;
+                const std::size_t id = next[s];
+                const double at = launchableAt(kernels_[id], streamFree[s], launchEnd);
+                if (at <= now + 1e-15)
+                    pick = std::min(pick, id);
+                else
+                    soonest = std::min(soonest, at);
+            }
+            if (pick == kNoKernel)
+                return soonest;
+            if (launcherFree_ > now + 1e-15)
+                return launcherFree_;
+            SimKernel& k = kernels_[pick];
+            launcherFree_ = now + device_.deviceLaunchSeconds;
+            streamBusy[k.stream] = 1;
+            next[k.stream] = nextOnStream_[pick];
+            // It reaches the device a launch latency later, and an event wait after what it waits for.
+            double arrives = now + gap();
+            if (k.part == 0)
+                for (auto w : plan_.launches[k.launch].waitFor)
+                    arrives = std::max(arrives, launchEnd[w] + device_.eventWaitSeconds);
+            launched.emplace_back(arrives, pick);
+        }
+    }
+
     void recordWarps(std::vector<WarpSample>& warps, const std::vector<std::size_t>& running, double now) const
     {
         const auto cap = static_cast<double>(device_.maxResidentWarps());
         double active = 0;
-        for (auto r : running)
-            active += std::min(kernels_[r].desc.warps, cap);
+        for (auto r : running) // a partly granted kernel has that part of its warps resident
+            active += std::min(kernels_[r].desc.warps, cap) * kernels_[r].granted / kernels_[r].lanes;
         active = std::min(active, cap);
         if (!warps.empty() && warps.back().activeWarps == active)
             return;
@@ -147,7 +206,6 @@ private:
         else
             warps.push_back({now, active});
     }
-
 
     void buildKernels(std::uint32_t first, std::uint32_t last, double begin)
     {
@@ -175,6 +233,8 @@ private:
                 k.issue = host;
                 k.solo = std::max(soloSeconds(k.desc, device_), 1e-9);
                 k.lanes = demandedLanes(k.desc, device_);
+                k.computeSeconds = k.desc.flops / (device_.peakFlops * device_.computeEfficiency);
+                k.memorySeconds = k.desc.bytes / (device_.memoryBandwidth * device_.memoryEfficiency);
                 if (p == 0 && prev != ~0U && isView(prev))
                     k.afterView = prev;
                 kernels_.push_back(k);
@@ -212,51 +272,87 @@ private:
 
     double gap() const { return options_.cudaGraph ? 0.4 * device_.launchLatencySeconds : device_.launchLatencySeconds; }
 
-    double readyTime(const SimKernel& k, double streamFree, const std::vector<double>& launchEnd) const
+    // When the kernel may be launched: issued, its stream predecessor (and a view before it) ended,
+    // and for its first part every launch it waits for ended. Infinity while one has not.
+    double launchableAt(const SimKernel& k, double streamFree, const std::vector<double>& launchEnd) const
     {
-        double ready = std::max(k.issue, streamFree) + gap();
-        if (k.afterView != ~0U) {
-            if (!std::isfinite(launchEnd[k.afterView]))
-                return kInf;
-            ready = std::max(ready, launchEnd[k.afterView] + gap());
-        }
+        double at = std::max(k.issue, streamFree);
+        if (k.afterView != ~0U)
+            at = std::max(at, launchEnd[k.afterView]);
         if (k.part == 0)
-            for (auto w : plan_.launches[k.launch].waitFor) {
-                if (!std::isfinite(launchEnd[w]))
-                    return kInf; // waits for a launch still running or pending
-                ready = std::max(ready, launchEnd[w] + device_.eventWaitSeconds);
+            for (auto w : plan_.launches[k.launch].waitFor)
+                at = std::max(at, launchEnd[w]);
+        return at;
+    }
+
+    // Lanes go to the kernels waiting for them in submission order; a running kernel keeps what it
+    // was granted and takes more, before later kernels start, while it has less than it asks for.
+    void grantLanes(std::vector<std::size_t>& waiting, std::vector<std::size_t>& running, double now)
+    {
+        double free = device_.lanes() - lanesInUse_;
+        std::size_t r = 0, w = 0;
+        while (free > 1e-9 && (r < running.size() || w < waiting.size())) {
+            if (w >= waiting.size() || (r < running.size() && running[r] < waiting[w])) {
+                SimKernel& k = kernels_[running[r++]];
+                const double more = std::min(k.lanes - k.granted, free);
+                if (more > 0) {
+                    k.granted += more;
+                    lanesInUse_ += more;
+                    free -= more;
+                }
+                continue;
             }
-        return ready;
+            if (free < 1.0 - 1e-9)
+                break; // a kernel starts with a lane at least
+            SimKernel& k = kernels_[waiting[w++]];
+            k.granted = std::min(k.lanes, free);
+            k.start = now;
+            lanesInUse_ += k.granted;
+            free -= k.granted;
+        }
+        // The started ones (a prefix of waiting) join the running, kept in submission order.
+        for (std::size_t i = 0; i < w; ++i)
+            running.insert(std::upper_bound(running.begin(), running.end(), waiting[i]), waiting[i]);
+        waiting.erase(waiting.begin(), waiting.begin() + static_cast<std::ptrdiff_t>(w));
+    }
+
+    // Seconds the kernel takes alone on `lanes` of the device's lanes (soloSeconds on its own).
+    double secondsOn(const SimKernel& k, double lanes) const
+    {
+        const double share = lanes / device_.lanes();
+        return std::max(k.computeSeconds / share, k.memorySeconds / std::min(1.0, 2.0 * share));
     }
 
     // Rate of progress (1 = as fast as alone) for each running kernel.
-    std::vector<double> shareDevice(const std::vector<std::size_t>& running) const
+    void shareDevice(const std::vector<std::size_t>& running, std::vector<double>& rates) const
     {
-        std::vector<double> rates(running.size(), 1.0);
-        if (running.size() <= 1)
-            return rates;
-        double demand = 0, bytes = 0;
-        for (auto r : running) {
-            demand += kernels_[r].lanes;
-            bytes += kernels_[r].desc.bytes;
+        rates.assign(running.size(), 1.0);
+        // A kernel granted fewer lanes than it asks for runs slower.
+        double weight = 0, bytes = 0;
+        for (std::size_t i = 0; i < running.size(); ++i) {
+            const SimKernel& k = kernels_[running[i]];
+            if (k.granted < k.lanes)
+                rates[i] = k.solo / std::max(secondsOn(k, k.granted), k.solo);
+            weight += k.granted / k.lanes;
+            bytes += k.desc.bytes;
         }
-        // Lanes are shared in proportion to demand once the device is full.
-        const double lanesShare = std::min(1.0, device_.lanes() / demand);
-        // Working sets beyond the L2 make concurrent kernels evict each other's data.
+        if (running.size() <= 1)
+            return;
+        // Working sets beyond the L2 make concurrent kernels evict each other's data. Each other
+        // kernel slows the rest, in proportion to the part of its lanes it holds.
         const double spill = std::clamp(bytes / device_.l2Bytes - 1.0, 0.0, 1.0);
-        const double extra = static_cast<double>(running.size() - 1);
+        const double extra = std::max(0.0, weight - 1.0);
         const double interference = 1.0 / (1.0 + extra * (device_.concurrencyPenalty + device_.contention * spill));
         double bandwidth = 0;
         for (std::size_t i = 0; i < running.size(); ++i) {
             const SimKernel& k = kernels_[running[i]];
-            rates[i] = lanesShare * interference;
+            rates[i] *= interference;
             bandwidth += rates[i] * k.desc.bytes / k.solo;
         }
         const double limit = device_.memoryBandwidth * device_.memoryEfficiency;
         if (bandwidth > limit)
             for (auto& r : rates)
                 r *= limit / bandwidth;
-        return rates;
     }
 
     const Graph& graph_;
@@ -272,6 +368,9 @@ private:
     };
     std::vector<View> views_;
     std::vector<bool> viewLaunch_; // by launch index: launches without kernels
+    std::vector<std::size_t> nextOnStream_; // by kernel: the next kernel on its stream
+    double lanesInUse_ = 0;   // lanes granted to running kernels
+    double launcherFree_ = 0; // when the device can launch the next kernel
 };
 
 } // namespace
@@ -335,10 +434,10 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
     std::vector<double> launchEnd;
     const double t = runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps);
     result.latency = t;
+    // Every segment ends with a sample of 0 warps; one more marks the end of the run (after the
+    // final join), so the curve spans the latency.
     if (result.warps.empty() || result.warps.back().time < t)
         result.warps.push_back({t, 0.0});
-    else
-        result.warps.back().activeWarps = 0.0;
 
     result.opStart.assign(graph.opCount(), 0.0);
     result.opEnd.assign(graph.opCount(), 0.0);
@@ -353,10 +452,19 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
     std::sort(result.kernels.begin(), result.kernels.end(),
               [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
 
+    // Averaged over the time some kernel runs (the union of their intervals), as the CUPTI path
+    // averages measured samples: warps are only ever active while a kernel runs.
     double area = 0;
     for (std::size_t i = 0; i + 1 < result.warps.size(); ++i)
         area += result.warps[i].activeWarps * (result.warps[i + 1].time - result.warps[i].time);
-    result.averageActiveWarps = t > 0 ? area / t : 0.0;
+    double busy = 0, coveredTo = 0;
+    for (const auto& k : result.kernels) { // sorted by start
+        const double from = std::max(k.start, coveredTo);
+        if (k.end > from)
+            busy += k.end - from;
+        coveredTo = std::max(coveredTo, k.end);
+    }
+    result.averageActiveWarps = busy > 0 ? area / busy : 0.0;
     return result;
 }
 

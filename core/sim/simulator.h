@@ -1,9 +1,11 @@
-// The simulated GPU: runs any plan analytically and deterministically. Kernels share the device
-// in proportion to the warps they ask for (processor sharing), memory bandwidth is shared, and
-// concurrent kernels whose data spills the L2 slow each other down. Host launches, launch latency,
+// The simulated GPU: runs any plan analytically and deterministically. Kernels take the lanes
+// (warps) they ask for in submission order and keep them until they end (no preemption), memory
+// bandwidth is shared, and concurrent kernels whose data spills the L2 slow each other down. Host
+// launches, the device's own launches (one at a time, earliest submitted first), launch latency,
 // event waits and stage barriers each cost time. So small concurrent kernels finish sooner
-// together, kernels that each fill the GPU gain nothing and contend, and larger batches leave
-// less room for concurrency -- what the IOS, Nimble and Opara papers measured.
+// together, kernels that each fill the GPU gain nothing, larger batches leave less room for
+// concurrency, and the launch order of the same streams matters -- what the IOS, Nimble and Opara
+// papers measured.
 #pragma once
 
 #include "plan/plan.h"
@@ -15,8 +17,9 @@
 namespace opsched {
 
 struct SimOptions {
-    // Launch through one CUDA graph (no host cost per kernel, shorter gaps; barriers are events)
-    // instead of one host call per kernel with a host synchronisation at every barrier.
+    // Launch through one CUDA graph (no host cost per kernel, shorter gaps; barriers are events;
+    // the plan's launch order is the capture order) instead of one host call per kernel, in plan
+    // order, with a host synchronisation at every barrier.
     bool cudaGraph = false;
 };
 
@@ -48,8 +51,8 @@ struct SimResult {
     double latency = 0;                  // seconds, first issue to last kernel end
     std::vector<KernelSpan> kernels;     // in start order
     std::vector<double> opStart, opEnd;  // per op id, seconds
-    std::vector<WarpSample> warps;       // step function
-    double averageActiveWarps = 0;       // time-weighted over the latency
+    std::vector<WarpSample> warps;       // step function; warps > 0 only while some kernel runs
+    double averageActiveWarps = 0;       // time-weighted over the time some kernel runs
 };
 
 // The plan must be valid for the graph (validate(graph, plan) empty).

@@ -29,16 +29,20 @@ nlohmann::ordered_json sortIndex(int tid, int index)
 
 } // namespace
 
-// Op names of each plan launch, from the stored plan.
+// Op names of each plan launch, from the stored plan. A damaged database may hold anything there
+// (a fuzzing finding: a launch that is not an object): what is not as written reads as no name.
 std::vector<std::string> launchNames(const store::RunRecord& run)
 {
     std::vector<std::string> names;
-    if (!run.schedule || !run.schedule->plan.contains("launches"))
+    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches") ||
+        !run.schedule->plan["launches"].is_array())
         return names;
     for (const auto& launch : run.schedule->plan["launches"]) {
         std::string name;
-        for (const auto& op : launch.value("ops", nlohmann::ordered_json::array()))
-            name += (name.empty() ? "" : "+") + op.get<std::string>();
+        if (launch.is_object() && launch.contains("ops") && launch["ops"].is_array())
+            for (const auto& op : launch["ops"])
+                if (op.is_string())
+                    name += (name.empty() ? "" : "+") + op.get<std::string>();
         names.push_back(std::move(name));
     }
     return names;

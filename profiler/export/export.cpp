@@ -93,15 +93,17 @@ std::string kernelsCsv(const store::RunRecord& run)
     return os.str();
 }
 
+// Strings read from a database may hold bytes that are not UTF-8 (a damaged file; a fuzzing
+// finding): they are written as U+FFFD instead of failing the export.
 std::string exportRun(const store::RunRecord& run, ExportFormat format)
 {
     switch (format) {
     case ExportFormat::Schedule:
         if (!run.schedule)
             throw Error("run " + std::to_string(run.id.value()) + " has no schedule (it failed: " + run.error + ")");
-        return run.schedule->document.dump(2) + "\n";
+        return run.schedule->document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case ExportFormat::ChromeTrace:
-        return chromeTrace(run).dump() + "\n";
+        return chromeTrace(run).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case ExportFormat::Csv:
         return kernelsCsv(run);
     }

@@ -107,7 +107,7 @@ ModelId Store::putModel(const ModelRecord& m)
 INSERT INTO models(name, ref, sha256, op_count, ops_json) VALUES (?1, ?2, ?3, ?4, ?5)
 ON CONFLICT(sha256, ref) DO NOTHING)sql");
     insert.bind(1, m.name).bind(2, m.ref).bind(3, m.sha256).bind(4, static_cast<std::int64_t>(m.opCount));
-    insert.bind(5, m.ops.dump()).run();
+    insert.bind(5, m.ops.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).run();
     auto select = db_.prepare("SELECT id FROM models WHERE sha256 = ?1 AND ref = ?2");
     select.bind(1, m.sha256).bind(2, m.ref);
     if (!select.step())
@@ -120,8 +120,8 @@ ScheduleId Store::putSchedule(ModelId model, const ScheduleRecord& s)
     auto insert = db_.prepare(R"sql(
 INSERT INTO schedules(model_id, scheduler, format, document, plan, params, search_seconds, states, transitions)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
-    insert.bind(1, model.value()).bind(2, s.scheduler).bind(3, s.format).bind(4, s.document.dump());
-    insert.bind(5, s.plan.dump()).bind(6, s.params.dump()).bind(7, s.searchSeconds).bind(8, s.states);
+    insert.bind(1, model.value()).bind(2, s.scheduler).bind(3, s.format).bind(4, s.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    insert.bind(5, s.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(6, s.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(7, s.searchSeconds).bind(8, s.states);
     insert.bind(9, s.transitions).run();
     return ScheduleId(db_.lastInsertId());
 }

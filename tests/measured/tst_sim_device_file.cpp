@@ -19,10 +19,12 @@ TEST(SimDeviceFile, RoundTripKeepsEveryConstant)
     d.computeEfficiency = 0.55;
     d.contention = 0.0;
     d.launchLatencySeconds = 1.25e-6;
+    d.deviceLaunchSeconds = 2.5e-6;
     const std::string path = dir.file("dev.json");
     writeSimDeviceFile(path, d, "h100");
     const SimDevice back = readSimDeviceFile(path);
     EXPECT_EQ(back.name, "h100-fitted");
+    EXPECT_EQ(back.deviceLaunchSeconds, 2.5e-6);
     EXPECT_EQ(simDeviceFingerprint(back), simDeviceFingerprint(d));
     EXPECT_NE(simDeviceFingerprint(back), simDeviceFingerprint(findSimDevice("sim:h100")));
     EXPECT_TRUE(isSimDeviceFileRef("sim:" + path));
@@ -40,6 +42,18 @@ TEST(SimDeviceFile, FieldsLeftOutKeepTheBasePreset)
     EXPECT_EQ(simDeviceFingerprint(d), simDeviceFingerprint(expected));
 }
 
+TEST(SimDeviceFile, EveryPresetHasALaunchCostAndFilesCarryIt)
+{
+    for (const auto& preset : simDevices()) {
+        EXPECT_GT(preset.deviceLaunchSeconds, 0.0) << preset.name;
+        EXPECT_LE(preset.deviceLaunchSeconds, preset.launchLatencySeconds) << preset.name;
+        EXPECT_EQ(toJson(preset, preset.name)["device_launch_seconds"].get<double>(), preset.deviceLaunchSeconds);
+    }
+    const auto j = nlohmann::json::parse(
+        R"({"format": "opsched-sim-device", "version": 1, "name": "mine", "base": "h100", "device_launch_seconds": 0})");
+    EXPECT_EQ(simDeviceFromJson(j, "test").deviceLaunchSeconds, 0.0);
+}
+
 TEST(SimDeviceFile, BadFilesNameTheProblem)
 {
     struct Case {
@@ -53,6 +67,7 @@ TEST(SimDeviceFile, BadFilesNameTheProblem)
         { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "warp_drive": 9})", "unknown field \"warp_drive\"" },
         { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "compute_efficiency": 0})", "\"compute_efficiency\" must be a positive" },
         { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "contention": -1})", "\"contention\" must be a non-negative" },
+        { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "device_launch_seconds": -1e-6})", "\"device_launch_seconds\" must be a non-negative" },
         { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "peak_flops": "fast"})", "\"peak_flops\"" },
         { R"({"format": "opsched-sim-device", "version": 1, "name": "x", "multiprocessors": 0})", "\"multiprocessors\" must be a positive integer" },
         { R"({"format": "opsched-sim-device", "version": 1, "name": ""})", "\"name\" is empty" },

@@ -1,7 +1,11 @@
 // The simulated GPU must show what the IOS, Nimble and Opara papers measured; each property is a test.
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
+#include "schedule/opara_scheduler.h"
 #include "plan/plan.h"
+#include "schedule/schedulers.h"
+#include "schedule/stage_cost.h"
+#include "session/sim_run.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "zoo/net_builder.h"
@@ -201,5 +205,206 @@ TEST(Simulator, MergedConvRunsAsOneKernel)
     EXPECT_EQ(r.kernels.size(), 1U); // one stacked conv; the plain concat is a view
     EXPECT_GT(r.latency, 0.0);
 }
+
+// --- Launch order: what a GPU does in submission order ------------------------------------------
+
+// The same streams launched in two orders: ops by name, in launch order, with their streams.
+Plan inOrder(const Graph& g, const std::vector<std::pair<const char*, std::uint32_t>>& order)
+{
+    std::vector<StreamId> streams(g.opCount());
+    std::vector<OpId> ops;
+    for (const auto& [name, stream] : order) {
+        const OpId op = *g.findOp(name);
+        streams[op.value()] = StreamId(stream);
+        ops.push_back(op);
+    }
+    Plan plan = planOnStreams(g, streams, ops);
+    EXPECT_TRUE(validate(g, plan).empty());
+    return plan;
+}
+
+const KernelSpan& spanOf(const Graph& g, const Plan& p, const SimResult& r, const char* name)
+{
+    for (const auto& k : r.kernels)
+        if (p.launches[k.launch].ops.front() == *g.findOp(name))
+            return k;
+    throw Error(std::string("no kernel of ") + name);
+}
+
+// A kernel that fills the GPU, submitted before a small one, keeps every lane until it ends (kernels
+// are not preempted), so the small one waits for it; submitted after, it takes the lanes the small
+// one leaves and both run. Same streams, same kernels: only the order differs.
+TEST(LaunchOrder, AGpuFillingKernelSubmittedFirstBlocksASmallOne)
+{
+    zoo::NetBuilder b("blocking", 1);
+    const auto x = b.input("x", Shape{1, 64, 56, 56});
+    b.conv("big", {{x}}, 256, 3, 1, 1);
+    b.conv("small", {{x}}, 32, 3, 2, 1);
+    const Graph g = std::move(b).finish();
+    const SimDevice& d = findSimDevice("sim:v100");
+    const KernelTable table(g);
+    ASSERT_EQ(demandedLanes(table.of(*g.findOp("big")).front(), d), d.lanes()); // the premise: it fills the GPU
+    ASSERT_LT(demandedLanes(table.of(*g.findOp("small")).front(), d), d.lanes() / 2);
+
+    const Plan bigFirst = inOrder(g, {{"big", 1}, {"small", 0}});
+    const Plan smallFirst = inOrder(g, {{"small", 0}, {"big", 1}});
+    for (const bool cudaGraph : {false, true}) {
+        SCOPED_TRACE(cudaGraph ? "cuda graph" : "host launches");
+        const SimOptions o{.cudaGraph = cudaGraph};
+        const SimResult blocked = simulate(g, bigFirst, d, o);
+        const SimResult free = simulate(g, smallFirst, d, o);
+        EXPECT_GE(spanOf(g, bigFirst, blocked, "small").start, spanOf(g, bigFirst, blocked, "big").end)
+            << "the small kernel waits for the lanes the big one holds";
+        EXPECT_LT(spanOf(g, smallFirst, free, "small").end, spanOf(g, smallFirst, free, "big").end)
+            << "submitted first, the small kernel runs beside the big one";
+        EXPECT_GT(blocked.latency, 1.05 * free.latency)
+            << "big first " << blocked.latency * 1e6 << " us, small first " << free.latency * 1e6 << " us";
+    }
+}
+
+// After a join the device launches the released branches one at a time, earliest submitted first:
+// the long branch (the critical path) launched last starts last and ends the run later, as when
+// Opara defers the largest conv of an Inception block behind the small ones.
+TEST(LaunchOrder, TheCriticalBranchLaunchedLastStartsLast)
+{
+    zoo::NetBuilder b("fork", 1);
+    const auto x = b.input("x", Shape{1, 192, 28, 28});
+    const auto head = b.conv("head", {{x}}, 192, 1);
+    const auto l1 = b.conv("long1", {{head}}, 96, 1);
+    const auto l2 = b.conv("long2", {{l1}}, 128, 3, 1, 1);
+    const auto s1 = b.conv("short1", {{head}}, 32, 1);
+    const auto s2 = b.conv("short2", {{head}}, 32, 1);
+    const auto s3 = b.relu("short3", {{head}});
+    b.combine("cat", {{l2}, {s1}, {s2}, {s3}});
+    const Graph g = std::move(b).finish();
+
+    const Plan criticalFirst = inOrder(g, {{"head", 0}, {"long1", 0}, {"long2", 0}, {"short1", 1}, {"short2", 2},
+                                           {"short3", 3}, {"cat", 0}});
+    const Plan criticalLast = inOrder(g, {{"head", 0}, {"short1", 1}, {"short2", 2}, {"short3", 3}, {"long1", 0},
+                                          {"long2", 0}, {"cat", 0}});
+    for (const char* device : {"sim:h100", "sim:v100"})
+        for (const bool cudaGraph : {false, true}) {
+            SCOPED_TRACE(std::string(device) + (cudaGraph ? ", cuda graph" : ", host launches"));
+            const SimDevice& d = findSimDevice(device);
+            const SimOptions o{.cudaGraph = cudaGraph};
+            const SimResult first = simulate(g, criticalFirst, d, o);
+            const SimResult last = simulate(g, criticalLast, d, o);
+            EXPECT_GT(spanOf(g, criticalLast, last, "long1").start, spanOf(g, criticalFirst, first, "long1").start);
+            EXPECT_GT(last.latency, first.latency)
+                << "critical branch first " << first.latency * 1e6 << " us, last " << last.latency * 1e6 << " us";
+        }
+}
+
+// The order changes the estimate only through what the GPU does in order: in a CUDA graph (no host
+// issue), with launches that cost nothing and kernels that fit the GPU together, two independent
+// kernels take as long in either order.
+TEST(LaunchOrder, WithoutLaunchCostTheOrderOfIndependentSmallKernelsDoesNotMatter)
+{
+    zoo::NetBuilder b("pair", 1);
+    const auto x = b.input("x", Shape{1, 64, 14, 14});
+    const auto a = b.conv("a", {{x}}, 64, 3, 1, 1);
+    const auto c = b.conv("c", {{x}}, 64, 1);
+    b.combine("cat", {{a}, {c}});
+    const Graph g = std::move(b).finish();
+    SimDevice d = findSimDevice("sim:h100");
+    d.deviceLaunchSeconds = 0;
+    const SimOptions o{.cudaGraph = true};
+    const double ac = simulate(g, inOrder(g, {{"a", 0}, {"c", 1}, {"cat", 0}}), d, o).latency;
+    const double ca = simulate(g, inOrder(g, {{"c", 1}, {"a", 0}, {"cat", 0}}), d, o).latency;
+    EXPECT_NEAR(ac, ca, 1e-12);
+}
+
+// --- Active warps line up with the kernels -----------------------------------------------------
+
+// The union of the kernels' intervals, merged and sorted.
+template <typename Span, typename Time>
+std::vector<std::pair<Time, Time>> busyIntervals(const std::vector<Span>& kernels, Time Span::*start, Time Span::*end)
+{
+    std::vector<std::pair<Time, Time>> spans;
+    for (const auto& k : kernels)
+        spans.emplace_back(k.*start, k.*end);
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<Time, Time>> merged;
+    for (const auto& [from, to] : spans) {
+        if (!merged.empty() && from <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, to);
+        else
+            merged.emplace_back(from, to);
+    }
+    return merged;
+}
+
+template <typename Time>
+bool covered(const std::vector<std::pair<Time, Time>>& busy, Time from, Time to, Time slack)
+{
+    for (const auto& [a, b] : busy)
+        if (a <= from + slack && to <= b + slack)
+            return true;
+    return false;
+}
+
+template <typename Time>
+double total(const std::vector<std::pair<Time, Time>>& busy)
+{
+    double sum = 0;
+    for (const auto& [a, b] : busy)
+        sum += static_cast<double>(b - a);
+    return sum;
+}
+
+class WarpsLineUp : public ::testing::TestWithParam<const char*> {};
+
+// Every sample with active warps lies within the kernels' busy time, and the average is taken over
+// that time (as for CUPTI data), in the simulator's result and in the run it records.
+TEST_P(WarpsLineUp, OnEverySchedulerWithAndWithoutCudaGraph)
+{
+    const Graph g = loadModel(GetParam());
+    const SimDevice& d = findSimDevice("sim:h100");
+    const KernelTable table(g);
+    SimulatedStageCost cost(d);
+    for (const auto& name : schedulerNames()) {
+        const SchedulerOutput out = runScheduler(name, g, cost);
+        for (const bool cudaGraph : {false, true}) {
+            SCOPED_TRACE(name + (cudaGraph ? " with cuda graph" : " without cuda graph"));
+            const SimOptions options{.cudaGraph = cudaGraph};
+            const SimResult r = simulate(g, out.plan, d, options, &table);
+            ASSERT_FALSE(r.kernels.empty());
+            const auto busy = busyIntervals(r.kernels, &KernelSpan::start, &KernelSpan::end);
+            double area = 0;
+            for (std::size_t i = 0; i + 1 < r.warps.size(); ++i) {
+                const auto& w = r.warps[i];
+                EXPECT_LE(w.time, r.warps[i + 1].time);
+                if (w.activeWarps <= 0)
+                    continue;
+                EXPECT_TRUE(covered(busy, w.time, r.warps[i + 1].time, 1e-12))
+                    << w.activeWarps << " warps from " << w.time * 1e6 << " us to " << r.warps[i + 1].time * 1e6
+                    << " us outside every kernel";
+                area += w.activeWarps * (r.warps[i + 1].time - w.time);
+            }
+            EXPECT_EQ(r.warps.back().activeWarps, 0.0);
+            EXPECT_NEAR(r.averageActiveWarps, area / total(busy), 1e-9 * r.averageActiveWarps);
+            EXPECT_GT(r.averageActiveWarps, 0.0);
+
+            // The recorded run: nanosecond samples against nanosecond kernels.
+            store::RunRecord run;
+            profiler::fillSimulatedRun(run, g, out, d, {.sim = options, .repeats = 1, .warps = true});
+            const auto busyNs = busyIntervals(run.kernels, &store::KernelRecord::start, &store::KernelRecord::end);
+            double areaNs = 0;
+            for (const auto& w : run.warps) {
+                if (w.activeWarps <= 0)
+                    continue;
+                EXPECT_TRUE(covered(busyNs, w.timeNs, w.timeNs + w.durationNs, std::int64_t{0}))
+                    << w.activeWarps << " warps at " << w.timeNs << " ns for " << w.durationNs << " ns";
+                areaNs += w.activeWarps * static_cast<double>(w.durationNs);
+            }
+            ASSERT_TRUE(run.averageActiveWarps.has_value());
+            EXPECT_NEAR(*run.averageActiveWarps, areaNs / total(busyNs), 1e-3 * *run.averageActiveWarps);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, WarpsLineUp,
+                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
+                                           "zoo:googlenet", "zoo:random"));
 
 } // namespace
