@@ -1,5 +1,6 @@
 #include "store/job_claims.h"
 
+#include "store/random_id.h"
 #include "store/store.h"
 
 #include <signal.h>
@@ -60,23 +61,12 @@ std::optional<ProcStat> readProcStat(std::int64_t pid)
     return std::nullopt;
 }
 
-std::string randomId()
-{
-    std::random_device rd;
-    std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd()
-        ^ static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(gen()),
-        static_cast<unsigned long long>(gen()));
-    return buf;
-}
-
 } // namespace
 
 ClaimOwner ClaimOwner::thisProcess()
 {
     ClaimOwner o;
-    o.id = randomId();
+    o.id = randomHexId();
     o.host = hostName();
     o.pid = static_cast<std::int64_t>(getpid());
     if (const auto st = readProcStat(o.pid))

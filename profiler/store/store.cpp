@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include "store/random_id.h"
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -8,17 +10,6 @@
 
 namespace opsched::store {
 namespace {
-
-std::string randomUid()
-{
-    std::random_device rd;
-    std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd()
-        ^ static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(gen()),
-        static_cast<unsigned long long>(gen()));
-    return buf;
-}
 
 // Interns kernel names into StringIds within the current transaction.
 class StringInterner {
@@ -158,7 +149,7 @@ RunId Store::insertRun(const RunRecord& run)
 INSERT INTO runs(uid, job_key, model_id, schedule_id, device_id, batch, started_at, finished_at, status, error,
                  simulated, cuda_graph, warps, repeats, average_active_warps, host, opsched_version, notes)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18))sql");
-    const std::string uid = run.uid.empty() ? randomUid() : run.uid;
+    const std::string uid = run.uid.empty() ? randomHexId() : run.uid;
     insertRun.bind(1, uid).bind(2, run.jobKey).bind(3, model.value()).bind(4, schedule).bind(5, device.value());
     insertRun.bind(6, run.batch).bind(7, run.startedAt).bind(8, run.finishedAt).bind(9, toString(run.status));
     if (run.error.empty())
