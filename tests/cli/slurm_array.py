@@ -59,7 +59,7 @@ def tail(path, lines=20):
         with open(path, errors="replace") as f:
             return "".join(f.readlines()[-lines:])
     except OSError:
-        return "(no log)"
+        return ""
 
 
 class Cluster:
@@ -93,7 +93,7 @@ class Cluster:
                               f"--pid-file={self.munge_dir}/munged.pid", f"--log-file={w}/log/munged.log",
                               f"--seed-file={self.munge_dir}/munged.seed"])
         self.wait_for(lambda: subprocess.run(["munge", "-S", self.socket, "-n"], capture_output=True).returncode == 0,
-                      deadline, "munged", f"{w}/log/munged.out")
+                      deadline, "munged", f"{w}/log/munged.log")
         cpus = os.cpu_count() or 1
         ctld_port, node_port = free_port(), free_port()
         with open(self.conf, "w") as f:
@@ -150,14 +150,16 @@ PartitionName=opsched Nodes=opsched-node Default=YES MaxTime=INFINITE State=UP
         while time.monotonic() < end:
             for n, p in self.procs:
                 if p.poll() is not None:
-                    raise Skip(f"{n} exited with {p.returncode} on start:\n{tail(log)}")
+                    out = os.path.join(self.work, "log", f"{n}.out")
+                    raise Skip(f"{n} exited with {p.returncode} on start:\n{tail(out)}{tail(log)}")
             try:
                 if ready():
                     return
             except (OSError, subprocess.SubprocessError):
                 pass
             time.sleep(0.3)
-        raise Skip(f"{name} did not come up within {seconds} s:\n{tail(log)}")
+        out = os.path.join(self.work, "log", f"{name}.out")
+        raise Skip(f"{name} did not come up within {seconds} s:\n{tail(out)}{tail(log)}")
 
     def run(self, argv, **kw):
         return subprocess.run(argv, capture_output=True, text=True, env=self.env, timeout=30, **kw)
