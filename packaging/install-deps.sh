@@ -11,7 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libsqlite3-dev
   libgtest-dev libgmock-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
-  libdnnl-dev ocl-icd-opencl-dev
+  libdnnl-dev ocl-icd-opencl-dev coinor-libcbc-dev
   patchelf
   python3-torchvision python3-onnx
   # cli.slurm_array starts its own munged, slurmctld and slurmd from a configuration in the build

@@ -1,0 +1,35 @@
+// What every mapper returns, and the knobs they share.
+#pragma once
+
+#include "map/mapping_problem.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace opsched::map {
+
+struct MapperOptions {
+    double timeLimitSeconds = 60;  // the MILP's limit (each MILP-SPLIT module gets a share), SA's and EA's cap
+    std::uint64_t seed = 1;        // SA and EA
+    std::uint64_t iterations = 0;  // SA and EA evaluations; 0 picks 200 per task, at least 5000
+    std::size_t maxModuleTasks = 40; // MILP-SPLIT: largest module solved by one MILP
+    int logLevel = 0;              // CBC's log on stderr when > 0
+};
+
+enum class SolveStatus { Heuristic, Optimal, Feasible, Timeout };
+const char* toString(SolveStatus status);
+
+struct MapResult {
+    std::string mapper;
+    Mapping mapping;
+    MappingTimes times;  // evaluate(problem, mapping)
+    SolveStatus status = SolveStatus::Heuristic;
+    // MILP: relative gap between the mapping and the solver's best bound, (ub - lb) / ub; NaN
+    // where no bound is known (heuristics).
+    double gap = std::numeric_limits<double>::quiet_NaN();
+    double solveSeconds = 0;
+    std::string note;    // e.g. which heuristic started the solver, why a module fell back
+};
+
+} // namespace opsched::map

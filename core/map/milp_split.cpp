@@ -1,0 +1,302 @@
+#include "map/milp_split.h"
+
+#include "map/heuristic_mappers.h"
+#include "map/lower_bound.h"
+#include "map/milp_mapper.h"
+#include "map/modules.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+namespace opsched::map {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A solved piece: devices and per-device orders in global task ids; `value` is when it ends,
+// measured from the moment its entry separator finished.
+struct Piece {
+    bool valid = false;
+    double value = kUnsupported;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> placed; // (task, device)
+    std::vector<std::vector<std::uint32_t>> order;               // per device
+};
+
+class Splitter {
+public:
+    Splitter(const MappingProblem& p, const MapperOptions& o) : p_(p), o_(o), t0_(Clock::now()) {}
+
+    MapResult run();
+
+private:
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+    bool outOfTime() const { return elapsed() > o_.timeLimitSeconds; }
+
+    // Release times of `tasks` given the entry separator on `entryDevice` and tasks already
+    // placed (device and finish) before them; devices busy until `deviceFree`.
+    std::vector<std::vector<double>> releases(const std::vector<std::uint32_t>& tasks, std::int64_t entry,
+                                              std::uint32_t entryDevice, const std::vector<double>& deviceFree) const;
+    // One MILP (or, out of time, the best heuristic) on a subproblem; fills device and times.
+    MapResult solve(const MappingProblem& sub);
+    // One MILP over `tasks`; when exitDevice is given, the last task is pinned to it.
+    Piece solveWhole(const std::vector<std::uint32_t>& tasks, std::int64_t entry, std::uint32_t entryDevice,
+                     std::optional<std::uint32_t> exitDevice);
+    // Chunks one after another; the exit separator, if any, placed last on exitDevice.
+    Piece solveChunked(const std::vector<std::uint32_t>& inner, std::int64_t entry, std::uint32_t entryDevice,
+                       std::int64_t exit, std::uint32_t exitDevice);
+
+    const MappingProblem& p_;
+    MapperOptions o_;
+    Clock::time_point t0_;
+    double moduleLimit_ = 1;
+    bool exact_ = true;
+    bool timedOut_ = false;
+    std::size_t solves_ = 0;
+    std::vector<std::uint32_t> fixedDevice_;
+    std::vector<double> fixedFinish_;
+};
+
+std::vector<std::vector<double>> Splitter::releases(const std::vector<std::uint32_t>& tasks, std::int64_t entry,
+                                                    std::uint32_t entryDevice,
+                                                    const std::vector<double>& deviceFree) const
+{
+    const std::size_t k = p_.deviceCount();
+    std::vector<std::vector<double>> r(tasks.size(), deviceFree);
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        for (std::uint32_t q : p_.dag.predecessors[tasks[i]])
+            for (std::uint32_t v = 0; v < k; ++v) {
+                double arrival = 0;
+                if (static_cast<std::int64_t>(q) == entry)
+                    arrival = p_.commSeconds(q, entryDevice, v);
+                else if (fixedDevice_[q] != UINT32_MAX)
+                    arrival = fixedFinish_[q] + p_.commSeconds(q, fixedDevice_[q], v);
+                else
+                    continue; // inside this piece, or before the entry separator (see the header)
+                // No link: the MILP must not pick v; a finite stand-in that no schedule reaches.
+                r[i][v] = std::max(r[i][v], std::isfinite(arrival) ? arrival : 1e6);
+            }
+    return r;
+}
+
+MapResult Splitter::solve(const MappingProblem& sub)
+{
+    ++solves_;
+    if (outOfTime()) {
+        timedOut_ = true;
+        exact_ = false;
+        return bestListHeuristic(sub);
+    }
+    MapperOptions o = o_;
+    o.timeLimitSeconds = std::min(moduleLimit_, std::max(0.05, o_.timeLimitSeconds - elapsed()));
+    MapResult r = mapMilp(sub, o);
+    if (r.status != SolveStatus::Optimal) {
+        exact_ = false;
+        timedOut_ = timedOut_ || r.status == SolveStatus::Timeout;
+    }
+    return r;
+}
+
+Piece Splitter::solveWhole(const std::vector<std::uint32_t>& tasks, std::int64_t entry, std::uint32_t entryDevice,
+                           std::optional<std::uint32_t> exitDevice)
+{
+    Piece piece;
+    const std::vector<double> idle(p_.deviceCount(), 0.0);
+    MappingProblem sub = subproblem(p_, tasks, releases(tasks, entry, entryDevice, idle));
+    if (exitDevice)
+        for (std::uint32_t u = 0; u < p_.deviceCount(); ++u)
+            if (u != *exitDevice)
+                sub.tasks.back().seconds[u] = kUnsupported;
+    MapResult r;
+    try {
+        r = solve(sub);
+    } catch (const Error&) {
+        return piece; // this (entry, exit) pair is infeasible (memory, links)
+    }
+    piece.valid = true;
+    piece.value = r.times.makespan;
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        piece.placed.emplace_back(tasks[i], r.mapping.device[i]);
+    piece.order.assign(p_.deviceCount(), {});
+    for (std::uint32_t u = 0; u < p_.deviceCount(); ++u)
+        for (std::uint32_t local : r.mapping.order[u])
+            piece.order[u].push_back(tasks[local]);
+    return piece;
+}
+
+Piece Splitter::solveChunked(const std::vector<std::uint32_t>& inner, std::int64_t entry, std::uint32_t entryDevice,
+                             std::int64_t exit, std::uint32_t exitDevice)
+{
+    exact_ = false;
+    Piece piece;
+    piece.order.assign(p_.deviceCount(), {});
+    std::vector<double> deviceFree(p_.deviceCount(), 0.0);
+    std::vector<std::uint32_t> touched;
+    auto cleanup = [&] {
+        for (std::uint32_t t : touched)
+            fixedDevice_[t] = UINT32_MAX;
+    };
+    for (const auto& chunk : chunksAlongOrder(p_.dag, inner, o_.maxModuleTasks)) {
+        const MappingProblem sub = subproblem(p_, chunk, releases(chunk, entry, entryDevice, deviceFree));
+        MapResult r;
+        try {
+            r = solve(sub);
+        } catch (const Error&) {
+            cleanup();
+            return Piece{};
+        }
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+            const std::uint32_t u = r.mapping.device[i];
+            fixedDevice_[chunk[i]] = u;
+            fixedFinish_[chunk[i]] = r.times.finish[i];
+            touched.push_back(chunk[i]);
+            piece.placed.emplace_back(chunk[i], u);
+            deviceFree[u] = std::max(deviceFree[u], r.times.finish[i]);
+            piece.value = std::isfinite(piece.value) ? std::max(piece.value, r.times.finish[i]) : r.times.finish[i];
+        }
+        for (std::uint32_t u = 0; u < p_.deviceCount(); ++u)
+            for (std::uint32_t local : r.mapping.order[u])
+                piece.order[u].push_back(chunk[local]);
+    }
+    if (exit >= 0) {
+        const auto x = static_cast<std::uint32_t>(exit);
+        const auto r = releases({x}, entry, entryDevice, deviceFree);
+        const double finish = r[0][exitDevice] + p_.seconds(x, exitDevice);
+        if (!std::isfinite(finish) || r[0][exitDevice] >= 1e6) {
+            cleanup();
+            return Piece{};
+        }
+        piece.placed.emplace_back(x, exitDevice);
+        piece.order[exitDevice].push_back(x);
+        piece.value = finish;
+    }
+    cleanup();
+    piece.valid = std::isfinite(piece.value);
+    return piece;
+}
+
+MapResult Splitter::run()
+{
+    p_.validate();
+    const std::size_t n = p_.taskCount(), k = p_.deviceCount();
+    fixedDevice_.assign(n, UINT32_MAX);
+    fixedFinish_.assign(n, 0.0);
+    const auto segments = segmentsBetweenSeparators(p_.dag);
+
+    std::size_t milps = 0;
+    for (const auto& s : segments)
+        if (!s.inner.empty())
+            milps += (s.entry >= 0 ? k : 1) * (s.exit >= 0 ? k : 1);
+    moduleLimit_ = std::max(0.5, o_.timeLimitSeconds / static_cast<double>(std::max<std::size_t>(1, milps)));
+
+    // dp[u]: earliest finish of the current separator on device u; choice[i][v] = (entry device, piece).
+    std::vector<double> dp(1, 0.0); // before the first segment: one state, time 0
+    std::vector<std::vector<std::pair<std::uint32_t, Piece>>> choice(segments.size());
+    bool firstState = true;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        const Segment& seg = segments[i];
+        const std::size_t exits = seg.exit >= 0 ? k : 1;
+        std::vector<double> next(exits, kUnsupported);
+        choice[i].assign(exits, {0, Piece{}});
+        const std::size_t entries = firstState ? 1 : k;
+        const bool chunked = seg.inner.size() + 1 > o_.maxModuleTasks;
+        for (std::uint32_t d = 0; d < entries; ++d) {
+            if (!std::isfinite(dp[d]))
+                continue;
+            // Chunked pieces do not depend on the exit device until the very end: solve once.
+            for (std::uint32_t e = 0; e < exits; ++e) {
+                Piece piece;
+                if (seg.exit >= 0 && !std::isfinite(p_.seconds(static_cast<std::uint32_t>(seg.exit), e)))
+                    continue;
+                if (chunked) {
+                    piece = solveChunked(seg.inner, seg.entry, d, seg.exit, e);
+                } else {
+                    std::vector<std::uint32_t> tasks = seg.inner;
+                    if (seg.exit >= 0)
+                        tasks.push_back(static_cast<std::uint32_t>(seg.exit));
+                    if (seg.inner.empty() && seg.exit >= 0) { // a separator right after another
+                        const auto x = static_cast<std::uint32_t>(seg.exit);
+                        const auto r = releases({x}, seg.entry, d, std::vector<double>(k, 0.0));
+                        if (r[0][e] < 1e6) {
+                            piece.valid = true;
+                            piece.value = r[0][e] + p_.seconds(x, e);
+                            piece.placed.emplace_back(x, e);
+                            piece.order.assign(k, {});
+                            piece.order[e].push_back(x);
+                        }
+                    } else {
+                        piece = solveWhole(tasks, seg.entry, d, seg.exit >= 0 ? std::optional<std::uint32_t>(e)
+                                                                              : std::nullopt);
+                    }
+                }
+                if (!piece.valid)
+                    continue;
+                const double total = dp[d] + piece.value;
+                if (total < next[e]) {
+                    next[e] = total;
+                    choice[i][e] = {d, std::move(piece)};
+                }
+            }
+        }
+        dp = std::move(next);
+        firstState = seg.exit < 0;
+        if (std::none_of(dp.begin(), dp.end(), [](double v) { return std::isfinite(v); }))
+            throw Error("milp-split: no feasible mapping for the tasks up to " +
+                        (seg.exit >= 0 ? p_.tasks[static_cast<std::size_t>(seg.exit)].name : std::string("the end")));
+    }
+
+    // Walk the choices back from the best final state.
+    Mapping m;
+    m.device.assign(n, 0);
+    m.order.assign(k, {});
+    std::vector<const Piece*> chosen(segments.size(), nullptr);
+    std::uint32_t state = static_cast<std::uint32_t>(std::min_element(dp.begin(), dp.end()) - dp.begin());
+    for (std::size_t i = segments.size(); i-- > 0;) {
+        chosen[i] = &choice[i][state].second;
+        state = choice[i][state].first;
+    }
+    for (const Piece* piece : chosen) {
+        for (auto [t, u] : piece->placed)
+            m.device[t] = u;
+        for (std::uint32_t u = 0; u < k; ++u)
+            m.order[u].insert(m.order[u].end(), piece->order[u].begin(), piece->order[u].end());
+    }
+
+    MapResult result;
+    result.mapper = "milp-split";
+    result.times = evaluate(p_, m);
+    result.mapping = std::move(m);
+    result.note = std::to_string(segments.size()) + " segments, " + std::to_string(solves_) + " module solves";
+    if (!result.times.feasible) {
+        // Each segment fits on its own, but together they overflow a device's memory.
+        result = bestListHeuristic(p_);
+        result.mapper = "milp-split";
+        result.note = "the modules' mappings together do not fit (" + evaluate(p_, result.mapping).problem +
+                      "); fell back to the best heuristic";
+        exact_ = false;
+    }
+    if (exact_) {
+        result.status = SolveStatus::Optimal;
+        result.gap = 0;
+    } else {
+        result.status = timedOut_ ? SolveStatus::Timeout : SolveStatus::Feasible;
+        const double lb = lowerBound(p_);
+        result.gap = std::max(0.0, (result.times.makespan - lb) / result.times.makespan);
+    }
+    result.solveSeconds = elapsed();
+    return result;
+}
+
+} // namespace
+
+MapResult mapMilpSplit(const MappingProblem& problem, const MapperOptions& options)
+{
+    if (!milpAvailable())
+        return mapMilp(problem, options); // throws the clear "needs CBC" error
+    return Splitter(problem, options).run();
+}
+
+} // namespace opsched::map

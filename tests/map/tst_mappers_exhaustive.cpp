@@ -1,0 +1,135 @@
+// The mappers against the exhaustive optimum (every device assignment x every per-device order,
+// each evaluated whole) on small random problems: the MILP finds it, MILP-SPLIT finds the MILP's
+// answer on graphs with separators, no heuristic beats it, and the lower bound never exceeds it.
+#include "map/heuristic_mappers.h"
+#include "map/lower_bound.h"
+#include "map/mappers.h"
+#include "map/milp_mapper.h"
+#include "map/modules.h"
+#include "map_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace opsched::map {
+namespace {
+
+using test::exhaustiveOptimum;
+using test::randomProblem;
+
+constexpr double kTolerance = 1e-9; // seconds: the MILP works in ms with CBC's tolerances
+
+struct Case {
+    std::uint64_t seed;
+    std::size_t tasks, devices;
+};
+
+std::vector<Case> cases()
+{
+    std::vector<Case> out;
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        out.push_back({seed, 5 + seed % 3, 2});   // 5-7 tasks, 2 devices
+        out.push_back({100 + seed, 4 + seed % 3, 3}); // 4-6 tasks, 3 devices
+    }
+    return out;
+}
+
+TEST(MappersExhaustive, HeuristicsAndBoundAgainstTheOptimum)
+{
+    for (const Case& c : cases()) {
+        const auto p = randomProblem(c.seed, c.tasks, c.devices);
+        const double optimum = exhaustiveOptimum(p);
+        ASSERT_TRUE(std::isfinite(optimum));
+        const double bound = lowerBound(p);
+        EXPECT_LE(bound, optimum + kTolerance) << "seed " << c.seed;
+        EXPECT_LE(simpleLowerBound(p), optimum + kTolerance) << "seed " << c.seed;
+        for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
+            const MapResult r = runMapper(name, p);
+            ASSERT_TRUE(r.times.feasible) << name;
+            EXPECT_GE(r.times.makespan, optimum - kTolerance) << name << " seed " << c.seed;
+        }
+    }
+}
+
+TEST(MappersExhaustive, MilpFindsTheOptimum)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    int strictlyBetterThanHeuristics = 0;
+    for (const Case& c : cases()) {
+        const auto p = randomProblem(c.seed, c.tasks, c.devices);
+        const double optimum = exhaustiveOptimum(p);
+        const MapResult r = runMapper("milp", p);
+        EXPECT_EQ(r.status, SolveStatus::Optimal) << "seed " << c.seed;
+        EXPECT_NEAR(r.times.makespan, optimum, kTolerance) << "seed " << c.seed << ": " << r.note;
+        if (bestListHeuristic(p).times.makespan > optimum + 1e-7)
+            ++strictlyBetterThanHeuristics;
+    }
+    // The start is not already the answer on most of them, so the solver did the work.
+    EXPECT_GE(strictlyBetterThanHeuristics, 5);
+}
+
+// Chains of small random modules joined at single tasks: separators everywhere MILP-SPLIT cuts.
+MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)
+{
+    const MappingProblem parts = randomProblem(seed, modules * (perModule + 1) + 1, devices, 0.0);
+    MappingProblem p = parts;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    SplitMix64 rng(seed * 77);
+    std::uint32_t joint = 0; // the separator before the module
+    std::uint32_t next = 1;
+    for (std::size_t m = 0; m < modules; ++m) {
+        const std::uint32_t first = next;
+        next += static_cast<std::uint32_t>(perModule);
+        const std::uint32_t out = next++;
+        for (std::uint32_t t = first; t < first + perModule; ++t) {
+            edges.emplace_back(joint, t); // every module task hangs between the two joints
+            edges.emplace_back(t, out);
+            for (std::uint32_t s = t + 1; s < first + perModule; ++s)
+                if (rng.uniform() < 0.3)
+                    edges.emplace_back(t, s);
+        }
+        joint = out;
+    }
+    p.dag = Dag::fromEdges(next, edges);
+    p.tasks.resize(next);
+    return p;
+}
+
+TEST(MappersExhaustive, MilpSplitEqualsMilpOnSingleChannelGraphs)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        const auto p = modularProblem(seed, 2 + seed % 2, 2 + seed % 3, 2 + seed % 2);
+        ASSERT_GE(separators(p.dag).size(), 3u);
+        const MapResult milp = runMapper("milp", p);
+        const MapResult split = runMapper("milp-split", p);
+        ASSERT_EQ(milp.status, SolveStatus::Optimal);
+        EXPECT_EQ(split.status, SolveStatus::Optimal) << split.note;
+        EXPECT_NEAR(split.times.makespan, milp.times.makespan, kTolerance) << "seed " << seed << ": " << split.note;
+        EXPECT_LE(lowerBound(p), milp.times.makespan + kTolerance);
+        if (p.taskCount() <= 7) {
+            EXPECT_NEAR(milp.times.makespan, exhaustiveOptimum(p), kTolerance);
+        }
+    }
+}
+
+TEST(MappersExhaustive, MilpSplitOnMultiChannelGraphsStaysFeasibleAndAboveTheBound)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        const auto p = randomProblem(seed, 18, 3, 0.2);
+        MapperOptions o;
+        o.maxModuleTasks = 6; // force chunks
+        const MapResult split = runMapper("milp-split", p, o);
+        ASSERT_TRUE(split.times.feasible);
+        EXPECT_GE(split.times.makespan, lowerBound(p) - kTolerance);
+        EXPECT_GE(split.gap, 0.0);
+    }
+}
+
+} // namespace
+} // namespace opsched::map
