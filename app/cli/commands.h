@@ -22,6 +22,7 @@ Runner addProfileCommand(CLI::App& app);
 Runner addExportCommand(CLI::App& app);
 Runner addMergeCommand(CLI::App& app);
 Runner addCalibrateCommand(CLI::App& app);
+Runner addMapCommand(CLI::App& app);
 
 // Exit codes, part of the CLI contract (docs/cli.md, "Exit codes").
 inline constexpr int kExitOk = 0;

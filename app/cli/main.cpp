@@ -38,6 +38,7 @@ int main(int argc, char** argv)
     add(addExportCommand);
     add(addMergeCommand);
     add(addCalibrateCommand);
+    add(addMapCommand);
 
     // CLI11 would only say "a subcommand is required"; name the word it did not know instead.
     if (argc > 1 && argv[1][0] != '-') {

@@ -13,8 +13,14 @@ struct MapperOptions {
     double timeLimitSeconds = 60;  // the MILP's limit (each MILP-SPLIT module gets a share), SA's and EA's cap
     std::uint64_t seed = 1;        // SA and EA
     std::uint64_t iterations = 0;  // SA and EA evaluations; 0 picks 200 per task, at least 5000
-    std::size_t maxModuleTasks = 40; // MILP-SPLIT: largest module solved by one MILP
+    std::size_t maxModuleTasks = 12; // MILP-SPLIT: largest module solved as one piece
+    // MILP-SPLIT: how a module is solved exactly: by the exact search where it has at most
+    // kExactSearchMaxTasks tasks and by the MILP beyond (auto), or always by the MILP.
+    enum class ModuleSolver { Auto, Milp } moduleSolver = ModuleSolver::Auto;
     int logLevel = 0;              // CBC's log on stderr when > 0
+    // MILP only: look for mappings strictly faster than this (seconds). When the solver proves
+    // there is none, the result is the start mapping with status optimal and `cutoffProven` set.
+    double cutoffSeconds = std::numeric_limits<double>::infinity();
 };
 
 enum class SolveStatus { Heuristic, Optimal, Feasible, Timeout };
@@ -30,6 +36,7 @@ struct MapResult {
     double gap = std::numeric_limits<double>::quiet_NaN();
     double solveSeconds = 0;
     std::string note;    // e.g. which heuristic started the solver, why a module fell back
+    bool cutoffProven = false; // MILP with a cutoff: nothing faster than the cutoff exists
 };
 
 } // namespace opsched::map

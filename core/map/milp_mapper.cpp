@@ -102,7 +102,8 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     }
     // Every start time plus duration stays below the makespan, so this upper bound is also a
     // valid big-M for the no-overlap disjunctions.
-    const double upper = initial.times.makespan * kMs * (1 + 1e-6) + 1e-6;
+    const double upper = std::min(initial.times.makespan, options.cutoffSeconds) * kMs * (1 + 1e-6) + 1e-6;
+    const bool cutoff = options.cutoffSeconds < initial.times.makespan;
 
     CbcModel m;
     // x[t][u]: task t on device u, only where it can run and fits in memory on its own.
@@ -188,6 +189,47 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
                     m.addRow(cols, coefs, 'L', c);
                 }
         }
+    // Valid inequalities that tighten the LP relaxation a lot (the big-M rows alone say little):
+    // every device's load fits in the makespan, and no task starts before its longest chain of
+    // predecessors could end (each on its fastest device) nor ends later than the makespan minus
+    // its longest chain of successors.
+    for (std::uint32_t u = 0; u < k; ++u) {
+        reset();
+        for (std::uint32_t t = 0; t < n; ++t)
+            if (x[t][u] >= 0)
+                add(x[t][u], cost(t, u));
+        add(makespan, -1);
+        if (cols.size() > 1)
+            m.addRow(cols, coefs, 'L', 0);
+    }
+    std::vector<double> head(n, 0.0), tail(n, 0.0); // ms: chains before and after each task
+    {
+        const auto topo = *topologicalOrder(p.dag);
+        std::vector<double> fastest(n, kUnsupported);
+        for (std::uint32_t t = 0; t < n; ++t)
+            for (std::uint32_t u = 0; u < k; ++u)
+                if (x[t][u] >= 0)
+                    fastest[t] = std::min(fastest[t], cost(t, u));
+        for (std::uint32_t t : topo) {
+            double release = kUnsupported;
+            for (std::uint32_t u = 0; u < k; ++u)
+                if (x[t][u] >= 0)
+                    release = std::min(release, p.releaseOf(t, u) * kMs);
+            head[t] = std::max(head[t], release);
+            for (std::uint32_t q : p.dag.predecessors[t])
+                head[t] = std::max(head[t], head[q] + fastest[q]);
+        }
+        for (auto it = topo.rbegin(); it != topo.rend(); ++it)
+            for (std::uint32_t q : p.dag.successors[*it])
+                tail[*it] = std::max(tail[*it], fastest[q] + tail[q]);
+        for (std::uint32_t t = 0; t < n; ++t) {
+            Cbc_setColLower(m.model, s[t], head[t]);
+            reset(); // s_t + D_t + tail_t <= C
+            addEnd(t);
+            add(makespan, -1);
+            m.addRow(cols, coefs, 'L', -tail[t]);
+        }
+    }
     // Memory per device.
     for (std::uint32_t u = 0; u < k; ++u) {
         if (!std::isfinite(p.devices[u].memoryBytes))
@@ -207,13 +249,13 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     // is one job). For the others, y_ab = 1 puts a first:
     //   s_a + t_au <= s_b + M (1 - y) + M (2 - x_au - x_bu)
     //   s_b + t_bu <= s_a + M y       + M (2 - x_au - x_bu)
+    // with M from the start's makespan, the upper bound every solution stays under.
     const Reachability reach(p.dag);
     struct Pair {
         std::uint32_t a, b;
         int y;
     };
     std::vector<Pair> pairs;
-    const double bigM = upper;
     for (std::uint32_t a = 0; a < n; ++a)
         for (std::uint32_t b = a + 1; b < n; ++b) {
             if (reach.comparable(a, b))
@@ -224,20 +266,23 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
                     continue;
                 if (y < 0)
                     y = m.addColumn(0, 1, 0, true);
+                // The smallest valid M for each row: s_a + t_au <= upper - tail_a and s_b >= head_b.
+                const double m1 = std::max(0.0, upper - tail[a] - head[b]);
+                const double m2 = std::max(0.0, upper - tail[b] - head[a]);
                 reset();
                 add(s[a], 1);
                 add(s[b], -1);
-                add(y, bigM);
-                add(x[a][u], bigM);
-                add(x[b][u], bigM);
-                m.addRow(cols, coefs, 'L', 3 * bigM - cost(a, u));
+                add(y, m1);
+                add(x[a][u], m1);
+                add(x[b][u], m1);
+                m.addRow(cols, coefs, 'L', 3 * m1 - cost(a, u));
                 reset();
                 add(s[b], 1);
                 add(s[a], -1);
-                add(y, -bigM);
-                add(x[a][u], bigM);
-                add(x[b][u], bigM);
-                m.addRow(cols, coefs, 'L', 2 * bigM - cost(b, u));
+                add(y, -m2);
+                add(x[a][u], m2);
+                add(x[b][u], m2);
+                m.addRow(cols, coefs, 'L', 2 * m2 - cost(b, u));
             }
             if (y >= 0)
                 pairs.push_back({a, b, y});
@@ -270,6 +315,18 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     Cbc_setObjSense(m.model, 1);
     Cbc_setLogLevel(m.model, options.logLevel);
     Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
+    if (const char* extra = getenv("CBCP")) {
+        std::string all = extra;
+        std::size_t pos = 0;
+        while (pos < all.size()) {
+            auto comma = all.find(',', pos);
+            auto item = all.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            auto eq = item.find('=');
+            Cbc_setParameter(m.model, item.substr(0, eq).c_str(), item.substr(eq + 1).c_str());
+            if (comma == std::string::npos) break;
+            pos = comma + 1;
+        }
+    }
     {
         StdoutToStderr quiet;
         Cbc_solve(m.model);
@@ -313,7 +370,10 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
         result.mapping = initial.mapping;
         result.times = initial.times;
     }
-    if (Cbc_isProvenOptimal(m.model))
+    if (cutoff && !improved && Cbc_isProvenInfeasible(m.model)) {
+        result.status = SolveStatus::Optimal;
+        result.cutoffProven = true;
+    } else if (Cbc_isProvenOptimal(m.model))
         result.status = SolveStatus::Optimal;
     else if (Cbc_isSecondsLimitReached(m.model))
         result.status = SolveStatus::Timeout;

@@ -23,4 +23,18 @@ struct RandomDagParams {
 };
 Graph randomDag(std::int64_t batch, const RandomDagParams& params);
 
+// Stacked randomly wired modules (DiviML's RWNNs), zoo:rwnn?gen=..&n=..&modules=..&channels=..
+struct RwnnParams {
+    enum class Generator { WattsStrogatz, ErdosRenyi, BarabasiAlbert };
+    Generator generator = Generator::ErdosRenyi;
+    int nodes = 10;          // per module
+    int modules = 10;
+    int channels = 1;        // edges from one module to the next
+    bool strongDependency = true; // sdep; false: wdep
+    std::uint64_t seed = 1;
+    std::int64_t width = 64;       // feature channels
+    std::int64_t resolution = 224; // input side; modules run at a quarter of it
+};
+Graph rwnn(std::int64_t batch, const RwnnParams& params);
+
 } // namespace opsched::zoo

@@ -60,6 +60,9 @@ const std::vector<ZooEntry>& catalogue()
         {"squeezenet", "SqueezeNet 1.0 with bypass, 224x224 (IOS Table 2: 50)", {}},
         {"googlenet", "GoogLeNet / Inception v1, 224x224", {}},
         {"random", "random layered DAG of 3x3 conv units, for tests", {"ops", "width", "seed"}},
+        {"rwnn",
+         "stacked random modules (DiviML): gen=ws|er|ba, n nodes, C channels between modules, dep=sdep|wdep",
+         {"gen", "n", "modules", "channels", "dep", "seed", "width", "res"}},
     };
     return entries;
 }
@@ -96,6 +99,32 @@ Graph build(std::string_view spec, std::int64_t batch)
         return squeezeNet(batch);
     if (s.name == "googlenet")
         return googLeNet(batch);
+    if (s.name == "rwnn") {
+        RwnnParams r;
+        const auto gen = s.params.count("gen") ? s.params.at("gen") : std::string("er");
+        if (gen == "ws")
+            r.generator = RwnnParams::Generator::WattsStrogatz;
+        else if (gen == "er")
+            r.generator = RwnnParams::Generator::ErdosRenyi;
+        else if (gen == "ba")
+            r.generator = RwnnParams::Generator::BarabasiAlbert;
+        else
+            throw ModelRefError("zoo:rwnn: gen must be ws, er or ba, got '" + gen + "'");
+        const auto dep = s.params.count("dep") ? s.params.at("dep") : std::string("sdep");
+        if (dep != "sdep" && dep != "wdep")
+            throw ModelRefError("zoo:rwnn: dep must be sdep or wdep, got '" + dep + "'");
+        r.strongDependency = dep == "sdep";
+        auto small = [&](const char* key, int fallback) {
+            return static_cast<int>(std::clamp<std::int64_t>(integer(s, key, fallback), -1, 1'000'000));
+        };
+        r.nodes = small("n", r.nodes);
+        r.modules = small("modules", r.modules);
+        r.channels = small("channels", r.channels);
+        r.seed = static_cast<std::uint64_t>(integer(s, "seed", 1));
+        r.width = small("width", static_cast<int>(r.width));
+        r.resolution = small("res", static_cast<int>(r.resolution));
+        return rwnn(batch, r);
+    }
     RandomDagParams p;
     p.ops = static_cast<int>(std::clamp<std::int64_t>(integer(s, "ops", p.ops), -1, 1'000'000));
     p.width = static_cast<int>(std::clamp<std::int64_t>(integer(s, "width", p.width), -1, 1'000'000));

@@ -17,8 +17,8 @@ CORE_LAYERS = {
     "graph": 1,
     "plan": 2, "import": 2, "zoo": 2, "report": 2,
     "sim": 3, "model": 3,
-    "schedule": 4, "map": 4,
-    "exec": 5,
+    "schedule": 4,
+    "exec": 5, "map": 5,
 }
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')

@@ -1,6 +1,7 @@
 // The mappers against the exhaustive optimum (every device assignment x every per-device order,
 // each evaluated whole) on small random problems: the MILP finds it, MILP-SPLIT finds the MILP's
 // answer on graphs with separators, no heuristic beats it, and the lower bound never exceeds it.
+#include "map/exact_search.h"
 #include "map/heuristic_mappers.h"
 #include "map/lower_bound.h"
 #include "map/mappers.h"
@@ -128,6 +129,60 @@ TEST(MappersExhaustive, MilpSplitOnMultiChannelGraphsStaysFeasibleAndAboveTheBou
         ASSERT_TRUE(split.times.feasible);
         EXPECT_GE(split.times.makespan, lowerBound(p) - kTolerance);
         EXPECT_GE(split.gap, 0.0);
+    }
+}
+
+} // namespace
+} // namespace opsched::map
+
+namespace opsched::map {
+namespace {
+
+TEST(ExactSearch, FindsTheExhaustiveOptimumAndHonoursCutoffs)
+{
+    for (const Case& c : cases()) {
+        const auto p = randomProblem(c.seed, c.tasks, c.devices);
+        const double optimum = exhaustiveOptimum(p);
+        const MapResult r = mapExactSearch(p, {});
+        EXPECT_EQ(r.status, SolveStatus::Optimal);
+        EXPECT_NEAR(r.times.makespan, optimum, kTolerance) << "seed " << c.seed << ", " << r.note;
+        MapperOptions below;
+        below.cutoffSeconds = optimum * (1 - 1e-6);
+        EXPECT_TRUE(mapExactSearch(p, below).cutoffProven) << "seed " << c.seed;
+        MapperOptions above;
+        above.cutoffSeconds = optimum * 1.001;
+        const MapResult a = mapExactSearch(p, above);
+        EXPECT_FALSE(a.cutoffProven);
+        EXPECT_NEAR(a.times.makespan, optimum, kTolerance);
+    }
+}
+
+TEST(ExactSearch, AgreesWithTheMilpOnLargerProblems)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const auto p = randomProblem(500 + seed, 9, 3, 0.3);
+        const MapResult milp = mapMilp(p, {});
+        const MapResult search = mapExactSearch(p, {});
+        ASSERT_EQ(milp.status, SolveStatus::Optimal);
+        ASSERT_EQ(search.status, SolveStatus::Optimal);
+        EXPECT_NEAR(search.times.makespan, milp.times.makespan, kTolerance) << "seed " << seed;
+    }
+}
+
+TEST(MappersExhaustive, MilpSplitWithMilpModulesEqualsMilpToo)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    MapperOptions o;
+    o.moduleSolver = MapperOptions::ModuleSolver::Milp;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        const auto p = modularProblem(seed, 2, 3, 2 + seed % 2);
+        const MapResult milp = runMapper("milp", p);
+        const MapResult split = runMapper("milp-split", p, o);
+        EXPECT_EQ(split.status, SolveStatus::Optimal);
+        EXPECT_NEAR(split.times.makespan, milp.times.makespan, kTolerance) << "seed " << seed;
     }
 }
 

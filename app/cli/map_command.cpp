@@ -1,0 +1,138 @@
+// `opsched-cli map`: DiviML's heterogeneous mapping of one model across several devices.
+#include "commands.h"
+#include "common_options.h"
+#include "map_devices.h"
+
+#include "map/lower_bound.h"
+#include "map/mappers.h"
+#include "map/mapping_file.h"
+#include "model/model_ref.h"
+#include "schedule/schedule_file.h"
+#include "util/printable.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace opsched::cli {
+namespace {
+
+std::vector<double> parseMemory(const std::string& list, std::size_t devices)
+{
+    std::vector<double> out;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const double gb = std::stod(item, &used);
+            if (used != item.size() || !(gb > 0) || !std::isfinite(gb))
+                throw std::invalid_argument(item);
+            out.push_back(gb * 1024 * 1024 * 1024);
+        } catch (const std::exception&) {
+            throw Error("--memory: '" + printable(item) + "' is not a positive number of GB");
+        }
+    }
+    if (out.size() != devices)
+        throw Error("--memory: " + std::to_string(out.size()) + " sizes for " + std::to_string(devices) + " devices");
+    return out;
+}
+
+} // namespace
+
+Runner addMapCommand(CLI::App& app)
+{
+    struct Options {
+        std::string model;
+        std::int64_t batch = 1;
+        std::string devices;
+        std::string mapper = "milp-split";
+        std::string objective = "latency";
+        std::string link;
+        std::string memory;
+        double timeLimit = 60;
+        std::uint64_t seed = 1;
+        std::string output;
+        bool json = false;
+        CostCacheOptions cache;
+    };
+    auto opts = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
+    cmd->add_option("model", opts->model, "ONNX file or zoo:NAME")->required();
+    cmd->add_option("--batch", opts->batch, "Batch size (default 1)");
+    cmd->add_option("--devices", opts->devices,
+                    "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N")
+        ->required();
+    cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
+    cmd->add_option("--objective", opts->objective, "latency (default); throughput is not implemented yet")
+        ->check(CLI::IsMember({"latency", "throughput"}));
+    cmd->add_option("--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--link", opts->link,
+                    "GBPS[,LATENCY_US] for every pair of devices (default: PCIe 4.0 x16, 25 GB/s and 10 us; "
+                    "20 GB/s and 5 us between CPU partitions)");
+    cmd->add_option("--memory", opts->memory, "GB per device, in --devices order (default: each device's own)");
+    cmd->add_option("--seed", opts->seed, "Seed of sa and ea (default 1)");
+    cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");
+    cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");
+    addCostCacheOptions(*cmd, opts->cache);
+
+    return [opts]() {
+        if (opts->objective == "throughput")
+            throw Error("--objective throughput is not implemented yet; only latency mappings are (see docs/mapping.md)");
+        const Graph graph = loadModel(opts->model, opts->batch);
+        const auto names = parseDeviceList(opts->devices);
+        std::vector<map::DeviceCosts> devices;
+        for (const auto& name : names)
+            devices.push_back(deviceCosts(graph, name, opts->cache));
+        if (!opts->memory.empty()) {
+            const auto memory = parseMemory(opts->memory, devices.size());
+            for (std::size_t i = 0; i < devices.size(); ++i)
+                devices[i].memoryBytes = memory[i];
+        }
+        const auto link = opts->link.empty() ? std::nullopt : std::optional<map::Link>(parseLink(opts->link));
+        const map::MappingProblem problem = map::buildProblem(graph, devices, linksFor(names, link));
+
+        map::MapperOptions mo;
+        mo.timeLimitSeconds = opts->timeLimit;
+        mo.seed = opts->seed;
+        const map::MapResult result = map::runMapper(opts->mapper, problem, mo);
+        const double bound = map::lowerBound(problem);
+        const auto json = map::mappingToJson(graph, problem, result, bound);
+        if (!opts->output.empty())
+            writeScheduleFile(opts->output, json);
+        if (result.status == map::SolveStatus::Timeout)
+            std::fprintf(stderr, "opsched-cli map: the time limit (%.1f s) ended the search; the best mapping found "
+                                 "is kept (gap %.1f%% to the solver's bound)\n",
+                         opts->timeLimit, std::isnan(result.gap) ? 0.0 : result.gap * 100);
+        if (opts->json) {
+            std::cout << json.dump(2) << "\n";
+            return kExitOk;
+        }
+        std::printf("%s on %s, batch %lld, %zu ops over %zu devices\n", result.mapper.c_str(), graph.name().c_str(),
+                    static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount());
+        std::printf("makespan     %.4f ms (lower bound %.4f ms)\n", result.times.makespan * 1e3, bound * 1e3);
+        std::printf("status       %s", map::toString(result.status));
+        if (!std::isnan(result.gap))
+            std::printf(", gap %.2f%%", result.gap * 100);
+        std::printf(", %.3f s\n", result.solveSeconds);
+        for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
+            double busy = 0;
+            for (std::uint32_t t : result.mapping.order[u])
+                busy += problem.seconds(t, u);
+            std::printf("%-12s %zu ops, busy %.4f ms, %.1f MB resident\n", problem.devices[u].name.c_str(),
+                        result.mapping.order[u].size(), busy * 1e3, result.times.memoryBytes[u] / 1e6);
+        }
+        double moved = 0;
+        for (const auto& x : result.times.transfers)
+            moved += x.bytes;
+        std::printf("transfers    %zu (%.2f MB)\n", result.times.transfers.size(), moved / 1e6);
+        if (!opts->output.empty())
+            std::printf("written to   %s\n", opts->output.c_str());
+        return kExitOk;
+    };
+}
+
+} // namespace opsched::cli

@@ -1,0 +1,32 @@
+// The devices of `map --devices LIST`: their per-op costs (simulated for sim:NAME, measured for
+// cpu, cpu:N and cuda:N) and the links between them.
+#pragma once
+
+#include "common_options.h"
+
+#include "map/problem_builder.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opsched::cli {
+
+// "sim:xeon,sim:t4,sim:a100" -> the names, checked: no duplicates, no empty names.
+std::vector<std::string> parseDeviceList(const std::string& list);
+
+// Costs of each op on `device`. Throws Error for a device that does not exist here (no GPU, a CPU
+// partition beyond the cores there are), naming what there is.
+map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache);
+
+// "GBPS[,LATENCY_US]" -> a link; throws Error on malformed or non-positive values.
+map::Link parseLink(const std::string& text);
+
+// Every pair joined by `link` when given, else by map::defaultLink.
+std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& devices, const std::optional<map::Link>& link);
+
+// The cores of CPU partition N when the machine's cores are split into `partitions` equal parts
+// (cpu:0 .. cpu:P-1, P = the partitions named in one device list).
+std::vector<int> partitionCores(int index, int partitions);
+
+} // namespace opsched::cli

@@ -1,0 +1,51 @@
+// Turns a graph and a list of devices into a mapping problem: one task per op, costs per device
+// (simulated here; measured ones come from the executors), links between devices.
+#pragma once
+
+#include "map/mapping_problem.h"
+
+#include "graph/graph.h"
+#include "sim/sim_device.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opsched::map {
+
+// A simulated CPU for mapping studies (the DiviML paper's Xeon): a roofline per op plus a fixed
+// dispatch cost. Not a GPU model: ops run one at a time, each using every core.
+struct SimCpu {
+    std::string name;        // "xeon": referenced as sim:xeon
+    std::string description;
+    double peakFlops = 0;    // FP32, all cores
+    double memoryBandwidth = 0;
+    double efficiency = 0.5; // share of the roofline a library kernel reaches
+    double dispatchSeconds = 0;
+    double memoryBytes = 0;
+};
+const std::vector<SimCpu>& simCpus();
+
+struct DeviceCosts {
+    std::string name;                 // as the user wrote it: "sim:a100", "cpu:0"
+    std::vector<double> opSeconds;    // per op id; kUnsupported where it cannot run
+    double memoryBytes = kUnsupported; // infinity: no limit
+};
+
+// Each op alone on a simulated GPU (launch and completion included), as simulateStage times it.
+std::vector<double> simulatedOpSeconds(const Graph& graph, const SimDevice& device);
+std::vector<double> simulatedOpSeconds(const Graph& graph, const SimCpu& cpu);
+
+// Costs of a simulated device named "sim:NAME" (a GPU preset or a simulated CPU), with its
+// memory. Nothing for names that are not simulated devices.
+std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::string& name);
+
+// The link assumed between two devices when the user gives none: PCIe 4.0 x16 (25 GB/s
+// effective, 10 us) between different machines' devices; shared memory (20 GB/s, 5 us: the
+// hand-off between worker threads) between partitions of one CPU.
+Link defaultLink(const std::string& from, const std::string& to);
+
+MappingProblem buildProblem(const Graph& graph, const std::vector<DeviceCosts>& devices,
+                            const std::vector<std::vector<Link>>& links);
+
+} // namespace opsched::map
