@@ -1,5 +1,6 @@
 #include "exec/cpu/cpu_executor.h"
 
+#include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/onednn_ops.h"
 #include "exec/executor_layers.h"
@@ -90,7 +91,11 @@ struct CpuExecutor::Impl {
     {
         return reinterpret_cast<float*>(arena.data() + layout.values()[static_cast<std::size_t>(value)].arenaOffset);
     }
-    Operand operand(int value, const std::vector<std::int64_t>& dims) const { return {at(value), dims, {}}; }
+    Operand operand(int value, const std::vector<std::int64_t>& dims) const
+    {
+        const bool cl = layout.values()[static_cast<std::size_t>(value)].channelsLast && layoutMatters(dims);
+        return {at(value), dims, cl ? channelsLastStrides(dims) : std::vector<std::int64_t>{}};
+    }
     Operand tensorOperand(TensorId t) const { return operand(layout.valueOf(t), graph.tensor(t).shape.dims); }
 
     void compileLaunch(std::size_t index, const Launch& launch);
@@ -270,9 +275,11 @@ void CpuExecutor::Impl::combine(const Op& op)
     std::int64_t inner = 1;
     for (std::size_t d = 2; d < dst.dims.size(); ++d)
         inner *= dst.dims[d];
-    // Batch > 1: a channel slice is strided, described with the whole tensor's strides.
-    std::vector<std::int64_t> strides;
-    if (dst.dims[0] > 1) {
+    // Batch > 1 or channels-last: a channel slice is strided, described with the whole tensor's
+    // strides (channels-last: it starts c0 elements in).
+    const bool cl = !dst.strides.empty();
+    std::vector<std::int64_t> strides = dst.strides;
+    if (!cl && dst.dims[0] > 1) {
         strides.assign(dst.dims.size(), 1);
         for (std::size_t d = dst.dims.size() - 1; d > 0; --d)
             strides[d - 1] = strides[d] * dst.dims[d];
@@ -282,7 +289,7 @@ void CpuExecutor::Impl::combine(const Op& op)
     std::int64_t c0 = 0;
     for (const auto& term : op.inputs) {
         const auto& dims = graph.tensor(term.front()).shape.dims;
-        slices.push_back(Operand{dst.data + c0 * inner, dims, strides});
+        slices.push_back(Operand{dst.data + (cl ? c0 : c0 * inner), dims, strides});
         allSingle = allSingle && term.size() == 1;
         anyInPlace = anyInPlace || (term.size() == 1 && tensorOperand(term.front()).data == slices.back().data);
         c0 += dims[1];

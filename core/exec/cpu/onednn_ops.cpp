@@ -53,7 +53,37 @@ Fit fitWindows(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::i
                 " does not give " + std::to_string(out) + " outputs from " + std::to_string(in));
 }
 
+bool directKernel(const dnnl::primitive_desc_base& pd)
+{
+    const std::string impl = pd.impl_info_str();
+    return impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos &&
+           impl.find("simple") == std::string::npos;
+}
+
 } // namespace
+
+Operand matchLayout(const Operand& like, const Operand& o)
+{
+    if (o.strides.empty() && o.dims.size() == 4 && o.dims[2] * o.dims[3] == 1 && like.dims.size() == 4 &&
+        like.strides.size() == 4 && like.strides[1] == 1 && like.dims[1] > 1)
+        return {o.data, o.dims, {o.dims[1], 1, o.dims[1], o.dims[1]}};
+    return o;
+}
+
+Operand Operand::reshaped(std::vector<std::int64_t> newDims) const
+{
+    if (strides.empty() || newDims == dims)
+        return {data, std::move(newDims), strides};
+    const std::size_t extra = newDims.size() > dims.size() ? newDims.size() - dims.size() : 0;
+    bool leadingOnes = extra > 0 && std::equal(dims.begin(), dims.end(), newDims.begin() + static_cast<std::ptrdiff_t>(extra));
+    for (std::size_t i = 0; leadingOnes && i < extra; ++i)
+        leadingOnes = newDims[i] == 1;
+    if (!leadingOnes)
+        throw Error("internal: a strided operand cannot be seen under other dimensions");
+    std::vector<std::int64_t> s(extra, dims.empty() ? 1 : dims[0] * strides[0]);
+    s.insert(s.end(), strides.begin(), strides.end());
+    return {data, std::move(newDims), std::move(s)};
+}
 
 memory::desc describe(const Operand& o)
 {
@@ -161,17 +191,22 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
                                            {c.padTop, c.padLeft}, {c.padBottom, c.padRight});
         return dnnl::convolution_forward::primitive_desc(cd, attr(ps), engine_);
     };
-    const memory::desc srcPlain = describe(src), dstPlain = describe(dst);
+    const memory::desc srcPlain = describe(src), dstPlain = describe(matchLayout(src, dst));
     auto pd = primitiveDesc(srcPlain, dstPlain);
-    // Strided operands (channel slices at batch > 1) stay as they are.
-    const bool dense = src.strides.empty() && dst.strides.empty();
-    if (dense && std::string(pd.impl_info_str()).find("gemm") != std::string::npos) {
-        const auto blocked = primitiveDesc(memory::desc(srcPlain.dims(), memory::data_type::f32, tag::any),
-                                           memory::desc(dstPlain.dims(), memory::data_type::f32, tag::any));
-        if (std::string(blocked.impl_info_str()).find("gemm") == std::string::npos)
-            pd = blocked;
+    // Without a direct kernel for these layouts (gemm: im2col; ref: scalar loops), the layouts
+    // oneDNN picks, the output's own kept when it can, with reorders into and out of staging.
+    if (!directKernel(pd)) {
+        const memory::desc srcAny(srcPlain.dims(), memory::data_type::f32, tag::any);
+        const auto keepDst = primitiveDesc(srcAny, dstPlain);
+        if (directKernel(keepDst)) {
+            pd = keepDst;
+        } else {
+            const auto blocked = primitiveDesc(srcAny, memory::desc(dstPlain.dims(), memory::data_type::f32, tag::any));
+            if (directKernel(blocked))
+                pd = blocked;
+        }
     }
-    dnnl::memory srcMem = bind(src), dstMem = bind(dst);
+    dnnl::memory srcMem = bind(src), dstMem = bind(matchLayout(src, dst));
     if (pd.src_desc() != srcPlain) {
         dnnl::memory staged(pd.src_desc(), engine_, DNNL_MEMORY_NONE);
         stagedIn_.push_back(staged);
@@ -253,7 +288,7 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
         return withPostOps<dnnl::pooling_forward::primitive_desc>(
             d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
     };
-    const memory::desc srcPlain = describe(in), dstPlain = describe(dst);
+    const memory::desc srcPlain = describe(in), dstPlain = describe(matchLayout(in, dst));
     bool fused = false;
     auto pd = primitiveDesc(srcPlain, dstPlain, fused);
     // oneDNN 2.6 has no jit kernel for some plain-layout max pools (Inception V3's 147 -> 73) and
@@ -282,7 +317,7 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
             return;
         }
     }
-    push(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, bind(in)}, {DNNL_ARG_DST, bind(dst)}});
+    push(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, bind(in)}, {DNNL_ARG_DST, bind(matchLayout(in, dst))}});
     if (!fused)
         eltwiseInPlace(dst, ps);
 }

@@ -16,13 +16,16 @@
 
 namespace opsched::cpu {
 
-// Float32 data at a fixed address. Dense row-major (NCHW) unless strides are given.
+// Float32 data at a fixed address. Dense row-major (NCHW) unless strides are given (channel
+// slices, channels-last bytes).
 struct Operand {
     float* data = nullptr;
     std::vector<std::int64_t> dims;
     std::vector<std::int64_t> strides; // in elements; empty: dense
 
-    Operand reshaped(std::vector<std::int64_t> newDims) const { return {data, std::move(newDims), {}}; }
+    // The same bytes under other dims: dense operands any way, strided ones only with the same
+    // dims or leading 1s added (throws Error otherwise, never reads bytes in the wrong order).
+    Operand reshaped(std::vector<std::int64_t> newDims) const;
 };
 
 // A primitive with bound arguments, or host code (zero fills) in its place.
@@ -114,6 +117,10 @@ private:
 };
 
 dnnl::memory::desc describe(const Operand& o);
+
+// `o` with channels-last strides when `like` is channels-last and o has one spatial position (the
+// same bytes either way; oneDNN picks its fast kernels only for matching layouts).
+Operand matchLayout(const Operand& like, const Operand& o);
 
 // Creates the primitive descriptor with the activation as post-ops where the primitive takes
 // them; `fused` says whether it did.

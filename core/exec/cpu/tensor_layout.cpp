@@ -1,5 +1,6 @@
 #include "exec/cpu/tensor_layout.h"
 
+#include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
 #include "util/error.h"
 
@@ -81,6 +82,15 @@ std::vector<std::int64_t> paddedPoolInputDims(const Layer& layer, const std::vec
 
 namespace {
 
+// The layout the op's inputs agree on (channelsLastTensors makes them agree).
+bool inputChannelsLast(const Graph& graph, const Op& op, const std::vector<bool>& cl)
+{
+    for (auto t : op.inputTensors())
+        if (cl[t.value()] && layoutMatters(graph.tensor(t).shape.dims))
+            return true;
+    return false;
+}
+
 bool needsCombine(const Op& op)
 {
     return !readsOperands(op) && (op.inputs.size() > 1 || op.inputs.front().size() > 1);
@@ -123,10 +133,11 @@ void TensorLayout::setParent(int child, int parent, std::int64_t offset)
     values_[static_cast<std::size_t>(child)].offset = offset;
 }
 
-TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
+TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, bool channelsLast)
 {
     if (auto problems = validate(graph, plan); !problems.empty())
         throw Error("the plan does not fit " + graph.name() + ": " + problems.front());
+    const std::vector<bool> cl = channelsLastTensors(graph, plan, channelsLast);
     const std::size_t nOps = graph.opCount();
     std::vector<std::uint32_t> stepOf(nOps);
     std::vector<std::size_t> launchOf(nOps);
@@ -147,6 +158,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
         const std::uint32_t born = t.producer.valid() ? stepOf[t.producer.value()] : 0;
         const int v = addValue(t.name, t.shape.dims, born);
         values_[static_cast<std::size_t>(v)].tensor = t.id;
+        values_[static_cast<std::size_t>(v)].channelsLast = cl[t.id.value()];
         for (auto c : graph.consumers(t.id))
             values_[static_cast<std::size_t>(v)].last = std::max(values_[static_cast<std::size_t>(v)].last, stepOf[c.value()]);
         valueOf_[t.id.value()] = v;
@@ -198,6 +210,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
             } else if (shared < 0) {
                 ol.combine = true;
                 ol.input = allNoop(op) ? valueOf(op.output) : addValue(op.name + ":input", ol.inputDims, launchStep(i));
+                values_[static_cast<std::size_t>(ol.input)].channelsLast =
+                    inputChannelsLast(graph, op, cl) && layoutMatters(ol.inputDims);
                 shared = ol.input;
             } else {
                 ol.input = shared;
@@ -222,18 +236,27 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
         }
         int cur = ol.input;
         std::vector<std::int64_t> curDims = ol.inputDims;
+        const std::size_t conv = firstConvLayer(op);
+        const bool inCl = inputChannelsLast(graph, op, cl);
+        const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()]
+                                                                             : (conv < n || inCl);
         for (std::size_t i = 0; i < n; ++i) {
             const Layer& layer = op.layers[i];
             const bool last = i + 1 == n;
             int v = last ? valueOf(op.output) : -1;
+            auto internal = [&] {
+                const int w = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                values_[static_cast<std::size_t>(w)].channelsLast = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
+                return w;
+            };
             if (isNoopLayer(op, i)) {
                 if (!last)
-                    v = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                    v = internal();
                 setParent(v, cur, 0);
                 values_[static_cast<std::size_t>(v)].view = true;
             } else {
                 if (!last)
-                    v = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                    v = internal();
                 if (auto padded = paddedPoolInputDims(layer, curDims); !padded.empty())
                     ol.scratch[i] = addValue(op.name + ":" + std::to_string(i) + ":padded", padded, step);
             }
@@ -251,8 +274,8 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
     const OpLayout& ol = ops_[id.value()];
     const int concat = ol.input;
     const auto& dims = ol.inputDims;
-    if (dims.size() < 2 || dims[0] != 1)
-        return; // a slice of a batch > 1 is strided
+    if (dims.size() < 2 || dims[0] != 1 || values_[static_cast<std::size_t>(concat)].channelsLast)
+        return; // a slice of a batch > 1 or of channels-last bytes is strided
     std::int64_t inner = 4;
     for (std::size_t i = 2; i < dims.size(); ++i)
         inner *= dims[i];
@@ -265,7 +288,7 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
             return -1;
         const Tensor& t = graph.tensor(op.inputs[k].front());
         const int v = valueOf(t.id);
-        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat ||
+        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat || values_[static_cast<std::size_t>(v)].channelsLast ||
             !sameOutsideChannels(values_[static_cast<std::size_t>(v)].dims, dims))
             return -1;
         return v;

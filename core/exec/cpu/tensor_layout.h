@@ -1,8 +1,8 @@
-// Where every tensor of a plan lives in the CPU executor's arena. Activations are dense NCHW
-// float32. A value is a root block in the arena or lives inside another value: a channel slice of
+// Where every tensor of a plan lives in the CPU executor's arena. Activations are float32 with
+// NCHW dimensions, their bytes NCHW or channels-last (exec/cpu/channels_last.h; same size). A value is a root block in the arena or lives inside another value: a channel slice of
 // a concatenation (its producer writes straight into the concat output), a channel slice of a
 // merged launch's stacked output, or a view with other dimensions (reshape, flatten, identity).
-// Slices are taken only at batch 1, where they are contiguous; at larger batches a slice would be
+// Slices are taken only at batch 1 and in NCHW, where they are contiguous; at larger batches a slice would be
 // strided and oneDNN would fall back to reference kernels, so concats and merged outputs copy.
 //
 // Time steps: 0 copies the graph inputs in, launch i runs at step i + 1, and the step after the
@@ -44,6 +44,7 @@ struct Value {
     int parent = -1;           // value whose bytes it lives in; -1 for a root block
     std::int64_t offset = 0;   // bytes from the parent's first byte
     bool view = false;         // the parent's bytes under other dimensions (a noop layer)
+    bool channelsLast = false; // NHWC bytes (4-D values whose layout matters only)
     std::uint32_t first = 0;   // steps it is written and read (inclusive)
     std::uint32_t last = 0;
     // Filled once every value is placed:
@@ -70,8 +71,9 @@ struct LaunchLayout {
 
 class TensorLayout {
 public:
-    // Throws Error when the plan is not valid for the graph.
-    TensorLayout(const Graph& graph, const Plan& plan);
+    // Throws Error when the plan is not valid for the graph. `channelsLast` false keeps every
+    // activation NCHW.
+    TensorLayout(const Graph& graph, const Plan& plan, bool channelsLast = true);
 
     const std::vector<Value>& values() const { return values_; }
     int valueOf(TensorId tensor) const { return valueOf_[tensor.value()]; }
