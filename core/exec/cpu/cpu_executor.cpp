@@ -148,6 +148,8 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
 
 void CpuExecutor::Impl::compileOp(const Op& op)
 {
+    if (layout.absorbed(op.id))
+        return; // its convolution's launch computes it
     const OpLayout& ol = layout.op(op.id);
     if (ol.combine)
         combine(op);
@@ -170,7 +172,14 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             using T = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<T, Conv2d>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
-                builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+                const ConvEpilogue* e = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
+                if (e) { // writes the epilogue's output instead of its own
+                    const Operand addend = e->addend.valid() ? tensorOperand(e->addend) : Operand{};
+                    const ConvTail tail{e->swish, e->addend.valid() ? &addend : nullptr, e->after};
+                    builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, act, tail);
+                } else {
+                    builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+                }
             } else if constexpr (std::is_same_v<T, Gemm>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
                 builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);

@@ -121,8 +121,12 @@ dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) c
     a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (!postOps.empty()) {
         dnnl::post_ops po;
-        for (const auto& p : postOps)
-            po.append_eltwise(1.0F, p.algorithm, p.alpha, p.beta);
+        for (const auto& p : postOps) {
+            if (p.operand)
+                po.append_binary(p.algorithm, describe(*p.operand));
+            else
+                po.append_eltwise(1.0F, p.algorithm, p.alpha, p.beta);
+        }
         a.set_post_ops(po);
     }
     return a;
@@ -176,8 +180,31 @@ void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piec
 
 
 void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                            const std::vector<float>* bias, const Activation& act)
+                            const std::vector<float>* bias, const Activation& act, const ConvTail& tail)
 {
+    if (tail.swish || tail.addend || tail.after.kind != ActivationKind::None) {
+        std::vector<Piece> ps = pieces(act);
+        if (tail.swish)
+            ps.push_back({algorithm::eltwise_swish, 1.0F, 0.0F});
+        if (tail.addend)
+            ps.push_back({algorithm::binary_add, 0.0F, 0.0F, tail.addend});
+        for (const auto& p : pieces(tail.after))
+            ps.push_back(p);
+        if (convFused(c, src, dst, weights, bias, ps))
+            return;
+        // oneDNN has no direct kernel with these post-ops here: the convolution, then the tail in place.
+        conv(c, src, dst, weights, bias, act);
+        const Operand out = matchLayout(src, dst);
+        if (tail.swish)
+            eltwiseInPlace(out, {{algorithm::eltwise_swish, 1.0F, 0.0F}});
+        if (tail.addend) {
+            dnnl::binary::desc d(algorithm::binary_add, describe(out), describe(*tail.addend), describe(out));
+            dnnl::binary::primitive_desc pd(d, attr({}), engine_);
+            push(pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, bind(out)}, {DNNL_ARG_SRC_1, bind(*tail.addend)}, {DNNL_ARG_DST, bind(out)}});
+        }
+        eltwiseInPlace(out, pieces(tail.after));
+        return;
+    }
     const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
     const memory::dims wdims = g > 1 ? memory::dims{g, o / g, i / g, c.kernelH, c.kernelW}
                                      : memory::dims{o, i, c.kernelH, c.kernelW};
@@ -231,6 +258,40 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, dstPlain, attr({}));
         push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, convDst}, {DNNL_ARG_TO, dstMem}});
     }
+}
+
+bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                                 const std::vector<float>* bias, const std::vector<Piece>& ps)
+{
+    const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
+    const memory::dims wdims = g > 1 ? memory::dims{g, o / g, i / g, c.kernelH, c.kernelW}
+                                     : memory::dims{o, i, c.kernelH, c.kernelW};
+    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
+    const memory::desc any(wdims, memory::data_type::f32, tag::any);
+    const memory::desc biasDesc = bias ? memory::desc({o}, memory::data_type::f32, tag::x) : memory::desc();
+    const Operand out = matchLayout(src, dst);
+    const memory::desc dstDesc = describe(out);
+    dnnl::convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct, describe(src), any,
+                                       biasDesc, dstDesc, {c.strideH, c.strideW}, {c.dilationH - 1, c.dilationW - 1},
+                                       {c.padTop, c.padLeft}, {c.padBottom, c.padRight});
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    try {
+        pd.emplace(cd, attr(ps), engine_);
+    } catch (const dnnl::error&) {
+        return false;
+    }
+    if (!directKernel(*pd) || pd->dst_desc() != dstDesc || pd->src_desc() != describe(src))
+        return false;
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)},
+                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd->weights_desc())},
+                                               {DNNL_ARG_DST, bind(out)}};
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd->bias_desc());
+    for (std::size_t k = 0; k < ps.size(); ++k)
+        if (ps[k].operand)
+            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(k)) | DNNL_ARG_SRC_1] = bind(*ps[k].operand);
+    push(*pd, dnnl::convolution_forward(*pd), std::move(args));
+    return true;
 }
 
 void PrimitiveBuilder::bindStaging(void* buffer)

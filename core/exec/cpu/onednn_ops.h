@@ -35,14 +35,22 @@ struct Step {
     std::function<void()> host;
 };
 
+// What a convolution does after its own activation: swish, a residual added, an activation.
+struct ConvTail {
+    bool swish = false;
+    const Operand* addend = nullptr;
+    Activation after;
+};
+
 class PrimitiveBuilder {
 public:
     explicit PrimitiveBuilder(const dnnl::engine& engine) : engine_(engine) {}
 
     // Conv2d with optional bias and the fused activation as post-ops; weights are
     // [outChannels, inChannels / groups, kernelH, kernelW].
+    // `tail` runs as post-ops where oneDNN's direct kernel takes them, else as steps after it.
     void conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-              const std::vector<float>* bias, const Activation& act);
+              const std::vector<float>* bias, const Activation& act, const ConvTail& tail = {});
     // `padded`: the zero-padded copy of src that paddedPoolInputDims asked for, or null.
     void pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act);
     // Applies the activations one after another; a plain copy when there are none.
@@ -94,9 +102,14 @@ private:
     struct Piece {
         dnnl::algorithm algorithm;
         float alpha, beta;
+        const Operand* operand = nullptr; // a binary post-op's second source (algorithm binary_*)
     };
     static std::vector<Piece> pieces(const Activation& act);
     dnnl::memory bind(const Operand& o) const;
+    // The convolution with these post-ops on its operands' own layouts; false (nothing pushed)
+    // when oneDNN has no direct kernel for that.
+    bool convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                   const std::vector<float>* bias, const std::vector<Piece>& ps);
     dnnl::memory constant(const dnnl::memory::desc& user, const std::vector<float>& values,
                           const dnnl::memory::desc& wanted);
     dnnl::primitive_attr attr(const std::vector<Piece>& postOps) const;

@@ -133,11 +133,25 @@ void TensorLayout::setParent(int child, int parent, std::int64_t offset)
     values_[static_cast<std::size_t>(child)].offset = offset;
 }
 
-TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, bool channelsLast)
+const ConvEpilogue* TensorLayout::epilogue(OpId conv) const
+{
+    const int e = epilogueOf_[conv.value()];
+    return e < 0 ? nullptr : &epilogues_[static_cast<std::size_t>(e)];
+}
+
+TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions options)
 {
     if (auto problems = validate(graph, plan); !problems.empty())
         throw Error("the plan does not fit " + graph.name() + ": " + problems.front());
-    const std::vector<bool> cl = channelsLastTensors(graph, plan, channelsLast);
+    const std::vector<bool> cl = channelsLastTensors(graph, plan, options.channelsLast);
+    epilogues_ = convEpilogues(graph, plan, options.fuseEpilogues);
+    epilogueOf_.assign(graph.opCount(), -1);
+    absorbed_.assign(graph.opCount(), false);
+    for (std::size_t e = 0; e < epilogues_.size(); ++e) {
+        epilogueOf_[epilogues_[e].conv.value()] = static_cast<int>(e);
+        for (auto a : epilogues_[e].absorbed)
+            absorbed_[a.value()] = true;
+    }
     const std::size_t nOps = graph.opCount();
     std::vector<std::uint32_t> stepOf(nOps);
     std::vector<std::size_t> launchOf(nOps);
@@ -166,6 +180,16 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, bool channelsLa
     }
     for (auto t : graph.outputs())
         values_[static_cast<std::size_t>(valueOf(t))].last = outputStep();
+    // A folded epilogue's output is written, and its residual read, by the convolution's launch.
+    for (const auto& e : epilogues_) {
+        const std::uint32_t step = stepOf[e.conv.value()];
+        Value& out = values_[static_cast<std::size_t>(valueOf(e.output))];
+        out.first = std::min(out.first, step);
+        if (e.addend.valid()) {
+            Value& r = values_[static_cast<std::size_t>(valueOf(e.addend))];
+            r.last = std::max(r.last, step);
+        }
+    }
 
     // Ops that write their own output buffer, which may then live inside a concat's output.
     std::vector<bool> owning(nOps);

@@ -10,6 +10,7 @@
 // it is written to the last step one is read; roots live at the same time never share bytes.
 #pragma once
 
+#include "exec/cpu/conv_epilogue.h"
 #include "exec/cpu/memory_plan.h"
 #include "graph/graph.h"
 #include "plan/plan.h"
@@ -69,11 +70,15 @@ struct LaunchLayout {
     bool outputsAreSlices = false;           // outputs are views into the stack; else copies
 };
 
+struct LayoutOptions {
+    bool channelsLast = true;   // false: every activation NCHW (exec/cpu/channels_last.h)
+    bool fuseEpilogues = true;  // fold residual sums and swish into convolutions (conv_epilogue.h)
+};
+
 class TensorLayout {
 public:
-    // Throws Error when the plan is not valid for the graph. `channelsLast` false keeps every
-    // activation NCHW.
-    TensorLayout(const Graph& graph, const Plan& plan, bool channelsLast = true);
+    // Throws Error when the plan is not valid for the graph.
+    TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions options = {});
 
     const std::vector<Value>& values() const { return values_; }
     int valueOf(TensorId tensor) const { return valueOf_[tensor.value()]; }
@@ -81,6 +86,12 @@ public:
     const LaunchLayout& launch(std::size_t index) const { return launches_[index]; }
     std::uint32_t launchStep(std::size_t index) const { return static_cast<std::uint32_t>(index + 1); }
     std::uint32_t outputStep() const { return static_cast<std::uint32_t>(launches_.size() + 1); }
+
+    // The epilogue a convolution op runs, or null; absorbed ops run nothing (their output is
+    // written by the convolution's launch).
+    const ConvEpilogue* epilogue(OpId conv) const;
+    bool absorbed(OpId id) const { return absorbed_[id.value()]; }
+    const std::vector<ConvEpilogue>& epilogues() const { return epilogues_; }
 
     const std::vector<Block>& blocks() const { return blocks_; }
     const Placement& placement() const { return placement_; }
@@ -103,6 +114,9 @@ private:
     std::vector<int> valueOf_;
     std::vector<OpLayout> ops_;
     std::vector<LaunchLayout> launches_;
+    std::vector<ConvEpilogue> epilogues_;
+    std::vector<int> epilogueOf_; // per op: index into epilogues_, or -1
+    std::vector<bool> absorbed_;
     std::vector<int> stackOfOp_; // merged launches whose outputs are slices: the stack value
     std::vector<Block> blocks_;
     std::vector<int> blockOfRoot_;
