@@ -3,11 +3,13 @@
 #include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/onednn_ops.h"
+#include "exec/cpu/partition_runner.h"
 #include "exec/executor_layers.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -29,6 +31,7 @@ public:
             ::operator delete(data_, std::align_val_t{64});
     }
     AlignedBuffer(const AlignedBuffer&) = delete;
+    AlignedBuffer(AlignedBuffer&& o) noexcept { std::swap(data_, o.data_); }
     AlignedBuffer& operator=(AlignedBuffer&& o) noexcept
     {
         std::swap(data_, o.data_);
@@ -45,16 +48,6 @@ using exec::isOneOf;
 std::string unsupportedMessage(const Layer& layer)
 {
     return std::string("layer kind '") + layer.kindName() + "' is not supported by the CPU backend";
-}
-
-// oneDNN's OpenMP runtime is loaded with libdnnl; set its thread count without linking OpenMP.
-void setThreads(int threads)
-{
-    using SetNumThreads = void (*)(int);
-    auto* fn = reinterpret_cast<SetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    if (!fn)
-        throw Error("--threads: this oneDNN build does not use OpenMP; set its own thread count instead");
-    fn(threads);
 }
 
 void checkGraph(const Graph& graph)
@@ -81,11 +74,17 @@ struct CpuExecutor::Impl {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
     AlignedBuffer arena;
-    AlignedBuffer scratchpad;
-    AlignedBuffer staging; // blocked-layout copies of convolution inputs and outputs
+    std::vector<AlignedBuffer> scratchpads; // one per partition (one without partitions)
+    std::vector<AlignedBuffer> stagings;    // blocked-layout copies of convolution inputs and outputs
     PrimitiveBuilder builder{engine};
+    std::vector<LaunchWork> work;           // per launch: its steps, partition and waits
+    std::unique_ptr<PartitionRunner> runner;
+    std::vector<LaunchTiming> timings;
 
-    Impl(const Graph& g, const Plan& plan) : graph(g), layout(graph, plan) {}
+    Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
+        : graph(g), layout(graph, plan, LayoutOptions{o.channelsLast, o.fuseEpilogues, !o.partitions.empty()})
+    {
+    }
 
     float* at(int value) const
     {
@@ -322,9 +321,15 @@ void CpuExecutor::Impl::combine(const Op& op)
 CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions options)
 {
     checkGraph(graph);
-    if (options.threads > 0)
-        setThreads(options.threads);
-    impl_ = std::make_unique<Impl>(graph, plan);
+    if (options.threads > 0 && options.partitions.empty()) {
+        try {
+            setOmpThreads(options.threads);
+        } catch (const Error& e) {
+            throw Error(std::string("--threads: ") + e.what());
+        }
+    }
+    checkPartitions(options.partitions);
+    impl_ = std::make_unique<Impl>(graph, plan, options);
     Impl& im = *impl_;
     const auto peak = static_cast<std::size_t>(im.layout.peakBytes());
     try {
@@ -338,6 +343,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
+        LaunchWork w;
+        w.firstStep = im.builder.steps().size();
         try {
             im.compileLaunch(i, launch);
         } catch (const dnnl::error& e) {
@@ -347,20 +354,55 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         } catch (const Error& e) {
             throw Error(who + ": " + e.what());
         }
+        w.endStep = im.builder.steps().size();
+        if (!options.partitions.empty())
+            w.partition = static_cast<int>(launch.stream.value() % options.partitions.size());
+        im.work.push_back(std::move(w));
     }
-    try {
-        im.scratchpad = AlignedBuffer(im.builder.scratchpadBytes());
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate oneDNN's scratchpad of " + std::to_string(im.builder.scratchpadBytes() >> 20) + " MiB");
+    // Steps that may run at the same time (other partitions) get buffers of their own.
+    const std::size_t buffers = std::max<std::size_t>(1, options.partitions.size());
+    for (std::size_t p = 0; p < buffers; ++p) {
+        try {
+            im.scratchpads.emplace_back(im.builder.scratchpadBytes());
+            im.stagings.emplace_back(im.builder.stagingBytes());
+        } catch (const std::bad_alloc&) {
+            throw Error("cannot allocate oneDNN's scratchpad (" + std::to_string(im.builder.scratchpadBytes() >> 20) +
+                        " MiB) and the staging buffers for blocked-layout convolutions (" +
+                        std::to_string(im.builder.stagingBytes() >> 20) + " MiB)");
+        }
     }
-    im.builder.bindScratchpad(im.scratchpad.data());
-    try {
-        im.staging = AlignedBuffer(im.builder.stagingBytes());
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate the " + std::to_string(im.builder.stagingBytes() >> 20) +
-                    " MiB staging buffers for blocked-layout convolutions");
+    for (const auto& w : im.work) {
+        const auto p = static_cast<std::size_t>(w.partition);
+        im.builder.bindScratchpad(im.scratchpads[p].data(), w.firstStep, w.endStep);
+        im.builder.bindStaging(im.stagings[p].data(), w.firstStep, w.endStep);
     }
-    im.builder.bindStaging(im.staging.data());
+    if (options.partitions.empty())
+        return;
+    // A launch waits for the launches of other partitions the plan makes it wait for: its waits,
+    // and at a barrier the last launch before it of every other partition (each partition runs its
+    // launches in order, so that one finishing means all its earlier ones have).
+    std::vector<std::uint32_t> barriers = plan.barriers;
+    std::sort(barriers.begin(), barriers.end());
+    std::vector<std::int64_t> lastOn(options.partitions.size(), -1);
+    std::vector<std::int64_t> lastBeforeBarrier(options.partitions.size(), -1);
+    std::size_t b = 0;
+    for (std::size_t i = 0; i < im.work.size(); ++i) {
+        while (b < barriers.size() && barriers[b] <= i) {
+            lastBeforeBarrier = lastOn;
+            ++b;
+        }
+        LaunchWork& w = im.work[i];
+        for (auto j : plan.launches[i].waitFor)
+            if (im.work[j].partition != w.partition)
+                w.waitFor.push_back(j);
+        for (std::size_t p = 0; p < lastBeforeBarrier.size(); ++p)
+            if (static_cast<int>(p) != w.partition && lastBeforeBarrier[p] >= 0)
+                w.waitFor.push_back(static_cast<std::uint32_t>(lastBeforeBarrier[p]));
+        std::sort(w.waitFor.begin(), w.waitFor.end());
+        w.waitFor.erase(std::unique(w.waitFor.begin(), w.waitFor.end()), w.waitFor.end());
+        lastOn[static_cast<std::size_t>(w.partition)] = static_cast<std::int64_t>(i);
+    }
+    im.runner = std::make_unique<PartitionRunner>(options.partitions, im.work, im.builder.steps(), im.engine);
 }
 
 CpuExecutor::~CpuExecutor() = default;
@@ -368,6 +410,7 @@ CpuExecutor::~CpuExecutor() = default;
 std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<float>>& inputs)
 {
     Impl& im = *impl_;
+    const auto start = std::chrono::steady_clock::now();
     const auto& ids = im.graph.inputs();
     if (inputs.size() != ids.size())
         throw Error(im.graph.name() + " takes " + std::to_string(ids.size()) + " inputs, got " +
@@ -379,15 +422,29 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
                         " values, got " + std::to_string(inputs[k].size()));
         std::memcpy(im.at(im.layout.valueOf(t.id)), inputs[k].data(), inputs[k].size() * sizeof(float));
     }
-    for (auto& step : im.builder.steps()) {
-        if (step.host) {
+    auto sinceStart = [&] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    };
+    if (im.runner) {
+        im.runner->run(im.timings, start);
+    } else {
+        im.timings.resize(im.work.size());
+        auto& steps = im.builder.steps();
+        for (std::size_t i = 0; i < im.work.size(); ++i) {
+            const std::int64_t t0 = sinceStart();
+            for (std::size_t s = im.work[i].firstStep; s < im.work[i].endStep; ++s) {
+                Step& step = steps[s];
+                if (step.host) {
+                    im.stream.wait();
+                    step.host();
+                } else {
+                    step.primitive.execute(im.stream, step.args);
+                }
+            }
             im.stream.wait();
-            step.host();
-        } else {
-            step.primitive.execute(im.stream, step.args);
+            im.timings[i] = LaunchTiming{i, t0, sinceStart(), 0};
         }
     }
-    im.stream.wait();
     std::vector<std::vector<float>> outputs;
     for (auto id : im.graph.outputs()) {
         const float* p = im.at(im.layout.valueOf(id));
@@ -396,6 +453,7 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     return outputs;
 }
 
+const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const { return impl_->timings; }
 std::int64_t CpuExecutor::peakArenaBytes() const { return impl_->layout.peakBytes(); }
 std::int64_t CpuExecutor::activationBytes() const { return impl_->layout.activationBytes(); }
 std::int64_t CpuExecutor::weightBytes() const { return impl_->builder.weightBytes(); }

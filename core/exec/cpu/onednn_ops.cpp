@@ -140,9 +140,9 @@ void PrimitiveBuilder::push(const dnnl::primitive_desc_base& pd, dnnl::primitive
     scratchpadBytes_ = std::max(scratchpadBytes_, scratchpads_.back().get_size());
 }
 
-void PrimitiveBuilder::bindScratchpad(void* buffer)
+void PrimitiveBuilder::bindScratchpad(void* buffer, std::size_t first, std::size_t end)
 {
-    for (std::size_t i = 0; i < steps_.size(); ++i)
+    for (std::size_t i = first; i < std::min(end, steps_.size()); ++i)
         if (scratchpads_[i].get_size() > 0)
             steps_[i].args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratchpads_[i], engine_, buffer);
 }
@@ -236,7 +236,7 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
     dnnl::memory srcMem = bind(src), dstMem = bind(matchLayout(src, dst));
     if (pd.src_desc() != srcPlain) {
         dnnl::memory staged(pd.src_desc(), engine_, DNNL_MEMORY_NONE);
-        stagedIn_.push_back(staged);
+        stagedIn_.emplace_back(steps_.size(), staged);
         stagingInBytes_ = std::max(stagingInBytes_, pd.src_desc().get_size());
         dnnl::reorder::primitive_desc r(engine_, srcPlain, engine_, pd.src_desc(), attr({}));
         push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, srcMem}, {DNNL_ARG_TO, staged}});
@@ -245,7 +245,7 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
     dnnl::memory convDst = dstMem;
     if (pd.dst_desc() != dstPlain) {
         convDst = dnnl::memory(pd.dst_desc(), engine_, DNNL_MEMORY_NONE);
-        stagedOut_.push_back(convDst);
+        stagedOut_.emplace_back(steps_.size(), convDst);
         stagingOutBytes_ = std::max(stagingOutBytes_, pd.dst_desc().get_size());
     }
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, srcMem},
@@ -294,14 +294,16 @@ bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Oper
     return true;
 }
 
-void PrimitiveBuilder::bindStaging(void* buffer)
+void PrimitiveBuilder::bindStaging(void* buffer, std::size_t first, std::size_t end)
 {
     auto* base = static_cast<std::byte*>(buffer);
     const std::size_t outOffset = (stagingInBytes_ + 63) / 64 * 64;
-    for (auto& m : stagedIn_)
-        m.set_data_handle(base);
-    for (auto& m : stagedOut_)
-        m.set_data_handle(base + outOffset);
+    for (auto& [step, m] : stagedIn_)
+        if (step >= first && step < end)
+            m.set_data_handle(base);
+    for (auto& [step, m] : stagedOut_)
+        if (step >= first && step < end)
+            m.set_data_handle(base + outOffset);
 }
 
 void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded,
@@ -364,8 +366,8 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
         if (std::string(blocked.impl_info_str()).find("jit") != std::string::npos) {
             dnnl::memory stagedSrc(blocked.src_desc(), engine_, DNNL_MEMORY_NONE);
             dnnl::memory stagedDst(blocked.dst_desc(), engine_, DNNL_MEMORY_NONE);
-            stagedIn_.push_back(stagedSrc);
-            stagedOut_.push_back(stagedDst);
+            stagedIn_.emplace_back(steps_.size(), stagedSrc);
+            stagedOut_.emplace_back(steps_.size(), stagedDst);
             stagingInBytes_ = std::max(stagingInBytes_, blocked.src_desc().get_size());
             stagingOutBytes_ = std::max(stagingOutBytes_, blocked.dst_desc().get_size());
             dnnl::reorder::primitive_desc r1(engine_, srcPlain, engine_, blocked.src_desc(), attr({}));

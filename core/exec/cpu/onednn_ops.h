@@ -88,15 +88,16 @@ public:
     Operand constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims);
 
     std::vector<Step>& steps() { return steps_; }
-    // The largest scratchpad any primitive asked for; all share one buffer (runs are sequential).
+    // The largest scratchpad any primitive asked for; the steps that run one after another (all,
+    // or one partition's) share one buffer: bound for steps [first, end).
     std::size_t scratchpadBytes() const { return scratchpadBytes_; }
-    void bindScratchpad(void* buffer);
+    void bindScratchpad(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
     std::int64_t weightBytes() const { return weightBytes_; }
     // Convolutions run on oneDNN's blocked activation layouts (nChw16c, ...) where it has a direct
     // kernel for them and only a gemm (im2col) one for plain NCHW: their input is reordered into a
     // staging buffer, the output reordered back. Two buffers, shared by all such convolutions.
     std::size_t stagingBytes() const { return (stagingInBytes_ + 63) / 64 * 64 + stagingOutBytes_; }
-    void bindStaging(void* buffer);
+    void bindStaging(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
 
 private:
     struct Piece {
@@ -125,7 +126,8 @@ private:
     std::size_t scratchpadBytes_ = 0;
     std::int64_t weightBytes_ = 0;
     std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for products, constant operands
-    std::vector<dnnl::memory> stagedIn_, stagedOut_; // handles set by bindStaging
+    // Handles set by bindStaging, with the index of the first step that uses them.
+    std::vector<std::pair<std::size_t, dnnl::memory>> stagedIn_, stagedOut_;
     std::size_t stagingInBytes_ = 0, stagingOutBytes_ = 0;
 };
 

@@ -288,7 +288,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
             curDims = layer.output.dims;
         }
     }
-    placeRoots();
+    placeRoots(graph, plan, options.concurrent);
 }
 
 void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
@@ -357,7 +357,7 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
     }
 }
 
-void TensorLayout::placeRoots()
+void TensorLayout::placeRoots(const Graph& graph, const Plan& plan, bool concurrent)
 {
     // Roots and offsets within them; a root block is live whenever anything inside it is.
     blocks_.clear();
@@ -379,7 +379,59 @@ void TensorLayout::placeRoots()
         b.first = std::min(b.first, values_[v].first);
         b.last = std::max(b.last, values_[v].last);
     }
-    placement_ = placeBlocks(blocks_);
+    if (!concurrent) {
+        placement_ = placeBlocks(blocks_);
+    } else {
+        // The steps each block is touched at: a graph tensor by its producer (or the input copy),
+        // its consumers, a convolution folding it in, the output copy; other values at their steps.
+        std::vector<std::uint32_t> stepOf(graph.opCount());
+        for (std::size_t i = 0; i < plan.launches.size(); ++i)
+            for (auto id : plan.launches[i].ops)
+                stepOf[id.value()] = launchStep(i);
+        std::vector<std::vector<std::uint32_t>> touched(blocks_.size());
+        for (const auto& v : values_) {
+            auto& t = touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(v.root)])];
+            t.push_back(v.first);
+            t.push_back(v.last);
+            if (!v.tensor.valid())
+                continue;
+            for (auto c : graph.consumers(v.tensor))
+                t.push_back(stepOf[c.value()]);
+        }
+        for (const auto& e : epilogues_) {
+            touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.output))].root)])]
+                .push_back(stepOf[e.conv.value()]);
+            if (e.addend.valid())
+                touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.addend))].root)])]
+                    .push_back(stepOf[e.conv.value()]);
+        }
+        const auto before = launchHappensBefore(plan);
+        const std::uint32_t out = outputStep();
+        auto stepBefore = [&](std::uint32_t a, std::uint32_t b) {
+            if (a == b)
+                return false;
+            if (a == 0 || b == out)
+                return true;
+            if (b == 0 || a == out)
+                return false;
+            return before[b - 1].test(a - 1);
+        };
+        auto allBefore = [&](std::size_t x, std::size_t y) {
+            for (auto b : touched[y])
+                for (auto a : touched[x])
+                    if (!stepBefore(a, b))
+                        return false;
+            return true;
+        };
+        for (auto& t : touched) {
+            std::sort(t.begin(), t.end());
+            t.erase(std::unique(t.begin(), t.end()), t.end());
+        }
+        std::vector<std::int64_t> bytes;
+        for (const auto& b : blocks_)
+            bytes.push_back(b.bytes);
+        placement_ = placeBlocks(bytes, [&](std::size_t x, std::size_t y) { return !allBefore(x, y) && !allBefore(y, x); });
+    }
     for (auto& v : values_)
         v.arenaOffset += placement_.offsets[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(v.root)])];
 }

@@ -7,7 +7,9 @@
 //
 // Time steps: 0 copies the graph inputs in, launch i runs at step i + 1, and the step after the
 // last launch copies the outputs out. A root block is live from the first step any value inside
-// it is written to the last step one is read; roots live at the same time never share bytes.
+// it is written to the last step one is read; roots live at the same time never share bytes. When
+// streams run concurrently (LayoutOptions::concurrent), roots share bytes only when the plan
+// orders every access of one before every access of the other.
 #pragma once
 
 #include "exec/cpu/conv_epilogue.h"
@@ -73,6 +75,10 @@ struct LaunchLayout {
 struct LayoutOptions {
     bool channelsLast = true;   // false: every activation NCHW (exec/cpu/channels_last.h)
     bool fuseEpilogues = true;  // fold residual sums and swish into convolutions (conv_epilogue.h)
+    // The plan's streams run at the same time (partitioned execution): two blocks share bytes
+    // only when every launch touching one happens before every launch touching the other
+    // (launchHappensBefore), not merely when their step intervals are disjoint.
+    bool concurrent = false;
 };
 
 class TensorLayout {
@@ -108,7 +114,7 @@ private:
     void setParent(int child, int parent, std::int64_t offset);
     void sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
                          const std::vector<std::size_t>& launchOf);
-    void placeRoots();
+    void placeRoots(const Graph& graph, const Plan& plan, bool concurrent);
 
     std::vector<Value> values_;
     std::vector<int> valueOf_;
