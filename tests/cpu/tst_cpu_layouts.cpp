@@ -1,5 +1,6 @@
-// Channels-last activations and convolution epilogues (residual sum, swish) against the naive
-// reference, each switched on and off, at batch 1 and 2; and which tensors end up channels-last.
+// Channels-last activations, convolution epilogues (residual sum, swish) and Winograd
+// convolutions against the naive reference, each switched on and off, at batch 1 and 2; and which
+// tensors end up channels-last.
 #include "exec/cpu/channels_last.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
@@ -75,6 +76,30 @@ INSTANTIATE_TEST_SUITE_P(Cpu, Layouts, ::testing::Combine(::testing::Bool(), ::t
                              return std::string(std::get<0>(p.param) ? "nhwc" : "nchw") +
                                     (std::get<1>(p.param) ? "_fused" : "_unfused");
                          });
+
+TEST(Winograd, LargeThreeByThreeConvsMatchReference)
+{
+    // 3x3 stride 1 with 32+ channels on 16x16 runs as Winograd; its rounding error stays small.
+    GraphBuilder b("winograd", 3);
+    const auto x = b.addInput("x", Shape{1, 32, 16, 16});
+    const auto c1 = b.addOp({"c1", OpKind::Conv, {{x}}, {layer(conv(48, 3, 3, 1, 1), Activation::relu())}});
+    const auto c2 = b.addOp({"c2", OpKind::Conv, {{c1}}, {layer(conv(32, 3, 3, 1, 1))}});
+    b.addOp({"add", OpKind::Add, {{c2, x}}, {layer(Identity{})}});
+    const Graph g = std::move(b).finish();
+    const auto inputs = cpu::seededInputs(g, 9);
+    const auto want = referenceRun(g, inputs);
+    float scale = 1.0F;
+    for (const auto& out : want)
+        for (float v : out)
+            scale = std::max(scale, std::abs(v));
+    for (bool winograd : {false, true}) {
+        cpu::CpuOptions o;
+        o.threads = 1;
+        o.winograd = winograd;
+        cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), o);
+        EXPECT_LE(maxAbsDiff(ex.run(inputs), want), (winograd ? 1e-4F : 2e-5F) * scale) << "winograd " << winograd;
+    }
+}
 
 TEST(ChannelsLast, OnlyLayoutFreeChainsAndNeverInputsOutputsOrMergedOutputs)
 {

@@ -51,15 +51,28 @@ std::optional<Activation> identityActivation(const Layer& layer)
     return std::nullopt;
 }
 
-bool isSigmoid(const Op& op)
+// The one activation an op of a single tensor applies (Eltwise, Identity), or nullopt.
+std::optional<Activation> pureActivation(const Op& op)
 {
     if (!singleLayer(op) || op.inputs.size() != 1 || op.inputs.front().size() != 1)
-        return false;
+        return std::nullopt;
     const Layer& l = op.layers.front();
-    if (const auto* e = std::get_if<Eltwise>(&l.params))
-        return (e->activation.kind == ActivationKind::Sigmoid && l.activation.kind == ActivationKind::None) ||
-               (e->activation.kind == ActivationKind::None && l.activation.kind == ActivationKind::Sigmoid);
-    return std::holds_alternative<Identity>(l.params) && l.activation.kind == ActivationKind::Sigmoid;
+    if (const auto* e = std::get_if<Eltwise>(&l.params)) {
+        if (e->activation.kind == ActivationKind::None)
+            return l.activation;
+        if (l.activation.kind == ActivationKind::None)
+            return e->activation;
+        return std::nullopt;
+    }
+    if (std::holds_alternative<Identity>(l.params))
+        return l.activation;
+    return std::nullopt;
+}
+
+bool isSigmoid(const Op& op)
+{
+    const auto act = pureActivation(op);
+    return act && act->kind == ActivationKind::Sigmoid;
 }
 
 // Add of two same-shape tensors (one term), then an activation: conv output + residual.
@@ -86,7 +99,21 @@ std::optional<ConvEpilogue> residual(Context& ctx, const Op& add)
             continue;
         if (ctx.graph.tensor(t).shape.dims != ctx.graph.tensor(r).shape.dims)
             continue;
-        return ConvEpilogue{c, {add.id}, add.output, r, false, *act};
+        ConvEpilogue e{c, {add.id}, add.output, r, false, *act};
+        // An activation op alone after the sum (an unfused Relu) joins it.
+        const auto& next = ctx.graph.consumers(add.output);
+        if (act->kind == ActivationKind::None && next.size() == 1 && !ctx.isOutput[add.output.value()] &&
+            !ctx.merged[next.front().value()] && !ctx.taken[next.front().value()]) {
+            const Op& relu = ctx.graph.op(next.front());
+            const auto a = pureActivation(relu);
+            if (a && a->kind != ActivationKind::None &&
+                ctx.graph.tensor(relu.output).shape.dims == ctx.graph.tensor(add.output).shape.dims) {
+                e.absorbed.push_back(relu.id);
+                e.output = relu.output;
+                e.after = *a;
+            }
+        }
+        return e;
     }
     return std::nullopt;
 }

@@ -46,6 +46,10 @@ class PrimitiveBuilder {
 public:
     explicit PrimitiveBuilder(const dnnl::engine& engine) : engine_(engine) {}
 
+    // Whether 3x3 stride-1 convolutions large enough to gain run as Winograd convolutions
+    // (slightly larger rounding error than direct ones; off: direct everywhere).
+    void setWinograd(bool on) { winograd_ = on; }
+
     // Conv2d with optional bias and the fused activation as post-ops; weights are
     // [outChannels, inChannels / groups, kernelH, kernelW].
     // `tail` runs as post-ops where oneDNN's direct kernel takes them, else as steps after it.
@@ -121,6 +125,7 @@ private:
     void fill(const Operand& dst, float value);
 
     dnnl::engine engine_;
+    bool winograd_ = false;
     std::vector<Step> steps_;
     std::vector<dnnl::memory::desc> scratchpads_; // per step; zero-size when none
     std::size_t scratchpadBytes_ = 0;
