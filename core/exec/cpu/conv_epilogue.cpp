@@ -1,5 +1,7 @@
 #include "exec/cpu/conv_epilogue.h"
 
+#include "exec/cpu/tensor_layout.h"
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -174,6 +176,24 @@ std::vector<ConvEpilogue> convEpilogues(const Graph& graph, const Plan& plan, bo
         for (auto a : e->absorbed)
             ctx.taken[a.value()] = true;
         out.push_back(std::move(*e));
+    }
+    // A lone activation op (an unfused Relu after a BatchNorm, a pool, ...) joins the op before
+    // it as that op's activation.
+    for (const auto& relu : graph.ops()) {
+        const auto act = pureActivation(relu);
+        if (!act || act->kind == ActivationKind::None || ctx.taken[relu.id.value()] || ctx.merged[relu.id.value()])
+            continue;
+        const TensorId t = relu.inputs.front().front();
+        const OpId x = graph.tensor(t).producer;
+        if (!x.valid() || ctx.taken[x.value()] || ctx.merged[x.value()] || !ctx.soleConsumer(t, relu.id) ||
+            graph.tensor(t).shape.dims != graph.tensor(relu.output).shape.dims)
+            continue;
+        const Op& op = graph.op(x);
+        const Layer& last = op.layers.back();
+        if (last.activation.kind != ActivationKind::None || isNoopLayer(op, op.layers.size() - 1))
+            continue;
+        ctx.taken[x.value()] = ctx.taken[relu.id.value()] = true;
+        out.push_back(ConvEpilogue{x, {relu.id}, relu.output, TensorId{}, false, *act});
     }
     return out;
 }

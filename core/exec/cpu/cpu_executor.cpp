@@ -101,7 +101,7 @@ struct CpuExecutor::Impl {
     void compileOp(const Op& op);
     void compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out);
     std::vector<Operand> operandsOf(const Op& op, const Layer& first);
-    void compileDataLayer(const Layer& layer, const Operand& in, const Operand& out);
+    void compileDataLayer(const Layer& layer, const Activation& act, const Operand& in, const Operand& out);
     void combine(const Op& op);
 };
 
@@ -161,10 +161,15 @@ void CpuExecutor::Impl::compileOp(const Op& op)
     }
 }
 
-void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out)
+void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& layerOut)
 {
     const Layer& layer = op.layers[i];
-    const Activation& act = layer.activation;
+    // A lone activation folded in: the last layer applies it and writes the activation's output.
+    const ConvEpilogue* lone = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
+    if (lone && (lone->swish || lone->addend.valid() || std::holds_alternative<Conv2d>(layer.params)))
+        lone = nullptr; // a convolution's epilogue, handled with its post-ops below
+    const Activation& act = lone ? lone->after : layer.activation;
+    const Operand out = lone ? tensorOperand(lone->output) : layerOut;
     auto weights = [&](std::size_t k) { return weightValues(graph, layer.weights.at(k)); };
     std::visit(
         [&](const auto& p) {
@@ -172,7 +177,9 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             if constexpr (std::is_same_v<T, Conv2d>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
                 const ConvEpilogue* e = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
-                if (e) { // writes the epilogue's output instead of its own
+                if (e && !e->swish && !e->addend.valid() && act.kind == ActivationKind::None) {
+                    builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, e->after);
+                } else if (e) { // writes the epilogue's output instead of its own
                     const Operand addend = e->addend.valid() ? tensorOperand(e->addend) : Operand{};
                     const ConvTail tail{e->swish, e->addend.valid() ? &addend : nullptr, e->after};
                     builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, act, tail);
@@ -219,7 +226,7 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             } else if constexpr (std::is_same_v<T, BatchNorm>) {
                 builder.batchNorm(in, out, weights(0), weights(1), weights(2), weights(3), p.epsilon, act);
             } else if constexpr (isOneOf<T, Slice, Transpose, Pad, Reduce>) {
-                compileDataLayer(layer, in, out);
+                compileDataLayer(layer, act, in, out);
             } else {
                 throw Error(unsupportedMessage(layer));
             }
@@ -242,9 +249,8 @@ std::vector<Operand> CpuExecutor::Impl::operandsOf(const Op& op, const Layer& fi
 }
 
 // Layers that move data: views copied out (slice, transpose), pad, reduction.
-void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Operand& in, const Operand& out)
+void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Activation& act, const Operand& in, const Operand& out)
 {
-    const Activation& act = layer.activation;
     if (const auto* s = std::get_if<Slice>(&layer.params)) {
         builder.gather(in.data, sliceView(in.dims, *s), out, act);
     } else if (const auto* t = std::get_if<Transpose>(&layer.params)) {
