@@ -59,6 +59,7 @@ struct RunOptions {
     Tolerance tolerance;
     int repeat = 10;
     int threads = 0;
+    std::string cpuPartitions; // "0:1", "0,1:2-3": partitions separated by ':', cores by ',' or ranges
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
 };
@@ -155,6 +156,48 @@ RunInputs modelInputs(const Graph& graph, const RunOptions& o)
     return in;
 }
 
+// "0:1" -> {{0}, {1}}; "0-1:2,3" -> {{0, 1}, {2, 3}}.
+std::vector<std::vector<int>> parseCpuPartitions(const std::string& spec)
+{
+    std::vector<std::vector<int>> partitions;
+    if (spec.empty())
+        return partitions;
+    auto bad = [&](const std::string& why) {
+        return Error("--cpu-partitions '" + spec + "': " + why + " (write e.g. 0:1 for two partitions of one core, 0-1:2-3)");
+    };
+    auto number = [&](const std::string& text) {
+        if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("'" + text + "' is not a core number");
+        return std::stoi(text);
+    };
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+        const std::size_t end = std::min(spec.find(':', pos), spec.size());
+        const std::string part = spec.substr(pos, end - pos);
+        if (part.empty())
+            throw bad("an empty partition");
+        std::vector<int> cores;
+        std::size_t p = 0;
+        while (p <= part.size()) {
+            const std::size_t e = std::min(part.find(',', p), part.size());
+            const std::string item = part.substr(p, e - p);
+            if (const auto dash = item.find('-'); dash != std::string::npos) {
+                const int lo = number(item.substr(0, dash)), hi = number(item.substr(dash + 1));
+                if (hi < lo)
+                    throw bad("range " + item + " runs backwards");
+                for (int c = lo; c <= hi; ++c)
+                    cores.push_back(c);
+            } else {
+                cores.push_back(number(item));
+            }
+            p = e + 1;
+        }
+        partitions.push_back(std::move(cores));
+        pos = end + 1;
+    }
+    return partitions;
+}
+
 // CPU time of all the process's threads (OpenMP workers that spin while waiting count too).
 double processCpuMs()
 {
@@ -184,7 +227,10 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     if (!cpu::cpuBackendAvailable())
         throw Error("--backend cpu: the CPU backend is not built; configure opsched with oneDNN (Debian: libdnnl-dev)");
     const auto start = Clock::now();
-    cpu::CpuExecutor executor(graph, plan, cpu::CpuOptions{o.threads});
+    cpu::CpuOptions cpuOptions;
+    cpuOptions.threads = o.threads;
+    cpuOptions.partitions = parseCpuPartitions(o.cpuPartitions);
+    cpu::CpuExecutor executor(graph, plan, cpuOptions);
     r.prepareMs = msSince(start);
     r.outputs = executor.run(inputs.values); // warm-up: first-touch of the arena, caches
     const double cpuStart = processCpuMs();
@@ -241,6 +287,8 @@ void printJson(const Graph& graph, const PlanChoice& choice, const RunInputs& in
     j["backend"] = o.backend;
     j["scheduler"] = choice.scheduler;
     j["threads"] = o.threads; // 0: oneDNN's default
+    if (!o.cpuPartitions.empty())
+        j["cpu_partitions"] = o.cpuPartitions;
     j["input"] = inputs.source;
     j["latency_ms"] = percentile(r.latenciesMs, 0.5);
     j["p10_ms"] = percentile(r.latenciesMs, 0.1);
@@ -351,6 +399,9 @@ Runner addRunCommand(CLI::App& app)
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
     cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")->check(CLI::Range(1, 4096));
+    cmd->add_option("--cpu-partitions", opts->cpuPartitions,
+                    "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "
+                    "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 

@@ -11,6 +11,8 @@
 #include "util/random.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <ostream>
 
 using namespace opsched;
@@ -115,16 +117,38 @@ INSTANTIATE_TEST_SUITE_P(
         return name;
     });
 
-TEST(Layout, ConcatInputsAreWrittenInPlaceAtBatchOne)
+TEST(Layout, ConcatInputsAreWrittenInPlaceAtBatchOneInNchw)
 {
     const Graph g = loadModel("zoo:googlenet");
-    const TensorLayout layout(g, compileSchedule(g, sequentialSchedule(g)));
+    const TensorLayout layout(g, compileSchedule(g, sequentialSchedule(g)), LayoutOptions{.channelsLast = false});
     const Value& cat = valueOf(layout, g, "inception3a.concat");
     const Value& b1 = valueOf(layout, g, "inception3a.branch1");
     const Value& b2 = valueOf(layout, g, "inception3a.branch2");
     EXPECT_EQ(b1.root, cat.root);
     EXPECT_EQ(b1.arenaOffset, cat.arenaOffset);
     EXPECT_EQ(b2.arenaOffset, cat.arenaOffset + b1.bytes());
+    EXPECT_TRUE(layout.check().empty());
+}
+
+TEST(Layout, ChannelsLastKeepsConvChainsNhwcAndConcatsAsCopies)
+{
+    // A channel slice of NHWC bytes is strided: the branches are blocks of their own.
+    const Graph g = loadModel("zoo:googlenet");
+    const TensorLayout layout(g, compileSchedule(g, sequentialSchedule(g)));
+    const Value& cat = valueOf(layout, g, "inception3a.concat");
+    const Value& b1 = valueOf(layout, g, "inception3a.branch1");
+    EXPECT_TRUE(cat.channelsLast);
+    EXPECT_TRUE(b1.channelsLast);
+    EXPECT_NE(b1.root, cat.root);
+    EXPECT_TRUE(layout.check().empty());
+    // Graph inputs and outputs are NCHW, and nothing with one spatial position is marked.
+    for (const auto& v : layout.values()) {
+        if (v.tensor.valid() && (g.tensor(v.tensor).role == TensorRole::Input ||
+                                 std::find(g.outputs().begin(), g.outputs().end(), v.tensor) != g.outputs().end()))
+            EXPECT_FALSE(v.channelsLast) << v.name;
+        if (v.dims.size() != 4 || v.dims[2] * v.dims[3] == 1)
+            EXPECT_FALSE(v.channelsLast) << v.name;
+    }
 }
 
 TEST(Layout, MergedStackLandsInTheConcatInItsOrder)

@@ -1,12 +1,15 @@
 #include "exec/cpu/cpu_executor.h"
 
+#include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/onednn_ops.h"
+#include "exec/cpu/partition_runner.h"
 #include "exec/executor_layers.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -28,6 +31,7 @@ public:
             ::operator delete(data_, std::align_val_t{64});
     }
     AlignedBuffer(const AlignedBuffer&) = delete;
+    AlignedBuffer(AlignedBuffer&& o) noexcept { std::swap(data_, o.data_); }
     AlignedBuffer& operator=(AlignedBuffer&& o) noexcept
     {
         std::swap(data_, o.data_);
@@ -44,16 +48,6 @@ using exec::isOneOf;
 std::string unsupportedMessage(const Layer& layer)
 {
     return std::string("layer kind '") + layer.kindName() + "' is not supported by the CPU backend";
-}
-
-// oneDNN's OpenMP runtime is loaded with libdnnl; set its thread count without linking OpenMP.
-void setThreads(int threads)
-{
-    using SetNumThreads = void (*)(int);
-    auto* fn = reinterpret_cast<SetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    if (!fn)
-        throw Error("--threads: this oneDNN build does not use OpenMP; set its own thread count instead");
-    fn(threads);
 }
 
 void checkGraph(const Graph& graph)
@@ -80,24 +74,34 @@ struct CpuExecutor::Impl {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
     AlignedBuffer arena;
-    AlignedBuffer scratchpad;
-    AlignedBuffer staging; // blocked-layout copies of convolution inputs and outputs
+    std::vector<AlignedBuffer> scratchpads; // one per partition (one without partitions)
+    std::vector<AlignedBuffer> stagings;    // blocked-layout copies of convolution inputs and outputs
     PrimitiveBuilder builder{engine};
+    std::vector<LaunchWork> work;           // per launch: its steps, partition and waits
+    std::unique_ptr<PartitionRunner> runner;
+    std::vector<LaunchTiming> timings;
 
-    Impl(const Graph& g, const Plan& plan) : graph(g), layout(graph, plan) {}
+    Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
+        : graph(g), layout(graph, plan, LayoutOptions{o.channelsLast, o.fuseEpilogues, !o.partitions.empty()})
+    {
+    }
 
     float* at(int value) const
     {
         return reinterpret_cast<float*>(arena.data() + layout.values()[static_cast<std::size_t>(value)].arenaOffset);
     }
-    Operand operand(int value, const std::vector<std::int64_t>& dims) const { return {at(value), dims, {}}; }
+    Operand operand(int value, const std::vector<std::int64_t>& dims) const
+    {
+        const bool cl = layout.values()[static_cast<std::size_t>(value)].channelsLast && layoutMatters(dims);
+        return {at(value), dims, cl ? channelsLastStrides(dims) : std::vector<std::int64_t>{}};
+    }
     Operand tensorOperand(TensorId t) const { return operand(layout.valueOf(t), graph.tensor(t).shape.dims); }
 
     void compileLaunch(std::size_t index, const Launch& launch);
     void compileOp(const Op& op);
     void compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out);
     std::vector<Operand> operandsOf(const Op& op, const Layer& first);
-    void compileDataLayer(const Layer& layer, const Operand& in, const Operand& out);
+    void compileDataLayer(const Layer& layer, const Activation& act, const Operand& in, const Operand& out);
     void combine(const Op& op);
 };
 
@@ -143,6 +147,8 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
 
 void CpuExecutor::Impl::compileOp(const Op& op)
 {
+    if (layout.absorbed(op.id))
+        return; // its convolution's launch computes it
     const OpLayout& ol = layout.op(op.id);
     if (ol.combine)
         combine(op);
@@ -155,17 +161,31 @@ void CpuExecutor::Impl::compileOp(const Op& op)
     }
 }
 
-void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& out)
+void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand& in, const Operand& layerOut)
 {
     const Layer& layer = op.layers[i];
-    const Activation& act = layer.activation;
+    // A lone activation folded in: the last layer applies it and writes the activation's output.
+    const ConvEpilogue* lone = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
+    if (lone && (lone->swish || lone->addend.valid() || std::holds_alternative<Conv2d>(layer.params)))
+        lone = nullptr; // a convolution's epilogue, handled with its post-ops below
+    const Activation& act = lone ? lone->after : layer.activation;
+    const Operand out = lone ? tensorOperand(lone->output) : layerOut;
     auto weights = [&](std::size_t k) { return weightValues(graph, layer.weights.at(k)); };
     std::visit(
         [&](const auto& p) {
             using T = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<T, Conv2d>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
-                builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+                const ConvEpilogue* e = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
+                if (e && !e->swish && !e->addend.valid() && act.kind == ActivationKind::None) {
+                    builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, e->after);
+                } else if (e) { // writes the epilogue's output instead of its own
+                    const Operand addend = e->addend.valid() ? tensorOperand(e->addend) : Operand{};
+                    const ConvTail tail{e->swish, e->addend.valid() ? &addend : nullptr, e->after};
+                    builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, act, tail);
+                } else {
+                    builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
+                }
             } else if constexpr (std::is_same_v<T, Gemm>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
                 builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);
@@ -206,7 +226,7 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             } else if constexpr (std::is_same_v<T, BatchNorm>) {
                 builder.batchNorm(in, out, weights(0), weights(1), weights(2), weights(3), p.epsilon, act);
             } else if constexpr (isOneOf<T, Slice, Transpose, Pad, Reduce>) {
-                compileDataLayer(layer, in, out);
+                compileDataLayer(layer, act, in, out);
             } else {
                 throw Error(unsupportedMessage(layer));
             }
@@ -229,9 +249,8 @@ std::vector<Operand> CpuExecutor::Impl::operandsOf(const Op& op, const Layer& fi
 }
 
 // Layers that move data: views copied out (slice, transpose), pad, reduction.
-void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Operand& in, const Operand& out)
+void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Activation& act, const Operand& in, const Operand& out)
 {
-    const Activation& act = layer.activation;
     if (const auto* s = std::get_if<Slice>(&layer.params)) {
         builder.gather(in.data, sliceView(in.dims, *s), out, act);
     } else if (const auto* t = std::get_if<Transpose>(&layer.params)) {
@@ -270,9 +289,11 @@ void CpuExecutor::Impl::combine(const Op& op)
     std::int64_t inner = 1;
     for (std::size_t d = 2; d < dst.dims.size(); ++d)
         inner *= dst.dims[d];
-    // Batch > 1: a channel slice is strided, described with the whole tensor's strides.
-    std::vector<std::int64_t> strides;
-    if (dst.dims[0] > 1) {
+    // Batch > 1 or channels-last: a channel slice is strided, described with the whole tensor's
+    // strides (channels-last: it starts c0 elements in).
+    const bool cl = !dst.strides.empty();
+    std::vector<std::int64_t> strides = dst.strides;
+    if (!cl && dst.dims[0] > 1) {
         strides.assign(dst.dims.size(), 1);
         for (std::size_t d = dst.dims.size() - 1; d > 0; --d)
             strides[d - 1] = strides[d] * dst.dims[d];
@@ -282,7 +303,7 @@ void CpuExecutor::Impl::combine(const Op& op)
     std::int64_t c0 = 0;
     for (const auto& term : op.inputs) {
         const auto& dims = graph.tensor(term.front()).shape.dims;
-        slices.push_back(Operand{dst.data + c0 * inner, dims, strides});
+        slices.push_back(Operand{dst.data + (cl ? c0 : c0 * inner), dims, strides});
         allSingle = allSingle && term.size() == 1;
         anyInPlace = anyInPlace || (term.size() == 1 && tensorOperand(term.front()).data == slices.back().data);
         c0 += dims[1];
@@ -306,9 +327,16 @@ void CpuExecutor::Impl::combine(const Op& op)
 CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions options)
 {
     checkGraph(graph);
-    if (options.threads > 0)
-        setThreads(options.threads);
-    impl_ = std::make_unique<Impl>(graph, plan);
+    if (options.threads > 0 && options.partitions.empty()) {
+        try {
+            setOmpThreads(options.threads);
+        } catch (const Error& e) {
+            throw Error(std::string("--threads: ") + e.what());
+        }
+    }
+    checkPartitions(options.partitions);
+    impl_ = std::make_unique<Impl>(graph, plan, options);
+    impl_->builder.setWinograd(options.winograd);
     Impl& im = *impl_;
     const auto peak = static_cast<std::size_t>(im.layout.peakBytes());
     try {
@@ -322,6 +350,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
+        LaunchWork w;
+        w.firstStep = im.builder.steps().size();
         try {
             im.compileLaunch(i, launch);
         } catch (const dnnl::error& e) {
@@ -331,20 +361,55 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         } catch (const Error& e) {
             throw Error(who + ": " + e.what());
         }
+        w.endStep = im.builder.steps().size();
+        if (!options.partitions.empty())
+            w.partition = static_cast<int>(launch.stream.value() % options.partitions.size());
+        im.work.push_back(std::move(w));
     }
-    try {
-        im.scratchpad = AlignedBuffer(im.builder.scratchpadBytes());
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate oneDNN's scratchpad of " + std::to_string(im.builder.scratchpadBytes() >> 20) + " MiB");
+    // Steps that may run at the same time (other partitions) get buffers of their own.
+    const std::size_t buffers = std::max<std::size_t>(1, options.partitions.size());
+    for (std::size_t p = 0; p < buffers; ++p) {
+        try {
+            im.scratchpads.emplace_back(im.builder.scratchpadBytes());
+            im.stagings.emplace_back(im.builder.stagingBytes());
+        } catch (const std::bad_alloc&) {
+            throw Error("cannot allocate oneDNN's scratchpad (" + std::to_string(im.builder.scratchpadBytes() >> 20) +
+                        " MiB) and the staging buffers for blocked-layout convolutions (" +
+                        std::to_string(im.builder.stagingBytes() >> 20) + " MiB)");
+        }
     }
-    im.builder.bindScratchpad(im.scratchpad.data());
-    try {
-        im.staging = AlignedBuffer(im.builder.stagingBytes());
-    } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate the " + std::to_string(im.builder.stagingBytes() >> 20) +
-                    " MiB staging buffers for blocked-layout convolutions");
+    for (const auto& w : im.work) {
+        const auto p = static_cast<std::size_t>(w.partition);
+        im.builder.bindScratchpad(im.scratchpads[p].data(), w.firstStep, w.endStep);
+        im.builder.bindStaging(im.stagings[p].data(), w.firstStep, w.endStep);
     }
-    im.builder.bindStaging(im.staging.data());
+    if (options.partitions.empty())
+        return;
+    // A launch waits for the launches of other partitions the plan makes it wait for: its waits,
+    // and at a barrier the last launch before it of every other partition (each partition runs its
+    // launches in order, so that one finishing means all its earlier ones have).
+    std::vector<std::uint32_t> barriers = plan.barriers;
+    std::sort(barriers.begin(), barriers.end());
+    std::vector<std::int64_t> lastOn(options.partitions.size(), -1);
+    std::vector<std::int64_t> lastBeforeBarrier(options.partitions.size(), -1);
+    std::size_t b = 0;
+    for (std::size_t i = 0; i < im.work.size(); ++i) {
+        while (b < barriers.size() && barriers[b] <= i) {
+            lastBeforeBarrier = lastOn;
+            ++b;
+        }
+        LaunchWork& w = im.work[i];
+        for (auto j : plan.launches[i].waitFor)
+            if (im.work[j].partition != w.partition)
+                w.waitFor.push_back(j);
+        for (std::size_t p = 0; p < lastBeforeBarrier.size(); ++p)
+            if (static_cast<int>(p) != w.partition && lastBeforeBarrier[p] >= 0)
+                w.waitFor.push_back(static_cast<std::uint32_t>(lastBeforeBarrier[p]));
+        std::sort(w.waitFor.begin(), w.waitFor.end());
+        w.waitFor.erase(std::unique(w.waitFor.begin(), w.waitFor.end()), w.waitFor.end());
+        lastOn[static_cast<std::size_t>(w.partition)] = static_cast<std::int64_t>(i);
+    }
+    im.runner = std::make_unique<PartitionRunner>(options.partitions, im.work, im.builder.steps(), im.engine);
 }
 
 CpuExecutor::~CpuExecutor() = default;
@@ -352,6 +417,7 @@ CpuExecutor::~CpuExecutor() = default;
 std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<float>>& inputs)
 {
     Impl& im = *impl_;
+    const auto start = std::chrono::steady_clock::now();
     const auto& ids = im.graph.inputs();
     if (inputs.size() != ids.size())
         throw Error(im.graph.name() + " takes " + std::to_string(ids.size()) + " inputs, got " +
@@ -363,15 +429,29 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
                         " values, got " + std::to_string(inputs[k].size()));
         std::memcpy(im.at(im.layout.valueOf(t.id)), inputs[k].data(), inputs[k].size() * sizeof(float));
     }
-    for (auto& step : im.builder.steps()) {
-        if (step.host) {
+    auto sinceStart = [&] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    };
+    if (im.runner) {
+        im.runner->run(im.timings, start);
+    } else {
+        im.timings.resize(im.work.size());
+        auto& steps = im.builder.steps();
+        for (std::size_t i = 0; i < im.work.size(); ++i) {
+            const std::int64_t t0 = sinceStart();
+            for (std::size_t s = im.work[i].firstStep; s < im.work[i].endStep; ++s) {
+                Step& step = steps[s];
+                if (step.host) {
+                    im.stream.wait();
+                    step.host();
+                } else {
+                    step.primitive.execute(im.stream, step.args);
+                }
+            }
             im.stream.wait();
-            step.host();
-        } else {
-            step.primitive.execute(im.stream, step.args);
+            im.timings[i] = LaunchTiming{i, t0, sinceStart(), 0};
         }
     }
-    im.stream.wait();
     std::vector<std::vector<float>> outputs;
     for (auto id : im.graph.outputs()) {
         const float* p = im.at(im.layout.valueOf(id));
@@ -380,6 +460,7 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     return outputs;
 }
 
+const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const { return impl_->timings; }
 std::int64_t CpuExecutor::peakArenaBytes() const { return impl_->layout.peakBytes(); }
 std::int64_t CpuExecutor::activationBytes() const { return impl_->layout.activationBytes(); }
 std::int64_t CpuExecutor::weightBytes() const { return impl_->builder.weightBytes(); }

@@ -1,8 +1,11 @@
-// The CPU backend: runs a Plan for a Graph with oneDNN primitives, in launch order on one stream
-// (waits and barriers hold trivially). Everything is prepared once per plan: the tensor layout in
-// one arena (exec/cpu/tensor_layout.h), the weights, reordered once into the layout each kernel
-// prefers, and the primitives with their arguments bound. A run copies the inputs in, executes
-// the primitives and copies the outputs out.
+// The CPU backend: runs a Plan for a Graph with oneDNN primitives. Without partitions, in launch
+// order on one stream (waits and barriers hold trivially); with partitions, stream s of the plan
+// runs on core partition s % partitions.size(), the partitions at the same time, each launch after
+// the launches of other partitions it waits for (exec/cpu/partition_runner.h). Everything is
+// prepared once per plan: the tensor layout in one arena (exec/cpu/tensor_layout.h; with
+// partitions, buffers share bytes only when the plan orders their uses), the weights, reordered
+// once into the layout each kernel prefers, and the primitives with their arguments bound. A run
+// copies the inputs in, executes the primitives and copies the outputs out.
 #pragma once
 
 #include "exec/cpu/tensor_layout.h"
@@ -19,7 +22,25 @@ namespace opsched::cpu {
 bool cpuBackendAvailable();
 
 struct CpuOptions {
-    int threads = 0; // oneDNN's threads; 0 keeps its default (all cores, or OMP_NUM_THREADS)
+    int threads = 0; // oneDNN's threads without partitions; 0 keeps its default (all cores, or OMP_NUM_THREADS)
+    // Disjoint core sets (ids as the OS numbers them); stream s runs on partition
+    // s % partitions.size() with one thread per core of it. Empty: one stream, launch order.
+    std::vector<std::vector<int>> partitions;
+    bool channelsLast = true;  // false: NCHW activations everywhere (for comparisons)
+    bool fuseEpilogues = true; // false: residual sums and swish run as ops of their own
+    // 3x3 stride-1 convolutions with enough channels and pixels as Winograd convolutions (2 to 4x
+    // fewer multiplications, a larger rounding error: about 1e-6 relative against 1e-7)
+    bool winograd = true;
+};
+
+// When launch `launch` ran in the last run: host steady-clock nanoseconds from the run's start
+// (run() entry), and the partition it ran on (0 without partitions). Folded ops' launches run
+// nothing (start == end).
+struct LaunchTiming {
+    std::size_t launch = 0;
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    int partition = 0;
 };
 
 class CpuExecutor {
@@ -34,6 +55,9 @@ public:
     // Inputs and outputs in Graph::inputs() / outputs() order, dense NCHW float32. Throws Error
     // when an input has the wrong number of values.
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+
+    // Per launch, in plan order, from the last run(); empty before the first.
+    const std::vector<LaunchTiming>& lastLaunchTimings() const;
 
     std::int64_t peakArenaBytes() const;    // the arena: every activation and scratch buffer
     std::int64_t activationBytes() const;   // all activations side by side, without reuse

@@ -24,6 +24,12 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     throw Error("the CPU backend is not built");
 }
 
+const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const
+{
+    static const std::vector<LaunchTiming> none;
+    return none;
+}
+
 std::int64_t CpuExecutor::peakArenaBytes() const { return 0; }
 std::int64_t CpuExecutor::activationBytes() const { return 0; }
 std::int64_t CpuExecutor::weightBytes() const { return 0; }

@@ -16,13 +16,16 @@
 
 namespace opsched::cpu {
 
-// Float32 data at a fixed address. Dense row-major (NCHW) unless strides are given.
+// Float32 data at a fixed address. Dense row-major (NCHW) unless strides are given (channel
+// slices, channels-last bytes).
 struct Operand {
     float* data = nullptr;
     std::vector<std::int64_t> dims;
     std::vector<std::int64_t> strides; // in elements; empty: dense
 
-    Operand reshaped(std::vector<std::int64_t> newDims) const { return {data, std::move(newDims), {}}; }
+    // The same bytes under other dims: dense operands any way, strided ones only with the same
+    // dims or leading 1s added (throws Error otherwise, never reads bytes in the wrong order).
+    Operand reshaped(std::vector<std::int64_t> newDims) const;
 };
 
 // A primitive with bound arguments, or host code (zero fills) in its place.
@@ -32,14 +35,26 @@ struct Step {
     std::function<void()> host;
 };
 
+// What a convolution does after its own activation: swish, a residual added, an activation.
+struct ConvTail {
+    bool swish = false;
+    const Operand* addend = nullptr;
+    Activation after;
+};
+
 class PrimitiveBuilder {
 public:
     explicit PrimitiveBuilder(const dnnl::engine& engine) : engine_(engine) {}
 
+    // Whether 3x3 stride-1 convolutions large enough to gain run as Winograd convolutions
+    // (slightly larger rounding error than direct ones; off: direct everywhere).
+    void setWinograd(bool on) { winograd_ = on; }
+
     // Conv2d with optional bias and the fused activation as post-ops; weights are
     // [outChannels, inChannels / groups, kernelH, kernelW].
+    // `tail` runs as post-ops where oneDNN's direct kernel takes them, else as steps after it.
     void conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-              const std::vector<float>* bias, const Activation& act);
+              const std::vector<float>* bias, const Activation& act, const ConvTail& tail = {});
     // `padded`: the zero-padded copy of src that paddedPoolInputDims asked for, or null.
     void pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act);
     // Applies the activations one after another; a plain copy when there are none.
@@ -77,23 +92,29 @@ public:
     Operand constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims);
 
     std::vector<Step>& steps() { return steps_; }
-    // The largest scratchpad any primitive asked for; all share one buffer (runs are sequential).
+    // The largest scratchpad any primitive asked for; the steps that run one after another (all,
+    // or one partition's) share one buffer: bound for steps [first, end).
     std::size_t scratchpadBytes() const { return scratchpadBytes_; }
-    void bindScratchpad(void* buffer);
+    void bindScratchpad(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
     std::int64_t weightBytes() const { return weightBytes_; }
     // Convolutions run on oneDNN's blocked activation layouts (nChw16c, ...) where it has a direct
     // kernel for them and only a gemm (im2col) one for plain NCHW: their input is reordered into a
     // staging buffer, the output reordered back. Two buffers, shared by all such convolutions.
     std::size_t stagingBytes() const { return (stagingInBytes_ + 63) / 64 * 64 + stagingOutBytes_; }
-    void bindStaging(void* buffer);
+    void bindStaging(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
 
 private:
     struct Piece {
         dnnl::algorithm algorithm;
         float alpha, beta;
+        const Operand* operand = nullptr; // a binary post-op's second source (algorithm binary_*)
     };
     static std::vector<Piece> pieces(const Activation& act);
     dnnl::memory bind(const Operand& o) const;
+    // The convolution with these post-ops on its operands' own layouts; false (nothing pushed)
+    // when oneDNN has no direct kernel for that.
+    bool convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
+                   const std::vector<float>* bias, const std::vector<Piece>& ps);
     dnnl::memory constant(const dnnl::memory::desc& user, const std::vector<float>& values,
                           const dnnl::memory::desc& wanted);
     dnnl::primitive_attr attr(const std::vector<Piece>& postOps) const;
@@ -104,16 +125,22 @@ private:
     void fill(const Operand& dst, float value);
 
     dnnl::engine engine_;
+    bool winograd_ = false;
     std::vector<Step> steps_;
     std::vector<dnnl::memory::desc> scratchpads_; // per step; zero-size when none
     std::size_t scratchpadBytes_ = 0;
     std::int64_t weightBytes_ = 0;
     std::vector<std::shared_ptr<std::vector<float>>> constants_; // ones for products, constant operands
-    std::vector<dnnl::memory> stagedIn_, stagedOut_; // handles set by bindStaging
+    // Handles set by bindStaging, with the index of the first step that uses them.
+    std::vector<std::pair<std::size_t, dnnl::memory>> stagedIn_, stagedOut_;
     std::size_t stagingInBytes_ = 0, stagingOutBytes_ = 0;
 };
 
 dnnl::memory::desc describe(const Operand& o);
+
+// `o` with channels-last strides when `like` is channels-last and o has one spatial position (the
+// same bytes either way; oneDNN picks its fast kernels only for matching layouts).
+Operand matchLayout(const Operand& like, const Operand& o);
 
 // Creates the primitive descriptor with the activation as post-ops where the primitive takes
 // them; `fused` says whether it did.

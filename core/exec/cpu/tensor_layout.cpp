@@ -1,5 +1,6 @@
 #include "exec/cpu/tensor_layout.h"
 
+#include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
 #include "util/error.h"
 
@@ -81,6 +82,15 @@ std::vector<std::int64_t> paddedPoolInputDims(const Layer& layer, const std::vec
 
 namespace {
 
+// The layout the op's inputs agree on (channelsLastTensors makes them agree).
+bool inputChannelsLast(const Graph& graph, const Op& op, const std::vector<bool>& cl)
+{
+    for (auto t : op.inputTensors())
+        if (cl[t.value()] && layoutMatters(graph.tensor(t).shape.dims))
+            return true;
+    return false;
+}
+
 bool needsCombine(const Op& op)
 {
     return !readsOperands(op) && (op.inputs.size() > 1 || op.inputs.front().size() > 1);
@@ -123,10 +133,25 @@ void TensorLayout::setParent(int child, int parent, std::int64_t offset)
     values_[static_cast<std::size_t>(child)].offset = offset;
 }
 
-TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
+const ConvEpilogue* TensorLayout::epilogue(OpId conv) const
+{
+    const int e = epilogueOf_[conv.value()];
+    return e < 0 ? nullptr : &epilogues_[static_cast<std::size_t>(e)];
+}
+
+TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions options)
 {
     if (auto problems = validate(graph, plan); !problems.empty())
         throw Error("the plan does not fit " + graph.name() + ": " + problems.front());
+    const std::vector<bool> cl = channelsLastTensors(graph, plan, options.channelsLast);
+    epilogues_ = convEpilogues(graph, plan, options.fuseEpilogues);
+    epilogueOf_.assign(graph.opCount(), -1);
+    absorbed_.assign(graph.opCount(), false);
+    for (std::size_t e = 0; e < epilogues_.size(); ++e) {
+        epilogueOf_[epilogues_[e].conv.value()] = static_cast<int>(e);
+        for (auto a : epilogues_[e].absorbed)
+            absorbed_[a.value()] = true;
+    }
     const std::size_t nOps = graph.opCount();
     std::vector<std::uint32_t> stepOf(nOps);
     std::vector<std::size_t> launchOf(nOps);
@@ -147,6 +172,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
         const std::uint32_t born = t.producer.valid() ? stepOf[t.producer.value()] : 0;
         const int v = addValue(t.name, t.shape.dims, born);
         values_[static_cast<std::size_t>(v)].tensor = t.id;
+        values_[static_cast<std::size_t>(v)].channelsLast = cl[t.id.value()];
         for (auto c : graph.consumers(t.id))
             values_[static_cast<std::size_t>(v)].last = std::max(values_[static_cast<std::size_t>(v)].last, stepOf[c.value()]);
         valueOf_[t.id.value()] = v;
@@ -154,6 +180,16 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
     }
     for (auto t : graph.outputs())
         values_[static_cast<std::size_t>(valueOf(t))].last = outputStep();
+    // A folded epilogue's output is written, and its residual read, by the convolution's launch.
+    for (const auto& e : epilogues_) {
+        const std::uint32_t step = stepOf[e.conv.value()];
+        Value& out = values_[static_cast<std::size_t>(valueOf(e.output))];
+        out.first = std::min(out.first, step);
+        if (e.addend.valid()) {
+            Value& r = values_[static_cast<std::size_t>(valueOf(e.addend))];
+            r.last = std::max(r.last, step);
+        }
+    }
 
     // Ops that write their own output buffer, which may then live inside a concat's output.
     std::vector<bool> owning(nOps);
@@ -198,6 +234,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
             } else if (shared < 0) {
                 ol.combine = true;
                 ol.input = allNoop(op) ? valueOf(op.output) : addValue(op.name + ":input", ol.inputDims, launchStep(i));
+                values_[static_cast<std::size_t>(ol.input)].channelsLast =
+                    inputChannelsLast(graph, op, cl) && layoutMatters(ol.inputDims);
                 shared = ol.input;
             } else {
                 ol.input = shared;
@@ -222,18 +260,27 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
         }
         int cur = ol.input;
         std::vector<std::int64_t> curDims = ol.inputDims;
+        const std::size_t conv = firstConvLayer(op);
+        const bool inCl = inputChannelsLast(graph, op, cl);
+        const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()]
+                                                                             : (conv < n || inCl);
         for (std::size_t i = 0; i < n; ++i) {
             const Layer& layer = op.layers[i];
             const bool last = i + 1 == n;
             int v = last ? valueOf(op.output) : -1;
+            auto internal = [&] {
+                const int w = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                values_[static_cast<std::size_t>(w)].channelsLast = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
+                return w;
+            };
             if (isNoopLayer(op, i)) {
                 if (!last)
-                    v = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                    v = internal();
                 setParent(v, cur, 0);
                 values_[static_cast<std::size_t>(v)].view = true;
             } else {
                 if (!last)
-                    v = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+                    v = internal();
                 if (auto padded = paddedPoolInputDims(layer, curDims); !padded.empty())
                     ol.scratch[i] = addValue(op.name + ":" + std::to_string(i) + ":padded", padded, step);
             }
@@ -241,7 +288,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan)
             curDims = layer.output.dims;
         }
     }
-    placeRoots();
+    placeRoots(graph, plan, options.concurrent);
 }
 
 void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
@@ -251,8 +298,8 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
     const OpLayout& ol = ops_[id.value()];
     const int concat = ol.input;
     const auto& dims = ol.inputDims;
-    if (dims.size() < 2 || dims[0] != 1)
-        return; // a slice of a batch > 1 is strided
+    if (dims.size() < 2 || dims[0] != 1 || values_[static_cast<std::size_t>(concat)].channelsLast)
+        return; // a slice of a batch > 1 or of channels-last bytes is strided
     std::int64_t inner = 4;
     for (std::size_t i = 2; i < dims.size(); ++i)
         inner *= dims[i];
@@ -265,7 +312,7 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
             return -1;
         const Tensor& t = graph.tensor(op.inputs[k].front());
         const int v = valueOf(t.id);
-        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat ||
+        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat || values_[static_cast<std::size_t>(v)].channelsLast ||
             !sameOutsideChannels(values_[static_cast<std::size_t>(v)].dims, dims))
             return -1;
         return v;
@@ -310,7 +357,7 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
     }
 }
 
-void TensorLayout::placeRoots()
+void TensorLayout::placeRoots(const Graph& graph, const Plan& plan, bool concurrent)
 {
     // Roots and offsets within them; a root block is live whenever anything inside it is.
     blocks_.clear();
@@ -332,7 +379,59 @@ void TensorLayout::placeRoots()
         b.first = std::min(b.first, values_[v].first);
         b.last = std::max(b.last, values_[v].last);
     }
-    placement_ = placeBlocks(blocks_);
+    if (!concurrent) {
+        placement_ = placeBlocks(blocks_);
+    } else {
+        // The steps each block is touched at: a graph tensor by its producer (or the input copy),
+        // its consumers, a convolution folding it in, the output copy; other values at their steps.
+        std::vector<std::uint32_t> stepOf(graph.opCount());
+        for (std::size_t i = 0; i < plan.launches.size(); ++i)
+            for (auto id : plan.launches[i].ops)
+                stepOf[id.value()] = launchStep(i);
+        std::vector<std::vector<std::uint32_t>> touched(blocks_.size());
+        for (const auto& v : values_) {
+            auto& t = touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(v.root)])];
+            t.push_back(v.first);
+            t.push_back(v.last);
+            if (!v.tensor.valid())
+                continue;
+            for (auto c : graph.consumers(v.tensor))
+                t.push_back(stepOf[c.value()]);
+        }
+        for (const auto& e : epilogues_) {
+            touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.output))].root)])]
+                .push_back(stepOf[e.conv.value()]);
+            if (e.addend.valid())
+                touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.addend))].root)])]
+                    .push_back(stepOf[e.conv.value()]);
+        }
+        const auto before = launchHappensBefore(plan);
+        const std::uint32_t out = outputStep();
+        auto stepBefore = [&](std::uint32_t a, std::uint32_t b) {
+            if (a == b)
+                return false;
+            if (a == 0 || b == out)
+                return true;
+            if (b == 0 || a == out)
+                return false;
+            return before[b - 1].test(a - 1);
+        };
+        auto allBefore = [&](std::size_t x, std::size_t y) {
+            for (auto b : touched[y])
+                for (auto a : touched[x])
+                    if (!stepBefore(a, b))
+                        return false;
+            return true;
+        };
+        for (auto& t : touched) {
+            std::sort(t.begin(), t.end());
+            t.erase(std::unique(t.begin(), t.end()), t.end());
+        }
+        std::vector<std::int64_t> bytes;
+        for (const auto& b : blocks_)
+            bytes.push_back(b.bytes);
+        placement_ = placeBlocks(bytes, [&](std::size_t x, std::size_t y) { return !allBefore(x, y) && !allBefore(y, x); });
+    }
     for (auto& v : values_)
         v.arenaOffset += placement_.offsets[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(v.root)])];
 }

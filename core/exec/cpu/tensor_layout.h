@@ -1,15 +1,18 @@
-// Where every tensor of a plan lives in the CPU executor's arena. Activations are dense NCHW
-// float32. A value is a root block in the arena or lives inside another value: a channel slice of
+// Where every tensor of a plan lives in the CPU executor's arena. Activations are float32 with
+// NCHW dimensions, their bytes NCHW or channels-last (exec/cpu/channels_last.h; same size). A value is a root block in the arena or lives inside another value: a channel slice of
 // a concatenation (its producer writes straight into the concat output), a channel slice of a
 // merged launch's stacked output, or a view with other dimensions (reshape, flatten, identity).
-// Slices are taken only at batch 1, where they are contiguous; at larger batches a slice would be
+// Slices are taken only at batch 1 and in NCHW, where they are contiguous; at larger batches a slice would be
 // strided and oneDNN would fall back to reference kernels, so concats and merged outputs copy.
 //
 // Time steps: 0 copies the graph inputs in, launch i runs at step i + 1, and the step after the
 // last launch copies the outputs out. A root block is live from the first step any value inside
-// it is written to the last step one is read; roots live at the same time never share bytes.
+// it is written to the last step one is read; roots live at the same time never share bytes. When
+// streams run concurrently (LayoutOptions::concurrent), roots share bytes only when the plan
+// orders every access of one before every access of the other.
 #pragma once
 
+#include "exec/cpu/conv_epilogue.h"
 #include "exec/cpu/memory_plan.h"
 #include "graph/graph.h"
 #include "plan/plan.h"
@@ -44,6 +47,7 @@ struct Value {
     int parent = -1;           // value whose bytes it lives in; -1 for a root block
     std::int64_t offset = 0;   // bytes from the parent's first byte
     bool view = false;         // the parent's bytes under other dimensions (a noop layer)
+    bool channelsLast = false; // NHWC bytes (4-D values whose layout matters only)
     std::uint32_t first = 0;   // steps it is written and read (inclusive)
     std::uint32_t last = 0;
     // Filled once every value is placed:
@@ -68,10 +72,19 @@ struct LaunchLayout {
     bool outputsAreSlices = false;           // outputs are views into the stack; else copies
 };
 
+struct LayoutOptions {
+    bool channelsLast = true;   // false: every activation NCHW (exec/cpu/channels_last.h)
+    bool fuseEpilogues = true;  // fold residual sums and swish into convolutions (conv_epilogue.h)
+    // The plan's streams run at the same time (partitioned execution): two blocks share bytes
+    // only when every launch touching one happens before every launch touching the other
+    // (launchHappensBefore), not merely when their step intervals are disjoint.
+    bool concurrent = false;
+};
+
 class TensorLayout {
 public:
     // Throws Error when the plan is not valid for the graph.
-    TensorLayout(const Graph& graph, const Plan& plan);
+    TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions options = {});
 
     const std::vector<Value>& values() const { return values_; }
     int valueOf(TensorId tensor) const { return valueOf_[tensor.value()]; }
@@ -79,6 +92,12 @@ public:
     const LaunchLayout& launch(std::size_t index) const { return launches_[index]; }
     std::uint32_t launchStep(std::size_t index) const { return static_cast<std::uint32_t>(index + 1); }
     std::uint32_t outputStep() const { return static_cast<std::uint32_t>(launches_.size() + 1); }
+
+    // The epilogue a convolution op runs, or null; absorbed ops run nothing (their output is
+    // written by the convolution's launch).
+    const ConvEpilogue* epilogue(OpId conv) const;
+    bool absorbed(OpId id) const { return absorbed_[id.value()]; }
+    const std::vector<ConvEpilogue>& epilogues() const { return epilogues_; }
 
     const std::vector<Block>& blocks() const { return blocks_; }
     const Placement& placement() const { return placement_; }
@@ -95,12 +114,15 @@ private:
     void setParent(int child, int parent, std::int64_t offset);
     void sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
                          const std::vector<std::size_t>& launchOf);
-    void placeRoots();
+    void placeRoots(const Graph& graph, const Plan& plan, bool concurrent);
 
     std::vector<Value> values_;
     std::vector<int> valueOf_;
     std::vector<OpLayout> ops_;
     std::vector<LaunchLayout> launches_;
+    std::vector<ConvEpilogue> epilogues_;
+    std::vector<int> epilogueOf_; // per op: index into epilogues_, or -1
+    std::vector<bool> absorbed_;
     std::vector<int> stackOfOp_; // merged launches whose outputs are slices: the stack value
     std::vector<Block> blocks_;
     std::vector<int> blockOfRoot_;
