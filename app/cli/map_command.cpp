@@ -86,7 +86,7 @@ Runner addMapCommand(CLI::App& app)
         const auto names = parseDeviceList(opts->devices);
         std::vector<map::DeviceCosts> devices;
         for (const auto& name : names)
-            devices.push_back(deviceCosts(graph, name, opts->cache));
+            devices.push_back(deviceCosts(graph, name, opts->cache, names));
         if (!opts->memory.empty()) {
             const auto memory = parseMemory(opts->memory, devices.size());
             for (std::size_t i = 0; i < devices.size(); ++i)

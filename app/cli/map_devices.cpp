@@ -1,6 +1,11 @@
 #include "map_devices.h"
 
+#include "exec/cpu/cpu_executor.h"
+#include "schedule/basic_schedulers.h"
 #include "util/error.h"
+#include "util/statistics.h"
+
+#include <unistd.h>
 
 #include <charconv>
 #include <cmath>
@@ -66,12 +71,68 @@ std::vector<int> partitionCores(int index, int partitions)
     return out;
 }
 
-map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache)
+std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std::vector<std::string>& all)
+{
+    if (device == "cpu")
+        return std::vector<int>{};
+    if (device.rfind("cpu:", 0) != 0)
+        return std::nullopt;
+    int partitions = 0, index = -1;
+    for (const auto& d : all) {
+        if (d == "cpu")
+            throw Error("--devices: cpu (every core) cannot be listed with CPU partitions cpu:N");
+        if (d.rfind("cpu:", 0) == 0)
+            ++partitions;
+    }
+    const std::string number = device.substr(4);
+    if (number.empty() || number.size() > 4 || number.find_first_not_of("0123456789") != std::string::npos)
+        throw Error("device " + device + ": cpu:N needs a partition number");
+    index = std::stoi(number);
+    if (index >= partitions)
+        throw Error("device " + device + ": with " + std::to_string(partitions) +
+                    " CPU partitions listed, they are numbered cpu:0 .. cpu:" + std::to_string(partitions - 1));
+    return partitionCores(index, partitions);
+}
+
+std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats)
+{
+    if (!cpu::cpuBackendAvailable())
+        throw Error("CPU devices: the CPU backend is not built (configure opsched with oneDNN, Debian: libdnnl-dev)");
+    // Each op alone, one after another, on the partition's cores: what it costs when the
+    // mapping gives it that device.
+    const Plan plan = compileSchedule(graph, sequentialSchedule(graph));
+    cpu::CpuOptions options;
+    if (!cores.empty())
+        options.partitions = {cores};
+    cpu::CpuExecutor executor(graph, plan, options);
+    const auto inputs = cpu::seededInputs(graph, 1);
+    executor.run(inputs); // warm-up
+    std::vector<std::vector<double>> samples(graph.opCount());
+    for (int r = 0; r < repeats; ++r) {
+        executor.run(inputs);
+        for (const auto& t : executor.lastLaunchTimings())
+            for (OpId op : plan.launches[t.launch].ops)
+                samples[op.value()].push_back(static_cast<double>(t.endNs - t.startNs) * 1e-9);
+    }
+    std::vector<double> out(graph.opCount(), 0.0);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!samples[i].empty())
+            out[i] = spreadOf(samples[i]).median;
+    return out;
+}
+
+map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache,
+                             const std::vector<std::string>& all)
 {
     if (auto sim = map::simulatedDeviceCosts(graph, device))
         return *sim;
-    if (device == "cpu" || device.rfind("cpu:", 0) == 0)
-        throw Error("device " + device + ": measured CPU costs are not available in this build");
+    if (auto cores = cpuCoresOf(device, all)) {
+        const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+        const double share = cores->empty() ? 1.0
+                                            : static_cast<double>(cores->size()) /
+                                                  static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+        return {device, measureCpuOpSeconds(graph, *cores, 7), ram * share};
+    }
     if (cudaDeviceIndex(device)) {
         // One-op stages on the GPU, timed (and cached) like the schedulers' stages.
         auto model = makeCostModel(device, false, cache);

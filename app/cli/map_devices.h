@@ -17,7 +17,16 @@ std::vector<std::string> parseDeviceList(const std::string& list);
 
 // Costs of each op on `device`. Throws Error for a device that does not exist here (no GPU, a CPU
 // partition beyond the cores there are), naming what there is.
-map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache);
+// `all` is the whole --devices list (cpu:N partitions split the cores among those listed).
+map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache,
+                             const std::vector<std::string>& all);
+
+// The cores of a CPU device: empty for "cpu" (all cores, oneDNN's threads), a partition's cores
+// for "cpu:N"; nothing for other devices. Throws Error for a partition number out of range.
+std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std::vector<std::string>& all);
+
+// Each op's median time alone on those cores (all when empty), over `repeats` runs.
+std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats);
 
 // "GBPS[,LATENCY_US]" -> a link; throws Error on malformed or non-positive values.
 map::Link parseLink(const std::string& text);

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "run_cuda.h"
+#include "run_mapping.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/output_check.h"
@@ -62,6 +63,7 @@ struct RunOptions {
     std::string cpuPartitions; // "0:1", "0,1:2-3": partitions separated by ':', cores by ',' or ranges
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
+    std::string mapping; // a mapping file: stream u of its plan on device u's cores
 };
 
 struct PlanChoice {
@@ -85,6 +87,7 @@ struct RunReport {
     std::int64_t weightBytes = 0;
     std::vector<std::vector<float>> outputs;
     std::vector<OutputComparison> checks; // per output, with --check
+    std::vector<cpu::LaunchTiming> timings; // CPU: the last run's launches
 };
 
 // The plan from --scheduler (computed on the --device cost model) or --schedule (a file), else
@@ -206,7 +209,8 @@ double processCpuMs()
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
-void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r)
+void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r,
+             const MappingRun* mapping = nullptr)
 {
     if (o.backend == "cuda") {
         const auto start = Clock::now();
@@ -229,7 +233,7 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     const auto start = Clock::now();
     cpu::CpuOptions cpuOptions;
     cpuOptions.threads = o.threads;
-    cpuOptions.partitions = parseCpuPartitions(o.cpuPartitions);
+    cpuOptions.partitions = mapping ? mapping->partitions : parseCpuPartitions(o.cpuPartitions);
     cpu::CpuExecutor executor(graph, plan, cpuOptions);
     r.prepareMs = msSince(start);
     r.outputs = executor.run(inputs.values); // warm-up: first-touch of the arena, caches
@@ -240,6 +244,7 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
         r.latenciesMs.push_back(msSince(t));
     }
     r.cpuMsPerRun = (processCpuMs() - cpuStart) / o.repeat;
+    r.timings = executor.lastLaunchTimings();
     r.peakBytes = executor.peakArenaBytes();
     r.activationBytes = executor.activationBytes();
     r.weightBytes = executor.weightBytes();
@@ -278,8 +283,8 @@ nlohmann::ordered_json number(double v)
     return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
 }
 
-void printJson(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
-               const RunOptions& o)
+nlohmann::ordered_json runJson(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
+                               const RunOptions& o)
 {
     nlohmann::ordered_json j;
     j["model"] = graph.name();
@@ -318,7 +323,7 @@ void printJson(const Graph& graph, const PlanChoice& choice, const RunInputs& in
         j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"atol_scale", o.tolerance.atolScale},
                       {"pass", all}};
     }
-    std::cout << j.dump(2) << "\n";
+    return j;
 }
 
 void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
@@ -402,6 +407,11 @@ Runner addRunCommand(CLI::App& app)
     cmd->add_option("--cpu-partitions", opts->cpuPartitions,
                     "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "
                     "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
+    auto* mappingOption = cmd->add_option(
+        "--mapping", opts->mapping,
+        "Mapping JSON from `map -o`: run each device's ops on its cores (devices cpu or cpu:N), report the measured "
+        "makespan next to the predicted one");
+    mappingOption->excludes(scheduler);
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 
@@ -410,15 +420,31 @@ Runner addRunCommand(CLI::App& app)
         const auto start = Clock::now();
         const Graph graph = loadModel(opts->model, opts->batch);
         report.loadMs = msSince(start);
-        const PlanChoice choice = choosePlan(graph, *opts);
+        std::optional<MappingRun> mapping;
+        if (!opts->mapping.empty()) {
+            if (!opts->schedule.empty())
+                throw Error("--mapping and --schedule: give one of them");
+            if (opts->backend != "cpu")
+                throw Error("--mapping runs on the CPU backend (devices cpu or cpu:N), not --backend " + opts->backend);
+            if (!opts->cpuPartitions.empty())
+                throw Error("--mapping: the mapping's devices choose the cores; drop --cpu-partitions");
+            mapping = prepareMappingRun(graph, opts->mapping);
+        }
+        const PlanChoice choice = mapping ? PlanChoice{mapping->plan, "mapping " + opts->mapping} : choosePlan(graph, *opts);
         const RunInputs inputs = modelInputs(graph, *opts);
-        runPlan(graph, choice.plan, inputs, *opts, report);
+        runPlan(graph, choice.plan, inputs, *opts, report, mapping ? &*mapping : nullptr);
         if (opts->check)
             checkOutputs(graph, inputs, *opts, report);
-        if (opts->json)
-            printJson(graph, choice, inputs, report, *opts);
-        else
+        if (opts->json) {
+            nlohmann::ordered_json j = runJson(graph, choice, inputs, report, *opts);
+            if (mapping)
+                addMappingJson(j, graph, *mapping, report.timings, percentile(report.latenciesMs, 0.5));
+            std::cout << j.dump(2) << "\n";
+        } else {
             printText(graph, choice, inputs, report, *opts);
+            if (mapping)
+                printMappingText(*mapping, report.timings, percentile(report.latenciesMs, 0.5));
+        }
         std::fflush(stdout);
 
         const auto failed = std::count_if(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; });

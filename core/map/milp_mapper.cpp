@@ -315,18 +315,6 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     Cbc_setObjSense(m.model, 1);
     Cbc_setLogLevel(m.model, options.logLevel);
     Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
-    if (const char* extra = getenv("CBCP")) {
-        std::string all = extra;
-        std::size_t pos = 0;
-        while (pos < all.size()) {
-            auto comma = all.find(',', pos);
-            auto item = all.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-            auto eq = item.find('=');
-            Cbc_setParameter(m.model, item.substr(0, eq).c_str(), item.substr(eq + 1).c_str());
-            if (comma == std::string::npos) break;
-            pos = comma + 1;
-        }
-    }
     {
         StdoutToStderr quiet;
         Cbc_solve(m.model);

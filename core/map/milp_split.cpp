@@ -103,7 +103,6 @@ MapResult Splitter::solve(const MappingProblem& sub, double cutoff)
     o.cutoffSeconds = cutoff;
     const bool search = o_.moduleSolver == MapperOptions::ModuleSolver::Auto && sub.taskCount() <= kExactSearchMaxTasks;
     MapResult r = search ? mapExactSearch(sub, o) : mapMilp(sub, o);
-    if (getenv("DBG")) fprintf(stderr, "sub %zu tasks %s %.3fs %s\n", sub.taskCount(), toString(r.status), r.solveSeconds, r.note.c_str());
     if (r.status != SolveStatus::Optimal) {
         exact_ = false;
         timedOut_ = timedOut_ || r.status == SolveStatus::Timeout;
