@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "compare_mappers.h"
 #include "common_options.h"
 #include "device_target.h"
 #include "latency_report.h"
@@ -98,6 +99,7 @@ Runner addCompareCommand(CLI::App& app)
         PruningOptions pruning;
         CostCacheOptions cache;
         std::string db;
+        CompareMappersOptions mappers;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
@@ -107,6 +109,11 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--db", opts->db,
                     "Compare the runs stored in a results database (from `profile`) instead; MODEL, --batch and "
                     "--device then filter");
+    cmd->add_option("--devices", opts->mappers.devices,
+                    "Compare the mappers instead: map MODEL across these devices (as `map --devices`)");
+    cmd->add_option("--link", opts->mappers.link, "With --devices: GBPS[,LATENCY_US] for every pair of devices");
+    cmd->add_option("--time-limit", opts->mappers.timeLimit, "With --devices: seconds for milp and milp-split")
+        ->check(CLI::PositiveNumber);
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 
@@ -132,6 +139,8 @@ Runner addCompareCommand(CLI::App& app)
             return kExitUsage;
         }
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        if (!opts->mappers.devices.empty())
+            return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         const double floor = target.floor(graph);
         SchedulerParams params;

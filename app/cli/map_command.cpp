@@ -17,30 +17,6 @@
 #include <sstream>
 
 namespace opsched::cli {
-namespace {
-
-std::vector<double> parseMemory(const std::string& list, std::size_t devices)
-{
-    std::vector<double> out;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        try {
-            std::size_t used = 0;
-            const double gb = std::stod(item, &used);
-            if (used != item.size() || !(gb > 0) || !std::isfinite(gb))
-                throw std::invalid_argument(item);
-            out.push_back(gb * 1024 * 1024 * 1024);
-        } catch (const std::exception&) {
-            throw Error("--memory: '" + printable(item) + "' is not a positive number of GB");
-        }
-    }
-    if (out.size() != devices)
-        throw Error("--memory: " + std::to_string(out.size()) + " sizes for " + std::to_string(devices) + " devices");
-    return out;
-}
-
-} // namespace
 
 Runner addMapCommand(CLI::App& app)
 {
@@ -83,17 +59,8 @@ Runner addMapCommand(CLI::App& app)
         if (opts->objective == "throughput")
             throw Error("--objective throughput is not implemented yet; only latency mappings are (see docs/mapping.md)");
         const Graph graph = loadModel(opts->model, opts->batch);
-        const auto names = parseDeviceList(opts->devices);
-        std::vector<map::DeviceCosts> devices;
-        for (const auto& name : names)
-            devices.push_back(deviceCosts(graph, name, opts->cache, names));
-        if (!opts->memory.empty()) {
-            const auto memory = parseMemory(opts->memory, devices.size());
-            for (std::size_t i = 0; i < devices.size(); ++i)
-                devices[i].memoryBytes = memory[i];
-        }
-        const auto link = opts->link.empty() ? std::nullopt : std::optional<map::Link>(parseLink(opts->link));
-        const map::MappingProblem problem = map::buildProblem(graph, devices, linksFor(names, link));
+        const map::MappingProblem problem =
+            mappingProblemFor(graph, parseDeviceList(opts->devices), opts->link, opts->memory, opts->cache);
 
         map::MapperOptions mo;
         mo.timeLimitSeconds = opts->timeLimit;

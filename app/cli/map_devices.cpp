@@ -3,6 +3,7 @@
 #include "exec/cpu/cpu_executor.h"
 #include "schedule/basic_schedulers.h"
 #include "util/error.h"
+#include "util/printable.h"
 #include "util/statistics.h"
 
 #include <unistd.h>
@@ -57,6 +58,42 @@ std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& dev
             if (u != v)
                 out[u][v] = link ? *link : map::defaultLink(devices[u], devices[v]);
     return out;
+}
+
+namespace {
+
+std::vector<double> parseMemory(const std::string& list, std::size_t devices)
+{
+    std::vector<double> out;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        double gb = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), gb);
+        if (ec != std::errc{} || end != item.data() + item.size() || !(gb > 0) || !std::isfinite(gb))
+            throw Error("--memory: '" + printable(item) + "' is not a positive number of GB");
+        out.push_back(gb * 1024 * 1024 * 1024);
+    }
+    if (out.size() != devices)
+        throw Error("--memory: " + std::to_string(out.size()) + " sizes for " + std::to_string(devices) + " devices");
+    return out;
+}
+
+} // namespace
+
+map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& names,
+                                      const std::string& link, const std::string& memory, const CostCacheOptions& cache)
+{
+    std::vector<map::DeviceCosts> devices;
+    for (const auto& name : names)
+        devices.push_back(deviceCosts(graph, name, cache, names));
+    if (!memory.empty()) {
+        const auto sizes = parseMemory(memory, devices.size());
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            devices[i].memoryBytes = sizes[i];
+    }
+    const auto parsed = link.empty() ? std::nullopt : std::optional<map::Link>(parseLink(link));
+    return map::buildProblem(graph, devices, linksFor(names, parsed));
 }
 
 std::vector<int> partitionCores(int index, int partitions)

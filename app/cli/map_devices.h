@@ -34,6 +34,11 @@ map::Link parseLink(const std::string& text);
 // Every pair joined by `link` when given, else by map::defaultLink.
 std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& devices, const std::optional<map::Link>& link);
 
+// The whole problem for `map` and `compare --devices`: costs per device, --memory (GB per device,
+// comma-separated; empty keeps each device's own), --link (empty: defaultLink).
+map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& devices,
+                                      const std::string& link, const std::string& memory, const CostCacheOptions& cache);
+
 // The cores of CPU partition N when the machine's cores are split into `partitions` equal parts
 // (cpu:0 .. cpu:P-1, P = the partitions named in one device list).
 std::vector<int> partitionCores(int index, int partitions);
