@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""opsched-cli map, compare --devices and run --mapping as a user runs them.
+
+The makespan `map --json` reports is recomputed here from the inputs the JSON carries (costs,
+links, mapping, per-device order), by an evaluator written independently of opsched's; a CPU
+mapping runs for real and its outputs match the single-device run; bad input fails clearly.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+RWNN = "zoo:rwnn?modules=3&n=8&res=64&width=32"
+
+
+def run(cli, *args, expect=0):
+    p = subprocess.run([cli, *args], capture_output=True, text=True, timeout=600)
+    if p.returncode != expect:
+        sys.exit(f"FAIL: opsched-cli {' '.join(args)} exited {p.returncode}, expected {expect}\n"
+                 f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
+    return p
+
+
+def expect_error(cli, pattern, *args):
+    p = run(cli, *args, expect=1)
+    if pattern.lower() not in (p.stderr + p.stdout).lower():
+        sys.exit(f"FAIL: opsched-cli {' '.join(args)}: expected a message with '{pattern}', got:\n{p.stderr}")
+
+
+def recompute_makespan(doc, edges):
+    """Each op starts when its device is free and every input has arrived (latency + bytes / bandwidth)."""
+    device = doc["mapping"]
+    cost = doc["costs"]
+    links = doc["links"]
+    finish, free = {}, {d: 0.0 for d in doc["devices"]}
+    position = {d: 0 for d in doc["devices"]}
+    order = doc["order"]
+    preds = {}
+    for a, b in edges:
+        preds.setdefault(b, []).append(a)
+    out_bytes = {t["from"]: t["bytes"] for t in doc["transfers"]}
+    remaining = sum(len(v) for v in order.values())
+    while remaining:
+        progressed = False
+        for d in doc["devices"]:
+            if position[d] == len(order[d]):
+                continue
+            op = order[d][position[d]]
+            if any(p not in finish for p in preds.get(op, [])):
+                continue
+            start = free[d]
+            for p in preds.get(op, []):
+                arrival = finish[p]
+                if device[p] != d:
+                    link = links[f"{device[p]}->{d}"]
+                    arrival += link["latency_us"] * 1e-3 + out_bytes[p] / (link["bandwidth_gbps"] * 1e9) * 1e3
+                start = max(start, arrival)
+            finish[op] = start + cost[op][d]
+            free[d] = finish[op]
+            position[d] += 1
+            remaining -= 1
+            progressed = True
+        if not progressed:
+            sys.exit("FAIL: the device orders deadlock")
+    return max(finish.values())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    cli = a.cli
+    os.makedirs(a.work, exist_ok=True)
+    devices = "sim:xeon,sim:t4,sim:a100"
+
+    # 1. The JSON carries what is needed to recompute the makespan (the edges come from `info`).
+    info = json.loads(run(cli, "info", RWNN, "--json").stdout)
+    edges = [(src, op["name"]) for op in info["ops"] for src in op["inputs"]]
+    for mapper in ["bd", "met", "greedy", "heft", "sa", "ea", "milp-split"]:
+        doc = json.loads(run(cli, "map", RWNN, "--devices", devices, "--mapper", mapper, "--json").stdout)
+        for key in ["mapper", "devices", "makespan_ms", "lower_bound_ms", "status", "gap", "solve_s", "mapping",
+                    "order", "transfers", "costs", "links"]:
+            if key not in doc:
+                sys.exit(f"FAIL: map --json lacks {key}")
+        got = recompute_makespan(doc, edges)
+        if abs(got - doc["makespan_ms"]) > 1e-6 * max(1.0, got):
+            sys.exit(f"FAIL: {mapper}: makespan {doc['makespan_ms']} ms, recomputed {got} ms")
+        if doc["makespan_ms"] + 1e-9 < doc["lower_bound_ms"]:
+            sys.exit(f"FAIL: {mapper}: makespan below the lower bound")
+    print("map --json: fields present, makespans recomputed from its own inputs, none below the lower bound")
+
+    # 2. milp-split equals milp on a single-channel graph; both optimal.
+    small = "zoo:rwnn?modules=2&n=6&res=64&width=32"
+    milp = json.loads(run(cli, "map", small, "--devices", "sim:t4,sim:a100", "--mapper", "milp", "--json").stdout)
+    split = json.loads(run(cli, "map", small, "--devices", "sim:t4,sim:a100", "--mapper", "milp-split",
+                           "--json").stdout)
+    if milp["status"] != "optimal" or split["status"] != "optimal" or \
+            abs(milp["makespan_ms"] - split["makespan_ms"]) > 1e-6:
+        sys.exit(f"FAIL: milp {milp['status']} {milp['makespan_ms']} vs milp-split {split['status']} "
+                 f"{split['makespan_ms']}")
+    print(f"milp = milp-split = {milp['makespan_ms']:.4f} ms, both optimal")
+
+    # 3. Bad input: clear messages, exit 1.
+    expect_error(cli, "unknown device", "map", RWNN, "--devices", "sim:t4,tpu:0")
+    expect_error(cli, "cpu:0 .. cpu:1", "map", RWNN, "--devices", "cpu:0,cpu:5")
+    expect_error(cli, "listed twice", "map", RWNN, "--devices", "sim:t4,sim:t4")
+    expect_error(cli, "bandwidth", "map", RWNN, "--devices", "sim:t4,sim:a100", "--link", "fast")
+    expect_error(cli, "no device can take", "map", RWNN, "--devices", "sim:t4,sim:a100", "--memory", "0.0001,0.0001",
+                 "--mapper", "heft")
+    expect_error(cli, "unknown mapper", "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "magic")
+    expect_error(cli, "throughput", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective", "throughput")
+    print("bad devices, links, memory, mappers: clear messages, exit 1")
+
+    # 4. A time limit that ends the MILP still writes the best mapping found.
+    out = os.path.join(a.work, "timeout.json")
+    p = run(cli, "map", "zoo:rwnn?modules=6&res=64&width=32", "--devices", devices, "--mapper", "milp",
+            "--time-limit", "0.5", "-o", out)
+    doc = json.load(open(out))
+    if doc["status"] not in ("timeout", "optimal") or "time limit" not in p.stderr and doc["status"] == "timeout":
+        sys.exit(f"FAIL: time limit: status {doc['status']}, stderr {p.stderr}")
+    print(f"milp with a 0.5 s limit: status {doc['status']}, mapping written ({doc['makespan_ms']:.4f} ms)")
+
+    # 5. compare --devices: every mapper in one table.
+    table = json.loads(run(cli, "compare", RWNN, "--devices", devices, "--time-limit", "5", "--json").stdout)
+    names = [r["mapper"] for r in table["results"]]
+    if names != ["bd", "met", "greedy", "heft", "sa", "ea", "milp", "milp-split"]:
+        sys.exit(f"FAIL: compare --devices mappers: {names}")
+    print("compare --devices: " + ", ".join(f"{r['mapper']} {r.get('makespan_ms', float('nan')):.3f}"
+                                              for r in table["results"]))
+
+    # 6. A CPU mapping runs for real; its outputs match the single-device run.
+    cpu_map = os.path.join(a.work, "cpu.json")
+    run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "-o", cpu_map)
+    mapped = json.loads(run(cli, "run", RWNN, "--mapping", cpu_map, "--repeat", "3", "--json").stdout)
+    single = json.loads(run(cli, "run", RWNN, "--repeat", "3", "--json").stdout)
+    for got, want in zip(mapped["outputs"], single["outputs"]):
+        if abs(got["checksum"] - want["checksum"]) > 1e-4 * max(1.0, abs(want["checksum"])):
+            sys.exit(f"FAIL: run --mapping output {got['name']} checksum {got['checksum']}, single device "
+                     f"{want['checksum']}")
+    m = mapped["mapping"]
+    if len(m["ops"]) != len(json.load(open(cpu_map))["mapping"]) or m["measured_ms"] <= 0:
+        sys.exit("FAIL: run --mapping reports no per-op times")
+    print(f"run --mapping on cpu:0,cpu:1: outputs match; measured {m['measured_ms']:.3f} ms, "
+          f"predicted {m['predicted_ms']:.3f} ms")
+
+    # 7. Mapping files that do not fit: clear messages.
+    bad = os.path.join(a.work, "bad.json")
+    with open(bad, "w") as f:
+        f.write("{ not json")
+    expect_error(cli, "not valid JSON", "run", RWNN, "--mapping", bad)
+    doc = json.load(open(cpu_map))
+    doc["mapping"].pop(next(iter(doc["mapping"])))
+    json.dump(doc, open(bad, "w"))
+    expect_error(cli, "is not mapped", "run", RWNN, "--mapping", bad)
+    expect_error(cli, "another model", "run", "zoo:rwnn?modules=2&n=8&res=64&width=32", "--mapping", cpu_map)
+    sim_map = os.path.join(a.work, "sim.json")
+    run(cli, "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "heft", "-o", sim_map)
+    expect_error(cli, "sim devices only predict", "run", RWNN, "--mapping", sim_map)
+    print("run --mapping: broken, incomplete, foreign and simulated mappings refused clearly")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
