@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""DiviML's tables on opsched's mappers: latency of 10-module RWNNs (Table I) and the solve time of
+MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates it: a Xeon CPU, a
+T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
+
+    bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3] [--quick]
+
+Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
+every mapper and the lower bound; MILP has --milp-limit seconds. Table III: MILP and MILP-SPLIT
+solve times at 5, 10 and 20 single-channel modules; MILP stops at --milp-limit, so where it times
+out the factor is a lower bound (marked >=). A benchmark: it prints numbers, exits 0 unless
+something could not run.
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+DEVICES = "sim:xeon,sim:t4,sim:a100"
+MAPPERS = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
+
+
+def compare(cli, model, limit):
+    out = subprocess.run([cli, "compare", model, "--devices", DEVICES, "--time-limit", str(limit), "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def map_one(cli, model, mapper, limit):
+    out = subprocess.run([cli, "map", model, "--devices", DEVICES, "--mapper", mapper, "--time-limit", str(limit),
+                          "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def table1(cli, limit, quick):
+    print(f"Table I: makespan (ms) of 10-module ER(0.2) RWNNs on {DEVICES}; milp limited to {limit} s")
+    header = f"{'model':<14}" + "".join(f"{m:>11}" for m in MAPPERS) + f"{'LBound':>9}  split_vs_best_heuristic"
+    print(header)
+    configs = [("1-chan", 1, "sdep")]
+    for dep in ["sdep", "wdep"]:
+        for c in [2, 3, 4]:
+            configs.append((f"{dep}, {c}-chan", c, dep))
+    if quick:
+        configs = configs[:2]
+    for label, channels, dep in configs:
+        model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
+        doc = compare(cli, model, limit)
+        by = {r["mapper"]: r for r in doc["results"]}
+        row = f"{label:<14}"
+        for m in MAPPERS:
+            row += f"{by[m]['makespan_ms']:>11.4f}" if "makespan_ms" in by[m] else f"{'error':>11}"
+        heuristics = min(by[m]["makespan_ms"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"])
+        split = by["milp-split"]["makespan_ms"]
+        row += f"{doc['lower_bound_ms']:>9.4f}  {(heuristics - split) / heuristics * 100:+.1f}%"
+        row += f"  (milp {by['milp']['status']}, split {by['milp-split']['status']})"
+        print(row, flush=True)
+
+
+def table3(cli, limit, quick):
+    print(f"\nTable III: solve time (s), single-channel ER(0.2) RWNNs; milp limited to {limit} s")
+    print(f"{'modules':>7} {'dep':>5} {'milp_s':>8} {'milp_status':>11} {'milp_ms':>9} {'split_s':>8} "
+          f"{'split_ms':>9} {'factor':>9}")
+    for modules in ([5] if quick else [5, 10, 20]):
+        for dep in ["sdep", "wdep"]:
+            model = f"zoo:rwnn?gen=er&modules={modules}&channels=1&dep={dep}"
+            milp = map_one(cli, model, "milp", limit)
+            split = map_one(cli, model, "milp-split", limit)
+            factor = milp["solve_s"] / max(split["solve_s"], 1e-6)
+            mark = ">=" if milp["status"] == "timeout" else "  "
+            print(f"{modules:>7} {dep:>5} {milp['solve_s']:>8.2f} {milp['status']:>11} {milp['makespan_ms']:>9.4f} "
+                  f"{split['solve_s']:>8.3f} {split['makespan_ms']:>9.4f} {mark}{factor:>7.0f}x", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default="build/opsched-cli")
+    ap.add_argument("--milp-limit", type=float, default=60)
+    ap.add_argument("--tables", default="1,3")
+    ap.add_argument("--quick", action="store_true", help="two rows of each table (a smoke run)")
+    a = ap.parse_args()
+    tables = a.tables.split(",")
+    try:
+        if "1" in tables:
+            table1(a.cli, a.milp_limit, a.quick)
+        if "3" in tables:
+            table3(a.cli, a.milp_limit, a.quick)
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"bench_mapping: {' '.join(e.cmd)} failed: {e.stderr}")
+
+
+if __name__ == "__main__":
+    main()
