@@ -3,6 +3,7 @@
 #include "common_options.h"
 #include "map_devices.h"
 
+#include "map/batched_mappers.h"
 #include "map/lower_bound.h"
 #include "map/mappers.h"
 #include "map/mapping_file.h"
@@ -17,6 +18,72 @@
 #include <sstream>
 
 namespace opsched::cli {
+
+namespace {
+
+template <typename Options>
+int mapThroughput(const Graph& graph, const Options& o)
+{
+    const auto names = parseDeviceList(o.devices);
+    const map::BatchedProblem problem = batchedProblemFor(graph, names, o.link, o.memory, o.cache, o.inputs);
+    map::MapperOptions mo;
+    mo.timeLimitSeconds = o.timeLimit;
+    mo.seed = o.seed;
+    const map::BatchedResult r = map::runBatchedMapper(o.mapper, problem, mo);
+    nlohmann::ordered_json j;
+    j["format"] = "opsched-mapping";
+    j["version"] = map::kMappingFormatVersion;
+    j["model"] = graph.name();
+    j["objective"] = "throughput";
+    j["inputs"] = problem.inputs;
+    j["batch_sizes"] = problem.sizes;
+    j["mapper"] = r.mapper;
+    j["devices"] = names;
+    j["throughput_per_s"] = r.times.throughput;
+    j["makespan_ms"] = r.times.makespan * 1e3;
+    j["status"] = "heuristic";
+    j["solve_s"] = r.solveSeconds;
+    auto mapping = nlohmann::ordered_json::object();
+    for (std::uint32_t t = 0; t < problem.base.taskCount(); ++t) {
+        auto split = nlohmann::ordered_json::object();
+        for (std::uint32_t u = 0; u < names.size(); ++u)
+            if (const auto c = problem.splits[r.mapping.split[t]][u])
+                split[names[u]] = c;
+        mapping[problem.base.tasks[t].name] = split;
+    }
+    j["mapping"] = mapping;
+    auto order = nlohmann::ordered_json::object();
+    for (std::uint32_t u = 0; u < names.size(); ++u) {
+        auto list = nlohmann::ordered_json::array();
+        for (std::uint32_t t : r.mapping.order[u])
+            list.push_back(problem.base.tasks[t].name);
+        order[names[u]] = list;
+    }
+    j["order"] = order;
+    j["transfers"] = r.times.transfers;
+    j["transferred_bytes"] = r.times.transferredBytes;
+    if (!o.output.empty())
+        writeScheduleFile(o.output, j);
+    if (o.json) {
+        std::cout << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::printf("%s (throughput) on %s, %lld inputs in batches of", r.mapper.c_str(), graph.name().c_str(),
+                static_cast<long long>(problem.inputs));
+    for (auto s : problem.sizes)
+        std::printf(" %lld", static_cast<long long>(s));
+    std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), names.size());
+    std::printf("throughput   %.1f inputs/s (makespan %.4f ms), %.3f s\n", r.times.throughput, r.times.makespan * 1e3,
+                r.solveSeconds);
+    for (std::uint32_t u = 0; u < names.size(); ++u)
+        std::printf("%-12s %zu batches\n", names[u].c_str(), r.mapping.order[u].size());
+    std::printf("transfers    %zu (%.2f MB)\n", r.times.transfers, r.times.transferredBytes / 1e6);
+    if (!o.output.empty())
+        std::printf("written to   %s\n", o.output.c_str());
+    return kExitOk;
+}
+
+} // namespace
 
 Runner addMapCommand(CLI::App& app)
 {
@@ -33,6 +100,7 @@ Runner addMapCommand(CLI::App& app)
         std::string output;
         bool json = false;
         CostCacheOptions cache;
+        std::int64_t inputs = 16;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
@@ -42,7 +110,10 @@ Runner addMapCommand(CLI::App& app)
                     "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N")
         ->required();
     cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
-    cmd->add_option("--objective", opts->objective, "latency (default); throughput is not implemented yet")
+    cmd->add_option("--inputs", opts->inputs, "--objective throughput: inputs to process (default 16), split into "
+                                              "batches of L/4, L/2, 3L/4 or L per op and device")
+        ->check(CLI::Range(1, 4096));
+    cmd->add_option("--objective", opts->objective, "latency (one input, default) or throughput (--inputs L)")
         ->check(CLI::IsMember({"latency", "throughput"}));
     cmd->add_option("--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
         ->check(CLI::PositiveNumber);
@@ -56,9 +127,9 @@ Runner addMapCommand(CLI::App& app)
     addCostCacheOptions(*cmd, opts->cache);
 
     return [opts]() {
-        if (opts->objective == "throughput")
-            throw Error("--objective throughput is not implemented yet; only latency mappings are (see docs/mapping.md)");
         const Graph graph = loadModel(opts->model, opts->batch);
+        if (opts->objective == "throughput")
+            return mapThroughput(graph, *opts);
         const map::MappingProblem problem =
             mappingProblemFor(graph, parseDeviceList(opts->devices), opts->link, opts->memory, opts->cache);
 

@@ -4,6 +4,7 @@
 
 #include "common_options.h"
 
+#include "map/batched_problem.h"
 #include "map/problem_builder.h"
 
 #include <optional>
@@ -38,6 +39,12 @@ std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& dev
 // comma-separated; empty keeps each device's own), --link (empty: defaultLink).
 map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& devices,
                                       const std::string& link, const std::string& memory, const CostCacheOptions& cache);
+
+// The throughput problem: `inputs` inputs, batch sizes L/4, L/2, 3L/4, L, each op's cost at every
+// size on every device (the graph rebuilt at that batch size).
+map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std::string>& devices,
+                                      const std::string& link, const std::string& memory,
+                                      const CostCacheOptions& cache, std::int64_t inputs);
 
 // The cores of CPU partition N when the machine's cores are split into `partitions` equal parts
 // (cpu:0 .. cpu:P-1, P = the partitions named in one device list).

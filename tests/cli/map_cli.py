@@ -110,8 +110,16 @@ def main():
     expect_error(cli, "no device can take", "map", RWNN, "--devices", "sim:t4,sim:a100", "--memory", "0.0001,0.0001",
                  "--mapper", "heft")
     expect_error(cli, "unknown mapper", "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "magic")
-    expect_error(cli, "throughput", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective", "throughput")
+    expect_error(cli, "batched MILP", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective", "throughput",
+                 "--mapper", "milp")
     print("bad devices, links, memory, mappers: clear messages, exit 1")
+
+    # Throughput: 16 inputs split per op; every op's split sums to 16.
+    doc = json.loads(run(cli, "map", RWNN, "--devices", devices, "--objective", "throughput", "--inputs", "16",
+                         "--mapper", "greedy", "--json").stdout)
+    if any(sum(split.values()) != 16 for split in doc["mapping"].values()) or doc["throughput_per_s"] <= 0:
+        sys.exit("FAIL: throughput mapping does not split 16 inputs")
+    print(f"throughput (greedy, 16 inputs): {doc['throughput_per_s']:.0f} inputs/s")
 
     # 4. A time limit that ends the MILP still writes the best mapping found.
     out = os.path.join(a.work, "timeout.json")

@@ -1,0 +1,29 @@
+// Mappers for the throughput objective (DiviML's batched baselines): the same names as the
+// latency mappers, each choosing a split of the L inputs per op (batch_problem.h) and an order
+// per device. The batched MILP (the paper's, which it could not solve within two hours even on
+// one RWNN module) is not implemented.
+#pragma once
+
+#include "map/batched_problem.h"
+#include "map/map_result.h"
+
+#include <string_view>
+
+namespace opsched::map {
+
+struct BatchedResult {
+    std::string mapper;
+    BatchedMapping mapping;
+    BatchedTimes times;
+    double solveSeconds = 0;
+};
+
+// bd: all L inputs on the single best device. met: each op's split with the smallest longest
+// batch, ignoring transfers. greedy: breadth-first, each op's split that keeps the makespan so
+// far lowest. heft: ops by upward rank (mean cost of all L inputs), each with the split that
+// finishes earliest. sa, ea: over split strings, breadth-first order (ea from met's splits).
+// Throws Error for milp / milp-split (not implemented for throughput), unknown names, and when
+// no feasible mapping is found.
+BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& problem, const MapperOptions& options);
+
+} // namespace opsched::map

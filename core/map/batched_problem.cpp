@@ -1,0 +1,212 @@
+#include "map/batched_problem.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+
+namespace opsched::map {
+
+double BatchedProblem::costOf(std::uint32_t task, std::uint32_t device, std::int64_t count) const
+{
+    const auto it = std::find(sizes.begin(), sizes.end(), count);
+    if (it == sizes.end())
+        return kUnsupported;
+    return seconds[task][device][static_cast<std::size_t>(it - sizes.begin())];
+}
+
+void BatchedProblem::validate() const
+{
+    base.validate();
+    if (inputs < 1)
+        throw Error("throughput problem: the number of inputs must be at least 1");
+    if (sizes.empty() || splits.empty())
+        throw Error("throughput problem: no batch sizes split " + std::to_string(inputs) + " inputs over the devices");
+    if (seconds.size() != base.taskCount())
+        throw Error("throughput problem: costs for " + std::to_string(seconds.size()) + " of " +
+                    std::to_string(base.taskCount()) + " tasks");
+    for (const auto& perDevice : seconds) {
+        if (perDevice.size() != base.deviceCount())
+            throw Error("throughput problem: a task's costs do not cover every device");
+        for (const auto& perSize : perDevice)
+            if (perSize.size() != sizes.size())
+                throw Error("throughput problem: a task's costs do not cover every batch size");
+    }
+}
+
+std::vector<std::int64_t> paperBatchSizes(std::int64_t inputs)
+{
+    std::vector<std::int64_t> out;
+    for (int quarter = 1; quarter <= 4; ++quarter)
+        if ((inputs * quarter) % 4 == 0 && inputs * quarter / 4 >= 1)
+            out.push_back(inputs * quarter / 4);
+    if (out.empty() || out.back() != inputs)
+        out.push_back(inputs);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<std::vector<std::int64_t>> enumerateSplits(std::int64_t inputs, const std::vector<std::int64_t>& sizes,
+                                                       std::size_t devices)
+{
+    std::vector<std::vector<std::int64_t>> out;
+    std::vector<std::int64_t> current(devices, 0);
+    std::function<void(std::size_t, std::int64_t)> rec = [&](std::size_t u, std::int64_t left) {
+        if (u == devices) {
+            if (left == 0)
+                out.push_back(current);
+            return;
+        }
+        current[u] = 0;
+        rec(u + 1, left);
+        for (std::int64_t s : sizes)
+            if (s <= left) {
+                current[u] = s;
+                rec(u + 1, left - s);
+            }
+        current[u] = 0;
+    };
+    rec(0, inputs);
+    return out;
+}
+
+BatchedTimes evaluate(const BatchedProblem& p, const BatchedMapping& m)
+{
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    BatchedTimes out;
+    auto fail = [&](std::string why) {
+        out.feasible = false;
+        out.problem = std::move(why);
+        out.makespan = kUnsupported;
+        return out;
+    };
+    if (m.split.size() != n || m.order.size() != k)
+        return fail("the mapping does not cover every task and device");
+    // Each task's input range per device: inputs dealt out in device order.
+    std::vector<std::vector<std::int64_t>> first(n, std::vector<std::int64_t>(k, 0));
+    std::vector<double> memory(k, 0.0);
+    for (std::uint32_t t = 0; t < n; ++t) {
+        if (m.split[t] >= p.splits.size())
+            return fail("task " + p.base.tasks[t].name + " names a split that does not exist");
+        std::int64_t next = 0;
+        for (std::uint32_t u = 0; u < k; ++u) {
+            const std::int64_t c = p.splits[m.split[t]][u];
+            first[t][u] = next;
+            next += c;
+            if (c == 0)
+                continue;
+            if (!std::isfinite(p.costOf(t, u, c)))
+                return fail("task " + p.base.tasks[t].name + " cannot run " + std::to_string(c) + " inputs on " +
+                            p.base.devices[u].name);
+            const MapTask& task = p.base.tasks[t];
+            memory[u] += static_cast<double>(c) * (task.inputBytes + task.outputBytes) + task.weightBytes;
+        }
+    }
+    for (std::uint32_t u = 0; u < k; ++u)
+        if (memory[u] > p.base.devices[u].memoryBytes)
+            return fail("the batches mapped to " + p.base.devices[u].name + " need more than its memory");
+    auto count = [&](std::uint32_t t, std::uint32_t u) { return p.splits[m.split[t]][u]; };
+    auto overlap = [&](std::uint32_t a, std::uint32_t u, std::uint32_t b, std::uint32_t v) {
+        const std::int64_t lo = std::max(first[a][u], first[b][v]);
+        const std::int64_t hi = std::min(first[a][u] + count(a, u), first[b][v] + count(b, v));
+        return std::max<std::int64_t>(0, hi - lo);
+    };
+    // Batches as nodes: (t, u) with a count; Kahn over dependencies and device orders.
+    const std::size_t nodes = n * k;
+    std::vector<std::int64_t> previous(nodes, -2);
+    std::vector<std::int64_t> nextOnDevice(nodes, -1);
+    for (std::uint32_t u = 0; u < k; ++u) {
+        std::int64_t before = -1;
+        for (std::uint32_t t : m.order[u]) {
+            const std::size_t node = t * k + u;
+            if (t >= n || count(t, u) == 0 || previous[node] != -2)
+                return fail("device " + p.base.devices[u].name + "'s order lists a task without a batch there, or twice");
+            previous[node] = before;
+            if (before >= 0)
+                nextOnDevice[static_cast<std::size_t>(before)] = static_cast<std::int64_t>(node);
+            before = static_cast<std::int64_t>(node);
+        }
+    }
+    std::vector<std::uint32_t> waiting(nodes, 0);
+    std::size_t batches = 0;
+    for (std::uint32_t t = 0; t < n; ++t)
+        for (std::uint32_t u = 0; u < k; ++u) {
+            if (count(t, u) == 0)
+                continue;
+            ++batches;
+            const std::size_t node = t * k + u;
+            if (previous[node] == -2)
+                return fail("task " + p.base.tasks[t].name + "'s batch on " + p.base.devices[u].name +
+                            " is missing from the device's order");
+            waiting[node] = previous[node] >= 0 ? 1 : 0;
+            for (std::uint32_t q : p.base.dag.predecessors[t])
+                for (std::uint32_t w = 0; w < k; ++w)
+                    if (count(q, w) && overlap(q, w, t, u))
+                        ++waiting[node];
+        }
+    out.start.assign(n, std::vector<double>(k, 0.0));
+    out.finish = out.start;
+    std::deque<std::size_t> ready;
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (count(static_cast<std::uint32_t>(node / k), static_cast<std::uint32_t>(node % k)) && waiting[node] == 0)
+            ready.push_back(node);
+    std::size_t done = 0;
+    while (!ready.empty()) {
+        const std::size_t node = ready.front();
+        ready.pop_front();
+        ++done;
+        const auto t = static_cast<std::uint32_t>(node / k), u = static_cast<std::uint32_t>(node % k);
+        double s = previous[node] >= 0 ? out.finish[static_cast<std::size_t>(previous[node]) / k]
+                                                   [static_cast<std::size_t>(previous[node]) % k]
+                                       : 0.0;
+        for (std::uint32_t q : p.base.dag.predecessors[t])
+            for (std::uint32_t w = 0; w < k; ++w) {
+                const std::int64_t shared = count(q, w) ? overlap(q, w, t, u) : 0;
+                if (!shared)
+                    continue;
+                double arrival = out.finish[q][w];
+                if (w != u) {
+                    const Link& link = p.base.links[w][u];
+                    if (!link.connected())
+                        return fail("no link from " + p.base.devices[w].name + " to " + p.base.devices[u].name);
+                    const double bytes = static_cast<double>(shared) * p.base.tasks[q].outputBytes;
+                    arrival += link.latencySeconds + bytes / link.bandwidthBytesPerSecond;
+                    ++out.transfers;
+                    out.transferredBytes += bytes;
+                }
+                s = std::max(s, arrival);
+            }
+        out.start[t][u] = s;
+        out.finish[t][u] = s + p.costOf(t, u, count(t, u));
+        out.makespan = std::max(out.makespan, out.finish[t][u]);
+        for (std::uint32_t c : p.base.dag.successors[t])
+            for (std::uint32_t v = 0; v < k; ++v)
+                if (count(c, v) && overlap(t, u, c, v) && --waiting[c * k + v] == 0)
+                    ready.push_back(c * k + v);
+        if (nextOnDevice[node] >= 0 && --waiting[static_cast<std::size_t>(nextOnDevice[node])] == 0)
+            ready.push_back(static_cast<std::size_t>(nextOnDevice[node]));
+    }
+    if (done != batches)
+        return fail("a device's order contradicts the dependencies");
+    out.feasible = true;
+    out.throughput = static_cast<double>(p.inputs) / out.makespan;
+    return out;
+}
+
+BatchedMapping batchedWithOrder(const BatchedProblem& p, const std::vector<std::uint32_t>& split,
+                                const std::vector<std::uint32_t>& priority)
+{
+    BatchedMapping m;
+    m.split = split;
+    m.order.assign(p.base.deviceCount(), {});
+    for (std::uint32_t t : priority)
+        for (std::uint32_t u = 0; u < p.base.deviceCount(); ++u)
+            if (t < split.size() && split[t] < p.splits.size() && p.splits[split[t]][u] > 0)
+                m.order[u].push_back(t);
+    return m;
+}
+
+} // namespace opsched::map

@@ -1,0 +1,63 @@
+// DiviML's throughput objective: L inputs to push through the network, each op free to split
+// them across devices in batches of the sizes each device accepts (the paper's L/4, L/2, 3L/4, L),
+// model and data parallelism at once. Throughput = L / makespan.
+//
+// Decision the paper leaves open: which inputs go where. A split gives each device a count; the
+// inputs are dealt out in device order (device 0 takes inputs 0..n0-1, device 1 the next n1, ...),
+// so batch (j on v) needs the results of every batch (i on u) of a predecessor whose inputs
+// overlap its own, and a transfer of those overlapping inputs' results when u != v.
+#pragma once
+
+#include "map/mapping_problem.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opsched::map {
+
+struct BatchedProblem {
+    MappingProblem base;         // devices, links, tasks (sizes per input), dag; base costs unused
+    std::int64_t inputs = 1;     // L
+    std::vector<std::int64_t> sizes; // batch sizes a device may take (ascending)
+    // seconds[i][u][k]: task i on device u with sizes[k] inputs (kUnsupported where it cannot)
+    std::vector<std::vector<std::vector<double>>> seconds;
+    // The splits every op chooses from: counts per device (0 or one of `sizes`) summing to L.
+    std::vector<std::vector<std::int64_t>> splits;
+
+    double costOf(std::uint32_t task, std::uint32_t device, std::int64_t count) const;
+    // Throws Error naming the problem (sizes, costs, no split of L).
+    void validate() const;
+};
+
+// The paper's batch sizes for L inputs: L/4, L/2, 3L/4 and L (those that are whole numbers >= 1),
+// and every split of L over `devices` devices with them.
+std::vector<std::int64_t> paperBatchSizes(std::int64_t inputs);
+std::vector<std::vector<std::int64_t>> enumerateSplits(std::int64_t inputs, const std::vector<std::int64_t>& sizes,
+                                                       std::size_t devices);
+
+struct BatchedMapping {
+    std::vector<std::uint32_t> split;              // per task: index into BatchedProblem::splits
+    std::vector<std::vector<std::uint32_t>> order; // per device: tasks with a batch there, in order
+};
+
+struct BatchedTimes {
+    bool feasible = false;
+    std::string problem;
+    double makespan = 0;        // seconds
+    double throughput = 0;      // inputs per second
+    // per task and device: start and finish of its batch there (0 where it has none)
+    std::vector<std::vector<double>> start, finish;
+    std::size_t transfers = 0;
+    double transferredBytes = 0;
+};
+
+// Every batch starts once its device is free and every overlapping batch of a predecessor has
+// finished and its results arrived. With L = 1 this is evaluate() of the latency problem.
+BatchedTimes evaluate(const BatchedProblem& problem, const BatchedMapping& mapping);
+
+// Orders each device's batches by the tasks' position in `priority`.
+BatchedMapping batchedWithOrder(const BatchedProblem& problem, const std::vector<std::uint32_t>& split,
+                                const std::vector<std::uint32_t>& priority);
+
+} // namespace opsched::map

@@ -1,0 +1,124 @@
+// The throughput objective: its evaluator reduces to the latency one for one input, splits deal
+// the inputs out in device order, and the batched mappers never beat the exhaustive optimum of a
+// tiny problem (every split of every op x every topological order).
+#include "map/batched_mappers.h"
+#include "map/batched_problem.h"
+#include "map_test_support.h"
+
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace opsched::map {
+namespace {
+
+// Costs grow sub-linearly with the batch: t(p) = t(1) * (0.4 + 0.6 p).
+BatchedProblem batched(const MappingProblem& base, std::int64_t inputs)
+{
+    BatchedProblem p;
+    p.base = base;
+    p.inputs = inputs;
+    p.sizes = paperBatchSizes(inputs);
+    p.splits = enumerateSplits(inputs, p.sizes, base.deviceCount());
+    p.seconds.assign(base.taskCount(), std::vector<std::vector<double>>(base.deviceCount()));
+    for (std::uint32_t t = 0; t < base.taskCount(); ++t)
+        for (std::uint32_t u = 0; u < base.deviceCount(); ++u)
+            for (std::int64_t s : p.sizes)
+                p.seconds[t][u].push_back(base.seconds(t, u) * (0.4 + 0.6 * static_cast<double>(s)));
+    return p;
+}
+
+TEST(Batched, SplitsOfThePaper)
+{
+    EXPECT_EQ(paperBatchSizes(16), (std::vector<std::int64_t>{4, 8, 12, 16}));
+    EXPECT_EQ(paperBatchSizes(2), (std::vector<std::int64_t>{1, 2}));
+    const auto splits = enumerateSplits(16, paperBatchSizes(16), 2);
+    // (16,0) (12,4) (8,8) (4,12) (0,16)
+    EXPECT_EQ(splits.size(), 5u);
+    for (const auto& s : splits)
+        EXPECT_EQ(s[0] + s[1], 16);
+}
+
+TEST(Batched, OneInputIsTheLatencyProblem)
+{
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        const auto base = test::randomProblem(seed, 6, 3);
+        const auto p = batched(base, 1);
+        const auto order = breadthFirstOrder(base.dag);
+        SplitMix64 rng(seed);
+        std::vector<std::uint32_t> device(6), split(6);
+        for (std::uint32_t t = 0; t < 6; ++t) {
+            device[t] = static_cast<std::uint32_t>(rng.below(3));
+            for (std::uint32_t s = 0; s < p.splits.size(); ++s)
+                if (p.splits[s][device[t]] == 1)
+                    split[t] = s;
+        }
+        const auto latency = evaluate(base, mappingWithOrder(base, device, order));
+        const auto through = evaluate(p, batchedWithOrder(p, split, order));
+        ASSERT_TRUE(through.feasible) << through.problem;
+        EXPECT_NEAR(through.makespan, latency.makespan, 1e-12);
+        EXPECT_NEAR(through.throughput, 1.0 / latency.makespan, 1e-6);
+    }
+}
+
+TEST(Batched, OverlappingInputsDecideTransfers)
+{
+    // a -> b on two devices; a splits 8/8, b runs all 16 on device 1: b waits for both halves and
+    // the first half (inputs 0..7, on device 0) crosses the link.
+    MappingProblem base;
+    base.devices = {{"d0"}, {"d1"}};
+    base.links = {{Link{}, Link{1e9, 0}}, {Link{1e9, 0}, Link{}}};
+    base.dag = Dag::fromEdges(2, {{0, 1}});
+    base.tasks = {{"a", {1e-3, 1e-3}, 0, 1e6, 0}, {"b", {1e-3, 1e-3}, 0, 1e6, 0}};
+    const auto p = batched(base, 16);
+    std::uint32_t half = 0, allOnOne = 0;
+    for (std::uint32_t s = 0; s < p.splits.size(); ++s) {
+        if (p.splits[s][0] == 8)
+            half = s;
+        if (p.splits[s][1] == 16)
+            allOnOne = s;
+    }
+    const auto t = evaluate(p, batchedWithOrder(p, {half, allOnOne}, {0, 1}));
+    ASSERT_TRUE(t.feasible) << t.problem;
+    const double aTime = 1e-3 * (0.4 + 0.6 * 8);
+    EXPECT_NEAR(t.finish[0][0], aTime, 1e-12);
+    EXPECT_NEAR(t.start[1][1], aTime + 8 * 1e6 / 1e9, 1e-12); // 8 inputs of 1 MB at 1 GB/s
+    EXPECT_EQ(t.transfers, 1u);
+}
+
+TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
+{
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const auto base = test::randomProblem(seed, 4, 2);
+        const auto p = batched(base, 4);
+        double best = kUnsupported;
+        const std::size_t choices = p.splits.size();
+        std::vector<std::uint32_t> split(4, 0);
+        std::vector<std::vector<std::uint32_t>> orders;
+        test::forEachTopologicalOrder(base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
+        for (std::size_t code = 0; code < choices * choices * choices * choices; ++code) {
+            std::size_t c = code;
+            for (auto& s : split) {
+                s = static_cast<std::uint32_t>(c % choices);
+                c /= choices;
+            }
+            for (const auto& o : orders) {
+                const auto t = evaluate(p, batchedWithOrder(p, split, o));
+                if (t.feasible)
+                    best = std::min(best, t.makespan);
+            }
+        }
+        for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
+            const auto r = runBatchedMapper(name, p, {});
+            EXPECT_GE(r.times.makespan, best - 1e-12) << name << " seed " << seed;
+        }
+        // The search heuristics reach it on problems this small.
+        EXPECT_NEAR(runBatchedMapper("sa", p, {}).times.makespan, best, best * 0.05) << "seed " << seed;
+    }
+    EXPECT_THROW(runBatchedMapper("milp", batched(test::randomProblem(1, 4, 2), 4), {}), Error);
+}
+
+} // namespace
+} // namespace opsched::map
