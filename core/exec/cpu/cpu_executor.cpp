@@ -345,8 +345,13 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         throw Error("cannot allocate the " + std::to_string(peak >> 20) + " MiB arena for the activations of " +
                     graph.name() + " (batch " + std::to_string(graph.batch()) + ")");
     }
+    // oneDNN sizes each primitive for the thread count current when it is created: with
+    // partitions, the count of the partition that will run it (restored afterwards).
+    const int callerThreads = options.partitions.empty() ? 0 : ompThreads();
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const Launch& launch = plan.launches[i];
+        if (!options.partitions.empty())
+            setOmpThreads(static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size()));
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
@@ -366,6 +371,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
             w.partition = static_cast<int>(launch.stream.value() % options.partitions.size());
         im.work.push_back(std::move(w));
     }
+    if (callerThreads > 0)
+        setOmpThreads(callerThreads);
     // Steps that may run at the same time (other partitions) get buffers of their own.
     const std::size_t buffers = std::max<std::size_t>(1, options.partitions.size());
     for (std::size_t p = 0; p < buffers; ++p) {

@@ -54,6 +54,13 @@ void setOmpThreads(int threads)
     fn(threads);
 }
 
+int ompThreads()
+{
+    using GetMaxThreads = int (*)();
+    auto* fn = reinterpret_cast<GetMaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    return fn ? fn() : 0;
+}
+
 PartitionRunner::PartitionRunner(const std::vector<std::vector<int>>& partitions, std::vector<LaunchWork> launches,
                                  std::vector<Step>& steps, const dnnl::engine& engine)
     : partitions_(partitions), launches_(std::move(launches)), launchesOf_(partitions.size()), steps_(steps),

@@ -28,7 +28,11 @@ std::vector<int> availableCores();
 // on, or shares a core with another partition.
 void checkPartitions(const std::vector<std::vector<int>>& partitions);
 // Sets the calling thread's OpenMP thread count (oneDNN's OpenMP runtime, loaded with libdnnl).
+// oneDNN reads it when it creates a primitive and runs that primitive with as many threads, so a
+// partition's primitives are created with its core count.
 void setOmpThreads(int threads);
+// The calling thread's OpenMP thread count, or 0 when the runtime is not OpenMP.
+int ompThreads();
 
 struct LaunchWork {
     int partition = 0;
