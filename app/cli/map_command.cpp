@@ -119,7 +119,7 @@ Runner addMapCommand(CLI::App& app)
         ->check(CLI::PositiveNumber);
     cmd->add_option("--link", opts->link,
                     "GBPS[,LATENCY_US] for every pair of devices (default: PCIe 4.0 x16, 25 GB/s and 10 us; "
-                    "20 GB/s and 5 us between CPU partitions)");
+                    "between CPU partitions, the hand-off measured on the model)");
     cmd->add_option("--memory", opts->memory, "GB per device, in --devices order (default: each device's own)");
     cmd->add_option("--seed", opts->seed, "Seed of sa and ea (default 1)");
     cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");

@@ -93,7 +93,24 @@ map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std:
             devices[i].memoryBytes = sizes[i];
     }
     const auto parsed = link.empty() ? std::nullopt : std::optional<map::Link>(parseLink(link));
-    return map::buildProblem(graph, devices, linksFor(names, parsed));
+    auto links = linksFor(names, parsed);
+    if (!parsed) {
+        // Between CPU partitions the link is measured on this graph: the hand-off between workers.
+        std::vector<std::size_t> cpus;
+        for (std::size_t u = 0; u < names.size(); ++u)
+            if (names[u].rfind("cpu:", 0) == 0)
+                cpus.push_back(u);
+        if (cpus.size() >= 2) {
+            const double handoff =
+                measureCpuHandoffSeconds(graph, *cpuCoresOf(names[cpus[0]], names), *cpuCoresOf(names[cpus[1]], names),
+                                         devices[cpus[0]].opSeconds, devices[cpus[1]].opSeconds, 7);
+            for (std::size_t u : cpus)
+                for (std::size_t v : cpus)
+                    if (u != v)
+                        links[u][v] = {map::kSharedMemoryBandwidth, handoff};
+        }
+    }
+    return map::buildProblem(graph, devices, links);
 }
 
 map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std::string>& names,
@@ -181,6 +198,42 @@ std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<in
         if (!samples[i].empty())
             out[i] = spreadOf(samples[i]).median;
     return out;
+}
+
+double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, const std::vector<int>& b,
+                                const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats)
+{
+    // The ops in topological order, alternating between the two partitions, each waiting for the
+    // one before: every step is a hand-off. What the run takes beyond the ops' own times, per
+    // hand-off, is the link's latency (data stays in shared memory; its cache misses are part of it).
+    const auto order = graph.topologicalOrder();
+    Plan plan;
+    plan.streams = 2;
+    double work = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        Launch launch{{order[i]}, StreamId(static_cast<std::uint32_t>(i % 2)), {}};
+        if (i > 0)
+            launch.waitFor.push_back(static_cast<std::uint32_t>(i - 1));
+        plan.launches.push_back(std::move(launch));
+        work += (i % 2 ? secondsB : secondsA)[order[i].value()];
+    }
+    cpu::CpuOptions options;
+    options.partitions = {a, b};
+    cpu::CpuExecutor executor(graph, plan, options);
+    const auto inputs = cpu::seededInputs(graph, 1);
+    executor.run(inputs);
+    std::vector<double> spans;
+    for (int r = 0; r < repeats; ++r) {
+        executor.run(inputs);
+        std::int64_t first = INT64_MAX, last = 0;
+        for (const auto& t : executor.lastLaunchTimings()) {
+            first = std::min(first, t.startNs);
+            last = std::max(last, t.endNs);
+        }
+        spans.push_back(static_cast<double>(last - first) * 1e-9);
+    }
+    const double perHandoff = (spreadOf(spans).median - work) / static_cast<double>(std::max<std::size_t>(1, order.size() - 1));
+    return std::max(0.0, perHandoff);
 }
 
 map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache,

@@ -26,6 +26,12 @@ map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, cons
 // for "cpu:N"; nothing for other devices. Throws Error for a partition number out of range.
 std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std::vector<std::string>& all);
 
+// The latency of handing a result from one CPU partition to another while running `graph`
+// (its ops alternating between the two, each waiting for the one before), given each op's time
+// on either partition.
+double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, const std::vector<int>& b,
+                                const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats);
+
 // Each op's median time alone on those cores (all when empty), over `repeats` runs.
 std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats);
 

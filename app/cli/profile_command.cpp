@@ -1,6 +1,7 @@
 // `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
 // display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
 #include "commands.h"
+#include "profile_mapping.h"
 #include "common_options.h"
 
 #include "export/export.h"
@@ -220,6 +221,7 @@ Runner addProfileCommand(CLI::App& app)
         std::string batchList = "1";
         std::string device = kDefaultDevice;
         std::string db;
+        std::string mapping;
         bool warps = false;
         int repeat = 10;
         std::string exportDir;
@@ -246,6 +248,9 @@ Runner addProfileCommand(CLI::App& app)
         ->capture_default_str();
     cmd->add_option("--device,-d", opts->device, "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
         ->capture_default_str();
+    cmd->add_option("--mapping", opts->mapping,
+                    "Run this mapping (from `map -o`, CPU devices) on the one MODEL and store it as a run: one "
+                    "stream per device, one span per op");
     cmd->add_option("--db", opts->db, "Results database (created if missing; complete jobs are skipped)")->required();
     cmd->add_flag("--warps", opts->warps, "Record active warps (samples and their average)");
     cmd->add_option("--repeat", opts->repeat, "Latency measurements per run")
@@ -257,6 +262,15 @@ Runner addProfileCommand(CLI::App& app)
     cmd->add_flag("--cost-cache", opts->costCache, "Keep the IOS search's stage costs in the database and reuse them");
 
     return [opts]() {
+        if (!opts->mapping.empty()) {
+            if (opts->models.size() != 1)
+                throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
+            const auto batches = splitList(opts->batchList);
+            if (batches.size() != 1)
+                throw Error("--mapping: give one batch size (the mapping's)");
+            return profileMapping(opts->models.front(), *parseBatch(batches.front()), opts->mapping, opts->db,
+                                  opts->repeat);
+        }
         const std::vector<std::string> schedulers
             = opts->schedulerList.empty() ? schedulerNames() : splitList(opts->schedulerList);
         std::vector<std::int64_t> batches;

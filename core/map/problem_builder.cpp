@@ -82,7 +82,7 @@ std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::s
 Link defaultLink(const std::string& from, const std::string& to)
 {
     if (from.rfind("cpu:", 0) == 0 && to.rfind("cpu:", 0) == 0)
-        return {20e9, 5e-6};
+        return {kSharedMemoryBandwidth, 5e-6};
     return {25e9, 10e-6};
 }
 

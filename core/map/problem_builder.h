@@ -40,9 +40,13 @@ std::vector<double> simulatedOpSeconds(const Graph& graph, const SimCpu& cpu);
 // memory. Nothing for names that are not simulated devices.
 std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::string& name);
 
+// Partitions of one CPU share memory: nothing is copied, so bytes cost (almost) nothing and
+// the link is its latency, the hand-off between worker threads (measured by `map`).
+inline constexpr double kSharedMemoryBandwidth = 1e12;
+
 // The link assumed between two devices when the user gives none: PCIe 4.0 x16 (25 GB/s
-// effective, 10 us) between different machines' devices; shared memory (20 GB/s, 5 us: the
-// hand-off between worker threads) between partitions of one CPU.
+// effective, 10 us) between different machines' devices; shared memory (kSharedMemoryBandwidth,
+// 5 us) between partitions of one CPU, which `map` replaces by a measured hand-off.
 Link defaultLink(const std::string& from, const std::string& to);
 
 MappingProblem buildProblem(const Graph& graph, const std::vector<DeviceCosts>& devices,

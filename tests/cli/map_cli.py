@@ -153,6 +153,17 @@ def main():
     print(f"run --mapping on cpu:0,cpu:1: outputs match; measured {m['measured_ms']:.3f} ms, "
           f"predicted {m['predicted_ms']:.3f} ms")
 
+    # profile --mapping stores the run: one stream per device, a span per op.
+    db = os.path.join(a.work, "map.db")
+    if os.path.exists(db):
+        os.remove(db)
+    run(cli, "profile", RWNN, "--mapping", cpu_map, "--db", db, "--repeat", "3")
+    stored = json.loads(run(cli, "compare", "--db", db, "--json").stdout)
+    text = json.dumps(stored)
+    if "map:heft" not in text or "map:cpu:0,cpu:1" not in text:
+        sys.exit(f"FAIL: profile --mapping: the stored run is not listed: {text[:400]}")
+    print("profile --mapping: stored and listed by compare --db")
+
     # 7. Mapping files that do not fit: clear messages.
     bad = os.path.join(a.work, "bad.json")
     with open(bad, "w") as f:

@@ -1,0 +1,99 @@
+#include "profile_mapping.h"
+
+#include "commands.h"
+#include "run_mapping.h"
+
+#include "model/model_ref.h"
+#include "schedule/schedule_file.h"
+#include "session/sim_run.h"
+#include "store/store.h"
+#include "util/error.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace opsched::cli {
+
+int profileMapping(const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db,
+                   int repeats)
+{
+    const Graph graph = loadModel(model, batch);
+    const MappingRun mapping = prepareMappingRun(graph, mappingFile);
+    std::string devices;
+    for (const auto& d : mapping.doc.devices)
+        devices += (devices.empty() ? "" : ",") + d;
+
+    store::RunRecord run;
+    run.jobKey = "mapping|" + model + "|" + std::to_string(batch) + "|" + devices + "|" + mapping.doc.mapper;
+    run.device.key = "map:" + devices;
+    run.device.name = "mapping over " + devices;
+    run.device.simulated = false;
+    run.simulated = false;
+    run.model = profiler::modelRecord(graph, model);
+    run.batch = batch;
+    store::ScheduleRecord schedule;
+    schedule.scheduler = "map:" + (mapping.doc.mapper.empty() ? std::string("hand-made") : mapping.doc.mapper);
+    schedule.format = "opsched-plan";
+    {
+        std::ifstream in(mappingFile, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        schedule.document = nlohmann::ordered_json::parse(text.str());
+    }
+    ScheduleDocument planDoc = makePlanDocument(graph, mapping.plan, schedule.scheduler);
+    planDoc.device = run.device.key;
+    schedule.plan = toJson(graph, planDoc);
+    schedule.params["devices"] = mapping.doc.devices;
+    if (mapping.predictedMs > 0)
+        schedule.params["predicted_ms"] = mapping.predictedMs;
+    run.schedule = schedule;
+    run.startedAt = store::utcNow();
+
+    cpu::CpuOptions options;
+    options.partitions = mapping.partitions;
+    cpu::CpuExecutor executor(graph, mapping.plan, options);
+    const auto inputs = cpu::seededInputs(graph, 1);
+    executor.run(inputs); // warm-up
+    for (int r = 0; r < repeats; ++r) {
+        executor.run(inputs);
+        run.latenciesNs.push_back(measuredSpanMs(executor.lastLaunchTimings()) * 1e6);
+    }
+    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
+    for (const auto& t : executor.lastLaunchTimings())
+        origin = std::min(origin, t.startNs);
+    for (const auto& t : executor.lastLaunchTimings()) {
+        const Launch& launch = mapping.plan.launches[t.launch];
+        store::KernelRecord k;
+        k.start = t.startNs - origin;
+        k.end = t.endNs - origin;
+        k.streamId = launch.stream.value();
+        k.opId = launch.ops.front().value();
+        k.launchId = static_cast<std::int64_t>(t.launch);
+        k.shortName = graph.op(launch.ops.front()).name;
+        k.demangledName = k.shortName + " on " + mapping.doc.devices[launch.stream.value()];
+        run.kernels.push_back(std::move(k));
+    }
+    run.finishedAt = store::utcNow();
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    run.host = host;
+    run.notes = "a mapping on CPU devices: stream u is device u (" + devices + "); one span per op, timed on the host";
+
+    store::Store store = store::Store::open(db, store::OpenMode::ReadWrite);
+    const store::RunId id = store.writeRun(run);
+    std::sort(run.latenciesNs.begin(), run.latenciesNs.end());
+    const double median = run.latenciesNs[run.latenciesNs.size() / 2] * 1e-6;
+    std::printf("stored run %lld: %s on %s, makespan %.3f ms median of %d", static_cast<long long>(id.value()),
+                graph.name().c_str(), devices.c_str(), median, repeats);
+    if (mapping.predictedMs > 0)
+        std::printf(" (predicted %.3f ms)", mapping.predictedMs);
+    std::printf("\n");
+    return kExitOk;
+}
+
+} // namespace opsched::cli
