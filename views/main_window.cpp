@@ -12,6 +12,7 @@
 #include "profile_panel.h"
 #include "run_database_panel.h"
 #include "schedule_panel.h"
+#include "timeline_panel.h"
 #include "timeline_view.h"
 #include "warp_chart.h"
 #include "graph/fingerprint.h"
@@ -95,6 +96,14 @@ QScrollArea* scrollable(QWidget* panel)
     return area;
 }
 
+// The op type a colour class stands for (timelines colour by OpKind), for the kernel summary.
+QString opKindName(std::uint32_t colourClass)
+{
+    if (colourClass <= static_cast<std::uint32_t>(OpKind::Identity))
+        return QString::fromUtf8(toString(static_cast<OpKind>(colourClass)));
+    return QObject::tr("other");
+}
+
 struct WaitCursor {
     WaitCursor() { QApplication::setOverrideCursor(Qt::WaitCursor); }
     ~WaitCursor() { QApplication::restoreOverrideCursor(); }
@@ -173,6 +182,7 @@ void MainWindow::createCentralWidget()
             return;
         selected_ = OpId(source.row());
         dag_->selectOp(selected_);
+        timeline_->revealOp(static_cast<std::uint32_t>(source.row()));
         properties_->show(graph_, selected_, shown_);
     });
 
@@ -222,20 +232,15 @@ void MainWindow::createDocks()
     });
 
     // The timeline and the warps chart share one time axis: zooming one moves the other.
-    timeline_ = new TimelineView;
-    timeline_->setObjectName(QStringLiteral("timeline"));
-    warps_ = new WarpChart;
-    warps_->setObjectName(QStringLiteral("warpChart"));
-    connect(timeline_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
+    timelinePanel_ = new TimelinePanel;
+    timelinePanel_->setObjectName(QStringLiteral("timelinePanel"));
+    timeline_ = timelinePanel_->view();
+    warps_ = timelinePanel_->warps();
     connect(timeline_, &TimelineView::spanClicked, this, &MainWindow::selectOpInTable);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(timeline_);
-    split->addWidget(warps_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 1);
+    connect(timelinePanel_, &TimelinePanel::status, this, [this](const QString& m) { statusBar()->showMessage(m, 4000); });
     timelineDock_ = new QDockWidget(tr("Timeline"), this);
     timelineDock_->setObjectName(QStringLiteral("timelineDock"));
-    timelineDock_->setWidget(split);
+    timelineDock_->setWidget(timelinePanel_);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
 
     compare_ = new CompareView;
@@ -377,7 +382,9 @@ void MainWindow::exportImage(const QString& what)
         return;
     QString error;
     if (what == QStringLiteral("timeline"))
-        error = opsched::exportImage(file, timeline_->size(), [this](QPainter& p, const QSize& s) { timeline_->render(p, s); });
+        // Every row, not only those scrolled into view, under the ruler.
+        error = opsched::exportImage(file, timeline_->fullSize(),
+                                     [this](QPainter& p, const QSize& s) { timeline_->render(p, s, 0); });
     else if (what == QStringLiteral("warps"))
         error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
     else if (what == QStringLiteral("dag"))
@@ -411,9 +418,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         properties_->show(graph_, selected_, sameModel ? shown_ : nullptr);
         editor_->clear();
         dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
-        timeline_->setData(result->timeline); // op names from the run itself
-        warps_->setData(result->timeline);
-        warps_->setAxis(timeline_->axis());
+        timelinePanel_->setData(result->timeline, {}, opKindName); // op names from the run itself
         timelineDock_->raise();
         return;
     }
@@ -427,23 +432,23 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
     else
         editor_->clear();
     if (!result || !graph_) {
-        timeline_->setData(nullptr);
-        warps_->setData(nullptr);
+        timelinePanel_->setData(nullptr);
         dag_->setSchedule(nullptr);
         return;
     }
     // Plan-only schedulers (Nimble, Opara) have no stages to colour by.
     dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
     auto graph = graph_;
-    timeline_->setData(result->timeline, [graph](std::uint32_t id) {
-        if (id >= graph->opCount())
-            return QString();
-        const Op& op = graph->op(OpId(id));
-        return QStringLiteral("%1\n%2, %3").arg(QString::fromStdString(op.name), QString::fromUtf8(toString(op.kind)),
-                                                QString::fromStdString(graph->tensor(op.output).shape.toString()));
-    });
-    warps_->setData(result->timeline);
-    warps_->setAxis(timeline_->axis());
+    timelinePanel_->setData(
+        result->timeline,
+        [graph](std::uint32_t id) {
+            if (id >= graph->opCount())
+                return QString();
+            const Op& op = graph->op(OpId(id));
+            return QStringLiteral("%1\n%2, %3").arg(QString::fromStdString(op.name), QString::fromUtf8(toString(op.kind)),
+                                                    QString::fromStdString(graph->tensor(op.output).shape.toString()));
+        },
+        opKindName);
 }
 
 void MainWindow::createActions()

@@ -26,6 +26,7 @@ class OpPropertiesWidget;
 class ScheduleEditor;
 class CompareView;
 class TimelineView;
+class TimelinePanel;
 class WarpChart;
 struct ScheduleResult;
 class OpTableModel;
@@ -57,6 +58,7 @@ public:
     const std::shared_ptr<const Graph>& graph() const { return graph_; }
     SchedulePanel* schedulePanel() const { return schedules_; }
     TimelineView* timelineView() const { return timeline_; }
+    TimelinePanel* timelinePanel() const { return timelinePanel_; }
     WarpChart* warpChart() const { return warps_; }
     ScheduleEditor* scheduleEditor() const { return editor_; }
     CompareView* compareView() const { return compare_; }
@@ -124,6 +126,7 @@ private:
     QDockWidget* summaryDock_ = nullptr;
     SchedulePanel* schedules_ = nullptr;
     QDockWidget* schedulesDock_ = nullptr;
+    TimelinePanel* timelinePanel_ = nullptr;
     TimelineView* timeline_ = nullptr;
     WarpChart* warps_ = nullptr;
     QDockWidget* timelineDock_ = nullptr;

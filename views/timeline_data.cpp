@@ -36,6 +36,59 @@ void StreamRowsBuilder::addKernel(std::int64_t stream, double start, double end,
     data_.rows.addSpan(opRow(stream) + 1, {start, end, index, colour});
 }
 
+std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
+                                           const std::vector<double>& end)
+{
+    // A launch's predecessors: the launch before it on its stream, those it waits for, and every
+    // launch before the last barrier at or before it. Walking back from the launch that ends last
+    // through the predecessor that ends last gives the chain that sets the latency. Launches with
+    // no kernel (views) end when their predecessors do.
+    const std::size_t n = plan.launches.size();
+    if (n == 0 || start.size() != n || end.size() != n)
+        return {};
+    std::vector<double> finish(n, 0.0);
+    std::vector<std::int64_t> pred(n, -1);
+    std::vector<std::int64_t> lastOnStream(plan.streams + 1, -1);
+    std::vector<std::uint32_t> barriers = plan.barriers;
+    std::sort(barriers.begin(), barriers.end());
+    std::size_t nextBarrier = 0;
+    std::int64_t latestBeforeBarrier = -1; // the launch ending last before the current barrier
+    std::int64_t latestSoFar = -1;
+    for (std::size_t l = 0; l < n; ++l) {
+        while (nextBarrier < barriers.size() && barriers[nextBarrier] <= l) {
+            latestBeforeBarrier = latestSoFar;
+            ++nextBarrier;
+        }
+        const Launch& launch = plan.launches[l];
+        std::int64_t best = -1;
+        auto consider = [&](std::int64_t p) {
+            if (p >= 0 && (best < 0 || finish[static_cast<std::size_t>(p)] > finish[static_cast<std::size_t>(best)]))
+                best = p;
+        };
+        const auto stream = std::min<std::size_t>(launch.stream.value(), plan.streams);
+        consider(lastOnStream[stream]);
+        for (auto w : launch.waitFor)
+            if (w < l)
+                consider(w);
+        consider(latestBeforeBarrier);
+        pred[l] = best;
+        const bool ran = start[l] <= end[l];
+        finish[l] = ran ? end[l] : (best >= 0 ? finish[static_cast<std::size_t>(best)] : 0.0);
+        lastOnStream[stream] = static_cast<std::int64_t>(l);
+        if (latestSoFar < 0 || finish[l] > finish[static_cast<std::size_t>(latestSoFar)])
+            latestSoFar = static_cast<std::int64_t>(l);
+    }
+    std::vector<std::uint32_t> ops;
+    for (std::int64_t l = latestSoFar; l >= 0; l = pred[static_cast<std::size_t>(l)]) {
+        const auto i = static_cast<std::size_t>(l);
+        if (start[i] <= end[i])
+            for (auto it = plan.launches[i].ops.rbegin(); it != plan.launches[i].ops.rend(); ++it)
+                ops.push_back(it->value());
+    }
+    std::reverse(ops.begin(), ops.end());
+    return ops;
+}
+
 TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const SimResult& result,
                                     const SimDevice& device)
 {
@@ -93,6 +146,19 @@ TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const 
             data.stages.emplace_back(s, e);
         first = cut;
     }
+    // Flows: each event wait between two launches that ran kernels.
+    for (std::size_t l = 0; l < plan.launches.size(); ++l) {
+        if (!(start[l] <= end[l]))
+            continue;
+        for (auto w : plan.launches[l].waitFor)
+            if (w < plan.launches.size() && start[w] <= end[w])
+                data.flows.push_back({end[w], start[l],
+                                      static_cast<std::uint32_t>(rows.opRow(plan.launches[w].stream.value())),
+                                      static_cast<std::uint32_t>(rows.opRow(plan.launches[l].stream.value()))});
+    }
+    std::sort(data.flows.begin(), data.flows.end(),
+              [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+    data.criticalPath = criticalPathOps(plan, start, end);
     data.warps = result.warps;
     data.maxWarps = device.maxResidentWarps();
     data.latency = result.latency;

@@ -26,6 +26,14 @@ struct TimelineKernel {
     std::string launch;    // "grid 8x1x1, block 256x1x1" when known
 };
 
+// A cross-stream dependency drawn as an arrow: the end of the op waited for on one stream to the
+// start of the op that waits on another (the plan's event waits).
+struct TimelineFlow {
+    double from = 0; // seconds
+    double to = 0;
+    std::uint32_t fromRow = 0, toRow = 0; // op rows
+};
+
 struct TimelineData {
     TimelineRows rows;                      // one row per stream (and its kernel row); see rowKinds
     std::vector<std::string> rowNames;      // "stream 0", ...
@@ -36,6 +44,8 @@ struct TimelineData {
     std::vector<WarpSample> warps;
     double maxWarps = 0;                    // the device's resident-warp limit, the chart's top
     double latency = 0;
+    std::vector<TimelineFlow> flows;         // event waits between streams, when the plan is known
+    std::vector<std::uint32_t> criticalPath; // op ids of the chain that sets the latency, in time order
 
     TimelineRowKind rowKind(std::size_t row) const
     {
@@ -59,6 +69,11 @@ private:
     TimelineData& data_;
     std::vector<std::int64_t> streams_; // sorted, unique
 };
+
+// The ops of the chain of launches that sets the plan's latency, in order, given each launch's
+// start and end (start > end: the launch ran no kernel).
+std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
+                                           const std::vector<double>& end);
 
 // Op spans per stream (kernels of one launch merged into one span) and a kernel row under each
 // stream with the simulator's kernel spans. Colour class = op kind.
