@@ -24,6 +24,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QResizeEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
@@ -47,6 +48,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 // The qrc is compiled into a static library, so nothing would pull its object file into the
@@ -209,7 +211,7 @@ void MainWindow::createDocks()
     summary_->setMinimumWidth(summary_->fontMetrics().averageCharWidth() * 36);
     summaryDock_ = new QDockWidget(tr("Summary"), this);
     summaryDock_->setObjectName(QStringLiteral("summaryDock")); // saveState() keys docks by object name
-    summaryDock_->setWidget(summary_);
+    summaryDock_->setWidget(scrollable(summary_)); // scrolls rather than holding the window tall
     addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
 
     properties_ = new OpPropertiesWidget;
@@ -224,7 +226,7 @@ void MainWindow::createDocks()
     schedules_ = new SchedulePanel;
     schedulesDock_ = new QDockWidget(tr("Schedules"), this);
     schedulesDock_->setObjectName(QStringLiteral("schedulesDock"));
-    schedulesDock_->setWidget(schedules_);
+    schedulesDock_->setWidget(scrollable(schedules_));
     addDockWidget(Qt::RightDockWidgetArea, schedulesDock_);
     connect(schedules_, &SchedulePanel::resultSelected, this, [this](std::shared_ptr<const ScheduleResult> result) {
         showComparisonOf(schedules_->results());
@@ -707,6 +709,19 @@ bool MainWindow::openDroppedUrls(const QList<QUrl>& urls)
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return false;
     return openFile(urls.first().toLocalFile());
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    // QMainWindow gives all new height to the central widget; the timeline keeps its share of the
+    // window instead, so a taller window shows more streams.
+    const int before = event->oldSize().height(), after = event->size().height();
+    if (!timelineDock_ || before <= 0 || before == after || timelineDock_->isFloating() || !timelineDock_->isVisible() ||
+        dockWidgetArea(timelineDock_) != Qt::BottomDockWidgetArea)
+        return;
+    const double share = std::clamp(static_cast<double>(timelineDock_->height()) / before, 0.1, 0.8);
+    resizeDocks({timelineDock_}, {static_cast<int>(share * after)}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

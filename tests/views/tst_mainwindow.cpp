@@ -12,6 +12,7 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QPainter>
@@ -47,6 +48,7 @@ private slots:
     void lowersWithEventsWhenAsked();
     void propertiesFollowTheSelection();
     void droppedFilesOpen();
+    void fitsALaptopScreen();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -336,6 +338,34 @@ void TestMainWindow::droppedFilesOpen()
     QVERIFY(!w.openDroppedUrls({QUrl::fromLocalFile(path)}));
     // The file was tried, and refused with loadModel's reason.
     QVERIFY2(w.lastError().contains(QStringLiteral("unknown model format")), qPrintable(w.lastError()));
+}
+
+void TestMainWindow::fitsALaptopScreen()
+{
+    // A 1366x768 laptop leaves about 700 px for a window; the window must fit in 600.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1366, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QCoreApplication::processEvents();
+    QVERIFY2(w.minimumSizeHint().height() <= 600, qPrintable(QString::number(w.minimumSizeHint().height())));
+    QVERIFY2(w.minimumHeight() <= 600, qPrintable(QString::number(w.minimumHeight())));
+    w.resize(1366, 600);
+    QCoreApplication::processEvents();
+    QVERIFY2(w.height() <= 600, qPrintable(QString::number(w.height())));
+
+    // The timeline dock grows with the window instead of leaving the growth to the op table.
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    QVERIFY(dock);
+    const int small = dock->height();
+    const double share = static_cast<double>(small) / w.height();
+    w.resize(1366, 1000);
+    QCoreApplication::processEvents();
+    // It keeps (about) its share of the window's height.
+    QVERIFY2(dock->height() > small + 100 && dock->height() > 0.8 * share * w.height(),
+             qPrintable(QStringLiteral("%1 -> %2").arg(small).arg(dock->height())));
 }
 
 QTEST_MAIN(TestMainWindow)
