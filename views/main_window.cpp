@@ -679,6 +679,11 @@ void MainWindow::readSettings()
     timelineDock_->widget()->setMinimumHeight(200);
     QTimer::singleShot(0, this, [this] {
         resizeDocks({summaryDock_, schedulesDock_}, {420, 420}, Qt::Horizontal);
+        // The Schedules panel scrolls when the window is short, but opens showing all its fields.
+        resizeDocks({summaryDock_, schedulesDock_}, {180, std::max(200, schedules_->sizeHint().height() + 40)},
+                    Qt::Vertical);
+        // The timeline is what people come for: half the window's height.
+        resizeDocks({timelineDock_}, {height() / 2}, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);
     });
 }

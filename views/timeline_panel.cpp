@@ -39,6 +39,8 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name)
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
     table->horizontalHeader()->setStretchLastSection(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch); // names take what is left
+    table->horizontalHeader()->setMinimumSectionSize(40);
     return table;
 }
 
@@ -110,6 +112,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     rangeProxy->setSourceModel(rangeModel_);
     rangeProxy->setSortRole(RangeStatsModel::SortRole);
     rangeTable_ = makeTable(rangeProxy, QStringLiteral("rangeTable"));
+    rangeTable_->sortByColumn(RangeStatsModel::StreamColumn, Qt::AscendingOrder);
     // Clicking a stream brings its row into view.
     connect(rangeTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         view_->ensureRowVisible(index.data(RangeStatsModel::RowRole).toULongLong());
@@ -120,8 +123,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     kernelProxy_->setSourceModel(kernelModel_);
     kernelProxy_->setSortRole(KernelStatsModel::SortRole);
     kernelTable_ = makeTable(kernelProxy_, QStringLiteral("kernelTable"));
-    kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Interactive);
-    kernelTable_->setColumnWidth(KernelStatsModel::NameColumn, 180);
+    kernelTable_->sortByColumn(KernelStatsModel::TotalColumn, Qt::DescendingOrder); // Nsight's order
     grouping_ = new QComboBox;
     grouping_->setObjectName(QStringLiteral("kernelGrouping"));
     grouping_->addItems({tr("by kernel name"), tr("by op type")});
@@ -161,7 +163,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     split->addWidget(side);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
-    split->setSizes({900, 300});
+    split->setSizes({900, 380});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace opsched {
 namespace {
@@ -271,9 +272,10 @@ void TimelineView::drawRuler(QPainter& p, const TimeAxis& axis, int width) const
         const int len = t.major ? 9 : 4;
         p.setPen(palette().text().color());
         p.drawLine(QPointF(x, kRulerHeight - 1 - len), QPointF(x, kRulerHeight - 1));
-        if (t.major)
-            p.drawText(QRectF(x + 3, 1, 200, kRulerHeight - 6), Qt::AlignLeft | Qt::AlignTop,
-                       QString::fromStdString(t.label));
+        // Labels right of their tick, left out where they would run past the plot.
+        const QString label = QString::fromStdString(t.label);
+        if (t.major && x + 3 + fm.horizontalAdvance(label) <= kLabelWidth + axis.width())
+            p.drawText(QRectF(x + 3, 1, 200, kRulerHeight - 6), Qt::AlignLeft | Qt::AlignTop, label);
     }
     // The selected range's length on the ruler, and the time under the cursor.
     if (selection_) {
@@ -311,7 +313,9 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
     p.fillRect(QRect(QPoint(0, 0), size), palette().base());
     const TimeAxis axis = axis_.resized(std::max(1, size.width() - kLabelWidth - rightMargin()));
     if (!data_) {
-        drawRuler(p, axis, size.width());
+        p.setPen(palette().placeholderText().color());
+        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
+                   tr("Run a scheduler (Ctrl+R) or select a stored run to see its timeline"));
         return;
     }
     if (scrollY < 0)
@@ -423,31 +427,44 @@ void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int
     auto centre = [&](std::uint32_t row) {
         return rowsTop + layout_.top(row) + (layout_.height(row) - 4) / 2.0;
     };
-    p.setRenderHint(QPainter::Antialiasing, true);
-    p.setPen(QPen(QColor(30, 30, 30, 170), 1.2));
-    p.setBrush(QColor(30, 30, 30, 200));
-    // Flows that would land on the same pixels as the one drawn before are skipped, so a whole
-    // run's arrows cost what the screen can show.
-    double lastX0 = -1e9, lastX1 = -1e9;
-    std::uint32_t lastFrom = ~0U, lastTo = ~0U;
+    // Flows landing on the same pixels (same rows, both ends within 2 px) are drawn once, so a
+    // whole run's arrows cost what the screen can show; beyond a few hundred, straight lines
+    // without heads in one batch.
+    std::unordered_set<std::uint64_t> seen;
+    std::vector<QLineF> lines;
     const auto& spans = flowIndex_.row(0);
     for (std::size_t i = first; i < last; ++i) {
         const TimelineFlow& f = data_->flows[spans[i].id];
         const double x0 = kLabelWidth + axis.toX(f.from), x1 = kLabelWidth + axis.toX(f.to);
-        if (f.fromRow == lastFrom && f.toRow == lastTo && std::abs(x0 - lastX0) < 2 && std::abs(x1 - lastX1) < 2)
-            continue;
         const double y0 = centre(f.fromRow), y1 = centre(f.toRow);
         if ((y0 < kRulerHeight && y1 < kRulerHeight) || (y0 > height && y1 > height))
             continue;
-        lastX0 = x0, lastX1 = x1, lastFrom = f.fromRow, lastTo = f.toRow;
-        QPainterPath path(QPointF(x0, y0));
-        const double bend = std::max(8.0, (x1 - x0) / 2);
-        path.cubicTo(QPointF(x0 + bend, y0), QPointF(x1 - bend, y1), QPointF(x1, y1));
+        const auto key = (static_cast<std::uint64_t>(f.fromRow) * 2654435761ULL) ^
+                         (static_cast<std::uint64_t>(f.toRow) << 20) ^
+                         (static_cast<std::uint64_t>(std::clamp(x0, -1e4, 1e5) / 2 + 1e4) << 32) ^
+                         (static_cast<std::uint64_t>(std::clamp(x1, -1e4, 1e5) / 2 + 1e4) << 46);
+        if (seen.insert(key).second)
+            lines.emplace_back(x0, y0, x1, y1);
+    }
+    if (lines.size() > 400) {
+        p.setPen(QPen(QColor(30, 30, 30, 90), 1));
+        p.drawLines(lines.data(), static_cast<int>(lines.size()));
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const QPen pen(QColor(30, 30, 30, 170), 1.2);
+    const QColor head(30, 30, 30, 200);
+    for (const QLineF& l : lines) {
+        QPainterPath path(l.p1());
+        const double bend = std::max(8.0, l.dx() / 2);
+        path.cubicTo(l.p1() + QPointF(bend, 0), l.p2() - QPointF(bend, 0), l.p2());
+        p.setPen(pen);
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
         // Arrow head pointing into the waiting op.
-        p.setBrush(QColor(30, 30, 30, 200));
-        const QPointF tip(x1, y1);
+        p.setPen(Qt::NoPen);
+        p.setBrush(head);
+        const QPointF tip = l.p2();
         p.drawPolygon(QPolygonF({tip, tip + QPointF(-6, -3.5), tip + QPointF(-6, 3.5)}));
     }
     p.setRenderHint(QPainter::Antialiasing, false);

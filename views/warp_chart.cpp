@@ -90,6 +90,8 @@ void WarpChart::render(QPainter& p, const QSize& size) const
     p.setPen(palette().text().color());
     p.drawText(QRect(4, 0, left - 8, plotHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("active\nwarps"));
     const TimeAxis axis = axis_.resized(std::max(1, size.width() - left - TimelineView::rightMargin()));
+    if (!data_)
+        return;
 
     // The timeline's ruler, labelled under the curve, with faint grid lines through it.
     const QFontMetrics fm(p.font());
@@ -111,9 +113,9 @@ void WarpChart::render(QPainter& p, const QSize& size) const
             p.drawLine(QPointF(x, 0), QPointF(x, plotHeight));
         p.setPen(palette().text().color());
         p.drawLine(QPointF(x, plotHeight), QPointF(x, plotHeight + (t.major ? 5 : 2)));
-        if (t.major)
-            p.drawText(QRectF(x + 3, plotHeight + 1, 200, kTickHeight - 1), Qt::AlignLeft | Qt::AlignVCenter,
-                       QString::fromStdString(t.label));
+        const QString text = QString::fromStdString(t.label);
+        if (t.major && x + 3 + fm.horizontalAdvance(text) <= left + axis.width())
+            p.drawText(QRectF(x + 3, plotHeight + 1, 200, kTickHeight - 1), Qt::AlignLeft | Qt::AlignVCenter, text);
     }
     if (selection_) {
         const double x0 = left + std::clamp(axis.toX(selection_->first), 0.0, axis.width());

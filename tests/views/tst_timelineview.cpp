@@ -23,13 +23,16 @@ private slots:
 void TestTimelineView::repaints100kSpansInAFrame_data()
 {
     QTest::addColumn<bool>("kernelRows");
-    QTest::newRow("op rows") << false;
-    QTest::newRow("op and kernel rows") << true;
+    QTest::addColumn<bool>("flows");
+    QTest::newRow("op rows") << false << false;
+    QTest::newRow("op and kernel rows") << true << false;
+    QTest::newRow("op rows, 10k flows and a range") << false << true;
 }
 
 void TestTimelineView::repaints100kSpansInAFrame()
 {
     QFETCH(bool, kernelRows);
+    QFETCH(bool, flows);
     constexpr int kStreams = 8, kSpans = 100000;
     const int rows = kernelRows ? 2 * kStreams : kStreams;
     auto data = std::make_shared<TimelineData>();
@@ -51,10 +54,26 @@ void TestTimelineView::repaints100kSpansInAFrame()
     }
     data->latency = data->rows.lastEnd();
     QCOMPARE(data->rows.spanCount(), std::size_t(kSpans));
+    if (flows) {
+        // Every tenth span waits for the span before it on the next row.
+        for (int r = 0; r < rows; ++r) {
+            const auto& from = data->rows.row(static_cast<std::size_t>(r));
+            for (std::size_t i = 0; i + 1 < from.size(); i += 10)
+                data->flows.push_back({from[i].end, from[i + 1].start, static_cast<std::uint32_t>(r),
+                                       static_cast<std::uint32_t>((r + 1) % rows)});
+        }
+        std::sort(data->flows.begin(), data->flows.end(),
+                  [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+        QVERIFY(data->flows.size() >= 9000);
+    }
 
     TimelineView view;
     view.resize(1600, 400);
     view.setData(data, [](std::uint32_t id) { return QStringLiteral("op %1").arg(id); });
+    if (flows) {
+        view.setShowFlows(true);
+        view.setSelection(data->latency * 0.2, data->latency * 0.7);
+    }
     QImage image(1600, 400, QImage::Format_ARGB32_Premultiplied);
     std::vector<qint64> ns;
     for (int i = 0; i < 21; ++i) {
