@@ -12,8 +12,11 @@
 #include "profile_panel.h"
 #include "run_database_panel.h"
 #include "schedule_panel.h"
+#include "run_compare_panel.h"
 #include "timeline_panel.h"
 #include "timeline_view.h"
+#include "time_ruler.h"
+#include "schedule_result.h"
 #include "warp_chart.h"
 #include "graph/fingerprint.h"
 #include "schedule/schedule_file.h"
@@ -104,6 +107,18 @@ QString opKindName(std::uint32_t colourClass)
     if (colourClass <= static_cast<std::uint32_t>(OpKind::Identity))
         return QString::fromUtf8(toString(static_cast<OpKind>(colourClass)));
     return QObject::tr("other");
+}
+
+// How the Diff view lists a run: "nimble · sim:v100 · batch 1 · 2.04 ms" (a stored run with its id).
+QString runLabel(const ScheduleResult& r)
+{
+    QString label = QStringLiteral("%1 · %2 · batch %3 · %4")
+                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+                        .arg(r.batch)
+                        .arg(QString::fromStdString(formatDuration(r.latency)));
+    if (r.stored)
+        label = QObject::tr("run %1: %2").arg(r.stored->id.value()).arg(label);
+    return label;
 }
 
 struct WaitCursor {
@@ -253,6 +268,15 @@ void MainWindow::createDocks()
     compareDock_->setWidget(compare_);
     addDockWidget(Qt::BottomDockWidgetArea, compareDock_);
     tabifyDockWidget(timelineDock_, compareDock_);
+
+    // Two runs side by side on one time axis, with the per-op diff.
+    diff_ = new RunComparePanel;
+    diff_->setObjectName(QStringLiteral("runCompare"));
+    diffDock_ = new QDockWidget(tr("Diff"), this);
+    diffDock_->setObjectName(QStringLiteral("diffDock"));
+    diffDock_->setWidget(diff_);
+    addDockWidget(Qt::BottomDockWidgetArea, diffDock_);
+    tabifyDockWidget(timelineDock_, diffDock_);
     timelineDock_->raise();
 
     // Editing a stage schedule shows the edited schedule's timeline as soon as it is valid.
@@ -421,6 +445,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         editor_->clear();
         dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
         timelinePanel_->setData(result->timeline, {}, opKindName); // op names from the run itself
+        diff_->addRun(runLabel(*result), result->timeline);
         timelineDock_->raise();
         return;
     }
@@ -451,6 +476,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
                                                     QString::fromStdString(graph->tensor(op.output).shape.toString()));
         },
         opKindName);
+    diff_->addRun(runLabel(*result), result->timeline, timeline_->describer());
 }
 
 void MainWindow::createActions()
@@ -554,6 +580,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
         summary_->setGraph(graph_);
         schedules_->setGraph(graph_);
         dag_->setGraph(graph_); // laid out on a worker thread
+        diff_->clearRuns(); // runs of the previous model do not compare with this one's
         showSchedule(nullptr);
     }
 

@@ -27,6 +27,7 @@ class ScheduleEditor;
 class CompareView;
 class TimelineView;
 class TimelinePanel;
+class RunComparePanel;
 class WarpChart;
 struct ScheduleResult;
 class OpTableModel;
@@ -59,6 +60,7 @@ public:
     SchedulePanel* schedulePanel() const { return schedules_; }
     TimelineView* timelineView() const { return timeline_; }
     TimelinePanel* timelinePanel() const { return timelinePanel_; }
+    RunComparePanel* runComparePanel() const { return diff_; }
     WarpChart* warpChart() const { return warps_; }
     ScheduleEditor* scheduleEditor() const { return editor_; }
     CompareView* compareView() const { return compare_; }
@@ -128,6 +130,8 @@ private:
     SchedulePanel* schedules_ = nullptr;
     QDockWidget* schedulesDock_ = nullptr;
     TimelinePanel* timelinePanel_ = nullptr;
+    RunComparePanel* diff_ = nullptr;
+    QDockWidget* diffDock_ = nullptr;
     TimelineView* timeline_ = nullptr;
     WarpChart* warps_ = nullptr;
     QDockWidget* timelineDock_ = nullptr;

@@ -13,8 +13,10 @@ StreamRowsBuilder::StreamRowsBuilder(TimelineData& data, std::vector<std::int64_
     for (auto s : streams_) {
         data_.rowNames.push_back("stream " + std::to_string(s));
         data_.rowKinds.push_back(TimelineRowKind::Ops);
+        data_.rowStreams.push_back(s);
         data_.rowNames.push_back("  kernels");
         data_.rowKinds.push_back(TimelineRowKind::Kernels);
+        data_.rowStreams.push_back(s);
     }
 }
 

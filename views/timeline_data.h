@@ -38,6 +38,7 @@ struct TimelineData {
     TimelineRows rows;                      // one row per stream (and its kernel row); see rowKinds
     std::vector<std::string> rowNames;      // "stream 0", ...
     std::vector<TimelineRowKind> rowKinds;  // per row; empty: every row holds ops
+    std::vector<std::int64_t> rowStreams;   // per row, the stream it belongs to; empty: unknown
     std::vector<TimelineKernel> kernels;    // what kernel-row span ids refer to
     std::vector<std::string> opLabels;      // per op id "name\ntype", for runs not tied to the open model
     std::vector<std::pair<double, double>> stages; // [start, end) of each stage (from barriers)

@@ -61,8 +61,16 @@ double TimelineView::plotWidth() const
     return std::max(1, width() - kLabelWidth - rightMargin());
 }
 
+void TimelineView::setTimeExtent(std::optional<double> end)
+{
+    extent_ = end;
+    resetZoom();
+}
+
 double TimelineView::viewEnd() const
 {
+    if (extent_ && *extent_ > 0)
+        return *extent_;
     const double end = data_ ? std::max(data_->latency, data_->rows.lastEnd()) : 0.0;
     return end > 0 ? end : 1e-3;
 }

@@ -37,6 +37,9 @@ public:
     const std::function<QString(std::uint32_t)>& describer() const { return describe_; }
     const TimeAxis& axis() const { return axis_; }
     const RowLayout& layout() const { return layout_; }
+    // The time the view may show up to (fit, clamping); by default the run's end. Two views side by
+    // side share the longer run's end, so their axes align.
+    void setTimeExtent(std::optional<double> end);
 
     static constexpr int kLabelWidth = 88;
     static constexpr int kRowHeight = 22;
@@ -149,6 +152,7 @@ private:
     std::vector<bool> collapsed_;
     RowLayout layout_;
     TimeAxis axis_;
+    std::optional<double> extent_;
     int scrollY_ = 0;
     QScrollBar* scrollBar_ = nullptr;
 

@@ -12,6 +12,7 @@
 #include "timeline_view.h"
 #include "warp_chart.h"
 #include "export.h"
+#include "run_compare_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -44,6 +45,7 @@ private slots:
     void searchFlowsAndCriticalPath();
     void tableSelectionRevealsTheOp();
     void exportedImageHasTheRulerAndEveryRow();
+    void twoRunsSideBySide();
 
 private:
     // Opens inception_v3, runs `scheduler` on sim:v100 in a shown window.
@@ -327,6 +329,54 @@ void TestTimelineWindow::exportedImageHasTheRulerAndEveryRow()
         coloured += c.saturation() > 60 ? 1 : 0;
     }
     QVERIFY(coloured > 0);
+}
+
+void TestTimelineWindow::twoRunsSideBySide()
+{
+    MainWindow w;
+    QVERIFY(runIn(w, QStringLiteral("ios")));
+    const auto ios = w.timelineView()->sharedData();
+    QSignalSpy done(w.schedulePanel(), &SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("nimble"));
+    QVERIFY(done.wait(60000));
+    const auto nimble = w.timelineView()->sharedData();
+    QVERIFY(ios != nimble);
+
+    RunComparePanel* diff = w.runComparePanel();
+    QCOMPARE(diff->runCount(), 2);
+    // The newest (nimble) is B, the one before (ios) A.
+    QCOMPARE(diff->viewA()->sharedData(), ios);
+    QCOMPARE(diff->viewB()->sharedData(), nimble);
+    // One time axis, the longer run's: both views fit it, and zooming one moves the other.
+    const double longer = std::max(std::max(ios->latency, ios->rows.lastEnd()), std::max(nimble->latency, nimble->rows.lastEnd()));
+    QCOMPARE(diff->viewA()->axis().end(), longer);
+    QCOMPARE(diff->viewB()->axis().end(), longer);
+    diff->viewA()->resize(900, 300);
+    diff->viewB()->resize(900, 300);
+    diff->viewA()->setFocus();
+    QTest::keyClick(diff->viewA(), Qt::Key_W);
+    QTest::keyClick(diff->viewA(), Qt::Key_D);
+    QCOMPARE(diff->viewB()->axis().start(), diff->viewA()->axis().start());
+    QCOMPARE(diff->viewB()->axis().duration(), diff->viewA()->axis().duration());
+
+    // The table: one row per op that ran a kernel in either run, with both placements.
+    const RunDiff& d = diff->model()->diff();
+    QCOMPARE(diff->model()->rowCount(), 109); // inception_v3's ops minus the 11 plain concats
+    QCOMPARE(d.onlyInA + d.onlyInB, std::size_t(0));
+    QVERIFY(d.streamChanges > 0); // nimble spreads ops over 36 streams, ios over a few
+    QCOMPARE(d.latencyA, ios->latency);
+    QVERIFY(diff->summary()->text().contains(QStringLiteral("ops on another stream")));
+    auto* table = diff->findChild<QTableView*>(QStringLiteral("diffTable"));
+    QAbstractItemModelTester tester(table->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    // Swapping A and B.
+    diff->setRuns(0, 1);
+    QCOMPARE(diff->viewA()->sharedData(), nimble);
+    QCOMPARE(diff->model()->diff().latencyB, ios->latency);
+    // Opening another model forgets the runs of this one.
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QCOMPARE(diff->runCount(), 0);
+    QVERIFY(!diff->viewA()->data());
 }
 
 QTEST_MAIN(TestTimelineWindow)
