@@ -49,6 +49,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -372,6 +373,30 @@ void MainWindow::exportSchedule()
     }
     if (const QString error = opsched::exportSchedule(file, graph_.get(), *what); !error.isEmpty())
         QMessageBox::warning(this, tr("Export failed"), error);
+    else {
+        editor_->markSaved(); // the edits are in a file now
+        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
+    }
+}
+
+bool MainWindow::confirmDiscardEdits()
+{
+    if (!editor_->hasUnsavedEdits())
+        return true;
+    const QString question = tr("The schedule has edits that are not exported. Export them before they are lost?");
+    QMessageBox::StandardButton answer = QMessageBox::Discard;
+    if (discardPrompt_)
+        answer = discardPrompt_(question);
+    else if (interactive_)
+        answer = QMessageBox::question(this, tr("Unsaved schedule edits"), question,
+                                       QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save) {
+        exportSchedule();
+        return !editor_->hasUnsavedEdits(); // the file dialog may have been cancelled
+    }
+    return true;
 }
 
 void MainWindow::exportTrace(bool csv)
@@ -514,6 +539,19 @@ void MainWindow::createActions()
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setMenuRole(QAction::QuitRole);
 
+    // Edit: the schedule editor's undo stack, from anywhere in the window.
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    addAction(undo); // shortcuts work while the menu bar is hidden, too
+    addAction(redo);
+
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run Scheduler"), schedules_, &SchedulePanel::run)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     run->addAction(tr("&Cancel Scheduler"), schedules_, &SchedulePanel::cancel)
@@ -550,6 +588,10 @@ void MainWindow::createStatusBar()
 
 bool MainWindow::openModel(const QString& ref, int batch)
 {
+    if (!confirmDiscardEdits()) {
+        lastError_ = tr("kept the edited schedule open");
+        return false;
+    }
     std::shared_ptr<const Graph> graph;
     {
         const WaitCursor wait; // NASNet takes a moment to build
@@ -705,7 +747,7 @@ void MainWindow::readSettings()
     // minimum height for the first layout and is free again afterwards.
     timelineDock_->widget()->setMinimumHeight(200);
     QTimer::singleShot(0, this, [this] {
-        resizeDocks({summaryDock_, schedulesDock_}, {420, 420}, Qt::Horizontal);
+        resizeDocks({summaryDock_, schedulesDock_}, {470, 470}, Qt::Horizontal);
         // The Schedules panel scrolls when the window is short, but opens showing all its fields.
         resizeDocks({summaryDock_, schedulesDock_}, {180, std::max(200, schedules_->sizeHint().height() + 40)},
                     Qt::Vertical);
@@ -758,6 +800,10 @@ void MainWindow::resizeEvent(QResizeEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmDiscardEdits()) {
+        event->ignore();
+        return;
+    }
     writeSettings();
     event->accept();
 }

@@ -4,9 +4,11 @@
 #include "graph/graph.h"
 
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 class QDockWidget;
@@ -78,6 +80,15 @@ public:
     QString lastError() const { return lastError_; }
     QStringList recentFiles() const;
 
+    // What to do with unexported schedule edits before they would be lost (opening another model,
+    // closing): Save exports them, Discard drops them, Cancel keeps them. By default a dialog when
+    // interactive, else Discard; tests answer through setDiscardEditsPrompt.
+    bool confirmDiscardEdits();
+    void setDiscardEditsPrompt(std::function<QMessageBox::StandardButton(const QString&)> prompt)
+    {
+        discardPrompt_ = std::move(prompt);
+    }
+
     bool isInteractive() const { return interactive_; }
     void setInteractive(bool interactive) { interactive_ = interactive; }
 
@@ -109,6 +120,7 @@ private:
     QString lastError_;
     bool reportNextListing_ = false; // File > Open of a database: say so if it cannot be read
     bool interactive_ = true;
+    std::function<QMessageBox::StandardButton(const QString&)> discardPrompt_;
 
     OpTableModel* opModel_ = nullptr;
     QSortFilterProxyModel* opProxy_ = nullptr;

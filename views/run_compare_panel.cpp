@@ -61,6 +61,7 @@ RunComparePanel::RunComparePanel(QWidget* parent) : QWidget(parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(RunDiffModel::OpColumn, QHeaderView::Stretch);
+    table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 2 + table_->horizontalHeader()->sizeHint().height());
     // Picking an op shows it in both timelines.
     connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const auto op = index.data(RunDiffModel::OpRole).toUInt();

@@ -75,6 +75,12 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    // Every column readable without a horizontal scroll bar, and room for several results.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    table_->setWordWrap(false);
+    table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
 
     auto* form = new QFormLayout;
     form->addRow(tr("Scheduler"), scheduler_);

@@ -244,7 +244,7 @@ QSize TimelineView::sizeHint() const
 
 QSize TimelineView::minimumSizeHint() const
 {
-    return {kLabelWidth + 100, kRulerHeight + 2 * kRowHeight};
+    return {kLabelWidth + 100, kRulerHeight + kRowHeight + 4};
 }
 
 QSize TimelineView::fullSize() const

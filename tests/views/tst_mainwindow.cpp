@@ -5,6 +5,8 @@
 #include "schedule_panel.h"
 #include "schedule_result.h"
 #include "timeline_view.h"
+#include "schedule_editor.h"
+#include "schedule/schedule_edit.h"
 #include "warp_chart.h"
 
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QAction>
+#include <QMessageBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
@@ -49,6 +53,7 @@ private slots:
     void propertiesFollowTheSelection();
     void droppedFilesOpen();
     void fitsALaptopScreen();
+    void undoShortcutsAndUnsavedEdits();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -366,6 +371,61 @@ void TestMainWindow::fitsALaptopScreen()
     // It keeps (about) its share of the window's height.
     QVERIFY2(dock->height() > small + 100 && dock->height() > 0.8 * share * w.height(),
              qPrintable(QStringLiteral("%1 -> %2").arg(small).arg(dock->height())));
+}
+
+void TestMainWindow::undoShortcutsAndUnsavedEdits()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("sequential"));
+    QVERIFY(done.wait(30000));
+    opsched::ScheduleEditor* editor = w.scheduleEditor();
+    QVERIFY(editor->isEnabled());
+    const opsched::Schedule before = editor->schedule();
+    const auto e3 = opsched::findOp(before, *w.graph()->findOp("fire2.expand3x3"));
+    editor->apply(opsched::moveOp(before, *w.graph()->findOp("fire2.expand1x1"), e3->stage, 1, 0), QStringLiteral("pair"));
+    QVERIFY(!(editor->schedule() == before));
+
+    // The Edit menu's actions with the usual keys, wherever the focus is in the window.
+    QAction* undo = w.findChild<QAction*>(QStringLiteral("undoAction"));
+    QAction* redo = w.findChild<QAction*>(QStringLiteral("redoAction"));
+    QVERIFY(undo && redo);
+    QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+    QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    w.activateWindow();
+    table(w)->setFocus();
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(editor->schedule(), before);
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(!(editor->schedule() == before));
+    QVERIFY(editor->hasUnsavedEdits());
+
+    // Opening another model asks first; Cancel keeps the edits and the model.
+    QString asked;
+    w.setDiscardEditsPrompt([&](const QString& q) {
+        asked = q;
+        return QMessageBox::Cancel;
+    });
+    QVERIFY(!w.openModel(QStringLiteral("zoo:googlenet")));
+    QVERIFY(asked.contains(QStringLiteral("not exported")));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+    QVERIFY(editor->hasUnsavedEdits());
+    // Discard lets it go.
+    w.setDiscardEditsPrompt([](const QString&) { return QMessageBox::Discard; });
+    QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
+    QVERIFY(!editor->hasUnsavedEdits());
+    // Without edits nothing is asked.
+    asked.clear();
+    w.setDiscardEditsPrompt([&](const QString& q) {
+        asked = q;
+        return QMessageBox::Cancel;
+    });
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QVERIFY(asked.isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)
