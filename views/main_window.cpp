@@ -439,7 +439,8 @@ void MainWindow::exportImage(const QString& what)
     else if (what == QStringLiteral("warps"))
         error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
     else if (what == QStringLiteral("dag"))
-        error = opsched::exportImage(file, dag_->size(), [this](QPainter& p, const QSize& s) { dag_->render(p, s); });
+        // The whole graph at natural size, not the part zoomed into.
+        error = opsched::exportImage(file, dag_->fullSize(), [this](QPainter& p, const QSize& s) { dag_->renderWhole(p, s); });
     else
         error = opsched::exportImage(file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
     if (!error.isEmpty())
