@@ -313,7 +313,8 @@ void MainWindow::createDocks()
     connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
     connect(profile_, &ProfilePanel::finished, this, [this](bool ok, const QString& message) {
         statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 8000);
-        if (ok)
+        // A Cancel the user asked for is not an error: the status bar and the panel say what happened.
+        if (ok || profile_->process()->wasCancelled())
             return;
         lastError_ = message;
         if (interactive_)
@@ -325,6 +326,10 @@ void MainWindow::createDocks()
     });
     connect(runs_, &RunDatabasePanel::listed, this, [this](bool ok, const QString& message) {
         const bool report = std::exchange(reportNextListing_, false);
+        // Only a database that could be read becomes the one profiling adds to, and the panel says so.
+        const QString offered = std::exchange(offeredDatabase_, QString());
+        if (ok && !offered.isEmpty())
+            profile_->offerDatabase(offered);
         if (ok)
             return;
         lastError_ = message;
@@ -673,7 +678,7 @@ void MainWindow::openDatabase(const QString& path)
     }
     reportNextListing_ = true;
     runs_->openDatabase(path);
-    profile_->setDatabase(path); // profiling next adds to the file being looked at
+    offeredDatabase_ = path; // profiling next adds to it, once it has been read
     runsDock_->show();
     runsDock_->raise();
     addRecentFile(path);

@@ -119,6 +119,7 @@ private:
     QString modelRef_; // what graph_ was opened as
     QString lastError_;
     bool reportNextListing_ = false; // File > Open of a database: say so if it cannot be read
+    QString offeredDatabase_;        // ... and if it can, offer it to the Profile panel
     bool interactive_ = true;
     std::function<QMessageBox::StandardButton(const QString&)> discardPrompt_;
 

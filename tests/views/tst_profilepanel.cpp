@@ -12,6 +12,9 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
@@ -38,6 +41,9 @@ private slots:
     void missingCliIsAnActionableMessage();
     void opensADatabaseFromFileOpen();
     void reportsABadDatabase();
+    void defaultDatabaseHasOneOpschedFolder();
+    void userCancelIsNotAnError();
+    void logFollowsNewLines();
 
 private:
     QString fakeCli(const QByteArray& body);
@@ -226,13 +232,68 @@ void TestProfilePanel::reportsABadDatabase()
     f.close();
     MainWindow w;
     w.setInteractive(false);
+    const QString before = w.profilePanel()->database();
     QSignalSpy listed(w.runsPanel(), &opsched::RunDatabasePanel::listed);
     w.openFile(path);
     QVERIFY(listed.wait(20000));
     QCOMPARE(listed.at(0).at(0).toBool(), false);
     QVERIFY(!w.lastError().isEmpty());
+    // A database that cannot be read does not become where profiling writes.
+    QCOMPARE(w.profilePanel()->database(), before);
     w.openFile(dir_.filePath(QStringLiteral("missing.db")));
     QVERIFY2(w.lastError().contains(QStringLiteral("does not exist")), qPrintable(w.lastError()));
+}
+
+void TestProfilePanel::defaultDatabaseHasOneOpschedFolder()
+{
+    const QString path = ProfilePanel::defaultDatabase();
+    QVERIFY2(path.endsWith(QStringLiteral("/opsched/results.db")), qPrintable(path));
+    QVERIFY2(!path.contains(QStringLiteral("opsched/opsched")), qPrintable(path));
+    QVERIFY2(!path.contains(QStringLiteral("tst_profilepanel/")), qPrintable(path)); // not the application's folder
+    ProfilePanel panel;
+    QCOMPARE(panel.database(), path);
+}
+
+void TestProfilePanel::userCancelIsNotAnError()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("cancel.db")));
+    // A child that reports its plan, then waits; SIGTERM ends it as the real CLI would.
+    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 3 jobs'\nwhile true; do sleep 0.1; done"));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QVERIFY(panel->isRunning());
+    QTest::qWait(200);
+    panel->cancel();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(panel->process()->wasCancelled());
+    // Not reported as an error (no dialog when interactive). The fake child wrote no database, which
+    // the Runs panel may report on its own.
+    QVERIFY2(!w.lastError().contains(QStringLiteral("Cancelled")), qPrintable(w.lastError()));
+    QVERIFY(panel->findChild<QLabel*>(QStringLiteral("profileStatus"))->text().startsWith(QStringLiteral("Cancelled")));
+}
+
+void TestProfilePanel::logFollowsNewLines()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("log.db")));
+    panel->process()->setCliPath(fakeCli("i=0\nwhile [ $i -lt 200 ]; do echo \"line $i\"; i=$((i+1)); done"));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QVERIFY(done.wait(20000));
+    auto* log = panel->findChild<QPlainTextEdit*>(QStringLiteral("profileLog"));
+    QVERIFY(log->verticalScrollBar()->maximum() > 0);
+    QCOMPARE(log->verticalScrollBar()->value(), log->verticalScrollBar()->maximum());
+    QVERIFY(log->toPlainText().contains(QStringLiteral("line 199")));
 }
 
 QTEST_MAIN(TestProfilePanel)
