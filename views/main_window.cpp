@@ -13,6 +13,7 @@
 #include "run_database_panel.h"
 #include "schedule_panel.h"
 #include "run_compare_panel.h"
+#include "start_page.h"
 #include "timeline_panel.h"
 #include "timeline_view.h"
 #include "time_ruler.h"
@@ -45,6 +46,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -209,7 +211,16 @@ void MainWindow::createCentralWidget()
     centralTabs_->setDocumentMode(true);
     centralTabs_->addTab(central, tr("Ops"));
     centralTabs_->addTab(dag_, tr("DAG"));
-    setCentralWidget(centralTabs_);
+
+    // Until a model is open, a start page says what to do.
+    startPage_ = new StartPage;
+    startPage_->setObjectName(QStringLiteral("startPage"));
+    connect(startPage_, &StartPage::openRequested, this, [this](const QString& ref) { openFile(ref); });
+    connect(startPage_, &StartPage::openDialogRequested, this, &MainWindow::openModelDialog);
+    centralStack_ = new QStackedWidget;
+    centralStack_->addWidget(startPage_);
+    centralStack_->addWidget(centralTabs_);
+    setCentralWidget(centralStack_);
 }
 
 void MainWindow::selectOpInTable(std::uint32_t op)
@@ -634,7 +645,8 @@ bool MainWindow::openModel(const QString& ref, int batch)
 
     modelRef_ = ref;
     profile_->setModelRef(ref);
-    const QString name = QString::fromStdString(graph_->name());
+    centralStack_->setCurrentWidget(centralTabs_);
+    const QString name = modelDisplayName(ref, QString::fromStdString(graph_->name()));
     setWindowTitle(QStringLiteral("opsched — %1").arg(name));
     modelStatus_->setText(tr("%1 (batch %2, %3 ops)").arg(name).arg(graph_->batch()).arg(graph_->opCount()));
     addRecentFile(ref);
@@ -708,6 +720,7 @@ void MainWindow::updateRecentMenu()
 {
     recentMenu_->clear();
     const QStringList recent = recentFiles();
+    startPage_->setRecentFiles(recent);
     for (int i = 0; i < recent.size(); ++i) {
         const QString ref = recent[i];
         // &1..&8 give keyboard accelerators; '&' in a path must not become one.

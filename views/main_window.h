@@ -18,6 +18,7 @@ class QMenu;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QStackedWidget;
 
 namespace opsched {
 
@@ -29,6 +30,7 @@ class ScheduleEditor;
 class CompareView;
 class TimelineView;
 class TimelinePanel;
+class StartPage;
 class RunComparePanel;
 class WarpChart;
 struct ScheduleResult;
@@ -68,6 +70,7 @@ public:
     CompareView* compareView() const { return compare_; }
     OpPropertiesWidget* propertiesPanel() const { return properties_; }
     DagView* dagView() const { return dag_; }
+    StartPage* startPage() const { return startPage_; }
     ProfilePanel* profilePanel() const { return profile_; }
     RunDatabasePanel* runsPanel() const { return runs_; }
     const std::shared_ptr<const ScheduleResult>& shownResult() const { return shown_; }
@@ -128,6 +131,8 @@ private:
     QTableView* opTable_ = nullptr;
     QLineEdit* filterEdit_ = nullptr;
     QLabel* filterCount_ = nullptr;
+    QStackedWidget* centralStack_ = nullptr; // the start page, then the tabs
+    StartPage* startPage_ = nullptr;
     QTabWidget* centralTabs_ = nullptr; // "Ops" (the table) and "DAG"
     DagView* dag_ = nullptr;
     ScheduleEditor* editor_ = nullptr;

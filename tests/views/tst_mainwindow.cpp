@@ -6,6 +6,7 @@
 #include "schedule_result.h"
 #include "timeline_view.h"
 #include "schedule_editor.h"
+#include "start_page.h"
 #include "schedule/schedule_edit.h"
 #include "warp_chart.h"
 
@@ -14,6 +15,8 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
+#include <QListWidget>
 #include <QAction>
 #include <QMessageBox>
 #include <QDockWidget>
@@ -54,6 +57,10 @@ private slots:
     void droppedFilesOpen();
     void fitsALaptopScreen();
     void undoShortcutsAndUnsavedEdits();
+    void startPageOpensRecentAndBuiltIn();
+    void displayNames_data();
+    void displayNames();
+    void onnxModelNamedByItsFolder();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -426,6 +433,75 @@ void TestMainWindow::undoShortcutsAndUnsavedEdits()
     });
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     QVERIFY(asked.isEmpty());
+}
+
+void TestMainWindow::startPageOpensRecentAndBuiltIn()
+{
+    {
+        opsched::MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    }
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    opsched::StartPage* start = w.startPage();
+    QVERIFY(start->isVisible());
+    QVERIFY(!table(w)->isVisible());
+    // The built-in networks, each with what it is.
+    QListWidget* networks = start->networkList();
+    QVERIFY(networks->count() >= 5);
+    QListWidgetItem* googlenet = nullptr;
+    for (int i = 0; i < networks->count(); ++i)
+        if (networks->item(i)->data(Qt::UserRole).toString() == QStringLiteral("zoo:googlenet"))
+            googlenet = networks->item(i);
+    QVERIFY(googlenet);
+    QVERIFY(googlenet->text().size() > QStringLiteral("googlenet").size() + 5); // with its summary
+    // The recent file from the last session, one activation away.
+    QListWidget* recent = start->recentList();
+    QCOMPARE(recent->count(), 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), QStringLiteral("zoo:squeezenet"));
+    emit recent->itemActivated(recent->item(0));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+    QVERIFY(!start->isVisible());
+    QVERIFY(table(w)->isVisible());
+    emit networks->itemActivated(googlenet);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("googlenet")));
+    QCOMPARE(start->recentList()->count(), 2);
+}
+
+void TestMainWindow::displayNames_data()
+{
+    QTest::addColumn<QString>("ref");
+    QTest::addColumn<QString>("graphName");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("zoo") << "zoo:inception_v3" << "inception_v3" << "inception_v3";
+    QTest::newRow("model.onnx by its folder") << "/data/resnet50/model.onnx" << "model" << "resnet50";
+    QTest::newRow("MODEL.ONNX too") << "/data/vit_b16/MODEL.onnx" << "torch_jit" << "vit_b16";
+    QTest::newRow("a named file keeps its graph name") << "/data/x/resnet.onnx" << "ResNet" << "ResNet";
+    QTest::newRow("a graph called model takes the file's name") << "/data/x/bert.onnx" << "model" << "bert";
+    QTest::newRow("relative model.onnx") << "squeeze/model.onnx" << "model" << "squeeze";
+}
+
+void TestMainWindow::displayNames()
+{
+    QFETCH(QString, ref);
+    QFETCH(QString, graphName);
+    QFETCH(QString, shown);
+    QCOMPARE(opsched::modelDisplayName(ref, graphName), shown);
+}
+
+void TestMainWindow::onnxModelNamedByItsFolder()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("two_branch_net")));
+    const QString path = dir.filePath(QStringLiteral("two_branch_net/model.onnx"));
+    QVERIFY(QFile::copy(QStringLiteral(OPSCHED_TEST_DATA_DIR "/onnx/two_branch.onnx"), path));
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY2(w.openModel(path), qPrintable(w.lastError()));
+    QVERIFY2(w.windowTitle().endsWith(QStringLiteral("two_branch_net")), qPrintable(w.windowTitle()));
 }
 
 QTEST_MAIN(TestMainWindow)
