@@ -766,12 +766,15 @@ void MainWindow::readSettings()
     // minimum height for the first layout and is free again afterwards.
     timelineDock_->widget()->setMinimumHeight(200);
     QTimer::singleShot(0, this, [this] {
-        resizeDocks({summaryDock_, schedulesDock_}, {470, 470}, Qt::Horizontal);
+        // Wide enough for every column of the results table.
+        resizeDocks({summaryDock_, schedulesDock_}, {std::max(470, schedules_->sizeHint().width() + 30),
+                                                     std::max(470, schedules_->sizeHint().width() + 30)},
+                    Qt::Horizontal);
         // The Schedules panel scrolls when the window is short, but opens showing all its fields.
         resizeDocks({summaryDock_, schedulesDock_}, {180, std::max(200, schedules_->sizeHint().height() + 40)},
                     Qt::Vertical);
-        // The timeline is what people come for: half the window's height.
-        resizeDocks({timelineDock_}, {height() / 2}, Qt::Vertical);
+        // The timeline is what people come for: a good part of the window's height.
+        resizeDocks({timelineDock_}, {height() * 9 / 20}, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);
     });
 }

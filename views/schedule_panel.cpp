@@ -81,6 +81,14 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     table_->horizontalHeader()->setMinimumSectionSize(24);
     table_->setWordWrap(false);
     table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
+    // The panel asks for the width of every column (headers sized to their text).
+    int columns = 2 * table_->frameWidth() + 4;
+    for (int c = 0; c < ScheduleResultsModel::ColumnCount; ++c)
+        columns += std::max(table_->horizontalHeader()->sectionSizeHint(c), 40) + 6; // values can be a little wider
+    table_->setMinimumWidth(0);
+    tableWidthHint_ = columns;
 
     auto* form = new QFormLayout;
     form->addRow(tr("Scheduler"), scheduler_);
@@ -113,6 +121,13 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
                     emit resultSelected(r);
             });
     setEnabled(false);
+}
+
+QSize SchedulePanel::sizeHint() const
+{
+    const QSize hint = QWidget::sizeHint();
+    return {std::max(hint.width(), tableWidthHint_ + layout()->contentsMargins().left() + layout()->contentsMargins().right()),
+            hint.height()};
 }
 
 SchedulePanel::~SchedulePanel()
