@@ -478,6 +478,12 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
                 auto placed = std::make_shared<ScheduleResult>(*result);
                 placed->output.schedule = doc.schedule;
                 placed->output.plan = doc.executablePlan(*graph_);
+                // The plan's waits and critical path over the run's measured spans.
+                if (result->timeline) {
+                    auto timeline = std::make_shared<TimelineData>(*result->timeline);
+                    addPlanStructure(*timeline, placed->output.plan);
+                    placed->timeline = std::move(timeline);
+                }
                 shown_ = placed;
             } catch (const Error& e) {
                 statusBar()->showMessage(tr("run %1: %2").arg(result->stored->id.value()).arg(e.what()), 5000);
@@ -486,8 +492,8 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         properties_->show(graph_, selected_, sameModel ? shown_ : nullptr);
         editor_->clear();
         dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
-        timelinePanel_->setData(result->timeline, {}, opKindName); // op names from the run itself
-        diff_->addRun(runLabel(*result), result->timeline);
+        timelinePanel_->setData(shown_->timeline, {}, opKindName); // op names from the run itself
+        diff_->addRun(runLabel(*result), shown_->timeline);
         timelineDock_->raise();
         return;
     }

@@ -97,7 +97,9 @@ void RunComparePanel::addRun(const QString& label, std::shared_ptr<const Timelin
 {
     if (!timeline)
         return;
-    const auto same = std::find_if(runs_.begin(), runs_.end(), [&](const Run& r) { return r.timeline == timeline; });
+    // The same run shown again (a stored run is rebuilt each time it is selected) is offered once.
+    const auto same = std::find_if(runs_.begin(), runs_.end(),
+                                   [&](const Run& r) { return r.timeline == timeline || r.label == label; });
     if (same != runs_.end())
         runs_.erase(same);
     runs_.insert(runs_.begin(), Run{label, std::move(timeline), std::move(describe)});

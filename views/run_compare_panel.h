@@ -24,7 +24,7 @@ class RunComparePanel : public QWidget {
 public:
     explicit RunComparePanel(QWidget* parent = nullptr);
 
-    // Offers a run (newest first; the same timeline twice is offered once). The newest becomes B and
+    // Offers a run (newest first; the same timeline or label twice is offered once). The newest becomes B and
     // the one before it A.
     void addRun(const QString& label, std::shared_ptr<const TimelineData> timeline,
                 std::function<QString(std::uint32_t)> describe = {});

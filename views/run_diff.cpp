@@ -10,26 +10,6 @@
 
 namespace opsched {
 
-std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data)
-{
-    std::vector<std::optional<OpPlacement>> out;
-    std::int64_t ordinal = -1;
-    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
-        if (data.rowKind(r) != TimelineRowKind::Ops)
-            continue;
-        ++ordinal;
-        const std::int64_t stream = r < data.rowStreams.size() ? data.rowStreams[r] : ordinal;
-        for (const auto& s : data.rows.row(r)) {
-            if (out.size() <= s.id)
-                out.resize(s.id + 1);
-            auto& place = out[s.id];
-            if (!place || s.start < place->start)
-                place = OpPlacement{s.start, s.end, stream};
-        }
-    }
-    return out;
-}
-
 RunDiff diffRuns(const TimelineData& a, const TimelineData& b, const std::function<std::string(std::uint32_t)>& name)
 {
     RunDiff diff;

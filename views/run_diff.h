@@ -13,13 +13,6 @@
 
 namespace opsched {
 
-struct OpPlacement {
-    double start = 0, end = 0; // seconds
-    std::int64_t stream = -1;  // -1: unknown
-    double duration() const { return end - start; }
-    friend bool operator==(const OpPlacement&, const OpPlacement&) = default;
-};
-
 struct OpDiff {
     std::uint32_t op = 0;
     std::string name;
@@ -37,10 +30,6 @@ struct RunDiff {
     std::size_t onlyInA = 0, onlyInB = 0, streamChanges = 0;
     double latencyDelta() const { return latencyB - latencyA; }
 };
-
-// Where each op ran in a timeline: its first op span (a merged launch gives each of its ops the
-// launch's span); the stream from rowStreams, else the op row's position among op rows.
-std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data);
 
 // Ops matched by id. `name(id)` names ops (default: data's opLabels, else "op N").
 RunDiff diffRuns(const TimelineData& a, const TimelineData& b, const std::function<std::string(std::uint32_t)>& name = {});

@@ -38,6 +38,67 @@ void StreamRowsBuilder::addKernel(std::int64_t stream, double start, double end,
     data_.rows.addSpan(opRow(stream) + 1, {start, end, index, colour});
 }
 
+std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data)
+{
+    std::vector<std::optional<OpPlacement>> out;
+    std::int64_t ordinal = -1;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
+        if (data.rowKind(r) != TimelineRowKind::Ops)
+            continue;
+        ++ordinal;
+        const std::int64_t stream = r < data.rowStreams.size() ? data.rowStreams[r] : ordinal;
+        for (const auto& s : data.rows.row(r)) {
+            if (out.size() <= s.id)
+                out.resize(s.id + 1);
+            auto& place = out[s.id];
+            if (!place || s.start < place->start)
+                place = OpPlacement{s.start, s.end, stream};
+        }
+    }
+    return out;
+}
+
+void addPlanStructure(TimelineData& data, const Plan& plan)
+{
+    // Each op's first span and its row.
+    std::vector<double> opStart, opEnd;
+    std::vector<std::int64_t> opRow;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
+        if (data.rowKind(r) != TimelineRowKind::Ops)
+            continue;
+        for (const auto& s : data.rows.row(r)) {
+            if (opRow.size() <= s.id) {
+                opRow.resize(s.id + 1, -1);
+                opStart.resize(s.id + 1, 0);
+                opEnd.resize(s.id + 1, 0);
+            }
+            if (opRow[s.id] < 0 || s.start < opStart[s.id]) {
+                opRow[s.id] = static_cast<std::int64_t>(r);
+                opStart[s.id] = s.start;
+                opEnd[s.id] = s.end;
+            }
+        }
+    }
+    const std::size_t n = plan.launches.size();
+    std::vector<double> start(n, std::numeric_limits<double>::infinity()), end(n, -std::numeric_limits<double>::infinity());
+    std::vector<std::int64_t> row(n, -1);
+    for (std::size_t l = 0; l < n; ++l)
+        for (OpId op : plan.launches[l].ops)
+            if (op.value() < opRow.size() && opRow[op.value()] >= 0) {
+                start[l] = std::min(start[l], opStart[op.value()]);
+                end[l] = std::max(end[l], opEnd[op.value()]);
+                row[l] = opRow[op.value()];
+            }
+    data.flows.clear();
+    for (std::size_t l = 0; l < n; ++l)
+        for (auto w : plan.launches[l].waitFor)
+            if (w < n && row[w] >= 0 && row[l] >= 0 && row[w] != row[l])
+                data.flows.push_back({end[w], start[l], static_cast<std::uint32_t>(row[w]), static_cast<std::uint32_t>(row[l])});
+    std::sort(data.flows.begin(), data.flows.end(),
+              [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+    data.criticalPath = criticalPathOps(plan, start, end);
+}
+
 std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
                                            const std::vector<double>& end)
 {

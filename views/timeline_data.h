@@ -71,6 +71,21 @@ private:
     std::vector<std::int64_t> streams_; // sorted, unique
 };
 
+struct OpPlacement {
+    double start = 0, end = 0; // seconds
+    std::int64_t stream = -1;  // -1: unknown
+    double duration() const { return end - start; }
+    friend bool operator==(const OpPlacement&, const OpPlacement&) = default;
+};
+
+// Where each op ran in a timeline: its first op span (a merged launch gives each of its ops the
+// launch's span); the stream from rowStreams, else the op row's position among op rows.
+std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data);
+
+// Adds the flows (cross-stream waits) and the critical path of `plan` to a timeline built without
+// it (a stored run of the open model), from where its ops' spans lie. Ops without a span are skipped.
+void addPlanStructure(TimelineData& data, const Plan& plan);
+
 // The ops of the chain of launches that sets the plan's latency, in order, given each launch's
 // start and end (start > end: the launch ran no kernel).
 std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
