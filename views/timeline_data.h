@@ -27,12 +27,20 @@ struct TimelineKernel {
 };
 
 // A cross-stream dependency drawn as an arrow: the end of the op waited for on one stream to the
-// start of the op that waits on another (the plan's event waits).
+// start of the op that waits on another. A wait is one of the plan's event waits; a join is a
+// stage boundary (a barrier), drawn from the op that ended last before it to the first op of each
+// other stream after it: what that stream actually waited for.
 struct TimelineFlow {
     double from = 0; // seconds
     double to = 0;
     std::uint32_t fromRow = 0, toRow = 0; // op rows
+    bool join = false;
 };
+
+// The flows of `plan` given each launch's start, end (start > end: no kernel ran) and op row (-1:
+// unknown), sorted by `from`.
+std::vector<TimelineFlow> planFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
+                                    const std::vector<std::int64_t>& row);
 
 struct TimelineData {
     TimelineRows rows;                      // one row per stream (and its kernel row); see rowKinds

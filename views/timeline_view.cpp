@@ -440,6 +440,7 @@ void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int
     // without heads in one batch.
     std::unordered_set<std::uint64_t> seen;
     std::vector<QLineF> lines;
+    std::vector<bool> joins;
     const auto& spans = flowIndex_.row(0);
     for (std::size_t i = first; i < last; ++i) {
         const TimelineFlow& f = data_->flows[spans[i].id];
@@ -451,8 +452,10 @@ void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int
                          (static_cast<std::uint64_t>(f.toRow) << 20) ^
                          (static_cast<std::uint64_t>(std::clamp(x0, -1e4, 1e5) / 2 + 1e4) << 32) ^
                          (static_cast<std::uint64_t>(std::clamp(x1, -1e4, 1e5) / 2 + 1e4) << 46);
-        if (seen.insert(key).second)
+        if (seen.insert(key).second) {
             lines.emplace_back(x0, y0, x1, y1);
+            joins.push_back(f.join);
+        }
     }
     if (lines.size() > 400) {
         p.setPen(QPen(QColor(30, 30, 30, 90), 1));
@@ -460,13 +463,16 @@ void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int
         return;
     }
     p.setRenderHint(QPainter::Antialiasing, true);
+    // Waits solid, stage joins dashed.
     const QPen pen(QColor(30, 30, 30, 170), 1.2);
+    const QPen joinPen(QColor(30, 30, 30, 150), 1.2, Qt::DashLine);
     const QColor head(30, 30, 30, 200);
-    for (const QLineF& l : lines) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const QLineF& l = lines[i];
         QPainterPath path(l.p1());
         const double bend = std::max(8.0, l.dx() / 2);
         path.cubicTo(l.p1() + QPointF(bend, 0), l.p2() - QPointF(bend, 0), l.p2());
-        p.setPen(pen);
+        p.setPen(joins[i] ? joinPen : pen);
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
         // Arrow head pointing into the waiting op.

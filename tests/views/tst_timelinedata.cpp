@@ -72,10 +72,22 @@ void TestTimelineData::planOverSpansAgreesWithTheSimulator()
         QVERIFY(f.fromRow != f.toRow);
         QVERIFY(f.to >= f.from - 1e-12);
     }
-    if (lowering == QStringLiteral("barriers"))
-        QVERIFY(sim.flows.empty()); // barriers, no event waits
-    else
+    const auto joins = std::count_if(sim.flows.begin(), sim.flows.end(), [](const TimelineFlow& f) { return f.join; });
+    if (lowering == QStringLiteral("barriers")) {
+        // Barriers: no event waits, a join at each stage boundary into the streams of the next stage.
+        QCOMPARE(static_cast<std::size_t>(joins), sim.flows.size());
+        QVERIFY(joins > 0);
+        for (const auto& f : sim.flows) {
+            // A join starts when the previous stage ends.
+            const auto stage = std::find_if(sim.stages.begin(), sim.stages.end(),
+                                            [&](const auto& st) { return std::abs(st.second - f.from) < 1e-12; });
+            QVERIFY(stage != sim.stages.end());
+        }
+    }
+    else {
+        QCOMPARE(joins, 0);
         QVERIFY(!sim.flows.empty());
+    }
     // The critical path ends with the op that ends the run, and its ops follow each other in time.
     double lastEnd = -1, previousStart = -1;
     for (auto op : sim.criticalPath)
