@@ -37,6 +37,7 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
     // Per stream: the union of its op spans clipped to the range (a merged launch is several op
     // spans with the same times; they must not count twice).
     std::vector<std::pair<double, int>> edges; // (+1 at a busy interval's start, -1 at its end)
+    std::vector<std::vector<std::pair<double, double>>> busyIntervals; // per stream
     int current = -1;                          // index into stats.streams of the last op row
     for (std::size_t r = 0; r < rows; ++r) {
         const auto [first, last] = data.rows.visible(r, a, b);
@@ -51,6 +52,7 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
             continue;
         }
         StreamRangeStats s;
+        std::vector<std::pair<double, double>> intervals;
         s.row = r;
         s.name = r < data.rowNames.size() ? data.rowNames[r] : "row " + std::to_string(r);
         double runStart = 0, runEnd = 0;
@@ -62,6 +64,7 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
             if (runEnd > runStart) {
                 edges.emplace_back(runStart, +1);
                 edges.emplace_back(runEnd, -1);
+                intervals.emplace_back(runStart, runEnd);
             }
             open = false;
         };
@@ -84,16 +87,42 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
         stats.ops += s.ops;
         stats.busy += s.busy;
         stats.streams.push_back(std::move(s));
+        busyIntervals.push_back(std::move(intervals));
         current = static_cast<int>(stats.streams.size()) - 1;
     }
 
     // Peak: sweep the busy intervals' edges; at equal times ends go first, so back-to-back
     // intervals on two streams do not count as overlapping.
     std::sort(edges.begin(), edges.end());
+    // The number of busy streams as a step function: level[i] holds on [times[i], times[i + 1]).
+    std::vector<double> times;
+    std::vector<int> level;
     int running = 0;
-    for (const auto& [t, d] : edges) {
-        running += d;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        running += edges[i].second;
         stats.peakConcurrency = std::max(stats.peakConcurrency, running);
+        if (i + 1 == edges.size() || edges[i + 1].first != edges[i].first) {
+            times.push_back(edges[i].first);
+            level.push_back(running);
+        }
+    }
+    // Each stream's concurrency: that step function averaged over the stream's busy time.
+    for (std::size_t k = 0; k < stats.streams.size(); ++k) {
+        StreamRangeStats& s = stats.streams[k];
+        if (!(s.busy > 0))
+            continue;
+        double area = 0;
+        for (const auto& [t0i, t1i] : busyIntervals[k]) {
+            auto i = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t0i) - times.begin());
+            i = i > 0 ? i - 1 : 0;
+            for (double t = t0i; i < times.size() && t < t1i; ++i) {
+                const double next = i + 1 < times.size() ? std::min(times[i + 1], t1i) : t1i;
+                if (next > t)
+                    area += level[i] * (next - t);
+                t = std::max(t, next);
+            }
+        }
+        s.concurrency = area / s.busy;
     }
     if (stats.duration() > 0)
         stats.averageConcurrency = stats.busy / stats.duration();

@@ -17,6 +17,9 @@ struct StreamRangeStats {
     double busy = 0;          // seconds inside the range when one of its ops runs
     std::size_t ops = 0;      // op spans overlapping the range
     std::size_t kernels = 0;  // kernel spans of its kernel rows overlapping the range
+    // While this stream is busy, how many streams (itself included) are busy on average: 1 means
+    // it ran alone, 3 that two others ran beside it. 0 when it was idle in the range.
+    double concurrency = 0;
 };
 
 struct RangeStats {

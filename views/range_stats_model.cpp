@@ -34,6 +34,7 @@ QVariant RangeStatsModel::data(const QModelIndex& index, int role) const
         case StreamColumn: return static_cast<qulonglong>(s.row);
         case BusyColumn:
         case ShareColumn: return s.busy;
+        case ConcurrencyColumn: return s.concurrency;
         case OpsColumn: return static_cast<qulonglong>(s.ops);
         case KernelsColumn: return static_cast<qulonglong>(s.kernels);
         case ColumnCount: break;
@@ -45,6 +46,7 @@ QVariant RangeStatsModel::data(const QModelIndex& index, int role) const
         case StreamColumn: return QString::fromStdString(s.name);
         case BusyColumn: return QString::fromStdString(formatDuration(s.busy));
         case ShareColumn: return QStringLiteral("%1 %").arg(stats_.utilisation(s) * 100.0, 0, 'f', 1);
+        case ConcurrencyColumn: return s.busy > 0 ? QString::number(s.concurrency, 'f', 2) : QStringLiteral("-");
         case OpsColumn: return static_cast<qulonglong>(s.ops);
         case KernelsColumn: return static_cast<qulonglong>(s.kernels);
         case ColumnCount: break;
@@ -56,14 +58,31 @@ QVariant RangeStatsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
+// Header tooltips: what each number is.
+static QString columnHelp(int section)
+{
+    switch (section) {
+    case RangeStatsModel::BusyColumn: return QObject::tr("Time in the range when one of the stream's ops runs");
+    case RangeStatsModel::ShareColumn: return QObject::tr("Busy time as a share of the range");
+    case RangeStatsModel::ConcurrencyColumn:
+        return QObject::tr("While this stream is busy, how many streams (itself included) are busy on average");
+    case RangeStatsModel::OpsColumn: return QObject::tr("Ops overlapping the range");
+    case RangeStatsModel::KernelsColumn: return QObject::tr("Kernels overlapping the range");
+    default: return {};
+    }
+}
+
 QVariant RangeStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole)
+        return columnHelp(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case StreamColumn: return tr("Stream");
     case BusyColumn: return tr("Busy");
     case ShareColumn: return tr("Busy %");
+    case ConcurrencyColumn: return tr("Streams");
     case OpsColumn: return tr("Ops");
     case KernelsColumn: return tr("Kernels");
     default: return {};

@@ -1,5 +1,5 @@
 // The per-stream rows of a RangeStats as a sortable table: stream, busy time, busy share of the
-// range, ops and kernels in it.
+// range, streams running with it (its concurrency), ops and kernels in it.
 #pragma once
 
 #include "range_stats.h"
@@ -12,7 +12,7 @@ class RangeStatsModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { StreamColumn, BusyColumn, ShareColumn, OpsColumn, KernelsColumn, ColumnCount };
+    enum Column { StreamColumn, BusyColumn, ShareColumn, ConcurrencyColumn, OpsColumn, KernelsColumn, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int RowRole = Qt::UserRole + 2; // the stream's timeline row
 

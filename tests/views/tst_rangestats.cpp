@@ -59,13 +59,16 @@ void TestRangeStats::ranges_data()
     QTest::addColumn<double>("busy0");
     QTest::addColumn<double>("busy1");
     QTest::addColumn<int>("peak");
-    QTest::newRow("whole run") << 0.0 << 40.0 << 5 << 5 << 30.0 << 20.0 << 2;
-    QTest::newRow("first op only") << 0.0 << 4.0 << 1 << 1 << 4.0 << 0.0 << 1;
-    QTest::newRow("overlap of both streams") << 6.0 << 14.0 << 3 << 3 << 8.0 << 8.0 << 2;
-    QTest::newRow("idle gap on stream 0") << 20.5 << 29.5 << 1 << 1 << 0.0 << 4.5 << 1;
-    QTest::newRow("merged launch counted once in busy time") << 30.0 << 40.0 << 2 << 1 << 10.0 << 0.0 << 1;
-    QTest::newRow("reversed range") << 14.0 << 6.0 << 3 << 3 << 8.0 << 8.0 << 2;
-    QTest::newRow("after the run") << 50.0 << 60.0 << 0 << 0 << 0.0 << 0.0 << 0;
+    QTest::addColumn<double>("concurrency0"); // streams busy on average while stream 0 is
+    QTest::addColumn<double>("concurrency1");
+    // Whole run: stream 0 busy [0,20) and [30,40), stream 1 [5,25); two run at once on [5,20).
+    QTest::newRow("whole run") << 0.0 << 40.0 << 5 << 5 << 30.0 << 20.0 << 2 << 45.0 / 30 << 35.0 / 20;
+    QTest::newRow("first op only") << 0.0 << 4.0 << 1 << 1 << 4.0 << 0.0 << 1 << 1.0 << 0.0;
+    QTest::newRow("overlap of both streams") << 6.0 << 14.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
+    QTest::newRow("idle gap on stream 0") << 20.5 << 29.5 << 1 << 1 << 0.0 << 4.5 << 1 << 0.0 << 1.0;
+    QTest::newRow("merged launch counted once in busy time") << 30.0 << 40.0 << 2 << 1 << 10.0 << 0.0 << 1 << 1.0 << 0.0;
+    QTest::newRow("reversed range") << 14.0 << 6.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
+    QTest::newRow("after the run") << 50.0 << 60.0 << 0 << 0 << 0.0 << 0.0 << 0 << 0.0 << 0.0;
 }
 
 void TestRangeStats::ranges()
@@ -77,6 +80,8 @@ void TestRangeStats::ranges()
     QFETCH(double, busy0);
     QFETCH(double, busy1);
     QFETCH(int, peak);
+    QFETCH(double, concurrency0);
+    QFETCH(double, concurrency1);
     const auto d = sample();
     const RangeStats s = rangeStats(*d, t0 * us, t1 * us);
     QVERIFY(s.start <= s.end);
@@ -89,6 +94,8 @@ void TestRangeStats::ranges()
     QVERIFY2(std::abs(s.streams[1].busy - busy1 * us) < 1e-12, qPrintable(QString::number(s.streams[1].busy / us)));
     QCOMPARE(static_cast<int>(s.streams[0].kernels + s.streams[1].kernels), kernels);
     QCOMPARE(s.peakConcurrency, peak);
+    QVERIFY2(std::abs(s.streams[0].concurrency - concurrency0) < 1e-9, qPrintable(QString::number(s.streams[0].concurrency)));
+    QVERIFY2(std::abs(s.streams[1].concurrency - concurrency1) < 1e-9, qPrintable(QString::number(s.streams[1].concurrency)));
     const double duration = std::abs(t1 - t0) * us;
     QVERIFY(std::abs(s.averageConcurrency - (busy0 + busy1) * us / duration) < 1e-9);
     QVERIFY(s.hasWarps);
@@ -135,6 +142,10 @@ void TestRangeStats::modelShowsStreams()
     QCOMPARE(model.index(1, RangeStatsModel::KernelsColumn).data().toInt(), 2);
     QCOMPARE(model.index(1, 0).data(RangeStatsModel::RowRole).toULongLong(), 2ULL);
     QCOMPARE(model.index(1, RangeStatsModel::BusyColumn).data(RangeStatsModel::SortRole).toDouble(), 15 * us);
+    // Stream 1 runs [5,20) beside stream 0 all the time: 2 streams; stream 0 alone on [0,5).
+    QCOMPARE(model.index(1, RangeStatsModel::ConcurrencyColumn).data().toString(), QStringLiteral("2.00"));
+    QCOMPARE(model.index(0, RangeStatsModel::ConcurrencyColumn).data().toString(), QStringLiteral("1.75"));
+    QVERIFY(!model.headerData(RangeStatsModel::ConcurrencyColumn, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
 }
 
 void TestRangeStats::describesARange()

@@ -18,6 +18,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -161,6 +162,20 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     QCOMPARE(lastStats.row, last);
     QVERIFY(std::abs(lastStats.busy - lastBusy) < 1e-12);
     QVERIFY(model->stats().peakConcurrency >= 1);
+    for (const auto& st : model->stats().streams)
+        if (st.busy > 0)
+            QVERIFY(st.concurrency >= 1 - 1e-9 && st.concurrency <= model->stats().peakConcurrency + 1e-9);
+        else
+            QCOMPARE(st.concurrency, 0.0);
+
+    // The kernel summary exports as CSV; a path that cannot be written says why.
+    QTemporaryDir csvDir;
+    const QString csv = csvDir.filePath(QStringLiteral("kernels.csv"));
+    QCOMPARE(w.timelinePanel()->exportKernelCsv(csv), QString());
+    QFile written(csv);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(written.readAll().toStdString(), kernelSummaryCsv(w.timelinePanel()->kernelModel()->rows()));
+    QVERIFY(w.timelinePanel()->exportKernelCsv(csvDir.filePath(QStringLiteral("no/such/dir/k.csv"))).contains(QStringLiteral("Cannot write")));
 
     // The kernel summary covers the same kernels.
     const auto& rows = w.timelinePanel()->kernelModel()->rows();
