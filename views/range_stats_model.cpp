@@ -82,7 +82,7 @@ QVariant RangeStatsModel::headerData(int section, Qt::Orientation orientation, i
     case StreamColumn: return tr("Stream");
     case BusyColumn: return tr("Busy");
     case ShareColumn: return tr("Busy %");
-    case ConcurrencyColumn: return tr("Streams");
+    case ConcurrencyColumn: return tr("Conc.");
     case OpsColumn: return tr("Ops");
     case KernelsColumn: return tr("Kernels");
     default: return {};

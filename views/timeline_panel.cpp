@@ -39,8 +39,7 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name)
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
     table->horizontalHeader()->setStretchLastSection(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch); // names take what is left
-    table->horizontalHeader()->setMinimumSectionSize(40);
+    table->horizontalHeader()->setMinimumSectionSize(36);
     return table;
 }
 
@@ -124,6 +123,9 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     kernelProxy_->setSortRole(KernelStatsModel::SortRole);
     kernelTable_ = makeTable(kernelProxy_, QStringLiteral("kernelTable"));
     kernelTable_->sortByColumn(KernelStatsModel::TotalColumn, Qt::DescendingOrder); // Nsight's order
+    // Kernel names can be long: their column is sized by hand, the numbers to their contents.
+    kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Interactive);
+    kernelTable_->setColumnWidth(KernelStatsModel::NameColumn, 170);
     grouping_ = new QComboBox;
     grouping_->setObjectName(QStringLiteral("kernelGrouping"));
     grouping_->addItems({tr("by kernel name"), tr("by op type")});
