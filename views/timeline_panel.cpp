@@ -176,6 +176,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     // Wiring: one axis, one cursor, one selection.
     connect(view_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
     connect(view_, &TimelineView::cursorMoved, warps_, &WarpChart::setCursorTime);
+    connect(warps_, &WarpChart::zoomRequested, view_, &TimelineView::zoomAt);
     connect(view_, &TimelineView::selectionChanged, this, [this] {
         warps_->setSelection(view_->selection());
         updateStatistics();

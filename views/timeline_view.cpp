@@ -211,6 +211,11 @@ void TimelineView::zoomBy(double factor)
     applyAxis(axis_.zoomed(factor, anchor));
 }
 
+void TimelineView::zoomAt(double factor, double plotX)
+{
+    applyAxis(axis_.zoomed(factor, plotX));
+}
+
 void TimelineView::panBy(double fraction)
 {
     applyAxis(axis_.panned(fraction * plotWidth()));
@@ -444,6 +449,8 @@ void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int
     const auto& spans = flowIndex_.row(0);
     for (std::size_t i = first; i < last; ++i) {
         const TimelineFlow& f = data_->flows[spans[i].id];
+        if (f.fromRow >= layout_.rowCount() || f.toRow >= layout_.rowCount())
+            continue; // a flow naming a row the timeline does not have
         const double x0 = kLabelWidth + axis.toX(f.from), x1 = kLabelWidth + axis.toX(f.to);
         const double y0 = centre(f.fromRow), y1 = centre(f.toRow);
         if ((y0 < kRulerHeight && y1 < kRulerHeight) || (y0 > height && y1 > height))

@@ -110,6 +110,7 @@ public slots:
     void resetZoom(); // fit the whole run
     void zoomToSelection();
     void zoomBy(double factor); // around the cursor when it is over the plot, else the middle
+    void zoomAt(double factor, double plotX); // keeping the time at plot pixel plotX in place
     void panBy(double fraction); // of the visible width; positive shows later times
 
 signals:

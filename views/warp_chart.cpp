@@ -5,6 +5,7 @@
 #include "timeline_view.h"
 
 #include <QMouseEvent>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -74,6 +75,14 @@ void WarpChart::mouseMoveEvent(QMouseEvent* event)
     const double t = text.isEmpty() ? std::numeric_limits<double>::quiet_NaN() : axis.toTime(x - TimelineView::kLabelWidth);
     setCursorTime(t);
     emit cursorMoved(t);
+}
+
+void WarpChart::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0)
+        emit zoomRequested(std::pow(1.25, steps), event->position().x() - TimelineView::kLabelWidth);
+    event->accept();
 }
 
 void WarpChart::leaveEvent(QEvent*)

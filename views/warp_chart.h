@@ -33,11 +33,14 @@ public slots:
 
 signals:
     void cursorMoved(double time); // NaN: the mouse left
+    // The wheel over the chart zooms the timeline it follows, around the same instant.
+    void zoomRequested(double factor, double plotX);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
     QSize sizeHint() const override { return {800, 100}; }
     QSize minimumSizeHint() const override { return {200, 56}; }
 

@@ -230,6 +230,16 @@ void TestTimelineWindow::keysPanZoomAndFit()
     QCoreApplication::sendEvent(view, &wheel);
     QVERIFY(view->axis().duration() < whole.duration());
     QVERIFY(std::abs(view->axis().toTime(200) - before) < view->axis().secondsPerPixel());
+    // The wheel over the warps chart zooms the timeline around the same instant.
+    const double before2 = view->axis().duration();
+    const QPoint overChart(TimelineView::kLabelWidth + 300, w.warpChart()->height() / 2);
+    const double at300 = view->axis().toTime(300);
+    QWheelEvent chartWheel(overChart, w.warpChart()->mapToGlobal(overChart), {}, QPoint(0, 120), Qt::NoButton,
+                           Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(w.warpChart(), &chartWheel);
+    QVERIFY(view->axis().duration() < before2);
+    QVERIFY(std::abs(view->axis().toTime(300) - at300) < view->axis().secondsPerPixel());
+    QCOMPARE(w.warpChart()->axis().start(), view->axis().start());
     // Dragging with the right button pans.
     const double start = view->axis().start();
     QTest::mousePress(view, Qt::RightButton, {}, at);
