@@ -150,6 +150,8 @@ void RunComparePanel::update()
     const Run& rb = runs_[static_cast<std::size_t>(ib)];
     a_->setData(ra.timeline, ra.describe);
     b_->setData(rb.timeline, rb.describe);
+    a_->setCornerLabel(tr("A: %1").arg(ra.label));
+    b_->setCornerLabel(tr("B: %1").arg(rb.label));
     std::function<std::string(std::uint32_t)> name;
     if (ra.describe)
         name = [describe = ra.describe](std::uint32_t id) { return describe(id).section(QLatin1Char('\n'), 0, 0).toStdString(); };
@@ -159,13 +161,17 @@ void RunComparePanel::update()
     a_->setTimeExtent(extent);
     b_->setTimeExtent(extent);
     const double delta = diff.latencyDelta();
-    QString text = tr("A %1, B %2: B is %3 %4")
+    QString text = tr("A %1, B %2")
                        .arg(QString::fromStdString(formatDuration(diff.latencyA)),
-                            QString::fromStdString(formatDuration(diff.latencyB)),
-                            QString::fromStdString(formatDuration(std::abs(delta))),
-                            delta > 0 ? tr("slower") : tr("faster"));
-    if (diff.latencyA > 0)
-        text += tr(" (%1x)").arg(diff.latencyA / std::max(diff.latencyB, 1e-15), 0, 'f', 2);
+                            QString::fromStdString(formatDuration(diff.latencyB)));
+    if (std::abs(delta) <= 1e-12 * std::max(diff.latencyA, diff.latencyB))
+        text += tr(": the same latency");
+    else {
+        text += tr(": B is %1 %2").arg(QString::fromStdString(formatDuration(std::abs(delta))),
+                                       delta > 0 ? tr("slower") : tr("faster"));
+        if (diff.latencyA > 0 && diff.latencyB > 0)
+            text += tr(" (%1x the speed of A)").arg(diff.latencyA / diff.latencyB, 0, 'f', 2);
+    }
     text += tr(" · %1 ops on another stream").arg(diff.streamChanges);
     if (diff.onlyInA || diff.onlyInB)
         text += tr(" · %1 only in A, %2 only in B").arg(diff.onlyInA).arg(diff.onlyInB);

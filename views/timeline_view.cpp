@@ -61,6 +61,12 @@ double TimelineView::plotWidth() const
     return std::max(1, width() - kLabelWidth - rightMargin());
 }
 
+void TimelineView::setCornerLabel(const QString& label)
+{
+    corner_ = label;
+    update();
+}
+
 void TimelineView::setTimeExtent(std::optional<double> end)
 {
     extent_ = end;
@@ -317,8 +323,13 @@ void TimelineView::drawRuler(QPainter& p, const TimeAxis& axis, int width) const
     // The corner above the row names says what the ruler measures.
     p.fillRect(QRect(0, 0, kLabelWidth, kRulerHeight - 1), palette().window());
     p.setPen(palette().placeholderText().color());
+    const QString corner = !corner_.isEmpty() ? corner_
+                           : ruler.unit.empty() ? QString()
+                                                : tr("time (%1)").arg(QString::fromStdString(ruler.unit));
+    if (!corner_.isEmpty())
+        p.setPen(palette().text().color());
     p.drawText(QRect(4, 0, kLabelWidth - 8, kRulerHeight - 1), Qt::AlignVCenter | Qt::AlignLeft,
-               ruler.unit.empty() ? QString() : tr("time (%1)").arg(QString::fromStdString(ruler.unit)));
+               fm.elidedText(corner, Qt::ElideRight, kLabelWidth - 8));
 }
 
 void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
@@ -677,7 +688,8 @@ bool TimelineView::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = describeAt(help->pos());
+        const bool inCorner = help->pos().x() < kLabelWidth && help->pos().y() < kRulerHeight;
+        const QString text = inCorner ? corner_ : describeAt(help->pos());
         if (text.isEmpty())
             QToolTip::hideText();
         else

@@ -40,6 +40,8 @@ public:
     // The time the view may show up to (fit, clamping); by default the run's end. Two views side by
     // side share the longer run's end, so their axes align.
     void setTimeExtent(std::optional<double> end);
+    // What the corner above the row names says (its tooltip the whole); by default the ruler's unit.
+    void setCornerLabel(const QString& label);
 
     static constexpr int kLabelWidth = 88;
     static constexpr int kRowHeight = 22;
@@ -154,6 +156,7 @@ private:
     RowLayout layout_;
     TimeAxis axis_;
     std::optional<double> extent_;
+    QString corner_;
     int scrollY_ = 0;
     QScrollBar* scrollBar_ = nullptr;
 
