@@ -26,7 +26,9 @@
 #include "zoo/zoo.h"
 
 #include <QAction>
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QCloseEvent>
 #include <QResizeEvent>
 #include <QDragEnterEvent>
@@ -93,12 +95,37 @@ QString deviceLine(QString* detail)
 }
 
 // Tall panels scroll instead of forcing their height on the whole right column (and window).
+// In a panel that scrolls, the wheel scrolls it: a spin box or combo box under the mouse changes
+// its value only once it has been clicked (has focus), so scrolling past the Batch field does not
+// change the batch.
+class WheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (event->type() != QEvent::Wheel || !widget || widget->hasFocus() || !widget->parentWidget())
+            return false;
+        // Hand the wheel to the parent, from where it propagates up to the scroll area.
+        QCoreApplication::sendEvent(widget->parentWidget(), event);
+        return true;
+    }
+};
+
 QScrollArea* scrollable(QWidget* panel)
 {
     auto* area = new QScrollArea;
     area->setWidget(panel);
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
+    auto* guard = new WheelGuard(area);
+    for (QWidget* field : panel->findChildren<QWidget*>())
+        if (qobject_cast<QAbstractSpinBox*>(field) || qobject_cast<QComboBox*>(field)) {
+            field->setFocusPolicy(Qt::StrongFocus);
+            field->installEventFilter(guard);
+        }
     return area;
 }
 

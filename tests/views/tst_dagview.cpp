@@ -9,6 +9,7 @@
 #include "schedule/basic_schedulers.h"
 
 #include <QDir>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QImage>
 #include <QItemSelectionModel>
@@ -27,6 +28,7 @@ class TestDagView : public QObject {
     Q_OBJECT
 
 private slots:
+    void cleanupTestCase();
     void boxLabels_data();
     void boxLabels();
     void exportsTheWholeGraph();
@@ -282,7 +284,8 @@ void TestDagView::mainWindowWiring()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
     QSettings().clear();
 
     MainWindow w;
@@ -402,6 +405,14 @@ void TestDagView::exportsTheWholeGraph()
     };
     QVERIFY(found(first, 0, full.height() / 10));
     QVERIFY(found(last, full.height() * 8 / 10, full.height()));
+}
+
+void TestDagView::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
 }
 
 QTEST_MAIN(TestDagView)

@@ -15,6 +15,7 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QWheelEvent>
 #include <QDir>
 #include <QListWidget>
 #include <QAction>
@@ -41,6 +42,7 @@ class TestMainWindow : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void startsEmpty();
     void opensZooModel();
@@ -61,6 +63,7 @@ private slots:
     void displayNames_data();
     void displayNames();
     void onnxModelNamedByItsFolder();
+    void wheelScrollsPanelsNotTheirFields();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -72,7 +75,8 @@ void TestMainWindow::initTestCase()
     // Settings go to a throwaway test location, never the user's opsched configuration.
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow-%1").arg(QCoreApplication::applicationPid()));
 }
 
 void TestMainWindow::init()
@@ -502,6 +506,46 @@ void TestMainWindow::onnxModelNamedByItsFolder()
     w.setInteractive(false);
     QVERIFY2(w.openModel(path), qPrintable(w.lastError()));
     QVERIFY2(w.windowTitle().endsWith(QStringLiteral("two_branch_net")), qPrintable(w.windowTitle()));
+}
+
+void TestMainWindow::wheelScrollsPanelsNotTheirFields()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1200, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    auto* batch = w.schedulePanel()->findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    auto* device = w.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"));
+    QVERIFY(batch && device);
+    const int batchBefore = batch->value();
+    const QString deviceBefore = device->currentText();
+    auto wheel = [](QWidget* target) {
+        const QPoint at(target->width() / 2, target->height() / 2);
+        QWheelEvent event(at, target->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(target, &event);
+    };
+    // Scrolling over the panel passes over the fields without changing them...
+    w.schedulePanel()->setFocus();
+    wheel(batch);
+    wheel(device);
+    QCOMPARE(batch->value(), batchBefore);
+    QCOMPARE(device->currentText(), deviceBefore);
+    // ... and a field that was clicked (has focus) takes the wheel.
+    batch->setFocus();
+    QVERIFY(batch->hasFocus());
+    wheel(batch);
+    QCOMPARE(batch->value(), batchBefore + 1);
+}
+
+void TestMainWindow::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
 }
 
 QTEST_MAIN(TestMainWindow)

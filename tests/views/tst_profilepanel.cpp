@@ -33,6 +33,7 @@ class TestProfilePanel : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void followsTheOpenModel();
     void refusesAnIncompleteRequest();
@@ -54,7 +55,8 @@ void TestProfilePanel::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_profilepanel"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_profilepanel-%1").arg(QCoreApplication::applicationPid()));
 }
 
 void TestProfilePanel::init()
@@ -294,6 +296,14 @@ void TestProfilePanel::logFollowsNewLines()
     QVERIFY(log->verticalScrollBar()->maximum() > 0);
     QCOMPARE(log->verticalScrollBar()->value(), log->verticalScrollBar()->maximum());
     QVERIFY(log->toPlainText().contains(QStringLiteral("line 199")));
+}
+
+void TestProfilePanel::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
 }
 
 QTEST_MAIN(TestProfilePanel)

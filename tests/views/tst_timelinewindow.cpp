@@ -41,6 +41,7 @@ class TestTimelineWindow : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void thirtySixStreamsScrollAndMeasure();
     void keysPanZoomAndFit();
     void searchFlowsAndCriticalPath();
@@ -57,7 +58,8 @@ void TestTimelineWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_timelinewindow"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_timelinewindow-%1").arg(QCoreApplication::applicationPid()));
     QSettings().clear();
 }
 
@@ -402,6 +404,14 @@ void TestTimelineWindow::twoRunsSideBySide()
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     QCOMPARE(diff->runCount(), 0);
     QVERIFY(!diff->viewA()->data());
+}
+
+void TestTimelineWindow::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
 }
 
 QTEST_MAIN(TestTimelineWindow)
