@@ -126,6 +126,11 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     // Kernel names can be long: their column is sized by hand, the numbers to their contents.
     kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Interactive);
     kernelTable_->setColumnWidth(KernelStatsModel::NameColumn, 170);
+    // Clicking a kernel name finds its launches in the timeline.
+    connect(kernelTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        if (grouping_->currentIndex() == 0)
+            search_->setText(index.siblingAtColumn(KernelStatsModel::NameColumn).data().toString());
+    });
     grouping_ = new QComboBox;
     grouping_->setObjectName(QStringLiteral("kernelGrouping"));
     grouping_->addItems({tr("by kernel name"), tr("by op type")});

@@ -185,6 +185,13 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     for (const auto& r : rows)
         summed += r.count;
     QCOMPARE(summed, kernels);
+    // Clicking a kernel in the summary finds it in the timeline.
+    QTableView* kernelTable = w.timelinePanel()->kernelTable();
+    const QModelIndex first = kernelTable->model()->index(0, KernelStatsModel::NameColumn);
+    emit kernelTable->clicked(first);
+    QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("timelineSearch"))->text(), first.data().toString());
+    QVERIFY(view->matchCount() >= 1);
+    w.findChild<QLineEdit*>(QStringLiteral("timelineSearch"))->clear();
 
     // The warps chart shows the range too, and a readout under the mouse.
     QVERIFY(!w.warpChart()->readoutAt(x0).isEmpty());
