@@ -17,6 +17,8 @@
 #include <QScrollBar>
 #include <QListWidget>
 #include <QProcess>
+#include <QProgressBar>
+#include <QAction>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -45,6 +47,7 @@ private slots:
     void defaultDatabaseHasOneOpschedFolder();
     void userCancelIsNotAnError();
     void logFollowsNewLines();
+    void profileShortcutShowsProgress();
 
 private:
     QString fakeCli(const QByteArray& body);
@@ -304,6 +307,36 @@ void TestProfilePanel::cleanupTestCase()
     settings.clear();
     settings.sync();
     QFile::remove(settings.fileName());
+}
+
+void TestProfilePanel::profileShortcutShowsProgress()
+{
+    // A short window: the Profile panel scrolls, its progress and log below the fields.
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1200, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("shortcut.db")));
+    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 1 job'\nwhile true; do sleep 0.1; done"));
+    auto* progress = panel->findChild<QProgressBar*>();
+    QVERIFY(progress);
+    // Ctrl+Shift+P, as the Run menu has it.
+    QAction* profile = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P))
+            profile = a;
+    QVERIFY(profile);
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    profile->trigger();
+    QVERIFY(panel->isRunning());
+    QCoreApplication::processEvents();
+    // The progress bar is scrolled into view, not left below the fields.
+    QTRY_VERIFY(!progress->visibleRegion().isEmpty());
+    panel->cancel();
+    QVERIFY(done.wait(20000));
 }
 
 QTEST_MAIN(TestProfilePanel)
