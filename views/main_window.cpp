@@ -280,6 +280,9 @@ void MainWindow::createDocks()
     schedulesDock_->setObjectName(QStringLiteral("schedulesDock"));
     schedulesDock_->setWidget(scrollable(schedules_));
     addDockWidget(Qt::RightDockWidgetArea, schedulesDock_);
+    // One column of tabs on the right, so the Schedules panel (and its results) has the column's
+    // whole height on a laptop screen; the status bar names the model and its op count.
+    tabifyDockWidget(propertiesDock_, schedulesDock_);
     connect(schedules_, &SchedulePanel::resultSelected, this, [this](std::shared_ptr<const ScheduleResult> result) {
         showComparisonOf(schedules_->results());
         showSchedule(result);
@@ -627,12 +630,7 @@ void MainWindow::readSettings()
     timelineDock_->widget()->setMinimumHeight(200);
     QTimer::singleShot(0, this, [this] {
         // Wide enough for every column of the results table.
-        resizeDocks({summaryDock_, schedulesDock_}, {std::max(470, schedules_->sizeHint().width() + 30),
-                                                     std::max(470, schedules_->sizeHint().width() + 30)},
-                    Qt::Horizontal);
-        // The Schedules panel scrolls when the window is short, but opens showing all its fields.
-        resizeDocks({summaryDock_, schedulesDock_}, {180, std::max(200, schedules_->sizeHint().height() + 40)},
-                    Qt::Vertical);
+        resizeDocks({schedulesDock_}, {std::max(470, schedules_->sizeHint().width() + 30)}, Qt::Horizontal);
         // The timeline is what people come for: a good part of the window's height.
         resizeDocks({timelineDock_}, {height() * 9 / 20}, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);

@@ -90,19 +90,22 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     table_->setMinimumWidth(0);
     tableWidthHint_ = columns;
 
+    // Four rows, so that the results below keep room on a laptop screen.
     auto* form = new QFormLayout;
     form->addRow(tr("Scheduler"), scheduler_);
     form->addRow(tr("Device"), device_);
-    form->addRow(tr("Batch"), batch_);
-    auto* pruning = new QHBoxLayout;
-    pruning->addWidget(new QLabel(tr("r")));
-    pruning->addWidget(r_);
-    pruning->addWidget(new QLabel(tr("s")));
-    pruning->addWidget(s_);
-    pruning->addStretch();
-    form->addRow(tr("Pruning"), pruning);
-    form->addRow(tr("Lowering"), lowering_);
-    form->addRow(QString(), cudaGraph_);
+    auto* batchRow = new QHBoxLayout;
+    batchRow->addWidget(batch_, 1);
+    batchRow->addSpacing(12);
+    batchRow->addWidget(new QLabel(tr("pruning r")));
+    batchRow->addWidget(r_);
+    batchRow->addWidget(new QLabel(tr("s")));
+    batchRow->addWidget(s_);
+    form->addRow(tr("Batch"), batchRow);
+    auto* loweringRow = new QHBoxLayout;
+    loweringRow->addWidget(lowering_, 1);
+    loweringRow->addWidget(cudaGraph_);
+    form->addRow(tr("Lowering"), loweringRow);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton_);
     buttons->addWidget(cancelButton_);

@@ -102,6 +102,8 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
             }
             devices->setCurrentText(device);
         }
+        if (auto* schedulers = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("schedulerCombo")))
+            schedulers->setCurrentText(scheduler); // the panel shows what ran
         window.schedulePanel()->runScheduler(scheduler);
         loop.exec();
         if (!ok)

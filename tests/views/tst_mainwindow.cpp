@@ -15,6 +15,7 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QWheelEvent>
 #include <QDir>
 #include <QListWidget>
@@ -64,6 +65,7 @@ private slots:
     void displayNames();
     void onnxModelNamedByItsFolder();
     void wheelScrollsPanelsNotTheirFields();
+    void resultsTableShowsEveryColumn();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -546,6 +548,38 @@ void TestMainWindow::cleanupTestCase()
     settings.clear();
     settings.sync();
     QFile::remove(settings.fileName());
+}
+
+void TestMainWindow::resultsTableShowsEveryColumn()
+{
+    // First start on a 1366x768 laptop: every column of the results table in view, no horizontal
+    // scrolling, and room for several results.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1366, 740);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50); // the first-start dock sizes are set once the event loop runs
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("greedy"));
+    QVERIFY(done.wait(30000));
+    QCoreApplication::processEvents();
+    auto* results = w.schedulePanel()->findChild<QTableView*>(QStringLiteral("resultsTable"));
+    QVERIFY(results);
+    const int columns = results->model()->columnCount();
+    QCOMPARE(columns, 9);
+    const int last = results->horizontalHeader()->logicalIndex(columns - 1);
+    const int right = results->columnViewportPosition(last) + results->columnWidth(last);
+    QVERIFY2(right <= results->viewport()->width(),
+             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(results->viewport()->width())));
+    // The table itself is not cut by the panel's scroll area on the right.
+    const QRect shown = results->visibleRegion().boundingRect();
+    QVERIFY2(shown.width() >= results->width() - 1, qPrintable(QStringLiteral("%1 of %2").arg(shown.width()).arg(results->width())));
+    QVERIFY(results->minimumHeight() >= 6 * results->verticalHeader()->defaultSectionSize());
+    // ... and in view without scrolling the panel: the header and several rows.
+    const int rows = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
+    QVERIFY2(rows >= 4, qPrintable(QStringLiteral("%1 rows in view").arg(rows)));
 }
 
 QTEST_MAIN(TestMainWindow)
