@@ -52,33 +52,55 @@ void drawArrowHead(QPainter& p, const QPointF& from, const QPointF& tip, double 
     p.drawPolygon(head, 3);
 }
 
-// An op name in `width` pixels: whole, or its last component (after the block prefix), or elided.
+// An op name in `width` pixels: whole, or its last component (after the block prefix), or the end
+// of that component (the distinctive part of "Mixed_5b.branch3x3dbl_2" is its end), or the end of
+// the whole name. Empty when not even three characters fit.
 QString fitName(const QString& name, const QFontMetrics& fm, int width)
 {
     if (fm.horizontalAdvance(name) <= width)
         return name;
+    if (width < fm.averageCharWidth() * 3)
+        return {};
     const qsizetype cut = std::max(name.lastIndexOf(QLatin1Char('.')), name.lastIndexOf(QLatin1Char('/')));
-    if (cut > 0 && cut + 1 < name.size()) {
-        const QString tail = QStringLiteral("…") + name.mid(cut + 1);
-        if (fm.horizontalAdvance(tail) <= width)
-            return tail;
-        return fm.elidedText(tail, Qt::ElideRight, width);
-    }
-    return fm.elidedText(name, Qt::ElideMiddle, width);
+    const QString tail = cut > 0 && cut + 1 < name.size() ? name.mid(cut + 1) : name;
+    if (fm.horizontalAdvance(tail) <= width)
+        return tail;
+    return fm.elidedText(tail, Qt::ElideLeft, width);
+}
+
+// Whether `name` shows whole or as its whole last component in `width` pixels.
+bool fitsWell(const QString& name, const QFontMetrics& fm, int width)
+{
+    const QString fitted = fitName(name, fm, width);
+    return !fitted.isEmpty() && !fitted.startsWith(QStringLiteral("…"));
 }
 
 } // namespace
 
+QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width)
+{
+    // The name, with the stage/group tag when both fit well; otherwise the name alone (the colour
+    // gives the stage, the tooltip the rest); the tag alone when no name fits.
+    if (!tag.isEmpty() && fitsWell(name, fm, width - fm.horizontalAdvance(tag)))
+        return fitName(name, fm, width - fm.horizontalAdvance(tag)) + tag;
+    QString line = fitName(name, fm, width);
+    const QString bare = tag.startsWith(QStringLiteral(" · ")) ? tag.mid(3) : tag;
+    if (line.isEmpty() && !bare.isEmpty() && fm.horizontalAdvance(bare) <= width)
+        line = bare;
+    return line;
+}
+
 QColor stageColour(int stage)
 {
-    // Six pastel hues in an order where neighbours contrast; stage s and s + 1 always differ.
-    static const QColor palette[] = {
-        QColor(135, 178, 232), QColor(244, 183, 122), QColor(150, 212, 148),
-        QColor(232, 150, 178), QColor(190, 166, 230), QColor(226, 214, 120),
-    };
+    // Golden-angle hues, so neighbouring stages contrast and colours do not come round again for
+    // dozens of stages; lightness and saturation alternate over three rounds of hues as well.
     if (stage < 0)
         return {200, 200, 200};
-    return palette[static_cast<std::size_t>(stage) % std::size(palette)];
+    const auto s = static_cast<unsigned>(stage);
+    const int hue = static_cast<int>(std::fmod(s * 137.508, 360.0));
+    static const int saturation[] = {95, 150, 60};
+    static const int value[] = {240, 220, 250};
+    return QColor::fromHsv(hue, saturation[(s / 3) % 3], value[s % 3]);
 }
 
 DagView::DagView(QWidget* parent) : QWidget(parent)
@@ -256,7 +278,8 @@ DagView::ViewTransform DagView::fitTransform(const QSize& size) const
     if (!layout_ || layout_->width <= 0 || layout_->height <= 0)
         return {1.0, {kMargin, kMargin}};
     const double w = std::max(1.0, size.width() - 2 * kMargin);
-    const double h = std::max(1.0, size.height() - 2 * kMargin);
+    // The legend's line at the bottom is left free.
+    const double h = std::max(1.0, size.height() - 2 * kMargin - (fontMetrics().height() + 10));
     const double s = std::min({w / layout_->width, h / layout_->height, kMaxFitScale});
     // Centred horizontally, from the top (the inputs) vertically.
     const double x = (size.width() - layout_->width * s) / 2;
@@ -321,6 +344,11 @@ void DagView::paintEvent(QPaintEvent*)
 
 void DagView::render(QPainter& p, const QSize& size) const
 {
+    renderWith(p, size, autoFit_ && size != this->size() ? fitTransform(size) : ViewTransform{scale_, offset_});
+}
+
+void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t) const
+{
     p.save();
     p.fillRect(QRect(QPoint(0, 0), size), palette().base());
     const QFontMetrics fm(p.font());
@@ -334,7 +362,6 @@ void DagView::render(QPainter& p, const QSize& size) const
         return;
     }
 
-    const ViewTransform t = autoFit_ && size != this->size() ? fitTransform(size) : ViewTransform{scale_, offset_};
     const double s = t.scale;
     auto map = [&](double x, double y) { return QPointF(x * s + t.offset.x(), y * s + t.offset.y()); };
     const QRectF visible(QPointF(-t.offset.x() / s, -t.offset.y() / s), QSizeF(size.width() / s, size.height() / s));
@@ -412,27 +439,101 @@ void DagView::render(QPainter& p, const QSize& size) const
             p.drawText(bottom, Qt::AlignCenter, smallFm.elidedText(label(op, true), Qt::ElideRight, static_cast<int>(text.width())));
             p.restore();
         } else {
-            // One line: the name, and the stage/group tag when a schedule is set (the tag wins).
             QString tag;
             if (hasSchedule() && placement_[v].stage >= 0)
                 tag = QStringLiteral(" · %1/%2").arg(placement_[v].stage).arg(placement_[v].group);
-            const int room = static_cast<int>(text.width()) - fm.horizontalAdvance(tag);
-            const QString name = room >= fm.averageCharWidth() * 3 ? fitName(label(op, false), fm, room) : QString();
-            p.drawText(text, Qt::AlignCenter, name.isEmpty() ? tag.mid(3) : name + tag);
+            const QString line = dagBoxLabel(label(op, false), tag, fm, static_cast<int>(text.width()));
+            p.drawText(text, Qt::AlignCenter, line);
         }
     }
 
-    // What the colours mean, bottom left.
-    const QString legend = hasSchedule() ? tr("colour: stage (%1 stages); labels: stage/group").arg(stageCount_)
-                                         : tr("colour: op kind; %1 ops, %2 layers").arg(graph_->opCount()).arg(layout_->layerCount);
-    const QRectF legendBox(6, size.height() - fm.height() - 8, fm.horizontalAdvance(legend) + 10, fm.height() + 4);
+    drawLegend(p, size);
+    p.restore();
+}
+
+void DagView::drawLegend(QPainter& p, const QSize& size) const
+{
+    // What the colours mean, bottom left: a swatch per op kind in the graph, or the stages' colours.
+    const QFontMetrics fm(p.font());
+    struct Entry {
+        QColor colour;
+        QString text;
+    };
+    std::vector<Entry> entries;
+    QString title;
+    if (hasSchedule()) {
+        title = tr("stage (%1), labels stage/group:").arg(stageCount_);
+        const int shown = std::min(stageCount_, 12);
+        for (int st = 0; st < shown; ++st)
+            entries.push_back({stageColour(st), QString::number(st)});
+        if (stageCount_ > shown)
+            entries.push_back({QColor(), QStringLiteral("… %1").arg(stageCount_ - 1)});
+    }
+    else {
+        title = tr("op kind (%1 ops, %2 layers):").arg(graph_->opCount()).arg(layout_->layerCount);
+        std::vector<bool> present(static_cast<std::size_t>(OpKind::Identity) + 1, false);
+        for (std::uint32_t v = 0; v < graph_->opCount(); ++v)
+            present[static_cast<std::size_t>(graph_->op(OpId(v)).kind)] = true;
+        for (std::size_t k = 0; k < present.size(); ++k)
+            if (present[k])
+                entries.push_back({spanColour(static_cast<std::uint32_t>(k)),
+                                   QString::fromUtf8(toString(static_cast<OpKind>(k)))});
+    }
+    const int sw = fm.height() - 4;
+    int width = fm.horizontalAdvance(title) + 14;
+    for (const Entry& e : entries)
+        width += (e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8;
+    // Wrap onto several lines when the widget is narrow.
+    const int maxWidth = std::max(120, size.width() - 12);
+    const int lines = std::max(1, (width + maxWidth - 1) / maxWidth);
+    const int lineHeight = fm.height() + 2;
+    const QRectF box(6, size.height() - lines * lineHeight - 8, std::min(width, maxWidth), lines * lineHeight + 4);
     p.setRenderHint(QPainter::Antialiasing, false);
     QColor back = palette().base().color();
-    back.setAlpha(220);
-    p.fillRect(legendBox, back);
+    back.setAlpha(225);
+    p.fillRect(box, back);
     p.setPen(palette().text().color());
-    p.drawText(legendBox, Qt::AlignCenter, legend);
-    p.restore();
+    double x = box.left() + 5, y = box.top() + 2;
+    auto advance = [&](int w) {
+        if (x + w > box.right() && x > box.left() + 5) {
+            x = box.left() + 5;
+            y += lineHeight;
+        }
+    };
+    advance(fm.horizontalAdvance(title));
+    p.drawText(QPointF(x, y + fm.ascent()), title);
+    x += fm.horizontalAdvance(title) + 6;
+    for (const Entry& e : entries) {
+        const int w = (e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8;
+        advance(w);
+        if (e.colour.isValid()) {
+            p.setBrush(e.colour);
+            p.setPen(e.colour.darker(150));
+            p.drawRect(QRectF(x, y + 2, sw, sw));
+            p.setBrush(Qt::NoBrush);
+            x += sw + 3;
+        }
+        p.setPen(palette().text().color());
+        p.drawText(QPointF(x, y + fm.ascent()), e.text);
+        x += fm.horizontalAdvance(e.text) + 8;
+    }
+}
+
+QSize DagView::fullSize() const
+{
+    if (!layout_)
+        return size();
+    // The whole graph at natural size (scale 1), with room for the legend below it.
+    const QFontMetrics fm(font());
+    return {static_cast<int>(std::ceil(layout_->width + 2 * kMargin)),
+            static_cast<int>(std::ceil(layout_->height + 2 * kMargin)) + 3 * (fm.height() + 2) + 12};
+}
+
+void DagView::renderWhole(QPainter& p, const QSize& size) const
+{
+    // Fitted to `size` less the legend's room, whatever the view shows now.
+    const int legend = 3 * (QFontMetrics(font()).height() + 2) + 12;
+    renderWith(p, size, fitTransform(QSize(size.width(), std::max(1, size.height() - legend))));
 }
 
 void DagView::resizeEvent(QResizeEvent*)

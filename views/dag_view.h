@@ -64,6 +64,10 @@ public:
     // Draws the view into `painter`'s device at `size` (export, tests). Until the user zooms or
     // pans, the graph is fitted to `size`; afterwards the current zoom and pan are kept.
     void render(QPainter& painter, const QSize& size) const;
+    // The whole graph, whatever is zoomed into now (for image export): its natural size, and a
+    // rendering of all of it fitted to `size`.
+    QSize fullSize() const;
+    void renderWhole(QPainter& painter, const QSize& size) const;
 
 public slots:
     void fitToView();
@@ -99,6 +103,8 @@ private:
 
     void applyLayout(std::shared_ptr<const LayeredLayout> layout);
     ViewTransform fitTransform(const QSize& size) const;
+    void drawLegend(QPainter& p, const QSize& size) const;
+    void renderWith(QPainter& p, const QSize& size, const ViewTransform& t) const;
     void setTransform(double scale, const QPointF& offset);
     QString label(OpId op, bool longForm) const;
     QString describe(OpId op) const;
@@ -125,7 +131,13 @@ private:
     std::vector<QThread*> workers_;
 };
 
-// The fill colour of stage `stage` (an alternating palette: neighbouring stages always differ).
+// The one-line label of a box `width` pixels wide: "Mixed_5b.branch1x1 · 9/0" when it fits, else the
+// name's last component with the tag ("branch1x1 · 9/0"), else the name alone, its end kept
+// ("…3x3dbl_2"), else the tag alone; never a name cut at both ends.
+QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width);
+
+// The fill colour of stage `stage`: golden-angle hues with alternating lightness, so neighbouring
+// stages always differ and colours do not repeat for dozens of stages.
 QColor stageColour(int stage);
 
 } // namespace opsched

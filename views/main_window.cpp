@@ -12,7 +12,12 @@
 #include "profile_panel.h"
 #include "run_database_panel.h"
 #include "schedule_panel.h"
+#include "run_compare_panel.h"
+#include "start_page.h"
+#include "timeline_panel.h"
 #include "timeline_view.h"
+#include "time_ruler.h"
+#include "schedule_result.h"
 #include "warp_chart.h"
 #include "graph/fingerprint.h"
 #include "schedule/schedule_file.h"
@@ -21,8 +26,11 @@
 #include "zoo/zoo.h"
 
 #include <QAction>
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QCloseEvent>
+#include <QResizeEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
@@ -40,12 +48,15 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 // The qrc is compiled into a static library, so nothing would pull its object file into the
@@ -58,8 +69,6 @@ static void initOpschedResources()
 namespace opsched {
 namespace {
 
-const char* const kRecentFilesKey = "recentFiles";
-const char* const kLastDirKey = "lastOpenDir";
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 
@@ -86,13 +95,58 @@ QString deviceLine(QString* detail)
 }
 
 // Tall panels scroll instead of forcing their height on the whole right column (and window).
+// In a panel that scrolls, the wheel scrolls it: a spin box or combo box under the mouse changes
+// its value only once it has been clicked (has focus), so scrolling past the Batch field does not
+// change the batch.
+class WheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (event->type() != QEvent::Wheel || !widget || widget->hasFocus() || !widget->parentWidget())
+            return false;
+        // Hand the wheel to the parent, from where it propagates up to the scroll area.
+        QCoreApplication::sendEvent(widget->parentWidget(), event);
+        return true;
+    }
+};
+
 QScrollArea* scrollable(QWidget* panel)
 {
     auto* area = new QScrollArea;
     area->setWidget(panel);
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
+    auto* guard = new WheelGuard(area);
+    for (QWidget* field : panel->findChildren<QWidget*>())
+        if (qobject_cast<QAbstractSpinBox*>(field) || qobject_cast<QComboBox*>(field)) {
+            field->setFocusPolicy(Qt::StrongFocus);
+            field->installEventFilter(guard);
+        }
     return area;
+}
+
+// The op type a colour class stands for (timelines colour by OpKind), for the kernel summary.
+QString opKindName(std::uint32_t colourClass)
+{
+    if (colourClass <= static_cast<std::uint32_t>(OpKind::Identity))
+        return QString::fromUtf8(toString(static_cast<OpKind>(colourClass)));
+    return QObject::tr("other");
+}
+
+// How the Diff view lists a run: "nimble · sim:v100 · batch 1 · 2.04 ms" (a stored run with its id).
+QString runLabel(const ScheduleResult& r)
+{
+    QString label = QStringLiteral("%1 · %2 · batch %3 · %4")
+                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+                        .arg(r.batch)
+                        .arg(QString::fromStdString(formatDuration(r.latency)));
+    if (r.stored)
+        label = QObject::tr("run %1: %2").arg(r.stored->id.value()).arg(label);
+    return label;
 }
 
 struct WaitCursor {
@@ -173,6 +227,7 @@ void MainWindow::createCentralWidget()
             return;
         selected_ = OpId(source.row());
         dag_->selectOp(selected_);
+        timeline_->revealOp(static_cast<std::uint32_t>(source.row()));
         properties_->show(graph_, selected_, shown_);
     });
 
@@ -181,7 +236,16 @@ void MainWindow::createCentralWidget()
     centralTabs_->setDocumentMode(true);
     centralTabs_->addTab(central, tr("Ops"));
     centralTabs_->addTab(dag_, tr("DAG"));
-    setCentralWidget(centralTabs_);
+
+    // Until a model is open, a start page says what to do.
+    startPage_ = new StartPage;
+    startPage_->setObjectName(QStringLiteral("startPage"));
+    connect(startPage_, &StartPage::openRequested, this, [this](const QString& ref) { openFile(ref); });
+    connect(startPage_, &StartPage::openDialogRequested, this, &MainWindow::openModelDialog);
+    centralStack_ = new QStackedWidget;
+    centralStack_->addWidget(startPage_);
+    centralStack_->addWidget(centralTabs_);
+    setCentralWidget(centralStack_);
 }
 
 void MainWindow::selectOpInTable(std::uint32_t op)
@@ -199,7 +263,7 @@ void MainWindow::createDocks()
     summary_->setMinimumWidth(summary_->fontMetrics().averageCharWidth() * 36);
     summaryDock_ = new QDockWidget(tr("Summary"), this);
     summaryDock_->setObjectName(QStringLiteral("summaryDock")); // saveState() keys docks by object name
-    summaryDock_->setWidget(summary_);
+    summaryDock_->setWidget(scrollable(summary_)); // scrolls rather than holding the window tall
     addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
 
     properties_ = new OpPropertiesWidget;
@@ -214,28 +278,26 @@ void MainWindow::createDocks()
     schedules_ = new SchedulePanel;
     schedulesDock_ = new QDockWidget(tr("Schedules"), this);
     schedulesDock_->setObjectName(QStringLiteral("schedulesDock"));
-    schedulesDock_->setWidget(schedules_);
+    schedulesDock_->setWidget(scrollable(schedules_));
     addDockWidget(Qt::RightDockWidgetArea, schedulesDock_);
+    // One column of tabs on the right, so the Schedules panel (and its results) has the column's
+    // whole height on a laptop screen; the status bar names the model and its op count.
+    tabifyDockWidget(propertiesDock_, schedulesDock_);
     connect(schedules_, &SchedulePanel::resultSelected, this, [this](std::shared_ptr<const ScheduleResult> result) {
         showComparisonOf(schedules_->results());
         showSchedule(result);
     });
 
     // The timeline and the warps chart share one time axis: zooming one moves the other.
-    timeline_ = new TimelineView;
-    timeline_->setObjectName(QStringLiteral("timeline"));
-    warps_ = new WarpChart;
-    warps_->setObjectName(QStringLiteral("warpChart"));
-    connect(timeline_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
+    timelinePanel_ = new TimelinePanel;
+    timelinePanel_->setObjectName(QStringLiteral("timelinePanel"));
+    timeline_ = timelinePanel_->view();
+    warps_ = timelinePanel_->warps();
     connect(timeline_, &TimelineView::spanClicked, this, &MainWindow::selectOpInTable);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(timeline_);
-    split->addWidget(warps_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 1);
+    connect(timelinePanel_, &TimelinePanel::status, this, [this](const QString& m) { statusBar()->showMessage(m, 4000); });
     timelineDock_ = new QDockWidget(tr("Timeline"), this);
     timelineDock_->setObjectName(QStringLiteral("timelineDock"));
-    timelineDock_->setWidget(split);
+    timelineDock_->setWidget(timelinePanel_);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock_);
 
     compare_ = new CompareView;
@@ -246,6 +308,15 @@ void MainWindow::createDocks()
     compareDock_->setWidget(compare_);
     addDockWidget(Qt::BottomDockWidgetArea, compareDock_);
     tabifyDockWidget(timelineDock_, compareDock_);
+
+    // Two runs side by side on one time axis, with the per-op diff.
+    diff_ = new RunComparePanel;
+    diff_->setObjectName(QStringLiteral("runCompare"));
+    diffDock_ = new QDockWidget(tr("Diff"), this);
+    diffDock_->setObjectName(QStringLiteral("diffDock"));
+    diffDock_->setWidget(diff_);
+    addDockWidget(Qt::BottomDockWidgetArea, diffDock_);
+    tabifyDockWidget(timelineDock_, diffDock_);
     timelineDock_->raise();
 
     // Editing a stage schedule shows the edited schedule's timeline as soon as it is valid.
@@ -281,7 +352,8 @@ void MainWindow::createDocks()
     connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
     connect(profile_, &ProfilePanel::finished, this, [this](bool ok, const QString& message) {
         statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 8000);
-        if (ok)
+        // A Cancel the user asked for is not an error: the status bar and the panel say what happened.
+        if (ok || profile_->process()->wasCancelled())
             return;
         lastError_ = message;
         if (interactive_)
@@ -293,6 +365,10 @@ void MainWindow::createDocks()
     });
     connect(runs_, &RunDatabasePanel::listed, this, [this](bool ok, const QString& message) {
         const bool report = std::exchange(reportNextListing_, false);
+        // Only a database that could be read becomes the one profiling adds to, and the panel says so.
+        const QString offered = std::exchange(offeredDatabase_, QString());
+        if (ok && !offered.isEmpty())
+            profile_->offerDatabase(offered);
         if (ok)
             return;
         lastError_ = message;
@@ -321,71 +397,9 @@ void MainWindow::createDocks()
     });
 }
 
-void MainWindow::exportSchedule()
-{
-    if (!shown_ || (!graph_ && !shown_->stored)) {
-        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
-        return;
-    }
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export Schedule"), QStringLiteral("schedule.json"),
-                                                      tr("opsched schedule (*.json)"));
-    if (file.isEmpty())
-        return;
-    // A hand-edited schedule exports as edited; otherwise the scheduler's result.
-    std::shared_ptr<const ScheduleResult> what = shown_;
-    if (graph_ && editor_->isEnabled() && editor_->isValid() && shown_->output.schedule &&
-        !(editor_->schedule() == *shown_->output.schedule)) {
-        ScheduleRequest request = shown_->request;
-        request.scheduler += " (edited)";
-        what = evaluateSchedule(*graph_, editor_->schedule(), request);
-    }
-    if (const QString error = opsched::exportSchedule(file, graph_.get(), *what); !error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
-}
-
-void MainWindow::exportTrace(bool csv)
-{
-    if (!shown_ || (!graph_ && !shown_->stored)) {
-        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
-        return;
-    }
-    const QString file = csv ? QFileDialog::getSaveFileName(this, tr("Export Kernels"), QStringLiteral("kernels.csv"),
-                                                            tr("CSV (*.csv)"))
-                             : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace"),
-                                                            QStringLiteral("timeline.trace.json"),
-                                                            tr("Chrome trace (*.json)"));
-    if (file.isEmpty())
-        return;
-    const QString error = opsched::exportTrace(file, csv ? TraceExport::KernelsCsv : TraceExport::ChromeTrace,
-                                               graph_.get(), modelRef_, *shown_);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
-    else
-        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
-}
-
 void MainWindow::showComparisonOf(ScheduleResultsModel* model)
 {
     compare_->setModel(model);
-}
-
-void MainWindow::exportImage(const QString& what)
-{
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export Image"), what + QStringLiteral(".png"),
-                                                      tr("Images (*.png *.svg)"));
-    if (file.isEmpty())
-        return;
-    QString error;
-    if (what == QStringLiteral("timeline"))
-        error = opsched::exportImage(file, timeline_->size(), [this](QPainter& p, const QSize& s) { timeline_->render(p, s); });
-    else if (what == QStringLiteral("warps"))
-        error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
-    else if (what == QStringLiteral("dag"))
-        error = opsched::exportImage(file, dag_->size(), [this](QPainter& p, const QSize& s) { dag_->render(p, s); });
-    else
-        error = opsched::exportImage(file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
-    if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
@@ -403,6 +417,12 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
                 auto placed = std::make_shared<ScheduleResult>(*result);
                 placed->output.schedule = doc.schedule;
                 placed->output.plan = doc.executablePlan(*graph_);
+                // The plan's waits and critical path over the run's measured spans.
+                if (result->timeline) {
+                    auto timeline = std::make_shared<TimelineData>(*result->timeline);
+                    addPlanStructure(*timeline, placed->output.plan);
+                    placed->timeline = std::move(timeline);
+                }
                 shown_ = placed;
             } catch (const Error& e) {
                 statusBar()->showMessage(tr("run %1: %2").arg(result->stored->id.value()).arg(e.what()), 5000);
@@ -411,9 +431,8 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         properties_->show(graph_, selected_, sameModel ? shown_ : nullptr);
         editor_->clear();
         dag_->setSchedule(shown_->output.schedule ? &*shown_->output.schedule : nullptr);
-        timeline_->setData(result->timeline); // op names from the run itself
-        warps_->setData(result->timeline);
-        warps_->setAxis(timeline_->axis());
+        timelinePanel_->setData(shown_->timeline, {}, opKindName); // op names from the run itself
+        diff_->addRun(runLabel(*result), shown_->timeline);
         timelineDock_->raise();
         return;
     }
@@ -427,23 +446,24 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
     else
         editor_->clear();
     if (!result || !graph_) {
-        timeline_->setData(nullptr);
-        warps_->setData(nullptr);
+        timelinePanel_->setData(nullptr);
         dag_->setSchedule(nullptr);
         return;
     }
     // Plan-only schedulers (Nimble, Opara) have no stages to colour by.
     dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
     auto graph = graph_;
-    timeline_->setData(result->timeline, [graph](std::uint32_t id) {
-        if (id >= graph->opCount())
-            return QString();
-        const Op& op = graph->op(OpId(id));
-        return QStringLiteral("%1\n%2, %3").arg(QString::fromStdString(op.name), QString::fromUtf8(toString(op.kind)),
-                                                QString::fromStdString(graph->tensor(op.output).shape.toString()));
-    });
-    warps_->setData(result->timeline);
-    warps_->setAxis(timeline_->axis());
+    timelinePanel_->setData(
+        result->timeline,
+        [graph](std::uint32_t id) {
+            if (id >= graph->opCount())
+                return QString();
+            const Op& op = graph->op(OpId(id));
+            return QStringLiteral("%1\n%2, %3").arg(QString::fromStdString(op.name), QString::fromUtf8(toString(op.kind)),
+                                                    QString::fromStdString(graph->tensor(op.output).shape.toString()));
+        },
+        opKindName);
+    diff_->addRun(runLabel(*result), result->timeline, timeline_->describer());
 }
 
 void MainWindow::createActions()
@@ -481,6 +501,19 @@ void MainWindow::createActions()
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setMenuRole(QAction::QuitRole);
 
+    // Edit: the schedule editor's undo stack, from anywhere in the window.
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    addAction(undo); // shortcuts work while the menu bar is hidden, too
+    addAction(redo);
+
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run Scheduler"), schedules_, &SchedulePanel::run)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     run->addAction(tr("&Cancel Scheduler"), schedules_, &SchedulePanel::cancel)
@@ -517,6 +550,10 @@ void MainWindow::createStatusBar()
 
 bool MainWindow::openModel(const QString& ref, int batch)
 {
+    if (!confirmDiscardEdits()) {
+        lastError_ = tr("kept the edited schedule open");
+        return false;
+    }
     std::shared_ptr<const Graph> graph;
     {
         const WaitCursor wait; // NASNet takes a moment to build
@@ -547,97 +584,18 @@ bool MainWindow::openModel(const QString& ref, int batch)
         summary_->setGraph(graph_);
         schedules_->setGraph(graph_);
         dag_->setGraph(graph_); // laid out on a worker thread
+        diff_->clearRuns(); // runs of the previous model do not compare with this one's
         showSchedule(nullptr);
     }
 
     modelRef_ = ref;
     profile_->setModelRef(ref);
-    const QString name = QString::fromStdString(graph_->name());
+    centralStack_->setCurrentWidget(centralTabs_);
+    const QString name = modelDisplayName(ref, QString::fromStdString(graph_->name()));
     setWindowTitle(QStringLiteral("opsched — %1").arg(name));
     modelStatus_->setText(tr("%1 (batch %2, %3 ops)").arg(name).arg(graph_->batch()).arg(graph_->opCount()));
     addRecentFile(ref);
     return true;
-}
-
-void MainWindow::openModelDialog()
-{
-    QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), settings.value(kLastDirKey).toString(),
-        tr("Models and results (*.onnx *.db *.sqlite *.sqlite3);;ONNX models (*.onnx);;opsched databases (*.db *.sqlite "
-           "*.sqlite3);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
-    openFile(path);
-}
-
-bool MainWindow::isDatabaseFile(const QString& path)
-{
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    return suffix == QLatin1String("db") || suffix == QLatin1String("sqlite") || suffix == QLatin1String("sqlite3");
-}
-
-bool MainWindow::openFile(const QString& path)
-{
-    if (!isDatabaseFile(path))
-        return openModel(path);
-    openDatabase(path);
-    return true;
-}
-
-void MainWindow::openDatabase(const QString& path)
-{
-    if (!QFileInfo(path).isFile()) {
-        lastError_ = tr("%1 does not exist").arg(path);
-        if (interactive_)
-            QMessageBox::warning(this, tr("Cannot open database"), lastError_);
-        return;
-    }
-    reportNextListing_ = true;
-    runs_->openDatabase(path);
-    profile_->setDatabase(path); // profiling next adds to the file being looked at
-    runsDock_->show();
-    runsDock_->raise();
-    addRecentFile(path);
-}
-
-QStringList MainWindow::recentFiles() const
-{
-    return QSettings().value(kRecentFilesKey).toStringList();
-}
-
-void MainWindow::addRecentFile(const QString& ref)
-{
-    // Files are remembered by absolute path so they reopen from any working directory.
-    const QString entry = ref.startsWith(QLatin1String(kZooPrefix.data(), static_cast<qsizetype>(kZooPrefix.size())))
-                              ? ref
-                              : QFileInfo(ref).absoluteFilePath();
-    QStringList recent = recentFiles();
-    recent.removeAll(entry);
-    recent.prepend(entry);
-    while (recent.size() > kMaxRecentFiles)
-        recent.removeLast();
-    QSettings().setValue(kRecentFilesKey, recent);
-    updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu()
-{
-    recentMenu_->clear();
-    const QStringList recent = recentFiles();
-    for (int i = 0; i < recent.size(); ++i) {
-        const QString ref = recent[i];
-        // &1..&8 give keyboard accelerators; '&' in a path must not become one.
-        const QString text = QStringLiteral("&%1 %2").arg(i + 1).arg(QString(ref).replace(QLatin1Char('&'), QStringLiteral("&&")));
-        recentMenu_->addAction(text, this, [this, ref] { openFile(ref); });
-    }
-    recentMenu_->addSeparator();
-    QAction* clear = recentMenu_->addAction(tr("Clear List"), this, [this] {
-        QSettings().remove(kRecentFilesKey);
-        updateRecentMenu();
-    });
-    clear->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::updateFilterCount()
@@ -671,7 +629,10 @@ void MainWindow::readSettings()
     // minimum height for the first layout and is free again afterwards.
     timelineDock_->widget()->setMinimumHeight(200);
     QTimer::singleShot(0, this, [this] {
-        resizeDocks({summaryDock_, schedulesDock_}, {420, 420}, Qt::Horizontal);
+        // Wide enough for every column of the results table.
+        resizeDocks({schedulesDock_}, {std::max(470, schedules_->sizeHint().width() + 30)}, Qt::Horizontal);
+        // The timeline is what people come for: a good part of the window's height.
+        resizeDocks({timelineDock_}, {height() * 9 / 20}, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);
     });
 }
@@ -704,8 +665,25 @@ bool MainWindow::openDroppedUrls(const QList<QUrl>& urls)
     return openFile(urls.first().toLocalFile());
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    // QMainWindow gives all new height to the central widget; the timeline keeps its share of the
+    // window instead, so a taller window shows more streams.
+    const int before = event->oldSize().height(), after = event->size().height();
+    if (!timelineDock_ || before <= 0 || before == after || timelineDock_->isFloating() || !timelineDock_->isVisible() ||
+        dockWidgetArea(timelineDock_) != Qt::BottomDockWidgetArea)
+        return;
+    const double share = std::clamp(static_cast<double>(timelineDock_->height()) / before, 0.1, 0.8);
+    resizeDocks({timelineDock_}, {static_cast<int>(share * after)}, Qt::Vertical);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmDiscardEdits()) {
+        event->ignore();
+        return;
+    }
     writeSettings();
     event->accept();
 }

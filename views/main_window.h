@@ -4,9 +4,11 @@
 #include "graph/graph.h"
 
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 class QDockWidget;
@@ -16,6 +18,7 @@ class QMenu;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QStackedWidget;
 
 namespace opsched {
 
@@ -26,6 +29,9 @@ class OpPropertiesWidget;
 class ScheduleEditor;
 class CompareView;
 class TimelineView;
+class TimelinePanel;
+class StartPage;
+class RunComparePanel;
 class WarpChart;
 struct ScheduleResult;
 class OpTableModel;
@@ -57,11 +63,14 @@ public:
     const std::shared_ptr<const Graph>& graph() const { return graph_; }
     SchedulePanel* schedulePanel() const { return schedules_; }
     TimelineView* timelineView() const { return timeline_; }
+    TimelinePanel* timelinePanel() const { return timelinePanel_; }
+    RunComparePanel* runComparePanel() const { return diff_; }
     WarpChart* warpChart() const { return warps_; }
     ScheduleEditor* scheduleEditor() const { return editor_; }
     CompareView* compareView() const { return compare_; }
     OpPropertiesWidget* propertiesPanel() const { return properties_; }
     DagView* dagView() const { return dag_; }
+    StartPage* startPage() const { return startPage_; }
     ProfilePanel* profilePanel() const { return profile_; }
     RunDatabasePanel* runsPanel() const { return runs_; }
     const std::shared_ptr<const ScheduleResult>& shownResult() const { return shown_; }
@@ -74,11 +83,21 @@ public:
     QString lastError() const { return lastError_; }
     QStringList recentFiles() const;
 
+    // What to do with unexported schedule edits before they would be lost (opening another model,
+    // closing): Save exports them, Discard drops them, Cancel keeps them. By default a dialog when
+    // interactive, else Discard; tests answer through setDiscardEditsPrompt.
+    bool confirmDiscardEdits();
+    void setDiscardEditsPrompt(std::function<QMessageBox::StandardButton(const QString&)> prompt)
+    {
+        discardPrompt_ = std::move(prompt);
+    }
+
     bool isInteractive() const { return interactive_; }
     void setInteractive(bool interactive) { interactive_ = interactive; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -103,13 +122,17 @@ private:
     QString modelRef_; // what graph_ was opened as
     QString lastError_;
     bool reportNextListing_ = false; // File > Open of a database: say so if it cannot be read
+    QString offeredDatabase_;        // ... and if it can, offer it to the Profile panel
     bool interactive_ = true;
+    std::function<QMessageBox::StandardButton(const QString&)> discardPrompt_;
 
     OpTableModel* opModel_ = nullptr;
     QSortFilterProxyModel* opProxy_ = nullptr;
     QTableView* opTable_ = nullptr;
     QLineEdit* filterEdit_ = nullptr;
     QLabel* filterCount_ = nullptr;
+    QStackedWidget* centralStack_ = nullptr; // the start page, then the tabs
+    StartPage* startPage_ = nullptr;
     QTabWidget* centralTabs_ = nullptr; // "Ops" (the table) and "DAG"
     DagView* dag_ = nullptr;
     ScheduleEditor* editor_ = nullptr;
@@ -124,6 +147,9 @@ private:
     QDockWidget* summaryDock_ = nullptr;
     SchedulePanel* schedules_ = nullptr;
     QDockWidget* schedulesDock_ = nullptr;
+    TimelinePanel* timelinePanel_ = nullptr;
+    RunComparePanel* diff_ = nullptr;
+    QDockWidget* diffDock_ = nullptr;
     TimelineView* timeline_ = nullptr;
     WarpChart* warps_ = nullptr;
     QDockWidget* timelineDock_ = nullptr;

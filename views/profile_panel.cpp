@@ -17,6 +17,9 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpressionValidator>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QFileInfo>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSpinBox>
@@ -28,12 +31,15 @@ namespace {
 
 const char* const kDatabaseKey = "profile/database";
 
-QString defaultDatabase()
-{
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("results.db"));
-}
-
 } // namespace
+
+QString ProfilePanel::defaultDatabase()
+{
+    // AppDataLocation is <data>/<organisation>/<application>, which for opsched is
+    // .../opsched/opsched: one folder is enough.
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(QStringLiteral("opsched/results.db"));
+}
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
 {
@@ -141,9 +147,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
     connect(startButton_, &QPushButton::clicked, this, &ProfilePanel::start);
     connect(cancelButton_, &QPushButton::clicked, this, &ProfilePanel::cancel);
     connect(process_, &ProfileProcess::started, this, [this](const QString& command) {
-        log_->appendPlainText(QStringLiteral("$ ") + command);
+        appendLog(QStringLiteral("$ ") + command);
     });
-    connect(process_, &ProfileProcess::outputLine, log_, &QPlainTextEdit::appendPlainText);
+    connect(process_, &ProfileProcess::outputLine, this, &ProfilePanel::appendLog);
     connect(process_, &ProfileProcess::jobFinished, this, [this](int done, int total, const QString&) {
         progress_->setRange(0, total);
         progress_->setValue(done);
@@ -154,7 +160,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent)
         setRunning(false);
         status_->setText(ok ? message : message.section(QLatin1Char('\n'), 0, 0));
         status_->setToolTip(message);
-        log_->appendPlainText(message);
+        appendLog(message);
         emit runLanded(); // the last runs, and whatever a crash left
         emit finished(ok, message);
     });
@@ -169,6 +175,35 @@ void ProfilePanel::setModelRef(const QString& ref)
 void ProfilePanel::setDatabase(const QString& path)
 {
     database_->setText(path);
+}
+
+void ProfilePanel::offerDatabase(const QString& path)
+{
+    if (process_->isRunning() || QFileInfo(path).absoluteFilePath() == QFileInfo(database()).absoluteFilePath())
+        return;
+    database_->setText(path);
+    status_->setText(tr("Profiling will add to %1, the database open in Runs.").arg(QFileInfo(path).fileName()));
+    status_->setToolTip(path);
+}
+
+void ProfilePanel::appendLog(const QString& line)
+{
+    QScrollBar* bar = log_->verticalScrollBar();
+    const bool follow = bar->value() >= bar->maximum() - 2; // at the end: keep following
+    log_->appendPlainText(line);
+    if (follow)
+        bar->setValue(bar->maximum());
+}
+
+void ProfilePanel::revealProgress()
+{
+    for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(w)) {
+            area->ensureWidgetVisible(log_, 0, 0);
+            area->ensureWidgetVisible(status_, 0, 10);
+            area->ensureWidgetVisible(progress_, 0, 10);
+            return;
+        }
 }
 
 QString ProfilePanel::database() const
@@ -212,6 +247,7 @@ void ProfilePanel::start()
         problem = tr("Cannot create the folder of %1.").arg(r.database);
     if (!problem.isEmpty()) {
         status_->setText(problem);
+        revealProgress();
         emit finished(false, problem);
         return;
     }
@@ -225,6 +261,7 @@ void ProfilePanel::start()
     setRunning(true);
     progress_->setRange(0, 0); // busy until the first job reports
     status_->setText(tr("profiling..."));
+    revealProgress();
 }
 
 void ProfilePanel::chooseDatabase()

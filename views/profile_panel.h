@@ -27,6 +27,11 @@ public:
 
     void setModelRef(const QString& ref); // the open model (what a batch profiles)
     void setDatabase(const QString& path);
+    // The database the Runs panel opened (and read): profiling next adds to it, and the panel says
+    // so. Ignored while a batch runs.
+    void offerDatabase(const QString& path);
+    // Where results go by default: <data folder>/opsched/results.db, one opsched folder.
+    static QString defaultDatabase();
     QString database() const;
     ProfileProcess* process() const { return process_; }
     // The request the panel's fields describe.
@@ -44,6 +49,8 @@ signals:
 
 private:
     void chooseDatabase();
+    void appendLog(const QString& line); // and follow it, unless the user scrolled up
+    void revealProgress();               // scroll the panel so progress and status are in view
     void setRunning(bool running);
 
     ProfileProcess* process_ = nullptr;

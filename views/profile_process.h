@@ -53,6 +53,8 @@ public:
 
 public slots:
     void cancel();
+    // Whether the last batch ended because cancel() was called (the user asked; not an error).
+    bool wasCancelled() const { return cancelled_; }
 
 signals:
     void started(const QString& commandLine);

@@ -6,6 +6,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoCommand>
@@ -73,7 +74,7 @@ void ScheduleEditor::edit(std::shared_ptr<const Graph> graph, const Schedule& sc
     cudaGraph_ = cudaGraph;
     undo_->clear();
     model_->setGraph(graph_);
-    setCurrent(schedule);
+    setCurrent(schedule, false);
     setEnabled(true);
 }
 
@@ -97,11 +98,45 @@ void ScheduleEditor::apply(const Schedule& schedule, const QString& description)
                                        description));
 }
 
-void ScheduleEditor::setCurrent(const Schedule& schedule)
+void ScheduleEditor::setCurrent(const Schedule& schedule, bool keepExpansion)
 {
+    // An edit resets the model: remember which stages and groups were open (by position) and where
+    // the tree was scrolled, and restore both, so the tree does not collapse under the user.
+    std::vector<std::pair<int, int>> open; // (stage, -1) or (stage, group)
+    const int scroll = tree_->verticalScrollBar()->value();
+    if (keepExpansion)
+        for (int st = 0; st < model_->rowCount(); ++st) {
+            const QModelIndex stage = model_->index(st, 0);
+            if (!tree_->isExpanded(stage))
+                continue;
+            open.emplace_back(st, -1);
+            for (int g = 0; g < model_->rowCount(stage); ++g)
+                if (tree_->isExpanded(model_->index(g, 0, stage)))
+                    open.emplace_back(st, g);
+        }
     model_->setSchedule(schedule);
-    tree_->expandToDepth(0);
+    if (!keepExpansion)
+        tree_->expandToDepth(0);
+    else {
+        for (const auto& [st, g] : open) {
+            if (st >= model_->rowCount())
+                continue;
+            const QModelIndex stage = model_->index(st, 0);
+            tree_->expand(g < 0 ? stage : model_->index(g, 0, stage));
+        }
+        tree_->verticalScrollBar()->setValue(scroll);
+    }
     evaluate();
+}
+
+bool ScheduleEditor::hasUnsavedEdits() const
+{
+    return graph_ && undo_->count() > 0 && !undo_->isClean();
+}
+
+void ScheduleEditor::markSaved()
+{
+    undo_->setClean();
 }
 
 void ScheduleEditor::evaluate()

@@ -31,6 +31,10 @@ public:
     bool isValid() const { return valid_; }
     double latency() const { return latency_; } // seconds; 0 when invalid
     QString verdict() const;                    // what the status line says
+    // Edits made since the schedule was opened or last marked saved (an export marks it).
+    bool hasUnsavedEdits() const;
+    void markSaved();
+    QTreeView* tree() const { return tree_; }
 
 public slots:
     // Records an edit on the undo stack and shows its verdict.
@@ -40,7 +44,7 @@ signals:
     void evaluated(bool valid, double latencySeconds);
 
 private:
-    void setCurrent(const Schedule& schedule); // no undo entry
+    void setCurrent(const Schedule& schedule, bool keepExpansion = true); // no undo entry
     void evaluate();
 
     std::shared_ptr<const Graph> graph_;

@@ -75,20 +75,37 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    // Every column readable without a horizontal scroll bar, and room for several results.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    table_->setWordWrap(false);
+    table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 
+    // The panel asks for the width of every column (headers sized to their text).
+    int columns = 2 * table_->frameWidth() + 4;
+    for (int c = 0; c < ScheduleResultsModel::ColumnCount; ++c)
+        columns += std::max(table_->horizontalHeader()->sectionSizeHint(c), 40) + 6; // values can be a little wider
+    table_->setMinimumWidth(0);
+    tableWidthHint_ = columns;
+
+    // Four rows, so that the results below keep room on a laptop screen.
     auto* form = new QFormLayout;
     form->addRow(tr("Scheduler"), scheduler_);
     form->addRow(tr("Device"), device_);
-    form->addRow(tr("Batch"), batch_);
-    auto* pruning = new QHBoxLayout;
-    pruning->addWidget(new QLabel(tr("r")));
-    pruning->addWidget(r_);
-    pruning->addWidget(new QLabel(tr("s")));
-    pruning->addWidget(s_);
-    pruning->addStretch();
-    form->addRow(tr("Pruning"), pruning);
-    form->addRow(tr("Lowering"), lowering_);
-    form->addRow(QString(), cudaGraph_);
+    auto* batchRow = new QHBoxLayout;
+    batchRow->addWidget(batch_, 1);
+    batchRow->addSpacing(12);
+    batchRow->addWidget(new QLabel(tr("pruning r")));
+    batchRow->addWidget(r_);
+    batchRow->addWidget(new QLabel(tr("s")));
+    batchRow->addWidget(s_);
+    form->addRow(tr("Batch"), batchRow);
+    auto* loweringRow = new QHBoxLayout;
+    loweringRow->addWidget(lowering_, 1);
+    loweringRow->addWidget(cudaGraph_);
+    form->addRow(tr("Lowering"), loweringRow);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton_);
     buttons->addWidget(cancelButton_);
@@ -107,6 +124,13 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
                     emit resultSelected(r);
             });
     setEnabled(false);
+}
+
+QSize SchedulePanel::sizeHint() const
+{
+    const QSize hint = QWidget::sizeHint();
+    return {std::max(hint.width(), tableWidthHint_ + layout()->contentsMargins().left() + layout()->contentsMargins().right()),
+            hint.height()};
 }
 
 SchedulePanel::~SchedulePanel()

@@ -26,6 +26,7 @@ class SchedulePanel : public QWidget {
 public:
     explicit SchedulePanel(QWidget* parent = nullptr);
     ~SchedulePanel() override;
+    QSize sizeHint() const override; // wide enough for every column of the results table
 
     void setGraph(std::shared_ptr<const Graph> graph); // clears the results
     ScheduleResultsModel* results() const { return results_; }
@@ -61,6 +62,7 @@ private:
     QTableView* table_ = nullptr;
     QThread* worker_ = nullptr;
     std::shared_ptr<std::atomic<bool>> cancelled_;
+    int tableWidthHint_ = 0;
 };
 
 } // namespace opsched

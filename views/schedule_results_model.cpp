@@ -92,18 +92,20 @@ QVariant ScheduleResultsModel::data(const QModelIndex& index, int role) const
 
 QVariant ScheduleResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return QAbstractTableModel::headerData(section, orientation, role);
+    // Short headers so that every column fits the Schedules panel; the tooltip says it in full.
+    const bool full = role == Qt::ToolTipRole;
     switch (section) {
     case SchedulerColumn: return tr("Scheduler");
     case DeviceColumn: return tr("Device");
-    case BatchColumn: return tr("Batch");
-    case LatencyColumn: return tr("Latency (ms)");
-    case SpeedupColumn: return tr("Speedup");
-    case StagesColumn: return tr("Stages");
+    case BatchColumn: return full ? tr("Batch size") : tr("Batch");
+    case LatencyColumn: return full ? tr("Latency in milliseconds (simulated, or measured for stored runs)") : tr("ms");
+    case SpeedupColumn: return full ? tr("Speedup over the sequential schedule on the same device and batch") : tr("Speedup");
+    case StagesColumn: return full ? tr("Stages of the stage schedule (- for plans)") : tr("Stages");
     case StreamsColumn: return tr("Streams");
-    case WarpsColumn: return tr("Avg warps");
-    case SearchColumn: return tr("Search (s)");
+    case WarpsColumn: return full ? tr("Average active warps") : tr("Warps");
+    case SearchColumn: return full ? tr("Search time in seconds") : tr("Search s");
     }
     return {};
 }

@@ -13,8 +13,10 @@ StreamRowsBuilder::StreamRowsBuilder(TimelineData& data, std::vector<std::int64_
     for (auto s : streams_) {
         data_.rowNames.push_back("stream " + std::to_string(s));
         data_.rowKinds.push_back(TimelineRowKind::Ops);
+        data_.rowStreams.push_back(s);
         data_.rowNames.push_back("  kernels");
         data_.rowKinds.push_back(TimelineRowKind::Kernels);
+        data_.rowStreams.push_back(s);
     }
 }
 
@@ -34,6 +36,153 @@ void StreamRowsBuilder::addKernel(std::int64_t stream, double start, double end,
     const auto index = static_cast<std::uint32_t>(data_.kernels.size());
     data_.kernels.push_back(std::move(kernel));
     data_.rows.addSpan(opRow(stream) + 1, {start, end, index, colour});
+}
+
+std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data)
+{
+    std::vector<std::optional<OpPlacement>> out;
+    std::int64_t ordinal = -1;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
+        if (data.rowKind(r) != TimelineRowKind::Ops)
+            continue;
+        ++ordinal;
+        const std::int64_t stream = r < data.rowStreams.size() ? data.rowStreams[r] : ordinal;
+        for (const auto& s : data.rows.row(r)) {
+            if (out.size() <= s.id)
+                out.resize(s.id + 1);
+            auto& place = out[s.id];
+            if (!place || s.start < place->start)
+                place = OpPlacement{s.start, s.end, stream};
+        }
+    }
+    return out;
+}
+
+std::vector<TimelineFlow> planFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
+                                    const std::vector<std::int64_t>& row)
+{
+    std::vector<TimelineFlow> flows;
+    const std::size_t n = plan.launches.size();
+    if (start.size() != n || end.size() != n || row.size() != n)
+        return flows;
+    auto ran = [&](std::size_t l) { return start[l] <= end[l] && row[l] >= 0; };
+    for (std::size_t l = 0; l < n; ++l)
+        for (auto w : plan.launches[l].waitFor)
+            if (w < n && ran(w) && ran(l) && row[w] != row[l])
+                flows.push_back({end[w], start[l], static_cast<std::uint32_t>(row[w]), static_cast<std::uint32_t>(row[l]), false});
+    // Joins: at each barrier, from the launch that ended last before it to the first launch of each
+    // other row (stream) after it, up to the next barrier.
+    std::vector<std::uint32_t> cuts = plan.barriers;
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (std::size_t c = 0; c < cuts.size(); ++c) {
+        const std::size_t barrier = std::min<std::size_t>(cuts[c], n);
+        const std::size_t next = c + 1 < cuts.size() ? std::min<std::size_t>(cuts[c + 1], n) : n;
+        std::int64_t last = -1;
+        for (std::size_t l = 0; l < barrier; ++l)
+            if (ran(l) && (last < 0 || end[l] > end[static_cast<std::size_t>(last)]))
+                last = static_cast<std::int64_t>(l);
+        if (last < 0)
+            continue;
+        const auto from = static_cast<std::size_t>(last);
+        std::vector<std::int64_t> seen;
+        for (std::size_t l = barrier; l < next; ++l) {
+            if (!ran(l) || row[l] == row[from] || std::find(seen.begin(), seen.end(), row[l]) != seen.end())
+                continue;
+            seen.push_back(row[l]);
+            flows.push_back({end[from], start[l], static_cast<std::uint32_t>(row[from]), static_cast<std::uint32_t>(row[l]), true});
+        }
+    }
+    std::sort(flows.begin(), flows.end(), [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+    return flows;
+}
+
+void addPlanStructure(TimelineData& data, const Plan& plan)
+{
+    // Each op's first span and its row.
+    std::vector<double> opStart, opEnd;
+    std::vector<std::int64_t> opRow;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
+        if (data.rowKind(r) != TimelineRowKind::Ops)
+            continue;
+        for (const auto& s : data.rows.row(r)) {
+            if (opRow.size() <= s.id) {
+                opRow.resize(s.id + 1, -1);
+                opStart.resize(s.id + 1, 0);
+                opEnd.resize(s.id + 1, 0);
+            }
+            if (opRow[s.id] < 0 || s.start < opStart[s.id]) {
+                opRow[s.id] = static_cast<std::int64_t>(r);
+                opStart[s.id] = s.start;
+                opEnd[s.id] = s.end;
+            }
+        }
+    }
+    const std::size_t n = plan.launches.size();
+    std::vector<double> start(n, std::numeric_limits<double>::infinity()), end(n, -std::numeric_limits<double>::infinity());
+    std::vector<std::int64_t> row(n, -1);
+    for (std::size_t l = 0; l < n; ++l)
+        for (OpId op : plan.launches[l].ops)
+            if (op.value() < opRow.size() && opRow[op.value()] >= 0) {
+                start[l] = std::min(start[l], opStart[op.value()]);
+                end[l] = std::max(end[l], opEnd[op.value()]);
+                row[l] = opRow[op.value()];
+            }
+    data.flows = planFlows(plan, start, end, row);
+    data.criticalPath = criticalPathOps(plan, start, end);
+}
+
+std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
+                                           const std::vector<double>& end)
+{
+    // A launch's predecessors: the launch before it on its stream, those it waits for, and every
+    // launch before the last barrier at or before it. Walking back from the launch that ends last
+    // through the predecessor that ends last gives the chain that sets the latency. Launches with
+    // no kernel (views) end when their predecessors do.
+    const std::size_t n = plan.launches.size();
+    if (n == 0 || start.size() != n || end.size() != n)
+        return {};
+    std::vector<double> finish(n, 0.0);
+    std::vector<std::int64_t> pred(n, -1);
+    std::vector<std::int64_t> lastOnStream(plan.streams + 1, -1);
+    std::vector<std::uint32_t> barriers = plan.barriers;
+    std::sort(barriers.begin(), barriers.end());
+    std::size_t nextBarrier = 0;
+    std::int64_t latestBeforeBarrier = -1; // the launch ending last before the current barrier
+    std::int64_t latestSoFar = -1;
+    for (std::size_t l = 0; l < n; ++l) {
+        while (nextBarrier < barriers.size() && barriers[nextBarrier] <= l) {
+            latestBeforeBarrier = latestSoFar;
+            ++nextBarrier;
+        }
+        const Launch& launch = plan.launches[l];
+        std::int64_t best = -1;
+        auto consider = [&](std::int64_t p) {
+            if (p >= 0 && (best < 0 || finish[static_cast<std::size_t>(p)] > finish[static_cast<std::size_t>(best)]))
+                best = p;
+        };
+        const auto stream = std::min<std::size_t>(launch.stream.value(), plan.streams);
+        consider(lastOnStream[stream]);
+        for (auto w : launch.waitFor)
+            if (w < l)
+                consider(w);
+        consider(latestBeforeBarrier);
+        pred[l] = best;
+        const bool ran = start[l] <= end[l];
+        finish[l] = ran ? end[l] : (best >= 0 ? finish[static_cast<std::size_t>(best)] : 0.0);
+        lastOnStream[stream] = static_cast<std::int64_t>(l);
+        if (latestSoFar < 0 || finish[l] > finish[static_cast<std::size_t>(latestSoFar)])
+            latestSoFar = static_cast<std::int64_t>(l);
+    }
+    std::vector<std::uint32_t> ops;
+    for (std::int64_t l = latestSoFar; l >= 0; l = pred[static_cast<std::size_t>(l)]) {
+        const auto i = static_cast<std::size_t>(l);
+        if (start[i] <= end[i])
+            for (auto it = plan.launches[i].ops.rbegin(); it != plan.launches[i].ops.rend(); ++it)
+                ops.push_back(it->value());
+    }
+    std::reverse(ops.begin(), ops.end());
+    return ops;
 }
 
 TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const SimResult& result,
@@ -93,6 +242,12 @@ TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const 
             data.stages.emplace_back(s, e);
         first = cut;
     }
+    // Flows: event waits and stage joins between launches that ran kernels.
+    std::vector<std::int64_t> launchRow(plan.launches.size());
+    for (std::size_t l = 0; l < plan.launches.size(); ++l)
+        launchRow[l] = static_cast<std::int64_t>(rows.opRow(plan.launches[l].stream.value()));
+    data.flows = planFlows(plan, start, end, launchRow);
+    data.criticalPath = criticalPathOps(plan, start, end);
     data.warps = result.warps;
     data.maxWarps = device.maxResidentWarps();
     data.latency = result.latency;

@@ -26,16 +26,35 @@ struct TimelineKernel {
     std::string launch;    // "grid 8x1x1, block 256x1x1" when known
 };
 
+// A cross-stream dependency drawn as an arrow: the end of the op waited for on one stream to the
+// start of the op that waits on another. A wait is one of the plan's event waits; a join is a
+// stage boundary (a barrier), drawn from the op that ended last before it to the first op of each
+// other stream after it: what that stream actually waited for.
+struct TimelineFlow {
+    double from = 0; // seconds
+    double to = 0;
+    std::uint32_t fromRow = 0, toRow = 0; // op rows
+    bool join = false;
+};
+
+// The flows of `plan` given each launch's start, end (start > end: no kernel ran) and op row (-1:
+// unknown), sorted by `from`.
+std::vector<TimelineFlow> planFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
+                                    const std::vector<std::int64_t>& row);
+
 struct TimelineData {
     TimelineRows rows;                      // one row per stream (and its kernel row); see rowKinds
     std::vector<std::string> rowNames;      // "stream 0", ...
     std::vector<TimelineRowKind> rowKinds;  // per row; empty: every row holds ops
+    std::vector<std::int64_t> rowStreams;   // per row, the stream it belongs to; empty: unknown
     std::vector<TimelineKernel> kernels;    // what kernel-row span ids refer to
     std::vector<std::string> opLabels;      // per op id "name\ntype", for runs not tied to the open model
     std::vector<std::pair<double, double>> stages; // [start, end) of each stage (from barriers)
     std::vector<WarpSample> warps;
     double maxWarps = 0;                    // the device's resident-warp limit, the chart's top
     double latency = 0;
+    std::vector<TimelineFlow> flows;         // event waits between streams, when the plan is known
+    std::vector<std::uint32_t> criticalPath; // op ids of the chain that sets the latency, in time order
 
     TimelineRowKind rowKind(std::size_t row) const
     {
@@ -59,6 +78,26 @@ private:
     TimelineData& data_;
     std::vector<std::int64_t> streams_; // sorted, unique
 };
+
+struct OpPlacement {
+    double start = 0, end = 0; // seconds
+    std::int64_t stream = -1;  // -1: unknown
+    double duration() const { return end - start; }
+    friend bool operator==(const OpPlacement&, const OpPlacement&) = default;
+};
+
+// Where each op ran in a timeline: its first op span (a merged launch gives each of its ops the
+// launch's span); the stream from rowStreams, else the op row's position among op rows.
+std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data);
+
+// Adds the flows (cross-stream waits) and the critical path of `plan` to a timeline built without
+// it (a stored run of the open model), from where its ops' spans lie. Ops without a span are skipped.
+void addPlanStructure(TimelineData& data, const Plan& plan);
+
+// The ops of the chain of launches that sets the plan's latency, in order, given each launch's
+// start and end (start > end: the launch ran no kernel).
+std::vector<std::uint32_t> criticalPathOps(const Plan& plan, const std::vector<double>& start,
+                                           const std::vector<double>& end);
 
 // Op spans per stream (kernels of one launch merged into one span) and a kernel row under each
 // stream with the simulator's kernel spans. Colour class = op kind.

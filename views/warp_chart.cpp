@@ -1,22 +1,30 @@
 #include "warp_chart.h"
 
+#include "range_stats.h"
+#include "time_ruler.h"
 #include "timeline_view.h"
 
+#include <QMouseEvent>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QPainterPath>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace opsched {
 
 WarpChart::WarpChart(QWidget* parent) : QWidget(parent)
 {
-    setMinimumHeight(60);
+    setMinimumHeight(56);
+    setMouseTracking(true);
 }
 
 void WarpChart::setData(std::shared_ptr<const TimelineData> timeline)
 {
     data_ = std::move(timeline);
+    selection_.reset();
     update();
 }
 
@@ -26,31 +34,112 @@ void WarpChart::setAxis(const TimeAxis& axis)
     update();
 }
 
+void WarpChart::setCursorTime(double time)
+{
+    cursor_ = std::isnan(time) ? std::nullopt : std::optional<double>(time);
+    update();
+}
+
+void WarpChart::setSelection(std::optional<std::pair<double, double>> range)
+{
+    selection_ = range;
+    update();
+}
+
 void WarpChart::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
     render(p, size());
 }
 
+QString WarpChart::readoutAt(double x) const
+{
+    const TimeAxis axis = axis_.resized(std::max(1, width() - TimelineView::kLabelWidth - TimelineView::rightMargin()));
+    const double px = x - TimelineView::kLabelWidth;
+    if (!data_ || px < 0 || px > axis.width())
+        return {};
+    const double t = axis.toTime(px);
+    const QString time = QString::fromStdString(
+        formatTime(t, std::max(std::abs(axis.start()), std::abs(axis.end())), axis.secondsPerPixel()));
+    if (data_->warps.empty())
+        return time;
+    return tr("%1: %2 active warps").arg(time).arg(averageWarps(data_->warps, t, t), 0, 'f', 0);
+}
+
+void WarpChart::mouseMoveEvent(QMouseEvent* event)
+{
+    const double x = event->position().x();
+    const QString text = readoutAt(x);
+    setToolTip(text);
+    const TimeAxis axis = axis_.resized(std::max(1, width() - TimelineView::kLabelWidth - TimelineView::rightMargin()));
+    const double t = text.isEmpty() ? std::numeric_limits<double>::quiet_NaN() : axis.toTime(x - TimelineView::kLabelWidth);
+    setCursorTime(t);
+    emit cursorMoved(t);
+}
+
+void WarpChart::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0)
+        emit zoomRequested(std::pow(1.25, steps), event->position().x() - TimelineView::kLabelWidth);
+    event->accept();
+}
+
+void WarpChart::leaveEvent(QEvent*)
+{
+    setCursorTime(std::numeric_limits<double>::quiet_NaN());
+    emit cursorMoved(std::numeric_limits<double>::quiet_NaN());
+}
+
 void WarpChart::render(QPainter& p, const QSize& size) const
 {
     p.fillRect(QRect(QPoint(0, 0), size), palette().base());
     const int left = TimelineView::kLabelWidth;
+    const int plotHeight = std::max(10, size.height() - kTickHeight);
     p.setPen(palette().text().color());
-    p.drawText(QRect(4, 0, left - 8, size.height()), Qt::AlignVCenter | Qt::AlignLeft, tr("active\nwarps"));
+    p.drawText(QRect(4, 0, left - 8, plotHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("active\nwarps"));
+    const TimeAxis axis = axis_.resized(std::max(1, size.width() - left - TimelineView::rightMargin()));
+    if (!data_)
+        return;
+
+    // The timeline's ruler, labelled under the curve, with faint grid lines through it.
+    const QFontMetrics fm(p.font());
+    TimeRuler ruler = makeRuler(axis, 70);
+    int widest = 0;
+    for (const auto& t : ruler.ticks)
+        if (t.major)
+            widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(t.label)));
+    if (widest + 16 > 70)
+        ruler = makeRuler(axis, widest + 16);
+    p.setPen(palette().mid().color());
+    p.drawLine(QPointF(left, plotHeight), QPointF(left + axis.width(), plotHeight));
+    for (const auto& t : ruler.ticks) {
+        const double x = left + t.x;
+        if (x < left || x > left + axis.width())
+            continue;
+        p.setPen(t.major ? QColor(0, 0, 0, 30) : QColor(0, 0, 0, 0));
+        if (t.major)
+            p.drawLine(QPointF(x, 0), QPointF(x, plotHeight));
+        p.setPen(palette().text().color());
+        p.drawLine(QPointF(x, plotHeight), QPointF(x, plotHeight + (t.major ? 5 : 2)));
+        const QString text = QString::fromStdString(t.label);
+        if (t.major && x + 3 + fm.horizontalAdvance(text) <= left + axis.width())
+            p.drawText(QRectF(x + 3, plotHeight + 1, 200, kTickHeight - 1), Qt::AlignLeft | Qt::AlignVCenter, text);
+    }
+    if (selection_) {
+        const double x0 = left + std::clamp(axis.toX(selection_->first), 0.0, axis.width());
+        const double x1 = left + std::clamp(axis.toX(selection_->second), 0.0, axis.width());
+        p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), plotHeight), QColor(60, 120, 220, 40));
+    }
     if (!data_ || data_->warps.empty() || data_->maxWarps <= 0)
         return;
-    const TimeAxis axis = axis_.resized(std::max(1, size.width() - left));
     // Scale to the run's peak (small kernels would be invisible against the device's limit); the
     // label says how the peak compares with what the device can hold.
-    double peak = 1.0, area = 0.0;
-    for (std::size_t i = 0; i < data_->warps.size(); ++i) {
-        peak = std::max(peak, data_->warps[i].activeWarps);
-        if (i + 1 < data_->warps.size())
-            area += data_->warps[i].activeWarps * (data_->warps[i + 1].time - data_->warps[i].time);
-    }
+    double peak = 1.0;
+    for (const auto& s : data_->warps)
+        peak = std::max(peak, s.activeWarps);
     const double top = peak * 1.1;
-    const double h = size.height() - 4;
+    const double h = plotHeight - 4;
     auto y = [&](double warps) { return 2 + h - warps / top * h; };
 
     // Step function: find the first sample at or before the view, walk to the end of the view.
@@ -74,15 +163,25 @@ void WarpChart::render(QPainter& p, const QSize& size) const
     path.lineTo(left + axis.width(), y(0));
     path.closeSubpath();
     p.fillPath(path, QColor(90, 140, 210, 140));
-    const double average = data_->latency > 0 ? area / data_->latency : 0.0;
+    const double runEnd = std::max(data_->latency, w.back().time);
+    const double average = averageWarps(w, 0.0, runEnd);
     p.setPen(QPen(QColor(40, 80, 160), 1, Qt::DashLine));
     p.drawLine(QPointF(left, y(average)), QPointF(left + axis.width(), y(average)));
     p.setPen(palette().text().color());
-    p.drawText(QRectF(left + 4, 2, axis.width() - 8, 16), Qt::AlignRight | Qt::AlignTop,
-               tr("peak %1, average %2 of %3 resident warps")
-                   .arg(peak, 0, 'f', 0)
-                   .arg(average, 0, 'f', 0)
-                   .arg(data_->maxWarps, 0, 'f', 0));
+    QString label = tr("peak %1, average %2 of %3 resident warps")
+                        .arg(peak, 0, 'f', 0)
+                        .arg(average, 0, 'f', 0)
+                        .arg(data_->maxWarps, 0, 'f', 0);
+    if (selection_)
+        label += tr("; range average %1").arg(averageWarps(w, selection_->first, selection_->second), 0, 'f', 0);
+    if (cursor_ && axis.overlaps(*cursor_, *cursor_)) {
+        const double x = left + axis.toX(*cursor_);
+        p.setPen(QPen(QColor(200, 40, 40), 1, Qt::DashLine));
+        p.drawLine(QPointF(x, 0), QPointF(x, plotHeight));
+        label = tr("%1 active warps here; ").arg(averageWarps(w, *cursor_, *cursor_), 0, 'f', 0) + label;
+        p.setPen(palette().text().color());
+    }
+    p.drawText(QRectF(left + 4, 2, axis.width() - 8, 16), Qt::AlignRight | Qt::AlignTop, label);
 }
 
 } // namespace opsched

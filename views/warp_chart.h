@@ -1,4 +1,6 @@
-// Active warps over time under the timeline, on the same time axis (QPainter; no Qt Charts).
+// Active warps over time under the timeline, on the same time axis (QPainter; no Qt Charts): the
+// same ruler ticks as the timeline, the timeline's cursor and selected range, and on hover the time
+// and the active warps under the mouse.
 #pragma once
 
 #include "time_axis.h"
@@ -7,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 namespace opsched {
 
@@ -17,17 +20,35 @@ public:
     explicit WarpChart(QWidget* parent = nullptr);
     void setData(std::shared_ptr<const TimelineData> timeline);
     void render(QPainter& painter, const QSize& size) const;
+    const TimeAxis& axis() const { return axis_; }
+    // What the chart says about pixel x: "12.5 ms: 840 active warps"; empty off the plot.
+    QString readoutAt(double x) const;
+
+    static constexpr int kTickHeight = 16; // the ruler labels under the curve
 
 public slots:
     void setAxis(const opsched::TimeAxis& axis);
+    void setCursorTime(double time); // NaN: none
+    void setSelection(std::optional<std::pair<double, double>> range);
+
+signals:
+    void cursorMoved(double time); // NaN: the mouse left
+    // The wheel over the chart zooms the timeline it follows, around the same instant.
+    void zoomRequested(double factor, double plotX);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    QSize sizeHint() const override { return {800, 90}; }
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    QSize sizeHint() const override { return {800, 100}; }
+    QSize minimumSizeHint() const override { return {200, 56}; }
 
 private:
     std::shared_ptr<const TimelineData> data_;
     TimeAxis axis_;
+    std::optional<double> cursor_;
+    std::optional<std::pair<double, double>> selection_;
 };
 
 } // namespace opsched

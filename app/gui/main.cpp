@@ -6,6 +6,8 @@
 #include "warp_chart.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QTabWidget>
 #include <QEventLoop>
@@ -14,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 namespace {
 
@@ -26,8 +30,9 @@ void preferOffscreenForScreenshots(int argc, char* argv[])
 }
 
 // Arranges the window to show what opsched is about: the DAG coloured by stage beside the
-// schedules, and a timeline tall enough for every stream, zoomed so the op boxes carry names.
-void stageForScreenshot(opsched::MainWindow& window)
+// schedules, and a timeline tall enough for every stream, zoomed so the op boxes carry names; or,
+// given a range (fractions of the run), the whole run with that range selected and measured.
+void stageForScreenshot(opsched::MainWindow& window, std::optional<std::pair<double, double>> range)
 {
     if (auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("centralTabs")))
         tabs->setCurrentWidget(window.dagView());
@@ -43,14 +48,35 @@ void stageForScreenshot(opsched::MainWindow& window)
     window.dagView()->zoomBy(2.0, QPointF(window.dagView()->width() / 2.0, 0.0));
     opsched::TimelineView* timeline = window.timelineView();
     if (const opsched::TimelineData* data = timeline->data()) {
+        if (range) {
+            timeline->resetZoom();
+            timeline->setSelection(range->first * data->latency, range->second * data->latency);
+            if (auto* flows = window.findChild<QCheckBox*>(QStringLiteral("showFlows")))
+                flows->setChecked(true);
+            return;
+        }
         const opsched::TimeAxis axis(0.0, data->latency * 0.3, timeline->axis().width());
         timeline->setAxis(axis);
         window.warpChart()->setAxis(timeline->axis());
     }
 }
 
+// "0.2,0.45" -> the range; nothing for anything else.
+std::optional<std::pair<double, double>> parseRange(const QString& text)
+{
+    const QStringList parts = text.split(QLatin1Char(','));
+    if (parts.size() != 2)
+        return std::nullopt;
+    bool ok0 = false, ok1 = false;
+    const double a = parts[0].toDouble(&ok0), b = parts[1].toDouble(&ok1);
+    if (!ok0 || !ok1 || a < 0 || b > 1 || a >= b)
+        return std::nullopt;
+    return std::make_pair(a, b);
+}
+
 // Opens the model, runs the scheduler, waits for it, and saves the window as a PNG.
-int screenshot(opsched::MainWindow& window, const QString& model, const QString& scheduler, const QString& file)
+int screenshot(opsched::MainWindow& window, const QString& model, const QString& scheduler, const QString& device,
+               std::optional<std::pair<double, double>> range, const QString& file)
 {
     window.setInteractive(false);
     window.resize(1400, 900);
@@ -69,11 +95,20 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
                                  std::fprintf(stderr, "opsched: %s\n", qPrintable(message));
                              loop.quit();
                          });
+        if (auto* devices = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"))) {
+            if (devices->findText(device) < 0) {
+                std::fprintf(stderr, "opsched: unknown device %s\n", qPrintable(device));
+                return 2;
+            }
+            devices->setCurrentText(device);
+        }
+        if (auto* schedulers = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("schedulerCombo")))
+            schedulers->setCurrentText(scheduler); // the panel shows what ran
         window.schedulePanel()->runScheduler(scheduler);
         loop.exec();
         if (!ok)
             return 1;
-        stageForScreenshot(window);
+        stageForScreenshot(window, range);
     }
     QTimer::singleShot(0, [] {}); // let pending layout and paint events run
     QApplication::processEvents();
@@ -109,14 +144,34 @@ int main(int argc, char* argv[])
     const QCommandLineOption schedulerOption(QStringLiteral("scheduler"),
                                              QStringLiteral("Scheduler for --screenshot (default: ios)."),
                                              QStringLiteral("name"), QStringLiteral("ios"));
+    const QCommandLineOption deviceOption(QStringLiteral("device"),
+                                          QStringLiteral("Simulated device for --screenshot (default: sim:h100)."),
+                                          QStringLiteral("sim:NAME"), QStringLiteral("sim:h100"));
+    const QCommandLineOption selectOption(
+        QStringLiteral("select"),
+        QStringLiteral("For --screenshot: show the whole run with the range A,B (fractions of it, e.g. 0.2,0.45) "
+                       "selected, and its flows."),
+        QStringLiteral("A,B"));
     parser.addOption(screenshotOption);
     parser.addOption(schedulerOption);
+    parser.addOption(deviceOption);
+    parser.addOption(selectOption);
     parser.process(app);
+    std::optional<std::pair<double, double>> range;
+    if (parser.isSet(selectOption)) {
+        range = parseRange(parser.value(selectOption));
+        if (!range) {
+            std::fprintf(stderr, "opsched: --select takes two fractions A,B with 0 <= A < B <= 1, not '%s'\n",
+                         qPrintable(parser.value(selectOption)));
+            return 2;
+        }
+    }
 
     opsched::MainWindow window;
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(screenshotOption))
-        return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(screenshotOption));
+        return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(deviceOption), range,
+                          parser.value(screenshotOption));
 
     window.show();
     // After show(), so an error dialog has its window to sit on.

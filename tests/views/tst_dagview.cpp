@@ -9,6 +9,7 @@
 #include "schedule/basic_schedulers.h"
 
 #include <QDir>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QImage>
 #include <QItemSelectionModel>
@@ -27,6 +28,10 @@ class TestDagView : public QObject {
     Q_OBJECT
 
 private slots:
+    void cleanupTestCase();
+    void boxLabels_data();
+    void boxLabels();
+    void exportsTheWholeGraph();
     void emptyViewRenders();
     void laysOutZooNetworks_data();
     void laysOutZooNetworks();
@@ -146,17 +151,25 @@ void TestDagView::coloursByStage()
                 QCOMPARE(view.groupOf(op), static_cast<int>(g));
                 QCOMPARE(view.opColour(op), stageColour(static_cast<int>(s)));
             }
-    // Neighbouring stages always differ.
+    // Neighbouring stages always differ, and no colour comes back within 40 stages.
     for (int s = 0; s + 1 < static_cast<int>(schedule.stages.size()); ++s)
         QVERIFY(stageColour(s) != stageColour(s + 1));
+    for (int a = 0; a < 40; ++a)
+        for (int b = a + 1; b < 40; ++b) {
+            const QColor ca = stageColour(a), cb = stageColour(b);
+            const int distance = std::abs(ca.red() - cb.red()) + std::abs(ca.green() - cb.green()) + std::abs(ca.blue() - cb.blue());
+            QVERIFY2(distance >= 12, qPrintable(QStringLiteral("stages %1 and %2").arg(a).arg(b)));
+        }
 
-    // The pixels say so too: the centre of each box has its stage's colour.
+    // The pixels say so too: each box has its stage's colour (left of its label, which is centred
+    // with a 5 px margin).
     const QImage image = renderImage(view, view.size());
     save(image, QStringLiteral("dag_inception_v3_stages.png"));
     int checked = 0;
     for (std::uint32_t v = 0; v < graph->opCount(); v += 7) {
-        const QPoint centre = view.opRect(OpId(v)).center().toPoint();
-        QCOMPARE(QColor(image.pixel(centre)).rgb(), stageColour(view.stageOf(OpId(v))).rgb());
+        const QRectF box = view.opRect(OpId(v));
+        const QPoint inside(static_cast<int>(box.left()) + 3, static_cast<int>(box.center().y()));
+        QCOMPARE(QColor(image.pixel(inside)).rgb(), stageColour(view.stageOf(OpId(v))).rgb());
         ++checked;
     }
     QVERIFY(checked > 10);
@@ -271,7 +284,8 @@ void TestDagView::mainWindowWiring()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
     QSettings().clear();
 
     MainWindow w;
@@ -327,6 +341,78 @@ void TestDagView::mainWindowWiring()
     QCOMPARE(view->layout()->nodes.size(), std::size_t{50});
     QVERIFY(!view->selectedOp().valid());
     save(w.grab().toImage(), QStringLiteral("mainwindow_dag_squeezenet.png"));
+}
+
+void TestDagView::boxLabels_data()
+{
+    QTest::addColumn<int>("chars"); // box width in average characters
+    QTest::addColumn<QString>("expected");
+    const QString name = QStringLiteral("Mixed_5b.branch3x3dbl_2");
+    QTest::newRow("all fits") << 40 << name + QStringLiteral(" · 9/0");
+    QTest::newRow("tail and tag") << 24 << QStringLiteral("branch3x3dbl_2 · 9/0");
+    QTest::newRow("tail alone") << 16 << QStringLiteral("branch3x3dbl_2");
+    QTest::newRow("end of the tail") << 8 << QStringLiteral("END");
+    QTest::newRow("too narrow for a name") << 2 << QStringLiteral("");
+}
+
+void TestDagView::boxLabels()
+{
+    QFETCH(int, chars);
+    QFETCH(QString, expected);
+    const QFont font;
+    const QFontMetrics fm(font);
+    const QString name = QStringLiteral("Mixed_5b.branch3x3dbl_2");
+    const QString tag = QStringLiteral(" · 9/0");
+    const int width = fm.horizontalAdvance(QString(chars, QLatin1Char('x')));
+    const QString label = dagBoxLabel(name, tag, fm, width);
+    QVERIFY2(fm.horizontalAdvance(label) <= width, qPrintable(label));
+    if (expected == QStringLiteral("END")) {
+        // Elided at the start, keeping the end that tells branches apart; never at both ends.
+        QVERIFY2(label.startsWith(QStringLiteral("…")) && label.endsWith(QStringLiteral("dbl_2")), qPrintable(label));
+        QCOMPARE(label.count(QStringLiteral("…")), 1);
+    }
+    else if (expected.isEmpty())
+        QVERIFY2(label.isEmpty() || label == QStringLiteral("9/0"), qPrintable(label));
+    else
+        QCOMPARE(label, expected);
+}
+
+void TestDagView::exportsTheWholeGraph()
+{
+    auto graph = std::make_shared<const Graph>(loadModel("zoo:inception_v3"));
+    DagView view;
+    view.resize(400, 300);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    view.zoomBy(4.0, QPointF(200, 150)); // the user looks at a few boxes
+    const QSize full = view.fullSize();
+    QVERIFY(full.height() > 1000); // inception is tall
+    QImage image(full, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    {
+        QPainter p(&image);
+        view.renderWhole(p, full);
+    }
+    // The first op's colour near the top, the last op's near the bottom (above the legend).
+    const QColor first = view.opColour(OpId(0U));
+    const QColor last = view.opColour(OpId(static_cast<std::uint32_t>(graph->opCount() - 1)));
+    auto found = [&](const QColor& c, int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            for (int x = 0; x < image.width(); x += 2)
+                if (image.pixel(x, y) == c.rgb())
+                    return true;
+        return false;
+    };
+    QVERIFY(found(first, 0, full.height() / 10));
+    QVERIFY(found(last, full.height() * 8 / 10, full.height()));
+}
+
+void TestDagView::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
 }
 
 QTEST_MAIN(TestDagView)

@@ -5,6 +5,9 @@
 #include "schedule_panel.h"
 #include "schedule_result.h"
 #include "timeline_view.h"
+#include "schedule_editor.h"
+#include "start_page.h"
+#include "schedule/schedule_edit.h"
 #include "warp_chart.h"
 
 #include <algorithm>
@@ -12,6 +15,13 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QHeaderView>
+#include <QWheelEvent>
+#include <QDir>
+#include <QListWidget>
+#include <QAction>
+#include <QMessageBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QPainter>
@@ -33,6 +43,7 @@ class TestMainWindow : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void startsEmpty();
     void opensZooModel();
@@ -47,6 +58,14 @@ private slots:
     void lowersWithEventsWhenAsked();
     void propertiesFollowTheSelection();
     void droppedFilesOpen();
+    void fitsALaptopScreen();
+    void undoShortcutsAndUnsavedEdits();
+    void startPageOpensRecentAndBuiltIn();
+    void displayNames_data();
+    void displayNames();
+    void onnxModelNamedByItsFolder();
+    void wheelScrollsPanelsNotTheirFields();
+    void resultsTableShowsEveryColumn();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -58,7 +77,8 @@ void TestMainWindow::initTestCase()
     // Settings go to a throwaway test location, never the user's opsched configuration.
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow-%1").arg(QCoreApplication::applicationPid()));
 }
 
 void TestMainWindow::init()
@@ -336,6 +356,230 @@ void TestMainWindow::droppedFilesOpen()
     QVERIFY(!w.openDroppedUrls({QUrl::fromLocalFile(path)}));
     // The file was tried, and refused with loadModel's reason.
     QVERIFY2(w.lastError().contains(QStringLiteral("unknown model format")), qPrintable(w.lastError()));
+}
+
+void TestMainWindow::fitsALaptopScreen()
+{
+    // A 1366x768 laptop leaves about 700 px for a window; the window must fit in 600.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1366, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QCoreApplication::processEvents();
+    QVERIFY2(w.minimumSizeHint().height() <= 600, qPrintable(QString::number(w.minimumSizeHint().height())));
+    QVERIFY2(w.minimumHeight() <= 600, qPrintable(QString::number(w.minimumHeight())));
+    w.resize(1366, 600);
+    QCoreApplication::processEvents();
+    QVERIFY2(w.height() <= 600, qPrintable(QString::number(w.height())));
+
+    // The timeline dock grows with the window instead of leaving the growth to the op table.
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    QVERIFY(dock);
+    const int small = dock->height();
+    const double share = static_cast<double>(small) / w.height();
+    w.resize(1366, 1000);
+    QCoreApplication::processEvents();
+    // It keeps (about) its share of the window's height.
+    QVERIFY2(dock->height() > small + 100 && dock->height() > 0.8 * share * w.height(),
+             qPrintable(QStringLiteral("%1 -> %2").arg(small).arg(dock->height())));
+}
+
+void TestMainWindow::undoShortcutsAndUnsavedEdits()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("sequential"));
+    QVERIFY(done.wait(30000));
+    opsched::ScheduleEditor* editor = w.scheduleEditor();
+    QVERIFY(editor->isEnabled());
+    const opsched::Schedule before = editor->schedule();
+    const auto e3 = opsched::findOp(before, *w.graph()->findOp("fire2.expand3x3"));
+    editor->apply(opsched::moveOp(before, *w.graph()->findOp("fire2.expand1x1"), e3->stage, 1, 0), QStringLiteral("pair"));
+    QVERIFY(!(editor->schedule() == before));
+
+    // The Edit menu's actions with the usual keys, wherever the focus is in the window.
+    QAction* undo = w.findChild<QAction*>(QStringLiteral("undoAction"));
+    QAction* redo = w.findChild<QAction*>(QStringLiteral("redoAction"));
+    QVERIFY(undo && redo);
+    QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+    QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    w.activateWindow();
+    table(w)->setFocus();
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(editor->schedule(), before);
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(!(editor->schedule() == before));
+    QVERIFY(editor->hasUnsavedEdits());
+
+    // Opening another model asks first; Cancel keeps the edits and the model.
+    QString asked;
+    w.setDiscardEditsPrompt([&](const QString& q) {
+        asked = q;
+        return QMessageBox::Cancel;
+    });
+    QVERIFY(!w.openModel(QStringLiteral("zoo:googlenet")));
+    QVERIFY(asked.contains(QStringLiteral("not exported")));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+    QVERIFY(editor->hasUnsavedEdits());
+    // Discard lets it go.
+    w.setDiscardEditsPrompt([](const QString&) { return QMessageBox::Discard; });
+    QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
+    QVERIFY(!editor->hasUnsavedEdits());
+    // Without edits nothing is asked.
+    asked.clear();
+    w.setDiscardEditsPrompt([&](const QString& q) {
+        asked = q;
+        return QMessageBox::Cancel;
+    });
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    QVERIFY(asked.isEmpty());
+}
+
+void TestMainWindow::startPageOpensRecentAndBuiltIn()
+{
+    {
+        opsched::MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    }
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    opsched::StartPage* start = w.startPage();
+    QVERIFY(start->isVisible());
+    QVERIFY(!table(w)->isVisible());
+    // The built-in networks, each with what it is.
+    QListWidget* networks = start->networkList();
+    QVERIFY(networks->count() >= 5);
+    QListWidgetItem* googlenet = nullptr;
+    for (int i = 0; i < networks->count(); ++i)
+        if (networks->item(i)->data(Qt::UserRole).toString() == QStringLiteral("zoo:googlenet"))
+            googlenet = networks->item(i);
+    QVERIFY(googlenet);
+    QVERIFY(googlenet->text().size() > QStringLiteral("googlenet").size() + 5); // with its summary
+    // The recent file from the last session, one activation away.
+    QListWidget* recent = start->recentList();
+    QCOMPARE(recent->count(), 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), QStringLiteral("zoo:squeezenet"));
+    emit recent->itemActivated(recent->item(0));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("squeezenet")));
+    QVERIFY(!start->isVisible());
+    QVERIFY(table(w)->isVisible());
+    emit networks->itemActivated(googlenet);
+    QVERIFY(w.windowTitle().contains(QStringLiteral("googlenet")));
+    QCOMPARE(start->recentList()->count(), 2);
+}
+
+void TestMainWindow::displayNames_data()
+{
+    QTest::addColumn<QString>("ref");
+    QTest::addColumn<QString>("graphName");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("zoo") << "zoo:inception_v3" << "inception_v3" << "inception_v3";
+    QTest::newRow("model.onnx by its folder") << "/data/resnet50/model.onnx" << "model" << "resnet50";
+    QTest::newRow("MODEL.ONNX too") << "/data/vit_b16/MODEL.onnx" << "torch_jit" << "vit_b16";
+    QTest::newRow("a named file keeps its graph name") << "/data/x/resnet.onnx" << "ResNet" << "ResNet";
+    QTest::newRow("a graph called model takes the file's name") << "/data/x/bert.onnx" << "model" << "bert";
+    QTest::newRow("relative model.onnx") << "squeeze/model.onnx" << "model" << "squeeze";
+}
+
+void TestMainWindow::displayNames()
+{
+    QFETCH(QString, ref);
+    QFETCH(QString, graphName);
+    QFETCH(QString, shown);
+    QCOMPARE(opsched::modelDisplayName(ref, graphName), shown);
+}
+
+void TestMainWindow::onnxModelNamedByItsFolder()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("two_branch_net")));
+    const QString path = dir.filePath(QStringLiteral("two_branch_net/model.onnx"));
+    QVERIFY(QFile::copy(QStringLiteral(OPSCHED_TEST_DATA_DIR "/onnx/two_branch.onnx"), path));
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY2(w.openModel(path), qPrintable(w.lastError()));
+    QVERIFY2(w.windowTitle().endsWith(QStringLiteral("two_branch_net")), qPrintable(w.windowTitle()));
+}
+
+void TestMainWindow::wheelScrollsPanelsNotTheirFields()
+{
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1200, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    auto* batch = w.schedulePanel()->findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    auto* device = w.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"));
+    QVERIFY(batch && device);
+    const int batchBefore = batch->value();
+    const QString deviceBefore = device->currentText();
+    auto wheel = [](QWidget* target) {
+        const QPoint at(target->width() / 2, target->height() / 2);
+        QWheelEvent event(at, target->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(target, &event);
+    };
+    // Scrolling over the panel passes over the fields without changing them...
+    w.schedulePanel()->setFocus();
+    wheel(batch);
+    wheel(device);
+    QCOMPARE(batch->value(), batchBefore);
+    QCOMPARE(device->currentText(), deviceBefore);
+    // ... and a field that was clicked (has focus) takes the wheel.
+    batch->setFocus();
+    QVERIFY(batch->hasFocus());
+    wheel(batch);
+    QCOMPARE(batch->value(), batchBefore + 1);
+}
+
+void TestMainWindow::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
+}
+
+void TestMainWindow::resultsTableShowsEveryColumn()
+{
+    // First start on a 1366x768 laptop: every column of the results table in view, no horizontal
+    // scrolling, and room for several results.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1366, 740);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50); // the first-start dock sizes are set once the event loop runs
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("greedy"));
+    QVERIFY(done.wait(30000));
+    QCoreApplication::processEvents();
+    auto* results = w.schedulePanel()->findChild<QTableView*>(QStringLiteral("resultsTable"));
+    QVERIFY(results);
+    const int columns = results->model()->columnCount();
+    QCOMPARE(columns, 9);
+    const int last = results->horizontalHeader()->logicalIndex(columns - 1);
+    const int right = results->columnViewportPosition(last) + results->columnWidth(last);
+    QVERIFY2(right <= results->viewport()->width(),
+             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(results->viewport()->width())));
+    // The table itself is not cut by the panel's scroll area on the right.
+    const QRect shown = results->visibleRegion().boundingRect();
+    QVERIFY2(shown.width() >= results->width() - 1, qPrintable(QStringLiteral("%1 of %2").arg(shown.width()).arg(results->width())));
+    QVERIFY(results->minimumHeight() >= 6 * results->verticalHeader()->defaultSectionSize());
+    // ... and in view without scrolling the panel: the header and several rows.
+    const int rows = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
+    QVERIFY2(rows >= 4, qPrintable(QStringLiteral("%1 rows in view").arg(rows)));
 }
 
 QTEST_MAIN(TestMainWindow)

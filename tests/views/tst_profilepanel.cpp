@@ -12,8 +12,13 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QListWidget>
 #include <QProcess>
+#include <QProgressBar>
+#include <QAction>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -30,6 +35,7 @@ class TestProfilePanel : public QObject {
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void followsTheOpenModel();
     void refusesAnIncompleteRequest();
@@ -38,6 +44,10 @@ private slots:
     void missingCliIsAnActionableMessage();
     void opensADatabaseFromFileOpen();
     void reportsABadDatabase();
+    void defaultDatabaseHasOneOpschedFolder();
+    void userCancelIsNotAnError();
+    void logFollowsNewLines();
+    void profileShortcutShowsProgress();
 
 private:
     QString fakeCli(const QByteArray& body);
@@ -48,7 +58,8 @@ void TestProfilePanel::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_profilepanel"));
+    // One settings file per process: tests of several checkouts may run at once on one machine.
+    QCoreApplication::setApplicationName(QStringLiteral("tst_profilepanel-%1").arg(QCoreApplication::applicationPid()));
 }
 
 void TestProfilePanel::init()
@@ -226,13 +237,106 @@ void TestProfilePanel::reportsABadDatabase()
     f.close();
     MainWindow w;
     w.setInteractive(false);
+    const QString before = w.profilePanel()->database();
     QSignalSpy listed(w.runsPanel(), &opsched::RunDatabasePanel::listed);
     w.openFile(path);
     QVERIFY(listed.wait(20000));
     QCOMPARE(listed.at(0).at(0).toBool(), false);
     QVERIFY(!w.lastError().isEmpty());
+    // A database that cannot be read does not become where profiling writes.
+    QCOMPARE(w.profilePanel()->database(), before);
     w.openFile(dir_.filePath(QStringLiteral("missing.db")));
     QVERIFY2(w.lastError().contains(QStringLiteral("does not exist")), qPrintable(w.lastError()));
+}
+
+void TestProfilePanel::defaultDatabaseHasOneOpschedFolder()
+{
+    const QString path = ProfilePanel::defaultDatabase();
+    QVERIFY2(path.endsWith(QStringLiteral("/opsched/results.db")), qPrintable(path));
+    QVERIFY2(!path.contains(QStringLiteral("opsched/opsched")), qPrintable(path));
+    QVERIFY2(!path.contains(QStringLiteral("tst_profilepanel/")), qPrintable(path)); // not the application's folder
+    ProfilePanel panel;
+    QCOMPARE(panel.database(), path);
+}
+
+void TestProfilePanel::userCancelIsNotAnError()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("cancel.db")));
+    // A child that reports its plan, then waits; SIGTERM ends it as the real CLI would.
+    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 3 jobs'\nwhile true; do sleep 0.1; done"));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QVERIFY(panel->isRunning());
+    QTest::qWait(200);
+    panel->cancel();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(panel->process()->wasCancelled());
+    // Not reported as an error (no dialog when interactive). The fake child wrote no database, which
+    // the Runs panel may report on its own.
+    QVERIFY2(!w.lastError().contains(QStringLiteral("Cancelled")), qPrintable(w.lastError()));
+    QVERIFY(panel->findChild<QLabel*>(QStringLiteral("profileStatus"))->text().startsWith(QStringLiteral("Cancelled")));
+}
+
+void TestProfilePanel::logFollowsNewLines()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("log.db")));
+    panel->process()->setCliPath(fakeCli("i=0\nwhile [ $i -lt 200 ]; do echo \"line $i\"; i=$((i+1)); done"));
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    panel->start();
+    QVERIFY(done.wait(20000));
+    auto* log = panel->findChild<QPlainTextEdit*>(QStringLiteral("profileLog"));
+    QVERIFY(log->verticalScrollBar()->maximum() > 0);
+    QCOMPARE(log->verticalScrollBar()->value(), log->verticalScrollBar()->maximum());
+    QVERIFY(log->toPlainText().contains(QStringLiteral("line 199")));
+}
+
+void TestProfilePanel::cleanupTestCase()
+{
+    QSettings settings;
+    settings.clear();
+    settings.sync();
+    QFile::remove(settings.fileName());
+}
+
+void TestProfilePanel::profileShortcutShowsProgress()
+{
+    // A short window: the Profile panel scrolls, its progress and log below the fields.
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1200, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    ProfilePanel* panel = w.profilePanel();
+    panel->setDatabase(dir_.filePath(QStringLiteral("shortcut.db")));
+    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 1 job'\nwhile true; do sleep 0.1; done"));
+    auto* progress = panel->findChild<QProgressBar*>();
+    QVERIFY(progress);
+    // Ctrl+Shift+P, as the Run menu has it.
+    QAction* profile = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P))
+            profile = a;
+    QVERIFY(profile);
+    QSignalSpy done(panel, &ProfilePanel::finished);
+    profile->trigger();
+    QVERIFY(panel->isRunning());
+    QCoreApplication::processEvents();
+    // The progress bar is scrolled into view, not left below the fields.
+    QTRY_VERIFY(!progress->visibleRegion().isEmpty());
+    panel->cancel();
+    QVERIFY(done.wait(20000));
 }
 
 QTEST_MAIN(TestProfilePanel)

@@ -10,6 +10,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTreeView>
 #include <QUndoStack>
 
 using namespace opsched;
@@ -73,6 +74,40 @@ private slots:
         QCOMPARE(editor.latency(), start);
         editor.undoStack()->redo();
         QCOMPARE(editor.latency(), paired);
+    }
+
+    void editsKeepTheTreeOpen()
+    {
+        auto g = std::make_shared<const Graph>(loadModel("zoo:squeezenet"));
+        ScheduleEditor editor;
+        const Schedule seq = sequentialSchedule(*g);
+        editor.edit(g, seq, "sim:v100", false);
+        QTreeView* tree = editor.tree();
+        ScheduleEditorModel* model = editor.model();
+        const QModelIndex stage3 = model->index(3, 0);
+        QVERIFY(tree->isExpanded(stage3)); // stages open at first
+        const QModelIndex group = model->index(0, 0, stage3);
+        QVERIFY(!tree->isExpanded(group));
+        tree->expand(group);
+        tree->collapse(model->index(5, 0));
+        QVERIFY(!editor.hasUnsavedEdits());
+
+        const auto e3 = findOp(seq, *g->findOp("fire2.expand3x3"));
+        editor.apply(moveOp(seq, *g->findOp("fire2.expand1x1"), e3->stage, 1, 0), QStringLiteral("pair"));
+        // The model was reset, the user's tree was not: the group stays open, stage 5 closed.
+        QVERIFY(tree->isExpanded(model->index(3, 0)));
+        QVERIFY(tree->isExpanded(model->index(0, 0, model->index(3, 0))));
+        QVERIFY(!tree->isExpanded(model->index(5, 0)));
+        QVERIFY(tree->isExpanded(model->index(4, 0)));
+        QVERIFY(editor.hasUnsavedEdits());
+        editor.markSaved();
+        QVERIFY(!editor.hasUnsavedEdits());
+        editor.undoStack()->undo();
+        QVERIFY(editor.hasUnsavedEdits()); // back before the saved state
+        // A new schedule opens with every stage expanded again.
+        editor.edit(g, seq, "sim:v100", false);
+        QVERIFY(tree->isExpanded(model->index(5, 0)));
+        QVERIFY(!editor.hasUnsavedEdits());
     }
 
     void dragAndDropMovesAnOp()

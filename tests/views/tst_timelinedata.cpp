@@ -1,0 +1,154 @@
+// Flows and the critical path of a timeline: from the simulator, and from a plan laid over spans
+// (as for stored runs), which must agree; the critical path on hand-made plans.
+#include "timeline_data.h"
+
+#include "model/model_ref.h"
+#include "schedule/schedulers.h"
+#include "schedule/stage_cost.h"
+#include "sim/sim_device.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <limits>
+
+using namespace opsched;
+
+namespace {
+
+bool sameFlows(std::vector<TimelineFlow> a, std::vector<TimelineFlow> b)
+{
+    auto key = [](const TimelineFlow& f) { return std::make_tuple(f.from, f.to, f.fromRow, f.toRow); };
+    auto less = [&](const TimelineFlow& x, const TimelineFlow& y) { return key(x) < key(y); };
+    std::sort(a.begin(), a.end(), less);
+    std::sort(b.begin(), b.end(), less);
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) {
+               return key(x) == key(y);
+           });
+}
+
+Launch launch(std::uint32_t op, std::uint32_t stream, std::vector<std::uint32_t> waits = {})
+{
+    return Launch{{OpId(op)}, StreamId(stream), std::move(waits)};
+}
+
+} // namespace
+
+class TestTimelineData : public QObject {
+    Q_OBJECT
+
+private slots:
+    void planOverSpansAgreesWithTheSimulator_data();
+    void planOverSpansAgreesWithTheSimulator();
+    void criticalPaths_data();
+    void criticalPaths();
+};
+
+void TestTimelineData::planOverSpansAgreesWithTheSimulator_data()
+{
+    QTest::addColumn<QString>("scheduler");
+    QTest::addColumn<QString>("lowering");
+    QTest::newRow("nimble") << "nimble" << "";
+    QTest::newRow("opara") << "opara" << "";
+    QTest::newRow("ios, events") << "ios" << "events";
+    QTest::newRow("ios, barriers") << "ios" << "barriers";
+}
+
+void TestTimelineData::planOverSpansAgreesWithTheSimulator()
+{
+    QFETCH(QString, scheduler);
+    QFETCH(QString, lowering);
+    const Graph g = loadModel("zoo:inception_v3");
+    const SimDevice& device = findSimDevice("sim:v100");
+    SimulatedStageCost cost(device);
+    SchedulerParams params;
+    if (!lowering.isEmpty())
+        params.lowering = parseLowering(lowering.toStdString());
+    const SchedulerOutput out = runScheduler(scheduler.toStdString(), g, cost, params);
+    const TimelineData sim = timelineFromSimulation(g, out.plan, simulate(g, out.plan, device), device);
+    QVERIFY(!sim.criticalPath.empty());
+    // Every flow goes between two different op rows, forwards in time.
+    for (const auto& f : sim.flows) {
+        QVERIFY(f.fromRow != f.toRow);
+        QVERIFY(f.to >= f.from - 1e-12);
+    }
+    const auto joins = std::count_if(sim.flows.begin(), sim.flows.end(), [](const TimelineFlow& f) { return f.join; });
+    if (lowering == QStringLiteral("barriers")) {
+        // Barriers: no event waits, a join at each stage boundary into the streams of the next stage.
+        QCOMPARE(static_cast<std::size_t>(joins), sim.flows.size());
+        QVERIFY(joins > 0);
+        for (const auto& f : sim.flows) {
+            // A join starts when the previous stage ends.
+            const auto stage = std::find_if(sim.stages.begin(), sim.stages.end(),
+                                            [&](const auto& st) { return std::abs(st.second - f.from) < 1e-12; });
+            QVERIFY(stage != sim.stages.end());
+        }
+    }
+    else {
+        QCOMPARE(joins, 0);
+        QVERIFY(!sim.flows.empty());
+    }
+    // The critical path ends with the op that ends the run, and its ops follow each other in time.
+    double lastEnd = -1, previousStart = -1;
+    for (auto op : sim.criticalPath)
+        for (std::size_t r = 0; r < sim.rows.rowCount(); r += 2)
+            for (const auto& s : sim.rows.row(r))
+                if (s.id == op) {
+                    QVERIFY(s.start >= previousStart - 1e-12);
+                    previousStart = s.start;
+                    lastEnd = std::max(lastEnd, s.end);
+                }
+    QCOMPARE(lastEnd, sim.rows.lastEnd());
+
+    // The same plan laid over the same spans, as a stored run of the open model gets it.
+    TimelineData stored = sim;
+    stored.flows.clear();
+    stored.criticalPath.clear();
+    addPlanStructure(stored, out.plan);
+    QVERIFY(sameFlows(stored.flows, sim.flows));
+    QCOMPARE(stored.criticalPath, sim.criticalPath);
+}
+
+void TestTimelineData::criticalPaths_data()
+{
+    QTest::addColumn<int>("plan");
+    QTest::addColumn<QVector<double>>("spans"); // start, end per op (op i = launch i)
+    QTest::addColumn<QVector<quint32>>("path");
+    // 0: one stream, a chain: every op.
+    QTest::newRow("chain") << 0 << QVector<double>{0, 1, 1, 3, 3, 4} << QVector<quint32>{0, 1, 2};
+    // 1: two streams, op 2 on stream 0 waits for op 1 on stream 1, which is the longer branch.
+    QTest::newRow("wait on the longer branch") << 1 << QVector<double>{0, 1, 0, 5, 5, 6} << QVector<quint32>{1, 2};
+    // 1 again, but stream 0's own predecessor ends later than the waited one.
+    QTest::newRow("own stream longer") << 1 << QVector<double>{0, 7, 0, 5, 7, 8} << QVector<quint32>{0, 2};
+    // 2: a barrier before op 2: the longest op before it leads there.
+    QTest::newRow("barrier") << 2 << QVector<double>{0, 2, 0, 4, 4, 5} << QVector<quint32>{1, 2};
+    // 3: op 1 ran no kernel (a view): the path goes through what it waited for.
+    QTest::newRow("through a view") << 3 << QVector<double>{0, 3, 1, 0, 3, 4} << QVector<quint32>{0, 2};
+}
+
+void TestTimelineData::criticalPaths()
+{
+    QFETCH(int, plan);
+    QFETCH(QVector<double>, spans);
+    QFETCH(QVector<quint32>, path);
+    Plan p;
+    switch (plan) {
+    case 0: p.streams = 1; p.launches = {launch(0, 0), launch(1, 0), launch(2, 0)}; break;
+    case 1: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1), launch(2, 0, {1})}; break;
+    case 2: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1), launch(2, 0)}; p.barriers = {2}; break;
+    case 3: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1, {0}), launch(2, 1)}; break;
+    default: QFAIL("no such plan");
+    }
+    std::vector<double> start, end;
+    for (int i = 0; i < spans.size(); i += 2) {
+        start.push_back(spans[i]);
+        end.push_back(spans[i + 1]);
+    }
+    const auto got = criticalPathOps(p, start, end);
+    QCOMPARE(QVector<quint32>(got.begin(), got.end()), path);
+    // Mismatched inputs give no path rather than garbage.
+    QVERIFY(criticalPathOps(p, {}, {}).empty());
+}
+
+QTEST_APPLESS_MAIN(TestTimelineData)
+#include "tst_timelinedata.moc"

@@ -1,0 +1,205 @@
+// MainWindow's files: opening models and databases, recent files, exports, and what happens to
+// unexported schedule edits. The window's construction and views are in main_window.cpp.
+#include "main_window.h"
+
+#include "compare_view.h"
+#include "dag_view.h"
+#include "export.h"
+#include "profile_panel.h"
+#include "run_database_panel.h"
+#include "schedule_editor.h"
+#include "schedule_result.h"
+#include "start_page.h"
+#include "timeline_view.h"
+#include "warp_chart.h"
+#include "model/model_ref.h"
+#include "zoo/zoo.h"
+
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace opsched {
+namespace {
+
+const char* const kRecentFilesKey = "recentFiles";
+const char* const kLastDirKey = "lastOpenDir";
+
+} // namespace
+
+void MainWindow::exportSchedule()
+{
+    if (!shown_ || (!graph_ && !shown_->stored)) {
+        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
+        return;
+    }
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Schedule"), QStringLiteral("schedule.json"),
+                                                      tr("opsched schedule (*.json)"));
+    if (file.isEmpty())
+        return;
+    // A hand-edited schedule exports as edited; otherwise the scheduler's result.
+    std::shared_ptr<const ScheduleResult> what = shown_;
+    if (graph_ && editor_->isEnabled() && editor_->isValid() && shown_->output.schedule &&
+        !(editor_->schedule() == *shown_->output.schedule)) {
+        ScheduleRequest request = shown_->request;
+        request.scheduler += " (edited)";
+        what = evaluateSchedule(*graph_, editor_->schedule(), request);
+    }
+    if (const QString error = opsched::exportSchedule(file, graph_.get(), *what); !error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else {
+        editor_->markSaved(); // the edits are in a file now
+        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
+    }
+}
+
+bool MainWindow::confirmDiscardEdits()
+{
+    if (!editor_->hasUnsavedEdits())
+        return true;
+    const QString question = tr("The schedule has edits that are not exported. Export them before they are lost?");
+    QMessageBox::StandardButton answer = QMessageBox::Discard;
+    if (discardPrompt_)
+        answer = discardPrompt_(question);
+    else if (interactive_)
+        answer = QMessageBox::question(this, tr("Unsaved schedule edits"), question,
+                                       QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save) {
+        exportSchedule();
+        return !editor_->hasUnsavedEdits(); // the file dialog may have been cancelled
+    }
+    return true;
+}
+
+void MainWindow::exportTrace(bool csv)
+{
+    if (!shown_ || (!graph_ && !shown_->stored)) {
+        statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
+        return;
+    }
+    const QString file = csv ? QFileDialog::getSaveFileName(this, tr("Export Kernels"), QStringLiteral("kernels.csv"),
+                                                            tr("CSV (*.csv)"))
+                             : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace"),
+                                                            QStringLiteral("timeline.trace.json"),
+                                                            tr("Chrome trace (*.json)"));
+    if (file.isEmpty())
+        return;
+    const QString error = opsched::exportTrace(file, csv ? TraceExport::KernelsCsv : TraceExport::ChromeTrace,
+                                               graph_.get(), modelRef_, *shown_);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
+}
+
+void MainWindow::exportImage(const QString& what)
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Image"), what + QStringLiteral(".png"),
+                                                      tr("Images (*.png *.svg)"));
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (what == QStringLiteral("timeline"))
+        // Every row, not only those scrolled into view, under the ruler.
+        error = opsched::exportImage(file, timeline_->fullSize(),
+                                     [this](QPainter& p, const QSize& s) { timeline_->render(p, s, 0); });
+    else if (what == QStringLiteral("warps"))
+        error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
+    else if (what == QStringLiteral("dag"))
+        // The whole graph at natural size, not the part zoomed into.
+        error = opsched::exportImage(file, dag_->fullSize(), [this](QPainter& p, const QSize& s) { dag_->renderWhole(p, s); });
+    else
+        error = opsched::exportImage(file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::openModelDialog()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open"), settings.value(kLastDirKey).toString(),
+        tr("Models and results (*.onnx *.db *.sqlite *.sqlite3);;ONNX models (*.onnx);;opsched databases (*.db *.sqlite "
+           "*.sqlite3);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+bool MainWindow::isDatabaseFile(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    return suffix == QLatin1String("db") || suffix == QLatin1String("sqlite") || suffix == QLatin1String("sqlite3");
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    if (!isDatabaseFile(path))
+        return openModel(path);
+    openDatabase(path);
+    return true;
+}
+
+void MainWindow::openDatabase(const QString& path)
+{
+    if (!QFileInfo(path).isFile()) {
+        lastError_ = tr("%1 does not exist").arg(path);
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot open database"), lastError_);
+        return;
+    }
+    reportNextListing_ = true;
+    runs_->openDatabase(path);
+    offeredDatabase_ = path; // profiling next adds to it, once it has been read
+    runsDock_->show();
+    runsDock_->raise();
+    addRecentFile(path);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(kRecentFilesKey).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& ref)
+{
+    // Files are remembered by absolute path so they reopen from any working directory.
+    const QString entry = ref.startsWith(QLatin1String(kZooPrefix.data(), static_cast<qsizetype>(kZooPrefix.size())))
+                              ? ref
+                              : QFileInfo(ref).absoluteFilePath();
+    QStringList recent = recentFiles();
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kMaxRecentFiles)
+        recent.removeLast();
+    QSettings().setValue(kRecentFilesKey, recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList recent = recentFiles();
+    startPage_->setRecentFiles(recent);
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString ref = recent[i];
+        // &1..&8 give keyboard accelerators; '&' in a path must not become one.
+        const QString text = QStringLiteral("&%1 %2").arg(i + 1).arg(QString(ref).replace(QLatin1Char('&'), QStringLiteral("&&")));
+        recentMenu_->addAction(text, this, [this, ref] { openFile(ref); });
+    }
+    recentMenu_->addSeparator();
+    QAction* clear = recentMenu_->addAction(tr("Clear List"), this, [this] {
+        QSettings().remove(kRecentFilesKey);
+        updateRecentMenu();
+    });
+    clear->setEnabled(!recent.isEmpty());
+}
+
+} // namespace opsched

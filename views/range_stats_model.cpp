@@ -1,0 +1,107 @@
+#include "range_stats_model.h"
+
+#include "time_ruler.h"
+
+namespace opsched {
+
+void RangeStatsModel::setStats(RangeStats stats)
+{
+    beginResetModel();
+    stats_ = std::move(stats);
+    endResetModel();
+}
+
+int RangeStatsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(stats_.streams.size());
+}
+
+int RangeStatsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RangeStatsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const StreamRangeStats& s = stats_.streams[static_cast<std::size_t>(index.row())];
+    const auto column = static_cast<Column>(index.column());
+    if (role == RowRole)
+        return static_cast<qulonglong>(s.row);
+    if (role == SortRole) {
+        switch (column) {
+        case StreamColumn: return static_cast<qulonglong>(s.row);
+        case BusyColumn:
+        case ShareColumn: return s.busy;
+        case ConcurrencyColumn: return s.concurrency;
+        case OpsColumn: return static_cast<qulonglong>(s.ops);
+        case KernelsColumn: return static_cast<qulonglong>(s.kernels);
+        case ColumnCount: break;
+        }
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case StreamColumn: return QString::fromStdString(s.name);
+        case BusyColumn: return QString::fromStdString(formatDuration(s.busy));
+        case ShareColumn: return QStringLiteral("%1 %").arg(stats_.utilisation(s) * 100.0, 0, 'f', 1);
+        case ConcurrencyColumn: return s.busy > 0 ? QString::number(s.concurrency, 'f', 2) : QStringLiteral("-");
+        case OpsColumn: return static_cast<qulonglong>(s.ops);
+        case KernelsColumn: return static_cast<qulonglong>(s.kernels);
+        case ColumnCount: break;
+        }
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole && column != StreamColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+// Header tooltips: what each number is.
+static QString columnHelp(int section)
+{
+    switch (section) {
+    case RangeStatsModel::BusyColumn: return QObject::tr("Time in the range when one of the stream's ops runs");
+    case RangeStatsModel::ShareColumn: return QObject::tr("Busy time as a share of the range");
+    case RangeStatsModel::ConcurrencyColumn:
+        return QObject::tr("While this stream is busy, how many streams (itself included) are busy on average");
+    case RangeStatsModel::OpsColumn: return QObject::tr("Ops overlapping the range");
+    case RangeStatsModel::KernelsColumn: return QObject::tr("Kernels overlapping the range");
+    default: return {};
+    }
+}
+
+QVariant RangeStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole)
+        return columnHelp(section);
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case StreamColumn: return tr("Stream");
+    case BusyColumn: return tr("Busy");
+    case ShareColumn: return tr("Busy %");
+    case ConcurrencyColumn: return tr("Conc.");
+    case OpsColumn: return tr("Ops");
+    case KernelsColumn: return tr("Kernels");
+    default: return {};
+    }
+}
+
+QString describeRange(const RangeStats& stats)
+{
+    QString text = QObject::tr("Δt %1 (%2 – %3) · %4 ops, %5 kernels · %6 streams busy on average (peak %7)")
+                       .arg(QString::fromStdString(formatDuration(stats.duration())),
+                            QString::fromStdString(formatTime(stats.start, stats.end, stats.duration() / 100)),
+                            QString::fromStdString(formatTime(stats.end, stats.end, stats.duration() / 100)))
+                       .arg(stats.ops)
+                       .arg(stats.kernels)
+                       .arg(stats.averageConcurrency, 0, 'f', 2)
+                       .arg(stats.peakConcurrency);
+    if (stats.hasWarps)
+        text += QObject::tr(" · %1 active warps on average").arg(stats.averageWarps, 0, 'f', 0);
+    return text;
+}
+
+} // namespace opsched
