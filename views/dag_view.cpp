@@ -187,8 +187,24 @@ void DagView::applyLayout(std::shared_ptr<const LayeredLayout> layout)
     emit layoutReady();
 }
 
+void DagView::setDevices(std::vector<int> deviceOf, std::vector<std::string> names)
+{
+    placement_.clear();
+    stageCount_ = 0;
+    deviceOf_ = graph_ && deviceOf.size() == graph_->opCount() ? std::move(deviceOf) : std::vector<int>{};
+    deviceNames_ = std::move(names);
+    update();
+}
+
+int DagView::deviceOf(OpId op) const
+{
+    return hasDevices() && op.valid() && op.value() < deviceOf_.size() ? deviceOf_[op.value()] : -1;
+}
+
 void DagView::setSchedule(const Schedule* schedule)
 {
+    deviceOf_.clear();
+    deviceNames_.clear();
     placement_.clear();
     stageCount_ = 0;
     if (schedule && graph_) {
@@ -220,6 +236,8 @@ QColor DagView::opColour(OpId op) const
 {
     if (!graph_ || !op.valid() || op.value() >= graph_->opCount())
         return {};
+    if (hasDevices())
+        return stageColour(deviceOf(op));
     if (hasSchedule())
         return stageColour(stageOf(op));
     return spanColour(static_cast<std::uint32_t>(graph_->op(op).kind));
@@ -442,6 +460,8 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
             QString tag;
             if (hasSchedule() && placement_[v].stage >= 0)
                 tag = QStringLiteral(" · %1/%2").arg(placement_[v].stage).arg(placement_[v].group);
+            else if (hasDevices() && deviceOf_[v] >= 0 && static_cast<std::size_t>(deviceOf_[v]) < deviceNames_.size())
+                tag = QStringLiteral(" · ") + QString::fromStdString(deviceNames_[static_cast<std::size_t>(deviceOf_[v])]);
             const QString line = dagBoxLabel(label(op, false), tag, fm, static_cast<int>(text.width()));
             p.drawText(text, Qt::AlignCenter, line);
         }
@@ -461,7 +481,12 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
     };
     std::vector<Entry> entries;
     QString title;
-    if (hasSchedule()) {
+    if (hasDevices()) {
+        title = tr("device:");
+        for (std::size_t d = 0; d < deviceNames_.size(); ++d)
+            entries.push_back({stageColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d])});
+    }
+    else if (hasSchedule()) {
         title = tr("stage (%1), labels stage/group:").arg(stageCount_);
         const int shown = std::min(stageCount_, 12);
         for (int st = 0; st < shown; ++st)

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 #include <vector>
 
 class QThread;
@@ -36,6 +38,11 @@ public:
     // nullptr goes back to colouring by op kind.
     void setSchedule(const Schedule* schedule);
     bool hasSchedule() const { return !placement_.empty(); }
+    // Colours ops by the device a mapping puts them on (one entry per op id; names label the
+    // legend and each box). Replaces a schedule's colouring; setSchedule replaces this.
+    void setDevices(std::vector<int> deviceOf, std::vector<std::string> names);
+    bool hasDevices() const { return !deviceOf_.empty(); }
+    int deviceOf(OpId op) const;
 
     // Null while the layout is being computed (or with no graph).
     const LayeredLayout* layout() const { return layout_.get(); }
@@ -116,6 +123,8 @@ private:
     std::vector<QRectF> edgeBounds_;                 // per layout edge, layout units
     std::vector<Placement> placement_;               // per op; empty without a schedule
     int stageCount_ = 0;
+    std::vector<int> deviceOf_;            // per op; empty unless a mapping is shown
+    std::vector<std::string> deviceNames_;
     OpId selected_;
 
     double scale_ = 1;

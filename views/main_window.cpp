@@ -450,8 +450,11 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
         dag_->setSchedule(nullptr);
         return;
     }
-    // Plan-only schedulers (Nimble, Opara) have no stages to colour by.
-    dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
+    // Plan-only schedulers (Nimble, Opara) have no stages to colour by; mappings colour by device.
+    if (result->mapping)
+        dag_->setDevices(result->mapping->deviceOf, result->mapping->devices);
+    else
+        dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
     auto graph = graph_;
     timelinePanel_->setData(
         result->timeline,

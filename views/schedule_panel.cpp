@@ -1,5 +1,8 @@
 #include "schedule_panel.h"
 
+#include "mapping_result.h"
+#include "map/mappers.h"
+
 #include "sim/sim_device.h"
 #include "util/error.h"
 
@@ -25,12 +28,29 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     scheduler_->setObjectName(QStringLiteral("schedulerCombo"));
     for (const auto& name : schedulerNames())
         scheduler_->addItem(QString::fromStdString(name));
+    // Mappers (DiviML) place ops across the devices of a list: "map:NAME".
+    for (const auto& m : map::mappers())
+        scheduler_->addItem(QString::fromStdString(kMapperPrefix + m.name));
     scheduler_->setCurrentText(QStringLiteral("ios"));
     device_ = new QComboBox;
     device_->setObjectName(QStringLiteral("deviceCombo"));
     for (const auto& d : simDevices())
         device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    // Device lists for the mappers; the box takes any other comma-separated list typed in.
+    device_->addItem(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
+    device_->addItem(QStringLiteral("sim:t4,sim:a100"));
+    device_->setEditable(true);
+    device_->setToolTip(tr("The simulated GPU to schedule for; for a mapper (map:...), a comma-separated list of "
+                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100)"));
     device_->setCurrentText(QStringLiteral("sim:h100"));
+    connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
+        const bool list = device_->currentText().contains(QLatin1Char(','));
+        if (mapper && !list)
+            device_->setCurrentText(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
+        else if (!mapper && list)
+            device_->setCurrentText(QStringLiteral("sim:h100"));
+    });
     batch_ = new QSpinBox;
     batch_->setObjectName(QStringLiteral("batchSpin"));
     batch_->setRange(1, 4096);

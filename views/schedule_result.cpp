@@ -1,5 +1,7 @@
 #include "schedule_result.h"
 
+#include "mapping_result.h"
+
 #include "sim/sim_device.h"
 
 #include <optional>
@@ -49,6 +51,8 @@ std::shared_ptr<const ScheduleResult> evaluateSchedule(const Graph& openGraph, c
 std::shared_ptr<const ScheduleResult> computeScheduleResult(const Graph& openGraph, const ScheduleRequest& request,
                                                             const std::function<bool(const IosProgress&)>& progress)
 {
+    if (isMapperRequest(request))
+        return computeMappingResult(openGraph, request);
     std::optional<Graph> rebuilt;
     const Graph& graph = atBatch(openGraph, request, rebuilt);
     const SimDevice& device = findSimDevice(request.device);

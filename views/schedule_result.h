@@ -8,6 +8,8 @@
 #include "schedule/schedulers.h"
 
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 namespace opsched::store {
@@ -26,6 +28,13 @@ struct ScheduleRequest {
     std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
 };
 
+// For a mapping (mapping_result.h): which device each op runs on.
+struct MappingView {
+    std::vector<std::string> devices;
+    std::vector<int> deviceOf; // per op id
+    std::string status;        // optimal, feasible, timeout, heuristic
+};
+
 struct ScheduleResult {
     ScheduleRequest request;
     std::int64_t batch = 1;
@@ -34,6 +43,7 @@ struct ScheduleResult {
     double averageActiveWarps = 0;
     std::shared_ptr<const TimelineData> timeline;
     std::shared_ptr<const store::RunRecord> stored; // set for a run read from a results database
+    std::optional<MappingView> mapping;             // set for a mapper's result (stream u = device u)
 };
 
 // A hand-edited (valid) schedule evaluated like a scheduler's result; request.scheduler names it.

@@ -1,0 +1,107 @@
+// A mapping computed in the window: its timeline has a row per device named after it, a span per
+// op at the mapper's times, a flow per transfer; the DAG colours ops by device; the Schedules
+// panel offers the mappers and refuses a single device clearly.
+#include "dag_view.h"
+#include "mapping_result.h"
+#include "schedule_panel.h"
+
+#include "map/mappers.h"
+#include "zoo/zoo.h"
+#include "util/error.h"
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace opsched;
+
+class TstMappingResult : public QObject {
+    Q_OBJECT
+
+private slots:
+    void timelineHasARowPerDeviceAndTheTransfers()
+    {
+        const Graph graph = zoo::build("rwnn?modules=2&n=6&res=64&width=32", 1);
+        ScheduleRequest request;
+        request.scheduler = "map:heft";
+        request.device = "sim:xeon,sim:t4,sim:a100";
+        const auto result = computeMappingResult(graph, request);
+        QVERIFY(result->mapping);
+        QCOMPARE(result->mapping->devices.size(), std::size_t(3));
+        QCOMPARE(result->output.plan.streams, 3u);
+        const TimelineData& t = *result->timeline;
+        std::size_t opRows = 0, spans = 0;
+        for (std::size_t r = 0; r < t.rows.rowCount(); ++r) {
+            if (t.rowKind(r) != TimelineRowKind::Ops)
+                continue;
+            ++opRows;
+            spans += t.rows.row(r).size();
+            QVERIFY2(t.rowNames[r].rfind("sim:", 0) == 0, t.rowNames[r].c_str());
+        }
+        QCOMPARE(opRows, std::size_t(3));
+        QCOMPARE(spans, graph.opCount());
+        QCOMPARE(t.latency, result->latency);
+        // Every op's span sits on the row of its device.
+        std::size_t crossing = 0;
+        for (const Op& op : graph.ops())
+            for (std::uint32_t s : graph.successors(op.id))
+                crossing += result->mapping->deviceOf[op.id.value()] != result->mapping->deviceOf[s];
+        QCOMPARE(t.flows.size(), crossing);
+        QVERIFY(!t.criticalPath.empty());
+        QCOMPARE(t.rows.lastEnd(), result->latency);
+    }
+
+    void dagIsColouredByDevice()
+    {
+        auto graph = std::make_shared<const Graph>(zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1));
+        ScheduleRequest request;
+        request.scheduler = "map:greedy";
+        request.device = "sim:t4,sim:a100";
+        const auto result = computeMappingResult(*graph, request);
+        DagView dag;
+        dag.setGraph(graph);
+        dag.setDevices(result->mapping->deviceOf, result->mapping->devices);
+        QVERIFY(dag.hasDevices());
+        QVERIFY(!dag.hasSchedule());
+        for (const Op& op : graph->ops())
+            for (const Op& other : graph->ops()) {
+                const bool same = result->mapping->deviceOf[op.id.value()] == result->mapping->deviceOf[other.id.value()];
+                QCOMPARE(dag.opColour(op.id) == dag.opColour(other.id), same);
+            }
+        dag.setSchedule(nullptr);
+        QVERIFY(!dag.hasDevices());
+    }
+
+    void oneDeviceOrAMeasuredOneIsRefused()
+    {
+        const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
+        ScheduleRequest request;
+        request.scheduler = "map:milp-split";
+        request.device = "sim:h100";
+        QVERIFY_THROWS_EXCEPTION(Error, computeMappingResult(graph, request));
+        request.device = "cpu:0,cpu:1";
+        try {
+            computeMappingResult(graph, request);
+            QFAIL("measured devices accepted");
+        } catch (const Error& e) {
+            QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("opsched-cli map")));
+        }
+    }
+
+    void panelOffersTheMappersWithADeviceList()
+    {
+        SchedulePanel panel;
+        auto* scheduler = panel.findChild<QComboBox*>(QStringLiteral("schedulerCombo"));
+        auto* device = panel.findChild<QComboBox*>(QStringLiteral("deviceCombo"));
+        QVERIFY(scheduler && device);
+        for (const auto& m : map::mappers())
+            QVERIFY(scheduler->findText(QString::fromStdString("map:" + m.name)) >= 0);
+        scheduler->setCurrentText(QStringLiteral("map:milp-split"));
+        QVERIFY(device->currentText().contains(QLatin1Char(',')));
+        scheduler->setCurrentText(QStringLiteral("ios"));
+        QVERIFY(!device->currentText().contains(QLatin1Char(',')));
+    }
+};
+
+QTEST_MAIN(TstMappingResult)
+#include "tst_mappingresult.moc"
