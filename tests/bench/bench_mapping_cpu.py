@@ -33,12 +33,11 @@ def run_json(cli, *args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default="build/opsched-cli")
-    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated; zoo refs use & so quote them")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated model references (quote them: they hold &)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=30)
     a = ap.parse_args()
-    models = a.models.split(",zoo:")
-    models = [m if m.startswith("zoo:") or i == 0 else "zoo:" + m for i, m in enumerate(models)]
+    models = a.models.split(",")
     print(f"{'model':<58} {'pred_ms':>8} {'meas_ms':>8} {'ratio':>6} {'1core_ms':>9} {'2thr_ms':>8} "
           f"{'vs_1core':>8} {'vs_2thr':>8}")
     with tempfile.TemporaryDirectory() as tmp:
