@@ -426,6 +426,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         im.builder.bindScratchpad(im.scratchpads[p].data(), w.firstStep, w.endStep);
         im.builder.bindStaging(im.stagings[p].data(), w.firstStep, w.endStep);
     }
+    for (auto& step : im.builder.steps())
+        step.freezeArgs();
     if (options.partitions.empty())
         return;
     // A launch waits for the launches of other partitions the plan makes it wait for: its waits,
@@ -483,13 +485,7 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
         for (std::size_t i = 0; i < im.work.size(); ++i) {
             const std::int64_t t0 = sinceStart();
             for (std::size_t s = im.work[i].firstStep; s < im.work[i].endStep; ++s) {
-                Step& step = steps[s];
-                if (step.host) {
-                    im.stream.wait();
-                    step.host();
-                } else {
-                    step.primitive.execute(im.stream, step.args);
-                }
+                steps[s].run(im.stream);
             }
             im.stream.wait();
             im.timings[i] = LaunchTiming{i, t0, sinceStart(), 0};

@@ -75,6 +75,29 @@ bool directKernel(const dnnl::primitive_desc_base& pd)
 
 } // namespace
 
+void Step::freezeArgs()
+{
+    execArgs.clear();
+    for (const auto& [arg, memory] : args)
+        execArgs.push_back({arg, memory.get()});
+}
+
+void Step::run(dnnl::stream& stream)
+{
+    if (host) {
+        stream.wait();
+        host();
+        return;
+    }
+    // The C API over prebuilt arguments: no map walk and no allocation per execution.
+    if (execArgs.size() != args.size())
+        freezeArgs();
+    const dnnl_status_t status = dnnl_primitive_execute(primitive.get(), stream.get(),
+                                                        static_cast<int>(execArgs.size()), execArgs.data());
+    if (status != dnnl_success)
+        throw dnnl::error(status, "could not execute a primitive");
+}
+
 Operand matchLayout(const Operand& like, const Operand& o)
 {
     if (o.strides.empty() && o.dims.size() == 4 && o.dims[2] * o.dims[3] == 1 && like.dims.size() == 4 &&

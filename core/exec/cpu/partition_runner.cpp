@@ -150,15 +150,8 @@ void PartitionRunner::worker(int p)
             const auto t0 = std::chrono::steady_clock::now();
             if (!failed) {
                 try {
-                    for (std::size_t s = w.firstStep; s < w.endStep; ++s) {
-                        Step& step = steps_[s];
-                        if (step.host) {
-                            stream.wait();
-                            step.host();
-                        } else {
-                            step.primitive.execute(stream, step.args);
-                        }
-                    }
+                    for (std::size_t s = w.firstStep; s < w.endStep; ++s)
+                        steps_[s].run(stream);
                     stream.wait();
                 } catch (...) {
                     failed = true; // later launches of this partition are skipped, still marked done
