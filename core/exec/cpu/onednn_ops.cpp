@@ -1,5 +1,7 @@
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/partition_runner.h"
+
 #include "util/error.h"
 
 #include <algorithm>
@@ -192,9 +194,17 @@ dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vec
     if (wanted == user)
         return src;
     dnnl::memory dst(wanted, engine_);
+    // On one thread: an OpenMP team started here would stay with the calling thread, and with
+    // partitions (workers with teams of their own) libgomp then counts more threads than cores
+    // and stops spinning at barriers, doubling every kernel's time.
+    const int threads = ompThreads();
+    if (threads > 1)
+        setOmpThreads(1);
     dnnl::stream stream(engine_);
     dnnl::reorder(src, dst).execute(stream, src, dst);
     stream.wait();
+    if (threads > 1)
+        setOmpThreads(threads);
     return dst;
 }
 
