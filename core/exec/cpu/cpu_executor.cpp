@@ -80,7 +80,6 @@ struct CpuExecutor::Impl {
     std::vector<LaunchWork> work;           // per launch: its steps, partition and waits
     std::unique_ptr<PartitionRunner> runner;
     std::vector<LaunchTiming> timings;
-    int baseThreads = 0; // OpenMP threads the current launch's primitives get; 0: not OpenMP
 
     Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
         : graph(g), layout(graph, plan, LayoutOptions{o.channelsLast, o.fuseEpilogues, !o.partitions.empty()})
@@ -146,42 +145,10 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
     }
 }
 
-namespace {
-
-// Ops this small run on one thread: a fork and join of the OpenMP team costs more than they do
-// (microseconds on a quiet machine, a scheduler time slice when another process holds a core).
-bool runsAlone(const Op& op)
-{
-    return op.cost.flops < 2e6 && op.cost.bytes() < double(1 << 20);
-}
-
-// Sets oneDNN's thread count for the primitives created in its scope, then restores it.
-class CreationThreads {
-public:
-    CreationThreads(int threads, int restore) : restore_(threads != restore && threads > 0 ? restore : 0)
-    {
-        if (restore_ > 0)
-            setOmpThreads(threads);
-    }
-    ~CreationThreads()
-    {
-        if (restore_ > 0)
-            setOmpThreads(restore_);
-    }
-    CreationThreads(const CreationThreads&) = delete;
-    CreationThreads& operator=(const CreationThreads&) = delete;
-
-private:
-    int restore_;
-};
-
-} // namespace
-
 void CpuExecutor::Impl::compileOp(const Op& op)
 {
     if (layout.absorbed(op.id))
         return; // its convolution's launch computes it
-    const CreationThreads threads(baseThreads > 1 && runsAlone(op) ? 1 : 0, baseThreads);
     const OpLayout& ol = layout.op(op.id);
     if (ol.combine)
         combine(op);
@@ -381,13 +348,10 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
     // oneDNN sizes each primitive for the thread count current when it is created: with
     // partitions, the count of the partition that will run it (restored afterwards).
     const int callerThreads = ompThreads();
-    im.baseThreads = callerThreads;
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const Launch& launch = plan.launches[i];
-        if (!options.partitions.empty()) {
-            im.baseThreads = static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size());
-            setOmpThreads(im.baseThreads);
-        }
+        if (!options.partitions.empty())
+            setOmpThreads(static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size()));
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
