@@ -21,7 +21,8 @@ using opsched::test::referenceRun;
 
 namespace {
 
-// conv -> conv -> Add(+relu) of the two -> conv -> x * sigmoid(x) -> 1x1 conv -> global pool.
+// conv -> conv -> Add(+relu) of the two -> conv -> x * sigmoid(x) -> max pool -> x *
+// hardsigmoid(x) -> 1x1 convs -> sum -> global pool.
 Graph epilogueGraph(std::int64_t batch)
 {
     GraphBuilder b("epilogues_b" + std::to_string(batch), 3);
@@ -32,7 +33,12 @@ Graph epilogueGraph(std::int64_t batch)
     const auto c3 = b.addOp({"c3", OpKind::Conv, {{add}}, {layer(conv(16, 1, 1))}});
     const auto sig = b.addOp({"sig", OpKind::Activation, {{c3}}, {layer(Eltwise{{ActivationKind::Sigmoid}})}});
     const auto mul = b.addOp({"mul", OpKind::Multiply, {{c3}, {sig}}, {layer(Multiply{})}});
-    const auto c4 = b.addOp({"c4", OpKind::Conv, {{mul}}, {layer(conv(8, 1, 1))}});
+    // x * hardsigmoid(x / 6 + 1/2) after a pool: HardSwish as the pool's activation.
+    const auto pooled = b.addOp({"maxpool", OpKind::Pool, {{mul}}, {layer(Pool2d{PoolKind::Max, 3, 3, 1, 1, 1, 1, 1, 1})}});
+    const auto hs = b.addOp({"hsig", OpKind::Activation, {{pooled}},
+                             {layer(Eltwise{{ActivationKind::HardSigmoid, 1.0F / 6.0F, 0.5F}})}});
+    const auto hswish = b.addOp({"hswish", OpKind::Multiply, {{pooled}, {hs}}, {layer(Multiply{})}});
+    const auto c4 = b.addOp({"c4", OpKind::Conv, {{hswish}}, {layer(conv(8, 1, 1))}});
     // A residual whose other operand is produced later: not folded into c5.
     const auto c5 = b.addOp({"c5", OpKind::Conv, {{mul}}, {layer(conv(8, 3, 3, 1, 1))}});
     const auto c6 = b.addOp({"c6", OpKind::Conv, {{mul}}, {layer(conv(8, 1, 1))}});
@@ -63,8 +69,9 @@ TEST_P(Layouts, MatchReference)
         EXPECT_LE(maxAbsDiff(got, want), 2e-5F * scale) << "batch " << batch;
         const auto problems = ex.layout().check();
         EXPECT_TRUE(problems.empty()) << problems.front();
-        // Folded: the residual Add into c2, x * sigmoid(x) into c3; the 3-term Add is not a residual.
-        EXPECT_EQ(ex.layout().epilogues().size(), fuse ? 2U : 0U);
+        // Folded: the residual Add into c2, x * sigmoid(x) into c3, x * hardsigmoid(x) into the
+        // pool; the 3-term Add is not a residual.
+        EXPECT_EQ(ex.layout().epilogues().size(), fuse ? 3U : 0U);
         EXPECT_EQ(ex.layout().values()[static_cast<std::size_t>(ex.layout().valueOf(g.op(*g.findOp("c1")).output))].channelsLast,
                   channelsLast);
         EXPECT_EQ(ex.run(inputs), got) << "a second run differs";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <variant>
 
@@ -77,6 +78,14 @@ bool isSigmoid(const Op& op)
     return act && act->kind == ActivationKind::Sigmoid;
 }
 
+// HardSigmoid(x / 6 + 1/2): x times it is HardSwish (PyTorch exports Hardswish so at opset 13).
+bool isHardSigmoidOfHardSwish(const Op& op)
+{
+    const auto act = pureActivation(op);
+    return act && act->kind == ActivationKind::HardSigmoid && std::abs(act->alpha - 1.0F / 6.0F) < 1e-6F &&
+           std::abs(act->beta - 0.5F) < 1e-6F;
+}
+
 // Add of two same-shape tensors (one term), then an activation: conv output + residual.
 std::optional<ConvEpilogue> residual(Context& ctx, const Op& add)
 {
@@ -133,8 +142,14 @@ std::optional<ConvEpilogue> swish(Context& ctx, const Op& mul)
     for (std::size_t k = 0; k < 2; ++k) {
         const TensorId x = mul.inputs[k].front(), s = mul.inputs[1 - k].front();
         const OpId sig = ctx.graph.tensor(s).producer, c = ctx.graph.tensor(x).producer;
-        if (!sig.valid() || !c.valid() || !isSigmoid(ctx.graph.op(sig)) || ctx.graph.op(sig).inputs.front().front() != x ||
-            !ctx.soleConsumer(s, mul.id) || ctx.taken[sig.value()] || !ctx.convOp(c))
+        if (!sig.valid() || !c.valid() || ctx.merged[c.value()] || ctx.taken[c.value()])
+            continue;
+        // x * hardsigmoid(x) is HardSwish: any op without an activation of its own takes it.
+        const bool hard = isHardSigmoidOfHardSwish(ctx.graph.op(sig)) && l.activation.kind == ActivationKind::None &&
+                          ctx.graph.op(c).layers.back().activation.kind == ActivationKind::None &&
+                          !isNoopLayer(ctx.graph.op(c), ctx.graph.op(c).layers.size() - 1);
+        if (!(hard || (isSigmoid(ctx.graph.op(sig)) && ctx.convOp(c))) || ctx.graph.op(sig).inputs.front().front() != x ||
+            !ctx.soleConsumer(s, mul.id) || ctx.taken[sig.value()])
             continue;
         const auto& readers = ctx.graph.consumers(x);
         if (ctx.isOutput[x.value()] || readers.size() != 2 ||
@@ -143,6 +158,8 @@ std::optional<ConvEpilogue> swish(Context& ctx, const Op& mul)
             continue;
         if (ctx.graph.tensor(x).shape.dims != ctx.graph.tensor(mul.output).shape.dims)
             continue;
+        if (hard)
+            return ConvEpilogue{c, {sig, mul.id}, mul.output, TensorId{}, false, Activation{ActivationKind::HardSwish}};
         return ConvEpilogue{c, {sig, mul.id}, mul.output, TensorId{}, true, l.activation};
     }
     return std::nullopt;

@@ -1,8 +1,9 @@
 // Element-wise ops the CPU executor folds into the op before them, as oneDNN post-ops: a residual
 // sum (Add of a convolution's output and an earlier tensor, then its activation, as in ResNet and
 // the inverted-residual blocks), SiLU / swish (x * sigmoid(x) over a convolution's output, as in
-// EfficientNet), and a lone activation op after any op without one (DenseNet's BatchNorm ->
-// Relu). The op then writes the last folded op's output itself; the folded ops' launches do
+// EfficientNet), HardSwish (x * hardsigmoid(x) after any op, as PyTorch exports MobileNetV3's
+// Hardswish at opset 13), and a lone activation op after any op without one (DenseNet's
+// BatchNorm -> Relu). The op then writes the last folded op's output itself; the folded ops' launches do
 // nothing. Folded only when the plan guarantees the residual is ready when the convolution
 // starts, the intermediate tensors have no other reader, and nothing is merged. Internal to the
 // CPU backend.

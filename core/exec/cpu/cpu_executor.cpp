@@ -347,7 +347,7 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
     }
     // oneDNN sizes each primitive for the thread count current when it is created: with
     // partitions, the count of the partition that will run it (restored afterwards).
-    const int callerThreads = options.partitions.empty() ? 0 : ompThreads();
+    const int callerThreads = ompThreads();
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const Launch& launch = plan.launches[i];
         if (!options.partitions.empty())
@@ -371,7 +371,7 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
             w.partition = static_cast<int>(launch.stream.value() % options.partitions.size());
         im.work.push_back(std::move(w));
     }
-    if (callerThreads > 0)
+    if (callerThreads > 0 && !options.partitions.empty())
         setOmpThreads(callerThreads);
     // Steps that may run at the same time (other partitions) get buffers of their own.
     const std::size_t buffers = std::max<std::size_t>(1, options.partitions.size());
@@ -390,6 +390,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         im.builder.bindScratchpad(im.scratchpads[p].data(), w.firstStep, w.endStep);
         im.builder.bindStaging(im.stagings[p].data(), w.firstStep, w.endStep);
     }
+    for (auto& step : im.builder.steps())
+        step.freezeArgs();
     if (options.partitions.empty())
         return;
     // A launch waits for the launches of other partitions the plan makes it wait for: its waits,
@@ -447,13 +449,7 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
         for (std::size_t i = 0; i < im.work.size(); ++i) {
             const std::int64_t t0 = sinceStart();
             for (std::size_t s = im.work[i].firstStep; s < im.work[i].endStep; ++s) {
-                Step& step = steps[s];
-                if (step.host) {
-                    im.stream.wait();
-                    step.host();
-                } else {
-                    step.primitive.execute(im.stream, step.args);
-                }
+                steps[s].run(im.stream);
             }
             im.stream.wait();
             im.timings[i] = LaunchTiming{i, t0, sinceStart(), 0};

@@ -1,5 +1,7 @@
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/partition_runner.h"
+
 #include "util/error.h"
 
 #include <algorithm>
@@ -74,6 +76,29 @@ bool directKernel(const dnnl::primitive_desc_base& pd)
 }
 
 } // namespace
+
+void Step::freezeArgs()
+{
+    execArgs.clear();
+    for (const auto& [arg, memory] : args)
+        execArgs.push_back({arg, memory.get()});
+}
+
+void Step::run(dnnl::stream& stream)
+{
+    if (host) {
+        stream.wait();
+        host();
+        return;
+    }
+    // The C API over prebuilt arguments: no map walk and no allocation per execution.
+    if (execArgs.size() != args.size())
+        freezeArgs();
+    const dnnl_status_t status = dnnl_primitive_execute(primitive.get(), stream.get(),
+                                                        static_cast<int>(execArgs.size()), execArgs.data());
+    if (status != dnnl_success)
+        throw dnnl::error(status, "could not execute a primitive");
+}
 
 Operand matchLayout(const Operand& like, const Operand& o)
 {
@@ -169,9 +194,17 @@ dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vec
     if (wanted == user)
         return src;
     dnnl::memory dst(wanted, engine_);
+    // On one thread: an OpenMP team started here would stay with the calling thread, and with
+    // partitions (workers with teams of their own) libgomp then counts more threads than cores
+    // and stops spinning at barriers, doubling every kernel's time.
+    const int threads = ompThreads();
+    if (threads > 1)
+        setOmpThreads(1);
     dnnl::stream stream(engine_);
     dnnl::reorder(src, dst).execute(stream, src, dst);
     stream.wait();
+    if (threads > 1)
+        setOmpThreads(threads);
     return dst;
 }
 

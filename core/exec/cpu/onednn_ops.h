@@ -33,6 +33,12 @@ struct Step {
     dnnl::primitive primitive;
     std::unordered_map<int, dnnl::memory> args;
     std::function<void()> host;
+    std::vector<dnnl_exec_arg_t> execArgs; // `args` for the C API, once they are all bound
+
+    // Builds execArgs; call after the last argument is bound.
+    void freezeArgs();
+    // Runs the step on `stream` (host code waits for the stream first).
+    void run(dnnl::stream& stream);
 };
 
 // What a convolution does after its own activation: swish, a residual added, an activation.

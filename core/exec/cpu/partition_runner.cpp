@@ -61,6 +61,14 @@ int ompThreads()
     return fn ? fn() : 0;
 }
 
+void releaseCallerOmpTeam()
+{
+    using PauseAll = int (*)(int);
+    static auto* fn = reinterpret_cast<PauseAll>(dlsym(RTLD_DEFAULT, "omp_pause_resource_all"));
+    if (fn)
+        fn(2); // omp_pause_hard: the calling thread's pool is freed, its threads exit
+}
+
 PartitionRunner::PartitionRunner(const std::vector<std::vector<int>>& partitions, std::vector<LaunchWork> launches,
                                  std::vector<Step>& steps, const dnnl::engine& engine)
     : partitions_(partitions), launches_(std::move(launches)), launchesOf_(partitions.size()), steps_(steps),
@@ -150,15 +158,8 @@ void PartitionRunner::worker(int p)
             const auto t0 = std::chrono::steady_clock::now();
             if (!failed) {
                 try {
-                    for (std::size_t s = w.firstStep; s < w.endStep; ++s) {
-                        Step& step = steps_[s];
-                        if (step.host) {
-                            stream.wait();
-                            step.host();
-                        } else {
-                            step.primitive.execute(stream, step.args);
-                        }
-                    }
+                    for (std::size_t s = w.firstStep; s < w.endStep; ++s)
+                        steps_[s].run(stream);
                     stream.wait();
                 } catch (...) {
                     failed = true; // later launches of this partition are skipped, still marked done
@@ -183,6 +184,7 @@ void PartitionRunner::worker(int p)
 
 void PartitionRunner::run(std::vector<LaunchTiming>& timings, std::chrono::steady_clock::time_point start)
 {
+    releaseCallerOmpTeam();
     timings.assign(launches_.size(), LaunchTiming{});
     {
         std::lock_guard lock(mutex_);

@@ -33,6 +33,11 @@ void checkPartitions(const std::vector<std::vector<int>>& partitions);
 void setOmpThreads(int threads);
 // The calling thread's OpenMP thread count, or 0 when the runtime is not OpenMP.
 int ompThreads();
+// Lets the idle OpenMP team of the calling thread go (omp_pause_resource_all; other threads'
+// teams are untouched). libgomp counts every pooled thread, and once they outnumber the cores it
+// stops spinning at barriers: a team left on the thread that called run() (a serial executor run
+// there before) would double the partitions' kernel times.
+void releaseCallerOmpTeam();
 
 struct LaunchWork {
     int partition = 0;
