@@ -25,7 +25,11 @@ using opsched::test::conv;
 namespace {
 
 // Tiny tensors: one thread is plenty, and keeps the tests quick when ctest runs several at once.
-const cpu::CpuOptions kOneThread{1};
+const cpu::CpuOptions kOneThread = [] {
+    cpu::CpuOptions o;
+    o.threads = 1;
+    return o;
+}();
 
 Plan sequentialPlan(const Graph& g)
 {

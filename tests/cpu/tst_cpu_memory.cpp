@@ -144,10 +144,12 @@ TEST(Layout, ChannelsLastKeepsConvChainsNhwcAndConcatsAsCopies)
     // Graph inputs and outputs are NCHW, and nothing with one spatial position is marked.
     for (const auto& v : layout.values()) {
         if (v.tensor.valid() && (g.tensor(v.tensor).role == TensorRole::Input ||
-                                 std::find(g.outputs().begin(), g.outputs().end(), v.tensor) != g.outputs().end()))
+                                 std::find(g.outputs().begin(), g.outputs().end(), v.tensor) != g.outputs().end())) {
             EXPECT_FALSE(v.channelsLast) << v.name;
-        if (v.dims.size() != 4 || v.dims[2] * v.dims[3] == 1)
+        }
+        if (v.dims.size() != 4 || v.dims[2] * v.dims[3] == 1) {
             EXPECT_FALSE(v.channelsLast) << v.name;
+        }
     }
 }
 

@@ -88,9 +88,11 @@ void expectTimingsHonourPlan(const Plan& plan, const std::vector<cpu::LaunchTimi
         EXPECT_EQ(t[i].launch, i);
         EXPECT_LE(t[i].startNs, t[i].endNs);
         EXPECT_EQ(t[i].partition, static_cast<int>(plan.launches[i].stream.value() % partitions));
-        for (std::size_t j = 0; j < i; ++j)
-            if (before[i].test(j))
+        for (std::size_t j = 0; j < i; ++j) {
+            if (before[i].test(j)) {
                 EXPECT_LE(t[j].endNs, t[i].startNs) << "launch " << i << " started before launch " << j << " ended";
+            }
+        }
     }
 }
 
@@ -147,7 +149,11 @@ TEST(Partitions, SerialRunsReportTimingsToo)
 {
     const Graph g = loadModel("zoo:squeezenet");
     const Plan plan = compileSchedule(g, sequentialSchedule(g));
-    cpu::CpuExecutor ex(g, plan, cpu::CpuOptions{1});
+    cpu::CpuExecutor ex(g, plan, [] {
+        cpu::CpuOptions o;
+        o.threads = 1;
+        return o;
+    }());
     EXPECT_TRUE(ex.lastLaunchTimings().empty());
     ex.run(cpu::seededInputs(g, 1));
     expectTimingsHonourPlan(plan, ex.lastLaunchTimings(), 1);

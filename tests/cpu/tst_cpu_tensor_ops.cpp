@@ -21,7 +21,11 @@ using opsched::test::weight;
 
 namespace {
 
-const cpu::CpuOptions kOneThread{1};
+const cpu::CpuOptions kOneThread = [] {
+    cpu::CpuOptions o;
+    o.threads = 1;
+    return o;
+}();
 
 Plan sequentialPlan(const Graph& g)
 {

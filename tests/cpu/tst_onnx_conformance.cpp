@@ -140,7 +140,11 @@ std::string runCase(const fs::path& dir, const PreparedCase& prepared, const Gra
     const TestDataSet data = readTestDataSet((dir / "test_data_set_0").string());
     if (data.outputs.size() != g.outputs().size())
         return std::to_string(g.outputs().size()) + " outputs, the reference has " + std::to_string(data.outputs.size());
-    cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), cpu::CpuOptions{1});
+    cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), [] {
+        cpu::CpuOptions o;
+        o.threads = 1;
+        return o;
+    }());
     const auto outputs = ex.run(inputs);
     std::ostringstream why;
     for (std::size_t k = 0; k < outputs.size(); ++k) {

@@ -173,7 +173,7 @@ dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) c
 void PrimitiveBuilder::push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
                             std::unordered_map<int, dnnl::memory> args)
 {
-    steps_.push_back(Step{std::move(primitive), std::move(args), {}});
+    steps_.push_back(Step{std::move(primitive), std::move(args), {}, {}});
     scratchpads_.push_back(pd.scratchpad_desc());
     scratchpadBytes_ = std::max(scratchpadBytes_, scratchpads_.back().get_size());
 }
@@ -210,7 +210,7 @@ dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vec
 
 void PrimitiveBuilder::hostStep(std::function<void()> fn)
 {
-    steps_.push_back(Step{{}, {}, std::move(fn)});
+    steps_.push_back(Step{{}, {}, std::move(fn), {}});
     scratchpads_.emplace_back();
 }
 
