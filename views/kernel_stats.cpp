@@ -2,6 +2,8 @@
 
 #include "time_ruler.h"
 
+#include "export/export.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -60,23 +62,12 @@ std::vector<KernelSummaryRow> kernelSummary(const TimelineData& data, std::optio
 
 std::string kernelSummaryCsv(const std::vector<KernelSummaryRow>& rows)
 {
-    auto quoted = [](const std::string& s) {
-        if (s.find_first_of(",\"\n\r") == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char c : s) {
-            if (c == '"')
-                q += '"';
-            q += c;
-        }
-        return q + '"';
-    };
     std::string out = "name,count,total_us,avg_us,min_us,max_us,time_percent\n";
     char buffer[256];
     for (const auto& r : rows) {
         std::snprintf(buffer, sizeof buffer, ",%zu,%.3f,%.3f,%.3f,%.3f,%.2f\n", r.count, r.total * 1e6,
                       r.average() * 1e6, r.min * 1e6, r.max * 1e6, r.share * 100.0);
-        out += quoted(r.name);
+        out += profiler::csvField(r.name);
         out += buffer;
     }
     return out;

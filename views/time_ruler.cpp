@@ -1,6 +1,7 @@
 #include "time_ruler.h"
 
 #include <algorithm>
+#include <string_view>
 #include <cmath>
 #include <cstdio>
 
@@ -9,7 +10,7 @@ namespace {
 
 struct Unit {
     double scale; // seconds per unit
-    const char* name;
+    std::string_view name;
 };
 
 // The unit whose values of `magnitude` read as 1..999 (ns below, s above).
@@ -67,7 +68,7 @@ std::string formatTime(double seconds, double magnitude, double resolution)
         const double r = resolution / unit.scale;
         decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(r) - 1e-9)), 0, 9);
     }
-    return format(seconds / unit.scale, decimals, unit.name);
+    return format(seconds / unit.scale, decimals, unit.name.data());
 }
 
 std::string formatDuration(double seconds)
@@ -79,7 +80,7 @@ std::string formatDuration(double seconds)
     const double a = std::abs(v);
     // Three significant digits: 1.23, 12.3, 123 (ns are whole).
     const int decimals = unit.scale == 1e-9 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : 2;
-    return format(v, decimals, unit.name);
+    return format(v, decimals, unit.name.data());
 }
 
 TimeRuler makeRuler(const TimeAxis& axis, double minMajorPx, double minMinorPx)
@@ -94,7 +95,7 @@ TimeRuler makeRuler(const TimeAxis& axis, double minMajorPx, double minMinorPx)
     const double minor = ruler.step / (std::abs(mantissa - 2.0) < 1e-6 ? 4.0 : 5.0);
     ruler.minorStep = minor / spp >= minMinorPx ? minor : 0.0;
     const double magnitude = std::max(std::abs(axis.start()), std::abs(axis.end()));
-    ruler.unit = unitFor(std::max(magnitude, ruler.step)).name;
+    ruler.unit = std::string(unitFor(std::max(magnitude, ruler.step)).name);
 
     const double step = ruler.minorStep > 0 ? ruler.minorStep : ruler.step;
     const int perMajor = ruler.minorStep > 0 ? static_cast<int>(std::lround(ruler.step / ruler.minorStep)) : 1;
@@ -112,6 +113,18 @@ TimeRuler makeRuler(const TimeAxis& axis, double minMajorPx, double minMinorPx)
             tick.label = formatTime(tick.time, magnitude, ruler.step);
         ruler.ticks.push_back(std::move(tick));
     }
+    return ruler;
+}
+
+TimeRuler makeRulerForLabels(const TimeAxis& axis, const std::function<int(const std::string&)>& labelWidth)
+{
+    TimeRuler ruler = makeRuler(axis, 70);
+    int widest = 0;
+    for (const auto& t : ruler.ticks)
+        if (t.major)
+            widest = std::max(widest, labelWidth(t.label));
+    if (widest + 16 > 70)
+        ruler = makeRuler(axis, widest + 16);
     return ruler;
 }
 

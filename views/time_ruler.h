@@ -7,6 +7,7 @@
 
 #include "time_axis.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ double niceStep(double minimum);
 // quarter of a 2 step) only when at least `minMinorPx` apart. The label unit follows the size of
 // the largest time shown, the decimals the step, so neighbouring labels always differ.
 TimeRuler makeRuler(const TimeAxis& axis, double minMajorPx = 80, double minMinorPx = 6);
+
+// A ruler whose major ticks stand far enough apart for their labels: a first ruler at 70 px,
+// then, when its widest major label (measured by `labelWidth`, in pixels) needs more, a second one.
+TimeRuler makeRulerForLabels(const TimeAxis& axis, const std::function<int(const std::string&)>& labelWidth);
 
 // `seconds` in the unit that suits `magnitude` (the largest value it is shown beside), with as many
 // decimals as `resolution` needs: formatTime(0.0125, 0.0125, 0.0005) == "12.5 ms".

@@ -277,13 +277,8 @@ void TimelineView::drawRuler(QPainter& p, const TimeAxis& axis, int width) const
     p.drawLine(0, kRulerHeight - 1, width, kRulerHeight - 1);
     const QFontMetrics fm(p.font());
     // Majors far enough apart for their labels: measure the widest label a first ruler gives.
-    TimeRuler ruler = makeRuler(axis, 70);
-    int widest = 0;
-    for (const auto& t : ruler.ticks)
-        if (t.major)
-            widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(t.label)));
-    if (widest + 16 > 70)
-        ruler = makeRuler(axis, widest + 16);
+    const TimeRuler ruler = makeRulerForLabels(
+        axis, [&fm](const std::string& label) { return fm.horizontalAdvance(QString::fromStdString(label)); });
     for (const auto& t : ruler.ticks) {
         const double x = kLabelWidth + t.x;
         if (x < kLabelWidth || x > kLabelWidth + axis.width())

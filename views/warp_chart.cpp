@@ -104,13 +104,8 @@ void WarpChart::render(QPainter& p, const QSize& size) const
 
     // The timeline's ruler, labelled under the curve, with faint grid lines through it.
     const QFontMetrics fm(p.font());
-    TimeRuler ruler = makeRuler(axis, 70);
-    int widest = 0;
-    for (const auto& t : ruler.ticks)
-        if (t.major)
-            widest = std::max(widest, fm.horizontalAdvance(QString::fromStdString(t.label)));
-    if (widest + 16 > 70)
-        ruler = makeRuler(axis, widest + 16);
+    const TimeRuler ruler = makeRulerForLabels(
+        axis, [&fm](const std::string& label) { return fm.horizontalAdvance(QString::fromStdString(label)); });
     p.setPen(palette().mid().color());
     p.drawLine(QPointF(left, plotHeight), QPointF(left + axis.width(), plotHeight));
     for (const auto& t : ruler.ticks) {

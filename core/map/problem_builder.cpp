@@ -75,8 +75,16 @@ std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::s
     for (const SimCpu& cpu : simCpus())
         if (cpu.name == preset)
             return DeviceCosts{name, simulatedOpSeconds(graph, cpu), cpu.memoryBytes};
-    const SimDevice& gpu = findSimDevice(name); // throws, listing the presets
-    return DeviceCosts{name, simulatedOpSeconds(graph, gpu), gpuMemoryBytes(gpu.name)};
+    const SimDevice* gpu = nullptr;
+    try {
+        gpu = &findSimDevice(name);
+    } catch (const Error& e) {
+        std::string cpus;
+        for (const SimCpu& cpu : simCpus())
+            cpus += ", sim:" + cpu.name;
+        throw Error(std::string(e.what()) + "; simulated CPUs for mapping: " + cpus.substr(2));
+    }
+    return DeviceCosts{name, simulatedOpSeconds(graph, *gpu), gpuMemoryBytes(gpu->name)};
 }
 
 Link defaultLink(const std::string& from, const std::string& to)

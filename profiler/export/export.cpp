@@ -12,19 +12,6 @@
 namespace opsched::profiler {
 namespace {
 
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s) {
-        if (c == '"')
-            q += '"';
-        q += c;
-    }
-    return q + "\"";
-}
-
 template <typename T> std::string opt(const std::optional<T>& v)
 {
     if (!v)
@@ -71,6 +58,19 @@ const char* fileSuffix(ExportFormat f)
         return ".kernels.csv";
     }
     return "";
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"')
+            q += '"';
+        q += c;
+    }
+    return q + "\"";
 }
 
 std::string kernelsCsv(const store::RunRecord& run)
