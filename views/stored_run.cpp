@@ -107,6 +107,17 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
                        static_cast<std::uint32_t>(op), colourFor(op));
     }
     data->rows.finish();
+    // A mapping's run (profile --mapping): stream u is device u, named in the schedule's params.
+    if (run.schedule && run.schedule->params.is_object() && run.schedule->params.contains("devices") &&
+        run.schedule->params["devices"].is_array()) {
+        const auto& devices = run.schedule->params["devices"];
+        for (std::size_t r = 0; r < data->rowNames.size() && r < data->rowStreams.size(); ++r) {
+            const std::int64_t stream = data->rowStreams[r];
+            if (data->rowKind(r) == TimelineRowKind::Ops && stream >= 0 &&
+                static_cast<std::size_t>(stream) < devices.size() && devices[static_cast<std::size_t>(stream)].is_string())
+                data->rowNames[r] = devices[static_cast<std::size_t>(stream)].get<std::string>();
+        }
+    }
 
     for (const auto& st : run.stages)
         data->stages.emplace_back(static_cast<double>(st.startNs) * kNs, static_cast<double>(st.endNs) * kNs);

@@ -32,6 +32,7 @@ private slots:
     void opBoxesCoverTheirKernels();
     void resultCarriesTheRunsNumbers();
     void runsWithoutKernelsHaveNoRows();
+    void mappingRunsNameTheirRowsAfterTheDevices();
     void exportsChromeTraceAndCsv();
     void exportsTheStoredSchedule();
     void viewStacksRowsAndDescribesKernels();
@@ -137,6 +138,33 @@ void TestStoredRun::resultCarriesTheRunsNumbers()
     QCOMPARE(result->output.plan.streams, ios_->output.plan.streams);
     QVERIFY(result->stored);
     QVERIFY(result->timeline);
+}
+
+void TestStoredRun::mappingRunsNameTheirRowsAfterTheDevices()
+{
+    // As profile --mapping stores it: stream u is device u, the devices in the schedule's params.
+    store::RunRecord run;
+    run.model.ops = nlohmann::json::array({{{"name", "a"}, {"type", "Conv"}}, {{"name", "b"}, {"type", "Conv"}}});
+    store::ScheduleRecord schedule;
+    schedule.scheduler = "map:heft";
+    schedule.params["devices"] = {"cpu:0", "cpu:1"};
+    run.schedule = schedule;
+    for (std::int64_t s = 0; s < 2; ++s) {
+        store::KernelRecord k;
+        k.start = s * 1000;
+        k.end = k.start + 500;
+        k.streamId = s;
+        k.opId = s;
+        k.launchId = s;
+        k.shortName = s ? "b" : "a";
+        run.kernels.push_back(k);
+    }
+    const auto timeline = timelineFromRun(run);
+    QStringList names;
+    for (std::size_t r = 0; r < timeline->rowNames.size(); ++r)
+        if (timeline->rowKind(r) == TimelineRowKind::Ops)
+            names << QString::fromStdString(timeline->rowNames[r]);
+    QCOMPARE(names, (QStringList{QStringLiteral("cpu:0"), QStringLiteral("cpu:1")}));
 }
 
 void TestStoredRun::runsWithoutKernelsHaveNoRows()
