@@ -41,7 +41,8 @@ int mapThroughput(const Graph& graph, const Options& o)
     j["devices"] = names;
     j["throughput_per_s"] = r.times.throughput;
     j["makespan_ms"] = r.times.makespan * 1e3;
-    j["status"] = "heuristic";
+    j["status"] = map::toString(r.status);
+    j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
     j["solve_s"] = r.solveSeconds;
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < problem.base.taskCount(); ++t) {
@@ -73,8 +74,11 @@ int mapThroughput(const Graph& graph, const Options& o)
     for (auto s : problem.sizes)
         std::printf(" %lld", static_cast<long long>(s));
     std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), names.size());
-    std::printf("throughput   %.1f inputs/s (makespan %.4f ms), %.3f s\n", r.times.throughput, r.times.makespan * 1e3,
-                r.solveSeconds);
+    std::printf("throughput   %.1f inputs/s (makespan %.4f ms)\n", r.times.throughput, r.times.makespan * 1e3);
+    std::printf("status       %s", map::toString(r.status));
+    if (!std::isnan(r.gap))
+        std::printf(", gap %.2f%%", r.gap * 100);
+    std::printf(", %.3f s\n", r.solveSeconds);
     for (std::uint32_t u = 0; u < names.size(); ++u)
         std::printf("%-12s %zu batches\n", names[u].c_str(), r.mapping.order[u].size());
     std::printf("transfers    %zu (%.2f MB)\n", r.times.transfers, r.times.transferredBytes / 1e6);

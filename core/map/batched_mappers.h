@@ -1,12 +1,12 @@
-// Mappers for the throughput objective (DiviML's batched baselines): the same names as the
-// latency mappers, each choosing a split of the L inputs per op (batch_problem.h) and an order
-// per device. The batched MILP (the paper's, which it could not solve within two hours even on
-// one RWNN module) is not implemented.
+// Mappers for the throughput objective (DiviML's batched baselines and its MILP): the same names
+// as the latency mappers, each choosing a split of the L inputs per op (batched_problem.h) and an
+// order per device.
 #pragma once
 
 #include "map/batched_problem.h"
 #include "map/map_result.h"
 
+#include <limits>
 #include <string_view>
 
 namespace opsched::map {
@@ -16,14 +16,17 @@ struct BatchedResult {
     BatchedMapping mapping;
     BatchedTimes times;
     double solveSeconds = 0;
+    SolveStatus status = SolveStatus::Heuristic;
+    double gap = std::numeric_limits<double>::quiet_NaN(); // milp: to the solver's bound
 };
 
 // bd: all L inputs on the single best device. met: each op's split with the smallest longest
 // batch, ignoring transfers. greedy: breadth-first, each op's split that keeps the makespan so
 // far lowest. heft: ops by upward rank (mean cost of all L inputs), each with the split that
 // finishes earliest. sa, ea: over split strings, breadth-first order (ea from met's splits).
-// Throws Error for milp / milp-split (not implemented for throughput), unknown names, and when
-// no feasible mapping is found.
+// milp: the batched MILP (batched_milp.h) from the best of bd, met, greedy and heft. Throws Error
+// for milp-split (not implemented for throughput), unknown names, and when no feasible mapping is
+// found.
 BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& problem, const MapperOptions& options);
 
 } // namespace opsched::map

@@ -11,8 +11,7 @@
 #include <numeric>
 
 #ifdef OPSCHED_HAVE_CBC
-#include <Cbc_C_Interface.h>
-#include <unistd.h>
+#include "map/cbc_model.h"
 #endif
 
 namespace opsched::map {
@@ -34,51 +33,6 @@ bool milpAvailable() { return true; }
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// CBC prints through its own handlers, partly on stdout, where `--json` output goes: send the
-// process's stdout to stderr while it solves.
-class StdoutToStderr {
-public:
-    StdoutToStderr()
-    {
-        std::fflush(stdout);
-        saved_ = ::dup(STDOUT_FILENO);
-        if (saved_ >= 0)
-            ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    }
-    ~StdoutToStderr()
-    {
-        std::fflush(stdout);
-        if (saved_ >= 0) {
-            ::dup2(saved_, STDOUT_FILENO);
-            ::close(saved_);
-        }
-    }
-    StdoutToStderr(const StdoutToStderr&) = delete;
-    StdoutToStderr& operator=(const StdoutToStderr&) = delete;
-
-private:
-    int saved_ = -1;
-};
-
-struct CbcModel {
-    Cbc_Model* model = Cbc_newModel();
-    ~CbcModel() { Cbc_deleteModel(model); }
-    CbcModel() = default;
-    CbcModel(const CbcModel&) = delete;
-    CbcModel& operator=(const CbcModel&) = delete;
-
-    int columns = 0;
-    int addColumn(double lb, double ub, double objective, bool integer)
-    {
-        Cbc_addCol(model, "", lb, ub, objective, integer ? 1 : 0, 0, nullptr, nullptr);
-        return columns++;
-    }
-    void addRow(const std::vector<int>& cols, const std::vector<double>& coefs, char sense, double rhs)
-    {
-        Cbc_addRow(model, "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
-    }
-};
 
 constexpr double kMs = 1e3; // seconds -> the model's milliseconds
 
@@ -105,7 +59,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     const double upper = std::min(initial.times.makespan, options.cutoffSeconds) * kMs * (1 + 1e-6) + 1e-6;
     const bool cutoff = options.cutoffSeconds < initial.times.makespan;
 
-    CbcModel m;
+    cbc::Model m;
     // x[t][u]: task t on device u, only where it can run and fits in memory on its own.
     std::vector<std::vector<int>> x(n, std::vector<int>(k, -1));
     for (std::uint32_t t = 0; t < n; ++t)
@@ -316,7 +270,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     Cbc_setLogLevel(m.model, options.logLevel);
     Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
     {
-        StdoutToStderr quiet;
+        cbc::StdoutToStderr quiet;
         Cbc_solve(m.model);
     }
 

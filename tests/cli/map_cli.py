@@ -110,8 +110,8 @@ def main():
     expect_error(cli, "no device can take", "map", RWNN, "--devices", "sim:t4,sim:a100", "--memory", "0.0001,0.0001",
                  "--mapper", "heft")
     expect_error(cli, "unknown mapper", "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "magic")
-    expect_error(cli, "batched MILP", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective", "throughput",
-                 "--mapper", "milp")
+    expect_error(cli, "not implemented for throughput", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective",
+                 "throughput", "--mapper", "milp-split")
     print("bad devices, links, memory, mappers: clear messages, exit 1")
 
     # Throughput: 16 inputs split per op; every op's split sums to 16.
@@ -120,6 +120,15 @@ def main():
     if any(sum(split.values()) != 16 for split in doc["mapping"].values()) or doc["throughput_per_s"] <= 0:
         sys.exit("FAIL: throughput mapping does not split 16 inputs")
     print(f"throughput (greedy, 16 inputs): {doc['throughput_per_s']:.0f} inputs/s")
+    tiny = "zoo:rwnn?modules=1&n=4&res=32&width=8"
+    greedy = json.loads(run(cli, "map", tiny, "--devices", "sim:t4,sim:a100", "--objective", "throughput", "--inputs",
+                            "4", "--mapper", "greedy", "--json").stdout)
+    milp = json.loads(run(cli, "map", tiny, "--devices", "sim:t4,sim:a100", "--objective", "throughput", "--inputs",
+                          "4", "--mapper", "milp", "--time-limit", "5", "--json").stdout)
+    if milp["throughput_per_s"] < greedy["throughput_per_s"] * (1 - 1e-9):
+        sys.exit(f"FAIL: throughput milp {milp['throughput_per_s']} below greedy {greedy['throughput_per_s']}")
+    print(f"throughput milp ({milp['status']}): {milp['throughput_per_s']:.0f} inputs/s, greedy "
+          f"{greedy['throughput_per_s']:.0f}")
 
     # 4. A time limit that ends the MILP still writes the best mapping found.
     out = os.path.join(a.work, "timeout.json")

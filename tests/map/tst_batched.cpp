@@ -3,6 +3,7 @@
 // tiny problem (every split of every op x every topological order).
 #include "map/batched_mappers.h"
 #include "map/batched_problem.h"
+#include "map/milp_mapper.h"
 #include "map_test_support.h"
 
 #include "util/error.h"
@@ -88,28 +89,35 @@ TEST(Batched, OverlappingInputsDecideTransfers)
     EXPECT_EQ(t.transfers, 1u);
 }
 
+// Every split of every op x every topological order (4 ops).
+double exhaustiveBatched(const BatchedProblem& p)
+{
+    double best = kUnsupported;
+    const std::size_t choices = p.splits.size();
+    std::vector<std::uint32_t> split(4, 0);
+    std::vector<std::vector<std::uint32_t>> orders;
+    test::forEachTopologicalOrder(p.base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
+    for (std::size_t code = 0; code < choices * choices * choices * choices; ++code) {
+        std::size_t c = code;
+        for (auto& s : split) {
+            s = static_cast<std::uint32_t>(c % choices);
+            c /= choices;
+        }
+        for (const auto& o : orders) {
+            const auto t = evaluate(p, batchedWithOrder(p, split, o));
+            if (t.feasible)
+                best = std::min(best, t.makespan);
+        }
+    }
+    return best;
+}
+
 TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
 {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         const auto base = test::randomProblem(seed, 4, 2);
         const auto p = batched(base, 4);
-        double best = kUnsupported;
-        const std::size_t choices = p.splits.size();
-        std::vector<std::uint32_t> split(4, 0);
-        std::vector<std::vector<std::uint32_t>> orders;
-        test::forEachTopologicalOrder(base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
-        for (std::size_t code = 0; code < choices * choices * choices * choices; ++code) {
-            std::size_t c = code;
-            for (auto& s : split) {
-                s = static_cast<std::uint32_t>(c % choices);
-                c /= choices;
-            }
-            for (const auto& o : orders) {
-                const auto t = evaluate(p, batchedWithOrder(p, split, o));
-                if (t.feasible)
-                    best = std::min(best, t.makespan);
-            }
-        }
+        const double best = exhaustiveBatched(p);
         for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
             const auto r = runBatchedMapper(name, p, {});
             EXPECT_GE(r.times.makespan, best - 1e-12) << name << " seed " << seed;
@@ -117,7 +125,27 @@ TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
         // The search heuristics reach it on problems this small.
         EXPECT_NEAR(runBatchedMapper("sa", p, {}).times.makespan, best, best * 0.05) << "seed " << seed;
     }
-    EXPECT_THROW(runBatchedMapper("milp", batched(test::randomProblem(1, 4, 2), 4), {}), Error);
+    EXPECT_THROW(runBatchedMapper("milp-split", batched(test::randomProblem(1, 4, 2), 4), {}), Error);
+}
+
+TEST(Batched, MilpFindsTheExhaustiveOptimum)
+{
+    if (!milpAvailable())
+        GTEST_SKIP() << "skipped: built without COIN-OR CBC";
+    int better = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const auto base = test::randomProblem(seed, 4, 2);
+        const auto p = batched(base, 4);
+        const double best = exhaustiveBatched(p);
+        const auto r = runBatchedMapper("milp", p, {});
+        EXPECT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed;
+        EXPECT_NEAR(r.times.makespan, best, 1e-9) << "seed " << seed;
+        double heuristic = kUnsupported;
+        for (const char* h : {"bd", "met", "greedy", "heft"})
+            heuristic = std::min(heuristic, runBatchedMapper(h, p, {}).times.makespan);
+        better += heuristic > best + 1e-9;
+    }
+    EXPECT_GE(better, 2); // the solver did work the heuristics had not
 }
 
 } // namespace

@@ -1,0 +1,267 @@
+#include "map/batched_milp.h"
+
+#include "map/milp_mapper.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#ifdef OPSCHED_HAVE_CBC
+#include "map/cbc_model.h"
+#endif
+
+namespace opsched::map {
+
+#ifndef OPSCHED_HAVE_CBC
+
+BatchedResult mapBatchedMilp(const BatchedProblem&, const MapperOptions&, const BatchedResult&)
+{
+    throw Error("the MILP mappers need COIN-OR CBC, which this build does not have "
+                "(install coinor-libcbc-dev and configure again)");
+}
+
+#else
+
+BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& options, const BatchedResult& start)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    constexpr double kMs = 1e3;
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount(), splits = p.splits.size();
+    const double upper = start.times.makespan * kMs * (1 + 1e-6) + 1e-6;
+    const double bigM = upper;
+
+    // Input range of split s on device u (inputs dealt out in device order).
+    auto first = [&](std::size_t s, std::size_t u) {
+        std::int64_t f = 0;
+        for (std::size_t w = 0; w < u; ++w)
+            f += p.splits[s][w];
+        return f;
+    };
+    auto overlap = [&](std::size_t s, std::size_t u, std::size_t t, std::size_t v) {
+        const std::int64_t lo = std::max(first(s, u), first(t, v));
+        const std::int64_t hi = std::min(first(s, u) + p.splits[s][u], first(t, v) + p.splits[t][v]);
+        return std::max<std::int64_t>(0, hi - lo);
+    };
+    auto cost = [&](std::size_t i, std::size_t s, std::size_t u) {
+        return p.splits[s][u] ? p.costOf(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(u), p.splits[s][u]) * kMs
+                              : 0.0;
+    };
+    std::size_t dependencyRows = 0;
+    for (std::uint32_t i = 0; i < n; ++i)
+        dependencyRows += p.base.dag.successors[i].size() * splits * splits * k * k;
+    if (dependencyRows > 200000)
+        throw Error("the throughput MILP of this model would have over " + std::to_string(dependencyRows) +
+                    " dependency rows (ops x splits^2 x devices^2): use the heuristic mappers");
+
+    cbc::Model m;
+    std::vector<std::vector<int>> z(n, std::vector<int>(splits, -1));
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t s = 0; s < splits; ++s) {
+            bool runs = true;
+            for (std::size_t u = 0; u < k; ++u)
+                runs = runs && std::isfinite(cost(i, s, u));
+            if (runs)
+                z[i][s] = m.addColumn(0, 1, 0, true);
+        }
+    std::vector<std::vector<int>> start_(n, std::vector<int>(k));
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t u = 0; u < k; ++u)
+            start_[i][u] = m.addColumn(0, upper, 0, false);
+    const int makespan = m.addColumn(0, upper, 1, false);
+
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    auto reset = [&] {
+        cols.clear();
+        coefs.clear();
+    };
+    auto add = [&](int c, double v) {
+        cols.push_back(c);
+        coefs.push_back(v);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        reset();
+        for (std::size_t s = 0; s < splits; ++s)
+            if (z[i][s] >= 0)
+                add(z[i][s], 1);
+        if (cols.empty())
+            throw Error("throughput MILP: no split of the inputs runs op " + p.base.tasks[i].name);
+        m.addRow(cols, coefs, 'E', 1);
+        for (std::size_t u = 0; u < k; ++u) { // S + D <= C
+            reset();
+            add(start_[i][u], 1);
+            for (std::size_t s = 0; s < splits; ++s)
+                if (z[i][s] >= 0 && p.splits[s][u])
+                    add(z[i][s], cost(i, s, u));
+            add(makespan, -1);
+            m.addRow(cols, coefs, 'L', 0);
+        }
+    }
+    // Dependencies between overlapping batches: S_jv >= S_iu + cost + transfer when both splits hold.
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t j : p.base.dag.successors[i])
+            for (std::size_t s = 0; s < splits; ++s)
+                for (std::size_t t = 0; t < splits; ++t) {
+                    if (z[i][s] < 0 || z[j][t] < 0)
+                        continue;
+                    for (std::size_t u = 0; u < k; ++u)
+                        for (std::size_t v = 0; v < k; ++v) {
+                            const std::int64_t shared = p.splits[s][u] && p.splits[t][v] ? overlap(s, u, t, v) : 0;
+                            if (!shared)
+                                continue;
+                            double transfer = 0;
+                            if (u != v) {
+                                const Link& link = p.base.links[u][v];
+                                if (!link.connected()) { // not both
+                                    reset();
+                                    add(z[i][s], 1);
+                                    add(z[j][t], 1);
+                                    m.addRow(cols, coefs, 'L', 1);
+                                    continue;
+                                }
+                                transfer = (link.latencySeconds + static_cast<double>(shared) *
+                                                                      p.base.tasks[i].outputBytes /
+                                                                      link.bandwidthBytesPerSecond) * kMs;
+                            }
+                            // M covers cost + transfer too: with one of the splits not chosen,
+                            // S_iu (its actual batch) + this split's cost may exceed the makespan.
+                            const double mRow = bigM + cost(i, s, u) + transfer;
+                            reset();
+                            add(start_[i][u], 1);
+                            add(start_[j][v], -1);
+                            add(z[i][s], mRow);
+                            add(z[j][t], mRow);
+                            m.addRow(cols, coefs, 'L', 2 * mRow - cost(i, s, u) - transfer);
+                        }
+                }
+    // One batch at a time per device: for every pair of ops with batches on u, y[u] orders them
+    // there (a pair may share several devices, in either order on each).
+    struct Pair {
+        std::size_t a, b;
+        int y;
+    };
+    std::vector<Pair> pairs;
+    for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = a + 1; b < n; ++b) {
+            const int firstY = m.columns;
+            for (std::size_t u = 0; u < k; ++u) {
+                const int y = m.addColumn(0, 1, 0, true);
+                // S_a + D_a <= S_b + M (1 - y) + M (2 - P_a - P_b), P = presence on u
+                reset();
+                add(start_[a][u], 1);
+                add(start_[b][u], -1);
+                add(y, bigM);
+                for (std::size_t s = 0; s < splits; ++s) {
+                    if (z[a][s] >= 0)
+                        add(z[a][s], cost(a, s, u) + (p.splits[s][u] ? bigM : 0.0));
+                    if (z[b][s] >= 0 && p.splits[s][u])
+                        add(z[b][s], bigM);
+                }
+                m.addRow(cols, coefs, 'L', 3 * bigM);
+                reset();
+                add(start_[b][u], 1);
+                add(start_[a][u], -1);
+                add(y, -bigM);
+                for (std::size_t s = 0; s < splits; ++s) {
+                    if (z[b][s] >= 0)
+                        add(z[b][s], cost(b, s, u) + (p.splits[s][u] ? bigM : 0.0));
+                    if (z[a][s] >= 0 && p.splits[s][u])
+                        add(z[a][s], bigM);
+                }
+                m.addRow(cols, coefs, 'L', 2 * bigM);
+            }
+            pairs.push_back({a, b, firstY});
+        }
+    // Memory: every input's activations and the weights of each op with a batch there.
+    for (std::size_t u = 0; u < k; ++u) {
+        if (!std::isfinite(p.base.devices[u].memoryBytes))
+            continue;
+        reset();
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t s = 0; s < splits; ++s)
+                if (z[i][s] >= 0 && p.splits[s][u]) {
+                    const MapTask& task = p.base.tasks[i];
+                    add(z[i][s], (static_cast<double>(p.splits[s][u]) * (task.inputBytes + task.outputBytes) +
+                                  task.weightBytes) / 1e6);
+                }
+        if (!cols.empty())
+            m.addRow(cols, coefs, 'L', p.base.devices[u].memoryBytes / 1e6);
+    }
+    { // Start from the heuristic: its splits, and each pair in the order their first batches start.
+        std::vector<int> idx;
+        std::vector<double> val;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t s = 0; s < splits; ++s)
+                if (z[i][s] >= 0) {
+                    idx.push_back(z[i][s]);
+                    val.push_back(start.mapping.split[i] == s ? 1.0 : 0.0);
+                }
+        auto earliest = [&](std::size_t i) {
+            double e = kUnsupported;
+            for (std::size_t u = 0; u < k; ++u)
+                if (p.splits[start.mapping.split[i]][u])
+                    e = std::min(e, start.times.start[i][u]);
+            return e;
+        };
+        for (const Pair& pr : pairs)
+            for (std::size_t u = 0; u < k; ++u) {
+                idx.push_back(pr.y + static_cast<int>(u));
+                val.push_back(earliest(pr.a) <= earliest(pr.b) ? 1.0 : 0.0);
+            }
+        Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
+    }
+    Cbc_setObjSense(m.model, 1);
+    Cbc_setLogLevel(m.model, options.logLevel);
+    Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
+    {
+        cbc::StdoutToStderr quiet;
+        Cbc_solve(m.model);
+    }
+
+    BatchedResult result = start;
+    result.mapper = "milp";
+    if (const double* solution = Cbc_bestSolution(m.model)) {
+        std::vector<std::uint32_t> split(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            double best = -1;
+            for (std::size_t s = 0; s < splits; ++s)
+                if (z[i][s] >= 0 && solution[z[i][s]] > best) {
+                    best = solution[z[i][s]];
+                    split[i] = static_cast<std::uint32_t>(s);
+                }
+        }
+        BatchedMapping found;
+        found.split = split;
+        found.order.assign(k, {});
+        const auto topo = *topologicalOrder(p.base.dag);
+        for (std::size_t u = 0; u < k; ++u) {
+            for (std::uint32_t i : topo)
+                if (p.splits[split[i]][u])
+                    found.order[u].push_back(i);
+            std::stable_sort(found.order[u].begin(), found.order[u].end(), [&](std::uint32_t a, std::uint32_t b) {
+                return solution[start_[a][u]] < solution[start_[b][u]] - 1e-9;
+            });
+        }
+        const BatchedTimes times = evaluate(p, found);
+        if (times.feasible && times.makespan <= start.times.makespan) {
+            result.mapping = std::move(found);
+            result.times = times;
+        }
+    }
+    result.status = Cbc_isProvenOptimal(m.model) ? SolveStatus::Optimal
+                    : Cbc_isSecondsLimitReached(m.model) ? SolveStatus::Timeout
+                                                         : SolveStatus::Feasible;
+    const double bound = Cbc_getBestPossibleObjValue(m.model) / kMs;
+    result.gap = result.status == SolveStatus::Optimal ? 0.0
+                 : std::isfinite(bound) ? std::max(0.0, (result.times.makespan - bound) / result.times.makespan)
+                                        : std::nan("");
+    result.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return result;
+}
+
+#endif
+
+} // namespace opsched::map

@@ -1,0 +1,15 @@
+// The throughput MILP (DiviML's batched formulation, over opsched's splits): binaries z[i][s]
+// (op i uses split s), a start per op and device, the makespan; a batch waits for every
+// overlapping batch of a predecessor (and its transfer) when both splits are chosen; one batch
+// at a time per device (a binary order per pair of ops, big-M from the start's makespan);
+// memory per device. Solved by CBC from the best batched heuristic. Small problems only: the
+// dependency rows grow with splits^2 x devices^2 per edge (refused beyond 200,000).
+#pragma once
+
+#include "map/batched_mappers.h"
+
+namespace opsched::map {
+
+BatchedResult mapBatchedMilp(const BatchedProblem& problem, const MapperOptions& options, const BatchedResult& start);
+
+} // namespace opsched::map
