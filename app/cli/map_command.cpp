@@ -39,8 +39,11 @@ int mapThroughput(const Graph& graph, const Options& o)
     j["batch_sizes"] = problem.sizes;
     j["mapper"] = r.mapper;
     j["devices"] = names;
+    const double bound = map::batchedLowerBound(problem);
     j["throughput_per_s"] = r.times.throughput;
+    j["throughput_upper_bound_per_s"] = static_cast<double>(problem.inputs) / bound;
     j["makespan_ms"] = r.times.makespan * 1e3;
+    j["lower_bound_ms"] = bound * 1e3;
     j["status"] = map::toString(r.status);
     j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
     j["solve_s"] = r.solveSeconds;
@@ -74,7 +77,8 @@ int mapThroughput(const Graph& graph, const Options& o)
     for (auto s : problem.sizes)
         std::printf(" %lld", static_cast<long long>(s));
     std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), names.size());
-    std::printf("throughput   %.1f inputs/s (makespan %.4f ms)\n", r.times.throughput, r.times.makespan * 1e3);
+    std::printf("throughput   %.1f inputs/s (makespan %.4f ms); at most %.1f inputs/s (lower bound %.4f ms)\n",
+                r.times.throughput, r.times.makespan * 1e3, static_cast<double>(problem.inputs) / bound, bound * 1e3);
     std::printf("status       %s", map::toString(r.status));
     if (!std::isnan(r.gap))
         std::printf(", gap %.2f%%", r.gap * 100);

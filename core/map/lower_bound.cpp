@@ -142,4 +142,34 @@ double lowerBound(const MappingProblem& p)
     return best;
 }
 
+double batchedLowerBound(const BatchedProblem& p)
+{
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    std::vector<double> cheapestBatch(n, kUnsupported), leastWork(n, kUnsupported);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        for (std::uint32_t u = 0; u < k; ++u)
+            for (std::size_t s = 0; s < p.sizes.size(); ++s)
+                cheapestBatch[i] = std::min(cheapestBatch[i], p.seconds[i][u][s]);
+        for (const auto& split : p.splits) {
+            double work = 0;
+            for (std::uint32_t u = 0; u < k; ++u)
+                if (split[u])
+                    work += p.costOf(i, u, split[u]);
+            leastWork[i] = std::min(leastWork[i], work);
+        }
+    }
+    std::vector<double> end(n, 0.0);
+    double path = 0, work = 0;
+    const auto order = *topologicalOrder(p.base.dag); // a copy: the optional is a temporary
+    for (std::uint32_t t : order) {
+        double start = 0;
+        for (std::uint32_t q : p.base.dag.predecessors[t])
+            start = std::max(start, end[q]);
+        end[t] = start + cheapestBatch[t];
+        path = std::max(path, end[t]);
+        work += leastWork[t];
+    }
+    return std::max(path, work / static_cast<double>(k));
+}
+
 } // namespace opsched::map

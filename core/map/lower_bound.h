@@ -2,6 +2,7 @@
 // bounded without solving the whole MILP.
 #pragma once
 
+#include "map/batched_problem.h"
 #include "map/mapping_problem.h"
 
 #include <vector>
@@ -22,6 +23,11 @@ double simpleLowerBound(const MappingProblem& problem, const std::vector<std::ui
 // waits for all of M_s; symmetrically for the first task of G_{s+1}). Each LB on the right is
 // simpleLowerBound. Returns the largest bound found, at least simpleLowerBound of everything.
 double lowerBound(const MappingProblem& problem, const std::vector<std::vector<std::uint32_t>>& modules);
+
+// For the throughput objective: the larger of the longest chain with every op at its cheapest
+// batch anywhere (each input passes every op of a path in some batch) and the least total batch
+// time of every op's split over the devices. L / this bound bounds the throughput from above.
+double batchedLowerBound(const BatchedProblem& problem);
 
 // The same with modules cut along the topological order at narrow points (chunksAlongOrder,
 // several module sizes, the best bound kept).

@@ -119,6 +119,8 @@ def main():
                          "--mapper", "greedy", "--json").stdout)
     if any(sum(split.values()) != 16 for split in doc["mapping"].values()) or doc["throughput_per_s"] <= 0:
         sys.exit("FAIL: throughput mapping does not split 16 inputs")
+    if doc["throughput_per_s"] > doc["throughput_upper_bound_per_s"] * (1 + 1e-9):
+        sys.exit("FAIL: throughput above its upper bound")
     print(f"throughput (greedy, 16 inputs): {doc['throughput_per_s']:.0f} inputs/s")
     tiny = "zoo:rwnn?modules=1&n=4&res=32&width=8"
     greedy = json.loads(run(cli, "map", tiny, "--devices", "sim:t4,sim:a100", "--objective", "throughput", "--inputs",

@@ -3,6 +3,7 @@
 // tiny problem (every split of every op x every topological order).
 #include "map/batched_mappers.h"
 #include "map/batched_problem.h"
+#include "map/lower_bound.h"
 #include "map/milp_mapper.h"
 #include "map_test_support.h"
 
@@ -118,6 +119,8 @@ TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
         const auto base = test::randomProblem(seed, 4, 2);
         const auto p = batched(base, 4);
         const double best = exhaustiveBatched(p);
+        EXPECT_LE(batchedLowerBound(p), best + 1e-12) << "seed " << seed;
+        EXPECT_GT(batchedLowerBound(p), 0.0);
         for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
             const auto r = runBatchedMapper(name, p, {});
             EXPECT_GE(r.times.makespan, best - 1e-12) << name << " seed " << seed;
