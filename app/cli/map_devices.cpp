@@ -1,12 +1,16 @@
 #include "map_devices.h"
 
 #include "exec/cpu/cpu_executor.h"
+#include "graph/fingerprint.h"
+#include "session/stage_cost_store.h"
 #include "schedule/basic_schedulers.h"
 #include "util/error.h"
 #include "util/printable.h"
 #include "util/statistics.h"
 
 #include <unistd.h>
+
+#include <memory>
 
 #include <charconv>
 #include <cmath>
@@ -81,6 +85,31 @@ std::vector<double> parseMemory(const std::string& list, std::size_t devices)
 
 } // namespace
 
+namespace {
+
+// Measured CPU op costs live in the same cache file as the measured GPU's stage costs, under a key
+// naming the device, its cores, the model (fingerprint) and this opsched (its kernels change
+// between versions); entries are the ops' names.
+std::string cpuCostKey(const Graph& graph, const std::string& what, const std::string& device, const std::vector<int>& cores)
+{
+    std::string key = what + "|" + device + "|cores";
+    for (int c : cores)
+        key += " " + std::to_string(c);
+    if (cores.empty())
+        key += " all";
+    return key + "|" + modelFingerprint(graph) + "|opsched " + OPSCHED_VERSION;
+}
+
+std::unique_ptr<profiler::SqliteStageCostStore> openCostCache(const CostCacheOptions& cache)
+{
+    if (cache.disabled)
+        return nullptr;
+    return std::make_unique<profiler::SqliteStageCostStore>(
+        cache.file.empty() ? profiler::defaultStageCostCachePath() : cache.file);
+}
+
+} // namespace
+
 map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& names,
                                       const std::string& link, const std::string& memory, const CostCacheOptions& cache)
 {
@@ -101,9 +130,18 @@ map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std:
             if (names[u].rfind("cpu:", 0) == 0)
                 cpus.push_back(u);
         if (cpus.size() >= 2) {
-            const double handoff =
-                measureCpuHandoffSeconds(graph, *cpuCoresOf(names[cpus[0]], names), *cpuCoresOf(names[cpus[1]], names),
-                                         devices[cpus[0]].opSeconds, devices[cpus[1]].opSeconds, 7);
+            const auto a = *cpuCoresOf(names[cpus[0]], names), b = *cpuCoresOf(names[cpus[1]], names);
+            auto store = openCostCache(cache);
+            const std::string key = cpuCostKey(graph, "cpu-handoff", names[cpus[0]] + "," + names[cpus[1]], {});
+            double handoff = -1;
+            if (store)
+                if (const auto loaded = store->load(key, graph.batch()); loaded.count("handoff"))
+                    handoff = loaded.at("handoff");
+            if (handoff < 0) {
+                handoff = measureCpuHandoffSeconds(graph, a, b, devices[cpus[0]].opSeconds, devices[cpus[1]].opSeconds, 7);
+                if (store)
+                    store->add(key, graph.batch(), {{"handoff", handoff}});
+            }
             for (std::size_t u : cpus)
                 for (std::size_t v : cpus)
                     if (u != v)
@@ -171,6 +209,31 @@ std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std:
         throw Error("device " + device + ": with " + std::to_string(partitions) +
                     " CPU partitions listed, they are numbered cpu:0 .. cpu:" + std::to_string(partitions - 1));
     return partitionCores(index, partitions);
+}
+
+
+std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
+                                       const CostCacheOptions& cache)
+{
+    auto store = openCostCache(cache);
+    const std::string key = cpuCostKey(graph, "cpu-op", device, cores);
+    if (store) {
+        const auto loaded = store->load(key, graph.batch());
+        std::vector<double> out;
+        for (const Op& op : graph.ops())
+            if (auto it = loaded.find(op.name); it != loaded.end())
+                out.push_back(it->second);
+        if (out.size() == graph.opCount())
+            return out;
+    }
+    const auto measured = measureCpuOpSeconds(graph, cores, 7);
+    if (store) {
+        std::vector<std::pair<std::string, double>> entries;
+        for (const Op& op : graph.ops())
+            entries.emplace_back(op.name, measured[op.id.value()]);
+        store->add(key, graph.batch(), entries);
+    }
+    return measured;
 }
 
 std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats)
@@ -246,7 +309,7 @@ map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, cons
         const double share = cores->empty() ? 1.0
                                             : static_cast<double>(cores->size()) /
                                                   static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
-        return {device, measureCpuOpSeconds(graph, *cores, 7), ram * share};
+        return {device, cachedCpuOpSeconds(graph, device, *cores, cache), ram * share};
     }
     if (cudaDeviceIndex(device)) {
         // One-op stages on the GPU, timed (and cached) like the schedulers' stages.

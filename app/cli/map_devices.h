@@ -32,6 +32,11 @@ std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std:
 double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, const std::vector<int>& b,
                                 const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats);
 
+// measureCpuOpSeconds through the persistent cost cache (the stage-cost cache file, unless
+// --no-cost-cache): measured once per device, cores, model, batch and opsched version.
+std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
+                                       const CostCacheOptions& cache);
+
 // Each op's median time alone on those cores (all when empty), over `repeats` runs.
 std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats);
 

@@ -151,7 +151,16 @@ def main():
 
     # 6. A CPU mapping runs for real; its outputs match the single-device run.
     cpu_map = os.path.join(a.work, "cpu.json")
-    run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "-o", cpu_map)
+    cache = os.path.join(a.work, "costs.db")
+    if os.path.exists(cache):
+        os.remove(cache)
+    run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "-o", cpu_map, "--cost-cache-file", cache)
+    again = json.loads(run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "--cost-cache-file", cache,
+                           "--json").stdout)
+    first = json.load(open(cpu_map))
+    if again["costs"] != first["costs"] or again["links"] != first["links"]:
+        sys.exit("FAIL: measured CPU costs were not taken from the cost cache the second time")
+    print("measured CPU costs and hand-off: cached, the second map reads them back")
     mapped = json.loads(run(cli, "run", RWNN, "--mapping", cpu_map, "--repeat", "3", "--json").stdout)
     single = json.loads(run(cli, "run", RWNN, "--repeat", "3", "--json").stdout)
     for got, want in zip(mapped["outputs"], single["outputs"]):
