@@ -72,32 +72,23 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             start_[i][u] = m.addColumn(0, upper, 0, false);
     const int makespan = m.addColumn(0, upper, 1, false);
 
-    std::vector<int> cols;
-    std::vector<double> coefs;
-    auto reset = [&] {
-        cols.clear();
-        coefs.clear();
-    };
-    auto add = [&](int c, double v) {
-        cols.push_back(c);
-        coefs.push_back(v);
-    };
+    cbc::Row row;
     for (std::size_t i = 0; i < n; ++i) {
-        reset();
+        row.clear();
         for (std::size_t s = 0; s < splits; ++s)
             if (z[i][s] >= 0)
-                add(z[i][s], 1);
-        if (cols.empty())
+                row.add(z[i][s], 1);
+        if (row.empty())
             throw Error("throughput MILP: no split of the inputs runs op " + p.base.tasks[i].name);
-        m.addRow(cols, coefs, 'E', 1);
+        m.addRow(row, 'E', 1);
         for (std::size_t u = 0; u < k; ++u) { // S + D <= C
-            reset();
-            add(start_[i][u], 1);
+            row.clear();
+            row.add(start_[i][u], 1);
             for (std::size_t s = 0; s < splits; ++s)
                 if (z[i][s] >= 0 && p.splits[s][u])
-                    add(z[i][s], cost(i, s, u));
-            add(makespan, -1);
-            m.addRow(cols, coefs, 'L', 0);
+                    row.add(z[i][s], cost(i, s, u));
+            row.add(makespan, -1);
+            m.addRow(row, 'L', 0);
         }
     }
     // Dependencies between overlapping batches: S_jv >= S_iu + cost + transfer when both splits hold.
@@ -116,10 +107,10 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
                             if (u != v) {
                                 const Link& link = p.base.links[u][v];
                                 if (!link.connected()) { // not both
-                                    reset();
-                                    add(z[i][s], 1);
-                                    add(z[j][t], 1);
-                                    m.addRow(cols, coefs, 'L', 1);
+                                    row.clear();
+                                    row.add(z[i][s], 1);
+                                    row.add(z[j][t], 1);
+                                    m.addRow(row, 'L', 1);
                                     continue;
                                 }
                                 transfer = (link.latencySeconds + static_cast<double>(shared) *
@@ -129,12 +120,12 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
                             // M covers cost + transfer too: with one of the splits not chosen,
                             // S_iu (its actual batch) + this split's cost may exceed the makespan.
                             const double mRow = bigM + cost(i, s, u) + transfer;
-                            reset();
-                            add(start_[i][u], 1);
-                            add(start_[j][v], -1);
-                            add(z[i][s], mRow);
-                            add(z[j][t], mRow);
-                            m.addRow(cols, coefs, 'L', 2 * mRow - cost(i, s, u) - transfer);
+                            row.clear();
+                            row.add(start_[i][u], 1);
+                            row.add(start_[j][v], -1);
+                            row.add(z[i][s], mRow);
+                            row.add(z[j][t], mRow);
+                            m.addRow(row, 'L', 2 * mRow - cost(i, s, u) - transfer);
                         }
                 }
     // One batch at a time per device: for every pair of ops with batches on u, y[u] orders them
@@ -150,28 +141,28 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             for (std::size_t u = 0; u < k; ++u) {
                 const int y = m.addColumn(0, 1, 0, true);
                 // S_a + D_a <= S_b + M (1 - y) + M (2 - P_a - P_b), P = presence on u
-                reset();
-                add(start_[a][u], 1);
-                add(start_[b][u], -1);
-                add(y, bigM);
+                row.clear();
+                row.add(start_[a][u], 1);
+                row.add(start_[b][u], -1);
+                row.add(y, bigM);
                 for (std::size_t s = 0; s < splits; ++s) {
                     if (z[a][s] >= 0)
-                        add(z[a][s], cost(a, s, u) + (p.splits[s][u] ? bigM : 0.0));
+                        row.add(z[a][s], cost(a, s, u) + (p.splits[s][u] ? bigM : 0.0));
                     if (z[b][s] >= 0 && p.splits[s][u])
-                        add(z[b][s], bigM);
+                        row.add(z[b][s], bigM);
                 }
-                m.addRow(cols, coefs, 'L', 3 * bigM);
-                reset();
-                add(start_[b][u], 1);
-                add(start_[a][u], -1);
-                add(y, -bigM);
+                m.addRow(row, 'L', 3 * bigM);
+                row.clear();
+                row.add(start_[b][u], 1);
+                row.add(start_[a][u], -1);
+                row.add(y, -bigM);
                 for (std::size_t s = 0; s < splits; ++s) {
                     if (z[b][s] >= 0)
-                        add(z[b][s], cost(b, s, u) + (p.splits[s][u] ? bigM : 0.0));
+                        row.add(z[b][s], cost(b, s, u) + (p.splits[s][u] ? bigM : 0.0));
                     if (z[a][s] >= 0 && p.splits[s][u])
-                        add(z[a][s], bigM);
+                        row.add(z[a][s], bigM);
                 }
-                m.addRow(cols, coefs, 'L', 2 * bigM);
+                m.addRow(row, 'L', 2 * bigM);
             }
             pairs.push_back({a, b, firstY});
         }
@@ -179,16 +170,16 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
     for (std::size_t u = 0; u < k; ++u) {
         if (!std::isfinite(p.base.devices[u].memoryBytes))
             continue;
-        reset();
+        row.clear();
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t s = 0; s < splits; ++s)
                 if (z[i][s] >= 0 && p.splits[s][u]) {
                     const MapTask& task = p.base.tasks[i];
-                    add(z[i][s], (static_cast<double>(p.splits[s][u]) * (task.inputBytes + task.outputBytes) +
+                    row.add(z[i][s], (static_cast<double>(p.splits[s][u]) * (task.inputBytes + task.outputBytes) +
                                   task.weightBytes) / 1e6);
                 }
-        if (!cols.empty())
-            m.addRow(cols, coefs, 'L', p.base.devices[u].memoryBytes / 1e6);
+        if (!row.empty())
+            m.addRow(row, 'L', p.base.devices[u].memoryBytes / 1e6);
     }
     { // Start from the heuristic: its splits, and each pair in the order their first batches start.
         std::vector<int> idx;
@@ -213,13 +204,7 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             }
         Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
     }
-    Cbc_setObjSense(m.model, 1);
-    Cbc_setLogLevel(m.model, options.logLevel);
-    Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
-    {
-        cbc::StdoutToStderr quiet;
-        Cbc_solve(m.model);
-    }
+    m.solve(options.timeLimitSeconds, options.logLevel);
 
     BatchedResult result = start;
     result.mapper = "milp";

@@ -5,6 +5,7 @@
 #include <Cbc_C_Interface.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -36,6 +37,24 @@ private:
     int saved_ = -1;
 };
 
+// One constraint being built: each column once, with its coefficient.
+struct Row {
+    std::vector<int> cols;
+    std::vector<double> coefs;
+    void clear()
+    {
+        cols.clear();
+        coefs.clear();
+    }
+    void add(int col, double coef)
+    {
+        cols.push_back(col);
+        coefs.push_back(coef);
+    }
+    bool empty() const { return cols.empty(); }
+    std::size_t size() const { return cols.size(); }
+};
+
 struct Model {
     Cbc_Model* model = Cbc_newModel();
     ~Model() { Cbc_deleteModel(model); }
@@ -49,9 +68,19 @@ struct Model {
         Cbc_addCol(model, "", lb, ub, objective, integer ? 1 : 0, 0, nullptr, nullptr);
         return columns++;
     }
-    void addRow(const std::vector<int>& cols, const std::vector<double>& coefs, char sense, double rhs)
+    void addRow(const Row& row, char sense, double rhs)
     {
-        Cbc_addRow(model, "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
+        Cbc_addRow(model, "", static_cast<int>(row.cols.size()), row.cols.data(), row.coefs.data(), sense, rhs);
+    }
+
+    // Minimises, quietly on stdout, within `seconds`.
+    void solve(double seconds, int logLevel)
+    {
+        Cbc_setObjSense(model, 1);
+        Cbc_setLogLevel(model, logLevel);
+        Cbc_setMaximumSeconds(model, std::max(0.01, seconds));
+        StdoutToStderr quiet;
+        Cbc_solve(model);
     }
 };
 

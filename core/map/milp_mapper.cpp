@@ -72,75 +72,66 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     const int makespan = m.addColumn(0, upper, 1, false);
 
     auto cost = [&](std::uint32_t t, std::uint32_t u) { return p.seconds(t, u) * kMs; };
-    std::vector<int> cols;
-    std::vector<double> coefs;
-    auto reset = [&] {
-        cols.clear();
-        coefs.clear();
-    };
-    auto add = [&](int col, double coef) {
-        cols.push_back(col);
-        coefs.push_back(coef);
-    };
+    cbc::Row row;
     // s_t + D_t, D_t = sum_u t(t,u) x_tu
     auto addEnd = [&](std::uint32_t t) {
-        add(s[t], 1);
+        row.add(s[t], 1);
         for (std::uint32_t u = 0; u < k; ++u)
             if (x[t][u] >= 0)
-                add(x[t][u], cost(t, u));
+                row.add(x[t][u], cost(t, u));
     };
 
     for (std::uint32_t t = 0; t < n; ++t) {
-        reset(); // one device each
+        row.clear(); // one device each
         for (std::uint32_t u = 0; u < k; ++u)
             if (x[t][u] >= 0)
-                add(x[t][u], 1);
-        if (cols.empty())
+                row.add(x[t][u], 1);
+        if (row.empty())
             throw Error("MILP: task " + p.tasks[t].name + " fits on no device");
-        m.addRow(cols, coefs, 'E', 1);
-        reset(); // ends before the makespan
+        m.addRow(row, 'E', 1);
+        row.clear(); // ends before the makespan
         addEnd(t);
-        add(makespan, -1);
-        m.addRow(cols, coefs, 'L', 0);
+        row.add(makespan, -1);
+        m.addRow(row, 'L', 0);
         if (!p.release.empty()) { // s_t >= sum_u release(t,u) x_tu
-            reset();
-            add(s[t], 1);
+            row.clear();
+            row.add(s[t], 1);
             for (std::uint32_t u = 0; u < k; ++u)
                 if (x[t][u] >= 0 && p.releaseOf(t, u) > 0)
-                    add(x[t][u], -p.releaseOf(t, u) * kMs);
-            if (cols.size() > 1)
-                m.addRow(cols, coefs, 'G', 0);
+                    row.add(x[t][u], -p.releaseOf(t, u) * kMs);
+            if (row.size() > 1)
+                m.addRow(row, 'G', 0);
         }
     }
     // Dependencies: b starts after a ends, plus the transfer when they sit on different devices.
     for (std::uint32_t a = 0; a < n; ++a)
         for (std::uint32_t b : p.dag.successors[a]) {
-            reset();
+            row.clear();
             addEnd(a);
-            add(s[b], -1);
-            m.addRow(cols, coefs, 'L', 0);
+            row.add(s[b], -1);
+            m.addRow(row, 'L', 0);
             for (std::uint32_t u = 0; u < k; ++u)
                 for (std::uint32_t v = 0; v < k; ++v) {
                     if (u == v || x[a][u] < 0 || x[b][v] < 0)
                         continue;
                     const double c = p.commSeconds(a, u, v) * kMs;
-                    reset();
+                    row.clear();
                     if (!std::isfinite(c)) { // no link: not both
-                        add(x[a][u], 1);
-                        add(x[b][v], 1);
-                        m.addRow(cols, coefs, 'L', 1);
+                        row.add(x[a][u], 1);
+                        row.add(x[b][v], 1);
+                        m.addRow(row, 'L', 1);
                         continue;
                     }
                     if (c <= 0)
                         continue;
                     // s_a + D_a + c (x_au + x_bv - 1) <= s_b
-                    add(s[a], 1);
+                    row.add(s[a], 1);
                     for (std::uint32_t w = 0; w < k; ++w)
                         if (x[a][w] >= 0)
-                            add(x[a][w], cost(a, w) + (w == u ? c : 0.0));
-                    add(x[b][v], c);
-                    add(s[b], -1);
-                    m.addRow(cols, coefs, 'L', c);
+                            row.add(x[a][w], cost(a, w) + (w == u ? c : 0.0));
+                    row.add(x[b][v], c);
+                    row.add(s[b], -1);
+                    m.addRow(row, 'L', c);
                 }
         }
     // Valid inequalities that tighten the LP relaxation a lot (the big-M rows alone say little):
@@ -148,13 +139,13 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     // predecessors could end (each on its fastest device) nor ends later than the makespan minus
     // its longest chain of successors.
     for (std::uint32_t u = 0; u < k; ++u) {
-        reset();
+        row.clear();
         for (std::uint32_t t = 0; t < n; ++t)
             if (x[t][u] >= 0)
-                add(x[t][u], cost(t, u));
-        add(makespan, -1);
-        if (cols.size() > 1)
-            m.addRow(cols, coefs, 'L', 0);
+                row.add(x[t][u], cost(t, u));
+        row.add(makespan, -1);
+        if (row.size() > 1)
+            m.addRow(row, 'L', 0);
     }
     std::vector<double> head(n, 0.0), tail(n, 0.0); // ms: chains before and after each task
     {
@@ -178,25 +169,25 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
                 tail[*it] = std::max(tail[*it], fastest[q] + tail[q]);
         for (std::uint32_t t = 0; t < n; ++t) {
             Cbc_setColLower(m.model, s[t], head[t]);
-            reset(); // s_t + D_t + tail_t <= C
+            row.clear(); // s_t + D_t + tail_t <= C
             addEnd(t);
-            add(makespan, -1);
-            m.addRow(cols, coefs, 'L', -tail[t]);
+            row.add(makespan, -1);
+            m.addRow(row, 'L', -tail[t]);
         }
     }
     // Memory per device.
     for (std::uint32_t u = 0; u < k; ++u) {
         if (!std::isfinite(p.devices[u].memoryBytes))
             continue;
-        reset();
+        row.clear();
         double total = 0;
         for (std::uint32_t t = 0; t < n; ++t)
             if (x[t][u] >= 0) {
-                add(x[t][u], p.tasks[t].memoryBytes() / 1e6);
+                row.add(x[t][u], p.tasks[t].memoryBytes() / 1e6);
                 total += p.tasks[t].memoryBytes();
             }
         if (total > p.devices[u].memoryBytes)
-            m.addRow(cols, coefs, 'L', p.devices[u].memoryBytes / 1e6);
+            m.addRow(row, 'L', p.devices[u].memoryBytes / 1e6);
     }
     // No overlap on a device. Pairs a path orders need no disjunction: the dependency rows
     // already put one after the other, whatever the devices (exact for latency, where each task
@@ -223,20 +214,20 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
                 // The smallest valid M for each row: s_a + t_au <= upper - tail_a and s_b >= head_b.
                 const double m1 = std::max(0.0, upper - tail[a] - head[b]);
                 const double m2 = std::max(0.0, upper - tail[b] - head[a]);
-                reset();
-                add(s[a], 1);
-                add(s[b], -1);
-                add(y, m1);
-                add(x[a][u], m1);
-                add(x[b][u], m1);
-                m.addRow(cols, coefs, 'L', 3 * m1 - cost(a, u));
-                reset();
-                add(s[b], 1);
-                add(s[a], -1);
-                add(y, -m2);
-                add(x[a][u], m2);
-                add(x[b][u], m2);
-                m.addRow(cols, coefs, 'L', 2 * m2 - cost(b, u));
+                row.clear();
+                row.add(s[a], 1);
+                row.add(s[b], -1);
+                row.add(y, m1);
+                row.add(x[a][u], m1);
+                row.add(x[b][u], m1);
+                m.addRow(row, 'L', 3 * m1 - cost(a, u));
+                row.clear();
+                row.add(s[b], 1);
+                row.add(s[a], -1);
+                row.add(y, -m2);
+                row.add(x[a][u], m2);
+                row.add(x[b][u], m2);
+                m.addRow(row, 'L', 2 * m2 - cost(b, u));
             }
             if (y >= 0)
                 pairs.push_back({a, b, y});
@@ -266,13 +257,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
         Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
     }
 
-    Cbc_setObjSense(m.model, 1);
-    Cbc_setLogLevel(m.model, options.logLevel);
-    Cbc_setMaximumSeconds(m.model, std::max(0.01, options.timeLimitSeconds));
-    {
-        cbc::StdoutToStderr quiet;
-        Cbc_solve(m.model);
-    }
+    m.solve(options.timeLimitSeconds, options.logLevel);
 
     MapResult result;
     result.mapper = "milp";
