@@ -47,6 +47,8 @@ int mapThroughput(const Graph& graph, const Options& o)
     j["status"] = map::toString(r.status);
     j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
     j["solve_s"] = r.solveSeconds;
+    if (!r.note.empty())
+        j["note"] = r.note;
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < problem.base.taskCount(); ++t) {
         auto split = nlohmann::ordered_json::object();

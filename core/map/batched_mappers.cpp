@@ -1,6 +1,7 @@
 #include "map/batched_mappers.h"
 
 #include "map/batched_milp.h"
+#include "map/batched_split.h"
 
 #include "util/error.h"
 #include "util/random.h"
@@ -123,14 +124,15 @@ std::vector<std::uint32_t> metSplits(const BatchedProblem& p)
     return split;
 }
 
-BatchedResult search(const BatchedProblem& p, const MapperOptions& o, bool annealing, Clock::time_point t0)
+BatchedResult search(const BatchedProblem& p, const MapperOptions& o, bool annealing, Clock::time_point t0,
+                     const std::vector<std::uint32_t>* from = nullptr)
 {
     const auto order = breadthFirstOrder(p.base.dag);
     const std::size_t n = p.base.taskCount(), choices = p.splits.size();
     SplitMix64 rng(o.seed ^ (annealing ? 0xB5A5ULL : 0xBEAEULL));
     auto cost = [&](const std::vector<std::uint32_t>& s) { return evaluate(p, batchedWithOrder(p, s, order)).makespan; };
-    std::vector<std::uint32_t> current = metSplits(p);
-    if (annealing)
+    std::vector<std::uint32_t> current = from ? *from : metSplits(p);
+    if (annealing && !from)
         for (auto& s : current)
             s = static_cast<std::uint32_t>(rng.below(choices));
     double currentCost = cost(current);
@@ -175,6 +177,14 @@ BatchedResult search(const BatchedProblem& p, const MapperOptions& o, bool annea
 }
 
 } // namespace
+
+BatchedResult improveBatchedSplits(const BatchedProblem& p, const MapperOptions& o, const std::vector<std::uint32_t>& from)
+{
+    const auto t0 = Clock::now();
+    BatchedResult r = search(p, o, false, t0, &from);
+    r.mapper = "ea";
+    return r;
+}
 
 BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& p, const MapperOptions& o)
 {
@@ -264,9 +274,8 @@ BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& p, c
         return r;
     }
     if (name == "milp-split")
-        throw Error("--objective throughput: milp-split is not implemented for throughput (the batched MILP is, for "
-                    "small models); use milp, bd, met, greedy, heft, sa or ea");
-    throw Error("unknown mapper '" + std::string(name) + "' (throughput: bd, met, greedy, heft, sa, ea)");
+        return mapBatchedMilpSplit(p, o);
+    throw Error("unknown mapper '" + std::string(name) + "' (throughput: bd, met, greedy, heft, sa, ea, milp, milp-split)");
 }
 
 } // namespace opsched::map

@@ -17,16 +17,21 @@ struct BatchedResult {
     BatchedTimes times;
     double solveSeconds = 0;
     SolveStatus status = SolveStatus::Heuristic;
-    double gap = std::numeric_limits<double>::quiet_NaN(); // milp: to the solver's bound
+    double gap = std::numeric_limits<double>::quiet_NaN(); // milp: to the solver's bound; milp-split: to the lower bound
+    std::string note; // milp-split: what the pieces and the polish did
 };
 
 // bd: all L inputs on the single best device. met: each op's split with the smallest longest
 // batch, ignoring transfers. greedy: breadth-first, each op's split that keeps the makespan so
 // far lowest. heft: ops by upward rank (mean cost of all L inputs), each with the split that
 // finishes earliest. sa, ea: over split strings, breadth-first order (ea from met's splits).
-// milp: the batched MILP (batched_milp.h) from the best of bd, met, greedy and heft. Throws Error
-// for milp-split (not implemented for throughput), unknown names, and when no feasible mapping is
-// found.
+// milp: the batched MILP (batched_milp.h) from the best of bd, met, greedy and heft. milp-split:
+// batched_split.h. Throws Error for unknown names and when no feasible mapping is found.
 BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& problem, const MapperOptions& options);
+
+// The biased (1+1) EA of `ea` started from `from` (splits per task; breadth-first device orders),
+// within options' iterations and time limit: how MILP-SPLIT polishes its joined pieces.
+BatchedResult improveBatchedSplits(const BatchedProblem& problem, const MapperOptions& options,
+                                   const std::vector<std::uint32_t>& from);
 
 } // namespace opsched::map

@@ -14,9 +14,34 @@
 
 namespace opsched::map {
 
+namespace {
+
+[[maybe_unused]] bool allowed(const std::vector<std::int64_t>& fixedSplit, std::size_t task, std::size_t split)
+{
+    return fixedSplit.empty() || fixedSplit[task] < 0 || static_cast<std::size_t>(fixedSplit[task]) == split;
+}
+
+std::size_t choices(const std::vector<std::int64_t>& fixedSplit, std::size_t task, std::size_t splits)
+{
+    return fixedSplit.empty() || fixedSplit[task] < 0 ? splits : 1;
+}
+
+} // namespace
+
+std::size_t batchedMilpRows(const BatchedProblem& p, const std::vector<std::int64_t>& fixedSplit)
+{
+    const std::size_t k = p.base.deviceCount(), splits = p.splits.size();
+    std::size_t rows = 0;
+    for (std::uint32_t i = 0; i < p.base.taskCount(); ++i)
+        for (std::uint32_t j : p.base.dag.successors[i])
+            rows += choices(fixedSplit, i, splits) * choices(fixedSplit, j, splits) * k * k;
+    return rows;
+}
+
 #ifndef OPSCHED_HAVE_CBC
 
-BatchedResult mapBatchedMilp(const BatchedProblem&, const MapperOptions&, const BatchedResult&)
+BatchedResult mapBatchedMilp(const BatchedProblem&, const MapperOptions&, const BatchedResult&,
+                             const std::vector<std::int64_t>&)
 {
     throw Error("the MILP mappers need COIN-OR CBC, which this build does not have "
                 "(install coinor-libcbc-dev and configure again)");
@@ -24,7 +49,8 @@ BatchedResult mapBatchedMilp(const BatchedProblem&, const MapperOptions&, const 
 
 #else
 
-BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& options, const BatchedResult& start)
+BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& options, const BatchedResult& start,
+                             const std::vector<std::int64_t>& fixedSplit)
 {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
@@ -49,10 +75,8 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
         return p.splits[s][u] ? p.costOf(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(u), p.splits[s][u]) * kMs
                               : 0.0;
     };
-    std::size_t dependencyRows = 0;
-    for (std::uint32_t i = 0; i < n; ++i)
-        dependencyRows += p.base.dag.successors[i].size() * splits * splits * k * k;
-    if (dependencyRows > 200000)
+    const std::size_t dependencyRows = batchedMilpRows(p, fixedSplit);
+    if (dependencyRows > kBatchedMilpMaxRows)
         throw Error("the throughput MILP of this model would have over " + std::to_string(dependencyRows) +
                     " dependency rows (ops x splits^2 x devices^2): use the heuristic mappers");
 
@@ -63,7 +87,7 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             bool runs = true;
             for (std::size_t u = 0; u < k; ++u)
                 runs = runs && std::isfinite(cost(i, s, u));
-            if (runs)
+            if (runs && allowed(fixedSplit, i, s))
                 z[i][s] = m.addColumn(0, 1, 0, true);
         }
     std::vector<std::vector<int>> start_(n, std::vector<int>(k));

@@ -8,8 +8,18 @@
 
 #include "map/batched_mappers.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace opsched::map {
 
-BatchedResult mapBatchedMilp(const BatchedProblem& problem, const MapperOptions& options, const BatchedResult& start);
+// fixedSplit: empty, or per task the split it must keep (-1: free); MILP-SPLIT fixes the
+// separators of a piece this way. The start must respect it.
+BatchedResult mapBatchedMilp(const BatchedProblem& problem, const MapperOptions& options, const BatchedResult& start,
+                             const std::vector<std::int64_t>& fixedSplit = {});
+
+// The dependency rows that MILP would have (it refuses more than kBatchedMilpMaxRows).
+std::size_t batchedMilpRows(const BatchedProblem& problem, const std::vector<std::int64_t>& fixedSplit = {});
+inline constexpr std::size_t kBatchedMilpMaxRows = 200000;
 
 } // namespace opsched::map

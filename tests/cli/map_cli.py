@@ -110,8 +110,8 @@ def main():
     expect_error(cli, "no device can take", "map", RWNN, "--devices", "sim:t4,sim:a100", "--memory", "0.0001,0.0001",
                  "--mapper", "heft")
     expect_error(cli, "unknown mapper", "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "magic")
-    expect_error(cli, "not implemented for throughput", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective",
-                 "throughput", "--mapper", "milp-split")
+    expect_error(cli, "unknown mapper", "map", RWNN, "--devices", "sim:t4,sim:a100", "--objective", "throughput",
+                 "--mapper", "magic")
     print("bad devices, links, memory, mappers: clear messages, exit 1")
 
     # Throughput: 16 inputs split per op; every op's split sums to 16.
@@ -131,6 +131,24 @@ def main():
         sys.exit(f"FAIL: throughput milp {milp['throughput_per_s']} below greedy {greedy['throughput_per_s']}")
     print(f"throughput milp ({milp['status']}): {milp['throughput_per_s']:.0f} inputs/s, greedy "
           f"{greedy['throughput_per_s']:.0f}")
+    # milp-split for throughput: a feasible split of every op, never below the list heuristics
+    # (it keeps the best of them), never above the upper bound, and a note saying what it did.
+    modular = "zoo:rwnn?gen=er&modules=3&n=5&res=32&width=8"
+    heuristics = {}
+    for mapper in ["bd", "met", "greedy", "heft", "milp-split"]:
+        heuristics[mapper] = json.loads(run(cli, "map", modular, "--devices", "sim:t4,sim:a100", "--objective",
+                                            "throughput", "--inputs", "8", "--mapper", mapper, "--time-limit", "2",
+                                            "--json").stdout)
+    split = heuristics.pop("milp-split")
+    if any(sum(s.values()) != 8 for s in split["mapping"].values()) or split["status"] != "feasible" or not split["note"]:
+        sys.exit(f"FAIL: throughput milp-split: {split}")
+    best = max(h["throughput_per_s"] for h in heuristics.values())
+    if split["throughput_per_s"] < best * (1 - 1e-9) or \
+            split["throughput_per_s"] > split["throughput_upper_bound_per_s"] * (1 + 1e-9):
+        sys.exit(f"FAIL: throughput milp-split {split['throughput_per_s']} vs list heuristics {best}, upper bound "
+                 f"{split['throughput_upper_bound_per_s']}")
+    print(f"throughput milp-split: {split['throughput_per_s']:.0f} inputs/s (best list heuristic {best:.0f}); "
+          f"{split['note']}")
 
     # 4. A time limit that ends the MILP still writes the best mapping found.
     out = os.path.join(a.work, "timeout.json")

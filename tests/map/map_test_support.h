@@ -44,6 +44,33 @@ inline MappingProblem randomProblem(std::uint64_t seed, std::size_t n, std::size
     return p;
 }
 
+// Chains of small random modules joined at single tasks: separators everywhere MILP-SPLIT cuts.
+inline MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)
+{
+    const MappingProblem parts = randomProblem(seed, modules * (perModule + 1) + 1, devices, 0.0);
+    MappingProblem p = parts;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    SplitMix64 rng(seed * 77);
+    std::uint32_t joint = 0; // the separator before the module
+    std::uint32_t next = 1;
+    for (std::size_t m = 0; m < modules; ++m) {
+        const std::uint32_t first = next;
+        next += static_cast<std::uint32_t>(perModule);
+        const std::uint32_t out = next++;
+        for (std::uint32_t t = first; t < first + perModule; ++t) {
+            edges.emplace_back(joint, t); // every module task hangs between the two joints
+            edges.emplace_back(t, out);
+            for (std::uint32_t s = t + 1; s < first + perModule; ++s)
+                if (rng.uniform() < 0.3)
+                    edges.emplace_back(t, s);
+        }
+        joint = out;
+    }
+    p.dag = Dag::fromEdges(next, edges);
+    p.tasks.resize(next);
+    return p;
+}
+
 // Every topological order: each (mapping, per-device orders) pair that can run is the restriction
 // of one of them.
 inline void forEachTopologicalOrder(const Dag& dag, const std::function<void(const std::vector<std::uint32_t>&)>& f)

@@ -71,39 +71,12 @@ TEST(MappersExhaustive, MilpFindsTheOptimum)
     EXPECT_GE(strictlyBetterThanHeuristics, 5);
 }
 
-// Chains of small random modules joined at single tasks: separators everywhere MILP-SPLIT cuts.
-MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)
-{
-    const MappingProblem parts = randomProblem(seed, modules * (perModule + 1) + 1, devices, 0.0);
-    MappingProblem p = parts;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-    SplitMix64 rng(seed * 77);
-    std::uint32_t joint = 0; // the separator before the module
-    std::uint32_t next = 1;
-    for (std::size_t m = 0; m < modules; ++m) {
-        const std::uint32_t first = next;
-        next += static_cast<std::uint32_t>(perModule);
-        const std::uint32_t out = next++;
-        for (std::uint32_t t = first; t < first + perModule; ++t) {
-            edges.emplace_back(joint, t); // every module task hangs between the two joints
-            edges.emplace_back(t, out);
-            for (std::uint32_t s = t + 1; s < first + perModule; ++s)
-                if (rng.uniform() < 0.3)
-                    edges.emplace_back(t, s);
-        }
-        joint = out;
-    }
-    p.dag = Dag::fromEdges(next, edges);
-    p.tasks.resize(next);
-    return p;
-}
-
 TEST(MappersExhaustive, MilpSplitEqualsMilpOnSingleChannelGraphs)
 {
     if (!milpAvailable())
         GTEST_SKIP() << "skipped: built without COIN-OR CBC";
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-        const auto p = modularProblem(seed, 2 + seed % 2, 2 + seed % 3, 2 + seed % 2);
+        const auto p = test::modularProblem(seed, 2 + seed % 2, 2 + seed % 3, 2 + seed % 2);
         ASSERT_GE(separators(p.dag).size(), 3u);
         const MapResult milp = runMapper("milp", p);
         const MapResult split = runMapper("milp-split", p);
@@ -178,7 +151,7 @@ TEST(MappersExhaustive, MilpSplitWithMilpModulesEqualsMilpToo)
     MapperOptions o;
     o.moduleSolver = MapperOptions::ModuleSolver::Milp;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-        const auto p = modularProblem(seed, 2, 3, 2 + seed % 2);
+        const auto p = test::modularProblem(seed, 2, 3, 2 + seed % 2);
         const MapResult milp = runMapper("milp", p);
         const MapResult split = runMapper("milp-split", p, o);
         EXPECT_EQ(split.status, SolveStatus::Optimal);

@@ -1,0 +1,28 @@
+// MILP-SPLIT for the throughput objective (DiviML section V-C): the graph is cut at its
+// separators (modules.h) and a dynamic program over them joins pieces, as for latency, but the
+// state at a separator is its split of the L inputs over the devices (batched_problem.h) instead
+// of one device:
+//   dp(sep_k+1, b) = min over a of dp(sep_k, a) + piece(segment k+1 | entry split a, exit split b).
+// Only the four cheapest splits of a separator (or one per device, if more) are carried into the
+// next segment. A piece is priced as if its entry separator's batches had all finished when it starts (a
+// barrier) and is searched by single-op split moves from several starts; the pieces on the chosen
+// path are then solved again by the batched MILP (batched_milp.h) with their entry and exit
+// splits fixed, within the time limit, where the MILP is small enough. The joined mapping is
+// evaluated without barriers (never slower than the DP's sum: the same device orders, each batch as
+// early as it can), polished by single-op moves over the whole graph and compared with the list
+// heuristics; the best is kept.
+//
+// Where optimality is lost, unlike latency: a barrier is exact only where the separator runs all L
+// inputs on one device (then every later batch needs it and it needs every earlier one); pieces
+// are priced by local search, not proven; multi-channel graphs have few separators, so their
+// segments are long and are searched, not solved (the MILP only takes pieces under its row limit).
+// The status is therefore feasible, with the gap to the throughput lower bound.
+#pragma once
+
+#include "map/batched_mappers.h"
+
+namespace opsched::map {
+
+BatchedResult mapBatchedMilpSplit(const BatchedProblem& problem, const MapperOptions& options);
+
+} // namespace opsched::map
