@@ -18,6 +18,8 @@ public:
     {
         return executor_.run(inputs);
     }
+    std::int64_t arenaBytes() const override { return executor_.peakArenaBytes(); }
+    std::int64_t weightBytes() const override { return executor_.weightBytes(); }
 
 private:
     static cpu::CpuOptions options(const std::vector<int>& cores)
@@ -40,6 +42,8 @@ public:
     {
         return executor_.run(inputs); // copies in, replays the segment's CUDA graph, copies out
     }
+    std::int64_t arenaBytes() const override { return executor_.arenaBytes(); }
+    std::int64_t weightBytes() const override { return executor_.weightBytes(); }
 
 private:
     static gpu::CudaOptions options(int device, bool tf32)

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace opsched::exec {
@@ -28,26 +29,27 @@ std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint
         if (!listed[op])
             throw Error("segments: op '" + graph.op(OpId(op)).name + "' is in no device's order");
 
+    // position[op]: its place in its device's order. A device that waited for the op at position
+    // q of device w holds every value w made up to q (w runs its ops in order and a segment
+    // publishes when it ends), so those need no further wait: done[w] = q + 1.
+    std::vector<std::size_t> position(n);
+    for (const auto& ops : order)
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            position[ops[i]] = i;
     std::vector<Segment> segments;
-    std::vector<char> received(graph.tensors().size(), 0); // per device, reset below
     for (std::uint32_t u = 0; u < order.size(); ++u) {
-        std::fill(received.begin(), received.end(), 0);
-        // Values from other devices that `op` needs and this device does not hold yet.
-        auto missing = [&](std::uint32_t op) {
-            std::vector<TensorId> out;
+        std::vector<std::size_t> done(order.size(), 0);
+        for (std::uint32_t op : order[u]) {
+            std::vector<std::size_t> need = done;
             for (TensorId t : graph.op(OpId(op)).inputTensors()) {
                 const OpId producer = graph.tensor(t).producer;
-                if (producer.valid() && deviceOf[producer.value()] != u && !received[t.value()])
-                    out.push_back(t);
+                if (producer.valid() && deviceOf[producer.value()] != u)
+                    need[deviceOf[producer.value()]] =
+                        std::max(need[deviceOf[producer.value()]], position[producer.value()] + 1);
             }
-            return out;
-        };
-        for (std::uint32_t op : order[u]) {
-            const auto needs = missing(op);
-            if (segments.empty() || segments.back().device != u || !needs.empty())
+            if (segments.empty() || segments.back().device != u || need != done)
                 segments.push_back(Segment{u, {}});
-            for (TensorId t : needs)
-                received[t.value()] = 1; // waited for at this segment's start
+            done = std::move(need); // waited for at this segment's start
             segments.back().ops.push_back(OpId(op));
         }
     }

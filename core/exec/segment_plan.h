@@ -17,8 +17,9 @@ struct Segment {
 
 // `deviceOf[op]` is each op's device and `order[device]` that device's ops in run order (every op
 // exactly once, on its own device's list). A cut goes before every op that reads a value made on
-// another device which the device has not received yet (at the start of this segment or an
-// earlier one): a segment waits for its inputs once, before its first op. Segments come grouped by
+// another device which is not yet available to the device: having waited for op q of device w
+// (at the start of this segment or an earlier one) makes every value w produced up to q available.
+// A segment waits for its inputs once, before its first op. Segments come grouped by
 // device, each device's in run order. Throws Error when an op is missing, listed twice or on
 // another device's list.
 std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint32_t>& deviceOf,

@@ -26,6 +26,8 @@ class SegmentExecutor {
 public:
     virtual ~SegmentExecutor() = default;
     virtual std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs) = 0;
+    virtual std::int64_t arenaBytes() const { return 0; }  // its activations' memory (host or device)
+    virtual std::int64_t weightBytes() const { return 0; } // its weights in the kernels' layouts
 };
 
 // Builds the executor of one segment; called on the worker thread of `device`, which later runs
@@ -59,6 +61,7 @@ public:
 
     const std::vector<Segment>& segments() const { return segments_; }
     const Subgraph& subgraph(std::size_t segment) const { return *subgraphs_[segment]; }
+    const SegmentExecutor& executor(std::size_t segment) const { return *executors_[segment]; }
     // Per segment, from the last run (all zero before the first).
     const std::vector<SegmentTiming>& lastTimings() const { return timings_; }
     // The ids of the segments each segment waits for (other devices' producers of its inputs).
