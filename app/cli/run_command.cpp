@@ -6,6 +6,7 @@
 #include "common_options.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
+#include "run_segments.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/output_check.h"
@@ -64,6 +65,7 @@ struct RunOptions {
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
     std::string mapping; // a mapping file: stream u of its plan on device u's cores
+    bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
 };
 
 struct PlanChoice {
@@ -88,6 +90,7 @@ struct RunReport {
     std::vector<std::vector<float>> outputs;
     std::vector<OutputComparison> checks; // per output, with --check
     std::vector<cpu::LaunchTiming> timings; // CPU: the last run's launches
+    std::optional<SegmentRunResult> segments; // --mapping run as segments
 };
 
 // The plan from --scheduler (computed on the --device cost model) or --schedule (a file), else
@@ -212,6 +215,17 @@ double processCpuMs()
 void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r,
              const MappingRun* mapping = nullptr)
 {
+    if (mapping && mapping->segmented) {
+        SegmentRunResult s = runMappingSegments(graph, *mapping, inputs.values, o.repeat, !o.noTf32);
+        r.prepareMs = s.prepareMs;
+        r.latenciesMs = s.latenciesMs;
+        r.outputs = std::move(s.outputs);
+        r.peakBytes = s.arenaBytes; // the segments' arenas side by side (host and device)
+        r.activationBytes = cpu::TensorLayout(graph, plan).activationBytes();
+        r.weightBytes = s.weightBytes;
+        r.segments = std::move(s);
+        return;
+    }
     if (o.backend == "cuda") {
         const auto start = Clock::now();
         CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32);
@@ -409,9 +423,13 @@ Runner addRunCommand(CLI::App& app)
                     "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
     auto* mappingOption = cmd->add_option(
         "--mapping", opts->mapping,
-        "Mapping JSON from `map -o`: run each device's ops on its cores (devices cpu or cpu:N), report the measured "
+        "Mapping JSON from `map -o`: run each device's ops on it (cpu, cpu:N, cuda:N), report the measured "
         "makespan next to the predicted one");
     mappingOption->excludes(scheduler);
+    cmd->add_flag("--segments", opts->segments,
+                  "--mapping: run each device's ops as segments on executors of their own, one worker per device (what "
+                  "mappings with a cuda device always do), also for CPU-only mappings")
+        ->needs(mappingOption);
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 
@@ -425,10 +443,12 @@ Runner addRunCommand(CLI::App& app)
             if (!opts->schedule.empty())
                 throw Error("--mapping and --schedule: give one of them");
             if (opts->backend != "cpu")
-                throw Error("--mapping runs on the CPU backend (devices cpu or cpu:N), not --backend " + opts->backend);
+                throw Error("--mapping: the mapping's devices choose the backends; drop --backend " + opts->backend);
             if (!opts->cpuPartitions.empty())
                 throw Error("--mapping: the mapping's devices choose the cores; drop --cpu-partitions");
-            mapping = prepareMappingRun(graph, opts->mapping);
+            mapping = prepareMappingRun(graph, opts->mapping, opts->segments);
+            if (mapping->segmented)
+                opts->backend = "segments"; // reported as such: each segment on its device's executor
         }
         const PlanChoice choice = mapping ? PlanChoice{mapping->plan, "mapping " + opts->mapping} : choosePlan(graph, *opts);
         const RunInputs inputs = modelInputs(graph, *opts);
@@ -437,12 +457,16 @@ Runner addRunCommand(CLI::App& app)
             checkOutputs(graph, inputs, *opts, report);
         if (opts->json) {
             nlohmann::ordered_json j = runJson(graph, choice, inputs, report, *opts);
-            if (mapping)
+            if (report.segments)
+                addSegmentsJson(j, graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
+            else if (mapping)
                 addMappingJson(j, graph, *mapping, report.timings, percentile(report.latenciesMs, 0.5));
             std::cout << j.dump(2) << "\n";
         } else {
             printText(graph, choice, inputs, report, *opts);
-            if (mapping)
+            if (report.segments)
+                printSegmentsText(graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
+            else if (mapping)
                 printMappingText(*mapping, report.timings, percentile(report.latenciesMs, 0.5));
         }
         std::fflush(stdout);

@@ -9,23 +9,49 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace opsched::cli {
 
-MappingRun prepareMappingRun(const Graph& graph, const std::string& file)
+namespace {
+
+// N for "cuda:N", nothing for other names.
+std::optional<int> cudaIndexOf(const std::string& device)
+{
+    if (device.rfind("cuda:", 0) != 0)
+        return std::nullopt;
+    const std::string number = device.substr(5);
+    if (number.empty() || number.size() > 4 || number.find_first_not_of("0123456789") != std::string::npos)
+        throw Error("run --mapping: device " + device + ": cuda:N needs a device number");
+    return std::stoi(number);
+}
+
+} // namespace
+
+MappingRun prepareMappingRun(const Graph& graph, const std::string& file, bool segments)
 {
     MappingRun run;
     run.doc = map::readMappingFile(graph, file);
+    run.segmented = segments;
     for (const auto& device : run.doc.devices) {
+        if (const auto cuda = cudaIndexOf(device)) {
+            run.cores.emplace_back();
+            run.cudaIndex.push_back(*cuda);
+            run.segmented = true; // a GPU keeps its own memory: values cross as host copies between segments
+            continue;
+        }
         const auto cores = cpuCoresOf(device, run.doc.devices);
         if (!cores)
-            throw Error("run --mapping: device " + device + " cannot run here: mappings run on CPU devices (cpu, or "
-                        "partitions cpu:N); sim devices only predict (see the file's makespan_ms), and mappings "
-                        "across cuda devices are not executed yet");
-        run.partitions.push_back(*cores);
+            throw Error("run --mapping: device " + device + " cannot run: mappings run on cpu, cpu:N and cuda:N "
+                        "devices; sim devices only predict (see the file's makespan_ms)");
+        run.cores.push_back(*cores);
+        run.cudaIndex.push_back(-1);
     }
-    if (run.partitions.size() == 1 && run.partitions.front().empty())
-        run.partitions.clear(); // "cpu" alone: oneDNN's own threads, as `run` does
+    if (!run.segmented) {
+        run.partitions = run.cores;
+        if (run.partitions.size() == 1 && run.partitions.front().empty())
+            run.partitions.clear(); // "cpu" alone: oneDNN's own threads, as `run` does
+    }
     // The predicted schedule, recomputed from the file's costs and links when it has them all.
     const bool complete = std::all_of(run.doc.costsMs.begin(), run.doc.costsMs.end(),
                                       [](double c) { return std::isfinite(c); }) ||

@@ -16,6 +16,10 @@
 #   check      run MODEL --backend cuda --input DIR --check --no-tf32 --scheduler S, S in sequential
 #              greedy ios nimble opara, for every exported model (rtol 1e-3, atol 1e-4, scaled 1e-4);
 #              then sequential and ios with TF32 on, reported (scaled error <= 5e-2)
+#   mapping    a DiviML mapping over cpu,cuda:0 (run --mapping's segment runner): `map --devices
+#              cpu,cuda:0 -o FILE` then `run --mapping FILE --check --no-tf32` on the first exported
+#              torchvision model, the same with every other op moved to the other device (so values
+#              cross both ways), and map + run on a zoo RWNN; --dry-run: cpu:0,cpu:1 with --segments
 #   pytorch    PyTorch eager and torch.cuda.graph latency of googlenet and inception_v3 at batch
 #              1 and 16 (tests/bench/bench_pytorch_gpu.py)
 #   search     IOS search time with measured costs, cold cache: zoo:inception_v3, zoo:nasnet_a
@@ -60,7 +64,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 bundle="" out_dir="${OUT:-}" work=/tmp/opsched-gpu-verify budget=540 steps_arg="" fresh=0 dry=0
-all_steps=(env devices tests export check pytorch search compare1 compare16 calibrate)
+all_steps=(env devices tests export check mapping pytorch search compare1 compare16 calibrate)
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -373,6 +377,49 @@ step_check() {
   return 0
 }
 
+# The mapping file with op k (in the file's op order, which is topological) on device k % 2 and
+# each device's order filtered from that order: a mapping whose values cross between the devices
+# whatever the mapper chose.
+alternate_mapping() { # alternate_mapping IN OUT
+  "$python" - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ops = list(doc["mapping"])
+devices = doc["devices"]
+doc["mapping"] = {op: devices[k % 2] for k, op in enumerate(ops)}
+doc["order"] = {d: [op for op in ops if doc["mapping"][op] == d] for d in devices}
+doc["mapper"] = "alternating"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+}
+
+step_mapping() {
+  local devices=cpu,cuda:0 extra=(--no-tf32) m dir="" rwnn='zoo:rwnn?gen=er&n=12&modules=4&channels=2&seed=3&res=64'
+  [ "$dry" = 1 ] && { devices=cpu:0,cpu:1; extra=(--segments); }
+  for m in "${tv_models[@]}"; do
+    [ -f "$tv_dir/$m/model.onnx" ] && { dir=$tv_dir/$m; break; }
+  done
+  if [ -n "$dir" ]; then
+    m=$(basename "$dir")
+    if run_cmd "mapping.map.$m" 240 "${opsched[@]}" map "$dir/model.onnx" --devices "$devices" --mapper heft \
+         --time-limit 30 -o "$work/mapping.$m.json"; then
+      run_cmd "mapping.run.$m" 120 "${opsched[@]}" run "$dir/model.onnx" --mapping "$work/mapping.$m.json" \
+        "${extra[@]}" --input "$dir" --check "${check_tolerance[@]}" --json
+      if alternate_mapping "$work/mapping.$m.json" "$work/mapping.$m.alternating.json"; then
+        run_cmd "mapping.run.$m.alternating" 120 "${opsched[@]}" run "$dir/model.onnx" \
+          --mapping "$work/mapping.$m.alternating.json" "${extra[@]}" --input "$dir" --check "${check_tolerance[@]}" --json
+      else
+        record "mapping.run.$m.alternating" fail 1 0 "could not rewrite the mapping file with $python"
+      fi
+    fi
+  elif [ ${#tv_models[@]} -gt 0 ]; then
+    record mapping.tv skipped "" 0 "no exported torchvision model (see the export step): no --check of a mapping"
+  fi
+  run_cmd mapping.map.rwnn 240 "${opsched[@]}" map "$rwnn" --devices "$devices" --mapper heft -o "$work/mapping.rwnn.json" &&
+    run_cmd mapping.run.rwnn 120 "${opsched[@]}" run "$rwnn" --mapping "$work/mapping.rwnn.json" "${extra[@]}" --json
+  return 0
+}
+
 step_pytorch() {
   run_cmd pytorch 240 "$python" "$here/bench_pytorch_gpu.py" "${pytorch_args[@]}" --tf32 "${TF32:-on}" \
     --json-out "$work/pytorch.json"
@@ -459,7 +506,8 @@ fi
 # Every step after env needs the CLI, and check/compare need the exported models: run those steps
 # first when the list leaves them out and an earlier call has not done them (e.g. a fresh machine).
 if [ ${#tv_models[@]} -gt 0 ] && [ ! -f "$work/state/export.done" ] && [[ " ${steps[*]} " != *" export "* ]] &&
-   [[ " ${steps[*]} " == *" check "* || " ${steps[*]} " == *" compare1 "* || " ${steps[*]} " == *" compare16 "* ]]; then
+   [[ " ${steps[*]} " == *" check "* || " ${steps[*]} " == *" mapping "* || " ${steps[*]} " == *" compare1 "* ||
+      " ${steps[*]} " == *" compare16 "* ]]; then
   steps=(export "${steps[@]}")
 fi
 if [ ! -f "$work/state/env.done" ] && [[ " ${steps[*]} " != *" env "* ]]; then steps=(env "${steps[@]}"); fi
@@ -470,6 +518,7 @@ for s in "${steps[@]}"; do
     tests) run_step tests 400 ;;
     export) run_step export 200 ;;
     check) run_step check 200 ;;
+    mapping) run_step mapping 300 ;;
     pytorch) run_step pytorch 150 ;;
     search) run_step search 370 ;;
     compare1) run_step compare1 300 ;;
