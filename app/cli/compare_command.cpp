@@ -114,6 +114,11 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--link", opts->mappers.link, "With --devices: GBPS[,LATENCY_US] for every pair of devices");
     cmd->add_option("--time-limit", opts->mappers.timeLimit, "With --devices: seconds for milp and milp-split")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--objective", opts->mappers.objective,
+                    "With --devices: latency (default) or throughput (--inputs L split per op)")
+        ->check(CLI::IsMember({"latency", "throughput"}));
+    cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
+        ->check(CLI::PositiveNumber);
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 

@@ -3,6 +3,7 @@
 
 #include "common_options.h"
 
+#include <cstdint>
 #include <string>
 
 namespace opsched::cli {
@@ -11,6 +12,8 @@ struct CompareMappersOptions {
     std::string devices;
     std::string link;
     double timeLimit = 60;
+    std::string objective = "latency"; // or throughput: `inputs` split per op (as `map --objective`)
+    std::int64_t inputs = 16;
 };
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& options, const CostCacheOptions& cache, bool json);

@@ -3,12 +3,15 @@
 MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates it: a Xeon CPU, a
 T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
 
-    bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3] [--quick]
+    bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4] [--inputs 16] [--quick]
 
 Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
 every mapper and the lower bound; MILP has --milp-limit seconds. Table III: MILP and MILP-SPLIT
 solve times at 5, 10 and 20 single-channel modules; MILP stops at --milp-limit, so where it times
-out the factor is a lower bound (marked >=). A benchmark: it prints numbers, exits 0 unless
+out the factor is a lower bound (marked >=). Table IV: throughput (inputs/s) of the same 10-module
+RWNNs for --inputs L split into L/4..L batches (--objective throughput), every batched mapper,
+and the upper bound; milp-split has --milp-limit seconds (the batched MILP refuses whole
+networks, as it did not finish for the paper either). A benchmark: it prints numbers, exits 0 unless
 something could not run.
 """
 import argparse
@@ -26,23 +29,25 @@ def compare(cli, model, limit):
     return json.loads(out.stdout)
 
 
-def map_one(cli, model, mapper, limit):
+def map_one(cli, model, mapper, limit, extra=()):
     out = subprocess.run([cli, "map", model, "--devices", DEVICES, "--mapper", mapper, "--time-limit", str(limit),
-                          "--json"], capture_output=True, text=True, check=True)
+                          "--json", *extra], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def rwnn_configs(quick):
+    configs = [("1-chan", 1, "sdep")]
+    for dep in ["sdep", "wdep"]:
+        for c in [2, 3, 4]:
+            configs.append((f"{dep}, {c}-chan", c, dep))
+    return configs[:2] if quick else configs
 
 
 def table1(cli, limit, quick):
     print(f"Table I: makespan (ms) of 10-module ER(0.2) RWNNs on {DEVICES}; milp limited to {limit} s")
     header = f"{'model':<14}" + "".join(f"{m:>11}" for m in MAPPERS) + f"{'LBound':>9}  split_vs_best_heuristic"
     print(header)
-    configs = [("1-chan", 1, "sdep")]
-    for dep in ["sdep", "wdep"]:
-        for c in [2, 3, 4]:
-            configs.append((f"{dep}, {c}-chan", c, dep))
-    if quick:
-        configs = configs[:2]
-    for label, channels, dep in configs:
+    for label, channels, dep in rwnn_configs(quick):
         model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
         doc = compare(cli, model, limit)
         by = {r["mapper"]: r for r in doc["results"]}
@@ -71,11 +76,35 @@ def table3(cli, limit, quick):
                   f"{split['solve_s']:>8.3f} {split['makespan_ms']:>9.4f} {mark}{factor:>7.0f}x", flush=True)
 
 
+BATCHED = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
+
+
+def table4(cli, limit, inputs, quick):
+    print(f"\nTable IV: throughput (inputs/s) of 10-module ER(0.2) RWNNs, {inputs} inputs in batches of "
+          f"L/4..L, on {DEVICES}; milp-split limited to {limit} s")
+    print(f"{'model':<14}" + "".join(f"{m:>11}" for m in BATCHED) + f"{'UBound':>9}  split_vs_best_heuristic  split_s")
+    for label, channels, dep in rwnn_configs(quick):
+        model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
+        row, by = f"{label:<14}", {}
+        for m in BATCHED:
+            try:
+                by[m] = map_one(cli, model, m, limit, ("--objective", "throughput", "--inputs", str(inputs)))
+                row += f"{by[m]['throughput_per_s']:>11.1f}"
+            except subprocess.CalledProcessError as e:
+                row += f"{'refused' if 'rows' in e.stderr else 'error':>11}"
+        heuristics = max(by[m]["throughput_per_s"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"])
+        split = by["milp-split"]
+        row += f"{split['throughput_upper_bound_per_s']:>9.1f}  {(split['throughput_per_s'] - heuristics) / heuristics * 100:+.1f}%"
+        row += f"{split['solve_s']:>22.1f}"
+        print(row, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default="build/opsched-cli")
     ap.add_argument("--milp-limit", type=float, default=60)
-    ap.add_argument("--tables", default="1,3")
+    ap.add_argument("--tables", default="1,3,4")
+    ap.add_argument("--inputs", type=int, default=16, help="Table IV: inputs per batch (the paper: 16 for RWNNs)")
     ap.add_argument("--quick", action="store_true", help="two rows of each table (a smoke run)")
     a = ap.parse_args()
     tables = a.tables.split(",")
@@ -84,6 +113,8 @@ def main():
             table1(a.cli, a.milp_limit, a.quick)
         if "3" in tables:
             table3(a.cli, a.milp_limit, a.quick)
+        if "4" in tables:
+            table4(a.cli, a.milp_limit, a.inputs, a.quick)
     except subprocess.CalledProcessError as e:
         sys.exit(f"bench_mapping: {' '.join(e.cmd)} failed: {e.stderr}")
 

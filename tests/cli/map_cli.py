@@ -166,6 +166,23 @@ def main():
         sys.exit(f"FAIL: compare --devices mappers: {names}")
     print("compare --devices: " + ", ".join(f"{r['mapper']} {r.get('makespan_ms', float('nan')):.3f}"
                                               for r in table["results"]))
+    # ... and for throughput: the same mappers, rates that match the makespans, each under the bound.
+    table = json.loads(run(cli, "compare", modular, "--devices", "sim:t4,sim:a100", "--objective", "throughput",
+                           "--inputs", "8", "--time-limit", "1", "--json").stdout)
+    rows = {r["mapper"]: r for r in table["results"]}
+    if table["objective"] != "throughput" or list(rows) != names:
+        sys.exit(f"FAIL: compare --objective throughput: {table}")
+    for r in rows.values():
+        if "error" in r:
+            continue  # milp may refuse or lack CBC; said in the row
+        if abs(r["throughput_per_s"] - 8 / (r["makespan_ms"] * 1e-3)) > 1e-6 * r["throughput_per_s"] or \
+                r["makespan_ms"] < table["lower_bound_ms"] * (1 - 1e-9):
+            sys.exit(f"FAIL: compare throughput row {r}")
+    listed = max(rows[m]["throughput_per_s"] for m in ["bd", "met", "greedy", "heft"])
+    if "error" in rows["milp-split"] or rows["milp-split"]["throughput_per_s"] < listed * (1 - 1e-9):
+        sys.exit(f"FAIL: compare milp-split {rows['milp-split']} below the list heuristics' {listed}")
+    print("compare --objective throughput: " + ", ".join(f"{m} {r.get('throughput_per_s', float('nan')):.0f}/s"
+                                                          for m, r in rows.items()))
 
     # 6. A CPU mapping runs for real; its outputs match the single-device run.
     cpu_map = os.path.join(a.work, "cpu.json")
