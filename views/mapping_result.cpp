@@ -27,6 +27,8 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
     for (std::uint32_t t = 0; t < problem.taskCount(); ++t)
         rows.addOp(mapping.device[t], times.start[t], times.finish[t], t,
                    static_cast<std::uint32_t>(graph.op(OpId(t)).kind));
+    // An idle device keeps its row (and its kernels row): the mapping chose to leave it empty.
+    data.rows.ensureRows(2 * problem.deviceCount());
     data.rows.finish();
     // Each op row named after its device.
     for (std::size_t r = 0; r < data.rowNames.size(); ++r)
