@@ -475,6 +475,9 @@ void MainWindow::createActions()
     QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::openModelDialog);
     open->setStatusTip(tr("Open an ONNX model or an opsched results database"));
     open->setShortcut(QKeySequence::Open);
+    QAction* openMapping = file->addAction(tr("Open &Mapping..."), this, &MainWindow::openMappingDialog);
+    openMapping->setObjectName(QStringLiteral("openMappingAction"));
+    openMapping->setStatusTip(tr("Show a mapping file written by opsched-cli map -o for the open model"));
 
     QMenu* zooMenu = file->addMenu(tr("Open &Built-in Network"));
     for (const zoo::ZooEntry& entry : zoo::catalogue()) {
@@ -593,6 +596,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
 
     modelRef_ = ref;
     profile_->setModelRef(ref);
+    schedules_->setModelRef(ref); // what opsched-cli map opens for measured devices
     centralStack_->setCurrentWidget(centralTabs_);
     const QString name = modelDisplayName(ref, QString::fromStdString(graph_->name()));
     setWindowTitle(QStringLiteral("opsched — %1").arg(name));

@@ -56,7 +56,11 @@ public:
     // Lists the runs of an opsched results database in the Runs panel (read off the GUI thread; a
     // file that is not one is reported through lastError() and, interactively, a dialog).
     void openDatabase(const QString& path);
-    // A model, or a database (.db, .sqlite, .sqlite3): whatever the file is.
+    // Reads a mapping file (opsched-cli map -o) for the open model and shows it like a computed
+    // mapping, listed in the Schedules panel. On failure (no model, another model's file, a broken
+    // file) nothing changes and the error is in lastError() and, interactively, a dialog.
+    bool openMappingFile(const QString& path);
+    // A model, a database (.db, .sqlite, .sqlite3) or a mapping file: whatever the file is.
     bool openFile(const QString& path);
     static bool isDatabaseFile(const QString& path);
 
@@ -111,6 +115,7 @@ private:
     void createDocks();
     void createStatusBar();
     void openModelDialog();
+    void openMappingDialog();
     void addRecentFile(const QString& ref);
     void updateRecentMenu();
     void updateFilterCount();

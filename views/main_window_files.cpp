@@ -5,9 +5,11 @@
 #include "compare_view.h"
 #include "dag_view.h"
 #include "export.h"
+#include "mapping_file_result.h"
 #include "profile_panel.h"
 #include "run_database_panel.h"
 #include "schedule_editor.h"
+#include "schedule_panel.h"
 #include "schedule_result.h"
 #include "start_page.h"
 #include "timeline_view.h"
@@ -125,8 +127,8 @@ void MainWindow::openModelDialog()
     QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open"), settings.value(kLastDirKey).toString(),
-        tr("Models and results (*.onnx *.db *.sqlite *.sqlite3);;ONNX models (*.onnx);;opsched databases (*.db *.sqlite "
-           "*.sqlite3);;All files (*)"));
+        tr("Models and results (*.onnx *.db *.sqlite *.sqlite3 *.json);;ONNX models (*.onnx);;opsched databases (*.db "
+           "*.sqlite *.sqlite3);;opsched mappings (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
@@ -141,9 +143,49 @@ bool MainWindow::isDatabaseFile(const QString& path)
 
 bool MainWindow::openFile(const QString& path)
 {
+    if (looksLikeMappingFile(path.toStdString()))
+        return openMappingFile(path);
     if (!isDatabaseFile(path))
         return openModel(path);
     openDatabase(path);
+    return true;
+}
+
+void MainWindow::openMappingDialog()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Mapping"), settings.value(kLastDirKey).toString(),
+                                                      tr("opsched mappings (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openMappingFile(path);
+}
+
+bool MainWindow::openMappingFile(const QString& path)
+{
+    std::shared_ptr<const ScheduleResult> result;
+    if (!graph_) {
+        lastError_ = tr("Open the model %1 maps first; a mapping is read against the open model.").arg(path);
+    } else {
+        try {
+            result = loadMappingResult(*graph_, path.toStdString());
+            lastError_.clear();
+        } catch (const std::exception& e) {
+            lastError_ = QString::fromStdString(e.what());
+        }
+    }
+    if (!result) {
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot open mapping"), lastError_);
+        return false;
+    }
+    // Listed like a computed mapping: the panel selects it, which shows its DAG colours and timeline.
+    schedulesDock_->show();
+    schedulesDock_->raise();
+    schedules_->addResult(result);
+    timelineDock_->raise();
+    statusBar()->showMessage(tr("Read mapping %1").arg(path), 4000);
     return true;
 }
 

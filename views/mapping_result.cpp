@@ -27,6 +27,8 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
     for (std::uint32_t t = 0; t < problem.taskCount(); ++t)
         rows.addOp(mapping.device[t], times.start[t], times.finish[t], t,
                    static_cast<std::uint32_t>(graph.op(OpId(t)).kind));
+    // An idle device keeps its row (and its kernels row): the mapping chose to leave it empty.
+    data.rows.ensureRows(2 * problem.deviceCount());
     data.rows.finish();
     // Each op row named after its device.
     for (std::size_t r = 0; r < data.rowNames.size(); ++r)
@@ -65,14 +67,55 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
     return data;
 }
 
+std::vector<std::string> splitDeviceList(const std::string& list)
+{
+    std::vector<std::string> names;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        const auto first = item.find_first_not_of(" \t");
+        if (first == std::string::npos)
+            continue;
+        names.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+    }
+    return names;
+}
+
+bool isSimulatedDeviceList(const std::string& list)
+{
+    for (const auto& name : splitDeviceList(list))
+        if (name.rfind("sim:", 0) != 0)
+            return false;
+    return true;
+}
+
+std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::MappingProblem& problem,
+                                              const map::Mapping& mapping, const map::MappingTimes& times,
+                                              const ScheduleRequest& request, const MappingSummary& summary)
+{
+    auto result = std::make_shared<ScheduleResult>();
+    result->request = request;
+    result->batch = graph.batch();
+    result->output.plan = map::planForMapping(graph, mapping, times.start);
+    result->output.searchSeconds = summary.solveSeconds;
+    result->output.params["mapper"] = summary.mapper;
+    result->output.params["status"] = summary.status;
+    result->output.params["makespan_ms"] = times.makespan * 1e3;
+    result->output.params["lower_bound_ms"] = summary.lowerBoundMs;
+    result->latency = times.makespan;
+    MappingView view;
+    for (const auto& d : problem.devices)
+        view.devices.push_back(d.name);
+    view.deviceOf.assign(mapping.device.begin(), mapping.device.end());
+    view.status = summary.status;
+    result->mapping = std::move(view);
+    result->timeline = std::make_shared<TimelineData>(timelineFromMapping(graph, problem, mapping, times));
+    return result;
+}
+
 std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGraph, const ScheduleRequest& request)
 {
     const std::string mapper = request.scheduler.substr(std::string(kMapperPrefix).size());
-    std::vector<std::string> names;
-    std::stringstream in(request.device);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty())
-            names.push_back(item);
+    const std::vector<std::string> names = splitDeviceList(request.device);
     if (names.size() < 2)
         throw Error("a mapper places ops across several devices: pick a device list such as "
                     "sim:xeon,sim:t4,sim:a100 (" + request.device + " is one device)");
@@ -82,8 +125,8 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
     for (const auto& name : names) {
         auto costs = map::simulatedDeviceCosts(graph, name);
         if (!costs)
-            throw Error("the window maps across simulated devices only; " + name +
-                        " is measured: use opsched-cli map ... -o FILE and profile --mapping");
+            throw Error(name + " is not a simulated device: measured devices (cpu, cpu:N, cuda:N) are mapped by "
+                               "opsched-cli map, which the Schedules panel runs for a list that names one");
         devices.push_back(std::move(*costs));
     }
     std::vector<std::vector<map::Link>> links(names.size(), std::vector<map::Link>(names.size()));
@@ -93,25 +136,10 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
                 links[u][v] = map::defaultLink(names[u], names[v]);
     const map::MappingProblem problem = map::buildProblem(graph, devices, links);
     map::MapperOptions options;
-    options.timeLimitSeconds = 20; // the window stays responsive; the CLI takes --time-limit
+    options.timeLimitSeconds = kWindowMapTimeLimitSeconds; // the window stays responsive; the CLI takes --time-limit
     const map::MapResult r = map::runMapper(mapper, problem, options);
-
-    auto result = std::make_shared<ScheduleResult>();
-    result->request = request;
-    result->batch = graph.batch();
-    result->output.plan = map::planForMapping(graph, r.mapping, r.times.start);
-    result->output.searchSeconds = r.solveSeconds;
-    result->output.params["mapper"] = mapper;
-    result->output.params["status"] = map::toString(r.status);
-    result->output.params["lower_bound_ms"] = map::lowerBound(problem) * 1e3;
-    result->latency = r.times.makespan;
-    MappingView view;
-    view.devices = names;
-    view.deviceOf.assign(r.mapping.device.begin(), r.mapping.device.end());
-    view.status = map::toString(r.status);
-    result->mapping = std::move(view);
-    result->timeline = std::make_shared<TimelineData>(timelineFromMapping(graph, problem, r.mapping, r.times));
-    return result;
+    return mappingResult(graph, problem, r.mapping, r.times, request,
+                         {mapper, map::toString(r.status), map::lowerBound(problem) * 1e3, r.solveSeconds});
 }
 
 } // namespace opsched

@@ -1,7 +1,9 @@
 // A mapping (DiviML) computed for the open model in the window: a ScheduleResult whose plan has
 // one stream per device, whose timeline has one row per device with the transfers as flows, and
-// whose DAG colours are the devices. Simulated devices only (sim:NAME, sim:xeon); measured
-// devices go through `opsched-cli map -o` and `profile --mapping`.
+// whose DAG colours are the devices. Simulated devices (sim:NAME, sim:xeon) are mapped here, in the
+// window's process; a list naming a measured device (cpu, cpu:N, cuda:N) is mapped by opsched-cli
+// as a child process (map_process.h) and its file read back (mapping_file_result.h) into the
+// same kind of result.
 #pragma once
 
 #include "schedule_result.h"
@@ -11,8 +13,29 @@
 namespace opsched {
 
 inline constexpr const char* kMapperPrefix = "map:"; // scheduler names "map:milp-split", ...
+// The MILPs' time limit for a mapping started in the window (in process or through opsched-cli).
+inline constexpr double kWindowMapTimeLimitSeconds = 20;
 
 bool isMapperRequest(const ScheduleRequest& request);
+
+// "sim:t4, sim:a100" -> {"sim:t4", "sim:a100"} (blanks trimmed, empty items dropped).
+std::vector<std::string> splitDeviceList(const std::string& list);
+// Whether every device of the list is simulated (sim:...), i.e. mapped in the window's process.
+bool isSimulatedDeviceList(const std::string& list);
+
+// What a mapping result carries beside its schedule (the result's params).
+struct MappingSummary {
+    std::string mapper;
+    std::string status;      // optimal, feasible, timeout, heuristic
+    double lowerBoundMs = 0;
+    double solveSeconds = 0;
+};
+
+// The ScheduleResult of `mapping` (over `graph`, at the graph's batch): plan, timeline, DAG
+// colours and params, the same whether the window computed the mapping or read it from a file.
+std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::MappingProblem& problem,
+                                              const map::Mapping& mapping, const map::MappingTimes& times,
+                                              const ScheduleRequest& request, const MappingSummary& summary);
 
 // The timeline of a mapping: one op row per device (named after it), spans at the predicted
 // starts, a flow per transfer (from the producer's end to the result's arrival).

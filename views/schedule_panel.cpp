@@ -1,5 +1,7 @@
 #include "schedule_panel.h"
 
+#include "map_process.h"
+#include "mapping_file_result.h"
 #include "mapping_result.h"
 #include "map/mappers.h"
 
@@ -8,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +21,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace opsched {
@@ -39,9 +43,12 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     // Device lists for the mappers; the box takes any other comma-separated list typed in.
     device_->addItem(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
     device_->addItem(QStringLiteral("sim:t4,sim:a100"));
+    // Measured devices: mapped by opsched-cli in a child process (costs measured on this machine).
+    device_->addItem(QStringLiteral("cpu:0,cpu:1"));
     device_->setEditable(true);
     device_->setToolTip(tr("The simulated GPU to schedule for; for a mapper (map:...), a comma-separated list of "
-                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100)"));
+                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
+                           "(cpu, cpu:N core partitions, cuda:N), which opsched-cli maps in a child process"));
     device_->setCurrentText(QStringLiteral("sim:h100"));
     connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
         const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
@@ -136,6 +143,17 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(status_);
     layout->addWidget(table_, 1);
 
+    mapProcess_ = new MapProcess(this);
+    mapProcess_->setGracePeriod(2000);
+    connect(mapProcess_, &MapProcess::finished, this, &SchedulePanel::mapProcessFinished);
+    elapsed_ = new QTimer(this);
+    elapsed_->setInterval(1000);
+    connect(elapsed_, &QTimer::timeout, this, [this] {
+        status_->setText(tr("mapping %1 on %2 with opsched-cli... %3 s")
+                             .arg(QString::fromStdString(mapRequest_.scheduler), QString::fromStdString(mapRequest_.device))
+                             .arg(++elapsedSeconds_));
+    });
+
     connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
     connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -158,6 +176,19 @@ SchedulePanel::~SchedulePanel()
     cancel();
     if (worker_)
         worker_->wait();
+    mapProcess_->abandon();
+}
+
+bool SchedulePanel::isRunning() const
+{
+    return worker_ != nullptr || mapProcess_->isRunning();
+}
+
+void SchedulePanel::setModelRef(const QString& ref)
+{
+    // A relative path would be read from the child's working folder; make it absolute.
+    const QFileInfo file(ref);
+    modelRef_ = file.isFile() ? file.absoluteFilePath() : ref;
 }
 
 void SchedulePanel::setGraph(std::shared_ptr<const Graph> graph)
@@ -165,6 +196,11 @@ void SchedulePanel::setGraph(std::shared_ptr<const Graph> graph)
     cancel();
     if (worker_)
         worker_->wait();
+    if (mapProcess_->isRunning()) {
+        // Its mapping is for the model being closed.
+        mapProcess_->abandon();
+        done(nullptr, tr("cancelled"));
+    }
     graph_ = std::move(graph);
     if (graph_)
         batch_->setValue(static_cast<int>(graph_->batch()));
@@ -191,16 +227,26 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     start(request);
 }
 
-void SchedulePanel::start(const ScheduleRequest& request)
+void SchedulePanel::startBusy(const ScheduleRequest& request, const QString& how)
 {
-    if (!graph_ || worker_)
-        return;
-    cancelled_ = std::make_shared<std::atomic<bool>>(false);
     runButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
     progress_->setRange(0, 0); // busy until the first progress report
-    status_->setText(tr("running %1 on %2...").arg(QString::fromStdString(request.scheduler),
-                                                   QString::fromStdString(request.device)));
+    status_->setText(tr("%1 %2 on %3...").arg(how, QString::fromStdString(request.scheduler),
+                                              QString::fromStdString(request.device)));
+}
+
+void SchedulePanel::start(const ScheduleRequest& request)
+{
+    if (!graph_ || isRunning())
+        return;
+    // Measured devices are timed by opsched-cli in a child process; simulated ones are mapped here.
+    if (isMapperRequest(request) && !isSimulatedDeviceList(request.device)) {
+        startMapProcess(request);
+        return;
+    }
+    cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    startBusy(request, tr("running"));
 
     // The worker only reads the immutable graph; results come back through queued calls.
     auto graph = graph_;
@@ -226,10 +272,60 @@ void SchedulePanel::start(const ScheduleRequest& request)
     worker_->start();
 }
 
+void SchedulePanel::startMapProcess(const ScheduleRequest& request)
+{
+    if (modelRef_.isEmpty()) {
+        done(nullptr, tr("opsched-cli needs the model's file or zoo name to map measured devices, and this model "
+                         "was not opened from one"));
+        return;
+    }
+    MapRequest map;
+    map.model = modelRef_;
+    map.batch = request.batch > 0 ? request.batch : graph_->batch();
+    QStringList devices;
+    for (const auto& name : splitDeviceList(request.device))
+        devices << QString::fromStdString(name);
+    map.devices = devices.join(QLatin1Char(','));
+    map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
+    map.timeLimitSeconds = kWindowMapTimeLimitSeconds;
+    if (!mapProcess_->start(map)) {
+        done(nullptr, mapProcess_->lastError());
+        return;
+    }
+    mapRequest_ = request;
+    startBusy(request, tr("mapping"));
+    elapsedSeconds_ = 0;
+    elapsed_->start();
+}
+
+void SchedulePanel::mapProcessFinished(bool ok, const QString& message, const QString& file)
+{
+    elapsed_->stop();
+    if (!ok || !graph_) {
+        done(nullptr, message);
+        return;
+    }
+    // The file is read through the same path as File > Open Mapping.
+    std::shared_ptr<const ScheduleResult> result;
+    try {
+        result = loadMappingResult(*graph_, file.toStdString());
+    } catch (const std::exception& e) {
+        done(nullptr, QString::fromStdString(e.what()));
+        return;
+    }
+    auto named = std::make_shared<ScheduleResult>(*result);
+    named->request.scheduler = mapRequest_.scheduler; // as asked, even where the file names no mapper
+    named->output.params.erase("file");              // a temporary file, gone after this
+    done(named, QString());
+    if (!message.isEmpty())
+        status_->setText(status_->text() + QLatin1Char('\n') + message); // e.g. the time limit ended the search
+}
+
 void SchedulePanel::cancel()
 {
     if (cancelled_)
         cancelled_->store(true);
+    mapProcess_->cancel();
 }
 
 void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QString& error)
@@ -250,10 +346,15 @@ void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QSt
     }
     status_->setText(tr("%1: %2 ms").arg(QString::fromStdString(result->request.scheduler))
                          .arg(result->latency * 1e3, 0, 'f', 3));
+    addResult(result);
+    emit finished(true, QString());
+}
+
+void SchedulePanel::addResult(std::shared_ptr<const ScheduleResult> result)
+{
     results_->add(result);
     table_->selectRow(results_->rowCount() - 1);
     emit resultSelected(result);
-    emit finished(true, QString());
 }
 
 } // namespace opsched

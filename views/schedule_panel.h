@@ -1,5 +1,6 @@
 // Run any scheduler on the open model (scheduler, device, batch, r, s, CUDA graph), off the GUI thread
-// with progress and Cancel; list the results; selecting one shows its timeline.
+// with progress and Cancel; list the results; selecting one shows its timeline. A mapper over a
+// device list that names a measured device runs as `opsched-cli map` in a child process.
 #pragma once
 
 #include "schedule_results_model.h"
@@ -17,8 +18,11 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QThread;
+class QTimer;
 
 namespace opsched {
+
+class MapProcess;
 
 class SchedulePanel : public QWidget {
     Q_OBJECT
@@ -29,8 +33,13 @@ public:
     QSize sizeHint() const override; // wide enough for every column of the results table
 
     void setGraph(std::shared_ptr<const Graph> graph); // clears the results
+    // How the open model was opened (zoo:NAME?..., a file): what opsched-cli map is given.
+    void setModelRef(const QString& ref);
     ScheduleResultsModel* results() const { return results_; }
-    bool isRunning() const { return worker_ != nullptr; }
+    bool isRunning() const;
+    // Lists a result made elsewhere (a mapping file) and selects it, as if it had just been run.
+    void addResult(std::shared_ptr<const ScheduleResult> result);
+    MapProcess* mapProcess() const { return mapProcess_; }
 
 public slots:
     // Starts a run with the panel's current settings (or the given scheduler).
@@ -44,6 +53,9 @@ signals:
 
 private:
     void start(const ScheduleRequest& request);
+    void startBusy(const ScheduleRequest& request, const QString& how);
+    void startMapProcess(const ScheduleRequest& request);
+    void mapProcessFinished(bool ok, const QString& message, const QString& file);
     void done(std::shared_ptr<const ScheduleResult> result, const QString& error);
 
     std::shared_ptr<const Graph> graph_;
@@ -61,6 +73,11 @@ private:
     QLabel* status_ = nullptr;
     QTableView* table_ = nullptr;
     QThread* worker_ = nullptr;
+    MapProcess* mapProcess_ = nullptr;
+    ScheduleRequest mapRequest_; // what the child maps
+    QTimer* elapsed_ = nullptr;  // counts the child's seconds in the status line
+    int elapsedSeconds_ = 0;
+    QString modelRef_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
     int tableWidthHint_ = 0;
 };

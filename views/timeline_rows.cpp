@@ -12,6 +12,12 @@ void TimelineRows::addSpan(std::size_t row, TimelineSpan span)
     rows_[row].push_back(span);
 }
 
+void TimelineRows::ensureRows(std::size_t count)
+{
+    if (rows_.size() < count)
+        rows_.resize(count);
+}
+
 void TimelineRows::finish()
 {
     firstStart_ = std::numeric_limits<double>::infinity();

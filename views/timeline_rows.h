@@ -30,6 +30,8 @@ public:
     // `row` spans may overlap only if they never do within one stream; they are sorted here.
     void addSpan(std::size_t row, TimelineSpan span);
     void finish(); // sorts rows; call after adding
+    // At least `count` rows, the new ones empty: a stream (device) with nothing on it keeps its row.
+    void ensureRows(std::size_t count);
 
     std::size_t rowCount() const { return rows_.size(); }
     const std::vector<TimelineSpan>& row(std::size_t r) const { return rows_[r]; }

@@ -74,9 +74,10 @@ std::optional<std::pair<double, double>> parseRange(const QString& text)
     return std::make_pair(a, b);
 }
 
-// Opens the model, runs the scheduler, waits for it, and saves the window as a PNG.
+// Opens the model, runs the scheduler (or reads the mapping file), waits for it, and saves the
+// window as a PNG.
 int screenshot(opsched::MainWindow& window, const QString& model, const QString& scheduler, const QString& device,
-               std::optional<std::pair<double, double>> range, const QString& file)
+               const QString& mapping, std::optional<std::pair<double, double>> range, const QString& file)
 {
     window.setInteractive(false);
     window.resize(1400, 900);
@@ -86,6 +87,15 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
             std::fprintf(stderr, "opsched: %s\n", qPrintable(window.lastError()));
             return 1;
         }
+        if (!mapping.isEmpty()) {
+            if (!window.openMappingFile(mapping)) {
+                std::fprintf(stderr, "opsched: %s\n", qPrintable(window.lastError()));
+                return 1;
+            }
+            stageForScreenshot(window, range);
+        }
+    }
+    if (!model.isEmpty() && mapping.isEmpty()) {
         QEventLoop loop;
         bool ok = false;
         QObject::connect(window.schedulePanel(), &opsched::SchedulePanel::finished, &loop,
@@ -96,7 +106,8 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
                              loop.quit();
                          });
         if (auto* devices = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"))) {
-            if (devices->findText(device) < 0) {
+            // A mapper's device list may be any list (measured devices run through opsched-cli).
+            if (devices->findText(device) < 0 && !device.contains(QLatin1Char(','))) {
                 std::fprintf(stderr, "opsched: unknown device %s\n", qPrintable(device));
                 return 2;
             }
@@ -145,7 +156,8 @@ int main(int argc, char* argv[])
                                              QStringLiteral("Scheduler for --screenshot (default: ios)."),
                                              QStringLiteral("name"), QStringLiteral("ios"));
     const QCommandLineOption deviceOption(QStringLiteral("device"),
-                                          QStringLiteral("Simulated device for --screenshot (default: sim:h100)."),
+                                          QStringLiteral("Device for --screenshot (default: sim:h100); for a map:NAME "
+                                                         "scheduler a comma list, e.g. cpu:0,cpu:1."),
                                           QStringLiteral("sim:NAME"), QStringLiteral("sim:h100"));
     const QCommandLineOption selectOption(
         QStringLiteral("select"),
@@ -155,7 +167,13 @@ int main(int argc, char* argv[])
     parser.addOption(screenshotOption);
     parser.addOption(schedulerOption);
     parser.addOption(deviceOption);
+    const QCommandLineOption mappingOption(
+        QStringLiteral("mapping"),
+        QStringLiteral("Open a mapping file (opsched-cli map -o) for MODEL; with --screenshot, show it instead of "
+                       "running a scheduler."),
+        QStringLiteral("file"));
     parser.addOption(selectOption);
+    parser.addOption(mappingOption);
     parser.process(app);
     std::optional<std::pair<double, double>> range;
     if (parser.isSet(selectOption)) {
@@ -170,12 +188,12 @@ int main(int argc, char* argv[])
     opsched::MainWindow window;
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(screenshotOption))
-        return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(deviceOption), range,
-                          parser.value(screenshotOption));
+        return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(deviceOption),
+                          parser.value(mappingOption), range, parser.value(screenshotOption));
 
     window.show();
     // After show(), so an error dialog has its window to sit on.
-    if (!args.isEmpty())
-        window.openModel(args.first());
+    if (!args.isEmpty() && window.openModel(args.first()) && parser.isSet(mappingOption))
+        window.openMappingFile(parser.value(mappingOption));
     return QApplication::exec();
 }

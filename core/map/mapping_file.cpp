@@ -127,6 +127,9 @@ MappingDocument mappingFromJson(const Graph& graph, const nlohmann::json& j)
     if (!version.is_number_integer() || version.get<long long>() != kMappingFormatVersion)
         fail("version " + version.dump() + " is not supported (this opsched reads version " +
              std::to_string(kMappingFormatVersion) + ")");
+    if (j.contains("objective") && j.at("objective") != "latency")
+        fail("it is a " + (j.at("objective").is_string() ? j.at("objective").get<std::string>() : j.at("objective").dump()) +
+             " mapping (each op's inputs split across devices); opsched runs and shows latency mappings only");
     MappingDocument doc;
     doc.model = stringField(j, "model");
     if (j.contains("model_sha256") && j.at("model_sha256").is_string() &&

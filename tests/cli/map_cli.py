@@ -229,6 +229,10 @@ def main():
     json.dump(doc, open(bad, "w"))
     expect_error(cli, "is not mapped", "run", RWNN, "--mapping", bad)
     expect_error(cli, "another model", "run", "zoo:rwnn?modules=2&n=8&res=64&width=32", "--mapping", cpu_map)
+    through = os.path.join(a.work, "throughput.json")
+    run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--objective", "throughput", "--inputs", "4", "--mapper",
+        "greedy", "--cost-cache-file", cache, "-o", through)
+    expect_error(cli, "throughput mapping", "run", RWNN, "--mapping", through)
     sim_map = os.path.join(a.work, "sim.json")
     run(cli, "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "heft", "-o", sim_map)
     expect_error(cli, "sim devices only predict", "run", RWNN, "--mapping", sim_map)

@@ -72,6 +72,27 @@ private slots:
         QVERIFY(!dag.hasDevices());
     }
 
+    void anIdleDeviceKeepsItsRow()
+    {
+        // bd puts every op on the one best device: the other's row is there, empty.
+        const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
+        ScheduleRequest request;
+        request.scheduler = "map:bd";
+        request.device = "sim:t4,sim:a100";
+        const auto result = computeMappingResult(graph, request);
+        const TimelineData& t = *result->timeline;
+        std::vector<std::string> rows;
+        std::size_t empty = 0;
+        for (std::size_t r = 0; r < t.rows.rowCount(); ++r)
+            if (t.rowKind(r) == TimelineRowKind::Ops) {
+                rows.push_back(t.rowNames[r]);
+                empty += t.rows.row(r).empty();
+            }
+        QCOMPARE(rows, (std::vector<std::string>{"sim:t4", "sim:a100"}));
+        QCOMPARE(empty, std::size_t(1));
+        QCOMPARE(t.rows.rowCount(), t.rowNames.size());
+    }
+
     void oneDeviceOrAMeasuredOneIsRefused()
     {
         const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
