@@ -142,6 +142,69 @@ double lowerBound(const MappingProblem& p)
     return best;
 }
 
+namespace {
+
+// Device u is busy at least sum_i n_iu r_iu, where n_iu of op i's L inputs run on u and r_iu is
+// its cheapest cost per input there (over the batch sizes). For weights w on the devices summing
+// to 1, C >= sum_u w_u load_u >= sum_i L min_u w_u r_iu: any w gives a bound, and the function is
+// concave in w, so a few exchange steps from w ~ 1 / (u's time for everything) find a good one.
+double speedWeightedWork(const BatchedProblem& p)
+{
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    std::vector<std::vector<double>> rate(n, std::vector<double>(k, kUnsupported));
+    std::vector<double> total(k, 0.0);
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t u = 0; u < k; ++u) {
+            for (std::size_t s = 0; s < p.sizes.size(); ++s)
+                rate[i][u] = std::min(rate[i][u], p.seconds[i][u][s] * static_cast<double>(p.inputs) /
+                                                      static_cast<double>(p.sizes[s]));
+            total[u] += rate[i][u];
+        }
+    auto value = [&](const std::vector<double>& w) {
+        double sum = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            double least = kUnsupported;
+            for (std::uint32_t u = 0; u < k; ++u)
+                if (std::isfinite(rate[i][u])) // a device that cannot run the op takes none of its inputs
+                    least = std::min(least, w[u] * rate[i][u]);
+            sum += std::isfinite(least) ? least : 0.0;
+        }
+        return sum;
+    };
+    std::vector<double> w(k, 0.0);
+    double norm = 0;
+    for (std::uint32_t u = 0; u < k; ++u)
+        norm += std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] : 0.0;
+    if (norm <= 0)
+        return 0;
+    for (std::uint32_t u = 0; u < k; ++u)
+        w[u] = std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] / norm : 0.0;
+    double best = value(w);
+    for (double step = 0.05; step > 1e-4;) {
+        bool moved = false;
+        for (std::uint32_t a = 0; a < k; ++a)
+            for (std::uint32_t b = 0; b < k; ++b) {
+                if (a == b || w[a] < step)
+                    continue;
+                w[a] -= step;
+                w[b] += step;
+                const double v = value(w);
+                if (v > best * (1 + 1e-12)) {
+                    best = v;
+                    moved = true;
+                } else {
+                    w[a] += step;
+                    w[b] -= step;
+                }
+            }
+        if (!moved)
+            step /= 2;
+    }
+    return best;
+}
+
+} // namespace
+
 double batchedLowerBound(const BatchedProblem& p)
 {
     const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
@@ -160,6 +223,7 @@ double batchedLowerBound(const BatchedProblem& p)
     }
     std::vector<double> end(n, 0.0);
     double path = 0, work = 0;
+    const double speeds = speedWeightedWork(p);
     const auto order = *topologicalOrder(p.base.dag); // a copy: the optional is a temporary
     for (std::uint32_t t : order) {
         double start = 0;
@@ -169,7 +233,7 @@ double batchedLowerBound(const BatchedProblem& p)
         path = std::max(path, end[t]);
         work += leastWork[t];
     }
-    return std::max(path, work / static_cast<double>(k));
+    return std::max({path, work / static_cast<double>(k), speeds});
 }
 
 } // namespace opsched::map

@@ -26,7 +26,8 @@ double lowerBound(const MappingProblem& problem, const std::vector<std::vector<s
 
 // For the throughput objective: the larger of the longest chain with every op at its cheapest
 // batch anywhere (each input passes every op of a path in some batch) and the least total batch
-// time of every op's split over the devices. L / this bound bounds the throughput from above.
+// time of every op's split over the devices, and the work bound weighted by device speed
+// (speedWeightedWork in the .cpp). L / this bound bounds the throughput from above.
 double batchedLowerBound(const BatchedProblem& problem);
 
 // The same with modules cut along the topological order at narrow points (chunksAlongOrder,
