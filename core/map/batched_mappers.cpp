@@ -178,6 +178,20 @@ BatchedResult search(const BatchedProblem& p, const MapperOptions& o, bool annea
 
 } // namespace
 
+std::optional<BatchedResult> bestListHeuristic(const BatchedProblem& p, const MapperOptions& o)
+{
+    std::optional<BatchedResult> best;
+    for (const char* h : {"bd", "met", "greedy", "heft"}) {
+        try {
+            BatchedResult r = runBatchedMapper(h, p, o);
+            if (!best || r.times.makespan < best->times.makespan)
+                best = std::move(r);
+        } catch (const Error&) {
+        }
+    }
+    return best;
+}
+
 BatchedResult improveBatchedSplits(const BatchedProblem& p, const MapperOptions& o, const std::vector<std::uint32_t>& from)
 {
     const auto t0 = Clock::now();
@@ -258,15 +272,7 @@ BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& p, c
     if (name == "sa" || name == "ea")
         return search(p, o, name == "sa", t0);
     if (name == "milp") {
-        std::optional<BatchedResult> best;
-        for (const char* h : {"bd", "met", "greedy", "heft"}) {
-            try {
-                BatchedResult r = runBatchedMapper(h, p, o);
-                if (!best || r.times.makespan < best->times.makespan)
-                    best = std::move(r);
-            } catch (const Error&) {
-            }
-        }
+        const std::optional<BatchedResult> best = bestListHeuristic(p, o);
         if (!best)
             throw Error("milp (throughput): no heuristic found a mapping to start from");
         BatchedResult r = mapBatchedMilp(p, o, *best);

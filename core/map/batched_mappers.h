@@ -7,6 +7,7 @@
 #include "map/map_result.h"
 
 #include <limits>
+#include <optional>
 #include <string_view>
 
 namespace opsched::map {
@@ -28,6 +29,10 @@ struct BatchedResult {
 // milp: the batched MILP (batched_milp.h) from the best of bd, met, greedy and heft. milp-split:
 // batched_split.h. Throws Error for unknown names and when no feasible mapping is found.
 BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& problem, const MapperOptions& options);
+
+// The best of the list heuristics bd, met, greedy and heft (those that find a mapping), or none:
+// where the MILPs start from and what milp-split must beat.
+std::optional<BatchedResult> bestListHeuristic(const BatchedProblem& problem, const MapperOptions& options);
 
 // The biased (1+1) EA of `ea` started from `from` (splits per task; breadth-first device orders),
 // within options' iterations and time limit: how MILP-SPLIT polishes its joined pieces.

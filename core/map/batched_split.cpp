@@ -399,16 +399,11 @@ BatchedResult BatchedSplitter::run()
     if (milpWindows_)
         note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_) + " windows";
 
-    for (const char* h : {"bd", "met", "greedy", "heft"}) {
-        try {
-            BatchedResult r = runBatchedMapper(h, p_, o_);
-            if (!result.times.feasible || r.times.makespan < result.times.makespan * (1 - 1e-12)) {
-                note += std::string("; ") + h + " was better, kept";
-                result.mapping = std::move(r.mapping);
-                result.times = r.times;
-            }
-        } catch (const Error&) {
-        }
+    if (auto listed = bestListHeuristic(p_, o_);
+        listed && (!result.times.feasible || listed->times.makespan < result.times.makespan * (1 - 1e-12))) {
+        note += "; " + listed->mapper + " was better, kept";
+        result.mapping = std::move(listed->mapping);
+        result.times = listed->times;
     }
     if (!result.times.feasible)
         throw Error("milp-split (throughput) found no feasible mapping: " + result.times.problem);
@@ -426,15 +421,7 @@ BatchedResult mapBatchedMilpSplit(const BatchedProblem& p, const MapperOptions& 
 {
     p.validate();
     // The start every piece searches from: the splits of the best list heuristic.
-    std::optional<BatchedResult> best;
-    for (const char* h : {"met", "greedy", "heft"}) {
-        try {
-            BatchedResult r = runBatchedMapper(h, p, o);
-            if (!best || r.times.makespan < best->times.makespan)
-                best = std::move(r);
-        } catch (const Error&) {
-        }
-    }
+    const std::optional<BatchedResult> best = bestListHeuristic(p, o);
     if (!best)
         throw Error("milp-split (throughput): no list heuristic found a mapping to start from");
     return BatchedSplitter(p, o, best->mapping.split).run();
