@@ -11,21 +11,9 @@ import os
 import subprocess
 import sys
 
+from cli_support import expect_error, run
+
 RWNN = "zoo:rwnn?modules=3&n=8&res=64&width=32"
-
-
-def run(cli, *args, expect=0):
-    p = subprocess.run([cli, *args], capture_output=True, text=True, timeout=600)
-    if p.returncode != expect:
-        sys.exit(f"FAIL: opsched-cli {' '.join(args)} exited {p.returncode}, expected {expect}\n"
-                 f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
-    return p
-
-
-def expect_error(cli, pattern, *args):
-    p = run(cli, *args, expect=1)
-    if pattern.lower() not in (p.stderr + p.stdout).lower():
-        sys.exit(f"FAIL: opsched-cli {' '.join(args)}: expected a message with '{pattern}', got:\n{p.stderr}")
 
 
 def recompute_makespan(doc, edges):

@@ -13,15 +13,9 @@ import os
 import subprocess
 import sys
 
+from cli_support import expect_error, run
+
 RWNN = "zoo:rwnn?gen=er&n=12&modules=2&channels=2&seed=3&res=32"
-
-
-def run(cli, *args, expect=0):
-    p = subprocess.run([cli, *args], capture_output=True, text=True, timeout=600)
-    if p.returncode != expect:
-        sys.exit(f"FAIL: opsched-cli {' '.join(args)} exited {p.returncode}, expected {expect}\n"
-                 f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
-    return p
 
 
 def same_outputs(got, want, what, rtol):
