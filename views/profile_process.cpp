@@ -1,16 +1,10 @@
 #include "profile_process.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QRegularExpression>
-#include <QStandardPaths>
-#include <QTimer>
 
 namespace opsched {
 namespace {
 
-constexpr int kStderrKeep = 4000; // characters of the child's stderr kept for the message
 constexpr int kExitSomeJobsFailed = 3;
 
 } // namespace
@@ -31,99 +25,31 @@ QStringList ProfileRequest::arguments() const
     return args;
 }
 
-ProfileProcess::ProfileProcess(QObject* parent) : QObject(parent)
+ProfileProcess::ProfileProcess(QObject* parent) : CliProcess(parent)
 {
-    killTimer_ = new QTimer(this);
-    killTimer_->setSingleShot(true);
-    connect(killTimer_, &QTimer::timeout, this, [this] {
-        if (process_) {
-            killed_ = true;
-            process_->kill();
-        }
-    });
-}
-
-ProfileProcess::~ProfileProcess()
-{
-    if (process_) {
-        process_->disconnect(this);
-        process_->kill();
-        process_->waitForFinished(2000);
-    }
-}
-
-QString ProfileProcess::findCli()
-{
-    const QString env = qEnvironmentVariable("OPSCHED_CLI");
-    if (!env.isEmpty())
-        return env;
-    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("opsched-cli"));
-    if (QFileInfo(beside).isExecutable())
-        return beside;
-    return QStandardPaths::findExecutable(QStringLiteral("opsched-cli"));
+    setGracePeriod(5000);
+    connect(this, &CliProcess::stdoutLine, this, &ProfileProcess::handleLine);
+    connect(this, &CliProcess::exited, this, &ProfileProcess::onExited);
+    connect(this, &CliProcess::failedToStart, this, [this](const QString& message) { emit finished(false, message); });
 }
 
 bool ProfileProcess::start(const ProfileRequest& request)
 {
-    if (process_) {
-        lastError_ = tr("A profiling batch is already running.");
+    if (isRunning())
+        return refuse(tr("A profiling batch is already running."));
+    const QString cli = runnableCli(tr("opsched-cli was not found next to opsched or on PATH. Build it (cmake --build "
+                                       "build --target opsched-cli), or set OPSCHED_CLI to its path."));
+    if (cli.isEmpty())
         return false;
-    }
-    const QString cli = cliPath();
-    if (cli.isEmpty() || !QFileInfo(cli).isExecutable()) {
-        lastError_ = cli.isEmpty()
-                         ? tr("opsched-cli was not found next to opsched or on PATH. Build it (cmake --build build "
-                              "--target opsched-cli), or set OPSCHED_CLI to its path.")
-                         : tr("%1 is not an executable file. Set OPSCHED_CLI to opsched-cli's path.").arg(cli);
-        return false;
-    }
-    cancelled_ = killed_ = false;
     done_ = total_ = 0;
     failedJobs_.clear();
     summary_.clear();
-    stderr_.clear();
-    lastError_.clear();
-
-    process_ = new QProcess(this);
-    connect(process_, &QProcess::readyReadStandardOutput, this, &ProfileProcess::readStdout);
-    connect(process_, &QProcess::readyReadStandardError, this, &ProfileProcess::readStderr);
-    connect(process_, &QProcess::finished, this, &ProfileProcess::onFinished);
-    connect(process_, &QProcess::errorOccurred, this, &ProfileProcess::onError);
-    const QStringList args = request.arguments();
-    emit started(cli + QLatin1Char(' ') + args.join(QLatin1Char(' ')));
-    process_->start(cli, args);
+    launch(cli, request.arguments(), Stdout::Lines);
     return true;
-}
-
-void ProfileProcess::cancel()
-{
-    if (!process_ || cancelled_)
-        return;
-    cancelled_ = true;
-    // The CLI stops after the current job on SIGTERM; a child that does not is killed later.
-    process_->terminate();
-    killTimer_->start(graceMs_);
-}
-
-void ProfileProcess::readStdout()
-{
-    while (process_ && process_->canReadLine())
-        handleLine(QString::fromUtf8(process_->readLine()).trimmed());
-}
-
-void ProfileProcess::readStderr()
-{
-    if (!process_)
-        return;
-    stderr_ += QString::fromUtf8(process_->readAllStandardError());
-    if (stderr_.size() > 2 * kStderrKeep)
-        stderr_ = stderr_.right(kStderrKeep);
 }
 
 void ProfileProcess::handleLine(const QString& line)
 {
-    if (line.isEmpty())
-        return;
     emit outputLine(line);
     static const QRegularExpression job(QStringLiteral(R"(^\[(\d+)/(\d+)\] (.*)$)"));
     if (const auto m = job.match(line); m.hasMatch()) {
@@ -137,33 +63,16 @@ void ProfileProcess::handleLine(const QString& line)
     }
 }
 
-QString ProfileProcess::stderrTail() const
+void ProfileProcess::onExited(int exitCode, QProcess::ExitStatus status)
 {
-    QString tail = stderr_.right(kStderrKeep).trimmed();
-    return tail.isEmpty() ? tr("(nothing on stderr)") : tail;
-}
 
-void ProfileProcess::onError(QProcess::ProcessError error)
-{
-    if (error != QProcess::FailedToStart || !process_)
-        return;
-    // No finished() follows a failed start.
-    const QString message = tr("Could not start %1: %2").arg(process_->program(), process_->errorString());
-    cleanUp();
-    emit finished(false, message);
-}
-
-void ProfileProcess::onFinished(int exitCode, QProcess::ExitStatus status)
-{
-    readStdout();
-    readStderr();
     const QString progress = total_ > 0 ? tr("after %1 of %2 jobs").arg(done_).arg(total_) : tr("before its first job");
     const QString kept = tr("Every run it finished is in the database; profile again to resume the rest.");
     bool ok = false;
     QString message;
-    if (cancelled_) {
-        message = killed_ ? tr("Cancelled: opsched-cli did not stop within %1 s and was killed %2. %3")
-                                .arg(graceMs_ / 1000.0)
+    if (wasCancelled()) {
+        message = wasKilled() ? tr("Cancelled: opsched-cli did not stop within %1 s and was killed %2. %3")
+                                .arg(gracePeriod() / 1000.0)
                                 .arg(progress, kept)
                           : tr("Cancelled %1. %2").arg(progress, kept);
     } else if (status == QProcess::CrashExit) {
@@ -181,18 +90,7 @@ void ProfileProcess::onFinished(int exitCode, QProcess::ExitStatus status)
     } else {
         message = tr("opsched-cli failed (exit %1) %2:\n%3").arg(exitCode).arg(progress, stderrTail());
     }
-    cleanUp();
     emit finished(ok, message);
-}
-
-void ProfileProcess::cleanUp()
-{
-    killTimer_->stop();
-    if (process_) {
-        process_->disconnect(this);
-        process_->deleteLater();
-        process_ = nullptr;
-    }
 }
 
 } // namespace opsched

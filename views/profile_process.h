@@ -1,14 +1,10 @@
 // `opsched-cli profile` as a child process: profiling on a real GPU goes through the driver and
-// CUPTI, and a crash there must not take the window down. Reads the child's one-line-per-job
-// progress, cancels politely (SIGTERM: the CLI finishes the current job) and then firmly (kill
-// after a grace period), and turns a crash or a non-zero exit into a message a person can act on.
+// CUPTI, and a crash there must not take the window down (CliProcess). Reads the child's
+// one-line-per-job progress (on cancel, SIGTERM, the CLI finishes the current job) and turns a
+// crash or a non-zero exit into a message a person can act on.
 #pragma once
 
-#include <QObject>
-#include <QProcess>
-#include <QStringList>
-
-class QTimer;
+#include "cli_process.h"
 
 namespace opsched {
 
@@ -28,36 +24,21 @@ struct ProfileRequest {
     QStringList arguments() const;
 };
 
-class ProfileProcess : public QObject {
+// Inherits from CliProcess: findCli, setCliPath, setGracePeriod (5 s), isRunning, lastError,
+// cancel, wasCancelled, started.
+class ProfileProcess : public CliProcess {
     Q_OBJECT
 
 public:
     explicit ProfileProcess(QObject* parent = nullptr);
-    ~ProfileProcess() override; // a child still running is killed
-
-    // Where opsched-cli is: $OPSCHED_CLI, else next to this executable, else on PATH; empty if nowhere.
-    static QString findCli();
-    // Overrides findCli() (tests, or a person pointing at another build).
-    void setCliPath(const QString& path) { cliPath_ = path; }
-    QString cliPath() const { return cliPath_.isEmpty() ? findCli() : cliPath_; }
-    // How long Cancel waits for the child to stop after SIGTERM before killing it.
-    void setGracePeriod(int ms) { graceMs_ = ms; }
 
     // False (and finished() is not emitted) when a batch is already running or no CLI is found;
     // the reason is in lastError().
     bool start(const ProfileRequest& request);
-    bool isRunning() const { return process_ != nullptr; }
-    QString lastError() const { return lastError_; }
     int jobsDone() const { return done_; }
     int jobsTotal() const { return total_; }
 
-public slots:
-    void cancel();
-    // Whether the last batch ended because cancel() was called (the user asked; not an error).
-    bool wasCancelled() const { return cancelled_; }
-
 signals:
-    void started(const QString& commandLine);
     // One per job the child reports ("[3/42] squeezenet ios batch 1: 0.385 ms ..."): its run is in
     // the database now.
     void jobFinished(int done, int total, const QString& line);
@@ -66,26 +47,13 @@ signals:
     void finished(bool ok, const QString& message);
 
 private:
-    void readStdout();
-    void readStderr();
-    void onFinished(int exitCode, QProcess::ExitStatus status);
-    void onError(QProcess::ProcessError error);
     void handleLine(const QString& line);
-    QString stderrTail() const;
-    void cleanUp();
+    void onExited(int exitCode, QProcess::ExitStatus status);
 
-    QString cliPath_;
-    int graceMs_ = 5000;
-    QProcess* process_ = nullptr;
-    QTimer* killTimer_ = nullptr;
-    bool cancelled_ = false;
-    bool killed_ = false;
     int done_ = 0;
     int total_ = 0;
     QStringList failedJobs_;
     QString summary_;
-    QString stderr_;
-    QString lastError_;
 };
 
 } // namespace opsched

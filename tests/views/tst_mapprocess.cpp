@@ -2,6 +2,7 @@
 // child process for a device list naming cpu:N and lists its result like an in-process mapping;
 // simulated lists stay in process; the CLI's error, a crash, a broken file and Cancel end in a
 // message and a panel ready for the next run.
+#include "fake_cli.h"
 #include "map_process.h"
 #include "mapping_result.h"
 #include "schedule_panel.h"
@@ -11,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <QComboBox>
-#include <QFile>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -224,18 +224,7 @@ private:
         panel.findChild<QComboBox*>(QStringLiteral("deviceCombo"))->setCurrentText(devices);
     }
 
-    QString fakeCli(const QByteArray& body)
-    {
-        static int n = 0;
-        const QString path = dir_.filePath(QStringLiteral("fake-cli-%1.sh").arg(++n));
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly))
-            qFatal("cannot write %s", qPrintable(path));
-        f.write("#!/bin/sh\n" + body + "\n");
-        f.close();
-        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-        return path;
-    }
+    QString fakeCli(const QByteArray& body) { return test::writeFakeCli(dir_, body); }
 
     QTemporaryDir dir_;
     std::shared_ptr<const Graph> graph_;

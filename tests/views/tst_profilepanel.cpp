@@ -2,6 +2,7 @@
 // it goes; a crashing child leaves the window working and says what happened; results databases
 // open from File > Open.
 #include "dag_view.h"
+#include "fake_cli.h"
 #include "main_window.h"
 #include "profile_panel.h"
 #include "run_database_panel.h"
@@ -50,7 +51,7 @@ private slots:
     void profileShortcutShowsProgress();
 
 private:
-    QString fakeCli(const QByteArray& body);
+    QString fakeCli(const QByteArray& body) { return opsched::test::writeFakeCli(dir_, body); }
     QTemporaryDir dir_;
 };
 
@@ -65,19 +66,6 @@ void TestProfilePanel::initTestCase()
 void TestProfilePanel::init()
 {
     QSettings().clear();
-}
-
-QString TestProfilePanel::fakeCli(const QByteArray& body)
-{
-    static int n = 0;
-    const QString path = dir_.filePath(QStringLiteral("fake-cli-%1.sh").arg(++n));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        qFatal("cannot write %s", qPrintable(path));
-    f.write("#!/bin/sh\n" + body + "\n");
-    f.close();
-    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return path;
 }
 
 void TestProfilePanel::followsTheOpenModel()

@@ -1,9 +1,9 @@
 // ProfileProcess: the opsched-cli child's progress lines, exit codes, crashes and cancellation,
 // with small shell scripts standing in for opsched-cli.
+#include "fake_cli.h"
 #include "profile_process.h"
 
 #include <QElapsedTimer>
-#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,23 +26,9 @@ private slots:
     void refusesASecondBatch();
 
 private:
-    // An executable script standing in for opsched-cli.
-    QString fakeCli(const QByteArray& body);
+    QString fakeCli(const QByteArray& body) { return opsched::test::writeFakeCli(dir_, body); }
     QTemporaryDir dir_;
-    int scripts_ = 0;
 };
-
-QString TestProfileProcess::fakeCli(const QByteArray& body)
-{
-    const QString path = dir_.filePath(QStringLiteral("fake-cli-%1.sh").arg(++scripts_));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        qFatal("cannot write %s", qPrintable(path));
-    f.write("#!/bin/sh\n" + body + "\n");
-    f.close();
-    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return path;
-}
 
 static ProfileRequest sampleRequest()
 {
