@@ -209,4 +209,90 @@ BatchedMapping batchedWithOrder(const BatchedProblem& p, const std::vector<std::
     return m;
 }
 
+BatchedMapping batchedEarliestStart(const BatchedProblem& p, const std::vector<std::uint32_t>& split,
+                                    const std::vector<std::uint32_t>& priority)
+{
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    BatchedMapping m;
+    m.split = split;
+    m.order.assign(k, {});
+    std::vector<std::size_t> rank(n, 0);
+    for (std::size_t i = 0; i < priority.size(); ++i)
+        rank[priority[i]] = i;
+    std::vector<std::vector<std::int64_t>> first(n, std::vector<std::int64_t>(k, 0));
+    for (std::uint32_t t = 0; t < n; ++t)
+        for (std::uint32_t u = 1; u < k; ++u)
+            first[t][u] = first[t][u - 1] + p.splits[split[t]][u - 1];
+    auto count = [&](std::uint32_t t, std::uint32_t u) { return p.splits[split[t]][u]; };
+    auto overlap = [&](std::uint32_t a, std::uint32_t u, std::uint32_t b, std::uint32_t v) {
+        const std::int64_t lo = std::max(first[a][u], first[b][v]);
+        const std::int64_t hi = std::min(first[a][u] + count(a, u), first[b][v] + count(b, v));
+        return std::max<std::int64_t>(0, hi - lo);
+    };
+    // A task's batches become ready together: once every batch of every predecessor is placed
+    // (a superset of the overlapping ones, which keeps this simple and still a valid order).
+    std::vector<std::uint32_t> waiting(n);
+    for (std::uint32_t t = 0; t < n; ++t)
+        waiting[t] = static_cast<std::uint32_t>(p.base.dag.predecessors[t].size());
+    std::vector<std::vector<double>> finish(n, std::vector<double>(k, 0.0));
+    std::vector<double> free(k, 0.0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ready; // (task, device) batches
+    std::vector<std::uint32_t> left(n, 0);
+    auto release = [&](std::uint32_t t) {
+        for (std::uint32_t u = 0; u < k; ++u)
+            if (count(t, u)) {
+                ready.emplace_back(t, u);
+                ++left[t];
+            }
+    };
+    for (std::uint32_t t = 0; t < n; ++t)
+        if (!waiting[t])
+            release(t);
+    auto earliest = [&](std::uint32_t t, std::uint32_t u) {
+        double s = free[u];
+        for (std::uint32_t q : p.base.dag.predecessors[t])
+            for (std::uint32_t w = 0; w < k; ++w) {
+                const std::int64_t shared = count(q, w) ? overlap(q, w, t, u) : 0;
+                if (!shared)
+                    continue;
+                double arrival = finish[q][w];
+                if (w != u) {
+                    const Link& link = p.base.links[w][u];
+                    if (!link.connected())
+                        return kUnsupported;
+                    arrival += link.latencySeconds +
+                               static_cast<double>(shared) * p.base.tasks[q].outputBytes / link.bandwidthBytesPerSecond;
+                }
+                s = std::max(s, arrival);
+            }
+        return s;
+    };
+    while (!ready.empty()) {
+        std::size_t pick = 0;
+        double pickStart = kUnsupported;
+        for (std::size_t i = 0; i < ready.size(); ++i) {
+            const double s = earliest(ready[i].first, ready[i].second);
+            if (s < pickStart || (s == pickStart && rank[ready[i].first] < rank[ready[pick].first])) {
+                pickStart = s;
+                pick = i;
+            }
+        }
+        if (!std::isfinite(pickStart))
+            return BatchedMapping{split, std::vector<std::vector<std::uint32_t>>(k)};
+        const auto [t, u] = ready[pick];
+        ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+        const double cost = p.costOf(t, u, count(t, u));
+        if (!std::isfinite(cost))
+            return BatchedMapping{split, std::vector<std::vector<std::uint32_t>>(k)};
+        finish[t][u] = pickStart + cost;
+        free[u] = finish[t][u];
+        m.order[u].push_back(t);
+        if (--left[t] == 0)
+            for (std::uint32_t c : p.base.dag.successors[t])
+                if (--waiting[c] == 0)
+                    release(c);
+    }
+    return m;
+}
+
 } // namespace opsched::map

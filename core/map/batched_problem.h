@@ -60,4 +60,10 @@ BatchedTimes evaluate(const BatchedProblem& problem, const BatchedMapping& mappi
 BatchedMapping batchedWithOrder(const BatchedProblem& problem, const std::vector<std::uint32_t>& split,
                                 const std::vector<std::uint32_t>& priority);
 
+// Orders each device's batches by list scheduling: among the batches whose predecessors' batches
+// are placed, the one that can start earliest goes next (ties: the task earlier in `priority`).
+// Empty orders where some batch cannot run (no link, no cost).
+BatchedMapping batchedEarliestStart(const BatchedProblem& problem, const std::vector<std::uint32_t>& split,
+                                    const std::vector<std::uint32_t>& priority);
+
 } // namespace opsched::map

@@ -47,11 +47,9 @@ public:
     {
     }
 
-    double cost(const std::vector<std::uint32_t>& split) const
-    {
-        return evaluate(p_, batchedWithOrder(p_, split, order_)).makespan;
-    }
-    BatchedMapping mapping(const std::vector<std::uint32_t>& split) const { return batchedWithOrder(p_, split, order_); }
+    // The better of two orders for these splits: breadth-first, and list scheduling by earliest start.
+    double cost(const std::vector<std::uint32_t>& split) const { return best(split).second; }
+    BatchedMapping mapping(const std::vector<std::uint32_t>& split) const { return best(split).first; }
 
     // Each movable op in turn takes its best split, the others held, until a round changes
     // nothing (or the deadline). Returns the makespan reached.
@@ -87,6 +85,17 @@ public:
     }
 
 private:
+    std::pair<BatchedMapping, double> best(const std::vector<std::uint32_t>& split) const
+    {
+        BatchedMapping bfs = batchedWithOrder(p_, split, order_);
+        const double bfsCost = evaluate(p_, bfs).makespan;
+        BatchedMapping listed = batchedEarliestStart(p_, split, order_);
+        const BatchedTimes t = evaluate(p_, listed);
+        if (t.feasible && t.makespan < bfsCost)
+            return {std::move(listed), t.makespan};
+        return {std::move(bfs), bfsCost};
+    }
+
     const BatchedProblem& p_;
     std::vector<std::uint32_t> order_;
     Clock::time_point deadline_;

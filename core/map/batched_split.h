@@ -4,13 +4,15 @@
 // of one device:
 //   dp(sep_k+1, b) = min over a of dp(sep_k, a) + piece(segment k+1 | entry split a, exit split b).
 // Only the four cheapest splits of a separator (or one per device, if more) are carried into the
-// next segment. A piece is priced as if its entry separator's batches had all finished when it starts (a
-// barrier) and is searched by single-op split moves from several starts; the pieces on the chosen
-// path are then solved again by the batched MILP (batched_milp.h) with their entry and exit
-// splits fixed, within the time limit, where the MILP is small enough. The joined mapping is
-// evaluated without barriers (never slower than the DP's sum: the same device orders, each batch as
-// early as it can), polished by single-op moves over the whole graph and compared with the list
-// heuristics; the best is kept.
+// next segment. A piece is priced as if its entry separator's batches had all finished when it
+// starts (a barrier), by single-op split moves from two starts, each split assignment evaluated
+// with the better of two device orders (breadth-first, earliest start). The chosen pieces are
+// joined (each device's order is theirs one after the other) and evaluated without barriers
+// (never slower than the DP's sum: the same orders, each batch as early as it can), polished by
+// single-op moves and the (1+1) EA, and windows of consecutive pieces are solved again by the
+// batched MILP (batched_milp.h; entry split fixed, exit split fixed where a later piece builds
+// on it), each kept when the whole mapping gets no slower; the best of that and the list
+// heuristics is the result.
 //
 // Where optimality is lost, unlike latency: a barrier is exact only where the separator runs all L
 // inputs on one device (then every later batch needs it and it needs every earlier one); pieces
