@@ -78,7 +78,7 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
     const std::size_t dependencyRows = batchedMilpRows(p, fixedSplit);
     if (dependencyRows > kBatchedMilpMaxRows)
         throw Error("the throughput MILP of this model would have over " + std::to_string(dependencyRows) +
-                    " dependency rows (ops x splits^2 x devices^2): use the heuristic mappers");
+                    " dependency rows (ops x splits^2 x devices^2): use milp-split or the heuristic mappers");
 
     cbc::Model m;
     std::vector<std::vector<int>> z(n, std::vector<int>(splits, -1));
