@@ -18,6 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kFree = -1;
 constexpr std::size_t kEntryStates = 4; // separator splits carried from one segment to the next
+constexpr std::size_t kLongPieceTasks = 24;
 
 // `tasks` (topological order) as a problem of their own. With `entryDone`, tasks[0] is the
 // separator the piece starts after: it costs nothing there (its batches finished at the barrier),
@@ -53,10 +54,10 @@ public:
 
     // Each movable op in turn takes its best split, the others held, until a round changes
     // nothing (or the deadline). Returns the makespan reached.
-    double descend(std::vector<std::uint32_t>& split, const std::vector<std::int64_t>& fixed) const
+    double descend(std::vector<std::uint32_t>& split, const std::vector<std::int64_t>& fixed, int rounds = 8) const
     {
         double best = cost(split);
-        for (int round = 0; round < 8; ++round) {
+        for (int round = 0; round < rounds; ++round) {
             bool improved = false;
             for (std::uint32_t t : order_) {
                 if (!fixed.empty() && fixed[t] != kFree)
@@ -156,14 +157,18 @@ Piece BatchedSplitter::price(const BatchedProblem& sub, const SegmentTasks& seg,
         starts[0][i] = fixed[i] != kFree ? static_cast<std::uint32_t>(fixed[i]) : hint_[seg.tasks[i]];
         starts[1][i] = fixed[i] != kFree ? static_cast<std::uint32_t>(fixed[i]) : static_cast<std::uint32_t>(uniform);
     }
+    // Long pieces (multi-channel graphs, few separators) are priced by one short descent from the
+    // heuristic's splits, so that every (entry, exit) pair gets priced in the time; the joined
+    // mapping is searched further afterwards.
+    const bool longPiece = n > kLongPieceTasks;
     Piece best;
     for (auto& split : starts) {
-        const double c = search.descend(split, fixed);
+        const double c = search.descend(split, fixed, longPiece ? 2 : 8);
         if (c < best.makespan) {
             best.makespan = c;
             best.split = split;
         }
-        if (starts[0] == starts[1])
+        if (longPiece || starts[0] == starts[1])
             break;
     }
     if (std::isfinite(best.makespan))
