@@ -187,8 +187,9 @@ void DagView::applyLayout(std::shared_ptr<const LayeredLayout> layout)
     emit layoutReady();
 }
 
-void DagView::setDevices(std::vector<int> deviceOf, std::vector<std::string> names)
+void DagView::setDevices(std::vector<int> deviceOf, std::vector<std::string> names, std::string title)
 {
+    deviceTitle_ = std::move(title);
     placement_.clear();
     stageCount_ = 0;
     deviceOf_ = graph_ && deviceOf.size() == graph_->opCount() ? std::move(deviceOf) : std::vector<int>{};
@@ -482,7 +483,7 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
     std::vector<Entry> entries;
     QString title;
     if (hasDevices()) {
-        title = tr("device:");
+        title = deviceTitle_.empty() ? tr("device:") : QString::fromStdString(deviceTitle_) + QLatin1Char(':');
         for (std::size_t d = 0; d < deviceNames_.size(); ++d)
             entries.push_back({stageColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d])});
     }

@@ -40,7 +40,8 @@ public:
     bool hasSchedule() const { return !placement_.empty(); }
     // Colours ops by the device a mapping puts them on (one entry per op id; names label the
     // legend and each box). Replaces a schedule's colouring; setSchedule replaces this.
-    void setDevices(std::vector<int> deviceOf, std::vector<std::string> names);
+    // `title` heads the legend (empty: "device").
+    void setDevices(std::vector<int> deviceOf, std::vector<std::string> names, std::string title = {});
     bool hasDevices() const { return !deviceOf_.empty(); }
     int deviceOf(OpId op) const;
 
@@ -125,6 +126,7 @@ private:
     int stageCount_ = 0;
     std::vector<int> deviceOf_;            // per op; empty unless a mapping is shown
     std::vector<std::string> deviceNames_;
+    std::string deviceTitle_;
     OpId selected_;
 
     double scale_ = 1;

@@ -452,7 +452,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
     }
     // Plan-only schedulers (Nimble, Opara) have no stages to colour by; mappings colour by device.
     if (result->mapping)
-        dag_->setDevices(result->mapping->deviceOf, result->mapping->devices);
+        dag_->setDevices(result->mapping->deviceOf, result->mapping->devices, result->mapping->colouring);
     else
         dag_->setSchedule(result->output.schedule ? &*result->output.schedule : nullptr);
     auto graph = graph_;

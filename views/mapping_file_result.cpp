@@ -1,6 +1,9 @@
 #include "mapping_file_result.h"
 
+#include "batched_mapping_result.h"
 #include "mapping_result.h"
+
+#include "map/batched_mapping_file.h"
 
 #include "map/mapping_file.h"
 #include "util/error.h"
@@ -22,6 +25,58 @@ namespace {
 std::string text(const nlohmann::json& j, const char* key)
 {
     return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
+}
+
+// The model a file names, when it is not the open one: a message that says so first.
+std::string withModel(const nlohmann::json& j, const Graph& graph, std::string why)
+{
+    const std::string fileModel = text(j, "model");
+    if (!fileModel.empty() && fileModel != graph.name())
+        return "it maps model " + fileModel + ", not the open model " + graph.name() + " (" + why + ")";
+    return why;
+}
+
+ScheduleRequest requestFor(const std::string& mapper, const std::vector<std::string>& devices, std::int64_t batch)
+{
+    ScheduleRequest request;
+    request.scheduler = std::string(kMapperPrefix) + (mapper.empty() ? "file" : mapper);
+    request.device.clear();
+    for (std::size_t u = 0; u < devices.size(); ++u)
+        request.device += (u ? "," : "") + devices[u];
+    request.batch = batch;
+    return request;
+}
+
+// The makespan is recomputed from the file's inputs; a file whose own number disagrees (edited
+// by hand) says so in the params rather than being trusted.
+void noteFileMakespan(ScheduleResult& result, const std::string& path, double fileMs)
+{
+    result.output.params["file"] = path;
+    if (fileMs > 0 && std::abs(fileMs - result.latency * 1e3) > 1e-6 * std::max(1.0, fileMs))
+        result.output.params["file_makespan_ms"] = fileMs;
+}
+
+// A throughput mapping: over the model at batch 1 (its inputs are the batch), evaluated from the
+// file's per-batch costs and links.
+std::shared_ptr<const ScheduleResult> loadThroughput(const Graph& openGraph, const std::string& path,
+                                                     const nlohmann::json& j)
+{
+    const Graph graph = openGraph.batch() == 1 ? openGraph : openGraph.withBatch(1);
+    map::BatchedMappingDocument doc;
+    try {
+        doc = map::batchedMappingFromJson(graph, j);
+    } catch (const Error& e) {
+        fail(path, withModel(j, graph, e.what()));
+    }
+    std::vector<map::Transfer> transfers;
+    const map::BatchedTimes times = map::evaluate(doc.problem, doc.mapping, &transfers);
+    if (!times.feasible)
+        fail(path, "its mapping cannot run: " + times.problem);
+    auto result = batchedMappingResult(graph, doc.problem, doc.mapping, times, transfers,
+                                       requestFor(doc.mapper, deviceNames(doc.problem.base), graph.batch()),
+                                       {doc.mapper, doc.status, doc.lowerBoundMs, doc.solveSeconds});
+    noteFileMakespan(*result, path, doc.makespanMs);
+    return result;
 }
 
 } // namespace
@@ -53,9 +108,8 @@ std::shared_ptr<const ScheduleResult> loadMappingResult(const Graph& openGraph, 
     }
     if (!j.is_object() || text(j, "format") != "opsched-mapping")
         fail(path, "is not a mapping file (no \"format\": \"opsched-mapping\"); opsched-cli map -o writes them");
-    // Throughput mappings split ops into batches; the window shows one input's mapping only.
-    if (const std::string objective = text(j, "objective"); !objective.empty() && objective != "latency")
-        fail(path, "is a " + objective + " mapping; the window shows latency mappings (map --objective latency)");
+    if (text(j, "objective") == "throughput")
+        return loadThroughput(openGraph, path, j);
 
     // The file is for the model at its own batch; the open model is rebuilt at that batch so that
     // a file made with --batch N loads whatever batch the window opened the model at.
@@ -66,15 +120,11 @@ std::shared_ptr<const ScheduleResult> loadMappingResult(const Graph& openGraph, 
         batch = j.at("batch").get<std::int64_t>();
     }
     const Graph graph = batch == openGraph.batch() ? openGraph : openGraph.withBatch(batch);
-    const std::string fileModel = text(j, "model");
     map::MappingDocument doc;
     try {
         doc = map::mappingFromJson(graph, j);
     } catch (const Error& e) {
-        std::string why = e.what();
-        if (!fileModel.empty() && fileModel != graph.name())
-            why = "it maps model " + fileModel + ", not the open model " + graph.name() + " (" + why + ")";
-        fail(path, why);
+        fail(path, withModel(j, graph, e.what()));
     }
     // The timeline is the prediction from the file's costs: without them there is nothing to draw.
     const std::size_t k = doc.devices.size();
@@ -94,12 +144,6 @@ std::shared_ptr<const ScheduleResult> loadMappingResult(const Graph& openGraph, 
     if (!times.feasible)
         fail(path, "its mapping cannot run: " + times.problem);
 
-    ScheduleRequest request;
-    request.scheduler = std::string(kMapperPrefix) + (doc.mapper.empty() ? "file" : doc.mapper);
-    request.device.clear();
-    for (std::size_t u = 0; u < k; ++u)
-        request.device += (u ? "," : "") + doc.devices[u];
-    request.batch = graph.batch();
     MappingSummary summary;
     summary.mapper = doc.mapper;
     summary.status = text(j, "status");
@@ -107,12 +151,9 @@ std::shared_ptr<const ScheduleResult> loadMappingResult(const Graph& openGraph, 
         summary.lowerBoundMs = j.at("lower_bound_ms").get<double>();
     if (j.contains("solve_s") && j.at("solve_s").is_number())
         summary.solveSeconds = j.at("solve_s").get<double>();
-    auto result = mappingResult(graph, problem, doc.mapping, times, request, summary);
-    result->output.params["file"] = path;
-    // The makespan is recomputed from the file's inputs; a file whose own number disagrees (edited
-    // by hand) says so in the params rather than being trusted.
-    if (doc.makespanMs > 0 && std::abs(doc.makespanMs - times.makespan * 1e3) > 1e-6 * std::max(1.0, doc.makespanMs))
-        result->output.params["file_makespan_ms"] = doc.makespanMs;
+    auto result = mappingResult(graph, problem, doc.mapping, times, requestFor(doc.mapper, doc.devices, graph.batch()),
+                                summary);
+    noteFileMakespan(*result, path, doc.makespanMs);
     return result;
 }
 

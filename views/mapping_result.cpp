@@ -20,26 +20,12 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
                                  const map::MappingTimes& times)
 {
     TimelineData data;
-    std::vector<std::int64_t> streams;
-    for (std::size_t u = 0; u < problem.deviceCount(); ++u)
-        streams.push_back(static_cast<std::int64_t>(u));
-    StreamRowsBuilder rows(data, streams);
+    StreamRowsBuilder rows = deviceRows(data, problem.deviceCount());
     for (std::uint32_t t = 0; t < problem.taskCount(); ++t)
         rows.addOp(mapping.device[t], times.start[t], times.finish[t], t,
                    static_cast<std::uint32_t>(graph.op(OpId(t)).kind));
-    // An idle device keeps its row (and its kernels row): the mapping chose to leave it empty.
-    data.rows.ensureRows(2 * problem.deviceCount());
-    data.rows.finish();
-    // Each op row named after its device.
-    for (std::size_t r = 0; r < data.rowNames.size(); ++r)
-        if (data.rowKind(r) == TimelineRowKind::Ops && r < data.rowStreams.size() && data.rowStreams[r] >= 0)
-            data.rowNames[r] = problem.devices[static_cast<std::size_t>(data.rowStreams[r])].name;
-    for (const map::Transfer& x : times.transfers)
-        data.flows.push_back({x.start, x.end, static_cast<std::uint32_t>(rows.opRow(x.fromDevice)),
-                              static_cast<std::uint32_t>(rows.opRow(x.toDevice)), false});
-    std::sort(data.flows.begin(), data.flows.end(),
-              [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
-    data.latency = times.makespan;
+    const std::vector<std::string> names = deviceNames(problem);
+    finishDeviceTimeline(data, rows, names, times.transfers, times.makespan);
     // The chain that sets the makespan, walked back from the last op to end: at each step the
     // input or the device predecessor that released it.
     std::uint32_t last = 0;
@@ -67,6 +53,41 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
     return data;
 }
 
+std::vector<std::string> deviceNames(const map::MappingProblem& problem)
+{
+    std::vector<std::string> names;
+    for (const auto& d : problem.devices)
+        names.push_back(d.name);
+    return names;
+}
+
+StreamRowsBuilder deviceRows(TimelineData& data, std::size_t devices)
+{
+    std::vector<std::int64_t> streams;
+    for (std::size_t u = 0; u < devices; ++u)
+        streams.push_back(static_cast<std::int64_t>(u));
+    return StreamRowsBuilder(data, streams);
+}
+
+void finishDeviceTimeline(TimelineData& data, const StreamRowsBuilder& rows, const std::vector<std::string>& devices,
+                          const std::vector<map::Transfer>& transfers, double makespanSeconds, const std::string& below)
+{
+    // An idle device keeps its row (and the row under it): the mapping chose to leave it empty.
+    data.rows.ensureRows(2 * devices.size());
+    data.rows.finish();
+    for (std::size_t r = 0; r < data.rowNames.size(); ++r)
+        if (r < data.rowStreams.size() && data.rowStreams[r] >= 0)
+            data.rowNames[r] = data.rowKind(r) == TimelineRowKind::Ops
+                                   ? devices[static_cast<std::size_t>(data.rowStreams[r])]
+                                   : below;
+    for (const map::Transfer& x : transfers)
+        data.flows.push_back({x.start, x.end, static_cast<std::uint32_t>(rows.opRow(x.fromDevice)),
+                              static_cast<std::uint32_t>(rows.opRow(x.toDevice)), false});
+    std::sort(data.flows.begin(), data.flows.end(),
+              [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+    data.latency = makespanSeconds;
+}
+
 std::vector<std::string> splitDeviceList(const std::string& list)
 {
     std::vector<std::string> names;
@@ -88,26 +109,35 @@ bool isSimulatedDeviceList(const std::string& list)
     return true;
 }
 
-std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::MappingProblem& problem,
-                                              const map::Mapping& mapping, const map::MappingTimes& times,
-                                              const ScheduleRequest& request, const MappingSummary& summary)
+std::shared_ptr<ScheduleResult> mappingResultBase(const Graph& graph, const std::vector<std::string>& devices,
+                                                  std::vector<int> deviceOf, double makespanSeconds,
+                                                  const ScheduleRequest& request, const MappingSummary& summary)
 {
     auto result = std::make_shared<ScheduleResult>();
     result->request = request;
     result->batch = graph.batch();
-    result->output.plan = map::planForMapping(graph, mapping, times.start);
     result->output.searchSeconds = summary.solveSeconds;
     result->output.params["mapper"] = summary.mapper;
     result->output.params["status"] = summary.status;
-    result->output.params["makespan_ms"] = times.makespan * 1e3;
+    result->output.params["makespan_ms"] = makespanSeconds * 1e3;
     result->output.params["lower_bound_ms"] = summary.lowerBoundMs;
-    result->latency = times.makespan;
+    result->latency = makespanSeconds;
     MappingView view;
-    for (const auto& d : problem.devices)
-        view.devices.push_back(d.name);
-    view.deviceOf.assign(mapping.device.begin(), mapping.device.end());
+    view.devices = devices;
+    view.deviceOf = std::move(deviceOf);
     view.status = summary.status;
     result->mapping = std::move(view);
+    return result;
+}
+
+std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::MappingProblem& problem,
+                                              const map::Mapping& mapping, const map::MappingTimes& times,
+                                              const ScheduleRequest& request, const MappingSummary& summary)
+{
+    const std::vector<std::string> names = deviceNames(problem);
+    auto result = mappingResultBase(graph, names, std::vector<int>(mapping.device.begin(), mapping.device.end()),
+                                    times.makespan, request, summary);
+    result->output.plan = map::planForMapping(graph, mapping, times.start);
     result->timeline = std::make_shared<TimelineData>(timelineFromMapping(graph, problem, mapping, times));
     return result;
 }

@@ -42,6 +42,22 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
 TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& problem, const map::Mapping& mapping,
                                  const map::MappingTimes& times);
 
+// What every mapping's result shares (the latency one above, the throughput one of
+// batched_mapping_result.h): request, batch, params (mapper, status, makespan_ms, lower_bound_ms),
+// latency = makespan and the DAG's device per op; plan and timeline are the caller's.
+std::shared_ptr<ScheduleResult> mappingResultBase(const Graph& graph, const std::vector<std::string>& devices,
+                                                  std::vector<int> deviceOf, double makespanSeconds,
+                                                  const ScheduleRequest& request, const MappingSummary& summary);
+
+// A mapping's timeline rows: an op row per device and the row under it (spans added through
+// `rows`, a StreamRowsBuilder over streams 0..devices-1). Names the op rows after the devices (and
+// the rows under them `below`), keeps idle devices' rows, adds a flow per transfer and the makespan.
+void finishDeviceTimeline(TimelineData& data, const StreamRowsBuilder& rows, const std::vector<std::string>& devices,
+                          const std::vector<map::Transfer>& transfers, double makespanSeconds,
+                          const std::string& below = "  kernels");
+StreamRowsBuilder deviceRows(TimelineData& data, std::size_t devices);
+std::vector<std::string> deviceNames(const map::MappingProblem& problem);
+
 // request.scheduler "map:NAME", request.device "sim:A,sim:B,...". Throws Error (fewer than two
 // devices, a device that is not simulated, an unknown mapper, no feasible mapping).
 std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& graph, const ScheduleRequest& request);

@@ -33,6 +33,7 @@ struct MappingView {
     std::vector<std::string> devices;
     std::vector<int> deviceOf; // per op id
     std::string status;        // optimal, feasible, timeout, heuristic
+    std::string colouring;     // what deviceOf means, the DAG legend's title; empty: "device"
 };
 
 struct ScheduleResult {

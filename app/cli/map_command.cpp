@@ -3,7 +3,7 @@
 #include "common_options.h"
 #include "map_devices.h"
 
-#include "map/batched_mappers.h"
+#include "map/batched_mapping_file.h"
 #include "map/lower_bound.h"
 #include "map/mappers.h"
 #include "map/mapping_file.h"
@@ -30,44 +30,8 @@ int mapThroughput(const Graph& graph, const Options& o)
     mo.timeLimitSeconds = o.timeLimit;
     mo.seed = o.seed;
     const map::BatchedResult r = map::runBatchedMapper(o.mapper, problem, mo);
-    nlohmann::ordered_json j;
-    j["format"] = "opsched-mapping";
-    j["version"] = map::kMappingFormatVersion;
-    j["model"] = graph.name();
-    j["objective"] = "throughput";
-    j["inputs"] = problem.inputs;
-    j["batch_sizes"] = problem.sizes;
-    j["mapper"] = r.mapper;
-    j["devices"] = names;
     const double bound = map::batchedLowerBound(problem);
-    j["throughput_per_s"] = r.times.throughput;
-    j["throughput_upper_bound_per_s"] = static_cast<double>(problem.inputs) / bound;
-    j["makespan_ms"] = r.times.makespan * 1e3;
-    j["lower_bound_ms"] = bound * 1e3;
-    j["status"] = map::toString(r.status);
-    j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
-    j["solve_s"] = r.solveSeconds;
-    if (!r.note.empty())
-        j["note"] = r.note;
-    auto mapping = nlohmann::ordered_json::object();
-    for (std::uint32_t t = 0; t < problem.base.taskCount(); ++t) {
-        auto split = nlohmann::ordered_json::object();
-        for (std::uint32_t u = 0; u < names.size(); ++u)
-            if (const auto c = problem.splits[r.mapping.split[t]][u])
-                split[names[u]] = c;
-        mapping[problem.base.tasks[t].name] = split;
-    }
-    j["mapping"] = mapping;
-    auto order = nlohmann::ordered_json::object();
-    for (std::uint32_t u = 0; u < names.size(); ++u) {
-        auto list = nlohmann::ordered_json::array();
-        for (std::uint32_t t : r.mapping.order[u])
-            list.push_back(problem.base.tasks[t].name);
-        order[names[u]] = list;
-    }
-    j["order"] = order;
-    j["transfers"] = r.times.transfers;
-    j["transferred_bytes"] = r.times.transferredBytes;
+    const auto j = map::batchedMappingToJson(graph, problem, r, bound);
     if (!o.output.empty())
         writeScheduleFile(o.output, j);
     if (o.json) {

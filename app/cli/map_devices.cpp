@@ -158,22 +158,12 @@ map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std:
     if (graph.batch() != 1)
         throw Error("--objective throughput: give the inputs with --inputs and keep --batch 1 (the mapper picks the "
                     "batch sizes)");
-    map::BatchedProblem p;
-    p.base = mappingProblemFor(graph, names, link, memory, cache);
-    p.inputs = inputs;
-    p.sizes = map::paperBatchSizes(inputs);
-    p.splits = map::enumerateSplits(inputs, p.sizes, names.size());
-    p.seconds.assign(graph.opCount(), std::vector<std::vector<double>>(names.size(), std::vector<double>(p.sizes.size())));
-    for (std::size_t k = 0; k < p.sizes.size(); ++k) {
-        const Graph batched = graph.withBatch(p.sizes[k]);
-        for (std::size_t u = 0; u < names.size(); ++u) {
-            const auto costs = deviceCosts(batched, names[u], cache, names).opSeconds;
-            for (std::size_t t = 0; t < graph.opCount(); ++t)
-                p.seconds[t][u][k] = costs[t];
-        }
-    }
-    p.validate();
-    return p;
+    return map::buildBatchedProblem(graph, mappingProblemFor(graph, names, link, memory, cache), inputs, [&](const Graph& batched) {
+        std::vector<map::DeviceCosts> out;
+        for (const auto& name : names)
+            out.push_back(deviceCosts(batched, name, cache, names));
+        return out;
+    });
 }
 
 std::vector<int> partitionCores(int index, int partitions)

@@ -73,8 +73,10 @@ std::vector<std::vector<std::int64_t>> enumerateSplits(std::int64_t inputs, cons
     return out;
 }
 
-BatchedTimes evaluate(const BatchedProblem& p, const BatchedMapping& m)
+BatchedTimes evaluate(const BatchedProblem& p, const BatchedMapping& m, std::vector<Transfer>* transfers)
 {
+    if (transfers)
+        transfers->clear();
     const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
     BatchedTimes out;
     auto fail = [&](std::string why) {
@@ -173,7 +175,10 @@ BatchedTimes evaluate(const BatchedProblem& p, const BatchedMapping& m)
                     if (!link.connected())
                         return fail("no link from " + p.base.devices[w].name + " to " + p.base.devices[u].name);
                     const double bytes = static_cast<double>(shared) * p.base.tasks[q].outputBytes;
+                    const double sent = arrival;
                     arrival += link.latencySeconds + bytes / link.bandwidthBytesPerSecond;
+                    if (transfers)
+                        transfers->push_back({q, t, w, u, sent, arrival, bytes});
                     ++out.transfers;
                     out.transferredBytes += bytes;
                 }

@@ -54,7 +54,10 @@ struct BatchedTimes {
 
 // Every batch starts once its device is free and every overlapping batch of a predecessor has
 // finished and its results arrived. With L = 1 this is evaluate() of the latency problem.
-BatchedTimes evaluate(const BatchedProblem& problem, const BatchedMapping& mapping);
+// `transfers`, when given, receives each transfer (producer's batch end to arrival; bytes of the
+// overlapping inputs' results): the window draws them, the mappers' inner loops skip the cost.
+BatchedTimes evaluate(const BatchedProblem& problem, const BatchedMapping& mapping,
+                      std::vector<Transfer>* transfers = nullptr);
 
 // Orders each device's batches by the tasks' position in `priority`.
 BatchedMapping batchedWithOrder(const BatchedProblem& problem, const std::vector<std::uint32_t>& split,

@@ -1,12 +1,12 @@
 #include "map/mapping_file.h"
 
+#include "map/mapping_json.h"
 #include "map/problem_builder.h"
 
 #include "graph/fingerprint.h"
 
 #include <cmath>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 namespace opsched::map {
@@ -14,37 +14,12 @@ namespace {
 
 double ms(double seconds) { return seconds * 1e3; }
 
-[[noreturn]] void fail(const std::string& why)
-{
-    throw MappingFileError("mapping file: " + why);
-}
-
-const nlohmann::json& field(const nlohmann::json& j, const char* key)
-{
-    if (!j.is_object() || !j.contains(key))
-        fail(std::string("missing \"") + key + "\"");
-    return j.at(key);
-}
-
-std::string stringField(const nlohmann::json& j, const char* key)
-{
-    const auto& v = field(j, key);
-    if (!v.is_string())
-        fail(std::string("\"") + key + "\" is not a string");
-    return v.get<std::string>();
-}
-
-double numberField(const nlohmann::json& j, const char* key)
-{
-    const auto& v = field(j, key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-        fail(std::string("\"") + key + "\" is not a non-negative number");
-    return v.get<double>();
-}
-
-std::string linkKey(const std::string& from, const std::string& to) { return from + "->" + to; }
-
 } // namespace
+
+using json::fail;
+using json::field;
+using json::numberField;
+using json::stringField;
 
 nlohmann::ordered_json mappingToJson(const Graph& graph, const MappingProblem& p, const MapResult& r,
                                      double lowerBoundSeconds)
@@ -106,61 +81,25 @@ nlohmann::ordered_json mappingToJson(const Graph& graph, const MappingProblem& p
         costs[p.tasks[t].name] = row;
     }
     j["costs"] = costs;
-    auto links = nlohmann::ordered_json::object();
-    for (std::uint32_t u = 0; u < p.deviceCount(); ++u)
-        for (std::uint32_t v = 0; v < p.deviceCount(); ++v)
-            if (u != v)
-                links[linkKey(p.devices[u].name, p.devices[v].name)] = {
-                    {"bandwidth_gbps", p.links[u][v].bandwidthBytesPerSecond / 1e9},
-                    {"latency_us", p.links[u][v].latencySeconds * 1e6}};
-    j["links"] = links;
+    j["links"] = json::linksToJson(p);
     return j;
 }
 
 MappingDocument mappingFromJson(const Graph& graph, const nlohmann::json& j)
 {
-    if (!j.is_object())
-        fail("not a JSON object");
-    if (stringField(j, "format") != "opsched-mapping")
-        fail("format is \"" + stringField(j, "format") + "\", expected \"opsched-mapping\"");
-    const auto& version = field(j, "version");
-    if (!version.is_number_integer() || version.get<long long>() != kMappingFormatVersion)
-        fail("version " + version.dump() + " is not supported (this opsched reads version " +
-             std::to_string(kMappingFormatVersion) + ")");
+    json::checkFormat(j);
     if (j.contains("objective") && j.at("objective") != "latency")
         fail("it is a " + (j.at("objective").is_string() ? j.at("objective").get<std::string>() : j.at("objective").dump()) +
              " mapping (each op's inputs split across devices); opsched runs and shows latency mappings only");
     MappingDocument doc;
+    json::checkModel(graph, j);
     doc.model = stringField(j, "model");
-    if (j.contains("model_sha256") && j.at("model_sha256").is_string() &&
-        j.at("model_sha256").get<std::string>() != modelFingerprint(graph))
-        fail("it was made for another model or batch than " + graph.name() + " at batch " +
-             std::to_string(graph.batch()) + " (model_sha256 differs)");
     doc.mapper = j.contains("mapper") && j.at("mapper").is_string() ? j.at("mapper").get<std::string>() : "";
     doc.makespanMs = j.contains("makespan_ms") ? numberField(j, "makespan_ms") : 0.0;
-    const auto& devices = field(j, "devices");
-    if (!devices.is_array() || devices.empty())
-        fail("\"devices\" is not a non-empty list");
-    std::map<std::string, std::uint32_t> deviceIndex;
-    for (const auto& d : devices) {
-        if (!d.is_string())
-            fail("a device is not a string");
-        if (!deviceIndex.emplace(d.get<std::string>(), static_cast<std::uint32_t>(doc.devices.size())).second)
-            fail("device " + d.get<std::string>() + " is listed twice");
-        doc.devices.push_back(d.get<std::string>());
-    }
-    auto deviceOf = [&](const std::string& name) {
-        const auto it = deviceIndex.find(name);
-        if (it == deviceIndex.end())
-            fail("device \"" + name + "\" is not in \"devices\"");
-        return it->second;
-    };
-    auto opOf = [&](const std::string& name) {
-        const auto id = graph.findOp(name);
-        if (!id)
-            fail("op \"" + name + "\" is not in model " + graph.name());
-        return id->value();
-    };
+    const json::DeviceList devices = json::readDevices(j);
+    doc.devices = devices.names;
+    auto deviceOf = [&](const std::string& name) { return devices.of(name); };
+    auto opOf = [&](const std::string& name) { return json::opOf(graph, name); };
     const std::size_t n = graph.opCount(), k = doc.devices.size();
     const auto& mapping = field(j, "mapping");
     if (!mapping.is_object())
@@ -174,27 +113,13 @@ MappingDocument mappingFromJson(const Graph& graph, const nlohmann::json& j)
     for (std::size_t t = 0; t < n; ++t)
         if (doc.mapping.device[t] == UINT32_MAX)
             fail("op " + graph.ops()[t].name + " is not mapped to any device");
-    const auto& order = field(j, "order");
-    if (!order.is_object())
-        fail("\"order\" is not an object {device: [op, ...]}");
-    doc.mapping.order.assign(k, {});
+    doc.mapping.order = json::readOrder(graph, j, devices, [&](std::uint32_t t, std::uint32_t u) {
+        return doc.mapping.device[t] == u ? std::string() : "mapped to " + doc.devices[doc.mapping.device[t]];
+    });
     std::vector<char> listed(n, 0);
-    for (const auto& [dev, ops] : order.items()) {
-        const std::uint32_t u = deviceOf(dev);
-        if (!ops.is_array())
-            fail("the order of " + dev + " is not a list of ops");
-        for (const auto& op : ops) {
-            if (!op.is_string())
-                fail("an op in the order of " + dev + " is not a string");
-            const std::uint32_t t = opOf(op.get<std::string>());
-            if (doc.mapping.device[t] != u)
-                fail("op " + op.get<std::string>() + " is in the order of " + dev + " but mapped to " +
-                     doc.devices[doc.mapping.device[t]]);
-            if (listed[t]++)
-                fail("op " + op.get<std::string>() + " is listed twice in \"order\"");
-            doc.mapping.order[u].push_back(t);
-        }
-    }
+    for (const auto& ops : doc.mapping.order)
+        for (std::uint32_t t : ops)
+            listed[t] = 1;
     for (std::size_t t = 0; t < n; ++t)
         if (!listed[t])
             fail("op " + graph.ops()[t].name + " is missing from its device's \"order\"");
@@ -217,19 +142,7 @@ MappingDocument mappingFromJson(const Graph& graph, const nlohmann::json& j)
             }
         }
     }
-    doc.links.assign(k, std::vector<Link>(k));
-    if (j.contains("links")) {
-        const auto& links = j.at("links");
-        if (!links.is_object())
-            fail("\"links\" is not an object {\"u->v\": {bandwidth_gbps, latency_us}}");
-        for (const auto& [key, value] : links.items()) {
-            const auto arrow = key.find("->");
-            if (arrow == std::string::npos)
-                fail("link \"" + key + "\" is not of the form \"from->to\"");
-            const std::uint32_t u = deviceOf(key.substr(0, arrow)), v = deviceOf(key.substr(arrow + 2));
-            doc.links[u][v] = {numberField(value, "bandwidth_gbps") * 1e9, numberField(value, "latency_us") * 1e-6};
-        }
-    }
+    doc.links = json::linksFromJson(j, devices);
     return doc;
 }
 

@@ -123,4 +123,29 @@ MappingProblem buildProblem(const Graph& graph, const std::vector<DeviceCosts>& 
     return p;
 }
 
+BatchedProblem buildBatchedProblem(const Graph& graph, MappingProblem base, std::int64_t inputs,
+                                   const std::function<std::vector<DeviceCosts>(const Graph&)>& costsAt)
+{
+    if (graph.batch() != 1)
+        throw Error("throughput problem: the graph must be at batch 1 (the inputs are the batch)");
+    BatchedProblem p;
+    p.base = std::move(base);
+    const std::size_t k = p.base.deviceCount();
+    p.inputs = inputs;
+    p.sizes = paperBatchSizes(inputs);
+    p.splits = enumerateSplits(inputs, p.sizes, k);
+    p.seconds.assign(graph.opCount(), std::vector<std::vector<double>>(k, std::vector<double>(p.sizes.size())));
+    for (std::size_t s = 0; s < p.sizes.size(); ++s) {
+        const auto devices = costsAt(graph.withBatch(p.sizes[s]));
+        if (devices.size() != k)
+            throw Error("throughput problem: costs for " + std::to_string(devices.size()) + " of " +
+                        std::to_string(k) + " devices");
+        for (std::size_t u = 0; u < k; ++u)
+            for (std::size_t t = 0; t < graph.opCount(); ++t)
+                p.seconds[t][u][s] = devices[u].opSeconds.at(t);
+    }
+    p.validate();
+    return p;
+}
+
 } // namespace opsched::map

@@ -2,11 +2,13 @@
 // (simulated here; measured ones come from the executors), links between devices.
 #pragma once
 
+#include "map/batched_problem.h"
 #include "map/mapping_problem.h"
 
 #include "graph/graph.h"
 #include "sim/sim_device.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,5 +53,12 @@ Link defaultLink(const std::string& from, const std::string& to);
 
 MappingProblem buildProblem(const Graph& graph, const std::vector<DeviceCosts>& devices,
                             const std::vector<std::vector<Link>>& links);
+
+// The throughput problem over `graph` (batch 1): `inputs` inputs in the paper's batch sizes, each
+// op's cost at each size from `costsAt(graph rebuilt at that size)` (one DeviceCosts per device of
+// `base`, in its order), devices, links and memory from `base`. The CLI (measured or simulated
+// devices) and the tests build it here.
+BatchedProblem buildBatchedProblem(const Graph& graph, MappingProblem base, std::int64_t inputs,
+                                   const std::function<std::vector<DeviceCosts>(const Graph&)>& costsAt);
 
 } // namespace opsched::map

@@ -7,6 +7,7 @@ mapping runs for real and its outputs match the single-device run; bad input fai
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -51,6 +52,55 @@ def recompute_makespan(doc, edges):
             progressed = True
         if not progressed:
             sys.exit("FAIL: the device orders deadlock")
+    return max(finish.values())
+
+
+def recompute_throughput_makespan(doc, edges, output_bytes):
+    """Batched makespan from the file's own costs and links: inputs dealt out in device order, a
+    batch starts when its device is free and every overlapping batch of a predecessor has arrived."""
+    devices, split, cost, links = doc["devices"], doc["mapping"], doc["costs"], doc["links"]
+    first = {}
+    for op, counts in split.items():
+        nxt = 0
+        for d in devices:
+            first[(op, d)] = nxt
+            nxt += counts.get(d, 0)
+
+    def overlap(a, u, b, v):
+        lo = max(first[(a, u)], first[(b, v)])
+        hi = min(first[(a, u)] + split[a].get(u, 0), first[(b, v)] + split[b].get(v, 0))
+        return max(0, hi - lo)
+
+    preds = {}
+    for a, b in edges:
+        preds.setdefault(b, []).append(a)
+    finish, free, position = {}, {d: 0.0 for d in devices}, {d: 0 for d in devices}
+    order = doc["order"]
+    remaining = sum(len(v) for v in order.values())
+    while remaining:
+        progressed = False
+        for d in devices:
+            if position[d] == len(order[d]):
+                continue
+            op = order[d][position[d]]
+            needed = [(p, w) for p in preds.get(op, []) for w in split[p] if overlap(p, w, op, d)]
+            if any(n not in finish for n in needed):
+                continue
+            start = free[d]
+            for p, w in needed:
+                arrival = finish[(p, w)]
+                if w != d:
+                    link = links[f"{w}->{d}"]
+                    moved = overlap(p, w, op, d) * output_bytes[p]
+                    arrival += link["latency_us"] * 1e-3 + moved / (link["bandwidth_gbps"] * 1e9) * 1e3
+                start = max(start, arrival)
+            finish[(op, d)] = start + cost[op][d][str(split[op][d])]
+            free[d] = finish[(op, d)]
+            position[d] += 1
+            remaining -= 1
+            progressed = True
+        if not progressed:
+            sys.exit("FAIL: the throughput device orders deadlock")
     return max(finish.values())
 
 
@@ -109,7 +159,15 @@ def main():
         sys.exit("FAIL: throughput mapping does not split 16 inputs")
     if doc["throughput_per_s"] > doc["throughput_upper_bound_per_s"] * (1 + 1e-9):
         sys.exit("FAIL: throughput above its upper bound")
-    print(f"throughput (greedy, 16 inputs): {doc['throughput_per_s']:.0f} inputs/s")
+    # The file carries each op's cost per device and batch size and the links: its makespan
+    # recomputes from them (outputs are float32: 4 bytes per element of one input's result).
+    output_bytes = {op["name"]: 4 * math.prod(op["output_shape"][1:]) for op in info["ops"]}
+    recomputed = recompute_throughput_makespan(doc, edges, output_bytes)
+    if abs(recomputed - doc["makespan_ms"]) > 1e-9 * doc["makespan_ms"]:
+        sys.exit(f"FAIL: throughput makespan {doc['makespan_ms']} does not recompute from costs/links ({recomputed})")
+    if set(doc["costs"]) != set(doc["mapping"]) or any(set(c) != set(doc["devices"]) for c in doc["costs"].values()):
+        sys.exit("FAIL: throughput costs do not cover every op and device")
+    print(f"throughput (greedy, 16 inputs): {doc['throughput_per_s']:.0f} inputs/s, makespan recomputed from costs")
     tiny = "zoo:rwnn?modules=1&n=4&res=32&width=8"
     greedy = json.loads(run(cli, "map", tiny, "--devices", "sim:t4,sim:a100", "--objective", "throughput", "--inputs",
                             "4", "--mapper", "greedy", "--json").stdout)

@@ -1,6 +1,6 @@
 // A mapping file written by the real opsched-cli (measured CPU partitions) read back for the open
 // model: a row per device, the file's makespan, its devices per op; another model's file, a file
-// cut short, a throughput mapping and a file without costs are refused with a message naming the
+// cut short, a latency file that claims to be a throughput one and a file without costs are refused with a message naming the
 // problem. File > Open Mapping and a dropped file go through the same path in the window.
 #include "dag_view.h"
 #include "main_window.h"
@@ -155,9 +155,10 @@ private slots:
         const QString path = dir_.filePath(QStringLiteral("edited.json"));
 
         nlohmann::json j = good;
+        // Read as a throughput mapping (tst_batchedmappingresult), which it is not.
         j["objective"] = "throughput";
         writeText(path, j.dump());
-        QVERIFY(refusal(graph, path).contains(QStringLiteral("throughput mapping")));
+        QVERIFY2(refusal(graph, path).contains(QStringLiteral("missing \"inputs\"")), qPrintable(refusal(graph, path)));
 
         j = good;
         j.erase("costs");
