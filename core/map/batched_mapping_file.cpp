@@ -18,29 +18,14 @@ nlohmann::ordered_json batchedMappingToJson(const Graph& graph, const BatchedPro
                                             double lowerBoundSeconds)
 {
     const MappingProblem& base = p.base;
-    nlohmann::ordered_json j;
-    j["format"] = "opsched-mapping";
-    j["version"] = kMappingFormatVersion;
-    j["model"] = graph.name();
-    j["model_sha256"] = modelFingerprint(graph);
-    j["batch"] = graph.batch();
-    j["objective"] = "throughput";
+    nlohmann::ordered_json j = json::headerToJson(graph, base, "throughput", r.mapper);
     j["inputs"] = p.inputs;
     j["batch_sizes"] = p.sizes;
-    j["mapper"] = r.mapper;
-    auto devices = nlohmann::ordered_json::array();
-    for (const auto& d : base.devices)
-        devices.push_back(d.name);
-    j["devices"] = devices;
     j["throughput_per_s"] = r.times.throughput;
     j["throughput_upper_bound_per_s"] = static_cast<double>(p.inputs) / lowerBoundSeconds;
     j["makespan_ms"] = r.times.makespan * 1e3;
     j["lower_bound_ms"] = lowerBoundSeconds * 1e3;
-    j["status"] = toString(r.status);
-    j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
-    j["solve_s"] = r.solveSeconds;
-    if (!r.note.empty())
-        j["note"] = r.note;
+    json::addSolveFields(j, toString(r.status), r.gap, r.solveSeconds, r.note);
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < base.taskCount(); ++t) {
         auto split = nlohmann::ordered_json::object();
@@ -50,14 +35,7 @@ nlohmann::ordered_json batchedMappingToJson(const Graph& graph, const BatchedPro
         mapping[base.tasks[t].name] = split;
     }
     j["mapping"] = mapping;
-    auto order = nlohmann::ordered_json::object();
-    for (std::uint32_t u = 0; u < base.deviceCount(); ++u) {
-        auto list = nlohmann::ordered_json::array();
-        for (std::uint32_t t : r.mapping.order[u])
-            list.push_back(base.tasks[t].name);
-        order[base.devices[u].name] = list;
-    }
-    j["order"] = order;
+    j["order"] = json::orderToJson(base, r.mapping.order);
     j["transfers"] = r.times.transfers;
     j["transferred_bytes"] = r.times.transferredBytes;
     auto costs = nlohmann::ordered_json::object();

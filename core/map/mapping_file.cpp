@@ -24,37 +24,15 @@ using json::stringField;
 nlohmann::ordered_json mappingToJson(const Graph& graph, const MappingProblem& p, const MapResult& r,
                                      double lowerBoundSeconds)
 {
-    nlohmann::ordered_json j;
-    j["format"] = "opsched-mapping";
-    j["version"] = kMappingFormatVersion;
-    j["model"] = graph.name();
-    j["model_sha256"] = modelFingerprint(graph);
-    j["batch"] = graph.batch();
-    j["objective"] = "latency";
-    j["mapper"] = r.mapper;
-    auto devices = nlohmann::ordered_json::array();
-    for (const auto& d : p.devices)
-        devices.push_back(d.name);
-    j["devices"] = devices;
+    nlohmann::ordered_json j = json::headerToJson(graph, p, "latency", r.mapper);
     j["makespan_ms"] = ms(r.times.makespan);
     j["lower_bound_ms"] = ms(lowerBoundSeconds);
-    j["status"] = toString(r.status);
-    j["gap"] = std::isnan(r.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.gap);
-    j["solve_s"] = r.solveSeconds;
-    if (!r.note.empty())
-        j["note"] = r.note;
+    json::addSolveFields(j, toString(r.status), r.gap, r.solveSeconds, r.note);
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < p.taskCount(); ++t)
         mapping[p.tasks[t].name] = p.devices[r.mapping.device[t]].name;
     j["mapping"] = mapping;
-    auto order = nlohmann::ordered_json::object();
-    for (std::uint32_t u = 0; u < p.deviceCount(); ++u) {
-        auto list = nlohmann::ordered_json::array();
-        for (std::uint32_t t : r.mapping.order[u])
-            list.push_back(p.tasks[t].name);
-        order[p.devices[u].name] = list;
-    }
-    j["order"] = order;
+    j["order"] = json::orderToJson(p, r.mapping.order);
     auto start = nlohmann::ordered_json::object(), finish = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < p.taskCount(); ++t) {
         start[p.tasks[t].name] = ms(r.times.start[t]);

@@ -157,4 +157,44 @@ std::vector<std::vector<Link>> linksFromJson(const nlohmann::json& j, const Devi
     return out;
 }
 
+nlohmann::ordered_json headerToJson(const Graph& graph, const MappingProblem& problem, const char* objective,
+                                    const std::string& mapper)
+{
+    nlohmann::ordered_json j;
+    j["format"] = "opsched-mapping";
+    j["version"] = kMappingFormatVersion;
+    j["model"] = graph.name();
+    j["model_sha256"] = modelFingerprint(graph);
+    j["batch"] = graph.batch();
+    j["objective"] = objective;
+    j["mapper"] = mapper;
+    auto devices = nlohmann::ordered_json::array();
+    for (const auto& d : problem.devices)
+        devices.push_back(d.name);
+    j["devices"] = devices;
+    return j;
+}
+
+void addSolveFields(nlohmann::ordered_json& j, const char* status, double gap, double solveSeconds,
+                    const std::string& note)
+{
+    j["status"] = status;
+    j["gap"] = std::isnan(gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gap);
+    j["solve_s"] = solveSeconds;
+    if (!note.empty())
+        j["note"] = note;
+}
+
+nlohmann::ordered_json orderToJson(const MappingProblem& problem, const std::vector<std::vector<std::uint32_t>>& order)
+{
+    auto out = nlohmann::ordered_json::object();
+    for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
+        auto list = nlohmann::ordered_json::array();
+        for (std::uint32_t t : order[u])
+            list.push_back(problem.tasks[t].name);
+        out[problem.devices[u].name] = list;
+    }
+    return out;
+}
+
 } // namespace opsched::map::json

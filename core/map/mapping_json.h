@@ -44,6 +44,16 @@ std::vector<std::vector<std::uint32_t>> readOrder(
     const Graph& graph, const nlohmann::json& j, const DeviceList& devices,
     const std::function<std::string(std::uint32_t op, std::uint32_t device)>& misplaced);
 
+// The header both files start with: format, version, model, model_sha256, batch, objective,
+// mapper, devices.
+nlohmann::ordered_json headerToJson(const Graph& graph, const MappingProblem& problem, const char* objective,
+                                    const std::string& mapper);
+// status, gap (null when unknown), solve_s and note (when not empty).
+void addSolveFields(nlohmann::ordered_json& j, const char* status, double gap, double solveSeconds,
+                    const std::string& note);
+// "order" {device: [op, ...]} from per-device task lists.
+nlohmann::ordered_json orderToJson(const MappingProblem& problem, const std::vector<std::vector<std::uint32_t>>& order);
+
 // {"u->v": {"bandwidth_gbps", "latency_us"}} for every ordered pair of devices, and back
 // (pairs missing from the file stay unconnected).
 nlohmann::ordered_json linksToJson(const MappingProblem& problem);

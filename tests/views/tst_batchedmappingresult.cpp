@@ -6,6 +6,7 @@
 #include "dag_view.h"
 #include "main_window.h"
 #include "mapping_file_result.h"
+#include "mapping_file_support.h"
 #include "schedule_panel.h"
 
 #include "map/batched_mapping_file.h"
@@ -24,33 +25,10 @@
 
 using namespace opsched;
 
-namespace {
-
-const char* const kModel = "zoo:rwnn?gen=er&n=8&modules=2&channels=2&seed=3&res=64";
-
-nlohmann::json readJson(const QString& path)
-{
-    std::ifstream in(path.toStdString());
-    return nlohmann::json::parse(in);
-}
-
-void writeText(const QString& path, const std::string& text)
-{
-    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
-    out << text;
-}
-
-QString refusal(const Graph& graph, const QString& path)
-{
-    try {
-        loadMappingResult(graph, path.toStdString());
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
-} // namespace
+using test::readJson;
+using test::refusal;
+using test::writeText;
+const char* const kModel = test::kMappedModel;
 
 class TstBatchedMappingResult : public QObject {
     Q_OBJECT
