@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QCoreApplication>
+#include <QStandardPaths>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <fstream>
 #include <string>
@@ -29,6 +32,16 @@ inline void writeText(const QString& path, const std::string& text)
 {
     std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
     out << text;
+}
+
+// Settings and the CLI's cost cache kept out of the user's: one settings file per process (tests
+// of several checkouts may run at once), the cache in the test's own folder.
+inline void isolateFromTheUser(const QString& testName, const QTemporaryDir& dir)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("%1-%2").arg(testName).arg(QCoreApplication::applicationPid()));
+    qputenv("XDG_CACHE_HOME", dir.filePath(QStringLiteral("cache")).toUtf8());
 }
 
 // The message of the Error loadMappingResult throws; empty when it loads.

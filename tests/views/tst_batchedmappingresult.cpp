@@ -36,12 +36,8 @@ class TstBatchedMappingResult : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-        QCoreApplication::setApplicationName(
-            QStringLiteral("tst_batchedmappingresult-%1").arg(QCoreApplication::applicationPid()));
         QVERIFY(dir_.isValid());
-        qputenv("XDG_CACHE_HOME", dir_.filePath(QStringLiteral("cache")).toUtf8());
+        test::isolateFromTheUser(QStringLiteral("tst_batchedmappingresult"), dir_);
         file_ = dir_.filePath(QStringLiteral("throughput.json"));
         QProcess cli;
         cli.start(QStringLiteral(OPSCHED_CLI_PATH),

@@ -38,14 +38,8 @@ class TstMappingFileResult : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-        // One settings file per process (recent files): tests of several checkouts may run at once.
-        QCoreApplication::setApplicationName(
-            QStringLiteral("tst_mappingfileresult-%1").arg(QCoreApplication::applicationPid()));
         QVERIFY(dir_.isValid());
-        // The CLI's cost cache lives in the test's folder, not the user's.
-        qputenv("XDG_CACHE_HOME", dir_.filePath(QStringLiteral("cache")).toUtf8());
+        test::isolateFromTheUser(QStringLiteral("tst_mappingfileresult"), dir_);
         file_ = dir_.filePath(QStringLiteral("mapping.json"));
         QVERIFY(runCli({QString::fromLatin1(kModel), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
                         QStringLiteral("--mapper"), QStringLiteral("milp-split"), QStringLiteral("-o"), file_}));
