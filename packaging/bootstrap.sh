@@ -47,6 +47,7 @@ case "$mode" in
   test)
     cmake --build --preset "$preset"
     packaging/torchvision-testdata.sh "$builddir/testdata/torchvision"
+    packaging/torchvision-testdata.sh "$builddir/testdata/transformers" tests/data/export_transformers.py
     log=$(mktemp)
     set +e
     ctest --preset "$preset" 2>&1 | tee "$log"

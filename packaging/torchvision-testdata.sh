@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The test command's data step: exports the torchvision networks with their PyTorch outputs
-# (tests/data/export_torchvision.py) into OUT once. It is skipped while OUT's stamp holds the
-# script's current hash; without a Python that has torch, torchvision and onnx it says so and the
-# tests that need the data report themselves skipped. OPSCHED_PYTHON picks the interpreter.
+# The test command's data step: exports networks with their PyTorch outputs into OUT once, with
+# SCRIPT (default tests/data/export_torchvision.py; tests/data/export_transformers.py for the
+# transformers). It is skipped while OUT's stamp holds the script's current hash; without a
+# Python that has torch, torchvision and onnx it says so and the tests that need the data report
+# themselves skipped. OPSCHED_PYTHON picks the interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${1:?usage: packaging/torchvision-testdata.sh OUT_DIR}
-script=tests/data/export_torchvision.py
+out=${1:?usage: packaging/torchvision-testdata.sh OUT_DIR [SCRIPT]}
+script=${2:-tests/data/export_torchvision.py}
+what=$(basename "$script" .py)
+what=${what#export_}
 stamp="$out/.stamp"
 hash=$(sha256sum "$script" | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
@@ -23,20 +26,20 @@ for candidate in ${OPSCHED_PYTHON:-} /usr/bin/python3 python3; do
   fi
 done
 if [ -z "$python" ]; then
-  echo "opsched: torchvision test data not generated: no python3 with torch, torchvision and onnx" \
+  echo "opsched: $what test data not generated: no python3 with torch, torchvision and onnx" \
        "(Debian: python3-torchvision python3-onnx); those tests will be skipped" >&2
   exit 0
 fi
 
-echo "opsched: exporting torchvision test models into $out (once; takes a few minutes)"
+echo "opsched: exporting $what test models into $out (once; takes a few minutes)"
 rm -rf "$out.tmp"
 start=$SECONDS
 if ! "$python" -W ignore "$script" --out "$out.tmp" --batch 1; then
   rm -rf "$out.tmp"
-  echo "opsched: torchvision export failed; those tests will be skipped" >&2
+  echo "opsched: $what export failed; those tests will be skipped" >&2
   exit 0
 fi
 rm -rf "$out"
 mv "$out.tmp" "$out"
 echo "$hash" >"$stamp"
-echo "opsched: torchvision test models ready in $((SECONDS - start)) s"
+echo "opsched: $what test models ready in $((SECONDS - start)) s"

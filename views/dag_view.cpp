@@ -497,7 +497,7 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
     }
     else {
         title = tr("op kind (%1 ops, %2 layers):").arg(graph_->opCount()).arg(layout_->layerCount);
-        std::vector<bool> present(static_cast<std::size_t>(OpKind::Identity) + 1, false);
+        std::vector<bool> present(static_cast<std::size_t>(kLastOpKind) + 1, false);
         for (std::uint32_t v = 0; v < graph_->opCount(); ++v)
             present[static_cast<std::size_t>(graph_->op(OpId(v)).kind)] = true;
         for (std::size_t k = 0; k < present.size(); ++k)

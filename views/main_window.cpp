@@ -132,7 +132,7 @@ QScrollArea* scrollable(QWidget* panel)
 // The op type a colour class stands for (timelines colour by OpKind), for the kernel summary.
 QString opKindName(std::uint32_t colourClass)
 {
-    if (colourClass <= static_cast<std::uint32_t>(OpKind::Identity))
+    if (colourClass <= static_cast<std::uint32_t>(kLastOpKind))
         return QString::fromUtf8(toString(static_cast<OpKind>(colourClass)));
     return QObject::tr("other");
 }

@@ -16,10 +16,10 @@ constexpr double kNs = 1e-9;
 // results colour alike.
 std::uint32_t colourOf(const std::string& type)
 {
-    for (std::uint32_t k = 0; k <= static_cast<std::uint32_t>(OpKind::Identity); ++k)
+    for (std::uint32_t k = 0; k <= static_cast<std::uint32_t>(kLastOpKind); ++k)
         if (type == toString(static_cast<OpKind>(k)))
             return k;
-    return static_cast<std::uint32_t>(OpKind::Identity) + 1;
+    return static_cast<std::uint32_t>(kLastOpKind) + 1;
 }
 
 std::string launchConfig(const store::KernelRecord& k)
@@ -48,7 +48,7 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
     auto colourFor = [&](const std::optional<std::int64_t>& op) {
         return op && *op >= 0 && static_cast<std::size_t>(*op) < opColour.size()
             ? opColour[static_cast<std::size_t>(*op)]
-            : static_cast<std::uint32_t>(OpKind::Identity) + 1;
+            : static_cast<std::uint32_t>(kLastOpKind) + 1;
     };
 
     // Streams in id order, an op row and a kernel row each.

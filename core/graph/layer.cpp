@@ -15,6 +15,19 @@ const char* toString(ActivationKind k)
     case ActivationKind::HardSigmoid: return "hardsigmoid";
     case ActivationKind::HardSwish: return "hardswish";
     case ActivationKind::Tanh: return "tanh";
+    case ActivationKind::Gelu: return "gelu";
+    case ActivationKind::GeluTanh: return "gelu_tanh";
+    case ActivationKind::Erf: return "erf";
+    case ActivationKind::Sqrt: return "sqrt";
+    case ActivationKind::Exp: return "exp";
+    case ActivationKind::Log: return "log";
+    case ActivationKind::Abs: return "abs";
+    case ActivationKind::Neg: return "neg";
+    case ActivationKind::Reciprocal: return "reciprocal";
+    case ActivationKind::Pow: return "pow";
+    case ActivationKind::Not: return "not";
+    case ActivationKind::NonZero: return "nonzero";
+    case ActivationKind::Truncate: return "truncate";
     }
     return "unknown";
 }
@@ -54,6 +67,13 @@ const char* toString(OpKind k)
     case OpKind::Softmax: return "Softmax";
     case OpKind::Reshape: return "Reshape";
     case OpKind::Identity: return "Identity";
+    case OpKind::LayerNorm: return "LayerNorm";
+    case OpKind::Gelu: return "Gelu";
+    case OpKind::Gather: return "Gather";
+    case OpKind::Compare: return "Compare";
+    case OpKind::Where: return "Where";
+    case OpKind::Expand: return "Expand";
+    case OpKind::Math: return "Math";
     }
     return "unknown";
 }
@@ -70,16 +90,7 @@ const char* Layer::kindName() const
         const char* operator()(const Flatten&) const { return "flatten"; }
         const char* operator()(const Reshape&) const { return "reshape"; }
         const char* operator()(const Identity&) const { return "identity"; }
-        const char* operator()(const Binary& b) const
-        {
-            switch (b.kind) {
-            case BinaryKind::Add: return "add";
-            case BinaryKind::Sub: return "sub";
-            case BinaryKind::Mul: return "mul";
-            case BinaryKind::Div: return "div";
-            }
-            return "binary";
-        }
+        const char* operator()(const Binary& b) const { return toString(b.kind); }
         const char* operator()(const MatMul&) const { return "matmul"; }
         const char* operator()(const Concat&) const { return "concat"; }
         const char* operator()(const Slice&) const { return "slice"; }
@@ -87,6 +98,10 @@ const char* Layer::kindName() const
         const char* operator()(const Pad&) const { return "pad"; }
         const char* operator()(const Reduce&) const { return "reduce"; }
         const char* operator()(const BatchNorm&) const { return "batchnorm"; }
+        const char* operator()(const LayerNorm& l) const { return l.rms ? "rmsnorm" : "layernorm"; }
+        const char* operator()(const Gather& g) const { return g.dataIsWeight ? "embedding" : "gather"; }
+        const char* operator()(const Where&) const { return "where"; }
+        const char* operator()(const Expand&) const { return "expand"; }
     };
     return std::visit(Visitor{}, params);
 }
@@ -94,13 +109,14 @@ const char* Layer::kindName() const
 bool Layer::needsWeights() const
 {
     return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params) ||
-           std::holds_alternative<BatchNorm>(params);
+           std::holds_alternative<BatchNorm>(params) || std::holds_alternative<LayerNorm>(params);
 }
 
 bool Layer::takesOperands() const
 {
     return std::holds_alternative<Binary>(params) || std::holds_alternative<MatMul>(params) ||
-           std::holds_alternative<Concat>(params);
+           std::holds_alternative<Concat>(params) || std::holds_alternative<Where>(params) ||
+           std::holds_alternative<Gather>(params);
 }
 
 const char* toString(BinaryKind k)
@@ -110,6 +126,12 @@ const char* toString(BinaryKind k)
     case BinaryKind::Sub: return "sub";
     case BinaryKind::Mul: return "mul";
     case BinaryKind::Div: return "div";
+    case BinaryKind::Pow: return "pow";
+    case BinaryKind::Min: return "min";
+    case BinaryKind::Max: return "max";
+    case BinaryKind::Equal: return "equal";
+    case BinaryKind::Less: return "less";
+    case BinaryKind::Greater: return "greater";
     }
     return "unknown";
 }

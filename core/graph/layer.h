@@ -6,6 +6,7 @@
 #include "graph/shape.h"
 #include "util/index.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -13,11 +14,34 @@
 
 namespace opsched {
 
-enum class ActivationKind : std::uint8_t { None, Relu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh };
+// Element-wise functions: fused after a layer, or a standalone Eltwise. Boolean masks of imported
+// models are 0/1 floats, so Not, NonZero and Truncate (a cast to an integer type) are functions too.
+enum class ActivationKind : std::uint8_t {
+    None,
+    Relu,
+    Clip,
+    Sigmoid,
+    HardSigmoid,
+    HardSwish,
+    Tanh,
+    Gelu,       // x * Phi(x), the erf form
+    GeluTanh,   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Erf,
+    Sqrt,
+    Exp,
+    Log,
+    Abs,
+    Neg,
+    Reciprocal,
+    Pow,        // x ^ alpha
+    Not,        // 1 where x == 0, else 0
+    NonZero,    // 1 where x != 0, else 0 (a cast to bool)
+    Truncate,   // toward zero (a cast from float to an integer type)
+};
 
 struct Activation {
     ActivationKind kind = ActivationKind::None;
-    float alpha = 0.0F; // Clip: min, HardSigmoid: alpha
+    float alpha = 0.0F; // Clip: min, HardSigmoid: alpha, Pow: exponent
     float beta = 0.0F;  // Clip: max, HardSigmoid: beta
 
     static Activation none() { return {}; }
@@ -93,17 +117,57 @@ struct Reshape {
 // op's terms as separate operands (one tensor per term), followed by the layer's constant weights,
 // instead of the summed-and-concatenated input; they are always an op's first layer.
 
-enum class BinaryKind : std::uint8_t { Add, Sub, Mul, Div };
+// Comparisons give 0/1 floats (ONNX's booleans).
+enum class BinaryKind : std::uint8_t { Add, Sub, Mul, Div, Pow, Min, Max, Equal, Less, Greater };
 const char* toString(BinaryKind k);
 
 // Element-wise operation folded left to right over the operands, with NumPy broadcasting.
+// constantFirst: the layer's one weight is the left operand (c - x, c / x), not the last.
 struct Binary {
     BinaryKind kind = BinaryKind::Add;
+    bool constantFirst = false;
     friend bool operator==(const Binary&, const Binary&) = default;
 };
 
-// [..., M, K] x [..., K, N] with broadcasting over leading dimensions (ONNX MatMul).
+// Normalisation over the dimensions from `axis` to the last (ONNX LayerNormalization, and the
+// ReduceMean/Sub/Pow/Sqrt/Div pattern older exporters write). Weights: scale, then bias when
+// `bias`, each of the normalised dimensions. rms: no mean subtracted (T5's RMS norm).
+struct LayerNorm {
+    int axis = -1;
+    float epsilon = 1e-5F;
+    bool bias = true;
+    bool rms = false;
+    friend bool operator==(const LayerNorm&, const LayerNorm&) = default;
+};
+
+// ONNX Gather along `axis`, an operand layer. Embedding form (dataIsWeight): the op's one term
+// holds the indices (token ids as integer-valued floats) and the layer's one weight is the table.
+// Otherwise the op's one term is the data and the indices are constants held here.
+struct Gather {
+    int axis = 0;
+    bool dataIsWeight = false;
+    std::vector<std::int64_t> indices;     // constant indices (not the embedding form)
+    std::vector<std::int64_t> indicesDims; // their shape (empty: a scalar index)
+    friend bool operator==(const Gather&, const Gather&) = default;
+};
+
+// ONNX Where: condition ? x : y with broadcasting, an operand layer. `operand` indexes the
+// operands (the op's terms, then the layer's weights) for the condition, x and y.
+struct Where {
+    std::array<std::int8_t, 3> operand{0, 1, 2};
+    friend bool operator==(const Where&, const Where&) = default;
+};
+
+// ONNX Expand: the input broadcast to `shape` (NumPy rules, the output may also grow in rank).
+struct Expand {
+    std::vector<std::int64_t> shape;
+    friend bool operator==(const Expand&, const Expand&) = default;
+};
+
+// [..., M, K] x [..., K, N] with broadcasting over leading dimensions (ONNX MatMul). bias: the
+// last weight is a bias of N values added to every row (a Linear layer: MatMul then Add).
 struct MatMul {
+    bool bias = false;
     friend bool operator==(const MatMul&, const MatMul&) = default;
 };
 
@@ -111,6 +175,9 @@ struct MatMul {
 // input combination).
 struct Concat {
     int axis = 1;
+    // The order the operands (terms, then weights) are concatenated in; empty: as they come. A
+    // constant before an activation (ViT's class token) needs it.
+    std::vector<std::int8_t> order;
     friend bool operator==(const Concat&, const Concat&) = default;
 };
 
@@ -157,7 +224,8 @@ struct Identity {
 };
 
 using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-                                 MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>;
+                                 MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where,
+                                 Expand>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {
@@ -175,9 +243,10 @@ struct Layer {
     Cost cost;                     // filled with the op's cost; a compound's layers run as separate kernels
 
     const char* kindName() const;
-    // Conv, Gemm and BatchNorm weights have shapes the layer defines (and zoo networks seed).
+    // Conv, Gemm, BatchNorm and LayerNorm weights have shapes the layer defines (and zoo networks
+    // seed).
     bool needsWeights() const;
-    // Binary, MatMul and Concat read the op's terms as operands (see above).
+    // Binary, MatMul, Concat, Gather and Where read the op's terms as operands (see above).
     bool takesOperands() const;
 };
 

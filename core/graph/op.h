@@ -34,7 +34,17 @@ enum class OpKind : std::uint8_t {
     Softmax,
     Reshape,      // reshape / flatten
     Identity,
+    LayerNorm,    // layer normalisation (or RMS norm)
+    Gelu,         // GELU (erf or tanh form), recognised from its pattern
+    Gather,       // embedding lookup or constant-index gather
+    Compare,      // equal / less / greater: a 0/1 mask
+    Where,        // select by a mask
+    Expand,       // broadcast copy
+    Math,         // other element-wise math (pow, min, max, erf, sqrt, ...)
 };
+
+// The last OpKind: views loop over every kind up to it (legends, colour classes).
+inline constexpr OpKind kLastOpKind = OpKind::Math;
 
 const char* toString(OpKind k);
 

@@ -192,16 +192,32 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                 out = broadcast(opName, out, operands[i]);
             return out;
         }
-        Shape operator()(const MatMul&) const
+        Shape operator()(const MatMul& m) const
         {
-            if (operands.size() != 2)
-                fail(opName, "matmul needs exactly two operands");
-            return matmulShape(opName, operands[0], operands[1]);
+            if (operands.size() != (m.bias ? 3U : 2U))
+                fail(opName, m.bias ? "matmul with bias needs two operands and a bias" : "matmul needs exactly two operands");
+            Shape out = matmulShape(opName, operands[0], operands[1]);
+            if (m.bias && (operands[2].elements() != out.dims.back() || out.rank() < 1))
+                fail(opName, "matmul bias " + operands[2].toString() + " does not match " + std::to_string(out.dims.back()) +
+                                 " output columns");
+            return out;
         }
         Shape operator()(const Concat& c) const
         {
             if (operands.empty())
                 fail(opName, "concat has no operands");
+            if (!c.order.empty()) {
+                std::vector<bool> seen(operands.size(), false);
+                for (auto k : c.order)
+                    if (k < 0 || static_cast<std::size_t>(k) >= operands.size() || seen[static_cast<std::size_t>(k)])
+                        fail(opName, "concat order is not a permutation of its " + std::to_string(operands.size()) +
+                                         " operands");
+                    else
+                        seen[static_cast<std::size_t>(k)] = true;
+                if (c.order.size() != operands.size())
+                    fail(opName, "concat order is not a permutation of its " + std::to_string(operands.size()) +
+                                     " operands");
+            }
             Shape out = operands.front();
             const auto axis = static_cast<std::size_t>(normaliseAxis(opName, c.axis, out.rank()));
             out.dims[axis] = 0;
@@ -286,6 +302,52 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                 fail(opName, "batch normalisation needs a channel dimension");
             return in;
         }
+        Shape operator()(const LayerNorm& l) const
+        {
+            if (in.rank() < 1)
+                fail(opName, "layer normalisation needs at least one dimension");
+            normaliseAxis(opName, l.axis, in.rank());
+            return in;
+        }
+        Shape operator()(const Gather& g) const
+        {
+            if (g.dataIsWeight) {
+                if (operands.size() != 2)
+                    fail(opName, "an embedding needs the indices and one table");
+                const Shape& table = operands[1];
+                const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, table.rank()));
+                std::vector<std::int64_t> dims(table.dims.begin(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+                dims.insert(dims.end(), operands[0].dims.begin(), operands[0].dims.end());
+                dims.insert(dims.end(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, table.dims.end());
+                return Shape(std::move(dims));
+            }
+            if (operands.size() != 1)
+                fail(opName, "a gather with constant indices takes one operand");
+            const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, in.rank()));
+            std::int64_t count = 1;
+            for (auto d : g.indicesDims)
+                count *= d;
+            if (count != static_cast<std::int64_t>(g.indices.size()))
+                fail(opName, "gather has " + std::to_string(g.indices.size()) + " indices for shape " +
+                                 Shape(g.indicesDims).toString());
+            for (auto i : g.indices)
+                if (i < -in.dims[axis] || i >= in.dims[axis])
+                    fail(opName, "gather index " + std::to_string(i) + " is out of range for dimension " +
+                                     std::to_string(in.dims[axis]));
+            std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+            dims.insert(dims.end(), g.indicesDims.begin(), g.indicesDims.end());
+            dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());
+            return Shape(std::move(dims));
+        }
+        Shape operator()(const Where& w) const
+        {
+            for (auto k : w.operand)
+                if (k < 0 || static_cast<std::size_t>(k) >= operands.size())
+                    fail(opName, "where names operand " + std::to_string(k) + " of " + std::to_string(operands.size()));
+            const auto at = [&](int i) -> const Shape& { return operands[static_cast<std::size_t>(w.operand[static_cast<std::size_t>(i)])]; };
+            return broadcast(opName, broadcast(opName, at(0), at(1)), at(2));
+        }
+        Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
         Shape operator()(const Gemm& g) const
         {
             if (g.outFeatures < 1)
@@ -358,6 +420,10 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
             out.push_back(Shape{g->outFeatures});
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
         out.assign(4, Shape{in.channels()});
+    } else if (const auto* l = std::get_if<LayerNorm>(&layer.params)) {
+        const int axis = l->axis < 0 ? l->axis + in.rank() : l->axis;
+        const Shape normalised(std::vector<std::int64_t>(in.dims.begin() + std::clamp(axis, 0, in.rank()), in.dims.end()));
+        out.assign(l->bias ? 2 : 1, normalised);
     }
     return out;
 }
@@ -390,12 +456,16 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += 3.0 * inElems; // exp, sum, divide
     } else if (std::holds_alternative<Binary>(layer.params)) {
         flops += outElems * static_cast<double>(operands > 1 ? operands - 1 : 1);
-    } else if (std::holds_alternative<MatMul>(layer.params)) {
-        flops += 2.0 * outElems * static_cast<double>(in.rank() > 0 ? in.dims.back() : 1);
+    } else if (const auto* m = std::get_if<MatMul>(&layer.params)) {
+        flops += 2.0 * outElems * static_cast<double>(in.rank() > 0 ? in.dims.back() : 1) + (m->bias ? outElems : 0.0);
     } else if (std::holds_alternative<Reduce>(layer.params)) {
         flops += inElems;
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
         flops += 2.0 * outElems;
+    } else if (std::holds_alternative<LayerNorm>(layer.params)) {
+        flops += 6.0 * inElems; // mean, variance, normalise, scale, shift
+    } else if (std::holds_alternative<Where>(layer.params)) {
+        flops += outElems;
     }
     return flops;
 }
@@ -429,8 +499,13 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
         Layer& layer = op.layers[i];
         layer.cost.flops += layerFlops(layer, in, op.inputs.size() + (layer.takesOperands() ? layer.weights.size() : 0));
-        for (auto w : layer.weights)
-            layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
+        // An embedding reads the rows it looks up, not its whole table.
+        const auto* gather = std::get_if<Gather>(&layer.params);
+        if (gather && gather->dataIsWeight)
+            layer.cost.bytesRead += static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));
+        else
+            for (auto w : layer.weights)
+                layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
         // A compound runs as several kernels: each intermediate result goes out to memory and back.
         if (i + 1 < op.layers.size() && !isView(layer)) {
             const double b = static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));

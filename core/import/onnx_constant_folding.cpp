@@ -2,100 +2,51 @@
 
 #include "import/import_error.h"
 #include "import/onnx_attributes.h"
+#include "import/onnx_folding_support.h"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <unordered_set>
 
 namespace opsched::onnx_import {
 namespace {
 
+using namespace folding;
+
+// Foldable ops that opsched has no IR op for: on an activation the importer says they are only
+// supported in shape computations. The element-wise ops that can also run on activations are
+// left out, so that their mapping (or its absence) speaks for itself.
 const std::unordered_set<std::string>& foldOnlyTypes()
 {
-    static const std::unordered_set<std::string> types{"Constant", "Shape", "Size", "Gather", "Cast", "ConstantOfShape"};
-    return types;
-}
-
-const std::unordered_set<std::string>& foldableTypes()
-{
     static const std::unordered_set<std::string> types{
-        "Constant", "Shape",   "Size",    "Gather",  "Cast",      "ConstantOfShape", "Unsqueeze", "Squeeze",
-        "Concat",   "Reshape", "Flatten", "Slice",   "Add",       "Sub",             "Mul",       "Div",
-        "Identity", "Dropout", "Transpose"};
+        "Constant", "Shape",  "Size",   "ConstantOfShape", "Range",        "ScatterND",      "Mod",
+        "NonZero",  "Tile",   "CumSum", "Trilu",           "ArgMax",       "ArgMin",         "GatherND",
+        "GatherElements", "OneHot", "And", "Or",           "Xor",          "Floor",          "Ceil",
+        "Round",    "Sign",   "LessOrEqual", "GreaterOrEqual", "Sum",      "Mean",           "ReduceMin",
+        "ReduceProd", "Sin",  "Cos"};
     return types;
 }
 
-std::vector<std::int64_t> stridesOf(const std::vector<std::int64_t>& dims)
+const FolderTable& folders()
 {
-    std::vector<std::int64_t> s(dims.size(), 1);
-    for (std::size_t i = dims.size(); i-- > 1;)
-        s[i - 1] = s[i] * dims[i];
-    return s;
-}
-
-std::size_t elementsOf(const std::vector<std::int64_t>& dims)
-{
-    return static_cast<std::size_t>(checkedElements(dims, kMaxConstantElements, "a folded constant " + dimsToString(dims)));
-}
-
-// Calls f(k, coordinates) for each element of `dims`, k in row-major order.
-template <typename F>
-void forEachIndex(const std::vector<std::int64_t>& dims, F f)
-{
-    const std::size_t total = elementsOf(dims);
-    std::vector<std::int64_t> coord(dims.size(), 0);
-    for (std::size_t k = 0; k < total; ++k) {
-        f(k, coord);
-        for (std::size_t d = dims.size(); d-- > 0;) {
-            if (++coord[d] < dims[d])
-                break;
-            coord[d] = 0;
-        }
-    }
-}
-
-// A tensor of `dims` whose element k is src's element index[k].
-ConstPtr pick(const ConstTensor& src, std::vector<std::int64_t> dims, const std::vector<std::size_t>& index)
-{
-    auto out = std::make_shared<ConstTensor>();
-    out->dims = std::move(dims);
-    out->integer = src.integer;
-    if (src.integer) {
-        out->ints.reserve(index.size());
-        for (auto i : index)
-            out->ints.push_back(src.ints[i]);
-    } else {
-        out->floats.reserve(index.size());
-        for (auto i : index)
-            out->floats.push_back(src.floats[i]);
-    }
-    return out;
-}
-
-ConstPtr withDims(const ConstTensor& src, std::vector<std::int64_t> dims)
-{
-    auto out = std::make_shared<ConstTensor>(src);
-    out->dims = std::move(dims);
-    return out;
-}
-
-const ConstTensor& input(const std::vector<ConstPtr>& inputs, std::size_t i, const char* what)
-{
-    if (i >= inputs.size() || !inputs[i])
-        throw NodeError(std::string("needs its ") + what + " input");
-    return *inputs[i];
+    static const FolderTable table = [] {
+        FolderTable t;
+        addStructuralFolders(t);
+        addElementwiseFolders(t);
+        addIndexingFolders(t);
+        addReductionFolders(t);
+        return t;
+    }();
+    return table;
 }
 
 // Axes from the attribute (older opsets) or the optional input `inputIndex`.
-std::vector<std::int64_t> axesOf(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, std::size_t inputIndex,
-                                 bool fromInput)
+Dims axesOf(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, std::size_t inputIndex, bool fromInput)
 {
     if (!fromInput)
         return Attributes(node).getInts("axes");
-    if (inputIndex < inputs.size() && inputs[inputIndex])
-        return inputs[inputIndex]->toInts();
-    return {};
+    const auto* axes = optionalInput(inputs, inputIndex);
+    return axes ? axes->toInts() : Dims{};
 }
 
 ConstPtr gather(const ConstTensor& data, const ConstTensor& indices, std::int64_t axisAttr)
@@ -104,29 +55,25 @@ ConstPtr gather(const ConstTensor& data, const ConstTensor& indices, std::int64_
         throw NodeError("cannot gather from a scalar");
     const auto axis = static_cast<std::size_t>(normalizeAxis(axisAttr, data.rank()));
     const auto idx = indices.toInts();
-    std::vector<std::int64_t> dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+    // Output: data's dimensions with the axis replaced by the indices' dimensions.
+    Dims dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(axis));
     dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
     dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.dims.end());
     const auto strides = stridesOf(data.dims);
+    const std::size_t idxRank = indices.dims.size();
     std::vector<std::size_t> index;
     index.reserve(elementsOf(dims));
-    const std::size_t idxRank = indices.dims.size();
-    forEachIndex(dims, [&](std::size_t, const std::vector<std::int64_t>& c) {
-        std::size_t flat = 0, ic = 0;
+    forEachIndex(dims, [&](std::size_t, const Dims& c) {
+        std::size_t ic = 0;
         for (std::size_t d = 0; d < idxRank; ++d)
             ic = ic * static_cast<std::size_t>(indices.dims[d]) + static_cast<std::size_t>(c[axis + d]);
-        std::int64_t i = idx[ic];
-        if (i < -data.dims[axis] || i >= data.dims[axis])
-            throw NodeError("gather index " + std::to_string(i) + " is out of range for dimension " +
-                            std::to_string(data.dims[axis]));
-        if (i < 0)
-            i += data.dims[axis];
+        const std::int64_t i = indexInDim(idx[ic], data.dims[axis], "gather");
+        std::int64_t flat = i * strides[axis];
         for (std::size_t d = 0; d < axis; ++d)
-            flat += static_cast<std::size_t>(c[d] * strides[d]);
-        flat += static_cast<std::size_t>(i * strides[axis]);
+            flat += c[d] * strides[d];
         for (std::size_t d = axis + 1; d < data.dims.size(); ++d)
-            flat += static_cast<std::size_t>(c[d + idxRank - 1] * strides[d]);
-        index.push_back(flat);
+            flat += c[d + idxRank - 1] * strides[d];
+        index.push_back(static_cast<std::size_t>(flat));
     });
     return pick(data, dims, index);
 }
@@ -138,7 +85,7 @@ ConstPtr concat(const std::vector<ConstPtr>& inputs, std::int64_t axisAttr)
     const auto& first = *inputs.front();
     const auto axis = static_cast<std::size_t>(normalizeAxis(axisAttr, first.rank()));
     bool integer = true;
-    std::vector<std::int64_t> dims = first.dims;
+    Dims dims = first.dims;
     dims[axis] = 0;
     for (const auto& in : inputs) {
         if (!in || in->rank() != first.rank())
@@ -160,7 +107,7 @@ ConstPtr concat(const std::vector<ConstPtr>& inputs, std::int64_t axisAttr)
         outer *= dims[d];
     for (std::int64_t o = 0; o < outer; ++o)
         for (const auto& in : inputs) {
-            const auto block = static_cast<std::size_t>(in->size() / static_cast<std::size_t>(std::max<std::int64_t>(outer, 1)));
+            const auto block = in->size() / static_cast<std::size_t>(outer);
             for (std::size_t k = 0; k < block; ++k) {
                 const std::size_t src = static_cast<std::size_t>(o) * block + k;
                 if (integer)
@@ -172,8 +119,7 @@ ConstPtr concat(const std::vector<ConstPtr>& inputs, std::int64_t axisAttr)
     return out;
 }
 
-ConstPtr slice(const ConstTensor& data, std::vector<std::int64_t> starts, std::vector<std::int64_t> ends,
-               std::vector<std::int64_t> axes, std::vector<std::int64_t> steps)
+ConstPtr slice(const ConstTensor& data, const Dims& starts, const Dims& ends, Dims axes, Dims steps)
 {
     if (axes.empty())
         for (std::size_t i = 0; i < starts.size(); ++i)
@@ -182,29 +128,33 @@ ConstPtr slice(const ConstTensor& data, std::vector<std::int64_t> starts, std::v
         steps.assign(starts.size(), 1);
     if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
         throw NodeError("slice needs as many starts, ends, axes and steps");
-    std::vector<std::int64_t> begin(data.dims.size(), 0), step(data.dims.size(), 1), dims = data.dims;
+    Dims begin(data.dims.size(), 0), step(data.dims.size(), 1), dims = data.dims;
     for (std::size_t i = 0; i < axes.size(); ++i) {
         const auto a = static_cast<std::size_t>(normalizeAxis(axes[i], data.rank()));
         const std::int64_t d = data.dims[a], s = steps[i];
         if (s == 0 || s > kMaxConstantElements || s < -kMaxConstantElements)
             throw NodeError("slice step " + std::to_string(s) + " is out of range");
+        // Negative starts and ends count from the end (adding d cannot overflow: d >= 0).
         std::int64_t b = starts[i] < 0 ? starts[i] + d : starts[i];
         std::int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
         if (s > 0) {
             b = std::clamp<std::int64_t>(b, 0, d);
             e = std::clamp<std::int64_t>(e, 0, d);
-            dims[a] = e > b ? (e - b + s - 1) / s : 0;
-        } else {
-            b = std::clamp<std::int64_t>(b, -1, d - 1);
+            dims[a] = e > b ? (e - b - 1) / s + 1 : 0;
+        } else if (d == 0) {
+            b = 0;
+            dims[a] = 0;
+        } else { // backwards: start in [0, d-1], end in [-1, d-1] (-1 reaches element 0)
+            b = std::clamp<std::int64_t>(b, 0, d - 1);
             e = std::clamp<std::int64_t>(e, -1, d - 1);
-            dims[a] = b > e ? (b - e - s - 1) / -s : 0;
+            dims[a] = b > e ? (b - e - 1) / -s + 1 : 0;
         }
         begin[a] = b;
         step[a] = s;
     }
     const auto strides = stridesOf(data.dims);
     std::vector<std::size_t> index;
-    forEachIndex(dims, [&](std::size_t, const std::vector<std::int64_t>& c) {
+    forEachIndex(dims, [&](std::size_t, const Dims& c) {
         std::int64_t flat = 0;
         for (std::size_t d = 0; d < c.size(); ++d)
             flat += (begin[d] + c[d] * step[d]) * strides[d];
@@ -213,74 +163,91 @@ ConstPtr slice(const ConstTensor& data, std::vector<std::int64_t> starts, std::v
     return pick(data, dims, index);
 }
 
-ConstPtr transpose(const ConstTensor& data, std::vector<std::int64_t> perm)
+// Split sizes: the `split` attribute (before opset 13) or input, else num_outputs chunks (opset
+// 18, the last one smaller), else equal parts, one per output.
+std::vector<ConstPtr> split(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, int opset)
+{
+    const Attributes attrs(node);
+    const auto& x = input(inputs, 0, "data");
+    if (x.rank() == 0)
+        throw NodeError("cannot split a scalar");
+    const auto axis = normalizeAxis(attrs.getInt("axis", 0), x.rank());
+    const std::int64_t dim = x.dims[static_cast<std::size_t>(axis)];
+    const auto parts = static_cast<std::int64_t>(node.output_size());
+    Dims sizes;
+    if (opset < 13)
+        sizes = attrs.getInts("split");
+    else if (const auto* s = optionalInput(inputs, 1))
+        sizes = s->toInts();
+    if (sizes.empty() && opset >= 18 && attrs.has("num_outputs")) {
+        const auto n = attrs.getInt("num_outputs", parts);
+        if (n <= 0 || n != parts)
+            throw NodeError("num_outputs " + std::to_string(n) + " does not match the " + std::to_string(parts) +
+                            " outputs");
+        const std::int64_t chunk = (dim + n - 1) / n;
+        sizes.assign(static_cast<std::size_t>(n), chunk);
+        sizes.back() = dim - chunk * (n - 1);
+    } else if (sizes.empty()) {
+        if (parts <= 0 || dim % parts != 0)
+            throw NodeError("cannot split dimension " + std::to_string(dim) + " into " + std::to_string(parts) +
+                            " equal parts");
+        sizes.assign(static_cast<std::size_t>(parts), dim / parts);
+    }
+    if (static_cast<std::int64_t>(sizes.size()) != parts)
+        throw NodeError("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+    std::int64_t total = 0;
+    for (auto s : sizes) {
+        if (s < 0 || s > dim)
+            throw NodeError("split size " + std::to_string(s) + " is out of range");
+        total += s;
+    }
+    if (total != dim)
+        throw NodeError("split sizes add up to " + std::to_string(total) + ", not the dimension " + std::to_string(dim));
+    std::vector<ConstPtr> out;
+    std::int64_t start = 0;
+    for (auto s : sizes) {
+        out.push_back(slice(x, {start}, {start + s}, {axis}, {1}));
+        start += s;
+    }
+    return out;
+}
+
+ConstPtr transpose(const ConstTensor& data, Dims perm)
 {
     const auto rank = data.dims.size();
     if (perm.empty())
         for (std::size_t i = rank; i-- > 0;)
             perm.push_back(static_cast<std::int64_t>(i));
-    std::vector<bool> seen(rank, false);
     if (perm.size() != rank)
         throw NodeError("transpose permutation does not match the rank");
-    std::vector<std::int64_t> dims(rank);
+    std::vector<bool> seen(rank, false);
+    Dims dims(rank), strides(rank);
+    const auto own = stridesOf(data.dims);
     for (std::size_t i = 0; i < rank; ++i) {
         if (perm[i] < 0 || perm[i] >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(perm[i])])
             throw NodeError("transpose perm is not a permutation");
         seen[static_cast<std::size_t>(perm[i])] = true;
         dims[i] = data.dims[static_cast<std::size_t>(perm[i])];
+        strides[i] = own[static_cast<std::size_t>(perm[i])];
     }
-    const auto strides = stridesOf(data.dims);
     std::vector<std::size_t> index;
-    forEachIndex(dims, [&](std::size_t, const std::vector<std::int64_t>& c) {
-        std::int64_t flat = 0;
-        for (std::size_t d = 0; d < rank; ++d)
-            flat += c[d] * strides[static_cast<std::size_t>(perm[d])];
-        index.push_back(static_cast<std::size_t>(flat));
-    });
+    forEachIndex(dims, [&](std::size_t, const Dims& c) { index.push_back(offsetOf(c, strides)); });
     return pick(data, dims, index);
 }
 
-ConstPtr arithmetic(const std::string& op, const ConstTensor& a, const ConstTensor& b)
+// Integers narrower than 64 bits wrap as the target type would store them.
+std::int64_t wrapTo(std::int64_t v, std::int64_t to)
 {
-    const auto rank = std::max(a.dims.size(), b.dims.size());
-    std::vector<std::int64_t> dims(rank), sa(rank, 0), sb(rank, 0);
-    const auto strideA = stridesOf(a.dims), strideB = stridesOf(b.dims);
-    for (std::size_t i = 0; i < rank; ++i) {
-        const auto ia = static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(rank - a.dims.size());
-        const auto ib = static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(rank - b.dims.size());
-        const std::int64_t da = ia >= 0 ? a.dims[static_cast<std::size_t>(ia)] : 1;
-        const std::int64_t db = ib >= 0 ? b.dims[static_cast<std::size_t>(ib)] : 1;
-        if (da != db && da != 1 && db != 1)
-            throw NodeError("cannot broadcast " + dimsToString(a.dims) + " with " + dimsToString(b.dims));
-        dims[i] = da == 1 ? db : da;
-        sa[i] = (ia >= 0 && da != 1) ? strideA[static_cast<std::size_t>(ia)] : 0;
-        sb[i] = (ib >= 0 && db != 1) ? strideB[static_cast<std::size_t>(ib)] : 0;
+    using T = onnx::TensorProto;
+    switch (to) {
+    case T::INT8: return static_cast<std::int8_t>(v);
+    case T::UINT8: return static_cast<std::uint8_t>(v);
+    case T::INT16: return static_cast<std::int16_t>(v);
+    case T::UINT16: return static_cast<std::uint16_t>(v);
+    case T::INT32: return static_cast<std::int32_t>(v);
+    case T::UINT32: return static_cast<std::uint32_t>(v);
+    default: return v;
     }
-    auto out = std::make_shared<ConstTensor>();
-    out->dims = dims;
-    out->integer = a.integer && b.integer;
-    forEachIndex(dims, [&](std::size_t, const std::vector<std::int64_t>& c) {
-        std::size_t ia = 0, ib = 0;
-        for (std::size_t d = 0; d < rank; ++d) {
-            ia += static_cast<std::size_t>(c[d] * sa[d]);
-            ib += static_cast<std::size_t>(c[d] * sb[d]);
-        }
-        if (out->integer) {
-            // Wrapping (unsigned) arithmetic: absurd shape values must not be undefined behaviour.
-            const std::int64_t x = a.ints[ia], y = b.ints[ib];
-            const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
-            if (op == "Div" && (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())))
-                throw NodeError("integer division by zero or overflow");
-            out->ints.push_back(op == "Add"   ? static_cast<std::int64_t>(ux + uy)
-                                : op == "Sub" ? static_cast<std::int64_t>(ux - uy)
-                                : op == "Mul" ? static_cast<std::int64_t>(ux * uy)
-                                              : x / y);
-        } else {
-            const double x = a.at(ia), y = b.at(ib);
-            out->floats.push_back(static_cast<float>(op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y));
-        }
-    });
-    return out;
 }
 
 ConstPtr cast(const ConstTensor& data, std::int64_t to)
@@ -293,12 +260,15 @@ ConstPtr cast(const ConstTensor& data, std::int64_t to)
     } else if (to == T::BOOL) {
         out->integer = true;
         for (std::size_t i = 0; i < data.size(); ++i)
-            out->ints.push_back(data.at(i) != 0.0 ? 1 : 0);
-    } else if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128) {
+            out->ints.push_back(data.at(i) != 0.0 ? 1 : 0); // NaN is true
+    } else if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128 ||
+               !T::DataType_IsValid(static_cast<int>(to))) {
         throw NodeError(std::string("cannot cast constants to ") + dataTypeName(static_cast<int>(to)));
     } else {
         out->integer = true;
         out->ints = data.toInts();
+        for (auto& v : out->ints)
+            v = wrapTo(v, to);
     }
     return out;
 }
@@ -323,9 +293,101 @@ ConstPtr constantNode(const onnx::NodeProto& node)
     throw NodeError("only tensor, float and int constants are supported (not sparse or string ones)");
 }
 
+ConstPtr constantOfShape(const onnx::NodeProto& node, const ConstTensor& shape)
+{
+    if (shape.rank() != 1)
+        throw NodeError("ConstantOfShape needs a 1-D shape, not " + dimsToString(shape.dims));
+    const auto dims = shape.toInts();
+    const auto n = elementsOf(dims);
+    const auto* v = Attributes(node).getTensor("value");
+    if (!v) // float 0 by default
+        return std::make_shared<ConstTensor>(ConstTensor::ofFloats(dims, std::vector<float>(n, 0.0F)));
+    const auto value = decodeTensor(*v, "the value of ConstantOfShape");
+    if (value.size() != 1)
+        throw NodeError("ConstantOfShape value must have one element");
+    if (value.integer)
+        return std::make_shared<ConstTensor>(ConstTensor::ofInts(dims, std::vector<std::int64_t>(n, value.ints[0])));
+    return std::make_shared<ConstTensor>(ConstTensor::ofFloats(dims, std::vector<float>(n, value.floats[0])));
+}
+
+ConstPtr flatten(const ConstTensor& x, std::int64_t axis)
+{
+    const auto a = axis < 0 ? axis + x.rank() : axis;
+    if (a < 0 || a > x.rank())
+        throw NodeError("flatten axis " + std::to_string(axis) + " is out of range");
+    std::int64_t outer = 1, inner = 1;
+    for (int i = 0; i < x.rank(); ++i)
+        (i < a ? outer : inner) *= x.dims[static_cast<std::size_t>(i)];
+    return withDims(x, {outer, inner});
+}
+
 } // namespace
 
-bool isFoldableOpType(const std::string& opType) { return foldableTypes().count(opType) > 0; }
+namespace folding {
+
+// Constants, shape bookkeeping and data movement that keeps values as they are.
+void addStructuralFolders(FolderTable& t)
+{
+    t["Constant"] = [](const auto& node, const auto&, int) { return one(constantNode(node)); };
+    t["Identity"] = [](const auto&, const auto& in, int) { return one(withDims(input(in, 0, "data"), input(in, 0, "data").dims)); };
+    t["Dropout"] = [](const auto&, const auto& in, int opset) { // inference: the data, and a mask of ones
+        const auto& x = input(in, 0, "data");
+        // From opset 12 a training_mode input can ask for random dropping (a ratio of 0 drops nothing).
+        const auto* ratio = optionalInput(in, 1);
+        const auto* training = optionalInput(in, 2);
+        if (opset >= 12 && training && scalarInt(*training, "Dropout training_mode") != 0 &&
+            (ratio ? scalarReal(*ratio, "Dropout ratio") : 0.5) != 0.0)
+            throw NodeError("training-mode dropout is random, so it cannot be folded");
+        return std::vector<ConstPtr>{withDims(x, x.dims), std::make_shared<ConstTensor>(ConstTensor::ofInts(
+                                                              x.dims, std::vector<std::int64_t>(x.size(), 1)))};
+    };
+    t["Shape"] = [](const auto& node, const auto& in, int) {
+        return one(std::make_shared<ConstTensor>(shapeConstant(node, input(in, 0, "data").dims)));
+    };
+    t["Size"] = [](const auto&, const auto& in, int) {
+        return one(std::make_shared<ConstTensor>(ConstTensor::ofInts({}, {static_cast<std::int64_t>(input(in, 0, "data").size())})));
+    };
+    t["Gather"] = [](const auto& node, const auto& in, int) {
+        return one(gather(input(in, 0, "data"), input(in, 1, "indices"), Attributes(node).getInt("axis", 0)));
+    };
+    t["Cast"] = [](const auto& node, const auto& in, int) {
+        return one(cast(input(in, 0, "data"), Attributes(node).getInt("to", onnx::TensorProto::FLOAT)));
+    };
+    t["ConstantOfShape"] = [](const auto& node, const auto& in, int) { return one(constantOfShape(node, input(in, 0, "shape"))); };
+    t["Unsqueeze"] = [](const auto& node, const auto& in, int opset) {
+        const auto& x = input(in, 0, "data");
+        return one(withDims(x, unsqueezeDims(x.dims, axesOf(node, in, 1, opset >= 13))));
+    };
+    t["Squeeze"] = [](const auto& node, const auto& in, int opset) {
+        const auto& x = input(in, 0, "data");
+        return one(withDims(x, squeezeDims(x.dims, axesOf(node, in, 1, opset >= 13))));
+    };
+    t["Concat"] = [](const auto& node, const auto& in, int) { return one(concat(in, Attributes(node).getInt("axis", 1))); };
+    t["Reshape"] = [](const auto& node, const auto& in, int) {
+        const auto& x = input(in, 0, "data");
+        const bool allowZero = Attributes(node).getInt("allowzero", 0) != 0;
+        return one(withDims(x, reshapeDims(x.dims, input(in, 1, "shape").toInts(), allowZero)));
+    };
+    t["Flatten"] = [](const auto& node, const auto& in, int) {
+        return one(flatten(input(in, 0, "data"), Attributes(node).getInt("axis", 1)));
+    };
+    t["Slice"] = [](const auto& node, const auto& in, int opset) {
+        const auto& x = input(in, 0, "data");
+        const Attributes attrs(node);
+        if (opset < 10) // attributes before opset 10
+            return one(slice(x, attrs.getInts("starts"), attrs.getInts("ends"), attrs.getInts("axes"), {}));
+        auto optional = [&](std::size_t i) { const auto* v = optionalInput(in, i); return v ? v->toInts() : Dims{}; };
+        return one(slice(x, input(in, 1, "starts").toInts(), input(in, 2, "ends").toInts(), optional(3), optional(4)));
+    };
+    t["Split"] = [](const auto& node, const auto& in, int opset) { return split(node, in, opset); };
+    t["Transpose"] = [](const auto& node, const auto& in, int) {
+        return one(transpose(input(in, 0, "data"), Attributes(node).getInts("perm")));
+    };
+}
+
+} // namespace folding
+
+bool isFoldableOpType(const std::string& opType) { return folders().count(opType) > 0; }
 bool isFoldOnlyOpType(const std::string& opType) { return foldOnlyTypes().count(opType) > 0; }
 
 std::int64_t normalizeAxis(std::int64_t axis, std::int64_t rank)
@@ -420,74 +482,10 @@ ConstTensor shapeConstant(const onnx::NodeProto& node, const std::vector<std::in
 
 std::vector<ConstPtr> foldNode(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, int opset)
 {
-    const std::string& op = node.op_type();
-    const Attributes attrs(node);
-    if (op == "Constant")
-        return {constantNode(node)};
-    if (op == "Identity")
-        return {withDims(input(inputs, 0, "data"), input(inputs, 0, "data").dims)};
-    if (op == "Dropout") {
-        const auto& x = input(inputs, 0, "data");
-        std::vector<ConstPtr> out{withDims(x, x.dims)};
-        out.push_back(std::make_shared<ConstTensor>(ConstTensor::ofInts(x.dims, std::vector<std::int64_t>(x.size(), 1))));
-        return out;
-    }
-    if (op == "Shape")
-        return {std::make_shared<ConstTensor>(shapeConstant(node, input(inputs, 0, "data").dims))};
-    if (op == "Size")
-        return {std::make_shared<ConstTensor>(
-            ConstTensor::ofInts({}, {static_cast<std::int64_t>(input(inputs, 0, "data").size())}))};
-    if (op == "Gather")
-        return {gather(input(inputs, 0, "data"), input(inputs, 1, "indices"), attrs.getInt("axis", 0))};
-    if (op == "Cast")
-        return {cast(input(inputs, 0, "data"), attrs.getInt("to", onnx::TensorProto::FLOAT))};
-    if (op == "ConstantOfShape") {
-        const auto dims = input(inputs, 0, "shape").toInts();
-        const auto n = elementsOf(dims);
-        if (const auto* v = attrs.getTensor("value")) {
-            const auto value = decodeTensor(*v, "the value of ConstantOfShape");
-            if (value.size() != 1)
-                throw NodeError("ConstantOfShape value must have one element");
-            if (value.integer)
-                return {std::make_shared<ConstTensor>(ConstTensor::ofInts(dims, std::vector<std::int64_t>(n, value.ints[0])))};
-            return {std::make_shared<ConstTensor>(ConstTensor::ofFloats(dims, std::vector<float>(n, value.floats[0])))};
-        }
-        return {std::make_shared<ConstTensor>(ConstTensor::ofFloats(dims, std::vector<float>(n, 0.0F)))};
-    }
-    if (op == "Unsqueeze" || op == "Squeeze") {
-        const auto& x = input(inputs, 0, "data");
-        const auto axes = axesOf(node, inputs, 1, opset >= 13);
-        return {withDims(x, op == "Squeeze" ? squeezeDims(x.dims, axes) : unsqueezeDims(x.dims, axes))};
-    }
-    if (op == "Concat")
-        return {concat(inputs, attrs.getInt("axis", 1))};
-    if (op == "Reshape") {
-        const auto& x = input(inputs, 0, "data");
-        return {withDims(x, reshapeDims(x.dims, input(inputs, 1, "shape").toInts(), attrs.getInt("allowzero", 0) != 0))};
-    }
-    if (op == "Flatten") {
-        const auto& x = input(inputs, 0, "data");
-        const auto axis = attrs.getInt("axis", 1);
-        const auto a = axis < 0 ? axis + x.rank() : axis;
-        if (a < 0 || a > x.rank())
-            throw NodeError("flatten axis " + std::to_string(axis) + " is out of range");
-        std::int64_t outer = 1, inner = 1;
-        for (int i = 0; i < x.rank(); ++i)
-            (i < a ? outer : inner) *= x.dims[static_cast<std::size_t>(i)];
-        return {withDims(x, {outer, inner})};
-    }
-    if (op == "Slice") {
-        const auto& x = input(inputs, 0, "data");
-        if (opset < 10)
-            return {slice(x, attrs.getInts("starts"), attrs.getInts("ends"), attrs.getInts("axes"), {})};
-        auto optional = [&](std::size_t i) { return i < inputs.size() && inputs[i] ? inputs[i]->toInts() : std::vector<std::int64_t>{}; };
-        return {slice(x, input(inputs, 1, "starts").toInts(), input(inputs, 2, "ends").toInts(), optional(3), optional(4))};
-    }
-    if (op == "Transpose")
-        return {transpose(input(inputs, 0, "data"), attrs.getInts("perm"))};
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")
-        return {arithmetic(op, input(inputs, 0, "first"), input(inputs, 1, "second"))};
-    throw NodeError("cannot be evaluated on constants");
+    const auto it = folders().find(node.op_type());
+    if (it == folders().end())
+        throw NodeError("cannot be evaluated on constants");
+    return it->second(node, inputs, opset);
 }
 
 } // namespace opsched::onnx_import

@@ -209,6 +209,12 @@ FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& node
             plan.chainOf[*chain.activation] = index;
         plan.chains.push_back(chain);
     }
+
+    plan.patterns = findTransformerPatterns({graph, nodes, plan.constants, plan.consumers, plan.chainOf, plan.dropped});
+    plan.patternOf.assign(nodes.size(), -1);
+    for (std::size_t i = 0; i < plan.patterns.size(); ++i)
+        for (auto k : plan.patterns[i].members)
+            plan.patternOf[k] = static_cast<int>(i);
     return plan;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "import/onnx_structure.h"
+#include "import/onnx_transformer_patterns.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -36,6 +37,9 @@ struct FusionPlan {
     std::vector<int> padOf;
     // Identity and inference Dropout nodes whose readers now read their input instead.
     std::vector<bool> dropped;
+    // Transformer blocks imported as one op each (layer norms, GELUs, Linear layers).
+    std::vector<PatternMatch> patterns;
+    std::vector<int> patternOf;                           // per node position: pattern index or -1
     std::unordered_map<std::string, int> consumers;       // reads by nodes, plus one per graph output
     std::unordered_set<std::string> constants;            // values that fold to constants
     std::unordered_set<std::string> graphOutputs;

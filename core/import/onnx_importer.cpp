@@ -78,9 +78,13 @@ private:
                 continue;
             }
             const auto& type = v->type().tensor_type();
-            if (type.elem_type() != onnx::TensorProto::FLOAT) {
-                fail(std::string("has data type ") + dataTypeName(type.elem_type()) +
-                     "; opsched imports float32 activations");
+            // Token ids and masks: integers the IR carries as exact float values (below 2^24).
+            const auto elem = type.elem_type();
+            const bool integer = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32 ||
+                                 elem == onnx::TensorProto::BOOL;
+            if (elem != onnx::TensorProto::FLOAT && !integer) {
+                fail(std::string("has data type ") + dataTypeName(elem) +
+                     "; opsched imports float32 activations and int64/int32/bool ids and masks");
                 continue;
             }
             if (!type.has_shape()) {
@@ -125,6 +129,11 @@ private:
             return; // built with the chain's last node
         if (plan_.padInto[k] >= 0 || plan_.dropped[k])
             return; // built with its consumer (into whose padding it may fold), or bypassed
+        const int pattern = plan_.patternOf[k];
+        if (pattern >= 0) {
+            importPattern(ctx, plan_.patterns[static_cast<std::size_t>(pattern)], k);
+            return;
+        }
         const ConvChain* fused = chain >= 0 ? &plan_.chains[static_cast<std::size_t>(chain)] : nullptr;
         const NodeRef& head = fused ? nodes_[fused->conv] : node;
         const std::size_t headPosition = fused ? fused->conv : k;
@@ -174,6 +183,37 @@ private:
         } catch (const Error& e) {
             problems_.push_back(head.label() + ": " + withoutOpPrefix(e.what(), head.name));
             failOutputs(ctx, node);
+        }
+    }
+
+    // A transformer block found before import, built at its last node from its inputs.
+    void importPattern(ImportContext& ctx, const PatternMatch& match, std::size_t k)
+    {
+        if (match.tail() != k)
+            return;
+        const NodeRef& tail = nodes_[k];
+        std::unordered_set<std::string> internal;
+        for (auto m : match.members)
+            if (m != k)
+                for (const auto& out : nodes_[m].proto->output())
+                    internal.insert(out);
+        for (auto m : match.members)
+            for (const auto& in : nodes_[m].proto->input()) {
+                if (in.empty() || internal.count(in))
+                    continue;
+                const auto kind = ctx.kindOf(in);
+                if (!kind || *kind == Value::Kind::Failed) {
+                    failOutputs(ctx, tail);
+                    return;
+                }
+            }
+        try {
+            mapPattern(ctx, match, nodes_);
+        } catch (const Error& e) {
+            const NodeRef& head = nodes_[match.members.front()];
+            problems_.push_back(head.label() + " (" + std::to_string(match.members.size()) + " nodes up to " +
+                                tail.label() + "): " + withoutOpPrefix(e.what(), head.name));
+            failOutputs(ctx, tail);
         }
     }
 

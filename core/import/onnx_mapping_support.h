@@ -53,8 +53,22 @@ void mapTranspose(ImportContext& ctx, const NodeRef& node);
 void mapSlice(ImportContext& ctx, const NodeRef& node);
 void mapSplit(ImportContext& ctx, const NodeRef& node);
 void mapPad(ImportContext& ctx, const NodeRef& node);
-void mapReduceMean(ImportContext& ctx, const NodeRef& node);
 void mapSoftmax(ImportContext& ctx, const NodeRef& node);
 void mapPassThrough(ImportContext& ctx, const NodeRef& node);
+
+// The activation an ONNX activation node (Relu, Clip, ...) applies (onnx_op_mapping.cpp).
+Activation activationOf(ImportContext& ctx, const NodeRef& node);
+
+// Mappings in onnx_transformer_ops.cpp.
+bool isTransformerOpType(const std::string& opType);
+void mapLayerNormalization(ImportContext& ctx, const NodeRef& node);
+void mapUnaryMath(ImportContext& ctx, const NodeRef& node);
+void mapCast(ImportContext& ctx, const NodeRef& node);
+void mapPow(ImportContext& ctx, const NodeRef& node);
+void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind);
+void mapWhere(ImportContext& ctx, const NodeRef& node);
+void mapExpand(ImportContext& ctx, const NodeRef& node);
+void mapGather(ImportContext& ctx, const NodeRef& node);
+void mapReduce(ImportContext& ctx, const NodeRef& node);
 
 } // namespace opsched::onnx_import

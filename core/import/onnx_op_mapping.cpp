@@ -6,8 +6,10 @@
 #include "import/onnx_graph_rewriter.h"
 #include "import/onnx_mapping_support.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -134,30 +136,6 @@ float scalarInput(ImportContext& ctx, const std::string& name, const char* role,
     return static_cast<float>(v->at(0));
 }
 
-Activation activationOf(ImportContext& ctx, const NodeRef& node)
-{
-    const auto& op = node.opType();
-    const Attributes attrs(*node.proto);
-    if (op == "Relu")
-        return Activation::relu();
-    if (op == "Sigmoid")
-        return {ActivationKind::Sigmoid};
-    if (op == "Tanh")
-        return {ActivationKind::Tanh};
-    if (op == "HardSwish")
-        return {ActivationKind::HardSwish};
-    if (op == "HardSigmoid")
-        return {ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F)};
-    if (op == "Clip") {
-        constexpr float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
-        if (ctx.opset < 11) // bounds became inputs in opset 11
-            return {ActivationKind::Clip, attrs.getFloat("min", lowest), attrs.getFloat("max", highest)};
-        return {ActivationKind::Clip, scalarInput(ctx, inputName(node, 1), "min", lowest),
-                scalarInput(ctx, inputName(node, 2), "max", highest)};
-    }
-    throw NodeError("is not an activation");
-}
-
 void mapPool(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
@@ -203,6 +181,12 @@ OpKind binaryOpKind(BinaryKind k)
     case BinaryKind::Sub: return OpKind::Subtract;
     case BinaryKind::Mul: return OpKind::Multiply;
     case BinaryKind::Div: return OpKind::Divide;
+    case BinaryKind::Equal:
+    case BinaryKind::Less:
+    case BinaryKind::Greater: return OpKind::Compare;
+    case BinaryKind::Pow:
+    case BinaryKind::Min:
+    case BinaryKind::Max: return OpKind::Math;
     }
     return OpKind::Add;
 }
@@ -235,13 +219,17 @@ void mapBinary(ImportContext& ctx, const NodeRef& node)
         ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}}, makeLayer(Binary{kind}, {ctx.weightOf(a)})));
         return;
     }
-    if (kind == BinaryKind::Div)
-        throw NodeError("dividing a constant by an activation is not supported");
-    // c - x = (x * -1) + c: weights always come after the activation operand.
-    const TensorId minusOne = ctx.newWeight(node.name + ".minus_one", Shape{}, {-1.0F});
-    const TensorId negated = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":neg"), OpKind::Multiply, {{tb}},
-                                         makeLayer(Binary{BinaryKind::Mul}, {minusOne}));
-    ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, {{negated}}, makeLayer(Binary{BinaryKind::Add}, {ctx.weightOf(a)})));
+    if (kind == BinaryKind::Div) { // c / x: a reciprocal when c is 1
+        const auto c = ctx.constant(a, "first");
+        if (c->size() == 1 && c->at(0) == 1.0) {
+            ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Math, {{tb}},
+                                               makeLayer(Eltwise{{ActivationKind::Reciprocal}})));
+            return;
+        }
+    }
+    // c - x, c / x: the constant is the left operand.
+    ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}},
+                                       makeLayer(Binary{kind, true}, {ctx.weightOf(a)})));
 }
 
 void mapConcat(ImportContext& ctx, const NodeRef& node)
@@ -249,25 +237,35 @@ void mapConcat(ImportContext& ctx, const NodeRef& node)
     const Attributes attrs(*node.proto);
     std::vector<InputTerm> terms;
     std::vector<TensorId> weights;
+    std::vector<bool> isTerm;
     int rank = -1;
     for (const auto& in : node.proto->input()) {
         if (ctx.isActivation(in)) {
-            if (!weights.empty())
-                throw NodeError("a constant before an activation in a Concat is not supported");
             const TensorId t = ctx.activation(in, "data");
             terms.push_back({t});
             rank = ctx.shapeOf(t).rank();
+            isTerm.push_back(true);
         } else {
             weights.push_back(ctx.weightOf(in));
+            isTerm.push_back(false);
         }
     }
     const auto axis = normalizeAxis(attrs.getInt("axis", 1), rank);
     // A channel concat of activations is the op's input combination.
-    if (axis == 1 && weights.empty())
+    if (axis == 1 && weights.empty()) {
         ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(Identity{})));
-    else
-        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms,
-                                                             makeLayer(Concat{static_cast<int>(axis)}, weights)));
+        return;
+    }
+    Concat c{static_cast<int>(axis), {}};
+    // Operands come as terms, then weights; the ONNX order may interleave them.
+    if (std::is_sorted(isTerm.begin(), isTerm.end(), std::greater<>())) {
+        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(c, weights)));
+        return;
+    }
+    std::int8_t nextTerm = 0, nextWeight = static_cast<std::int8_t>(terms.size());
+    for (bool t : isTerm)
+        c.order.push_back(t ? nextTerm++ : nextWeight++);
+    ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(c, weights)));
 }
 
 void checkBatchNormMode(ImportContext& ctx, const NodeRef& node)
@@ -301,6 +299,30 @@ void mapBatchNorm(ImportContext& ctx, const NodeRef& node)
 }
 
 } // namespace
+
+Activation activationOf(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    const Attributes attrs(*node.proto);
+    if (op == "Relu")
+        return Activation::relu();
+    if (op == "Sigmoid")
+        return {ActivationKind::Sigmoid};
+    if (op == "Tanh")
+        return {ActivationKind::Tanh};
+    if (op == "HardSwish")
+        return {ActivationKind::HardSwish};
+    if (op == "HardSigmoid")
+        return {ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F)};
+    if (op == "Clip") {
+        constexpr float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
+        if (ctx.opset < 11) // bounds became inputs in opset 11
+            return {ActivationKind::Clip, attrs.getFloat("min", lowest), attrs.getFloat("max", highest)};
+        return {ActivationKind::Clip, scalarInput(ctx, inputName(node, 1), "min", lowest),
+                scalarInput(ctx, inputName(node, 2), "max", highest)};
+    }
+    throw NodeError("is not an activation");
+}
 
 void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer layer)
 {
@@ -355,7 +377,7 @@ bool isMappedOpType(const std::string& opType)
         "GlobalMaxPool", "Concat", "Split", "Slice",     "Flatten",     "Reshape",            "Transpose",
         "Squeeze",    "Unsqueeze", "Gemm",  "MatMul",    "Softmax",     "ReduceMean",         "Pad",
         "BatchNormalization", "Identity", "Dropout"};
-    return types.count(opType) > 0;
+    return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
 void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchNorm, const NodeRef* activation)
@@ -434,8 +456,27 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapSplit(ctx, node);
     else if (op == "Pad")
         mapPad(ctx, node);
-    else if (op == "ReduceMean")
-        mapReduceMean(ctx, node);
+    else if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax")
+        mapReduce(ctx, node);
+    else if (op == "LayerNormalization")
+        mapLayerNormalization(ctx, node);
+    else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg" ||
+             op == "Reciprocal" || op == "Not" || op == "Gelu")
+        mapUnaryMath(ctx, node);
+    else if (op == "Cast")
+        mapCast(ctx, node);
+    else if (op == "Pow")
+        mapPow(ctx, node);
+    else if (op == "Equal" || op == "Less" || op == "Greater" || op == "Min" || op == "Max")
+        mapBinaryKind(ctx, node, op == "Equal" ? BinaryKind::Equal : op == "Less" ? BinaryKind::Less
+                                 : op == "Greater" ? BinaryKind::Greater : op == "Min" ? BinaryKind::Min
+                                                                              : BinaryKind::Max);
+    else if (op == "Where")
+        mapWhere(ctx, node);
+    else if (op == "Expand")
+        mapExpand(ctx, node);
+    else if (op == "Gather")
+        mapGather(ctx, node);
     else if (op == "Softmax")
         mapSoftmax(ctx, node);
     else if (op == "Identity" || op == "Dropout")

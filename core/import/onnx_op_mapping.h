@@ -4,6 +4,7 @@
 
 #include "import/onnx_import_context.h"
 #include "import/onnx_structure.h"
+#include "import/onnx_transformer_patterns.h"
 
 #include <string>
 
@@ -24,5 +25,9 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
 // only): the Pad's output then names its input and the consumer adds the padding. Returns false
 // (and changes nothing) otherwise.
 bool foldPadInto(ImportContext& ctx, const NodeRef& pad, const NodeRef& consumer);
+
+// A transformer block (layer norm, GELU, Linear) as one op, named after its first node, defining
+// its last node's output (onnx_transformer_ops.cpp).
+void mapPattern(ImportContext& ctx, const PatternMatch& match, const std::vector<NodeRef>& nodes);
 
 } // namespace opsched::onnx_import

@@ -1,5 +1,5 @@
 // Mappings of the layout and matrix ops: Gemm, MatMul, Reshape and its relatives, Transpose,
-// Slice, Split, Pad, ReduceMean, Softmax, and the pass-through ops.
+// Slice, Split, Pad, Softmax, and the pass-through ops.
 #include "import/import_error.h"
 #include "import/onnx_attributes.h"
 #include "import/onnx_constant_folding.h"
@@ -288,16 +288,6 @@ void mapPad(ImportContext& ctx, const NodeRef& node)
     addUnaryOp(ctx, node, OpKind::Pad, makeLayer(p));
 }
 
-void mapReduceMean(ImportContext& ctx, const NodeRef& node)
-{
-    const Attributes attrs(*node.proto);
-    Reduce r;
-    r.kind = ReduceKind::Mean;
-    r.axes = axesInput(ctx, node, 1, 18);
-    r.keepDims = attrs.getInt("keepdims", 1) != 0;
-    addUnaryOp(ctx, node, OpKind::Reduce, makeLayer(r));
-}
-
 void mapSoftmax(ImportContext& ctx, const NodeRef& node)
 {
     const TensorId x = ctx.activation(inputName(node, 0), "data");
@@ -324,7 +314,10 @@ void mapPassThrough(ImportContext& ctx, const NodeRef& node)
     if (node.opType() == "Dropout") {
         if (ctx.opset >= 12 && !inputName(node, 2).empty()) {
             const auto training = ctx.constant(inputName(node, 2), "training_mode");
-            if (training->size() == 1 && training->at(0) != 0.0)
+            // A ratio of 0 keeps every value even in training mode (torchvision's Swin writes that).
+            const auto ratio = inputName(node, 1).empty() ? nullptr : ctx.constant(inputName(node, 1), "ratio");
+            const bool keepsAll = ratio && ratio->size() == 1 && ratio->at(0) == 0.0;
+            if (training->size() == 1 && training->at(0) != 0.0 && !keepsAll)
                 throw NodeError("training-mode dropout is not supported");
         }
         if (node.proto->output_size() > 1 && ctx.isUsed(node.proto->output(1)))

@@ -25,11 +25,44 @@ std::size_t Schedule::opCount() const
     return n;
 }
 
+namespace {
+
+// A Linear layer: one MatMul layer over one activation and a constant [K, N] weight (+ bias).
+const MatMul* linearMatMul(const Graph& graph, const Op& op)
+{
+    const auto* m = op.layers.size() == 1 ? std::get_if<MatMul>(&op.layers.front().params) : nullptr;
+    if (!m || op.inputs.size() != 1 || op.inputs.front().size() != 1 || op.layers.front().weights.empty() ||
+        graph.tensor(op.layers.front().weights.front()).shape.rank() != 2)
+        return nullptr;
+    return m;
+}
+
+// GEMMs that share their input (Q, K and V projections): one GEMM over the weights' columns side
+// by side, each op's output a column block of it.
+std::string gemmMergeProblem(const Graph& graph, const std::vector<OpId>& ops)
+{
+    const Op& first = graph.op(ops.front());
+    for (auto id : ops) {
+        const Op& op = graph.op(id);
+        if (!linearMatMul(graph, op))
+            return "'" + op.name + "' is neither a plain convolution nor a matmul by a constant matrix";
+        if (op.inputs != first.inputs)
+            return "'" + op.name + "' does not read the same input as '" + first.name + "'";
+        if (!(op.layers.front().activation == first.layers.front().activation))
+            return "'" + op.name + "' has another activation than '" + first.name + "'";
+    }
+    return {};
+}
+
+} // namespace
+
 std::string mergeProblem(const Graph& graph, const std::vector<OpId>& ops)
 {
     if (ops.size() < 2)
         return "a merge needs at least two ops";
     const Op& first = graph.op(ops.front());
+    if (linearMatMul(graph, first))
+        return gemmMergeProblem(graph, ops);
     for (auto id : ops) {
         const Op& op = graph.op(id);
         const auto* conv = op.layers.size() == 1 ? std::get_if<Conv2d>(&op.layers.front().params) : nullptr;

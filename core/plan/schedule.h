@@ -32,10 +32,11 @@ struct Schedule {
 // Every problem with a schedule for `graph`, each naming the ops involved; empty when valid.
 // Checks: every op exactly once; dependencies point to earlier stages or earlier in the same
 // group; ops joined by an edge inside one stage sit in one group; merge stages hold mergeable
-// convs only (same input, same stride, same activation, groups 1: IOS section 3).
+// convs only (same input, same stride, same activation, groups 1: IOS section 3), or matmuls by
+// constant matrices that read the same input with the same activation (Q, K, V projections).
 std::vector<std::string> validate(const Graph& graph, const Schedule& schedule);
 
-// Why `ops` cannot be merged into one conv, or empty when they can.
+// Why `ops` cannot be merged into one conv (or one GEMM), or empty when they can.
 std::string mergeProblem(const Graph& graph, const std::vector<OpId>& ops);
 
 } // namespace opsched

@@ -11,14 +11,26 @@ double ceilDiv(double a, double b)
     return std::ceil(a / b);
 }
 
-// Implicit-GEMM convolution: M = N*Ho*Wo rows, Cout columns, 64x64 tiles of 4 warps; a long
-// reduction (K = Cin/g*kh*kw) is split across blocks, as library kernels do when tiles are few.
+// A (batched) GEMM: `batch` independent [m x k] x [k x n] products.
+struct GemmShape {
+    double batch = 1, m = 1, n = 1, k = 1;
+};
+
+// 64x64 output tiles of 4 warps, per batch entry; a long reduction is split across blocks (up to
+// 8, one per 256 of k) when tiles are few, as library kernels do. FP32 without tensor cores: the
+// device's peakFlops is what a tile computes at.
+double gemmWarps(const GemmShape& g)
+{
+    const double tiles = g.batch * ceilDiv(g.m, 64.0) * ceilDiv(g.n, 64.0);
+    const double splitK = std::clamp(std::floor(g.k / 256.0), 1.0, 8.0);
+    return 4.0 * tiles * (tiles < 64.0 ? splitK : 1.0);
+}
+
+// Implicit-GEMM convolution: M = N*Ho*Wo rows, Cout columns, K = Cin/g*kh*kw.
 double convWarps(const Shape& out, double reduction)
 {
     const double m = static_cast<double>(out.batch() * out.height() * out.width());
-    const double tiles = ceilDiv(m, 64.0) * ceilDiv(static_cast<double>(out.channels()), 64.0);
-    const double splitK = std::clamp(std::floor(reduction / 256.0), 1.0, 8.0);
-    return 4.0 * tiles * (tiles < 64.0 ? splitK : 1.0);
+    return gemmWarps({1.0, m, static_cast<double>(out.channels()), reduction});
 }
 
 // Element-wise style kernels: 4 elements per thread.
@@ -27,7 +39,62 @@ double elementWarps(const Shape& out)
     return std::max(1.0, ceilDiv(static_cast<double>(out.elements()), 4.0 * 32.0));
 }
 
-KernelDesc layerKernel(const Layer& layer)
+// Row-wise kernels (softmax, layer norm): a warp per row of up to 1024 elements, longer rows a
+// block of one warp per 1024 elements (up to 32).
+double rowWarps(const Shape& out, std::int64_t rowLength)
+{
+    const double length = static_cast<double>(std::max<std::int64_t>(rowLength, 1));
+    const double rows = static_cast<double>(out.elements()) / length;
+    return std::max(1.0, rows * std::clamp(ceilDiv(length, 1024.0), 1.0, 32.0));
+}
+
+// GEMMs with a few rows (a fully connected layer at small batch) run as GEMV-like kernels: a warp
+// per 4 outputs.
+double matrixWarps(const GemmShape& g)
+{
+    if (g.batch * g.m <= 8.0)
+        return std::max(1.0, ceilDiv(g.batch * g.m * g.n, 4.0));
+    return gemmWarps(g);
+}
+
+// MatMul operands: the op's terms, then the layer's weights (an operand layer is an op's first).
+GemmShape matMulShape(const Graph& graph, const Op& op, const Layer& layer)
+{
+    std::vector<Shape> operands;
+    for (const auto& term : op.inputs)
+        operands.push_back(graph.tensor(term.front()).shape);
+    for (auto w : layer.weights)
+        operands.push_back(graph.tensor(w).shape);
+    GemmShape g;
+    if (operands.size() != 2)
+        return g;
+    const Shape& a = operands[0];
+    const Shape& b = operands[1];
+    g.k = static_cast<double>(a.rank() > 0 ? a.dims.back() : 1);
+    g.m = static_cast<double>(a.rank() > 1 ? a[a.rank() - 2] : 1);
+    g.n = static_cast<double>(b.rank() > 1 ? b.dims.back() : 1);
+    g.batch = std::max(1.0, static_cast<double>(layer.output.elements()) / (g.m * g.n));
+    // A matrix (a weight) on the right: the left operand's leading dimensions are more rows of
+    // one GEMM, not a batch.
+    if (b.rank() <= 2) {
+        g.m *= g.batch;
+        g.batch = 1;
+    }
+    return g;
+}
+
+// Fully connected: [rows, K] x [K, outFeatures], K read off the weight [outFeatures, K].
+GemmShape fullyConnectedShape(const Graph& graph, const Layer& layer, const Gemm& gemm)
+{
+    GemmShape g;
+    g.m = static_cast<double>(layer.output.batch());
+    g.n = static_cast<double>(gemm.outFeatures);
+    if (!layer.weights.empty() && gemm.outFeatures > 0)
+        g.k = static_cast<double>(graph.tensor(layer.weights.front()).shape.elements() / gemm.outFeatures);
+    return g;
+}
+
+KernelDesc layerKernel(const Graph& graph, const Op& op, const Layer& layer)
 {
     KernelDesc k;
     k.flops = layer.cost.flops;
@@ -39,10 +106,22 @@ KernelDesc layerKernel(const Layer& layer)
                                      : 1.0;
         k.warps = depthwise ? elementWarps(layer.output) : convWarps(layer.output, reduction);
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
-        // GEMV-like at small batch: a warp per 4 outputs.
-        k.warps = std::max(1.0, ceilDiv(static_cast<double>(layer.output.elements()), 4.0));
-        (void)g;
+        k.warps = matrixWarps(fullyConnectedShape(graph, layer, *g));
+    } else if (std::holds_alternative<MatMul>(layer.params)) {
+        k.warps = matrixWarps(matMulShape(graph, op, layer));
+    } else if (const auto* s = std::get_if<Softmax>(&layer.params)) {
+        const int axis = std::clamp(s->axis, 0, std::max(0, layer.output.rank() - 1));
+        k.warps = rowWarps(layer.output, layer.output.rank() > 0 ? layer.output[axis] : 1);
+    } else if (const auto* n = std::get_if<LayerNorm>(&layer.params)) {
+        const int rank = layer.output.rank();
+        const int axis = std::clamp(n->axis < 0 ? n->axis + rank : n->axis, 0, std::max(0, rank));
+        std::int64_t length = 1;
+        for (int i = axis; i < rank; ++i)
+            length *= layer.output[i];
+        k.warps = rowWarps(layer.output, length);
     } else {
+        // Element-wise and data movement: activations, binary ops, GELU, Where, Gather, Expand,
+        // transposes, pads, pools.
         k.warps = elementWarps(layer.output);
     }
     k.memoryBound = k.flops < 8.0 * k.bytes; // arithmetic intensity below ~8 FLOP/byte
@@ -83,12 +162,38 @@ KernelDesc mergedConvKernel(const Graph& graph, const std::vector<OpId>& ops)
     return k;
 }
 
+// Linear layers that read the same input (Q, K and V projections), merged: one GEMM over their
+// weights side by side, the input read once.
+KernelDesc mergedGemmKernel(const Graph& graph, const std::vector<OpId>& ops)
+{
+    const Op& first = graph.op(ops.front());
+    const Shape& in = graph.tensor(first.inputs.front().front()).shape;
+    const double k = static_cast<double>(in.rank() > 0 ? in.dims.back() : 1);
+    const double m = static_cast<double>(in.elements()) / std::max(k, 1.0);
+    double n = 0, weightBytes = 0;
+    for (auto id : ops) {
+        const auto& weights = graph.op(id).layers.front().weights;
+        n += static_cast<double>(graph.tensor(weights.front()).shape.dims.back());
+        for (auto w : weights) // the matrix, and a bias where there is one
+            weightBytes += static_cast<double>(graph.tensor(w).bytes());
+    }
+    KernelDesc desc;
+    const bool activation = first.layers.front().activation.kind != ActivationKind::None;
+    desc.flops = 2.0 * m * n * k + (activation ? m * n : 0.0);
+    desc.bytes = static_cast<double>(graph.tensor(first.inputs.front().front()).bytes()) + weightBytes + m * n * 4.0;
+    desc.warps = matrixWarps({1.0, m, n, k});
+    desc.memoryBound = desc.flops < 8.0 * desc.bytes;
+    return desc;
+}
+
 } // namespace
 
 std::vector<KernelDesc> kernelsOf(const Graph& graph, const std::vector<OpId>& ops)
 {
-    if (ops.size() > 1)
-        return {mergedConvKernel(graph, ops)};
+    if (ops.size() > 1) {
+        const bool gemms = std::holds_alternative<MatMul>(graph.op(ops.front()).layers.front().params);
+        return {gemms ? mergedGemmKernel(graph, ops) : mergedConvKernel(graph, ops)};
+    }
     std::vector<KernelDesc> out;
     const Op& op = graph.op(ops.front());
     // A plain concatenation is a view: its producers write straight into slices of its output
@@ -99,7 +204,7 @@ std::vector<KernelDesc> kernelsOf(const Graph& graph, const std::vector<OpId>& o
         return out;
     for (const auto& layer : op.layers)
         if (!isViewLayer(layer) || layer.cost.bytes() > 0)
-            out.push_back(layerKernel(layer));
+            out.push_back(layerKernel(graph, op, layer));
     return out;
 }
 

@@ -27,7 +27,10 @@ Layer layer(LayerParams params, Activation act = {})
 
 } // namespace
 
-NetBuilder::NetBuilder(std::string model, std::uint64_t weightSeed) : builder_(std::move(model), weightSeed) {}
+NetBuilder::NetBuilder(std::string model, std::uint64_t weightSeed)
+    : builder_(std::move(model), weightSeed), weightSeed_(weightSeed)
+{
+}
 
 TensorId NetBuilder::input(const std::string& name, Shape shape)
 {
@@ -106,6 +109,16 @@ TensorId NetBuilder::combine(const std::string& name, const Terms& in)
 TensorId NetBuilder::fullyConnected(const std::string& name, const Terms& in, std::int64_t outFeatures)
 {
     return builder_.addOp({name, OpKind::Gemm, in, {layer(Gemm{outFeatures, true})}});
+}
+
+TensorId NetBuilder::op(const std::string& name, OpKind kind, const Terms& in, std::vector<Layer> layers)
+{
+    return builder_.addOp({name, kind, in, std::move(layers)});
+}
+
+TensorId NetBuilder::weight(const std::string& name, Shape shape, std::shared_ptr<const WeightData> data)
+{
+    return builder_.addWeight(name, std::move(shape), std::move(data));
 }
 
 Graph NetBuilder::finish() &&

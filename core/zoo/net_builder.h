@@ -43,6 +43,14 @@ public:
     TensorId combine(const std::string& name, const Terms& in);
     TensorId fullyConnected(const std::string& name, const Terms& in, std::int64_t outFeatures);
 
+    // Any op, for networks whose units are not convs (transformer_blocks.h builds on these).
+    TensorId op(const std::string& name, OpKind kind, const Terms& in, std::vector<Layer> layers);
+    // A constant the caller fills; weightSeed() seeds values derived from its name.
+    TensorId weight(const std::string& name, Shape shape, std::shared_ptr<const WeightData> data);
+    std::uint64_t weightSeed() const { return weightSeed_; }
+    // Without a call, the graph's outputs are the tensors no op reads.
+    void markOutput(TensorId t) { builder_.markOutput(t); }
+
     std::int64_t channels(TensorId t) const { return builder_.shapeOf(t).channels(); }
     // Channels of the combined input the terms describe.
     std::int64_t channels(const Terms& in) const;
@@ -53,6 +61,7 @@ public:
 private:
     TensorId pool(const std::string& name, const Terms& in, Pool2d params);
     GraphBuilder builder_;
+    std::uint64_t weightSeed_;
 };
 
 } // namespace opsched::zoo

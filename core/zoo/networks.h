@@ -37,4 +37,14 @@ struct RwnnParams {
 };
 Graph rwnn(std::int64_t batch, const RwnnParams& params);
 
+// Transformers (transformers.cpp), one op per kernel; token ids are a float input [batch, seq].
+struct TransformerParams {
+    std::int64_t seq = 128;
+    int layers = 12; // T5: per stack (encoder and decoder)
+};
+Graph bert(std::int64_t batch, const TransformerParams& params); // BERT-base, post-LN
+Graph gpt2(std::int64_t batch, const TransformerParams& params); // GPT-2 small, causal, tied LM head
+Graph t5(std::int64_t batch, const TransformerParams& params);   // T5-small encoder-decoder
+Graph vit(std::int64_t batch, int layers);                        // ViT-B/16, 224x224
+
 } // namespace opsched::zoo

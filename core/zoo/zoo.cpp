@@ -63,6 +63,11 @@ const std::vector<ZooEntry>& catalogue()
         {"rwnn",
          "stacked random modules (DiviML): gen=ws|er|ba, n nodes, C channels between modules, dep=sdep|wdep",
          {"gen", "n", "modules", "channels", "dep", "seed", "width", "res"}},
+        {"bert", "BERT-base: 12 post-LN layers, hidden 768, 12 heads, vocab 30522; seq tokens (128)", {"seq", "layers"}},
+        {"gpt2", "GPT-2 small: 12 pre-LN layers, hidden 768, causal, tied LM head; seq tokens (128)", {"seq", "layers"}},
+        {"t5", "T5-small: 6+6 layers (layers= per stack), d_model 512, 8 heads, RMS norm; seq tokens (128)",
+         {"seq", "layers"}},
+        {"vit", "ViT-B/16, 224x224: 16x16 patches, class token, 12 pre-LN layers", {"layers"}},
     };
     return entries;
 }
@@ -125,6 +130,21 @@ Graph build(std::string_view spec, std::int64_t batch)
         r.resolution = small("res", static_cast<int>(r.resolution));
         return rwnn(batch, r);
     }
+    const auto transformer = [&](int layers) {
+        TransformerParams t;
+        t.seq = integer(s, "seq", t.seq);
+        // Clamped only to fit an int; the builders check the range and name the value.
+        t.layers = static_cast<int>(std::clamp<std::int64_t>(integer(s, "layers", layers), -1'000'000, 1'000'000));
+        return t;
+    };
+    if (s.name == "bert")
+        return bert(batch, transformer(12));
+    if (s.name == "gpt2")
+        return gpt2(batch, transformer(12));
+    if (s.name == "t5")
+        return t5(batch, transformer(6));
+    if (s.name == "vit")
+        return vit(batch, transformer(12).layers);
     RandomDagParams p;
     p.ops = static_cast<int>(std::clamp<std::int64_t>(integer(s, "ops", p.ops), -1, 1'000'000));
     p.width = static_cast<int>(std::clamp<std::int64_t>(integer(s, "width", p.width), -1, 1'000'000));

@@ -1,19 +1,20 @@
 // ONNX Runtime's CPU latency for one model, for tests/bench/bench_cpu_vs_ort (a benchmark helper,
 // never a dependency of opsched). Usage:
-//   node ort_latency.js MODEL.onnx INPUT.bin DIMS(comma) THREADS REPEAT
-// INPUT.bin holds the input as raw little-endian float32. Prints one JSON line:
+//   node ort_latency.js MODEL.onnx INPUTS.json THREADS REPEAT
+// INPUTS.json lists the model's inputs in order: [{"name", "path", "dims", "type"}], each file raw
+// little-endian data of that type ("float32" or "int64"). Prints one JSON line:
 // {"median_ms":..., "min_ms":..., "load_ms":...}. onnxruntime-node is found through NODE_PATH.
 "use strict";
 const fs = require("fs");
 const ort = require("onnxruntime-node");
 
 async function main() {
-  const [model, inputPath, dimsArg, threadsArg, repeatArg] = process.argv.slice(2);
+  const [model, inputsPath, threadsArg, repeatArg] = process.argv.slice(2);
   if (!repeatArg) {
-    console.error("usage: node ort_latency.js MODEL.onnx INPUT.bin DIMS THREADS REPEAT");
+    console.error("usage: node ort_latency.js MODEL.onnx INPUTS.json THREADS REPEAT");
     process.exit(2);
   }
-  const dims = dimsArg.split(",").map(Number);
+  const inputs = JSON.parse(fs.readFileSync(inputsPath, "utf8"));
   const threads = Number(threadsArg), repeat = Number(repeatArg);
   const t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(model, {
@@ -24,9 +25,13 @@ async function main() {
     graphOptimizationLevel: "all",
   });
   const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  const raw = fs.readFileSync(inputPath);
-  const data = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  const feeds = { [session.inputNames[0]]: new ort.Tensor("float32", data, dims) };
+  const feeds = {};
+  inputs.forEach((input, i) => {
+    const raw = fs.readFileSync(input.path);
+    const bytes = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
+    const data = input.type === "int64" ? new BigInt64Array(bytes) : new Float32Array(bytes);
+    feeds[session.inputNames[i]] = new ort.Tensor(input.type, data, input.dims);
+  });
   await session.run(feeds); // warm-up
   const times = [];
   for (let i = 0; i < repeat; ++i) {

@@ -24,6 +24,20 @@ inline float activate(float x, const Activation& a)
     case ActivationKind::HardSigmoid: return std::max(0.0F, std::min(1.0F, a.alpha * x + a.beta));
     case ActivationKind::HardSwish: return x * std::min(std::max(x + 3.0F, 0.0F), 6.0F) / 6.0F;
     case ActivationKind::Tanh: return std::tanh(x);
+    case ActivationKind::Gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+    case ActivationKind::GeluTanh:
+        return static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / 3.141592653589793) * (x + 0.044715 * x * x * x))));
+    case ActivationKind::Erf: return std::erf(x);
+    case ActivationKind::Sqrt: return std::sqrt(x);
+    case ActivationKind::Exp: return std::exp(x);
+    case ActivationKind::Log: return std::log(x);
+    case ActivationKind::Abs: return std::abs(x);
+    case ActivationKind::Neg: return -x;
+    case ActivationKind::Reciprocal: return 1.0F / x;
+    case ActivationKind::Pow: return std::pow(x, a.alpha);
+    case ActivationKind::Not: return x == 0.0F ? 1.0F : 0.0F;
+    case ActivationKind::NonZero: return x != 0.0F ? 1.0F : 0.0F;
+    case ActivationKind::Truncate: return std::trunc(x);
     default: throw std::runtime_error("reference: unknown activation");
     }
 }
@@ -217,11 +231,38 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
             } else if (const auto* s = std::get_if<Softmax>(&layer.params)) {
                 cur = referenceSoftmax(cur, s->axis);
             } else if (const auto* bin = std::get_if<Binary>(&layer.params)) {
-                cur = referenceBinary(bin->kind, operands);
-            } else if (std::holds_alternative<MatMul>(layer.params)) {
+                auto ops = operands;
+                if (bin->constantFirst)
+                    std::rotate(ops.begin(), ops.end() - 1, ops.end());
+                cur = referenceBinary(bin->kind, ops);
+            } else if (const auto* mm = std::get_if<MatMul>(&layer.params)) {
                 cur = referenceMatMul(operands.at(0), operands.at(1), layer.output.dims);
+                if (mm->bias)
+                    for (std::size_t i = 0; i < cur.data.size(); ++i)
+                        cur.data[i] += operands.at(2).data[i % operands.at(2).data.size()];
+            } else if (const auto* ln = std::get_if<LayerNorm>(&layer.params)) {
+                const auto bias = ln->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                cur = referenceLayerNorm(cur, *ln, weight(layer.weights.at(0)), ln->bias ? &bias : nullptr);
+            } else if (const auto* ga = std::get_if<Gather>(&layer.params)) {
+                if (ga->dataIsWeight) {
+                    cur = referenceGather(operands.at(1), operands.at(0), ga->axis);
+                } else {
+                    HostTensor idx{ga->indicesDims, {}};
+                    for (auto i : ga->indices)
+                        idx.data.push_back(static_cast<float>(i));
+                    cur = referenceGather(cur, idx, ga->axis);
+                }
+            } else if (const auto* wh = std::get_if<Where>(&layer.params)) {
+                cur = referenceWhere(operands.at(static_cast<std::size_t>(wh->operand[0])),
+                                     operands.at(static_cast<std::size_t>(wh->operand[1])),
+                                     operands.at(static_cast<std::size_t>(wh->operand[2])));
+            } else if (std::holds_alternative<Expand>(layer.params)) {
+                cur = referenceExpand(cur, layer.output.dims);
             } else if (const auto* cat = std::get_if<Concat>(&layer.params)) {
-                cur = referenceConcat(operands, cat->axis);
+                std::vector<HostTensor> ordered;
+                for (auto k : cat->order)
+                    ordered.push_back(operands.at(static_cast<std::size_t>(k)));
+                cur = referenceConcat(cat->order.empty() ? operands : ordered, cat->axis);
             } else if (const auto* sl = std::get_if<Slice>(&layer.params)) {
                 cur = referenceSlice(cur, *sl);
             } else if (const auto* tr = std::get_if<Transpose>(&layer.params)) {

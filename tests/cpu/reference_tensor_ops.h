@@ -82,6 +82,12 @@ inline HostTensor referenceBinary(BinaryKind kind, const std::vector<HostTensor>
             case BinaryKind::Sub: acc -= v; break;
             case BinaryKind::Mul: acc *= v; break;
             case BinaryKind::Div: acc /= v; break;
+            case BinaryKind::Pow: acc = std::pow(acc, v); break;
+            case BinaryKind::Min: acc = std::min(acc, v); break;
+            case BinaryKind::Max: acc = std::max(acc, v); break;
+            case BinaryKind::Equal: acc = acc == v ? 1.0F : 0.0F; break;
+            case BinaryKind::Less: acc = acc < v ? 1.0F : 0.0F; break;
+            case BinaryKind::Greater: acc = acc > v ? 1.0F : 0.0F; break;
             }
         }
         o.data[static_cast<std::size_t>(i)] = acc;
@@ -263,6 +269,80 @@ inline HostTensor referenceBatchNorm(const HostTensor& in, const std::vector<std
         o.data[static_cast<std::size_t>(i)] =
             static_cast<float>(w[0][ch] * (x - w[2][ch]) / std::sqrt(static_cast<double>(w[3][ch]) + eps) + w[1][ch]);
     }
+    return o;
+}
+
+} // namespace opsched::test
+
+namespace opsched::test {
+
+// Layer norm (or RMS norm) over the dimensions from `axis` on, in double.
+inline HostTensor referenceLayerNorm(const HostTensor& in, const LayerNorm& l, const std::vector<float>& scale,
+                                     const std::vector<float>* bias)
+{
+    const auto rank = static_cast<int>(in.dims.size());
+    const auto axis = static_cast<std::size_t>(l.axis < 0 ? l.axis + rank : l.axis);
+    const std::int64_t inner = product(in.dims, axis), rows = product(in.dims) / inner;
+    HostTensor o{in.dims, std::vector<float>(in.data.size())};
+    for (std::int64_t r = 0; r < rows; ++r) {
+        double mean = 0, var = 0;
+        for (std::int64_t i = 0; i < inner; ++i)
+            mean += in.data[static_cast<std::size_t>(r * inner + i)];
+        mean = l.rms ? 0.0 : mean / static_cast<double>(inner);
+        for (std::int64_t i = 0; i < inner; ++i) {
+            const double d = in.data[static_cast<std::size_t>(r * inner + i)] - mean;
+            var += d * d;
+        }
+        var /= static_cast<double>(inner);
+        for (std::int64_t i = 0; i < inner; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            const double y = (in.data[static_cast<std::size_t>(r * inner + i)] - mean) / std::sqrt(var + l.epsilon) * scale[k];
+            o.data[static_cast<std::size_t>(r * inner + i)] = static_cast<float>(bias ? y + (*bias)[k] : y);
+        }
+    }
+    return o;
+}
+
+// ONNX Gather: data[..., indices[j...], ...] along `axis`.
+inline HostTensor referenceGather(const HostTensor& data, const HostTensor& indices, int axis)
+{
+    const auto rank = static_cast<int>(data.dims.size());
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    std::vector<std::int64_t> dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(a));
+    dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
+    dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.dims.end());
+    HostTensor o{dims, std::vector<float>(static_cast<std::size_t>(product(dims)))};
+    for (std::int64_t i = 0; i < product(dims); ++i) {
+        const auto idx = unravel(i, dims);
+        std::vector<std::int64_t> at(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(a));
+        const std::vector<std::int64_t> which(idx.begin() + static_cast<std::ptrdiff_t>(a),
+                                              idx.begin() + static_cast<std::ptrdiff_t>(a + indices.dims.size()));
+        auto row = static_cast<std::int64_t>(indices.data[static_cast<std::size_t>(ravel(which, indices.dims))]);
+        if (row < 0)
+            row += data.dims[a];
+        at.push_back(row);
+        at.insert(at.end(), idx.begin() + static_cast<std::ptrdiff_t>(a + indices.dims.size()), idx.end());
+        o.data[static_cast<std::size_t>(i)] = data.data[static_cast<std::size_t>(ravel(at, data.dims))];
+    }
+    return o;
+}
+
+inline HostTensor referenceWhere(const HostTensor& c, const HostTensor& x, const HostTensor& y)
+{
+    HostTensor o{broadcastDims({c, x, y}), {}};
+    o.data.resize(static_cast<std::size_t>(product(o.dims)));
+    for (std::int64_t i = 0; i < product(o.dims); ++i) {
+        const auto idx = unravel(i, o.dims);
+        o.data[static_cast<std::size_t>(i)] = broadcastAt(c, idx) != 0.0F ? broadcastAt(x, idx) : broadcastAt(y, idx);
+    }
+    return o;
+}
+
+inline HostTensor referenceExpand(const HostTensor& in, const std::vector<std::int64_t>& outDims)
+{
+    HostTensor o{outDims, std::vector<float>(static_cast<std::size_t>(product(outDims)))};
+    for (std::int64_t i = 0; i < product(outDims); ++i)
+        o.data[static_cast<std::size_t>(i)] = broadcastAt(in, unravel(i, outDims));
     return o;
 }
 

@@ -2,6 +2,7 @@
 
 #include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
+#include "exec/cpu/merged_gemm.h"
 #include "exec/cpu/onednn_ops.h"
 #include "exec/cpu/partition_runner.h"
 #include "exec/executor_layers.h"
@@ -9,6 +10,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -113,11 +115,31 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
             compileOp(graph.op(id));
         return;
     }
-    // Merged: one convolution over the stacked weights into the stack value.
+    // Merged: one convolution (or GEMM) over the stacked weights into the stack value.
     const Op& first = graph.op(launch.ops.front());
     const OpLayout& ol = layout.op(first.id);
     if (ol.combine)
         combine(first);
+    if (const auto gemm = mergedGemmGeometry(graph, ll.stackOrder)) {
+        const StackedWeights stacked = stackGemmWeights(graph, ll.stackOrder, *gemm);
+        const auto& stack = layout.values()[static_cast<std::size_t>(ll.stack)];
+        const std::int64_t total = gemm->outDims.back();
+        const Operand stackOut = operand(ll.stack, stack.dims);
+        const Operand weightsOperand{nullptr, {gemm->k, total}, {}};
+        // A MatMul reads its term as an operand: nothing is combined into ol.input.
+        builder.matmul(tensorOperand(first.inputs.front().front()), weightsOperand, &stacked.weights, stackOut,
+                       first.layers.front().activation, &stacked.bias);
+        // Each op's column block, strided by the stack's row length, copied out densely.
+        std::vector<std::int64_t> strides(stack.dims.size(), 1);
+        for (std::size_t d = stack.dims.size() - 1; d > 0; --d)
+            strides[d - 1] = strides[d] * stack.dims[d];
+        for (std::size_t j = 0; j < ll.stackOrder.size(); ++j) {
+            const TensorId out = graph.op(ll.stackOrder[j]).output;
+            const Operand block{at(ll.stack) + ll.channelOffsets[j], graph.tensor(out).shape.dims, strides};
+            builder.copy(block, tensorOperand(out));
+        }
+        return;
+    }
     const auto geometry = mergedConvGeometry(graph, ll.stackOrder);
     const StackedWeights stacked = stackWeights(graph, ll.stackOrder, *geometry);
     Conv2d c;
@@ -210,18 +232,44 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
                 builder.eltwise(in.reshaped(out.dims), out, {act}); // a view with an activation
             } else if constexpr (std::is_same_v<T, Binary>) {
-                builder.binary(p.kind, operandsOf(op, layer), out, act);
+                auto operands = operandsOf(op, layer);
+                if (p.constantFirst) // the one weight, last among the operands, is the left one
+                    std::rotate(operands.begin(), operands.end() - 1, operands.end());
+                builder.binary(p.kind, operands, out, act);
             } else if constexpr (std::is_same_v<T, MatMul>) {
                 const auto operands = operandsOf(op, layer);
-                if (operands.size() != 2)
-                    throw Error("matmul needs exactly two operands");
+                if (operands.size() != (p.bias ? 3U : 2U))
+                    throw Error("matmul needs exactly two operands (and a bias)");
                 // A weight as the right operand: its values, for oneDNN's preferred layout.
                 const bool constantB = op.inputs.size() == 1;
                 const auto b = constantB ? weights(0) : std::vector<float>{};
-                builder.matmul(operands[0], operands[1], constantB ? &b : nullptr, out, act);
+                const auto bias = p.bias ? weights(layer.weights.size() - 1) : std::vector<float>{};
+                builder.matmul(operands[0], operands[1], constantB ? &b : nullptr, out, act, p.bias ? &bias : nullptr);
+            } else if constexpr (std::is_same_v<T, LayerNorm>) {
+                const auto bias = p.bias ? weights(1) : std::vector<float>{};
+                builder.layerNorm(p, in, out, weights(0), p.bias ? &bias : nullptr, act);
+            } else if constexpr (std::is_same_v<T, Gather>) {
+                if (p.dataIsWeight)
+                    builder.embedding(tensorOperand(op.inputs.front().front()), weights(0),
+                                      graph.tensor(layer.weights.at(0)).shape.dims, p.axis, out, act);
+                else // an operand layer: its data is the op's one term
+                    builder.gatherIndices(p, tensorOperand(op.inputs.front().front()), out, act);
+            } else if constexpr (std::is_same_v<T, Where>) {
+                const auto operands = operandsOf(op, layer);
+                const auto at = [&](std::size_t k) { return operands.at(static_cast<std::size_t>(p.operand[k])); };
+                builder.where(at(0), at(1), at(2), out, act);
+            } else if constexpr (std::is_same_v<T, Expand>) {
+                builder.expand(in, out, act);
             } else if constexpr (std::is_same_v<T, Concat>) {
                 const int rank = static_cast<int>(out.dims.size());
-                builder.concat(operandsOf(op, layer), out, p.axis < 0 ? p.axis + rank : p.axis);
+                auto operands = operandsOf(op, layer);
+                if (!p.order.empty()) {
+                    std::vector<Operand> ordered;
+                    for (auto k : p.order)
+                        ordered.push_back(operands.at(static_cast<std::size_t>(k)));
+                    operands = std::move(ordered);
+                }
+                builder.concat(operands, out, p.axis < 0 ? p.axis + rank : p.axis);
                 builder.activate(out, act);
             } else if constexpr (std::is_same_v<T, BatchNorm>) {
                 builder.batchNorm(in, out, weights(0), weights(1), weights(2), weights(3), p.epsilon, act);

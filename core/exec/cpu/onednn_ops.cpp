@@ -1,5 +1,6 @@
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/host_kernels.h"
 #include "exec/cpu/partition_runner.h"
 
 #include "util/error.h"
@@ -143,6 +144,19 @@ std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& 
         return {{algorithm::eltwise_linear, act.alpha, act.beta}, {algorithm::eltwise_clip, 0.0F, 1.0F}};
     case ActivationKind::HardSwish: return {{algorithm::eltwise_hardswish, 0.0F, 0.0F}};
     case ActivationKind::Tanh: return {{algorithm::eltwise_tanh, 0.0F, 0.0F}};
+    case ActivationKind::Gelu: return {{algorithm::eltwise_gelu_erf, 0.0F, 0.0F}};
+    case ActivationKind::GeluTanh: return {{algorithm::eltwise_gelu_tanh, 0.0F, 0.0F}};
+    case ActivationKind::Sqrt: return {{algorithm::eltwise_sqrt, 0.0F, 0.0F}};
+    case ActivationKind::Exp: return {{algorithm::eltwise_exp, 0.0F, 0.0F}};
+    case ActivationKind::Log: return {{algorithm::eltwise_log, 0.0F, 0.0F}};
+    case ActivationKind::Abs: return {{algorithm::eltwise_abs, 0.0F, 0.0F}};
+    case ActivationKind::Neg: return {{algorithm::eltwise_linear, -1.0F, 0.0F}};
+    case ActivationKind::Reciprocal: return {{algorithm::eltwise_pow, 1.0F, -1.0F}};
+    case ActivationKind::Pow: return {{algorithm::eltwise_pow, 1.0F, act.alpha}};
+    case ActivationKind::Erf:
+    case ActivationKind::Not:
+    case ActivationKind::NonZero:
+    case ActivationKind::Truncate: return {{algorithm::undef, 0.0F, 0.0F, nullptr, act}};
     default: break;
     }
     throw Error(std::string("activation '") + toString(act.kind) + "' is not supported by the CPU backend");
@@ -153,8 +167,26 @@ dnnl::memory PrimitiveBuilder::bind(const Operand& o) const
     return dnnl::memory(describe(o), engine_, o.data);
 }
 
+bool PrimitiveBuilder::hasHostPiece(const std::vector<Piece>& ps)
+{
+    return std::any_of(ps.begin(), ps.end(), [](const Piece& p) { return p.host.kind != ActivationKind::None; });
+}
+
+void PrimitiveBuilder::hostOver(const Operand& o, const char* what, std::function<void(float*, std::int64_t)> fn)
+{
+    if (!o.strides.empty() && o.strides != denseStrides(o.dims))
+        throw Error(std::string("internal: ") + what + " runs on dense tensors only");
+    std::int64_t count = 1;
+    for (auto d : o.dims)
+        count *= d;
+    float* data = o.data;
+    hostStep([data, count, fn = std::move(fn)] { fn(data, count); });
+}
+
 dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) const
 {
+    if (hasHostPiece(postOps)) // not a post-op: callers fall back to eltwiseInPlace
+        throw dnnl::error(dnnl_unimplemented, "a host function as a post-op");
     dnnl::primitive_attr a;
     a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (!postOps.empty()) {
@@ -217,6 +249,10 @@ void PrimitiveBuilder::hostStep(std::function<void()> fn)
 void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piece>& ps)
 {
     for (const auto& p : ps) {
+        if (p.host.kind != ActivationKind::None) {
+            hostOver(dst, toString(p.host.kind), [act = p.host](float* data, std::int64_t n) { applyHostActivation(act, data, n); });
+            continue;
+        }
         dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(dst), p.alpha, p.beta);
         dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
         const auto m = bind(dst);
@@ -228,6 +264,11 @@ void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piec
 void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
                             const std::vector<float>* bias, const Activation& act, const ConvTail& tail)
 {
+    if (hasHostPiece(pieces(act))) { // the convolution, then the function in host code
+        conv(c, src, dst, weights, bias, Activation{}, tail);
+        eltwiseInPlace(matchLayout(src, dst), pieces(act));
+        return;
+    }
     if (tail.swish || tail.addend || tail.after.kind != ActivationKind::None) {
         std::vector<Piece> ps = pieces(act);
         if (tail.swish)
@@ -456,6 +497,12 @@ void PrimitiveBuilder::eltwise(const Operand& src, const Operand& dst, const std
         return;
     }
     const Piece& p = ps.front();
+    if (p.host.kind != ActivationKind::None) {
+        if (src.data != dst.data)
+            copy(src, dst);
+        eltwiseInPlace(dst, ps);
+        return;
+    }
     dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(src), p.alpha, p.beta);
     dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
     push(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});

@@ -80,8 +80,9 @@ public:
     void binary(BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
     // ONNX MatMul (1-D operands promoted, batch dimensions broadcast). `constantB`: b's values
     // when b is a weight, reordered once into the layout oneDNN prefers.
+    // `bias`: values added to each row of the result (a Linear layer), or null.
     void matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB, const Operand& dst,
-                const Activation& act);
+                const Activation& act, const std::vector<float>* bias = nullptr);
     // dst has src's rank, with 1 on the reduced axes.
     void reduce(ReduceKind kind, const Operand& src, const Operand& dst, const Activation& act);
     // Inference batch normalisation over axis 1, per-channel parameters of dst.dims[1] values.
@@ -94,6 +95,17 @@ public:
     void pad(const Pad& p, const Operand& src, const Operand& dst, const Activation& act);
     // The activation applied to dst in place (nothing for none).
     void activate(const Operand& dst, const Activation& act);
+    // Layers transformers bring (onednn_transformer_ops.cpp). Every one applies `act` after itself.
+    // Normalisation over the dimensions from `axis` on (layer norm, or RMS norm when l.rms).
+    void layerNorm(const LayerNorm& l, const Operand& src, const Operand& dst, const std::vector<float>& scale,
+                   const std::vector<float>* bias, const Activation& act);
+    // Rows of the table (a constant) by the ids in `ids` (integer-valued floats).
+    void embedding(const Operand& ids, const std::vector<float>& table, const std::vector<std::int64_t>& tableDims,
+                   int axis, const Operand& dst, const Activation& act);
+    void gatherIndices(const Gather& g, const Operand& src, const Operand& dst, const Activation& act);
+    void where(const Operand& cond, const Operand& x, const Operand& y, const Operand& dst, const Activation& act);
+    void expand(const Operand& src, const Operand& dst, const Activation& act);
+
     // Values the builder keeps for the plan's lifetime (constant operands), as an Operand.
     Operand constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims);
 
@@ -114,7 +126,11 @@ private:
         dnnl::algorithm algorithm;
         float alpha, beta;
         const Operand* operand = nullptr; // a binary post-op's second source (algorithm binary_*)
+        Activation host{};                // a function oneDNN lacks, run in host code (host_kernels.h)
     };
+    static bool hasHostPiece(const std::vector<Piece>& ps);
+    // Host code over a dense operand, as a step; `what` names the layer in errors.
+    void hostOver(const Operand& o, const char* what, std::function<void(float*, std::int64_t)> fn);
     static std::vector<Piece> pieces(const Activation& act);
     dnnl::memory bind(const Operand& o) const;
     // The convolution with these post-ops on its operands' own layouts; false (nothing pushed)

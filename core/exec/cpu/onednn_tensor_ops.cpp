@@ -3,6 +3,7 @@
 // and pad (a reorder into a filled buffer; reflect and edge in host code, oneDNN has no pad).
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/host_kernels.h"
 #include "exec/cpu/tensor_views.h"
 #include "util/error.h"
 
@@ -32,6 +33,12 @@ algorithm binaryAlgorithm(BinaryKind kind)
     case BinaryKind::Sub: return algorithm::binary_sub;
     case BinaryKind::Mul: return algorithm::binary_mul;
     case BinaryKind::Div: return algorithm::binary_div;
+    case BinaryKind::Min: return algorithm::binary_min;
+    case BinaryKind::Max: return algorithm::binary_max;
+    case BinaryKind::Equal: return algorithm::binary_eq;
+    case BinaryKind::Less: return algorithm::binary_lt;
+    case BinaryKind::Greater: return algorithm::binary_gt;
+    case BinaryKind::Pow: break; // host code (binary() handles it)
     }
     throw Error("unknown binary kind");
 }
@@ -44,6 +51,14 @@ algorithm reductionAlgorithm(ReduceKind kind)
     case ReduceKind::Max: return algorithm::reduction_max;
     }
     throw Error("unknown reduction kind");
+}
+
+memory::dims denseStridesOf(const memory::dims& dims)
+{
+    memory::dims s(dims.size(), 1);
+    for (std::size_t i = dims.size(); i-- > 1;)
+        s[i - 1] = s[i] * dims[i];
+    return s;
 }
 
 std::int64_t product(const std::vector<std::int64_t>& dims)
@@ -84,10 +99,22 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
     std::vector<Operand> ops;
     for (const auto& o : operands)
         ops.push_back(alignedTo(o, rank));
+    if (kind == BinaryKind::Pow) { // oneDNN 2.6 has no binary power
+        if (ops.size() != 2)
+            throw Error("pow takes two operands");
+        const Operand a = ops[0], b = ops[1];
+        for (const auto* o : {&a, &b, &dst})
+            if (!o->strides.empty())
+                throw Error("internal: pow runs on dense tensors only");
+        hostStep([a, b, dst] { broadcastBinary(HostBinary::Pow, a.data, a.dims, b.data, b.dims, dst.data, dst.dims); });
+        activate(dst, act);
+        return;
+    }
     // oneDNN broadcasts the second source only; the first must have dst's shape. A commutative
     // kind swaps a full-shape second operand in front; otherwise dst is zeroed and the first
     // operand added into it.
-    const bool commutative = kind == BinaryKind::Add || kind == BinaryKind::Mul;
+    const bool commutative = kind == BinaryKind::Add || kind == BinaryKind::Mul || kind == BinaryKind::Min ||
+                             kind == BinaryKind::Max || kind == BinaryKind::Equal;
     if (ops[0].dims != dst.dims && commutative && ops[1].dims == dst.dims)
         std::swap(ops[0], ops[1]);
     std::vector<std::pair<algorithm, Operand>> steps;
@@ -115,7 +142,7 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
 }
 
 void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB,
-                              const Operand& dst, const Activation& act)
+                              const Operand& dst, const Activation& act, const std::vector<float>* bias)
 {
     auto [ad, bd] = promoteMatMulOperands(a.dims, b.dims);
     const std::size_t rank = ad.size();
@@ -133,12 +160,22 @@ void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vec
     const memory::desc wanted =
         constantB ? memory::desc(memory::dims(bd.begin(), bd.end()), memory::data_type::f32, tag::any) : user;
     const auto ps = pieces(act);
-    dnnl::matmul::desc d(describe(src), wanted, describe(out));
+    // A bias of N values broadcast over every other dimension.
+    memory::dims biasDims(rank, 1);
+    biasDims[rank - 1] = dd[rank - 1];
+    const memory::desc biasDesc(biasDims, memory::data_type::f32, denseStridesOf(biasDims));
+    if (bias && static_cast<std::int64_t>(bias->size()) != dd[rank - 1])
+        throw Error("matmul bias has " + std::to_string(bias->size()) + " values for " + std::to_string(dd[rank - 1]) +
+                    " columns");
+    const auto d = bias ? dnnl::matmul::desc(describe(src), wanted, biasDesc, describe(out))
+                        : dnnl::matmul::desc(describe(src), wanted, describe(out));
     bool fused = false;
     auto pd = withPostOps<dnnl::matmul::primitive_desc>(d, engine_, !ps.empty(),
                                                         [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(out)}};
     args[DNNL_ARG_WEIGHTS] = constantB ? constant(user, *constantB, pd.weights_desc()) : bind(weights);
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
     push(pd, dnnl::matmul(pd), std::move(args));
     if (!fused)
         eltwiseInPlace(out, ps);

@@ -2,6 +2,7 @@
 
 #include "exec/cpu/channels_last.h"
 #include "exec/cpu/merged_conv.h"
+#include "exec/cpu/merged_gemm.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -200,6 +201,18 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
     // Merged launches: one stacked output; at batch 1 the ops' outputs are its channel slices.
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const auto& ops = plan.launches[i].ops;
+        if (const auto gemm = ops.size() > 1 ? mergedGemmGeometry(graph, ops) : std::nullopt) {
+            // Column blocks are strided: the launch copies each op's block out of the stack.
+            LaunchLayout& ll = launches_[i];
+            ll.stack = addValue(graph.op(ops.front()).name + ":merged", gemm->outDims, launchStep(i));
+            ll.stackOrder = ops;
+            std::int64_t c0 = 0;
+            for (auto n : gemm->columns) {
+                ll.channelOffsets.push_back(c0);
+                c0 += n;
+            }
+            continue;
+        }
         const auto geometry = ops.size() > 1 ? mergedConvGeometry(graph, ops) : std::nullopt;
         if (!geometry)
             continue;

@@ -1,6 +1,7 @@
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/device_activation.cuh"
 
+#include <algorithm>
 #include <cfloat>
 
 namespace opsched::gpu::kernels {
@@ -100,6 +101,33 @@ __global__ void softmaxKernel(const float* in, float* out, std::int64_t outer, s
     }
 }
 
+// The last axis (attention scores: rows of the sequence length): one warp per row, so neighbouring
+// lanes read neighbouring elements; max and sum are combined across the warp by shuffles.
+__global__ void softmaxLastAxisKernel(const float* in, float* out, std::int64_t rows, std::int64_t len)
+{
+    constexpr unsigned kAll = 0xffffffffU;
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    const std::int64_t warpsPerBlock = blockDim.x / 32;
+    const std::int64_t first = blockIdx.x * warpsPerBlock + threadIdx.x / 32;
+    // r is the same for the whole warp, so every lane takes part in each shuffle.
+    for (std::int64_t r = first; r < rows; r += warpsPerBlock * gridDim.x) {
+        const float* x = in + r * len;
+        float* y = out + r * len;
+        float m = -FLT_MAX;
+        for (std::int64_t a = lane; a < len; a += 32)
+            m = fmaxf(m, x[a]);
+        for (int step = 16; step > 0; step /= 2)
+            m = fmaxf(m, __shfl_xor_sync(kAll, m, step));
+        float sum = 0.0F;
+        for (std::int64_t a = lane; a < len; a += 32)
+            sum += expf(x[a] - m);
+        for (int step = 16; step > 0; step /= 2)
+            sum += __shfl_xor_sync(kAll, sum, step);
+        for (std::int64_t a = lane; a < len; a += 32)
+            y[a] = expf(x[a] - m) / sum;
+    }
+}
+
 constexpr int kTile = 16;
 
 // Tiled: each block computes a 16x16 tile of out, staging 16-wide slices of in and weight.
@@ -185,7 +213,15 @@ cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p
 cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
                     std::int64_t inner)
 {
-    softmaxKernel<<<blocksFor(outer * inner), kThreads, 0, stream>>>(in, out, outer, axis, inner);
+    if (outer * inner <= 0)
+        return cudaGetLastError();
+    if (inner == 1) {
+        constexpr std::int64_t warpsPerBlock = kThreads / 32;
+        const std::int64_t blocks = std::min<std::int64_t>((outer + warpsPerBlock - 1) / warpsPerBlock, 65535 * 16);
+        softmaxLastAxisKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, axis);
+    } else {
+        softmaxKernel<<<blocksFor(outer * inner), kThreads, 0, stream>>>(in, out, outer, axis, inner);
+    }
     return cudaGetLastError();
 }
 

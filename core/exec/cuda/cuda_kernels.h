@@ -9,9 +9,10 @@
 
 namespace opsched::gpu::kernels {
 
-// ActivationKind's values (graph/layer.h), with its parameters.
+// An activation: ActivationKind's value (kernels::ActivationCode, tensor_kernel_params.h), with
+// its parameters.
 struct Act {
-    int kind = 0; // 0 None, 1 Relu, 2 Clip, 3 Sigmoid, 4 HardSigmoid, 5 HardSwish, 6 Tanh
+    int kind = 0;
     float alpha = 0, beta = 0;
 };
 
@@ -48,7 +49,8 @@ struct Pool {
 };
 cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p, Act act);
 
-// Softmax over the middle dimension of [outer, axis, inner].
+// Softmax over the middle dimension of [outer, axis, inner]. The last axis (inner 1, attention
+// scores) runs one warp per row, reading it coalesced; other axes one thread per row.
 cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
                     std::int64_t inner);
 

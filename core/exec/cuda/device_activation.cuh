@@ -2,25 +2,55 @@
 #pragma once
 
 #include "exec/cuda/cuda_kernels.h"
+#include "exec/cuda/tensor_kernel_params.h"
 
 namespace opsched::gpu::kernels {
 
-// Act's kinds (ActivationKind's values, graph/layer.h).
+// Act's kinds are ActivationCode values (ActivationKind's, graph/layer.h). Float maths with
+// ONNX's meaning: Log of a negative is NaN, Reciprocal of 0 is inf, as on the host.
 __device__ inline float applyActivation(Act a, float x)
 {
     switch (a.kind) {
-    case 1:
+    case kActRelu:
         return fmaxf(x, 0.0F);
-    case 2:
+    case kActClip:
         return fminf(fmaxf(x, a.alpha), a.beta);
-    case 3:
+    case kActSigmoid:
         return 1.0F / (1.0F + expf(-x));
-    case 4:
+    case kActHardSigmoid:
         return fminf(fmaxf(a.alpha * x + a.beta, 0.0F), 1.0F);
-    case 5:
+    case kActHardSwish:
         return x * fminf(fmaxf(x + 3.0F, 0.0F), 6.0F) / 6.0F;
-    case 6:
+    case kActTanh:
         return tanhf(x);
+    case kActGelu:
+        return 0.5F * x * (1.0F + erff(x * 0.70710678118654752F)); // x * Phi(x)
+    case kActGeluTanh: {
+        const float inner = 0.79788456080286536F * (x + 0.044715F * x * x * x); // sqrt(2/pi) (...)
+        return 0.5F * x * (1.0F + tanhf(inner));
+    }
+    case kActErf:
+        return erff(x);
+    case kActSqrt:
+        return sqrtf(x);
+    case kActExp:
+        return expf(x);
+    case kActLog:
+        return logf(x);
+    case kActAbs:
+        return fabsf(x);
+    case kActNeg:
+        return -x;
+    case kActReciprocal:
+        return 1.0F / x;
+    case kActPow:
+        return powf(x, a.alpha);
+    case kActNot:
+        return x == 0.0F ? 1.0F : 0.0F;
+    case kActNonZero:
+        return x != 0.0F ? 1.0F : 0.0F;
+    case kActTruncate:
+        return truncf(x);
     default:
         return x;
     }

@@ -1,6 +1,7 @@
 #include "exec/cuda/device_runner.h"
 
 #include "exec/cpu/merged_conv.h"
+#include "exec/cpu/merged_gemm.h"
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "exec/executor_layers.h"
@@ -88,17 +89,24 @@ const float* DeviceRunner::constant(const std::vector<float>& values, const std:
     return constants_.back().floats();
 }
 
-bool DeviceRunner::pushCublasGemm(const RowMajorGemm& g, const float* a, const float* b, float* y,
-                                  const std::string& what, std::vector<Step>& steps)
+bool DeviceRunner::pushCublasGemms(const std::vector<RowMajorGemm>& calls, const float* a, const float* b, float* y,
+                                   const std::string& what, std::vector<Step>& steps)
 {
-    const ColumnMajorGemm c = toColumnMajor(g);
     // k == 0 (an empty sum) and sizes past int stay on the own kernels, which handle them.
-    if (!cublas_.available() || g.k <= 0 || !fitsCublasInt(c))
+    const bool fits = std::all_of(calls.begin(), calls.end(),
+                                  [](const RowMajorGemm& g) { return g.k > 0 && fitsCublasInt(toColumnMajor(g)); });
+    if (!cublas_.available() || calls.empty() || !fits)
         return false;
-    if (g.batch * g.m * g.n > 0)
-        steps.push_back([this, c, a, b, y, what](cudaStream_t s, std::size_t k) {
-            cublas_.run(c, a, b, y, s, k, workspaces_.at(k).data(), workspaces_.at(k).size(), what);
-        });
+    for (const RowMajorGemm& g : calls) {
+        const ColumnMajorGemm c = toColumnMajor(g);
+        const float* ag = a + g.offsetA;
+        const float* bg = b + g.offsetB;
+        float* yg = y + g.offsetC;
+        if (g.batch * g.m * g.n > 0)
+            steps.push_back([this, c, ag, bg, yg, what](cudaStream_t s, std::size_t k) {
+                cublas_.run(c, ag, bg, yg, s, k, workspaces_.at(k).data(), workspaces_.at(k).size(), what);
+            });
+    }
     ++cublasSteps_;
     return true;
 }
@@ -113,7 +121,9 @@ void DeviceRunner::compileLaunch(std::size_t index)
     const std::size_t convsBefore = convs_.size();
     const std::size_t cublasBefore = cublasSteps_;
     try {
-        if (ll.stack < 0) {
+        // Merged GEMMs (Q, K, V) run as separate cuBLAS GEMMs here: the CPU executor stacks them,
+        // this backend does not yet (its outputs are not parented into the stack either way).
+        if (ll.stack < 0 || cpu::mergedGemmGeometry(graph_, launch.ops)) {
             for (auto id : launch.ops)
                 compileOp(graph_.op(id), steps);
         } else {
@@ -138,7 +148,7 @@ void DeviceRunner::compileLaunch(std::size_t index)
 
 std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
 {
-    const auto geometry = cpu::mergedConvGeometry(graph_, ops);
+    const auto geometry = cpu::mergedConvGeometry(graph_, ops); // none for GEMMs: op by op
     std::vector<Step> steps;
     const std::size_t convsBefore = convs_.size();
     const std::size_t cublasBefore = cublasSteps_;
@@ -312,7 +322,7 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 const std::int64_t n = inDims.at(0), k = elements(inDims) / n, o = outDims.at(1);
                 const float* w = constant(weights(0), what + ": weights");
                 const float* b = p.bias && layer.weights.size() > 1 ? constant(weights(1), what + ": bias") : nullptr;
-                if (pushCublasGemm(gemmLayerProblem(n, k, o), x, w, y, what, steps)) {
+                if (pushCublasGemms({gemmLayerProblem(n, k, o)}, x, w, y, what, steps)) {
                     // Bias and activation after the GEMM, as one small kernel.
                     if ((b || a.kind != 0) && n * o > 0)
                         push([=](cudaStream_t s) { return kernels::biasActivation(s, y, b, n, o, 1, a); });
@@ -401,7 +411,8 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
             } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
                 const std::int64_t n = elements(outDims); // a view with an activation
                 push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
-            } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm>) {
+            } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm,
+                                         Gather, Where, Expand>) {
                 compileTensorLayer(op, i, x, inDims, y, steps);
             } else {
                 throw Error(what + ": not supported by the CUDA backend");
@@ -464,6 +475,9 @@ void DeviceRunner::issue(const StreamOp& op)
 void DeviceRunner::runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap)
 {
     // Streams, events and workspaces were set up by capture(); only launches go through `wrap`.
+    // The error slot is cleared and waited for first: the launches run on several streams.
+    gatherErrors_.clear(streams_.at(0));
+    checkCuda(cudaDeviceSynchronize(), "clearing the gathers' error slot");
     for (const auto& op : program.ops) {
         if (op.kind == StreamOpKind::Launch && wrap)
             wrap(op.index, [&] { issue(op); });
@@ -471,6 +485,9 @@ void DeviceRunner::runEagerly(const StreamProgram& program, const CudaExecutor::
             issue(op);
     }
     checkCuda(cudaDeviceSynchronize(), "running the plan eagerly");
+    gatherErrors_.fetch(streams_.at(0));
+    checkCuda(cudaStreamSynchronize(streams_.at(0)), "reading the gathers' error slot");
+    gatherErrors_.throwIfReported();
 }
 
 GraphExec DeviceRunner::capture(const StreamProgram& program)
@@ -545,7 +562,9 @@ std::vector<std::vector<float>> DeviceRunner::run(const GraphExec& exec, const s
                                   cudaMemcpyHostToDevice, s),
                   "copying input '" + t.name + "' to the device");
     }
+    gatherErrors_.clear(s);
     checkCuda(cudaGraphLaunch(exec.get(), s), "cudaGraphLaunch");
+    gatherErrors_.fetch(s);
     std::vector<std::vector<float>> outputs;
     for (auto id : graph_.outputs()) {
         auto& host = outputs.emplace_back(static_cast<std::size_t>(graph_.tensor(id).shape.elements()));
@@ -553,6 +572,7 @@ std::vector<std::vector<float>> DeviceRunner::run(const GraphExec& exec, const s
                   "copying output '" + graph_.tensor(id).name + "' from the device");
     }
     checkCuda(cudaStreamSynchronize(s), "running the plan of " + graph_.name());
+    gatherErrors_.throwIfReported();
     return outputs;
 }
 

@@ -9,6 +9,7 @@
 #include "exec/cuda/cublas_gemm.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cudnn_conv.h"
+#include "exec/cuda/gather_errors.h"
 #include "exec/cuda/gpu_memory_plan.h"
 #include "exec/cuda/stream_program.h"
 
@@ -66,7 +67,8 @@ public:
     // streams' workspaces, so replay only graphs captured since the last capture that compiled
     // new convolutions (the executor captures once; the timer replays each capture right away).
     GraphExec capture(const StreamProgram& program);
-    // Copies inputs in, replays, copies outputs out.
+    // Copies inputs in, replays, copies outputs out; throws Error when an embedding met an id
+    // outside its table (the replay wrote zeros for it).
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
     // Issues `program` (captured before) eagerly, each launch through `wrap`; then synchronises.
     void runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap);
@@ -98,10 +100,11 @@ private:
     // Imported models' layers (Binary, MatMul, Concat, Slice, ...): device_runner_tensor_ops.cpp.
     void compileTensorLayer(const Op& op, std::size_t i, const float* x, const std::vector<std::int64_t>& inDims,
                             float* y, std::vector<Step>& steps);
-    // A GEMM step on cuBLAS (row-major a * b into y), or false when cuBLAS is missing or the sizes
-    // do not fit its int arguments; the caller then pushes its own kernel.
-    bool pushCublasGemm(const RowMajorGemm& g, const float* a, const float* b, float* y, const std::string& what,
-                        std::vector<Step>& steps);
+    // GEMM steps on cuBLAS (row-major a * b into y, one per call, each at its offsets), or false,
+    // pushing nothing, when cuBLAS is missing or a call's sizes do not fit its int arguments; the
+    // caller then pushes its own kernel.
+    bool pushCublasGemms(const std::vector<RowMajorGemm>& calls, const float* a, const float* b, float* y,
+                         const std::string& what, std::vector<Step>& steps);
     const std::int64_t* indexConstant(const std::vector<std::int64_t>& values, const std::string& what);
     // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
     // their largest conv needs; for those that run cuBLAS GEMMs a cuBLAS handle and a workspace of
@@ -130,6 +133,7 @@ private:
     std::vector<cudaEvent_t> events_;
     std::vector<cudaEvent_t> timingEvents_; // timeBackToBack's
     std::vector<bool> ranEagerly_;          // per launch: run once outside a capture
+    GatherErrors gatherErrors_;             // embeddings' out-of-range ids, checked by run()
 };
 
 } // namespace opsched::gpu

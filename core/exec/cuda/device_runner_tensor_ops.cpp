@@ -1,11 +1,15 @@
 // DeviceRunner's launch steps for imported models' layers (Binary, MatMul, Concat, Slice,
-// Transpose, Pad, Reduce, BatchNorm): geometry on the host (tensor_op_geometry.h), one or a few
-// own kernels per layer (tensor_kernels.h), the layer's activation fused into the last.
+// Transpose, Pad, Reduce, BatchNorm, and the transformers' LayerNorm, Gather, Where, Expand):
+// geometry on the host (tensor_op_geometry.h, gemm_mapping.h), cuBLAS for MatMul, one or a few own
+// kernels per other layer (tensor_kernels.h, row_kernels.h), the layer's activation fused into the
+// last.
 #include "exec/cpu/merged_conv.h"
 #include "exec/cuda/device_runner.h"
+#include "exec/cuda/row_kernels.h"
 #include "exec/cuda/tensor_kernels.h"
 #include "exec/cuda/tensor_op_geometry.h"
 
+#include <array>
 #include <type_traits>
 
 namespace opsched::gpu {
@@ -62,7 +66,10 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
         [&](const auto& p) {
             using T = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<T, Binary>) {
-                const auto list = operands();
+                const auto listed = operands();
+                decltype(operands()) list;
+                for (auto k : binaryOperandOrder(p, op.inputs.size(), layer.weights.size()))
+                    list.push_back(listed[k]);
                 BinaryLaunches plan = binaryLaunches(p.kind, dimsOf(list), outDims);
                 for (std::size_t j = 0; j < plan.launches.size(); ++j) {
                     kernels::Elementwise e = plan.launches[j];
@@ -75,21 +82,34 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
                 }
             } else if constexpr (std::is_same_v<T, MatMul>) {
                 const auto list = operands();
-                if (list.size() != 2)
-                    throw Error(what + ": matmul needs exactly two operands, got " + std::to_string(list.size()));
+                const std::size_t expected = p.bias ? 3 : 2;
+                if (list.size() != expected)
+                    throw Error(what + ": matmul needs " + (p.bias ? "two operands and a bias" : "exactly two operands")
+                        + ", got " + std::to_string(list.size()) + " tensors");
                 const kernels::BatchedMatMul g = matMulGeometry(list[0].second, list[1].second, outDims);
                 const float* lhs = list[0].first;
                 const float* rhs = list[1].first;
-                const auto problem = matMulProblem(g);
-                if (problem && pushCublasGemm(*problem, lhs, rhs, y, what, steps)) {
-                    const std::int64_t count = g.batch * g.m * g.n;
-                    if (a.kind != 0 && count > 0)
-                        push([=](cudaStream_t s) { return kernels::activation(s, y, y, count, a); });
+                // A Linear layer's bias: one value per output column, added with the activation after.
+                const float* bias = p.bias ? list[2].first : nullptr;
+                const std::int64_t rows = g.batch * g.m, cols = g.n;
+                const bool epilogue = (bias || a.kind != 0) && rows * cols > 0;
+                const kernels::Act inKernel = bias ? kernels::Act {} : a;
+                if (pushCublasGemms(matMulProblems(g), lhs, rhs, y, what, steps)) {
+                    if (epilogue)
+                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
                 } else {
-                    push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, a); });
+                    push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, inKernel); });
+                    if (bias && rows * cols > 0)
+                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
                 }
             } else if constexpr (std::is_same_v<T, Concat>) {
-                const auto list = operands();
+                auto list = operands();
+                if (!p.order.empty()) { // a constant before an activation: the layer's own order
+                    decltype(list) ordered;
+                    for (auto k : p.order)
+                        ordered.push_back(list.at(static_cast<std::size_t>(k)));
+                    list = std::move(ordered);
+                }
                 const int rank = static_cast<int>(outDims.size());
                 const auto copies = concatCopies(dimsOf(list), outDims, p.axis < 0 ? p.axis + rank : p.axis);
                 for (std::size_t k = 0; k < copies.size(); ++k) {
@@ -130,6 +150,59 @@ void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* 
                 push([=](cudaStream_t s) {
                     return kernels::scaleShift(s, x, y, scale, shift, batch, channels, inner, a);
                 });
+            } else if constexpr (std::is_same_v<T, LayerNorm>) {
+                if (layer.weights.empty())
+                    throw Error(what + ": layer normalisation needs its scale");
+                const bool hasBias = p.bias && layer.weights.size() > 1;
+                const auto& biasDims = hasBias ? graph_.tensor(layer.weights[1]).shape.dims : outDims;
+                const kernels::RowNorm r = rowNormGeometry(
+                    p, inDims, graph_.tensor(layer.weights[0]).shape.dims, hasBias ? &biasDims : nullptr);
+                const float* scale = constant(cpu::weightValues(graph_, layer.weights[0]), what + ": scale");
+                const float* bias
+                    = hasBias ? constant(cpu::weightValues(graph_, layer.weights[1]), what + ": bias") : nullptr;
+                push([=](cudaStream_t s) { return kernels::rowNorm(s, x, y, scale, bias, r, a); });
+            } else if constexpr (std::is_same_v<T, Gather>) {
+                const auto list = operands();
+                kernels::GatherRows g;
+                const float* data = nullptr;
+                if (p.dataIsWeight) { // the term holds token ids, the weight is the table
+                    if (list.size() != 2)
+                        throw Error(what + ": an embedding needs the ids and one table");
+                    std::int64_t ids = 1;
+                    for (auto d : list[0].second)
+                        ids *= d;
+                    g = gatherGeometry(list[1].second, p.axis, ids, outDims);
+                    g.ids = list[0].first;
+                    g.errorCode = gatherErrors_.add(what, g.axisLen);
+                    g.error = gatherErrors_.slot();
+                    data = list[1].first;
+                } else {
+                    if (list.size() != 1)
+                        throw Error(what + ": a gather with constant indices takes one operand");
+                    g = gatherGeometry(list[0].second, p.axis, static_cast<std::int64_t>(p.indices.size()), outDims);
+                    g.indices = indexConstant(normalisedGatherIndices(p.indices, g.axisLen), what + ": indices");
+                    data = list[0].first;
+                }
+                push([=](cudaStream_t s) { return kernels::gatherRows(s, data, y, g, a); });
+            } else if constexpr (std::is_same_v<T, Where>) {
+                const auto list = operands();
+                std::array<const float*, 3> src {};
+                std::array<std::vector<std::int64_t>, 3> dims;
+                for (std::size_t k = 0; k < 3; ++k) {
+                    const auto at = static_cast<std::size_t>(p.operand[k]);
+                    if (p.operand[k] < 0 || at >= list.size())
+                        throw Error(what + ": where names operand " + std::to_string(p.operand[k]) + " of "
+                            + std::to_string(list.size()));
+                    src[k] = list[at].first;
+                    dims[k] = list[at].second;
+                }
+                kernels::Elementwise e = whereGeometry(dims[0], dims[1], dims[2], outDims);
+                for (std::size_t k = 0; k < 3; ++k)
+                    e.srcs[k] = src[k];
+                push([=](cudaStream_t s) { return kernels::elementwise(s, e, y, a); });
+            } else if constexpr (std::is_same_v<T, Expand>) {
+                const kernels::StridedCopy c = expandCopy(inDims, outDims);
+                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
             } else {
                 throw Error(what + ": not an imported tensor layer");
             }

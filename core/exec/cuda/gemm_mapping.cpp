@@ -47,21 +47,46 @@ RowMajorGemm gemmLayerProblem(std::int64_t n, std::int64_t k, std::int64_t o)
     return g;
 }
 
-std::optional<RowMajorGemm> matMulProblem(const kernels::BatchedMatMul& g)
+std::vector<RowMajorGemm> matMulProblems(const kernels::BatchedMatMul& g)
 {
-    if (g.batchRank > 1)
-        return std::nullopt;
+    const int rank = g.batchRank;
     RowMajorGemm p;
     p.m = g.m;
     p.n = g.n;
     p.k = g.k;
-    p.batch = g.batchRank == 1 ? g.batchDims[0] : 1;
-    if (p.batch != g.batch)
-        return std::nullopt;
-    p.strideA = g.batchRank == 1 ? g.aBatchStrides[0] : 0;
-    p.strideB = g.batchRank == 1 ? g.bBatchStrides[0] : 0;
-    p.strideC = g.m * g.n; // the output is dense [batch, m, n]
-    return p;
+    p.batch = rank > 0 ? g.batchDims[rank - 1] : 1;
+    p.strideA = rank > 0 ? g.aBatchStrides[rank - 1] : 0;
+    p.strideB = rank > 0 ? g.bBatchStrides[rank - 1] : 0;
+    p.strideC = g.m * g.n; // the output is dense [batch..., m, n]
+    if (rank <= 1) {
+        // One weight for every matrix of a dense left operand: rows of one GEMM, not a batch.
+        if (p.batch > 1 && p.strideB == 0 && p.strideA == g.m * g.k) {
+            p.m *= p.batch;
+            p.batch = 1;
+            p.strideA = p.strideC = 0;
+        }
+        return {p};
+    }
+    // The outer batch axes walked on the host, one call each.
+    std::int64_t calls = 1;
+    for (int d = 0; d + 1 < rank; ++d)
+        calls *= g.batchDims[d];
+    if (calls > kMaxMatMulCalls)
+        return {};
+    std::vector<RowMajorGemm> out;
+    for (std::int64_t i = 0; i < calls; ++i) {
+        RowMajorGemm call = p;
+        std::int64_t rest = i;
+        for (int d = rank - 2; d >= 0; --d) {
+            const std::int64_t x = rest % g.batchDims[d];
+            rest /= g.batchDims[d];
+            call.offsetA += x * g.aBatchStrides[d];
+            call.offsetB += x * g.bBatchStrides[d];
+        }
+        call.offsetC = i * p.batch * p.strideC;
+        out.push_back(call);
+    }
+    return out;
 }
 
 } // namespace opsched::gpu

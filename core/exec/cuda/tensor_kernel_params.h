@@ -1,5 +1,5 @@
 // Plain descriptions of the CUDA kernels for imported models' layers (Binary, MatMul, Concat,
-// Slice, Transpose, Pad, Reduce, BatchNorm). Shared by the host code that fills them
+// Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand). Shared by the host code that fills them
 // (tensor_op_geometry.h, C++20) and the kernels (tensor_kernels.cu, C++17), so: <cstdint> only,
 // fixed-size arrays, no project headers. Strides and offsets are in elements; dense tensors are
 // row-major float32.
@@ -11,6 +11,46 @@ namespace opsched::gpu::kernels {
 
 inline constexpr int kTensorMaxRank = 6; // after collapsing dimensions (tensor_op_geometry.h)
 inline constexpr int kMaxOperands = 8; // per elementwise launch; more are folded in chunks
+
+// ActivationKind's values (graph/layer.h) as the kernels see them; tensor_op_geometry.cpp checks
+// that the two agree.
+enum ActivationCode : int {
+    kActNone,
+    kActRelu,
+    kActClip,
+    kActSigmoid,
+    kActHardSigmoid,
+    kActHardSwish,
+    kActTanh,
+    kActGelu,
+    kActGeluTanh,
+    kActErf,
+    kActSqrt,
+    kActExp,
+    kActLog,
+    kActAbs,
+    kActNeg,
+    kActReciprocal,
+    kActPow,
+    kActNot,
+    kActNonZero,
+    kActTruncate,
+};
+
+// What an Elementwise launch computes: BinaryKind's values (checked likewise), then Where's select.
+enum ElementwiseCode : int {
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kPow,
+    kMin,
+    kMax,
+    kEqual,
+    kLess,
+    kGreater,
+    kSelect, // srcs[0] != 0 ? srcs[1] : srcs[2]
+};
 
 // dst[dstOffset + sum_d i_d * dstStrides[d]] = act(src[srcOffset + sum_d i_d * srcStrides[d]])
 // for every index i < dims. Serves Slice (negative strides for negative steps), Transpose and
@@ -24,7 +64,7 @@ struct StridedCopy {
 };
 
 // out[i] = ((srcs[0] op srcs[1]) op srcs[2]) ... over a dense output of `dims`, each operand read
-// through its own strides (0 on broadcast axes). op: BinaryKind's value (0 Add, 1 Sub, 2 Mul, 3 Div).
+// through its own strides (0 on broadcast axes). kind: an ElementwiseCode (kSelect takes 3 operands).
 struct Elementwise {
     int kind = 0;
     int rank = 0;
@@ -66,6 +106,36 @@ struct PadGather {
     std::int64_t indexOffsets[kTensorMaxRank] = {};
     const std::int64_t* indices = nullptr;
     float value = 0.0F;
+};
+
+// Normalisation of each of `rows` dense rows of `cols` elements: (x - mean) / sqrt(var + eps), or
+// with rms x / sqrt(mean(x^2) + eps), then * scale[c % scaleCount] (+ bias[c % biasCount]). The
+// scale and bias cycle because they may cover only the trailing part of the normalised axes.
+struct RowNorm {
+    std::int64_t rows = 0, cols = 0;
+    std::int64_t scaleCount = 0, biasCount = 0; // 0: none (scale 1, bias 0)
+    float epsilon = 1e-5F;
+    bool rms = false;
+    int threads = 32; // per row (one block per row)
+};
+
+// The first out-of-range index a Gather met in a run: which gather (1-based, 0: none) and the id.
+struct IndexError {
+    int gather = 0;
+    float id = 0.0F;
+};
+
+// ONNX Gather as dense [outer, count, inner] from data [outer, axisLen, inner]: output slice i
+// reads data slice index(i). Indices come from `ids` (an embedding's token ids, floats rounded to
+// the nearest integer) or from `indices` (constants, checked and made non-negative on the host).
+// Negative ids count from the end; an id still outside [0, axisLen) writes zeros and is reported
+// in *error (with errorCode) instead of being read.
+struct GatherRows {
+    std::int64_t outer = 1, axisLen = 0, count = 0, inner = 1;
+    const float* ids = nullptr;
+    const std::int64_t* indices = nullptr;
+    IndexError* error = nullptr;
+    int errorCode = 0;
 };
 
 } // namespace opsched::gpu::kernels

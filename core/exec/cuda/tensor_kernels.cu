@@ -34,15 +34,28 @@ __global__ void stridedCopyKernel(const float* src, float* dst, StridedCopy c, A
     }
 }
 
+// ElementwiseCode's binary operations; comparisons give 0/1 (ONNX's booleans as floats).
 __device__ float combine(int kind, float a, float b)
 {
     switch (kind) {
-    case 1:
+    case kSub:
         return a - b;
-    case 2:
+    case kMul:
         return a * b;
-    case 3:
+    case kDiv:
         return a / b;
+    case kPow:
+        return powf(a, b);
+    case kMin:
+        return fminf(a, b);
+    case kMax:
+        return fmaxf(a, b);
+    case kEqual:
+        return a == b ? 1.0F : 0.0F;
+    case kLess:
+        return a < b ? 1.0F : 0.0F;
+    case kGreater:
+        return a > b ? 1.0F : 0.0F;
     default:
         return a + b;
     }
@@ -61,8 +74,11 @@ __global__ void elementwiseKernel(Elementwise e, float* out, Act act, std::int64
                 offsets[k] += x * e.strides[k][d];
         }
         float acc = e.srcs[0][offsets[0]];
-        for (int k = 1; k < e.count; ++k)
-            acc = combine(e.kind, acc, e.srcs[k][offsets[k]]);
+        if (e.kind == kSelect) // Where: condition, then x, then y
+            acc = acc != 0.0F ? e.srcs[1][offsets[1]] : e.srcs[2][offsets[2]];
+        else
+            for (int k = 1; k < e.count; ++k)
+                acc = combine(e.kind, acc, e.srcs[k][offsets[k]]);
         out[i] = applyActivation(act, acc);
     }
 }
@@ -220,7 +236,7 @@ cudaError_t stridedCopy(cudaStream_t stream, const float* src, float* dst, const
 cudaError_t elementwise(cudaStream_t stream, const Elementwise& e, float* out, Act act)
 {
     const std::int64_t total = elementCount(e.dims, e.rank);
-    if (e.count < 1 || e.count > kMaxOperands)
+    if (e.count < 1 || e.count > kMaxOperands || (e.kind == kSelect && e.count != 3))
         return cudaErrorInvalidValue;
     if (total > 0)
         elementwiseKernel<<<blocksFor(total), kThreads, 0, stream>>>(e, out, act, total);

@@ -1,7 +1,7 @@
-// CUDA kernels for imported models' layers: N-ary broadcast Binary, batched MatMul, strided copies
-// (Slice, Transpose, Concat along any axis), Pad, Reduce and BatchNorm, each with the layer's
-// fused activation. Launchers as in cuda_kernels.h: one kernel on `stream`, capturable, returning
-// the launch's error. Descriptions come from tensor_op_geometry.h.
+// CUDA kernels for imported models' layers: N-ary broadcast Binary and Where, batched MatMul,
+// strided copies (Slice, Transpose, Concat along any axis, Expand), Pad, Reduce and BatchNorm,
+// each with the layer's fused activation. Launchers as in cuda_kernels.h: one kernel on `stream`,
+// capturable, returning the launch's error. Descriptions come from tensor_op_geometry.h.
 #pragma once
 
 #include "exec/cuda/cuda_kernels.h"

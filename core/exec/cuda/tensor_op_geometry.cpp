@@ -38,6 +38,50 @@ template <std::size_t N> void fill(std::int64_t (&dst)[N], const std::vector<std
     std::copy(src.begin(), src.end(), dst);
 }
 
+// The kernels switch on plain ints; they must mean what graph/layer.h's enums mean.
+constexpr bool sameCode(ActivationKind k, kernels::ActivationCode c)
+{
+    return static_cast<int>(k) == static_cast<int>(c);
+}
+constexpr bool sameCode(BinaryKind k, kernels::ElementwiseCode c)
+{
+    return static_cast<int>(k) == static_cast<int>(c);
+}
+static_assert(sameCode(ActivationKind::Tanh, kernels::kActTanh) && sameCode(ActivationKind::Gelu, kernels::kActGelu)
+    && sameCode(ActivationKind::GeluTanh, kernels::kActGeluTanh) && sameCode(ActivationKind::Erf, kernels::kActErf)
+    && sameCode(ActivationKind::Sqrt, kernels::kActSqrt) && sameCode(ActivationKind::Exp, kernels::kActExp)
+    && sameCode(ActivationKind::Log, kernels::kActLog) && sameCode(ActivationKind::Abs, kernels::kActAbs)
+    && sameCode(ActivationKind::Neg, kernels::kActNeg) && sameCode(ActivationKind::Reciprocal, kernels::kActReciprocal)
+    && sameCode(ActivationKind::Pow, kernels::kActPow) && sameCode(ActivationKind::Not, kernels::kActNot)
+    && sameCode(ActivationKind::NonZero, kernels::kActNonZero)
+    && sameCode(ActivationKind::Truncate, kernels::kActTruncate));
+static_assert(sameCode(BinaryKind::Add, kernels::kAdd) && sameCode(BinaryKind::Sub, kernels::kSub)
+    && sameCode(BinaryKind::Mul, kernels::kMul) && sameCode(BinaryKind::Div, kernels::kDiv)
+    && sameCode(BinaryKind::Pow, kernels::kPow) && sameCode(BinaryKind::Min, kernels::kMin)
+    && sameCode(BinaryKind::Max, kernels::kMax) && sameCode(BinaryKind::Equal, kernels::kEqual)
+    && sameCode(BinaryKind::Less, kernels::kLess) && sameCode(BinaryKind::Greater, kernels::kGreater));
+
+// One element-wise launch over the dense output, each operand walked with its strides.
+kernels::Elementwise elementwiseLaunch(
+    int code, std::vector<std::vector<std::int64_t>> strides, const std::vector<std::int64_t>& outDims)
+{
+    auto dims = outDims;
+    auto out = cpu::rowMajorStrides(outDims);
+    std::vector<std::vector<std::int64_t>*> sets { &out };
+    for (auto& s : strides)
+        sets.push_back(&s);
+    collapseDims(dims, sets);
+    checkRank(dims.size(), "an element-wise operation");
+    kernels::Elementwise e;
+    e.kind = code;
+    e.rank = static_cast<int>(dims.size());
+    fill(e.dims, dims);
+    e.count = static_cast<int>(strides.size());
+    for (std::size_t k = 0; k < strides.size(); ++k)
+        fill(e.strides[k], strides[k]);
+    return e;
+}
+
 } // namespace
 
 std::vector<std::int64_t> broadcastStrides(
@@ -148,24 +192,104 @@ BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std
         for (int slot : slots)
             strides.push_back(
                 slot < 0 ? dense : broadcastStrides(operandDims[static_cast<std::size_t>(slot)], outDims));
-        auto dims = outDims;
-        auto out = dense;
-        std::vector<std::vector<std::int64_t>*> sets { &out };
-        for (auto& s : strides)
-            sets.push_back(&s);
-        collapseDims(dims, sets);
-        checkRank(dims.size(), "an element-wise operation");
-        kernels::Elementwise e;
-        e.kind = static_cast<int>(kind);
-        e.rank = static_cast<int>(dims.size());
-        fill(e.dims, dims);
-        e.count = static_cast<int>(slots.size());
-        for (std::size_t k = 0; k < strides.size(); ++k)
-            fill(e.strides[k], strides[k]);
+        const kernels::Elementwise e = elementwiseLaunch(static_cast<int>(kind), std::move(strides), outDims);
         result.launches.push_back(e);
         result.operandOf.push_back(std::move(slots));
     }
     return result;
+}
+
+std::vector<std::size_t> binaryOperandOrder(const Binary& binary, std::size_t terms, std::size_t weights)
+{
+    std::vector<std::size_t> order(terms + weights);
+    for (std::size_t k = 0; k < order.size(); ++k)
+        order[k] = k;
+    if (binary.constantFirst) {
+        if (weights != 1)
+            throw Error("an element-wise operation with its constant first needs one constant, not "
+                + std::to_string(weights));
+        std::rotate(order.begin(), order.end() - 1, order.end());
+    }
+    return order;
+}
+
+kernels::Elementwise whereGeometry(const std::vector<std::int64_t>& conditionDims,
+    const std::vector<std::int64_t>& xDims, const std::vector<std::int64_t>& yDims,
+    const std::vector<std::int64_t>& outDims)
+{
+    return elementwiseLaunch(kernels::kSelect,
+        { broadcastStrides(conditionDims, outDims), broadcastStrides(xDims, outDims), broadcastStrides(yDims, outDims) },
+        outDims);
+}
+
+kernels::StridedCopy expandCopy(const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims)
+{
+    return denseCopy(cpu::StridedView { 0, outDims, broadcastStrides(inDims, outDims) });
+}
+
+kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::int64_t>& inDims,
+    const std::vector<std::int64_t>& scaleDims, const std::vector<std::int64_t>* biasDims)
+{
+    const auto rank = static_cast<int>(inDims.size());
+    const int axis = norm.axis < 0 ? norm.axis + rank : norm.axis;
+    if (rank < 1 || axis < 0 || axis >= rank)
+        throw Error("layer normalisation axis " + std::to_string(norm.axis) + " is out of range for "
+            + dimsText(inDims));
+    const std::vector<std::int64_t> normalised(inDims.begin() + axis, inDims.end());
+    // How many elements a per-row parameter covers: the whole row (whatever its dims say, as the
+    // graph builder checks only the count), or a trailing part of it.
+    auto cycle = [&](const std::vector<std::int64_t>& dims, const char* what) {
+        if (product(dims) == product(normalised))
+            return product(normalised);
+        auto first = std::find_if(dims.begin(), dims.end(), [](std::int64_t d) { return d != 1; });
+        const std::vector<std::int64_t> trimmed(first, dims.end());
+        if (trimmed.size() > normalised.size()
+            || !std::equal(trimmed.begin(), trimmed.end(), normalised.end() - static_cast<std::ptrdiff_t>(trimmed.size())))
+            throw Error(std::string("layer normalisation ") + what + " " + dimsText(dims) + " does not fit the normalised axes "
+                + dimsText(normalised));
+        return product(trimmed);
+    };
+    kernels::RowNorm p;
+    p.cols = product(normalised);
+    p.rows = p.cols > 0 ? product(inDims) / p.cols : 0;
+    p.scaleCount = cycle(scaleDims, "scale");
+    p.biasCount = biasDims ? cycle(*biasDims, "bias") : 0;
+    p.epsilon = norm.epsilon;
+    p.rms = norm.rms;
+    // About four elements per thread, in whole warps, within a block's limit.
+    const std::int64_t warps = std::clamp<std::int64_t>((p.cols / 4 + 31) / 32, 1, 32);
+    p.threads = static_cast<int>(warps * 32);
+    return p;
+}
+
+kernels::GatherRows gatherGeometry(const std::vector<std::int64_t>& dataDims, int axis, std::int64_t indexCount,
+    const std::vector<std::int64_t>& outDims)
+{
+    const auto rank = static_cast<int>(dataDims.size());
+    const int a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank)
+        throw Error("gather axis " + std::to_string(axis) + " is out of range for " + dimsText(dataDims));
+    const auto at = static_cast<std::size_t>(a);
+    kernels::GatherRows g;
+    g.outer = product({ dataDims.begin(), dataDims.begin() + a });
+    g.axisLen = dataDims[at];
+    g.count = indexCount;
+    g.inner = product({ dataDims.begin() + a + 1, dataDims.end() });
+    if (g.outer * g.count * g.inner != product(outDims))
+        throw Error("gather of " + std::to_string(indexCount) + " indices from " + dimsText(dataDims) + " along axis "
+            + std::to_string(axis) + " does not give " + dimsText(outDims));
+    return g;
+}
+
+std::vector<std::int64_t> normalisedGatherIndices(const std::vector<std::int64_t>& indices, std::int64_t axisLen)
+{
+    std::vector<std::int64_t> out;
+    for (auto i : indices) {
+        if (i < -axisLen || i >= axisLen)
+            throw Error("gather index " + std::to_string(i) + " is out of range for an axis of " + std::to_string(axisLen));
+        out.push_back(i < 0 ? i + axisLen : i);
+    }
+    return out;
 }
 
 kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, const std::vector<std::int64_t>& bDims,

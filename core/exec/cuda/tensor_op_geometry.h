@@ -1,7 +1,7 @@
-// Host side of the CUDA kernels for imported models' layers: turns layer parameters and shapes
-// into the kernels' plain descriptions (tensor_kernel_params.h). The index arithmetic of slices,
-// transposes and pads is the CPU executor's (exec/cpu/tensor_views.h); here it only becomes
-// strides. Plain C++, no CUDA, so it is tested on machines without a GPU.
+// Host side of the CUDA kernels for imported models' layers (transformers' too): turns layer
+// parameters and shapes into the kernels' plain descriptions (tensor_kernel_params.h). The index
+// arithmetic of slices, transposes and pads is the CPU executor's (exec/cpu/tensor_views.h); here
+// it only becomes strides. Plain C++, no CUDA, so it is tested on machines without a GPU.
 #pragma once
 
 #include "exec/cpu/tensor_views.h"
@@ -42,6 +42,33 @@ struct BinaryLaunches {
 };
 BinaryLaunches binaryLaunches(BinaryKind kind, const std::vector<std::vector<std::int64_t>>& operandDims,
     const std::vector<std::int64_t>& outDims);
+
+// The order a Binary folds its operands in, as indices into the op's terms then the layer's
+// weights: as listed, or with constantFirst the one weight first. Throws Error when constantFirst
+// has no single weight.
+std::vector<std::size_t> binaryOperandOrder(const Binary& binary, std::size_t terms, std::size_t weights);
+
+// Where as one select launch over its condition, x and y (in that order in srcs).
+kernels::Elementwise whereGeometry(const std::vector<std::int64_t>& conditionDims,
+    const std::vector<std::int64_t>& xDims, const std::vector<std::int64_t>& yDims,
+    const std::vector<std::int64_t>& outDims);
+
+// Expand: the input read with broadcast strides (0 where repeated) into the dense output.
+kernels::StridedCopy expandCopy(const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
+
+// LayerNorm over the axes from `norm.axis` on: rows x cols, with the threads per row. The scale
+// (and bias, when biasDims is given) must hold one value per normalised element, or cover a
+// trailing part of the normalised axes (leading 1s ignored), which the kernel cycles over each
+// row. Throws Error otherwise.
+kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::int64_t>& inDims,
+    const std::vector<std::int64_t>& scaleDims, const std::vector<std::int64_t>* biasDims);
+
+// Gather along `axis` of `dataDims` with `indexCount` indices, checked against outDims. The
+// caller sets the index source (ids or indices) and the error slot.
+kernels::GatherRows gatherGeometry(const std::vector<std::int64_t>& dataDims, int axis, std::int64_t indexCount,
+    const std::vector<std::int64_t>& outDims);
+// A gather's constant indices made non-negative; throws Error for one outside [-axisLen, axisLen).
+std::vector<std::int64_t> normalisedGatherIndices(const std::vector<std::int64_t>& indices, std::int64_t axisLen);
 
 // ONNX MatMul: 1-D operands promoted (a: [1, k], b: [k, 1]) and the batch axes broadcast.
 // Throws Error when the shapes do not multiply into outDims.

@@ -1,0 +1,45 @@
+// Plain C++ kernels for the layers oneDNN 2.6 has no primitive for (embedding lookups, gathers by
+// constant indices, Where, Expand, element-wise power and the functions erf, not, nonzero and
+// truncate) and for RMS normalisation. Dense row-major float32 data; NumPy broadcasting where
+// operands have fewer or size-1 dimensions. Single-threaded: these are small next to the GEMMs.
+#pragma once
+
+#include "graph/layer.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace opsched::cpu {
+
+using Dims = std::vector<std::int64_t>;
+
+// out = table gathered along `axis` by ids (integer-valued floats, negative ones count from the
+// end). Throws Error naming the first id that is not an integer in [-n, n).
+void embeddingLookup(const float* table, const Dims& tableDims, int axis, const float* ids, std::int64_t idCount,
+                     float* out);
+
+// out = src gathered along `axis` by constant indices (already checked against the shape).
+void gatherConstant(const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out);
+
+// out[i] = f(a[i'], b[i'']) over out's dims, a and b broadcast to them.
+enum class HostBinary : std::uint8_t { Pow };
+void broadcastBinary(HostBinary kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
+                     const Dims& outDims);
+
+// out = cond != 0 ? x : y, all three broadcast to out's dims.
+void where(const float* cond, const Dims& condDims, const float* x, const Dims& xDims, const float* y, const Dims& yDims,
+           float* out, const Dims& outDims);
+
+// out = src broadcast to out's dims.
+void expand(const float* src, const Dims& srcDims, float* out, const Dims& outDims);
+
+// The element-wise functions oneDNN lacks, in place over `count` values.
+bool isHostActivation(ActivationKind kind);
+void applyHostActivation(const Activation& act, float* data, std::int64_t count);
+
+// y = x / sqrt(mean(x^2) + eps) * scale over rows of `inner` values (T5's RMS norm); also the
+// plain layer norm ((x - mean) / sqrt(var + eps) * scale + bias) when `center` is set.
+void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inner, float epsilon, const float* scale,
+                   const float* bias, bool center);
+
+} // namespace opsched::cpu
