@@ -180,8 +180,14 @@ void mapCast(ImportContext& ctx, const NodeRef& node)
     using T = onnx::TensorProto;
     const auto to = Attributes(*node.proto).getInt("to", T::FLOAT);
     const TensorId x = ctx.activation(inputName(node, 0), "input");
-    if (to == T::FLOAT || to == T::DOUBLE || to == T::FLOAT16 || to == T::BFLOAT16) {
-        ctx.setActivation(node.proto->output(0), x); // float values stay as they are
+    if (to == T::FLOAT16 || to == T::BFLOAT16)
+        throw NodeError(std::string("casting activations to ") + dataTypeName(static_cast<int>(to)) +
+                        " is not supported (opsched computes in float32)");
+    if (to == T::FLOAT || to == T::DOUBLE) { // float values stay as they are
+        if (ctx.isGraphOutput(node.proto->output(0)) && ctx.isGraphInput(x))
+            addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity{})); // an output needs an op
+        else
+            ctx.setActivation(node.proto->output(0), x);
         return;
     }
     if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128)
@@ -212,6 +218,10 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
             ops.add(ctx, in, "operand");
     if (ops.terms.empty())
         throw NodeError("has no activation operand");
+    if (ops.terms.size() + ops.weights.size() == 1) { // Min or Max of one input is that input
+        addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity{}));
+        return;
+    }
     const bool commutes = kind == BinaryKind::Min || kind == BinaryKind::Max || kind == BinaryKind::Equal;
     Binary b{kind, false};
     if (node.proto->input_size() == 2 && ops.kind[0] == 1) { // constant first
