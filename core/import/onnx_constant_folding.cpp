@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
 namespace opsched::onnx_import {
@@ -250,13 +251,34 @@ std::int64_t wrapTo(std::int64_t v, std::int64_t to)
     }
 }
 
+// A float rounded (to nearest, ties to even) to `bits` significant bits with the smallest normal
+// exponent `minExponent` (frexp's convention), overflowing to infinity beyond `largest`: float16 and
+// bfloat16 values held in a float.
+float roundToNarrowFloat(float v, int bits, int minExponent, double largest)
+{
+    if (!std::isfinite(v) || v == 0.0F)
+        return v;
+    int e = 0;
+    std::frexp(v, &e);
+    const double quantum = std::ldexp(1.0, std::max(e, minExponent) - bits); // subnormals share the lowest one
+    const double r = std::nearbyint(static_cast<double>(v) / quantum) * quantum;
+    if (std::abs(r) > largest)
+        return std::copysign(std::numeric_limits<float>::infinity(), v);
+    return static_cast<float>(r);
+}
+
 ConstPtr cast(const ConstTensor& data, std::int64_t to)
 {
     using T = onnx::TensorProto;
     auto out = std::make_shared<ConstTensor>();
     out->dims = data.dims;
-    if (to == T::FLOAT || to == T::DOUBLE || to == T::FLOAT16 || to == T::BFLOAT16) {
+    if (to == T::FLOAT || to == T::DOUBLE) {
         out->floats = data.toFloats();
+    } else if (to == T::FLOAT16 || to == T::BFLOAT16) {
+        out->floats = data.toFloats();
+        for (auto& v : out->floats)
+            v = to == T::FLOAT16 ? roundToNarrowFloat(v, 11, -13, 65504.0)
+                                 : roundToNarrowFloat(v, 8, -125, std::numeric_limits<float>::max());
     } else if (to == T::BOOL) {
         out->integer = true;
         for (std::size_t i = 0; i < data.size(); ++i)

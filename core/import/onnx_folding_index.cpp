@@ -217,17 +217,20 @@ ConstPtr gatherND(const ConstTensor& data, const ConstTensor& indices, std::int6
 ConstPtr nonZero(const ConstTensor& x)
 {
     const Dims dims = x.rank() == 0 ? Dims{1} : x.dims;
-    std::vector<Dims> found;
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < x.size(); ++k)
+        n += x.at(k) != 0.0;
+    std::vector<std::int64_t> values(dims.size() * n);
+    std::size_t i = 0;
     forEachIndex(dims, [&](std::size_t k, const Dims& c) {
-        if (x.at(k) != 0.0)
-            found.push_back(c);
-    });
-    const auto n = static_cast<std::int64_t>(found.size());
-    std::vector<std::int64_t> values(dims.size() * found.size());
-    for (std::size_t i = 0; i < found.size(); ++i)
+        if (x.at(k) == 0.0)
+            return;
         for (std::size_t d = 0; d < dims.size(); ++d)
-            values[d * found.size() + i] = found[i][d];
-    return std::make_shared<ConstTensor>(ConstTensor::ofInts({static_cast<std::int64_t>(dims.size()), n}, std::move(values)));
+            values[d * n + i] = c[d];
+        ++i;
+    });
+    return std::make_shared<ConstTensor>(
+        ConstTensor::ofInts({static_cast<std::int64_t>(dims.size()), static_cast<std::int64_t>(n)}, std::move(values)));
 }
 
 // Keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dimensions.

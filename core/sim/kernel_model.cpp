@@ -57,7 +57,8 @@ double matrixWarps(const GemmShape& g)
     return gemmWarps(g);
 }
 
-// MatMul operands: the op's terms, then the layer's weights (an operand layer is an op's first).
+// MatMul operands: the op's terms, then the layer's weights (an operand layer is an op's first);
+// a bias, the third, is added in the GEMM's epilogue.
 GemmShape matMulShape(const Graph& graph, const Op& op, const Layer& layer)
 {
     std::vector<Shape> operands;
@@ -66,7 +67,7 @@ GemmShape matMulShape(const Graph& graph, const Op& op, const Layer& layer)
     for (auto w : layer.weights)
         operands.push_back(graph.tensor(w).shape);
     GemmShape g;
-    if (operands.size() != 2)
+    if (operands.size() < 2)
         return g;
     const Shape& a = operands[0];
     const Shape& b = operands[1];
@@ -170,16 +171,19 @@ KernelDesc mergedGemmKernel(const Graph& graph, const std::vector<OpId>& ops)
     const Shape& in = graph.tensor(first.inputs.front().front()).shape;
     const double k = static_cast<double>(in.rank() > 0 ? in.dims.back() : 1);
     const double m = static_cast<double>(in.elements()) / std::max(k, 1.0);
-    double n = 0, weightBytes = 0;
+    double n = 0, weightBytes = 0, biasColumns = 0;
     for (auto id : ops) {
-        const auto& weights = graph.op(id).layers.front().weights;
-        n += static_cast<double>(graph.tensor(weights.front()).shape.dims.back());
-        for (auto w : weights) // the matrix, and a bias where there is one
+        const Layer& layer = graph.op(id).layers.front();
+        const double columns = static_cast<double>(graph.tensor(layer.weights.front()).shape.dims.back());
+        n += columns;
+        if (const auto* matmul = std::get_if<MatMul>(&layer.params); matmul && matmul->bias)
+            biasColumns += columns;
+        for (auto w : layer.weights) // the matrix, and a bias where there is one
             weightBytes += static_cast<double>(graph.tensor(w).bytes());
     }
     KernelDesc desc;
     const bool activation = first.layers.front().activation.kind != ActivationKind::None;
-    desc.flops = 2.0 * m * n * k + (activation ? m * n : 0.0);
+    desc.flops = 2.0 * m * n * k + m * biasColumns + (activation ? m * n : 0.0);
     desc.bytes = static_cast<double>(graph.tensor(first.inputs.front().front()).bytes()) + weightBytes + m * n * 4.0;
     desc.warps = matrixWarps({1.0, m, n, k});
     desc.memoryBound = desc.flops < 8.0 * desc.bytes;

@@ -2,10 +2,8 @@
 // launches: the zoo's BERT, GPT-2, T5 and ViT share them, and so can a larger (cost-only) graph.
 // Hidden states are [batch, sequence, model dim]; attention works on [batch, heads, seq, head dim].
 //
-// Linear layers are MatMul ops with a constant weight [K, N] and no bias: cuBLASLt fuses a bias
-// into the GEMM epilogue, so it launches nothing of its own (and the IR's MatMul has none). The
-// bias after an attention or FFN output projection is kept where it is free: as a third operand of
-// the residual Add (a fused add-bias-residual kernel).
+// Linear layers are MatMul ops with a constant weight [K, N] and, where the model has one, a bias
+// in the same op (cuBLASLt adds it in the GEMM's epilogue: no kernel of its own).
 #pragma once
 
 #include "zoo/net_builder.h"
@@ -24,32 +22,34 @@ struct AttentionSpec {
     std::int64_t heads = 12;
     std::int64_t headDim = 64;
     bool scaled = true; // scores * 1/sqrt(headDim) as an op; T5 folds it into its query weights
+    bool linearBias = true; // the Q, K, V and output projections have biases (not in T5)
     std::optional<TensorId> scoreBias; // a constant added to the scores (causal mask, position bias)
 };
 
 // Normalisation over the last dimension: LayerNorm (scale and bias) or RMS norm (scale only).
 // Scales are seeded near `gain` (1: activations stay at unit scale) and biases near 0.
-TensorId layerNorm(NetBuilder& b, const std::string& name, TensorId x, float epsilon, bool rms = false,
-                   float gain = 1.0F);
+TensorId layerNorm(
+    NetBuilder& b, const std::string& name, TensorId x, float epsilon, bool rms = false, float gain = 1.0F);
 
-// x [.., K] times a seeded weight [K, outFeatures], with a fused activation. The weight's scale
-// keeps unit-variance inputs at unit variance (times `gain`).
-TensorId linear(NetBuilder& b, const std::string& name, TensorId x, std::int64_t outFeatures,
-                Activation act = {}, float gain = 1.0F);
+// x [.., K] times a seeded weight [K, outFeatures] (plus a seeded bias), with a fused activation.
+// The weight's scale keeps unit-variance inputs at unit variance (times `gain`).
+TensorId linear(NetBuilder& b, const std::string& name, TensorId x, std::int64_t outFeatures, bool bias,
+    Activation act = {}, float gain = 1.0F);
 
 // Multi-head attention: Q from `query`, K and V from `keyValue` (the same tensor for
 // self-attention, the encoder's output for cross-attention), as three separate projections so
 // schedulers see them side by side; heads split by a reshape (a view) and a transpose (a copy; K
 // goes straight to [B, H, Dh, S]); scores, optional scale and bias, softmax over the keys, context,
 // heads merged back, output projection. Returns the projection (the caller adds the residual).
-TensorId attention(NetBuilder& b, const std::string& prefix, TensorId query, TensorId keyValue,
-                   const AttentionSpec& spec);
+TensorId attention(
+    NetBuilder& b, const std::string& prefix, TensorId query, TensorId keyValue, const AttentionSpec& spec);
 
 // Two linear layers, `act` fused into the first (GELU, ReLU). Returns the second's output.
-TensorId feedForward(NetBuilder& b, const std::string& prefix, TensorId x, std::int64_t hidden, Activation act);
+TensorId feedForward(
+    NetBuilder& b, const std::string& prefix, TensorId x, std::int64_t hidden, Activation act, bool bias);
 
-// x + y, plus a seeded bias over the last dimension when `bias` (the folded projection bias).
-TensorId residualAdd(NetBuilder& b, const std::string& name, TensorId x, TensorId y, bool bias);
+// x + y: the residual connection.
+TensorId residualAdd(NetBuilder& b, const std::string& name, TensorId x, TensorId y);
 
 // A seeded embedding table [vocab, dim] with unit-variance entries.
 TensorId embeddingTable(NetBuilder& b, const std::string& name, std::int64_t vocab, std::int64_t dim);

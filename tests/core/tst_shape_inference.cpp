@@ -65,9 +65,9 @@ TEST(ShapeInference, ConcatOnAnotherAxis)
 {
     Fixture f;
     const auto y = f.b.addInput("y", Shape{2, 8, 4, 2});
-    EXPECT_EQ(f.shapeOf({"cat", OpKind::Concat, {{f.x}, {y}}, {layer(Concat{-1})}}), (Shape{2, 8, 4, 8}));
+    EXPECT_EQ(f.shapeOf({"cat", OpKind::Concat, {{f.x}, {y}}, {layer(Concat{-1, {}})}}), (Shape{2, 8, 4, 8}));
     const auto z = f.b.addInput("z", Shape{2, 8, 5, 2});
-    EXPECT_THROW(f.b.addOp({"bad", OpKind::Concat, {{f.x}, {z}}, {layer(Concat{3})}}), GraphError);
+    EXPECT_THROW(f.b.addOp({"bad", OpKind::Concat, {{f.x}, {z}}, {layer(Concat{3, {}})}}), GraphError);
 }
 
 TEST(ShapeInference, SliceClampsLikeOnnx)

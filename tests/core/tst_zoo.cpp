@@ -376,7 +376,8 @@ TEST(ZooTransformers, Rebatching)
         for (std::size_t i = 0; i < four.opCount(); ++i) {
             EXPECT_EQ(rebatched.tensor(rebatched.ops()[i].output).shape, four.tensor(four.ops()[i].output).shape)
                 << ref << " " << four.ops()[i].name;
-            EXPECT_DOUBLE_EQ(rebatched.ops()[i].cost.flops, four.ops()[i].cost.flops) << ref << " " << four.ops()[i].name;
+            EXPECT_DOUBLE_EQ(rebatched.ops()[i].cost.flops, four.ops()[i].cost.flops)
+                << ref << " " << four.ops()[i].name;
         }
         EXPECT_EQ(four.weightCount(), one.weightCount()) << ref;
         EXPECT_NEAR(four.totalFlops(), 4.0 * one.totalFlops(), 1e-9 * four.totalFlops()) << ref;

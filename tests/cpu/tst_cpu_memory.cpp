@@ -210,7 +210,7 @@ TEST(Layout, OperandLayersReadTheirTermsInPlace)
     const auto sum = b.addOp({"sub", OpKind::Subtract, {{x}, {y}}, {layer(Binary{BinaryKind::Sub})}});
     const auto mm = b.addOp({"mm", OpKind::MatMul, {{sum}, {t}}, {layer(MatMul{})}});
     b.addOp({"flat", OpKind::Reshape, {{mm}}, {layer(Reshape{{0, -1}})}});
-    b.addOp({"cat", OpKind::Concat, {{mm}, {mm}}, {layer(Concat{2})}});
+    b.addOp({"cat", OpKind::Concat, {{mm}, {mm}}, {layer(Concat{2, {}})}});
     const Graph g = std::move(b).finish();
     const Plan plan = compileSchedule(g, sequentialSchedule(g));
     const TensorLayout layout(g, plan);

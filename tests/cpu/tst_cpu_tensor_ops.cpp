@@ -1,6 +1,7 @@
 // The oneDNN executor's kernels for imported models' layers (Binary, MatMul, Concat, Slice,
 // Transpose, Pad, Reduce, BatchNorm) against the naive references (reference_tensor_ops.h), at
 // ranks 0 to 5, with broadcasting, fused activations, and a few results worked out by hand.
+#include "cpu_test_support.h"
 #include "exec/cpu/cpu_executor.h"
 #include "support/test_layers.h"
 #include "graph/graph_builder.h"
@@ -21,16 +22,8 @@ using opsched::test::weight;
 
 namespace {
 
-const cpu::CpuOptions kOneThread = [] {
-    cpu::CpuOptions o;
-    o.threads = 1;
-    return o;
-}();
-
-Plan sequentialPlan(const Graph& g)
-{
-    return compileSchedule(g, sequentialSchedule(g));
-}
+using opsched::test::kOneThread;
+using opsched::test::sequentialPlan;
 
 void expectMatchesReference(const Graph& g, float tolerance = 2e-5F)
 {
@@ -51,8 +44,7 @@ void expectMatchesReference(const Graph& g, float tolerance = 2e-5F)
 // Runs a graph on given inputs and returns its outputs.
 std::vector<std::vector<float>> run(const Graph& g, const std::vector<std::vector<float>>& inputs)
 {
-    cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
-    return ex.run(inputs);
+    return test::runSequential(g, inputs);
 }
 
 TEST(CpuTensorOps, BinaryBroadcastsEveryKindAtEveryRank)
@@ -111,10 +103,10 @@ TEST(CpuTensorOps, ConcatOnAnyAxisWithConstants)
         const auto z = b.addInput("z", Shape{batch, 5, 4});
         const auto m = b.addInput("m", Shape{2, 3});
         const auto c = weight(b, "c", Shape{batch, 3, 1}, std::vector<float>(static_cast<std::size_t>(batch * 3), 0.75F));
-        b.addOp({"last_axis", OpKind::Concat, {{x}, {y}}, {layer(Concat{-1}, {ActivationKind::Tanh}, {c})}});
-        b.addOp({"axis1", OpKind::Concat, {{x}, {z}, {x}}, {layer(Concat{1})}});
-        b.addOp({"axis0", OpKind::Concat, {{x}, {x}}, {layer(Concat{0}, Activation::relu())}});
-        b.addOp({"rank2", OpKind::Concat, {{m}, {m}}, {layer(Concat{1})}});
+        b.addOp({"last_axis", OpKind::Concat, {{x}, {y}}, {layer(Concat{-1, {}}, {ActivationKind::Tanh}, {c})}});
+        b.addOp({"axis1", OpKind::Concat, {{x}, {z}, {x}}, {layer(Concat{1, {}})}});
+        b.addOp({"axis0", OpKind::Concat, {{x}, {x}}, {layer(Concat{0, {}}, Activation::relu())}});
+        b.addOp({"rank2", OpKind::Concat, {{m}, {m}}, {layer(Concat{1, {}})}});
         expectMatchesReference(std::move(b).finish());
     }
 }
@@ -233,7 +225,7 @@ TEST(CpuTensorOps, ChainsReuseTheArenaSafely)
         const auto p = b.addOp({"p", OpKind::Pad, {{r}}, {layer(Pad{{0, 2, 0, 2}, PadMode::Reflect, 0.0F})}});
         const auto red = b.addOp({"red", OpKind::Reduce, {{p}}, {layer(Reduce{ReduceKind::Mean, {1}, true})}});
         const auto sum = b.addOp({"sum", OpKind::Add, {{p}, {red}}, {layer(Binary{BinaryKind::Sub})}});
-        b.addOp({"cat", OpKind::Concat, {{sum}, {p}, {r}}, {layer(Concat{-1}, Activation::relu())}});
+        b.addOp({"cat", OpKind::Concat, {{sum}, {p}, {r}}, {layer(Concat{-1, {}}, Activation::relu())}});
         expectMatchesReference(std::move(b).finish());
     }
 }

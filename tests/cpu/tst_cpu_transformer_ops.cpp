@@ -2,6 +2,7 @@
 // constant gathers, Where, Expand, the new element-wise functions and binary kinds, MatMul with a
 // bias) against the naive reference (reference.h), plus a few results worked out by hand and the
 // refusal of a token id outside the table.
+#include "cpu_test_support.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
 #include "plan/plan.h"
@@ -24,16 +25,11 @@ using opsched::test::weight;
 
 namespace {
 
-const cpu::CpuOptions kOneThread = [] {
-    cpu::CpuOptions o;
-    o.threads = 1;
-    return o;
-}();
+using opsched::test::kOneThread;
 
 std::vector<std::vector<float>> run(const Graph& g, const std::vector<std::vector<float>>& inputs)
 {
-    cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), kOneThread);
-    return ex.run(inputs);
+    return test::runSequential(g, inputs);
 }
 
 void expectMatchesReference(const Graph& g, std::vector<std::vector<float>> inputs = {}, float tolerance = 2e-5F)
@@ -159,6 +155,21 @@ TEST(CpuTransformerOps, WhereWithMasksAndConstants)
     const auto out = run(g, inputs);
     EXPECT_FLOAT_EQ(out[0][1], inputs[1][1] - 1e4F); // id 0 is masked
     EXPECT_FLOAT_EQ(out[0][0], inputs[1][0]);
+}
+
+TEST(CpuTransformerOps, ConcatPutsAConstantFirst)
+{
+    // ViT's class token: a constant row before the patch embeddings.
+    GraphBuilder b("class_token", 3);
+    const auto x = b.addInput("x", Shape{1, 4, 3});
+    Concat c{1, {1, 0}}; // the weight (operand 1) first, then the term
+    b.addOp({"cat", OpKind::Concat, {{x}}, {layer(c, {}, {weight(b, "token", Shape{1, 1, 3}, {7, 8, 9})})}});
+    const Graph g = std::move(b).finish();
+    expectMatchesReference(g);
+    const auto y = run(g, cpu::seededInputs(g, 2)).front();
+    ASSERT_EQ(y.size(), 15U);
+    EXPECT_EQ(y[0], 7.0F);
+    EXPECT_EQ(y[2], 9.0F);
 }
 
 TEST(CpuTransformerOps, ExpandBroadcastsAndGrowsRank)

@@ -117,9 +117,9 @@ TEST(CudaTensorOps, ConcatOnAnyAxisWithConstants)
         const auto c
             = weight(b, "c", Shape { batch, 3, 1 }, std::vector<float>(static_cast<std::size_t>(batch * 3), 0.75F));
         b.addOp({ "last_axis", OpKind::Concat, { { x }, { y } },
-            { layer(Concat { -1 }, { ActivationKind::Tanh }, { c }) } });
-        b.addOp({ "axis1", OpKind::Concat, { { x }, { z }, { x } }, { layer(Concat { 1 }) } });
-        b.addOp({ "axis0", OpKind::Concat, { { x }, { x } }, { layer(Concat { 0 }, Activation::relu()) } });
+            { layer(Concat{-1, {}}, { ActivationKind::Tanh }, { c }) } });
+        b.addOp({ "axis1", OpKind::Concat, { { x }, { z }, { x } }, { layer(Concat{1, {}}) } });
+        b.addOp({ "axis0", OpKind::Concat, { { x }, { x } }, { layer(Concat{0, {}}, Activation::relu()) } });
         expectMatchesReference(std::move(b).finish());
     }
 }
@@ -235,7 +235,7 @@ TEST(CudaTensorOps, ChainsReuseTheArenaSafely)
         const auto red
             = b.addOp({ "red", OpKind::Reduce, { { p } }, { layer(Reduce { ReduceKind::Mean, { 1 }, true }) } });
         const auto sum = b.addOp({ "sum", OpKind::Add, { { p }, { red } }, { layer(Binary { BinaryKind::Sub }) } });
-        b.addOp({ "cat", OpKind::Concat, { { sum }, { p }, { r } }, { layer(Concat { -1 }, Activation::relu()) } });
+        b.addOp({ "cat", OpKind::Concat, { { sum }, { p }, { r } }, { layer(Concat{-1, {}}, Activation::relu()) } });
         expectMatchesReference(std::move(b).finish());
     }
 }

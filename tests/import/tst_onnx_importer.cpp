@@ -381,13 +381,16 @@ TEST(OnnxImporter, BinaryOpsWithConstants)
     ModelMaker m;
     m.input("x", {1, 3, 2, 2}).weight("k", {3, 1, 1}, {1, 2, 3}).output("y");
     m.node("Mul", {"k", "x"}, {"a"}, "scale");   // constant first: operands swapped
-    m.node("Sub", {"k", "a"}, {"b"}, "flip");    // c - x: negate, then add
-    m.node("Div", {"b", "k"}, {"y"}, "divide");
+    m.node("Sub", {"k", "a"}, {"b"}, "flip");    // c - x: the constant is the left operand
+    m.node("Div", {"b", "k"}, {"c"}, "divide");
+    m.node("Div", {"k", "c"}, {"y"}, "invert");  // c / x
     const Graph g = importOnnx(m.save());
     EXPECT_EQ(opNamed(g, "scale").kind, OpKind::Multiply);
-    EXPECT_EQ(opNamed(g, "flip:neg").kind, OpKind::Multiply);
-    EXPECT_EQ(opNamed(g, "flip").kind, OpKind::Add);
+    EXPECT_EQ(opNamed(g, "flip").kind, OpKind::Subtract);
+    EXPECT_TRUE(std::get<Binary>(opNamed(g, "flip").layers.front().params).constantFirst);
     EXPECT_EQ(opNamed(g, "divide").kind, OpKind::Divide);
+    EXPECT_FALSE(std::get<Binary>(opNamed(g, "divide").layers.front().params).constantFirst);
+    EXPECT_TRUE(std::get<Binary>(opNamed(g, "invert").layers.front().params).constantFirst);
     EXPECT_EQ(outputShape(g), (Shape{1, 3, 2, 2}));
 }
 

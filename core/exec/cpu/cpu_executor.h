@@ -71,7 +71,8 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Seeded inputs for a graph, uniform in [-1, 1], the same on every platform.
+// Seeded inputs for a graph, the same on every platform: uniform in [-1, 1], and for inputs an
+// embedding reads, integer token ids below its table size.
 std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t seed);
 
 // The sum of the values, accumulated in double: a quick fingerprint of an output.

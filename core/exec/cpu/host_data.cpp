@@ -3,6 +3,8 @@
 
 #include "util/random.h"
 
+#include <algorithm>
+
 namespace opsched::cpu {
 
 std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t seed)
@@ -11,8 +13,19 @@ std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t s
     for (auto id : graph.inputs()) {
         SplitMix64 rng(hashString(graph.tensor(id).name, seed));
         auto& values = out.emplace_back(static_cast<std::size_t>(graph.tensor(id).shape.elements()));
+        // Token ids: integers below the smallest table an embedding reads them with.
+        std::int64_t rows = 0;
+        for (auto consumer : graph.consumers(id)) {
+            const Layer& first = graph.op(consumer).layers.front();
+            if (const auto* g = std::get_if<Gather>(&first.params); g && g->dataIsWeight) {
+                const Shape& table = graph.tensor(first.weights.front()).shape;
+                const std::int64_t n = table[g->axis < 0 ? g->axis + table.rank() : g->axis];
+                rows = rows == 0 ? n : std::min(rows, n);
+            }
+        }
         for (auto& v : values)
-            v = static_cast<float>(rng.uniform() * 2.0 - 1.0);
+            v = rows > 0 ? static_cast<float>(std::min<std::int64_t>(static_cast<std::int64_t>(rng.uniform() * static_cast<double>(rows)), rows - 1))
+                         : static_cast<float>(rng.uniform() * 2.0 - 1.0);
     }
     return out;
 }

@@ -19,10 +19,7 @@ void requireDense(const Operand& o, const char* what)
 
 std::int64_t elementsOf(const std::vector<std::int64_t>& dims)
 {
-    std::int64_t n = 1;
-    for (auto d : dims)
-        n *= d;
-    return n;
+    return Shape(dims).elements();
 }
 
 } // namespace
