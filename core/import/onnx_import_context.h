@@ -72,6 +72,16 @@ public:
 
     TensorId addOp(OpSpec spec) { return builder.addOp(std::move(spec)); }
 
+    // Activations that hold integers in ONNX (integer inputs, casts to integer types, comparisons
+    // and sums or products of such): their Div must truncate, as ONNX's integer Div does.
+    void markInteger(const std::string& name) { integerValues_.insert(name); }
+    bool isInteger(const std::string& name)
+    {
+        if (isConstant(name))
+            return constant(name, "operand")->integer;
+        return integerValues_.count(name) > 0;
+    }
+
     // Padding {top, left, bottom, right} of a Pad folded into the node `name` (a Conv or AveragePool).
     void setFoldedPads(const std::string& name, std::array<std::int64_t, 4> pads) { foldedPads_[name] = pads; }
     std::array<std::int64_t, 4> foldedPads(const std::string& name) const
@@ -91,6 +101,7 @@ private:
     std::unordered_set<std::string> opNames_;
     std::unordered_set<TensorId> graphInputs_;
     std::unordered_map<std::string, std::array<std::int64_t, 4>> foldedPads_;
+    std::unordered_set<std::string> integerValues_;
 };
 
 } // namespace opsched::onnx_import

@@ -115,6 +115,8 @@ private:
             try {
                 checkedElements(dims, kMaxInputElements, "its shape");
                 ctx.setGraphInput(v->name(), builder_.addInput(v->name(), Shape(dims)));
+                if (integer)
+                    ctx.markInteger(v->name());
             } catch (const Error& e) {
                 fail(e.what());
             }

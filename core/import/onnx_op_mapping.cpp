@@ -191,7 +191,7 @@ OpKind binaryOpKind(BinaryKind k)
     return OpKind::Add;
 }
 
-void mapBinary(ImportContext& ctx, const NodeRef& node)
+void mapBinaryOf(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
     const BinaryKind kind = op == "Add" ? BinaryKind::Add : op == "Sub" ? BinaryKind::Sub : op == "Mul" ? BinaryKind::Mul
@@ -230,6 +230,22 @@ void mapBinary(ImportContext& ctx, const NodeRef& node)
     // c - x, c / x: the constant is the left operand.
     ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}},
                                        makeLayer(Binary{kind, true}, {ctx.weightOf(a)})));
+}
+
+// ONNX's integer Div truncates: on two integer operands the division gets a fused Truncate, and
+// sums, differences and products of integers stay integers.
+void mapBinary(ImportContext& ctx, const NodeRef& node)
+{
+    const bool integer = ctx.isInteger(inputName(node, 0)) && ctx.isInteger(inputName(node, 1));
+    mapBinaryOf(ctx, node);
+    if (!integer)
+        return;
+    const std::string& out = node.proto->output(0);
+    ctx.markInteger(out);
+    if (node.opType() == "Div")
+        ctx.setActivation(out, addSimpleOp(ctx, ctx.derivedOpName(node.name + ":truncate"), OpKind::Math,
+                                           {{ctx.activation(out, "quotient")}},
+                                           makeLayer(Eltwise{{ActivationKind::Truncate}})));
 }
 
 void mapConcat(ImportContext& ctx, const NodeRef& node)

@@ -8,6 +8,7 @@
 #include "import/onnx_op_mapping.h"
 #include "import/onnx_transformer_patterns.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace opsched::onnx_import {
@@ -30,30 +31,39 @@ int trailingAxis(std::vector<std::int64_t> axes, int rank)
 // A scale or bias constant as a weight over the normalised dimensions (leading 1s dropped), or
 // a new weight of `fill` values when the pattern has none.
 TensorId normWeight(ImportContext& ctx, const std::string& name, const std::string& what, const Shape& normalised,
-                    const std::string& opName, float fill)
+                    int rank, const std::string& opName, float fill)
 {
     if (name.empty())
         return ctx.newWeight(opName + "." + what, normalised,
                              std::vector<float>(static_cast<std::size_t>(normalised.elements()), fill));
     const auto dims = ctx.constantDims(name, what);
+    auto stripped = [](std::vector<std::int64_t> d) {
+        d.erase(d.begin(), std::find_if(d.begin(), d.end(), [](std::int64_t v) { return v != 1; }));
+        return d;
+    };
     std::int64_t n = 1;
     for (auto d : dims)
         n *= d;
-    if (n != normalised.elements())
-        throw NodeError(what + " has shape " + dimsToString(dims) + ", expected " + normalised.toString());
-    if (n == 1 && normalised.elements() != 1)
-        throw NodeError(what + " is a scalar");
+    if (dims.size() > static_cast<std::size_t>(rank))
+        throw NodeError(what + " " + dimsToString(dims) + " has more dimensions than the normalised input");
+    if (n == 1) // a scalar broadcast over the normalised values
+        return ctx.newWeight(opName + "." + what, normalised,
+                             std::vector<float>(static_cast<std::size_t>(normalised.elements()),
+                                                static_cast<float>(ctx.constant(name, what)->at(0))));
+    if (stripped(dims) != stripped(normalised.dims))
+        throw NodeError(what + " has shape " + dimsToString(dims) + ", which does not broadcast as one value per "
+                        "normalised element " + normalised.toString());
     return ctx.weightOf(name);
 }
 
 TensorId addNorm(ImportContext& ctx, const std::string& opName, TensorId x, int axis, float epsilon, bool rms,
                  const std::string& scale, const std::string& bias)
 {
-    const Shape& in = ctx.shapeOf(x);
+    const Shape in = ctx.shapeOf(x); // a copy: adding weights below may move the builder's tensors
     const Shape normalised(std::vector<std::int64_t>(in.dims.begin() + axis, in.dims.end()));
-    std::vector<TensorId> weights{normWeight(ctx, scale, "scale", normalised, opName, 1.0F)};
+    std::vector<TensorId> weights{normWeight(ctx, scale, "scale", normalised, in.rank(), opName, 1.0F)};
     if (!bias.empty())
-        weights.push_back(normWeight(ctx, bias, "bias", normalised, opName, 0.0F));
+        weights.push_back(normWeight(ctx, bias, "bias", normalised, in.rank(), opName, 0.0F));
     LayerNorm l;
     l.axis = axis;
     l.epsilon = epsilon;
@@ -171,6 +181,9 @@ void mapLayerNormalization(ImportContext& ctx, const NodeRef& node)
 void mapUnaryMath(ImportContext& ctx, const NodeRef& node)
 {
     addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise{unaryActivation(node.opType())}));
+    const auto& op = node.opType();
+    if (op == "Not" || ((op == "Neg" || op == "Abs") && ctx.isInteger(inputName(node, 0))))
+        ctx.markInteger(node.proto->output(0));
 }
 
 // Cast on activations: every value is a float here, so a cast is exact for integers and bools,
@@ -194,6 +207,7 @@ void mapCast(ImportContext& ctx, const NodeRef& node)
         throw NodeError(std::string("casting to ") + dataTypeName(static_cast<int>(to)) + " is not supported");
     const Activation act{to == T::BOOL ? ActivationKind::NonZero : ActivationKind::Truncate};
     addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise{act}));
+    ctx.markInteger(node.proto->output(0));
 }
 
 void mapPow(ImportContext& ctx, const NodeRef& node)
@@ -237,6 +251,12 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
     const OpKind opKind = kind == BinaryKind::Equal || kind == BinaryKind::Less || kind == BinaryKind::Greater
                               ? OpKind::Compare
                               : OpKind::Math;
+    bool integer = opKind == OpKind::Compare || kind == BinaryKind::Min || kind == BinaryKind::Max;
+    if (kind == BinaryKind::Min || kind == BinaryKind::Max)
+        for (const auto& in : node.proto->input())
+            integer = integer && !in.empty() && ctx.isInteger(in);
+    if (integer)
+        ctx.markInteger(node.proto->output(0));
     ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, opKind, ops.terms, makeLayer(b, ops.weights)));
 }
 
@@ -262,7 +282,7 @@ void mapExpand(ImportContext& ctx, const NodeRef& node)
     const Shape& in = ctx.shapeOf(x);
     if (!shape.empty() && shape.size() >= static_cast<std::size_t>(in.rank()) && in.rank() > 0) {
         const std::size_t lead = shape.size() - static_cast<std::size_t>(in.rank());
-        if (lead == 0 && shape[0] == in[0])
+        if (lead == 0 && (shape[0] == in[0] || (shape[0] == ctx.modelBatch && in[0] == ctx.batch)))
             shape[0] = 1;
     }
     addUnaryOp(ctx, node, OpKind::Expand, makeLayer(Expand{shape}));

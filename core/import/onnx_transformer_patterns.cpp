@@ -155,6 +155,18 @@ private:
         return {};
     }
     bool keepsDims(std::size_t k) const { return Attributes(node(k)).getInt("keepdims", 1) != 0; }
+    // Axes a normalisation can reduce over without knowing the rank: -k, ..., -1 (PyTorch's
+    // exports); anything else maps node by node.
+    static bool trailingAxes(std::vector<std::int64_t> axes)
+    {
+        std::sort(axes.begin(), axes.end());
+        if (axes.empty() || axes.back() != -1)
+            return false;
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            if (axes[i] != -static_cast<std::int64_t>(axes.size() - i))
+                return false;
+        return true;
+    }
 
     // The optional `* scale (+ bias)` after a normalisation: extends m from its last member.
     void affine(PatternMatch& m) const
@@ -184,7 +196,7 @@ private:
     std::optional<PatternMatch> layerNorm(std::size_t r1) const
     {
         const std::string& x = node(r1).input(0);
-        if (isConst(x) || !keepsDims(r1))
+        if (isConst(x) || !keepsDims(r1) || !trailingAxes(reduceAxes(r1)))
             return std::nullopt;
         auto sub = soleReader(out(r1), "Sub");
         if (!sub || node(*sub).input(0) != x || node(*sub).input(1) != out(r1))
@@ -230,7 +242,7 @@ private:
         if (isConst(x) || !near(scalar(node(pow).input(1)), 2.0))
             return std::nullopt;
         auto r = soleReader(out(pow), "ReduceMean");
-        auto add = r && keepsDims(*r) ? soleReader(out(*r), "Add") : std::nullopt;
+        auto add = r && keepsDims(*r) && trailingAxes(reduceAxes(*r)) ? soleReader(out(*r), "Add") : std::nullopt;
         if (!add)
             return std::nullopt;
         auto epsName = other(*add, out(*r));

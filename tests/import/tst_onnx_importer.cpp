@@ -464,3 +464,49 @@ TEST(OnnxImporter, ReduceMeanSliceTransposeAndPad)
 }
 
 } // namespace
+
+TEST(OnnxImporter, IntegerDivisionTruncates)
+{
+    // ONNX's Div of two integers truncates; ids are floats inside opsched, so a Truncate follows.
+    ModelMaker m;
+    m.input("ids", {1, 4}, onnx::TensorProto::INT64).ints("two", {2}).output("y");
+    m.node("Div", {"ids", "two"}, {"q"}, "halve");
+    auto& cast = m.node("Cast", {"q"}, {"y"}, "to_float");
+    ModelMaker::attr(cast, "to", std::int64_t{onnx::TensorProto::FLOAT});
+    const Graph g = importOnnx(m.save());
+    EXPECT_EQ(opNamed(g, "halve:truncate").kind, OpKind::Math);
+    // A float Div keeps its fraction.
+    ModelMaker f;
+    f.input("x", {1, 4}).weight("two", {1}, {2}).output("y");
+    f.node("Div", {"x", "two"}, {"y"}, "halve");
+    const Graph fg = importOnnx(f.save());
+    EXPECT_FALSE(fg.findOp("halve:truncate"));
+}
+
+TEST(OnnxImporter, LayerNormPatternsBecomeOneOpOnlyOverTrailingAxes)
+{
+    // x - mean, squared, mean, + eps, sqrt, divide, * scale, + bias over the last axis: one op.
+    auto model = [](std::int64_t axis) {
+        ModelMaker m;
+        m.input("x", {1, 3, 4}).weight("eps", {}, {1e-5F}).weight("two", {}, {2.0F}).output("y");
+        m.weight("scale", {4}, {1, 2, 3, 4}).weight("bias", {4}, {0, 0, 0, 1});
+        ModelMaker::attr(m.node("ReduceMean", {"x"}, {"m"}, "ln.mean"), "axes", std::vector<std::int64_t>{axis});
+        m.node("Sub", {"x", "m"}, {"d"}, "ln.sub");
+        m.node("Pow", {"d", "two"}, {"p"}, "ln.pow");
+        ModelMaker::attr(m.node("ReduceMean", {"p"}, {"v"}, "ln.var"), "axes", std::vector<std::int64_t>{axis});
+        m.node("Add", {"v", "eps"}, {"e"}, "ln.eps");
+        m.node("Sqrt", {"e"}, {"s"}, "ln.sqrt");
+        m.node("Div", {"d", "s"}, {"n"}, "ln.div");
+        m.node("Mul", {"n", "scale"}, {"a"}, "ln.scale");
+        m.node("Add", {"a", "bias"}, {"y"}, "ln.bias");
+        return importOnnx(m.save());
+    };
+    const Graph last = model(-1);
+    ASSERT_EQ(last.opCount(), 1U);
+    EXPECT_EQ(last.ops().front().kind, OpKind::LayerNorm);
+    // Over the middle axis the nodes map one by one (and the scale broadcasts over the last axis).
+    const Graph middle = model(1);
+    EXPECT_GT(middle.opCount(), 5U);
+    for (const auto& op : middle.ops())
+        EXPECT_NE(op.kind, OpKind::LayerNorm) << op.name;
+}

@@ -72,8 +72,9 @@ void embeddingLookup(const float* table, const Dims& tableDims, int axis, const 
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t i = 0; i < idCount; ++i) {
             const float id = ids[i];
-            auto row = static_cast<std::int64_t>(id);
-            if (static_cast<float>(row) != id || row < -rows || row >= rows)
+            const bool inRange = std::isfinite(id) && id >= static_cast<float>(-rows) && id < static_cast<float>(rows);
+            auto row = inRange ? static_cast<std::int64_t>(id) : std::int64_t{0};
+            if (!inRange || static_cast<float>(row) != id)
                 throw Error("index " + std::to_string(id) + " (position " + std::to_string(i) +
                             ") is not an integer in [" + std::to_string(-rows) + ", " + std::to_string(rows) +
                             ") for a table of " + std::to_string(rows) + " rows");

@@ -174,11 +174,15 @@ bool PrimitiveBuilder::hasHostPiece(const std::vector<Piece>& ps)
 
 void PrimitiveBuilder::hostOver(const Operand& o, const char* what, std::function<void(float*, std::int64_t)> fn)
 {
-    if (!o.strides.empty() && o.strides != denseStrides(o.dims))
+    // Element-wise host code covers the operand's bytes in any dense order (NCHW or channels-last).
+    std::int64_t count = 1, span = 1;
+    for (std::size_t i = 0; i < o.dims.size(); ++i) {
+        count *= o.dims[i];
+        if (!o.strides.empty())
+            span += (o.dims[i] - 1) * o.strides[i];
+    }
+    if (!o.strides.empty() && span != count)
         throw Error(std::string("internal: ") + what + " runs on dense tensors only");
-    std::int64_t count = 1;
-    for (auto d : o.dims)
-        count *= d;
     float* data = o.data;
     hostStep([data, count, fn = std::move(fn)] { fn(data, count); });
 }
