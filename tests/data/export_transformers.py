@@ -111,7 +111,9 @@ class BertLike(nn.Module):
         pos = torch.arange(s).unsqueeze(0)
         x = self.ln(self.tok(ids) + self.pos(pos) + self.seg(torch.zeros_like(pos)))
         keep = ids != self.pad  # Equal, Not on the ids
-        bias = torch.where(keep, 0.0, -10000.0)[:, None, None, :]
+        # float32 scalars: Python floats would make the exported Where float64 (ONNX Runtime refuses
+        # to mix it with the float32 scores; PyTorch itself stays in float32)
+        bias = torch.where(keep, torch.zeros(()), torch.full((), -10000.0))[:, None, None, :]
         for layer in self.layers:
             x = layer(x, bias)
         return torch.cat([x, torch.tanh(self.pool(x[:, :1]))], dim=1)
@@ -147,7 +149,7 @@ class Gpt2Like(nn.Module):
     def forward(self, ids):
         s = ids.shape[1]
         x = self.tok(ids) + self.pos(torch.arange(s).unsqueeze(0))
-        mask = torch.where(self.causal[:s, :s], 0.0, float("-inf"))
+        mask = torch.where(self.causal[:s, :s], torch.zeros(()), torch.full((), float("-inf")))
         for layer in self.layers:
             x = layer(x, mask)
         return self.ln(x) @ self.tok.weight.t()
@@ -212,7 +214,7 @@ class T5Like(nn.Module):
         s, t = src.shape[1], tgt.shape[1]
         enc_bias = self.enc_bias(relative_buckets(s, s, True)).permute(2, 0, 1).unsqueeze(0)
         dec_bias = self.dec_bias(relative_buckets(t, t, False)).permute(2, 0, 1).unsqueeze(0)
-        dec_bias = dec_bias + torch.where(self.causal[:t, :t], 0.0, -1e9)
+        dec_bias = dec_bias + torch.where(self.causal[:t, :t], torch.zeros(()), torch.full((), -1e9))
         x = self.emb(src)
         for block in self.encoder:
             x = block(x, enc_bias)

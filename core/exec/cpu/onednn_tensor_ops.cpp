@@ -144,6 +144,13 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
 void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB,
                               const Operand& dst, const Activation& act, const std::vector<float>* bias)
 {
+    // A dense [..., M, K] times a [K, N] matrix is one [rows, K] x [K, N] GEMM: leading dimensions
+    // left as a batch would be many skinny GEMMs (ViT's [197, 1, 768] projections: 197 GEMVs).
+    if (b.dims.size() == 2 && a.dims.size() > 2 && a.strides.empty() && dst.strides.empty()) {
+        const std::int64_t rows = product(a.dims) / a.dims.back();
+        matmul(a.reshaped({rows, a.dims.back()}), b, constantB, dst.reshaped({rows, b.dims.back()}), act, bias);
+        return;
+    }
     auto [ad, bd] = promoteMatMulOperands(a.dims, b.dims);
     const std::size_t rank = ad.size();
     std::vector<std::int64_t> dd(rank);
