@@ -98,16 +98,33 @@ void gatherConstant(const float* src, const Dims& srcDims, int axis, const std::
         }
 }
 
-void broadcastBinary(HostBinary kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
-                     const Dims& outDims)
+namespace {
+
+template <typename F>
+void binaryLoop(const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out, const Dims& outDims, F f)
 {
     const std::array<Dims, 2> strides{broadcastStrides(aDims, outDims), broadcastStrides(bDims, outDims)};
+    forEachBroadcast<2>(outDims, strides,
+                        [&](std::int64_t k, const std::array<std::int64_t, 2>& off) { out[k] = f(a[off[0]], b[off[1]]); });
+}
+
+} // namespace
+
+void broadcastBinary(BinaryKind kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
+                     const Dims& outDims)
+{
+    auto run = [&](auto f) { binaryLoop(a, aDims, b, bDims, out, outDims, f); };
     switch (kind) {
-    case HostBinary::Pow:
-        forEachBroadcast<2>(outDims, strides, [&](std::int64_t k, const std::array<std::int64_t, 2>& off) {
-            out[k] = std::pow(a[off[0]], b[off[1]]);
-        });
-        break;
+    case BinaryKind::Add: return run([](float x, float y) { return x + y; });
+    case BinaryKind::Sub: return run([](float x, float y) { return x - y; });
+    case BinaryKind::Mul: return run([](float x, float y) { return x * y; });
+    case BinaryKind::Div: return run([](float x, float y) { return x / y; });
+    case BinaryKind::Pow: return run([](float x, float y) { return std::pow(x, y); });
+    case BinaryKind::Min: return run([](float x, float y) { return std::min(x, y); });
+    case BinaryKind::Max: return run([](float x, float y) { return std::max(x, y); });
+    case BinaryKind::Equal: return run([](float x, float y) { return x == y ? 1.0F : 0.0F; });
+    case BinaryKind::Less: return run([](float x, float y) { return x < y ? 1.0F : 0.0F; });
+    case BinaryKind::Greater: return run([](float x, float y) { return x > y ? 1.0F : 0.0F; });
     }
 }
 

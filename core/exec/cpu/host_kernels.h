@@ -21,9 +21,9 @@ void embeddingLookup(const float* table, const Dims& tableDims, int axis, const 
 // out = src gathered along `axis` by constant indices (already checked against the shape).
 void gatherConstant(const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out);
 
-// out[i] = f(a[i'], b[i'']) over out's dims, a and b broadcast to them.
-enum class HostBinary : std::uint8_t { Pow };
-void broadcastBinary(HostBinary kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
+// out[i] = a[i'] kind b[i''] over out's dims, a and b broadcast to them: pow (oneDNN 2.6 has none)
+// and broadcasts oneDNN only runs in its reference kernel (Swin's [1,64,3,49,49] + [1,64,1,49,49]).
+void broadcastBinary(BinaryKind kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
                      const Dims& outDims);
 
 // out = cond != 0 ? x : y, all three broadcast to out's dims.

@@ -129,6 +129,7 @@ private:
         Activation host{};                // a function oneDNN lacks, run in host code (host_kernels.h)
     };
     static bool hasHostPiece(const std::vector<Piece>& ps);
+    bool onlyReferenceKernel(BinaryKind kind, const Operand& a, const Operand& b, const Operand& dst) const;
     // Host code over a dense operand, as a step; `what` names the layer in errors.
     void hostOver(const Operand& o, const char* what, std::function<void(float*, std::int64_t)> fn);
     static std::vector<Piece> pieces(const Activation& act);

@@ -90,6 +90,21 @@ void PrimitiveBuilder::activate(const Operand& dst, const Activation& act)
     eltwiseInPlace(dst, pieces(act));
 }
 
+// Whether oneDNN runs this broadcast only in its scalar reference kernel (a broadcast over a
+// middle dimension, as Swin's window masks): host code is several times faster there.
+bool PrimitiveBuilder::onlyReferenceKernel(BinaryKind kind, const Operand& a, const Operand& b, const Operand& dst) const
+{
+    if (a.dims != dst.dims) // the zero-fill path below; oneDNN handles it as it comes
+        return false;
+    try {
+        dnnl::binary::desc d(binaryAlgorithm(kind), describe(a), describe(b), describe(dst));
+        dnnl::binary::primitive_desc pd(d, attr({}), engine_);
+        return std::string(pd.impl_info_str()).find("ref") != std::string::npos;
+    } catch (const dnnl::error&) {
+        return false;
+    }
+}
+
 void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst,
                               const Activation& act)
 {
@@ -99,14 +114,13 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
     std::vector<Operand> ops;
     for (const auto& o : operands)
         ops.push_back(alignedTo(o, rank));
-    if (kind == BinaryKind::Pow) { // oneDNN 2.6 has no binary power
-        if (ops.size() != 2)
-            throw Error("pow takes two operands");
+    const bool dense = std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.strides.empty(); }) &&
+                       dst.strides.empty();
+    if (kind == BinaryKind::Pow || (ops.size() == 2 && dense && onlyReferenceKernel(kind, ops[0], ops[1], dst))) {
+        if (ops.size() != 2 || !dense)
+            throw Error("internal: pow runs on two dense operands only");
         const Operand a = ops[0], b = ops[1];
-        for (const auto* o : {&a, &b, &dst})
-            if (!o->strides.empty())
-                throw Error("internal: pow runs on dense tensors only");
-        hostStep([a, b, dst] { broadcastBinary(HostBinary::Pow, a.data, a.dims, b.data, b.dims, dst.data, dst.dims); });
+        hostStep([kind, a, b, dst] { broadcastBinary(kind, a.data, a.dims, b.data, b.dims, dst.data, dst.dims); });
         activate(dst, act);
         return;
     }
