@@ -1,5 +1,6 @@
 #include "dag_view.h"
 
+#include "graph/column_wrap.h"
 #include "timeline_view.h" // spanColour: the same colour per op kind as the timeline
 
 #include <QHelpEvent>
@@ -140,7 +141,8 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
     auto result = std::make_shared<std::shared_ptr<const LayeredLayout>>();
     QThread* worker = QThread::create([graph = graph_, result] {
         try {
-            *result = std::make_shared<const LayeredLayout>(layeredLayout(graph->dag(), layoutOptions()));
+            // Tall graphs (a transformer's repeated layers) fold into side-by-side columns.
+            *result = std::make_shared<const LayeredLayout>(wrapIntoColumns(layeredLayout(graph->dag(), layoutOptions())));
         } catch (const std::exception&) {
             // left empty: reported as a failed layout
         }
@@ -165,9 +167,16 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
 void DagView::applyLayout(std::shared_ptr<const LayeredLayout> layout)
 {
     layout_ = std::move(layout);
-    layers_.assign(layout_->layerCount, {});
-    for (std::uint32_t v = 0; v < layout_->nodes.size(); ++v)
-        layers_[layout_->nodes[v].layer].push_back(v);
+    // Rows as drawn (several layers share a row when the layout wraps into columns).
+    const double pitch = layout_->options.nodeHeight + layout_->options.layerGap;
+    auto rowOf = [&](std::uint32_t v) { return static_cast<std::size_t>(std::max(0L, std::lround(layout_->top(v) / pitch))); };
+    layers_.clear();
+    for (std::uint32_t v = 0; v < layout_->nodes.size(); ++v) {
+        const std::size_t row = rowOf(v);
+        if (row >= layers_.size())
+            layers_.resize(row + 1);
+        layers_[row].push_back(v);
+    }
     for (auto& layer : layers_)
         std::sort(layer.begin(), layer.end(),
                   [&](std::uint32_t a, std::uint32_t b) { return layout_->nodes[a].x < layout_->nodes[b].x; });
