@@ -3,18 +3,31 @@
 # against PyTorch's output. Without the data the tests are reported as skipped, never passed.
 set(OPSCHED_TORCHVISION_DATA ${CMAKE_BINARY_DIR}/testdata/torchvision CACHE PATH
   "Folder with <model>/model.onnx and test_data_set_0 from tests/data/export_torchvision.py")
-set(tv_skip "skipped: torchvision test data not generated")
+
+# opsched_export_test(NAME KIND torchvision|transformers MODEL model DATA model [SET folder] EXIT code
+#                     MATCH regex ARGS ...): `run` on an exported model with its test data (test_data_set_0
+# unless SET says otherwise), skipped when the test command's data step could not export it.
+function(opsched_export_test name)
+  cmake_parse_arguments(T "" "KIND;MODEL;DATA;SET;EXIT;MATCH" "ARGS" ${ARGN})
+  if(NOT T_SET)
+    set(T_SET test_data_set_0)
+  endif()
+  set(dir ${OPSCHED_TORCHVISION_DATA})
+  if(T_KIND STREQUAL "transformers")
+    set(dir ${OPSCHED_TRANSFORMER_DATA})
+  endif()
+  string(REPLACE ";" "|" joined "${T_ARGS}")
+  add_test(NAME cli.${name}
+    COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:opsched-cli> -DDATA=${dir} -DMODEL=${T_MODEL}
+            -DDATA_MODEL=${T_DATA} -DSET=${T_SET} -DKIND=${T_KIND} "-DARGS=${joined}" -DEXPECT_EXIT=${T_EXIT}
+            "-DMATCH=${T_MATCH}" -P ${CMAKE_CURRENT_SOURCE_DIR}/torchvision_check.cmake)
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;${T_KIND}"
+    SKIP_REGULAR_EXPRESSION "skipped: ${T_KIND} test data not generated" TIMEOUT 600)
+endfunction()
 
 # opsched_torchvision_test(NAME MODEL model DATA model EXIT code MATCH regex ARGS ...)
 function(opsched_torchvision_test name)
-  cmake_parse_arguments(T "" "MODEL;DATA;EXIT;MATCH" "ARGS" ${ARGN})
-  string(REPLACE ";" "|" joined "${T_ARGS}")
-  add_test(NAME cli.${name}
-    COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:opsched-cli> -DDATA=${OPSCHED_TORCHVISION_DATA}
-            -DMODEL=${T_MODEL} -DDATA_MODEL=${T_DATA} "-DARGS=${joined}" -DEXPECT_EXIT=${T_EXIT} "-DMATCH=${T_MATCH}"
-            -P ${CMAKE_CURRENT_SOURCE_DIR}/torchvision_check.cmake)
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;torchvision" SKIP_REGULAR_EXPRESSION "${tv_skip}"
-    TIMEOUT 600)
+  opsched_export_test(${name} KIND torchvision ${ARGN})
 endfunction()
 
 # One thread per run: ctest runs two tests at a time on two cores.

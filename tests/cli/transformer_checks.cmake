@@ -5,18 +5,11 @@
 # pass. Without the data the tests are reported as skipped, never passed.
 set(OPSCHED_TRANSFORMER_DATA ${CMAKE_BINARY_DIR}/testdata/transformers CACHE PATH
   "Folder with <model>/model.onnx and test data from tests/data/export_transformers.py")
-set(tx_skip "skipped: transformers test data not generated")
 
-# opsched_transformer_test(NAME MODEL model SET set EXIT code MATCH regex ARGS ...)
+# opsched_transformer_test(NAME MODEL model SET folder EXIT code MATCH regex ARGS ...)
 function(opsched_transformer_test name)
-  cmake_parse_arguments(T "" "MODEL;SET;EXIT;MATCH" "ARGS" ${ARGN})
-  string(REPLACE ";" "|" joined "${T_ARGS}")
-  add_test(NAME cli.${name}
-    COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:opsched-cli> -DDATA=${OPSCHED_TRANSFORMER_DATA}
-            -DMODEL=${T_MODEL} -DDATA_MODEL=${T_MODEL} -DSET=${T_SET} -DKIND=transformers "-DARGS=${joined}"
-            -DEXPECT_EXIT=${T_EXIT} "-DMATCH=${T_MATCH}" -P ${CMAKE_CURRENT_SOURCE_DIR}/torchvision_check.cmake)
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli;transformers" SKIP_REGULAR_EXPRESSION "${tx_skip}"
-    TIMEOUT 600)
+  cmake_parse_arguments(T "" "MODEL" "" ${ARGN})
+  opsched_export_test(${name} KIND transformers MODEL ${T_MODEL} DATA ${T_MODEL} ${T_UNPARSED_ARGUMENTS})
 endfunction()
 
 set(tx_check --check --rtol 1e-3 --atol 1e-6 --atol-scale 1e-4 --repeat 1 --threads 1)

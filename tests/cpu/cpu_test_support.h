@@ -3,8 +3,13 @@
 #pragma once
 
 #include "exec/cpu/cpu_executor.h"
+#include "reference.h"
 #include "schedule/basic_schedulers.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace opsched::test {
@@ -25,6 +30,26 @@ inline std::vector<std::vector<float>> runSequential(const Graph& g, const std::
 {
     cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
     return ex.run(inputs);
+}
+
+// The executor against the naive reference on `inputs` (seeded ones when empty), within
+// `tolerance` of the largest reference value; also a consistent memory layout and a second run
+// that gives the same bytes.
+inline void expectMatchesReference(const Graph& g, float tolerance = 2e-5F, std::vector<std::vector<float>> inputs = {})
+{
+    if (inputs.empty())
+        inputs = cpu::seededInputs(g, 11);
+    cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
+    const auto got = ex.run(inputs);
+    const auto want = referenceRun(g, inputs);
+    float scale = 1.0F;
+    for (const auto& o : want)
+        for (float v : o)
+            scale = std::max(scale, std::abs(v));
+    EXPECT_LE(maxAbsDiff(got, want), tolerance * scale) << g.name();
+    const auto problems = ex.layout().check();
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    EXPECT_EQ(ex.run(inputs), got) << g.name() << ": a second run differs";
 }
 
 } // namespace opsched::test

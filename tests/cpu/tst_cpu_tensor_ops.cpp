@@ -23,23 +23,8 @@ using opsched::test::weight;
 namespace {
 
 using opsched::test::kOneThread;
+using opsched::test::expectMatchesReference;
 using opsched::test::sequentialPlan;
-
-void expectMatchesReference(const Graph& g, float tolerance = 2e-5F)
-{
-    const auto inputs = cpu::seededInputs(g, 11);
-    cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
-    const auto got = ex.run(inputs);
-    const auto want = referenceRun(g, inputs);
-    float scale = 1.0F;
-    for (const auto& o : want)
-        for (float v : o)
-            scale = std::max(scale, std::abs(v));
-    EXPECT_LE(maxAbsDiff(got, want), tolerance * scale) << g.name();
-    const auto problems = ex.layout().check();
-    EXPECT_TRUE(problems.empty()) << problems.front();
-    EXPECT_EQ(ex.run(inputs), got) << g.name() << ": a second run differs";
-}
 
 // Runs a graph on given inputs and returns its outputs.
 std::vector<std::vector<float>> run(const Graph& g, const std::vector<std::vector<float>>& inputs)

@@ -16,8 +16,6 @@ using dnnl::memory;
 using dnnl::prop_kind;
 using tag = memory::format_tag;
 
-namespace {
-
 memory::dims denseStrides(const std::vector<std::int64_t>& dims)
 {
     memory::dims strides(dims.size(), 1);
@@ -25,6 +23,8 @@ memory::dims denseStrides(const std::vector<std::int64_t>& dims)
         strides[i - 1] = strides[i] * dims[i];
     return strides;
 }
+
+namespace {
 
 std::int64_t elements(const std::vector<std::int64_t>& dims)
 {

@@ -161,6 +161,9 @@ private:
 
 dnnl::memory::desc describe(const Operand& o);
 
+// Row-major strides of `dims`, in elements.
+dnnl::memory::dims denseStrides(const std::vector<std::int64_t>& dims);
+
 // `o` with channels-last strides when `like` is channels-last and o has one spatial position (the
 // same bytes either way; oneDNN picks its fast kernels only for matching layouts).
 Operand matchLayout(const Operand& like, const Operand& o);

@@ -53,14 +53,6 @@ algorithm reductionAlgorithm(ReduceKind kind)
     throw Error("unknown reduction kind");
 }
 
-memory::dims denseStridesOf(const memory::dims& dims)
-{
-    memory::dims s(dims.size(), 1);
-    for (std::size_t i = dims.size(); i-- > 1;)
-        s[i - 1] = s[i] * dims[i];
-    return s;
-}
-
 std::int64_t product(const std::vector<std::int64_t>& dims)
 {
     std::int64_t n = 1;
@@ -184,7 +176,7 @@ void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vec
     // A bias of N values broadcast over every other dimension.
     memory::dims biasDims(rank, 1);
     biasDims[rank - 1] = dd[rank - 1];
-    const memory::desc biasDesc(biasDims, memory::data_type::f32, denseStridesOf(biasDims));
+    const memory::desc biasDesc(biasDims, memory::data_type::f32, denseStrides(biasDims));
     if (bias && static_cast<std::int64_t>(bias->size()) != dd[rank - 1])
         throw Error("matmul bias has " + std::to_string(bias->size()) + " values for " + std::to_string(dd[rank - 1]) +
                     " columns");
