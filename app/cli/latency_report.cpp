@@ -46,10 +46,10 @@ void printLatencyLines(const PlanLatency& latency, double floorSeconds)
     else
         std::printf("latency      %.3f ms\n", latency.median * 1e3);
     if (floorSeconds > 0)
-        std::printf("floor        %.3f ms (critical path, each op alone; latency %.2fx)\n", floorSeconds * 1e3,
+        std::printf("ops alone    %.3f ms (critical path of ops timed alone; latency %.2fx)\n", floorSeconds * 1e3,
                     latency.median / floorSeconds);
     else
-        std::printf("floor        %.3f ms (critical path, each op alone)\n", floorSeconds * 1e3);
+        std::printf("ops alone    %.3f ms (critical path of ops timed alone)\n", floorSeconds * 1e3);
 }
 
 } // namespace opsched::cli

@@ -1,15 +1,17 @@
 // ONNX Runtime's CPU latency for one model, for tests/bench/bench_cpu_vs_ort (a benchmark helper,
 // never a dependency of opsched). Usage:
-//   node ort_latency.js MODEL.onnx INPUTS.json THREADS REPEAT
+//   node ort_latency.js MODEL.onnx INPUTS.json THREADS REPEAT [OUTPUT_PREFIX]
 // INPUTS.json lists the model's inputs in order: [{"name", "path", "dims", "type"}], each file raw
 // little-endian data of that type ("float32" or "int64"). Prints one JSON line:
-// {"median_ms":..., "min_ms":..., "load_ms":...}. onnxruntime-node is found through NODE_PATH.
+// {"median_ms":..., "min_ms":..., "load_ms":..., "outputs": [...]}. With OUTPUT_PREFIX, output i of
+// the last timed run is written raw (float32) to OUTPUT_PREFIX_i.bin so the caller can check it
+// against the reference. onnxruntime-node is found through NODE_PATH.
 "use strict";
 const fs = require("fs");
 const ort = require("onnxruntime-node");
 
 async function main() {
-  const [model, inputsPath, threadsArg, repeatArg] = process.argv.slice(2);
+  const [model, inputsPath, threadsArg, repeatArg, outputPrefix] = process.argv.slice(2);
   if (!repeatArg) {
     console.error("usage: node ort_latency.js MODEL.onnx INPUTS.json THREADS REPEAT");
     process.exit(2);
@@ -34,15 +36,25 @@ async function main() {
   });
   await session.run(feeds); // warm-up
   const times = [];
+  let results = null;
   for (let i = 0; i < repeat; ++i) {
     const s = process.hrtime.bigint();
-    await session.run(feeds);
+    results = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  const outputs = [];
+  if (outputPrefix) {
+    session.outputNames.forEach((name, i) => {
+      const t = results[name];
+      const path = `${outputPrefix}_${i}.bin`;
+      fs.writeFileSync(path, Buffer.from(Float32Array.from(t.data, Number).buffer));
+      outputs.push({ name, path, dims: t.dims });
+    });
   }
   times.sort((a, b) => a - b);
   const median = times.length % 2 ? times[(times.length - 1) / 2]
                                   : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
-  console.log(JSON.stringify({ median_ms: median, min_ms: times[0], load_ms: loadMs }));
+  console.log(JSON.stringify({ median_ms: median, min_ms: times[0], load_ms: loadMs, outputs }));
 }
 
 main().catch((e) => {
