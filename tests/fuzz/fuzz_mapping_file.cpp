@@ -2,6 +2,7 @@
 // the problem from its costs and links, evaluate, lower to a plan. What is accepted must evaluate
 // to a finite makespan or a named problem, and lower to a valid plan when it evaluates.
 #include "fuzz_support.h"
+#include "json_mutator.h"
 
 #include "map/mapping_file.h"
 #include "map/mapping_plan.h"
@@ -10,6 +11,8 @@
 
 #include <cmath>
 #include <cstdint>
+
+OPSCHED_FUZZ_JSON_MUTATOR
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -2,6 +2,7 @@
 // read it: parse, check the form, validate, lower (both ways), simulate. A valid plan must
 // simulate to a finite, non-negative latency.
 #include "fuzz_support.h"
+#include "json_mutator.h"
 
 #include "model/model_ref.h"
 #include "plan/lowering.h"
@@ -25,6 +26,8 @@ void simulateIfValid(const opsched::Graph& graph, const opsched::Plan& plan)
 }
 
 } // namespace
+
+OPSCHED_FUZZ_JSON_MUTATOR
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

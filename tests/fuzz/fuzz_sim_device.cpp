@@ -1,6 +1,7 @@
 // Simulated-device JSON (`--device sim:FILE.json`, what `calibrate --write-device` writes): a
 // device the reader accepts must give every plan a finite, positive latency.
 #include "fuzz_support.h"
+#include "json_mutator.h"
 
 #include "model/model_ref.h"
 #include "plan/plan.h"
@@ -11,6 +12,8 @@
 
 #include <cmath>
 #include <cstdint>
+
+OPSCHED_FUZZ_JSON_MUTATOR
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -1,6 +1,7 @@
 // The fuzz targets without libFuzzer (gcc builds, the test command): runs every file of the given
 // corpus folders and files through the target, then `--mutate N` seeded mutations of each (bit
-// flips, byte runs, truncation, splices of two inputs), so CI catches a regression in seconds.
+// flips, byte runs, truncation, splices of two inputs; for targets with a structure-aware mutator,
+// json_mutator.h, every other mutation is that one), so CI catches a regression in seconds.
 // Prints how many inputs ran. libFuzzer builds (the fuzz preset) use libFuzzer's own main.
 #include <algorithm>
 #include <exception>
@@ -15,6 +16,9 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+// Defined by targets that mutate their inputs' structure (json_mutator.h); absent otherwise.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
+                                               unsigned seed) __attribute__((weak));
 
 namespace {
 
@@ -66,6 +70,14 @@ Bytes mutate(const Bytes& in, const Bytes& other, std::mt19937_64& rng)
     return b;
 }
 
+Bytes customMutate(const Bytes& in, std::mt19937_64& rng)
+{
+    Bytes b = in;
+    b.resize(std::max<std::size_t>(4 * in.size(), 4096));
+    b.resize(LLVMFuzzerCustomMutator(b.data(), in.size(), b.size(), static_cast<unsigned>(rng())));
+    return b;
+}
+
 // Runs one input; an exception escaping the target is a finding (libFuzzer reports it as a crash):
 // the input is written to replay-finding.bin in the working folder for a regression test.
 bool runOne(const Bytes& input)
@@ -85,6 +97,17 @@ bool runOne(const Bytes& input)
 }
 
 } // namespace
+
+// libFuzzer's byte-level mutator, which structure-aware mutators fall back on; here, the replay's own.
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t maxSize)
+{
+    static std::mt19937_64 rng(7);
+    const Bytes in(data, data + size);
+    Bytes out = mutate(in, in, rng);
+    out.resize(std::min(out.size(), maxSize));
+    std::copy(out.begin(), out.end(), data);
+    return out.size();
+}
 
 int main(int argc, char** argv)
 {
@@ -123,7 +146,8 @@ int main(int argc, char** argv)
     long runs = 0;
     for (long m = 0; m < mutations; ++m) {
         const Bytes& base = inputs[static_cast<std::size_t>(m) % inputs.size()];
-        const Bytes next = mutate(base, inputs[rng() % inputs.size()], rng);
+        const Bytes next = (LLVMFuzzerCustomMutator && m % 2 == 1) ? customMutate(base, rng)
+                                                                    : mutate(base, inputs[rng() % inputs.size()], rng);
         if (!runOne(next))
             return 1;
         ++runs;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target for a given time and prints, per target, executions, coverage and
 # findings. Needs the fuzz preset's build:
-#   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_onnx_import fuzz_schedule_file fuzz_sim_device fuzz_results_db
+#   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_onnx_import fuzz_schedule_file fuzz_sim_device fuzz_results_db fuzz_mapping_file
 #   tests/fuzz/run_fuzzers.sh 600                  # ten minutes each, one after another
 #   PARALLEL=2 tests/fuzz/run_fuzzers.sh 600       # two at a time
 #   tests/fuzz/run_fuzzers.sh 60 schedule_file     # some targets only
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_file sim_device results_db)
+[ ${#targets[@]} -eq 0 ] && targets=(onnx_import schedule_file sim_device results_db mapping_file)
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work="$build/fuzz-work"
 parallel=${PARALLEL:-1}
@@ -27,7 +27,7 @@ run_target() {
   local args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=4096
               -artifact_prefix="$dir/findings/")
   case "$t" in
-    schedule_file|sim_device) args+=(-dict=tests/fuzz/json.dict -max_len=16384) ;;
+    schedule_file|sim_device|mapping_file) args+=(-dict=tests/fuzz/json.dict -max_len=16384) ;;
     results_db) args+=(-max_len=131072) ;;
     onnx_import) args+=(-max_len=65536) ;;
   esac
