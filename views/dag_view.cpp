@@ -1,5 +1,6 @@
 #include "dag_view.h"
 
+#include "name_fit.h"
 #include "graph/column_wrap.h"
 #include "timeline_view.h" // spanColour: the same colour per op kind as the timeline
 
@@ -51,22 +52,6 @@ void drawArrowHead(QPainter& p, const QPointF& from, const QPointF& tip, double 
     const QPointF base = tip - u * size;
     const QPointF head[3] = {tip, base + n * (size * 0.45), base - n * (size * 0.45)};
     p.drawPolygon(head, 3);
-}
-
-// An op name in `width` pixels: whole, or its last component (after the block prefix), or the end
-// of that component (the distinctive part of "Mixed_5b.branch3x3dbl_2" is its end), or the end of
-// the whole name. Empty when not even three characters fit.
-QString fitName(const QString& name, const QFontMetrics& fm, int width)
-{
-    if (fm.horizontalAdvance(name) <= width)
-        return name;
-    if (width < fm.averageCharWidth() * 3)
-        return {};
-    const qsizetype cut = std::max(name.lastIndexOf(QLatin1Char('.')), name.lastIndexOf(QLatin1Char('/')));
-    const QString tail = cut > 0 && cut + 1 < name.size() ? name.mid(cut + 1) : name;
-    if (fm.horizontalAdvance(tail) <= width)
-        return tail;
-    return fm.elidedText(tail, Qt::ElideLeft, width);
 }
 
 // Whether `name` shows whole or as its whole last component in `width` pixels.

@@ -8,20 +8,45 @@
 #include "schedule/schedule_file.h"
 #include "util/error.h"
 
+#include <QFont>
+#include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
 
 namespace opsched {
 
-QString exportImage(const QString& file, const QSize& size, const std::function<void(QPainter&, const QSize&)>& draw)
+namespace {
+
+// Draws the header line and moves the drawing below it.
+std::function<void(QPainter&, const QSize&)> withHeader(const std::function<void(QPainter&, const QSize&)>& draw,
+                                                        const QString& header, int height)
 {
+    return [draw, header, height](QPainter& p, const QSize& size) {
+        p.fillRect(QRect(0, 0, size.width(), height), Qt::white);
+        p.setPen(Qt::black);
+        p.drawText(QRect(6, 0, size.width() - 12, height), Qt::AlignLeft | Qt::AlignVCenter, header);
+        p.save();
+        p.translate(0, height);
+        draw(p, QSize(size.width(), size.height() - height));
+        p.restore();
+    };
+}
+
+} // namespace
+
+QString exportImage(const QString& file, const QSize& plotSize, const std::function<void(QPainter&, const QSize&)>& plot,
+                    const QString& header)
+{
+    const int headerHeight = header.isEmpty() ? 0 : QFontMetrics(QFont()).height() + 8;
+    const QSize size(plotSize.width(), plotSize.height() + headerHeight);
+    const auto draw = header.isEmpty() ? plot : withHeader(plot, header, headerHeight);
     if (file.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator svg;
         svg.setFileName(file);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(QStringLiteral("opsched"));
+        svg.setTitle(header.isEmpty() ? QStringLiteral("opsched") : header);
         QPainter p;
         if (!p.begin(&svg))
             return QObject::tr("cannot write %1").arg(file);

@@ -16,8 +16,10 @@ class Graph;
 struct ScheduleResult;
 
 // Renders `draw` into FILE: .svg as vector graphics, anything else through QImage (PNG, JPEG).
-// Returns an error message, empty on success.
-QString exportImage(const QString& file, const QSize& size, const std::function<void(QPainter&, const QSize&)>& draw);
+// A non-empty `header` (which run this is) is written in a line above the drawing, so an image
+// passed around still says what it shows. Returns an error message, empty on success.
+QString exportImage(const QString& file, const QSize& size, const std::function<void(QPainter&, const QSize&)>& draw,
+                    const QString& header = {});
 
 // Writes the result as an opsched-schedule (or opsched-plan) file. Returns an error message.
 // A run read from a database writes the file it ran (`graph` may then be null).

@@ -13,6 +13,7 @@
 #include "run_database_panel.h"
 #include "schedule_panel.h"
 #include "run_compare_panel.h"
+#include "run_identity.h"
 #include "start_page.h"
 #include "timeline_panel.h"
 #include "timeline_view.h"
@@ -135,18 +136,6 @@ QString opKindName(std::uint32_t colourClass)
     if (colourClass <= static_cast<std::uint32_t>(kLastOpKind))
         return QString::fromUtf8(toString(static_cast<OpKind>(colourClass)));
     return QObject::tr("other");
-}
-
-// How the Diff view lists a run: "nimble · sim:v100 · batch 1 · 2.04 ms" (a stored run with its id).
-QString runLabel(const ScheduleResult& r)
-{
-    QString label = QStringLiteral("%1 · %2 · batch %3 · %4")
-                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
-                        .arg(r.batch)
-                        .arg(QString::fromStdString(formatDuration(r.latency)));
-    if (r.stored)
-        label = QObject::tr("run %1: %2").arg(r.stored->id.value()).arg(label);
-    return label;
 }
 
 struct WaitCursor {
@@ -405,6 +394,7 @@ void MainWindow::showComparisonOf(ScheduleResultsModel* model)
 void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& result)
 {
     shown_ = result;
+    showRunIdentity();
     if (result && result->stored) {
         // A run from a database: op ids mean the open model's ops only when it is the same model.
         const bool sameModel = graph_ && result->stored->model.sha256 == modelFingerprint(*graph_);
@@ -546,6 +536,9 @@ void MainWindow::createStatusBar()
 {
     modelStatus_ = new QLabel(tr("No model"));
     statusBar()->addWidget(modelStatus_, 1);
+    runStatus_ = new QLabel;
+    runStatus_->setObjectName(QStringLiteral("runStatus"));
+    statusBar()->addWidget(runStatus_, 2);
 
     QString detail;
     deviceStatus_ = new QLabel(deviceLine(&detail));
@@ -603,6 +596,20 @@ bool MainWindow::openModel(const QString& ref, int batch)
     modelStatus_->setText(tr("%1 (batch %2, %3 ops)").arg(name).arg(graph_->batch()).arg(graph_->opCount()));
     addRecentFile(ref);
     return true;
+}
+
+QString MainWindow::openModelName() const
+{
+    return graph_ ? modelDisplayName(modelRef_, QString::fromStdString(graph_->name())) : QString();
+}
+
+void MainWindow::showRunIdentity()
+{
+    // Which run the Timeline, warps and exports are about: its title and the status bar say so.
+    const QString title = shown_ ? runTitle(*shown_, openModelName()) : QString();
+    timelineDock_->setWindowTitle(title.isEmpty() ? tr("Timeline") : tr("Timeline — %1").arg(title));
+    runStatus_->setText(title.isEmpty() ? QString() : tr("showing %1").arg(title));
+    runStatus_->setToolTip(runStatus_->text());
 }
 
 void MainWindow::updateFilterCount()

@@ -110,6 +110,8 @@ private:
     void exportSchedule();
     void exportImage(const QString& what);
     void exportTrace(bool csv);
+    QString openModelName() const; // the open model's display name, empty without one
+    void showRunIdentity();
     void showComparisonOf(ScheduleResultsModel* model);
     void createCentralWidget();
     void createDocks();
@@ -165,6 +167,7 @@ private:
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* modelStatus_ = nullptr;
+    QLabel* runStatus_ = nullptr; // which run the Timeline shows
     QLabel* deviceStatus_ = nullptr;
 };
 

@@ -7,6 +7,7 @@
 #include "export.h"
 #include "mapping_file_result.h"
 #include "profile_panel.h"
+#include "run_identity.h"
 #include "run_database_panel.h"
 #include "schedule_editor.h"
 #include "schedule_panel.h"
@@ -85,10 +86,12 @@ void MainWindow::exportTrace(bool csv)
         statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
         return;
     }
-    const QString file = csv ? QFileDialog::getSaveFileName(this, tr("Export Kernels"), QStringLiteral("kernels.csv"),
-                                                            tr("CSV (*.csv)"))
-                             : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace"),
-                                                            QStringLiteral("timeline.trace.json"),
+    // The run the Timeline shows, named after it, so several selected runs never leave a doubt.
+    const QString stem = runFileStem(*shown_, openModelName());
+    const QString file = csv ? QFileDialog::getSaveFileName(this, tr("Export Kernels of %1").arg(runLabel(*shown_)),
+                                                            stem + QStringLiteral("_kernels.csv"), tr("CSV (*.csv)"))
+                             : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace of %1").arg(runLabel(*shown_)),
+                                                            stem + QStringLiteral(".trace.json"),
                                                             tr("Chrome trace (*.json)"));
     if (file.isEmpty())
         return;
@@ -97,12 +100,16 @@ void MainWindow::exportTrace(bool csv)
     if (!error.isEmpty())
         QMessageBox::warning(this, tr("Export failed"), error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
+        statusBar()->showMessage(tr("Wrote %1 to %2").arg(runTitle(*shown_, openModelName()), file), 6000);
 }
 
 void MainWindow::exportImage(const QString& what)
 {
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export Image"), what + QStringLiteral(".png"),
+    // Timeline and warps images belong to one run: named after it and headed by it.
+    const bool ofRun = shown_ && (what == QStringLiteral("timeline") || what == QStringLiteral("warps"));
+    const QString header = ofRun ? runTitle(*shown_, openModelName()) : QString();
+    const QString name = ofRun ? runFileStem(*shown_, openModelName()) + QLatin1Char('_') + what : what;
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Image"), name + QStringLiteral(".png"),
                                                       tr("Images (*.png *.svg)"));
     if (file.isEmpty())
         return;
@@ -110,9 +117,10 @@ void MainWindow::exportImage(const QString& what)
     if (what == QStringLiteral("timeline"))
         // Every row, not only those scrolled into view, under the ruler.
         error = opsched::exportImage(file, timeline_->fullSize(),
-                                     [this](QPainter& p, const QSize& s) { timeline_->render(p, s, 0); });
+                                     [this](QPainter& p, const QSize& s) { timeline_->render(p, s, 0); }, header);
     else if (what == QStringLiteral("warps"))
-        error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); });
+        error = opsched::exportImage(file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); },
+                                     header);
     else if (what == QStringLiteral("dag"))
         // The whole graph at natural size, not the part zoomed into.
         error = opsched::exportImage(file, dag_->fullSize(), [this](QPainter& p, const QSize& s) { dag_->renderWhole(p, s); });
@@ -120,6 +128,8 @@ void MainWindow::exportImage(const QString& what)
         error = opsched::exportImage(file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
     if (!error.isEmpty())
         QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
 }
 
 void MainWindow::openModelDialog()

@@ -1,5 +1,7 @@
 #include "timeline_data.h"
 
+#include "plan/plan_flows.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -58,41 +60,20 @@ std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data)
     return out;
 }
 
-std::vector<TimelineFlow> planFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
+std::vector<TimelineFlow> timelineFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
                                     const std::vector<std::int64_t>& row)
 {
     std::vector<TimelineFlow> flows;
     const std::size_t n = plan.launches.size();
     if (start.size() != n || end.size() != n || row.size() != n)
         return flows;
-    auto ran = [&](std::size_t l) { return start[l] <= end[l] && row[l] >= 0; };
+    std::vector<bool> drawn(n);
     for (std::size_t l = 0; l < n; ++l)
-        for (auto w : plan.launches[l].waitFor)
-            if (w < n && ran(w) && ran(l) && row[w] != row[l])
-                flows.push_back({end[w], start[l], static_cast<std::uint32_t>(row[w]), static_cast<std::uint32_t>(row[l]), false});
-    // Joins: at each barrier, from the launch that ended last before it to the first launch of each
-    // other row (stream) after it, up to the next barrier.
-    std::vector<std::uint32_t> cuts = plan.barriers;
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    for (std::size_t c = 0; c < cuts.size(); ++c) {
-        const std::size_t barrier = std::min<std::size_t>(cuts[c], n);
-        const std::size_t next = c + 1 < cuts.size() ? std::min<std::size_t>(cuts[c + 1], n) : n;
-        std::int64_t last = -1;
-        for (std::size_t l = 0; l < barrier; ++l)
-            if (ran(l) && (last < 0 || end[l] > end[static_cast<std::size_t>(last)]))
-                last = static_cast<std::int64_t>(l);
-        if (last < 0)
-            continue;
-        const auto from = static_cast<std::size_t>(last);
-        std::vector<std::int64_t> seen;
-        for (std::size_t l = barrier; l < next; ++l) {
-            if (!ran(l) || row[l] == row[from] || std::find(seen.begin(), seen.end(), row[l]) != seen.end())
-                continue;
-            seen.push_back(row[l]);
-            flows.push_back({end[from], start[l], static_cast<std::uint32_t>(row[from]), static_cast<std::uint32_t>(row[l]), true});
-        }
-    }
+        drawn[l] = start[l] <= end[l] && row[l] >= 0;
+    for (const PlanFlow& f : planFlows(plan, drawn, end))
+        if (row[f.from] != row[f.to])
+            flows.push_back({end[f.from], start[f.to], static_cast<std::uint32_t>(row[f.from]),
+                             static_cast<std::uint32_t>(row[f.to]), f.join});
     std::sort(flows.begin(), flows.end(), [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
     return flows;
 }
@@ -128,7 +109,7 @@ void addPlanStructure(TimelineData& data, const Plan& plan)
                 end[l] = std::max(end[l], opEnd[op.value()]);
                 row[l] = opRow[op.value()];
             }
-    data.flows = planFlows(plan, start, end, row);
+    data.flows = timelineFlows(plan, start, end, row);
     data.criticalPath = criticalPathOps(plan, start, end);
 }
 
@@ -246,7 +227,7 @@ TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const 
     std::vector<std::int64_t> launchRow(plan.launches.size());
     for (std::size_t l = 0; l < plan.launches.size(); ++l)
         launchRow[l] = static_cast<std::int64_t>(rows.opRow(plan.launches[l].stream.value()));
-    data.flows = planFlows(plan, start, end, launchRow);
+    data.flows = timelineFlows(plan, start, end, launchRow);
     data.criticalPath = criticalPathOps(plan, start, end);
     data.warps = result.warps;
     data.maxWarps = device.maxResidentWarps();

@@ -37,10 +37,11 @@ struct TimelineFlow {
     bool join = false;
 };
 
-// The flows of `plan` given each launch's start, end (start > end: no kernel ran) and op row (-1:
+// The flows of `plan` (core/plan/plan_flows.h: waits looked through launches that ran no kernel,
+// barrier joins) given each launch's start, end (start > end: no kernel ran) and op row (-1:
 // unknown), sorted by `from`.
-std::vector<TimelineFlow> planFlows(const Plan& plan, const std::vector<double>& start, const std::vector<double>& end,
-                                    const std::vector<std::int64_t>& row);
+std::vector<TimelineFlow> timelineFlows(const Plan& plan, const std::vector<double>& start,
+                                        const std::vector<double>& end, const std::vector<std::int64_t>& row);
 
 struct TimelineData {
     TimelineRows rows;                      // one row per stream (and its kernel row); see rowKinds

@@ -1,5 +1,7 @@
 #include "timeline_view.h"
 
+#include "name_fit.h"
+
 #include "time_ruler.h"
 
 #include <QApplication>
@@ -400,8 +402,11 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
                 if (box.width() > 30) {
                     const QString name = spanName(row, s);
                     p.setPen(Qt::black);
+                    // Op names keep their distinctive end (as in the DAG); kernel names, whose
+                    // start is the function and end its template arguments, lose their middle.
+                    const int room = static_cast<int>(box.width()) - 5;
                     p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                               (kernelRow ? smallFm : fm).elidedText(name, Qt::ElideRight, static_cast<int>(box.width()) - 5));
+                               kernelRow ? smallFm.elidedText(name, Qt::ElideMiddle, room) : fitName(name, fm, room));
                 }
             }
             if (mark) {

@@ -1,6 +1,8 @@
 // Chrome trace event format (the JSON object form), as Perfetto and chrome://tracing read it.
 #include "export/export.h"
 
+#include "plan/plan_flows.h"
+
 #include <algorithm>
 #include <map>
 
@@ -25,6 +27,43 @@ nlohmann::ordered_json sortIndex(int tid, int index)
 {
     return { { "ph", "M" }, { "name", "thread_sort_index" }, { "pid", kPid }, { "tid", tid },
         { "args", { { "sort_index", index } } } };
+}
+
+// The stored plan's streams, waits and barriers; nullopt when it is not as written (a damaged
+// database), so the trace then has no arrows rather than wrong ones.
+std::optional<Plan> storedPlanShape(const store::RunRecord& run)
+{
+    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches") ||
+        !run.schedule->plan["launches"].is_array())
+        return std::nullopt;
+    const auto& j = run.schedule->plan;
+    Plan plan;
+    plan.streams = 0;
+    const std::size_t n = j["launches"].size();
+    auto index = [n](const nlohmann::json& v) { return v.is_number_unsigned() && v.get<std::uint64_t>() <= n; };
+    for (const auto& jl : j["launches"]) {
+        if (!jl.is_object() || !jl.contains("stream") || !jl["stream"].is_number_unsigned() ||
+            jl["stream"].get<std::uint64_t>() > 4096)
+            return std::nullopt;
+        Launch l;
+        l.stream = StreamId(jl["stream"].get<std::uint32_t>());
+        plan.streams = std::max(plan.streams, l.stream.value() + 1);
+        if (jl.contains("wait_for")) {
+            if (!jl["wait_for"].is_array())
+                return std::nullopt;
+            for (const auto& w : jl["wait_for"]) {
+                if (!index(w))
+                    return std::nullopt;
+                l.waitFor.push_back(w.get<std::uint32_t>());
+            }
+        }
+        plan.launches.push_back(std::move(l));
+    }
+    if (j.contains("barriers") && j["barriers"].is_array())
+        for (const auto& b : j["barriers"])
+            if (index(b))
+                plan.barriers.push_back(b.get<std::uint32_t>());
+    return plan;
 }
 
 } // namespace
@@ -110,6 +149,35 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
         events.push_back({ { "ph", "X" }, { "name", s->name }, { "cat", "op" }, { "pid", kPid },
             { "tid", static_cast<int>(s->stream) + 1 }, { "ts", us(s->start) }, { "dur", us(s->end - s->start) },
             { "args", std::move(args) } });
+    }
+
+    // Flows: the arrows the window draws, from a launch's end to the start of the launch on another
+    // stream it lets go (Perfetto binds "s" and "f" to the slices enclosing their times).
+    if (const auto plan = storedPlanShape(run)) {
+        const std::size_t n = plan->launches.size();
+        std::vector<bool> drawn(n, false);
+        std::vector<double> ends(n, 0);
+        std::vector<const Span*> byLaunch(n, nullptr);
+        for (const auto& [key, span] : spans)
+            if (key.first >= 0 && static_cast<std::size_t>(key.first) < n && !byLaunch[static_cast<std::size_t>(key.first)]) {
+                const auto l = static_cast<std::size_t>(key.first);
+                byLaunch[l] = &span;
+                drawn[l] = true;
+                ends[l] = static_cast<double>(span.end);
+            }
+        int id = 0;
+        for (const PlanFlow& f : planFlows(*plan, drawn, ends)) {
+            const Span& from = *byLaunch[f.from];
+            const Span& to = *byLaunch[f.to];
+            if (from.stream == to.stream)
+                continue;
+            const char* name = f.join ? "join" : "wait";
+            ++id;
+            events.push_back({ { "ph", "s" }, { "id", id }, { "name", name }, { "cat", "flow" }, { "pid", kPid },
+                { "tid", static_cast<int>(from.stream) + 1 }, { "ts", us(from.start + (from.end - from.start) / 2) } });
+            events.push_back({ { "ph", "f" }, { "bp", "e" }, { "id", id }, { "name", name }, { "cat", "flow" },
+                { "pid", kPid }, { "tid", static_cast<int>(to.stream) + 1 }, { "ts", us(to.start) } });
+        }
     }
 
     if (!run.stages.empty()) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace opsched {
@@ -88,6 +89,41 @@ TEST(ChromeTrace, OpNamesComeFromThePlan)
             names.insert(e["name"].get<std::string>());
     EXPECT_TRUE(names.contains("conv1"));
     EXPECT_TRUE(names.contains("fire2.squeeze"));
+}
+
+TEST(ChromeTrace, FlowsPairUpAndGoBetweenStreamsForwardInTime)
+{
+    // The window's arrows as flow events: each "s" on the stream that ends a wait, its "f" on another
+    // stream no earlier; Nimble's waits into Inception's concats show as joins into their consumers.
+    test::TempDir dir;
+    for (const char* scheduler : {"nimble", "greedy"}) {
+        const auto run = storedRun(dir, "zoo:inception_v3", scheduler);
+        const auto doc = profiler::chromeTrace(run);
+        std::map<int, std::pair<const nlohmann::ordered_json*, const nlohmann::ordered_json*>> flows;
+        for (const auto& e : doc["traceEvents"]) {
+            if (e["ph"] == "s")
+                flows[e["id"].get<int>()].first = &e;
+            if (e["ph"] == "f")
+                flows[e["id"].get<int>()].second = &e;
+        }
+        ASSERT_GT(flows.size(), 10U) << scheduler;
+        for (const auto& [id, pair] : flows) {
+            ASSERT_TRUE(pair.first && pair.second) << scheduler << " flow " << id << " is not a pair";
+            EXPECT_NE((*pair.first)["tid"], (*pair.second)["tid"]);
+            EXPECT_LE((*pair.first)["ts"].get<double>(), (*pair.second)["ts"].get<double>() + 1e-6);
+            EXPECT_EQ((*pair.second)["bp"], "e");
+        }
+    }
+}
+
+TEST(ChromeTrace, ADamagedPlanGivesNoArrowsNotACrash)
+{
+    test::TempDir dir;
+    auto run = storedRun(dir, "zoo:squeezenet", "nimble");
+    run.schedule->plan["launches"][0]["wait_for"] = nlohmann::json::array({ 99999 });
+    const auto doc = profiler::chromeTrace(run);
+    for (const auto& e : doc["traceEvents"])
+        EXPECT_NE(e["ph"], "s");
 }
 
 TEST(ScheduleExport, ReadsBackAsTheSchedule)

@@ -66,6 +66,7 @@ private slots:
     void onnxModelNamedByItsFolder();
     void wheelScrollsPanelsNotTheirFields();
     void resultsTableShowsEveryColumn();
+    void timelineSaysWhichRunItShows();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -580,6 +581,29 @@ void TestMainWindow::resultsTableShowsEveryColumn()
     // ... and in view without scrolling the panel: the header and several rows.
     const int rows = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
     QVERIFY2(rows >= 4, qPrintable(QStringLiteral("%1 rows in view").arg(rows)));
+}
+
+void TestMainWindow::timelineSaysWhichRunItShows()
+{
+    // The Timeline's title and the status bar name the run shown, and follow when another is shown.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
+    auto* timelineDock = w.findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    auto* runStatus = w.findChild<QLabel*>(QStringLiteral("runStatus"));
+    QVERIFY(timelineDock && runStatus);
+    QCOMPARE(timelineDock->windowTitle(), QStringLiteral("Timeline"));
+    QVERIFY(runStatus->text().isEmpty());
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    for (const char* scheduler : {"greedy", "nimble"}) {
+        w.schedulePanel()->runScheduler(QString::fromUtf8(scheduler));
+        QVERIFY(done.wait(30000));
+        const QString expected = QString::fromUtf8("squeezenet — %1 · sim:").arg(QString::fromUtf8(scheduler));
+        QVERIFY2(timelineDock->windowTitle().startsWith(QStringLiteral("Timeline — ") + expected),
+                 qPrintable(timelineDock->windowTitle()));
+        QVERIFY2(runStatus->text().contains(expected), qPrintable(runStatus->text()));
+        QVERIFY(runStatus->text().contains(QStringLiteral("batch 1")));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,25 @@
+// Which run a view shows, said the same way everywhere: the Timeline's title, the status bar, the
+// Diff list, export file names and the header drawn into exported images. A stored run carries its
+// database id, so two runs of the same scheduler, device and batch stay apart.
+#pragma once
+
+#include <QString>
+
+namespace opsched {
+
+struct ScheduleResult;
+
+// "run 8: nimble · sim:h100 · batch 4 · 2.25 ms" (without "run N: " for a result not from a database).
+QString runLabel(const ScheduleResult& result);
+
+// The model's name for a result: the stored run's own, else `openModel` (the window's model).
+QString runModelName(const ScheduleResult& result, const QString& openModel);
+
+// "googlenet — run 8: nimble · sim:h100 · batch 4 · 2.25 ms": titles, status bar, image headers.
+QString runTitle(const ScheduleResult& result, const QString& openModel);
+
+// "googlenet_nimble_sim-h100_b4_run8": a default export file name (without suffix), only
+// letters, digits, '.', '-' and '_'.
+QString runFileStem(const ScheduleResult& result, const QString& openModel);
+
+} // namespace opsched
