@@ -529,6 +529,7 @@ void MainWindow::createActions()
         viewMenu_->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About opsched"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
 }
 
@@ -620,6 +621,40 @@ void MainWindow::updateFilterCount()
         filterCount_->setText(tr("%1 of %2 ops").arg(shown).arg(total));
     else
         filterCount_->setText(total == 1 ? tr("1 op") : tr("%1 ops").arg(total));
+}
+
+QString MainWindow::shortcutsHelp() const
+{
+    // Read from the menus themselves, so the list cannot go stale; the timeline's own keys after.
+    QString rows;
+    for (QAction* menu : menuBar()->actions())
+        if (menu->menu())
+            for (QAction* a : menu->menu()->actions())
+                if (!a->shortcut().isEmpty())
+                    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 &gt; %3</td></tr>")
+                                .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                                     menu->text().remove(QLatin1Char('&')).toHtmlEscaped(),
+                                     a->text().remove(QLatin1Char('&')).remove(QStringLiteral("...")).toHtmlEscaped());
+    const QList<QPair<QString, QString>> timeline = {
+        {QStringLiteral("F"), tr("Timeline, DAG: fit the whole run or graph")},
+        {QStringLiteral("W / S"), tr("Timeline: zoom in / out at the cursor")},
+        {QStringLiteral("A / D"), tr("Timeline: pan left / right")},
+        {QStringLiteral("Z"), tr("Timeline: zoom to the selected range (drag to select one)")},
+        {QStringLiteral("Ctrl+F, F3, Shift+F3"), tr("Timeline: find an op or kernel, next, previous")},
+    };
+    for (const auto& [keys, what] : timeline)
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
+    return QStringLiteral("<table cellspacing=4>%1</table><p>%2</p>")
+        .arg(rows, tr("The panels and exports are described in docs/gui.md."));
+}
+
+void MainWindow::showShortcuts()
+{
+    QMessageBox box(this);
+    box.setWindowTitle(tr("Keyboard Shortcuts"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(shortcutsHelp());
+    box.exec();
 }
 
 void MainWindow::showAbout()

@@ -85,6 +85,8 @@ public:
     // Shows a result's timeline and active warps (called when a result is selected).
     void showSchedule(const std::shared_ptr<const ScheduleResult>& result);
     QString lastError() const { return lastError_; }
+    // Help > Keyboard Shortcuts: every menu action's shortcut, then the timeline's keys (HTML).
+    QString shortcutsHelp() const;
     QStringList recentFiles() const;
 
     // What to do with unexported schedule edits before they would be lost (opening another model,
@@ -122,6 +124,7 @@ private:
     void updateRecentMenu();
     void updateFilterCount();
     void showAbout();
+    void showShortcuts();
     void readSettings();
     void writeSettings() const;
 

@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QAction>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -152,6 +153,18 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
         status_->setText(tr("mapping %1 on %2 with opsched-cli... %3 s")
                              .arg(QString::fromStdString(mapRequest_.scheduler), QString::fromStdString(mapRequest_.device))
                              .arg(++elapsedSeconds_));
+    });
+
+    // Results can be removed: Delete on the table, or its context menu.
+    auto* remove = new QAction(tr("Remove Result"), table_);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    table_->addAction(remove);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(remove, &QAction::triggered, this, [this, proxy] {
+        const QModelIndex current = table_->selectionModel()->currentIndex();
+        if (current.isValid())
+            results_->remove(proxy->mapToSource(current).row());
     });
 
     connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
@@ -337,8 +350,9 @@ void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QSt
     }
     runButton_->setEnabled(true);
     cancelButton_->setEnabled(false);
+    // Idle: an empty bar (a full one reads as work still shown as done or going on).
     progress_->setRange(0, 1);
-    progress_->setValue(result ? 1 : 0);
+    progress_->reset();
     if (!result) {
         status_->setText(tr("failed: %1").arg(error));
         emit finished(false, error);

@@ -22,6 +22,18 @@ void ScheduleResultsModel::clear()
     endResetModel();
 }
 
+void ScheduleResultsModel::remove(int row)
+{
+    if (row < 0 || row >= rowCount())
+        return;
+    beginRemoveRows({}, row, row);
+    results_.erase(results_.begin() + row);
+    endRemoveRows();
+    // Speedups are over the sequential run of the same device and batch, which may have gone.
+    if (rowCount() > 0)
+        emit dataChanged(index(0, SpeedupColumn), index(rowCount() - 1, SpeedupColumn));
+}
+
 std::shared_ptr<const ScheduleResult> ScheduleResultsModel::result(int row) const
 {
     if (row < 0 || row >= rowCount())

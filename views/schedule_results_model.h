@@ -23,6 +23,7 @@ public:
 
     void add(std::shared_ptr<const ScheduleResult> result);
     void clear();
+    void remove(int row); // out of range: nothing
     std::shared_ptr<const ScheduleResult> result(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -38,6 +38,7 @@ std::string launchConfig(const store::KernelRecord& k)
 std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
 {
     auto data = std::make_shared<TimelineData>();
+    data->modelOps = run.model.opCount;
     std::vector<std::uint32_t> opColour;
     for (const auto& op : run.model.ops) {
         const std::string name = op.value("name", std::string());

@@ -80,7 +80,8 @@ std::string formatDuration(double seconds)
     const double a = std::abs(v);
     // Three significant digits: 1.23, 12.3, 123 (ns are whole).
     const int decimals = unit.scale == 1e-9 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : 2;
-    return format(v, decimals, unit.name.data());
+    // What rounds to zero prints as zero, not "-0".
+    return format(a < 0.5 * std::pow(10.0, -decimals) ? 0.0 : v, decimals, unit.name.data());
 }
 
 TimeRuler makeRuler(const TimeAxis& axis, double minMajorPx, double minMinorPx)

@@ -170,6 +170,7 @@ TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const 
                                     const SimDevice& device)
 {
     TimelineData data;
+    data.modelOps = graph.opCount();
     std::vector<std::int64_t> streams;
     for (std::uint32_t s = 0; s < plan.streams; ++s)
         streams.push_back(s);

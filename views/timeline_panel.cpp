@@ -247,6 +247,12 @@ void TimelinePanel::updateStatistics()
         range ? rangeStats(*timeline, range->first, range->second) : rangeStats(*timeline, 0.0, end);
     QString text = range ? tr("<b>Range</b> ") : tr("<b>Whole run</b> ");
     text += describeRange(stats).toHtmlEscaped();
+    // Ops that run no kernel (concats written in place, reshapes) have no span: say so, or a
+    // 109-op run of a 120-op model reads as ops lost.
+    if (!range && timeline->modelOps > stats.ops)
+        text += tr(" · %1 of the model's %2 ops run no kernel (concats written in place, views)")
+                    .arg(timeline->modelOps - stats.ops)
+                    .arg(timeline->modelOps);
     if (!range)
         text += tr("<br><i>Drag across the timeline to measure a range; Z zooms to it, F fits, W/S zoom, A/D pan.</i>");
     summary_->setText(text);

@@ -24,6 +24,8 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QMenuBar>
+#include <QAction>
 #include <QPainter>
 #include <QLineEdit>
 #include <QSettings>
@@ -67,6 +69,7 @@ private slots:
     void wheelScrollsPanelsNotTheirFields();
     void resultsTableShowsEveryColumn();
     void timelineSaysWhichRunItShows();
+    void helpListsEveryShortcut();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -604,6 +607,25 @@ void TestMainWindow::timelineSaysWhichRunItShows()
         QVERIFY2(runStatus->text().contains(expected), qPrintable(runStatus->text()));
         QVERIFY(runStatus->text().contains(QStringLiteral("batch 1")));
     }
+}
+
+void TestMainWindow::helpListsEveryShortcut()
+{
+    // Help > Keyboard Shortcuts lists every menu shortcut (read from the menus) and the timeline's keys.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    const QString help = w.shortcutsHelp();
+    int withShortcut = 0;
+    for (QAction* menu : w.menuBar()->actions())
+        if (menu->menu())
+            for (QAction* a : menu->menu()->actions())
+                if (!a->shortcut().isEmpty()) {
+                    ++withShortcut;
+                    QVERIFY2(help.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()),
+                             qPrintable(a->text()));
+                }
+    QVERIFY(withShortcut >= 5);
+    QVERIFY(help.contains(QStringLiteral("Zoom to the selected range"), Qt::CaseInsensitive));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -42,6 +42,15 @@ private slots:
         QCOMPARE(model.index(2, ScheduleResultsModel::SpeedupColumn).data().toString(), QStringLiteral("-"));
         QVERIFY(model.index(2, ScheduleResultsModel::StreamsColumn).data().toInt() > 1);
 
+        // Removing the sequential baseline takes ios's speedup with it; out of range removes nothing.
+        model.remove(1);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, ScheduleResultsModel::SpeedupColumn).data().toString(), QStringLiteral("-"));
+        QCOMPARE(model.result(1)->request.scheduler, std::string("nimble"));
+        model.remove(7);
+        model.remove(-1);
+        QCOMPARE(model.rowCount(), 2);
+
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(model.result(0) == nullptr);

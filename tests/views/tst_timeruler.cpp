@@ -90,6 +90,10 @@ void TestTimeRuler::formatsDurations_data()
     QTest::newRow("ns") << 12e-9 << "12 ns";
     QTest::newRow("s") << 2.0 << "2.00 s";
     QTest::newRow("zero") << 0.0 << "0 ns";
+    // A difference that rounds to nothing has no sign (the Diff view showed "-0 ns").
+    QTest::newRow("negative zero") << -0.0 << "0 ns";
+    QTest::newRow("rounds to zero") << -0.3e-9 << "0 ns";
+    QTest::newRow("negative") << -1.234e-3 << "-1.23 ms";
 }
 
 void TestTimeRuler::formatsDurations()
