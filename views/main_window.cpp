@@ -32,6 +32,7 @@
 #include <QComboBox>
 #include <QCloseEvent>
 #include <QResizeEvent>
+#include <QScreen>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
@@ -666,11 +667,18 @@ void MainWindow::showAbout()
                            .arg(QCoreApplication::applicationVersion()));
 }
 
+QSize MainWindow::firstStartSize(const QSize& screen)
+{
+    // Nine tenths of the screen, so built-in names and the results' columns fit, up to a size
+    // beyond which more room only spreads the same content thinner.
+    return {std::min(screen.width() * 9 / 10, 1900), std::min(screen.height() * 9 / 10, 1200)};
+}
+
 void MainWindow::readSettings()
 {
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
-        resize(1100, 700);
+        resize(firstStartSize(screen() ? screen()->availableGeometry().size() : QSize(1100, 700)));
     if (restoreState(settings.value(kStateKey).toByteArray()))
         return;
     // First start: the right column wide enough for its tabs, the timeline tall enough for a few
@@ -680,8 +688,9 @@ void MainWindow::readSettings()
     QTimer::singleShot(0, this, [this] {
         // Wide enough for every column of the results table.
         resizeDocks({schedulesDock_}, {std::max(470, schedules_->sizeHint().width() + 30)}, Qt::Horizontal);
-        // The timeline is what people come for: a good part of the window's height.
-        resizeDocks({timelineDock_}, {height() * 9 / 20}, Qt::Vertical);
+        // The timeline is what people come for: a good part of the window's height, more of it on
+        // a laptop screen, where the panels above still work with less.
+        resizeDocks({timelineDock_}, {height() * (height() < 700 ? 11 : 9) / 20}, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);
     });
 }

@@ -87,6 +87,8 @@ public:
     QString lastError() const { return lastError_; }
     // Help > Keyboard Shortcuts: every menu action's shortcut, then the timeline's keys (HTML).
     QString shortcutsHelp() const;
+    // The window's size on its first start on a screen of this (available) size.
+    static QSize firstStartSize(const QSize& screen);
     QStringList recentFiles() const;
 
     // What to do with unexported schedule edits before they would be lost (opening another model,

@@ -253,9 +253,11 @@ void TimelinePanel::updateStatistics()
         text += tr(" · %1 of the model's %2 ops run no kernel (concats written in place, views)")
                     .arg(timeline->modelOps - stats.ops)
                     .arg(timeline->modelOps);
+    // The keys in a tooltip: on a laptop screen every line of this panel counts.
     if (!range)
-        text += tr("<br><i>Drag across the timeline to measure a range; Z zooms to it, F fits, W/S zoom, A/D pan.</i>");
+        text += tr(" <i>(drag to measure a range)</i>");
     summary_->setText(text);
+    summary_->setToolTip(tr("Drag across the timeline to measure a range; Z zooms to it, F fits, W/S zoom, A/D pan."));
     rangeModel_->setStats(stats);
     const auto grouping = grouping_->currentIndex() == 1 ? KernelGrouping::ByOpType : KernelGrouping::ByName;
     std::function<std::string(std::uint32_t)> name;

@@ -70,6 +70,8 @@ private slots:
     void resultsTableShowsEveryColumn();
     void timelineSaysWhichRunItShows();
     void helpListsEveryShortcut();
+    void firstStartFillsMostOfTheScreen_data();
+    void firstStartFillsMostOfTheScreen();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -626,6 +628,23 @@ void TestMainWindow::helpListsEveryShortcut()
                 }
     QVERIFY(withShortcut >= 5);
     QVERIFY(help.contains(QStringLiteral("Zoom to the selected range"), Qt::CaseInsensitive));
+}
+
+void TestMainWindow::firstStartFillsMostOfTheScreen_data()
+{
+    QTest::addColumn<QSize>("screen");
+    QTest::addColumn<QSize>("window");
+    QTest::newRow("1600x1000 (was opened at 1100x700)") << QSize(1600, 1000) << QSize(1440, 900);
+    QTest::newRow("laptop 1366x768") << QSize(1366, 740) << QSize(1229, 666);
+    QTest::newRow("small 1024x640") << QSize(1024, 640) << QSize(921, 576);
+    QTest::newRow("4K: capped") << QSize(3840, 2100) << QSize(1900, 1200);
+}
+
+void TestMainWindow::firstStartFillsMostOfTheScreen()
+{
+    QFETCH(QSize, screen);
+    QFETCH(QSize, window);
+    QCOMPARE(opsched::MainWindow::firstStartSize(screen), window);
 }
 
 QTEST_MAIN(TestMainWindow)
