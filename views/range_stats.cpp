@@ -3,6 +3,29 @@
 #include <algorithm>
 
 namespace opsched {
+namespace {
+
+void addHostActivity(RangeStats& stats, const std::vector<HostCall>& host, double a, double b)
+{
+    stats.hasHost = !host.empty();
+    for (const HostCall& call : host) { // in start order
+        if (call.start > b)
+            break;
+        const double inside = std::min(call.end, b) - std::max(call.start, a);
+        if (call.end < a || inside < 0)
+            continue;
+        if (call.kind == HostCallKind::Launch || call.kind == HostCallKind::GraphLaunch) {
+            ++stats.hostLaunches;
+            stats.hostLaunchSeconds += inside;
+        } else if (call.kind == HostCallKind::Barrier) {
+            stats.hostBarrierSeconds += inside;
+        } else {
+            stats.hostWaitSeconds += inside;
+        }
+    }
+}
+
+} // namespace
 
 double averageWarps(const std::vector<WarpSample>& warps, double t0, double t1)
 {
@@ -129,7 +152,32 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
     stats.hasWarps = !data.warps.empty();
     if (stats.hasWarps)
         stats.averageWarps = averageWarps(data.warps, a, b);
+    addHostActivity(stats, data.host, a, b);
     return stats;
+}
+
+double deviceIdleSeconds(const TimelineData& data, double t0, double t1)
+{
+    // The union of kernel spans (op spans where a run has no kernel rows) inside [t0, t1].
+    const bool kernelRows = std::any_of(data.rowKinds.begin(), data.rowKinds.end(),
+                                        [](TimelineRowKind k) { return k == TimelineRowKind::Kernels; });
+    std::vector<std::pair<double, double>> busy;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
+        if ((data.rowKind(r) == TimelineRowKind::Kernels) != kernelRows)
+            continue;
+        for (const auto& span : data.rows.row(r))
+            if (span.end > t0 && span.start < t1)
+                busy.emplace_back(std::max(span.start, t0), std::min(span.end, t1));
+    }
+    std::sort(busy.begin(), busy.end());
+    double covered = 0, to = t0;
+    for (const auto& [s0, s1] : busy) {
+        const double from = std::max(s0, to);
+        if (s1 > from)
+            covered += s1 - from;
+        to = std::max(to, s1);
+    }
+    return std::max(0.0, (t1 - t0) - covered);
 }
 
 } // namespace opsched

@@ -32,6 +32,12 @@ struct RangeStats {
     int peakConcurrency = 0;               // most streams running at one instant in the range
     bool hasWarps = false;                 // the run has an active-warps curve
     double averageWarps = 0;               // its time average over the range
+    // The host thread in the range (when the run has host calls): what device idle time is made of.
+    bool hasHost = false;
+    std::size_t hostLaunches = 0;          // kernel (or graph) launch calls overlapping the range
+    double hostLaunchSeconds = 0;          // time inside the range spent in them
+    double hostWaitSeconds = 0;            // waiting for a stage's (or the graph's) kernels to end
+    double hostBarrierSeconds = 0;         // joining the streams at stage barriers and the run's end
 
     double duration() const { return end - start; }
     // Busy time of one stream as a fraction of the range (0..1); 0 for an empty range.
@@ -40,6 +46,9 @@ struct RangeStats {
 
 // The statistics of [t0, t1] (swapped when t1 < t0; a zero-length range gives counts and no rates).
 RangeStats rangeStats(const TimelineData& data, double t0, double t1);
+
+// Seconds of [t0, t1] (t0 <= t1) in which no kernel runs on any stream: the device is idle.
+double deviceIdleSeconds(const TimelineData& data, double t0, double t1);
 
 // The time average of the active-warps step function (each sample holds until the next; zero before
 // the first) over [t0, t1]; its value at t0 for an empty range.

@@ -101,6 +101,15 @@ QString describeRange(const RangeStats& stats)
                        .arg(stats.peakConcurrency);
     if (stats.hasWarps)
         text += QObject::tr(" · %1 active warps on average").arg(stats.averageWarps, 0, 'f', 0);
+    // The host row: a range where no kernel runs is explained by launches (host-bound) or waits.
+    if (stats.hasHost) {
+        text += QObject::tr(" · host: %n launch call(s) (%1)", nullptr, static_cast<int>(stats.hostLaunches))
+                    .arg(QString::fromStdString(formatDuration(stats.hostLaunchSeconds)));
+        if (stats.hostWaitSeconds > 0)
+            text += QObject::tr(", waiting for kernels %1").arg(QString::fromStdString(formatDuration(stats.hostWaitSeconds)));
+        if (stats.hostBarrierSeconds > 0)
+            text += QObject::tr(", joining streams %1").arg(QString::fromStdString(formatDuration(stats.hostBarrierSeconds)));
+    }
     return text;
 }
 

@@ -124,6 +124,12 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
         data->stages.emplace_back(static_cast<double>(st.startNs) * kNs, static_cast<double>(st.endNs) * kNs);
     for (const auto& w : run.warps)
         data->warps.push_back({static_cast<double>(w.timeNs) * kNs, w.activeWarps});
+    // Stored in time order; a damaged file's calls that run backwards are left out.
+    for (const auto& h : run.hostCalls)
+        if (h.endNs >= h.startNs && (data->host.empty() || h.startNs * kNs >= data->host.back().start))
+            data->host.push_back({static_cast<double>(h.startNs) * kNs, static_cast<double>(h.endNs) * kNs,
+                                  hostCallKind(h.name),
+                                  h.launchId && *h.launchId >= 0 ? static_cast<std::uint32_t>(*h.launchId) : ~0U});
     if (run.device.smCount && run.device.maxWarpsPerSm)
         data->maxWarps = static_cast<double>(*run.device.smCount) * *run.device.maxWarpsPerSm;
     for (const auto& w : run.warps)

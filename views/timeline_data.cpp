@@ -171,6 +171,7 @@ TimelineData timelineFromSimulation(const Graph& graph, const Plan& plan, const 
 {
     TimelineData data;
     data.modelOps = graph.opCount();
+    data.host = result.host;
     std::vector<std::int64_t> streams;
     for (std::uint32_t s = 0; s < plan.streams; ++s)
         streams.push_back(s);

@@ -57,6 +57,7 @@ struct TimelineData {
     std::vector<TimelineFlow> flows;         // event waits between streams, when the plan is known
     std::vector<std::uint32_t> criticalPath; // op ids of the chain that sets the latency, in time order
     std::size_t modelOps = 0;                // the model's op count (some run no kernel); 0: unknown
+    std::vector<HostCall> host;              // the host thread's calls in time order; empty: unknown
 
     TimelineRowKind rowKind(std::size_t row) const
     {

@@ -15,6 +15,31 @@
 
 namespace opsched {
 
+namespace {
+
+QColor hostColour(HostCallKind kind)
+{
+    switch (kind) {
+    case HostCallKind::Launch: return {70, 110, 200};
+    case HostCallKind::GraphLaunch: return {60, 160, 90};
+    case HostCallKind::Wait: return {205, 205, 205};
+    case HostCallKind::Barrier: return {230, 150, 50};
+    }
+    return Qt::gray;
+}
+
+// The host call at time t, if any (calls are in start order and do not overlap).
+const HostCall* hostCallAt(const std::vector<HostCall>& host, double t)
+{
+    auto it = std::upper_bound(host.begin(), host.end(), t, [](double x, const HostCall& c) { return x < c.start; });
+    if (it == host.begin())
+        return nullptr;
+    --it;
+    return t <= it->end ? &*it : nullptr;
+}
+
+} // namespace
+
 WarpChart::WarpChart(QWidget* parent) : QWidget(parent)
 {
     setMinimumHeight(56);
@@ -61,9 +86,13 @@ QString WarpChart::readoutAt(double x) const
     const double t = axis.toTime(px);
     const QString time = QString::fromStdString(
         formatTime(t, std::max(std::abs(axis.start()), std::abs(axis.end())), axis.secondsPerPixel()));
+    QString host;
+    if (const HostCall* call = hostCallAt(data_->host, t))
+        host = tr("; host: %1 (%2)").arg(QString::fromUtf8(toString(call->kind)),
+                                         QString::fromStdString(formatDuration(call->end - call->start)));
     if (data_->warps.empty())
-        return time;
-    return tr("%1: %2 active warps").arg(time).arg(averageWarps(data_->warps, t, t), 0, 'f', 0);
+        return time + host;
+    return tr("%1: %2 active warps").arg(time).arg(averageWarps(data_->warps, t, t), 0, 'f', 0) + host;
 }
 
 void WarpChart::mouseMoveEvent(QMouseEvent* event)
@@ -91,9 +120,59 @@ void WarpChart::leaveEvent(QEvent*)
     emit cursorMoved(std::numeric_limits<double>::quiet_NaN());
 }
 
+int WarpChart::hostLaneHeight() const
+{
+    return data_ && !data_->host.empty() ? kHostLaneHeight : 0;
+}
+
 void WarpChart::render(QPainter& p, const QSize& size) const
 {
     p.fillRect(QRect(QPoint(0, 0), size), palette().base());
+    const int lane = hostLaneHeight();
+    if (lane > 0) {
+        renderHostLane(p, QSize(size.width(), lane));
+        p.save();
+        p.translate(0, lane);
+        renderWarps(p, QSize(size.width(), size.height() - lane));
+        p.restore();
+        return;
+    }
+    renderWarps(p, size);
+}
+
+void WarpChart::renderHostLane(QPainter& p, const QSize& size) const
+{
+    // What the host thread does, as Nsight's CUDA API row: launch calls (blue), the graph launch
+    // (green), waits for the device (grey), stage barriers (orange). Calls narrower than a pixel
+    // merge into the box drawn before them.
+    const int left = TimelineView::kLabelWidth;
+    const TimeAxis axis = axis_.resized(std::max(1, size.width() - left - TimelineView::rightMargin()));
+    p.setPen(palette().text().color());
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.save();
+    p.setFont(small);
+    p.drawText(QRect(4, 0, left - 8, size.height()), Qt::AlignVCenter | Qt::AlignLeft, tr("host"));
+    p.restore();
+    const auto& host = data_->host;
+    auto it = std::upper_bound(host.begin(), host.end(), axis.start(),
+                               [](double t, const HostCall& c) { return t < c.start; });
+    if (it != host.begin())
+        --it;
+    double drawnTo = -1;
+    for (; it != host.end() && it->start <= axis.end(); ++it) {
+        const double x0 = left + std::clamp(axis.toX(it->start), 0.0, axis.width());
+        const double x1 = left + std::clamp(axis.toX(it->end), 0.0, axis.width());
+        if (x1 <= drawnTo)
+            continue;
+        const double from = std::max(x0, drawnTo);
+        p.fillRect(QRectF(from, 1, std::max(1.0, x1 - from), size.height() - 2), hostColour(it->kind));
+        drawnTo = std::max(x1, from + 1);
+    }
+}
+
+void WarpChart::renderWarps(QPainter& p, const QSize& size) const
+{
     const int left = TimelineView::kLabelWidth;
     const int plotHeight = std::max(10, size.height() - kTickHeight);
     p.setPen(palette().text().color());

@@ -1,6 +1,7 @@
 // Active warps over time under the timeline, on the same time axis (QPainter; no Qt Charts): the
 // same ruler ticks as the timeline, the timeline's cursor and selected range, and on hover the time
-// and the active warps under the mouse.
+// and the active warps under the mouse. Above the curve, a lane with the host thread's calls
+// (launches, waits, barriers), which explain the time no kernel runs.
 #pragma once
 
 #include "time_axis.h"
@@ -25,6 +26,8 @@ public:
     QString readoutAt(double x) const;
 
     static constexpr int kTickHeight = 16; // the ruler labels under the curve
+    static constexpr int kHostLaneHeight = 12; // the host thread's calls, above the curve
+    int hostLaneHeight() const;            // 0 for a run without host calls
 
 public slots:
     void setAxis(const opsched::TimeAxis& axis);
@@ -45,6 +48,8 @@ protected:
     QSize minimumSizeHint() const override { return {200, 56}; }
 
 private:
+    void renderHostLane(QPainter& painter, const QSize& size) const;
+    void renderWarps(QPainter& painter, const QSize& size) const;
     std::shared_ptr<const TimelineData> data_;
     TimeAxis axis_;
     std::optional<double> cursor_;

@@ -50,6 +50,22 @@ public:
     {
     }
 
+    // The host's calls for the last run(): one launch call per kernel, in submission order, then
+    // a wait until the segment's last kernel ends (`segmentEnd`). Nothing in a CUDA graph: its
+    // one launch and the final wait are the caller's.
+    void appendHostCalls(std::vector<HostCall>& out, double segmentEnd) const
+    {
+        if (options_.cudaGraph)
+            return;
+        double lastIssue = -kInf;
+        for (const auto& k : kernels_) {
+            out.push_back({k.issue - device_.hostLaunchSeconds, k.issue, HostCallKind::Launch, k.launch});
+            lastIssue = std::max(lastIssue, k.issue);
+        }
+        if (std::isfinite(lastIssue) && segmentEnd > lastIssue)
+            out.push_back({lastIssue, segmentEnd, HostCallKind::Wait, ~0U});
+    }
+
     // Streams the last run() put kernels on: the barrier after it joins that many.
     std::uint32_t streamsWithKernels() const
     {
@@ -375,6 +391,28 @@ private:
 
 } // namespace
 
+const char* toString(HostCallKind kind)
+{
+    switch (kind) {
+    case HostCallKind::Launch: return "cudaLaunchKernel";
+    case HostCallKind::GraphLaunch: return "cudaGraphLaunch";
+    case HostCallKind::Wait: return "wait for stage";
+    case HostCallKind::Barrier: return "barrier";
+    }
+    return "host";
+}
+
+HostCallKind hostCallKind(std::string_view name)
+{
+    if (name.find("GraphLaunch") != std::string_view::npos)
+        return HostCallKind::GraphLaunch;
+    if (name.find("Launch") != std::string_view::npos)
+        return HostCallKind::Launch;
+    if (name == "barrier")
+        return HostCallKind::Barrier;
+    return HostCallKind::Wait;
+}
+
 KernelTable::KernelTable(const Graph& graph)
 {
     perOp_.reserve(graph.opCount());
@@ -398,7 +436,7 @@ double barrierSeconds(const SimDevice& device, const SimOptions& options, std::u
 // Runs the plan segment by segment (a barrier leaves the device idle) and returns the latency.
 double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
                    const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
-                   std::vector<WarpSample>* warps)
+                   std::vector<WarpSample>* warps, std::vector<HostCall>* host = nullptr)
 {
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<std::uint32_t> cuts = plan.barriers;
@@ -414,14 +452,30 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
     for (auto cut : cuts) {
         if (cut <= first)
             continue;
-        if (first > 0 && joined > 0)
-            t += barrierSeconds(device, options, joined);
+        if (first > 0 && joined > 0) {
+            const double barrier = barrierSeconds(device, options, joined);
+            if (host && !options.cudaGraph)
+                host->push_back({t, t + barrier, HostCallKind::Barrier, ~0U});
+            t += barrier;
+        }
+        const double begin = t;
         t = sim.run(first, cut, t, spans, warps, launchEnd);
+        if (host)
+            sim.appendHostCalls(*host, std::max(t, begin));
         joined = sim.streamsWithKernels();
         first = cut;
     }
     // The end of a run joins every stream once more, so the host can read the outputs.
-    return t + (joined > 0 ? barrierSeconds(device, options, joined) : 0.0);
+    const double end = t + (joined > 0 ? barrierSeconds(device, options, joined) : 0.0);
+    if (host && options.cudaGraph && end > 0) {
+        // One call launches the graph; the host then waits for all of it.
+        const double launched = std::min(device.hostLaunchSeconds, end);
+        host->push_back({0.0, launched, HostCallKind::GraphLaunch, ~0U});
+        host->push_back({launched, end, HostCallKind::Wait, ~0U});
+    } else if (host && end > t) {
+        host->push_back({t, end, HostCallKind::Barrier, ~0U});
+    }
+    return end;
 }
 
 } // namespace
@@ -432,8 +486,11 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
     SimResult result;
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<double> launchEnd;
-    const double t = runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps);
+    const double t =
+        runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps, &result.host);
     result.latency = t;
+    std::stable_sort(result.host.begin(), result.host.end(),
+                     [](const HostCall& a, const HostCall& b) { return a.start < b.start; });
     // Every segment ends with a sample of 0 warps; one more marks the end of the run (after the
     // final join), so the curve spans the latency.
     if (result.warps.empty() || result.warps.back().time < t)

@@ -12,6 +12,7 @@
 #include "sim/kernel_model.h"
 #include "sim/sim_device.h"
 
+#include <string_view>
 #include <vector>
 
 namespace opsched {
@@ -47,9 +48,26 @@ struct WarpSample {
     double activeWarps = 0;
 };
 
+// What the host thread does, as Nsight's CUDA API row shows it: issuing kernels one call each,
+// launching the whole CUDA graph, waiting for a stage's kernels to end, joining the streams at a
+// stage barrier (and at the end of the run). It explains device idle time the kernels do not.
+enum class HostCallKind : std::uint8_t { Launch, GraphLaunch, Wait, Barrier };
+const char* toString(HostCallKind kind); // "cudaLaunchKernel", "cudaGraphLaunch", "wait for stage", "barrier"
+// The kind of a stored call by its name, the simulator's or a CUDA API's (cudaLaunchKernel,
+// cuLaunchKernel, cudaGraphLaunch, cudaStreamSynchronize, ...): launches, graph launches, barriers;
+// anything else counts as waiting.
+HostCallKind hostCallKind(std::string_view name);
+
+struct HostCall {
+    double start = 0, end = 0; // seconds
+    HostCallKind kind = HostCallKind::Launch;
+    std::uint32_t launch = ~0U; // the plan launch a Launch issues; ~0U otherwise
+};
+
 struct SimResult {
     double latency = 0;                  // seconds, first issue to last kernel end
     std::vector<KernelSpan> kernels;     // in start order
+    std::vector<HostCall> host;          // in time order, end to end from 0 to the latency
     std::vector<double> opStart, opEnd;  // per op id, seconds
     std::vector<WarpSample> warps;       // step function; warps > 0 only while some kernel runs
     double averageActiveWarps = 0;       // time-weighted over the time some kernel runs

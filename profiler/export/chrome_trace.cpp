@@ -11,6 +11,7 @@ namespace {
 
 constexpr int kPid = 1;
 constexpr int kStageTid = 0; // stream s is tid s + 1
+constexpr int kHostTid = 100000; // above every stream (sort index -1)
 
 double us(std::int64_t ns)
 {
@@ -177,6 +178,19 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
                 { "tid", static_cast<int>(from.stream) + 1 }, { "ts", us(from.start + (from.end - from.start) / 2) } });
             events.push_back({ { "ph", "f" }, { "bp", "e" }, { "id", id }, { "name", name }, { "cat", "flow" },
                 { "pid", kPid }, { "tid", static_cast<int>(to.stream) + 1 }, { "ts", us(to.start) } });
+        }
+    }
+
+    // The host thread's calls on a track above the streams, as Nsight's CUDA API row.
+    if (!run.hostCalls.empty()) {
+        events.push_back(meta("thread_name", kHostTid, "host"));
+        events.push_back(sortIndex(kHostTid, -1));
+        for (const auto& h : run.hostCalls) {
+            nlohmann::ordered_json e = { { "ph", "X" }, { "name", h.name }, { "cat", "host" }, { "pid", kPid },
+                { "tid", kHostTid }, { "ts", us(h.startNs) }, { "dur", us(h.endNs - h.startNs) } };
+            if (h.launchId)
+                e["args"] = { { "launch", *h.launchId } };
+            events.push_back(std::move(e));
         }
     }
 

@@ -24,7 +24,8 @@ const char* fileSuffix(ExportFormat f);
 // Chrome trace event format: one track per stream with the ops (launches) as complete ("X") events
 // and, when present, stages on their own track; active warps (and SM-active %) as counter ("C")
 // events; the plan's cross-stream waits and barrier joins as flow ("s"/"f") events, the arrows the
-// window draws (core/plan/plan_flows.h). Microseconds relative to the run start.
+// window draws (core/plan/plan_flows.h); the host thread's calls on a "host" track. Microseconds
+// relative to the run start.
 nlohmann::ordered_json chromeTrace(const store::RunRecord& run);
 
 // One line per kernel, Nsight Systems' column names plus the op it belongs to.

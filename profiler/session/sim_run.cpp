@@ -130,6 +130,14 @@ void fillSimulatedRun(store::RunRecord& run, const Graph& graph, const Scheduler
         run.kernels.push_back(std::move(k));
     }
 
+    run.hostCalls.reserve(result.host.size());
+    for (const auto& call : result.host) {
+        store::HostCallRecord h{ toNs(call.start), toNs(call.end), toString(call.kind), std::nullopt };
+        if (call.launch != ~0U)
+            h.launchId = call.launch;
+        run.hostCalls.push_back(std::move(h));
+    }
+
     run.warpsCollected = options.warps;
     if (!options.warps)
         return;

@@ -74,6 +74,14 @@ struct WarpSampleRecord {
     std::optional<double> smActivePct;
 };
 
+// One call of the host thread during the run (a kernel launch, a graph launch, a wait for the
+// device, a stage barrier): Nsight's CUDA API row. `name` is the call ("cudaLaunchKernel", ...).
+struct HostCallRecord {
+    std::int64_t startNs = 0, endNs = 0; // from run start
+    std::string name;
+    std::optional<std::int64_t> launchId; // the plan launch a kernel launch issues
+};
+
 enum class RunStatus { Ok, Failed };
 const char* toString(RunStatus s);
 
@@ -96,6 +104,7 @@ struct RunRecord {
     std::vector<StageLatencyRecord> stages;
     std::vector<KernelRecord> kernels;
     std::vector<WarpSampleRecord> warps;
+    std::vector<HostCallRecord> hostCalls; // in time order; empty for runs recorded without them
     std::string host;
     std::string opschedVersion;
     std::string notes; // e.g. why active warps are missing

@@ -15,7 +15,7 @@ namespace {
 // Times are nanoseconds from the start of the run (kernels, warp samples, stages) or latencies in
 // nanoseconds; the cost cache keeps the search's seconds. `kernels` and `StringIds` use Nsight Systems' column names
 // (its SQLite export of CUPTI_ACTIVITY_KIND_KERNEL), `devices` those of its TARGET_INFO_GPU, so queries carry over.
-constexpr const char* kSchemaV3 = R"sql(
+constexpr const char* kSchema = R"sql(
 CREATE TABLE devices (
   id INTEGER PRIMARY KEY,
   key TEXT NOT NULL UNIQUE,         -- sim:h100, or cuda:<uuid> for a real GPU
@@ -116,6 +116,13 @@ CREATE TABLE warp_samples (
   sm_active_pct REAL,               -- NULL where not measured (simulated)
   PRIMARY KEY (run_id, time_ns)
 ) WITHOUT ROWID;
+CREATE TABLE host_calls (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  name TEXT NOT NULL,               -- cudaLaunchKernel, cudaGraphLaunch, wait for stage, barrier
+  launch_id INTEGER                 -- the plan launch a kernel launch issues
+);
+CREATE INDEX host_calls_run ON host_calls(run_id, start_ns);
 CREATE TABLE cost_cache (
   device_key TEXT NOT NULL,
   batch INTEGER NOT NULL,
@@ -142,6 +149,16 @@ CREATE TABLE job_claims (
   job_key TEXT PRIMARY KEY, owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
   pid_start INTEGER NOT NULL DEFAULT 0, claimed_at TEXT NOT NULL, expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+)sql";
+
+// v3 -> v4: the host thread's calls of each run (older runs have none). IF NOT EXISTS: a file
+// whose version was set back by hand may have the table already.
+constexpr const char* kHostCallsV4 = R"sql(
+CREATE TABLE IF NOT EXISTS host_calls (
+  run_id INTEGER NOT NULL REFERENCES runs(id), start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  name TEXT NOT NULL, launch_id INTEGER
+);
+CREATE INDEX IF NOT EXISTS host_calls_run ON host_calls(run_id, start_ns);
 )sql";
 
 // v1 -> v2. v1 had runs without uid, latencies with (run_id, repeats, median_ns) only,
@@ -264,7 +281,7 @@ bool createSchema(Connection& conn)
     Transaction tx(conn);
     if (conn.queryInt("SELECT count(*) FROM sqlite_schema").value_or(0) != 0)
         return false;
-    conn.exec(kSchemaV3);
+    conn.exec(kSchema);
     conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     setVersion(conn, kSchemaVersion);
     tx.commit();
@@ -287,6 +304,9 @@ void migrate(Connection& conn, int fromVersion)
             break;
         case 2:
             conn.exec(kJobClaimsV3);
+            break;
+        case 3:
+            conn.exec(kHostCallsV4);
             break;
         default:
             throw StoreError("no migration from schema version " + std::to_string(v));

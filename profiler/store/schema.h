@@ -12,7 +12,7 @@ namespace opsched::store {
 inline constexpr std::int64_t kApplicationId = 0x6F707363;
 // v1: first layout. v2: run uids (merge), latency percentiles, warp sample durations and SM-active %,
 // the IOS cost cache. v3: job claims (batches sharing a database).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 enum class OpenMode { ReadOnly, ReadWrite };
 

@@ -208,6 +208,11 @@ INSERT INTO warp_samples(run_id, time_ns, duration_ns, active_warps, sm_active_p
                 .bind(5, w.smActivePct)
                 .run();
     }
+    if (!run.hostCalls.empty()) {
+        auto call = db_.prepare("INSERT INTO host_calls(run_id, start_ns, end_ns, name, launch_id) VALUES (?1, ?2, ?3, ?4, ?5)");
+        for (const auto& c : run.hostCalls)
+            call.bind(1, id.value()).bind(2, c.startNs).bind(3, c.endNs).bind(4, c.name).bind(5, c.launchId).run();
+    }
     return id;
 }
 

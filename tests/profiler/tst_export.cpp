@@ -54,7 +54,7 @@ TEST(ChromeTrace, ParsesWithATrackPerStreamOpsAndAWarpsCounter)
                 ++ops;
                 opTids.insert(e.at("tid").get<int>());
                 EXPECT_FALSE(e.at("name").get<std::string>().empty());
-            } else {
+            } else if (e.at("cat") == "stage") {
                 ++stages;
             }
         }
@@ -114,6 +114,27 @@ TEST(ChromeTrace, FlowsPairUpAndGoBetweenStreamsForwardInTime)
             EXPECT_EQ((*pair.second)["bp"], "e");
         }
     }
+}
+
+TEST(ChromeTrace, HostCallsOnATrackOfTheirOwn)
+{
+    test::TempDir dir;
+    const auto run = storedRun(dir, "zoo:squeezenet", "nimble");
+    ASSERT_FALSE(run.hostCalls.empty());
+    const auto doc = profiler::chromeTrace(run);
+    std::size_t host = 0, launches = 0;
+    bool named = false;
+    for (const auto& e : doc["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "host")
+            named = true;
+        if (e["ph"] == "X" && e["cat"] == "host") {
+            ++host;
+            launches += e["name"] == "cudaLaunchKernel";
+        }
+    }
+    EXPECT_TRUE(named);
+    EXPECT_EQ(host, run.hostCalls.size());
+    EXPECT_EQ(launches, run.kernels.size()) << "one launch call per kernel without a CUDA graph";
 }
 
 TEST(ChromeTrace, ADamagedPlanGivesNoArrowsNotACrash)

@@ -75,6 +75,15 @@ TEST(Store, RunRoundTripsWhole)
         EXPECT_EQ(read.warps[i].activeWarps, written.warps[i].activeWarps);
         EXPECT_FALSE(read.warps[i].smActivePct.has_value());
     }
+    // The host thread's calls: one launch per kernel, waits and barriers, in time order.
+    ASSERT_GT(written.hostCalls.size(), written.kernels.size());
+    ASSERT_EQ(read.hostCalls.size(), written.hostCalls.size());
+    for (std::size_t i = 0; i < read.hostCalls.size(); ++i) {
+        EXPECT_EQ(read.hostCalls[i].startNs, written.hostCalls[i].startNs) << i;
+        EXPECT_EQ(read.hostCalls[i].endNs, written.hostCalls[i].endNs) << i;
+        EXPECT_EQ(read.hostCalls[i].name, written.hostCalls[i].name) << i;
+        EXPECT_EQ(read.hostCalls[i].launchId, written.hostCalls[i].launchId) << i;
+    }
 }
 
 TEST(Store, KernelNamesAreInternedOnce)

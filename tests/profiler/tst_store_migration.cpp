@@ -158,6 +158,32 @@ TEST(StoreMigration, MergeReadsAVersion1InputWithoutChangingIt)
 }
 
 // v2 -> v3 adds the job claims; a reader leaves the v2 file as it is.
+TEST(StoreMigration, Version3GainsHostCallsAndKeepsItsRuns)
+{
+    test::TempDir dir;
+    const auto path = dir.file("v3.db");
+    {
+        Store db = Store::open(path, OpenMode::ReadWrite);
+        db.writeRun(test::simulatedRun("zoo:squeezenet", "sequential"));
+        db.connection().exec("DROP TABLE host_calls; PRAGMA user_version = 3; PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    const auto before = test::fileHash(path);
+    {
+        Store reader = Store::open(path, OpenMode::ReadOnly);
+        EXPECT_TRUE(reader.migrated());
+        const auto runs = reader.runSummaries();
+        ASSERT_EQ(runs.size(), 1U);
+        EXPECT_TRUE(reader.loadRun(runs[0].id).hostCalls.empty()) << "a v3 run has no host calls";
+    }
+    EXPECT_EQ(test::fileHash(path), before) << "reading migrates a copy, never the file";
+    Store db = Store::open(path, OpenMode::ReadWrite);
+    EXPECT_EQ(db.fileVersion(), 3);
+    EXPECT_TRUE(db.migrated());
+    const auto id = db.writeRun(test::simulatedRun("zoo:squeezenet", "nimble"));
+    EXPECT_FALSE(db.loadRun(id).hostCalls.empty());
+    EXPECT_EQ(db.runSummaries().size(), 2U);
+}
+
 TEST(StoreMigration, Version2GainsJobClaims)
 {
     test::TempDir dir;
@@ -165,7 +191,8 @@ TEST(StoreMigration, Version2GainsJobClaims)
     {
         Store db = Store::open(path, OpenMode::ReadWrite);
         db.writeRun(test::simulatedRun("zoo:squeezenet", "sequential"));
-        db.connection().exec("DROP TABLE job_claims; PRAGMA user_version = 2; PRAGMA wal_checkpoint(TRUNCATE)");
+        db.connection().exec(
+            "DROP TABLE job_claims; DROP TABLE host_calls; PRAGMA user_version = 2; PRAGMA wal_checkpoint(TRUNCATE)");
     }
     const auto before = test::fileHash(path);
     {

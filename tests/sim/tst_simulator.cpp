@@ -408,3 +408,44 @@ INSTANTIATE_TEST_SUITE_P(Zoo, WarpsLineUp,
                                            "zoo:googlenet", "zoo:random"));
 
 } // namespace
+
+namespace opsched {
+namespace {
+
+TEST(SimulatorHost, HostCallsCoverTheRunEndToEndAndPrecedeTheirKernels)
+{
+    // The host row: calls back to back from 0 to the latency (the host is always doing something:
+    // issuing, waiting, joining), never overlapping, and each kernel starts after its launch call.
+    const Graph g = loadModel("zoo:inception_v3");
+    const SimDevice& device = findSimDevice("sim:h100");
+    SimulatedStageCost cost(device);
+    for (const char* scheduler : {"sequential", "greedy", "nimble"})
+        for (const bool graph : {false, true}) {
+            const SchedulerOutput out = runScheduler(scheduler, g, cost, SchedulerParams {});
+            SimOptions options;
+            options.cudaGraph = graph;
+            const SimResult r = simulate(g, out.plan, device, options);
+            ASSERT_FALSE(r.host.empty()) << scheduler;
+            EXPECT_NEAR(r.host.front().start, 0.0, 1e-12) << scheduler;
+            EXPECT_NEAR(r.host.back().end, r.latency, 1e-9) << scheduler << (graph ? " graph" : "");
+            for (std::size_t i = 1; i < r.host.size(); ++i) {
+                EXPECT_NEAR(r.host[i].start, r.host[i - 1].end, 1e-9) << scheduler << " call " << i;
+                EXPECT_GE(r.host[i].end, r.host[i].start);
+            }
+            std::vector<double> issued(out.plan.launches.size(), -1);
+            std::size_t launches = 0;
+            for (const auto& call : r.host)
+                if (call.kind == HostCallKind::Launch) {
+                    ++launches;
+                    issued[call.launch] = std::max(issued[call.launch], call.end);
+                }
+            // One call per kernel without a graph; none with one (a single graph launch instead).
+            EXPECT_EQ(launches, graph ? 0U : r.kernels.size()) << scheduler;
+            if (!graph)
+                for (const auto& k : r.kernels)
+                    EXPECT_GE(k.start, issued[k.launch] - 1e-12) << scheduler;
+        }
+}
+
+} // namespace
+} // namespace opsched

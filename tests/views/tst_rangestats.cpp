@@ -2,9 +2,15 @@
 // overlap, concurrency on average and at the peak, and the time-averaged active warps.
 #include "range_stats.h"
 #include "range_stats_model.h"
+#include "sim/sim_device.h"
+#include "schedule/stage_cost.h"
+#include "schedule/schedulers.h"
+#include "model/model_ref.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace opsched;
 
@@ -48,6 +54,7 @@ private slots:
     void averagesWarps();
     void modelShowsStreams();
     void describesARange();
+    void hostCallsExplainTheDeviceIdleTime();
 };
 
 void TestRangeStats::ranges_data()
@@ -156,6 +163,55 @@ void TestRangeStats::describesARange()
     QVERIFY2(text.contains(QStringLiteral("3 ops, 4 kernels")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("2.00 streams busy on average (peak 2)")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("200 active warps on average")), qPrintable(text));
+}
+
+void TestRangeStats::hostCallsExplainTheDeviceIdleTime()
+{
+    // Nimble on inception_v3, sim:h100, kernels launched one by one: about a third of the run has
+    // no kernel. Every stretch of idle device longer than 2% of the run is covered by host calls,
+    // and the summary names them. The longest, after the last kernel (1.55 to 2.25 ms), is the
+    // host joining Nimble's streams at the end of the run, not launch cost.
+    const Graph g = loadModel("zoo:inception_v3");
+    const SimDevice& device = findSimDevice("sim:h100");
+    SimulatedStageCost cost(device);
+    const SchedulerOutput out = runScheduler("nimble", g, cost, SchedulerParams {});
+    const TimelineData data = timelineFromSimulation(g, out.plan, simulate(g, out.plan, device), device);
+    const double run = data.latency;
+    QVERIFY(deviceIdleSeconds(data, 0, run) > 0.2 * run);
+    // The idle stretches: gaps in the union of the kernel rows.
+    std::vector<std::pair<double, double>> kernels;
+    for (std::size_t r = 0; r < data.rows.rowCount(); ++r)
+        if (data.rowKind(r) == TimelineRowKind::Kernels)
+            for (const auto& k : data.rows.row(r))
+                kernels.emplace_back(k.start, k.end);
+    std::sort(kernels.begin(), kernels.end());
+    double to = 0;
+    int long_ = 0;
+    auto check = [&](double a, double b) {
+        if (b - a <= 0.02 * run)
+            return;
+        ++long_;
+        const RangeStats s = rangeStats(data, a, b);
+        QVERIFY(s.hasHost);
+        QVERIFY2(s.hostLaunchSeconds + s.hostWaitSeconds + s.hostBarrierSeconds >= 0.999 * (b - a),
+                 qPrintable(QStringLiteral("%1-%2 us").arg(a * 1e6).arg(b * 1e6)));
+        if (b >= run - 1e-12) {
+            QVERIFY2(s.hostBarrierSeconds >= 0.9 * (b - a), qPrintable(describeRange(s)));
+            QVERIFY(describeRange(s).contains(QStringLiteral("joining streams")));
+        }
+    };
+    for (const auto& [s0, s1] : kernels) {
+        if (s0 > to)
+            check(to, s0);
+        to = std::max(to, s1);
+    }
+    check(to, run);
+    QVERIFY(long_ >= 1);
+
+    // Without host calls (a stored run from before they were recorded) nothing explains it.
+    TimelineData bare = data;
+    bare.host.clear();
+    QVERIFY(!rangeStats(bare, 0, run).hasHost);
 }
 
 QTEST_APPLESS_MAIN(TestRangeStats)
