@@ -73,6 +73,7 @@ namespace {
 
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
+const char* const kLastDatabaseKey = "runs/lastDatabase"; // the Runs panel's database, reopened next time
 
 // What the status bar says about where schedules would run.
 QString deviceLine(QString* detail)
@@ -160,6 +161,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     createActions();
     createStatusBar();
     readSettings();
+    reopenLastDatabase();
+}
+
+void MainWindow::reopenLastDatabase()
+{
+    // The database the Runs panel showed last (or profiling wrote to) comes back on the next start.
+    const QString last = QSettings().value(kLastDatabaseKey).toString();
+    if (!last.isEmpty() && QFileInfo(last).isFile())
+        runs_->openDatabase(last);
+}
+
+void MainWindow::rememberDatabase(const QString& path)
+{
+    QSettings().setValue(kLastDatabaseKey, QFileInfo(path).absoluteFilePath());
+    addRecentFile(path);
 }
 
 MainWindow::~MainWindow() = default;
@@ -338,6 +354,7 @@ void MainWindow::createDocks()
     connect(profile_, &ProfilePanel::databaseChosen, this, [this](const QString& path) {
         if (QFileInfo(path).absoluteFilePath() != QFileInfo(runs_->path()).absoluteFilePath())
             runs_->openDatabase(path);
+        rememberDatabase(path); // the default results.db too: in Recent Files, reopened next time
     });
     connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
     connect(profile_, &ProfilePanel::finished, this, [this](bool ok, const QString& message) {

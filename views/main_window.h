@@ -116,6 +116,8 @@ private:
     void exportTrace(bool csv);
     QString openModelName() const; // the open model's display name, empty without one
     void showRunIdentity();
+    void reopenLastDatabase();
+    void rememberDatabase(const QString& path); // Recent Files, and reopened on the next start
     void showComparisonOf(ScheduleResultsModel* model);
     void createCentralWidget();
     void createDocks();

@@ -212,7 +212,7 @@ void MainWindow::openDatabase(const QString& path)
     offeredDatabase_ = path; // profiling next adds to it, once it has been read
     runsDock_->show();
     runsDock_->raise();
-    addRecentFile(path);
+    rememberDatabase(path);
 }
 
 QStringList MainWindow::recentFiles() const

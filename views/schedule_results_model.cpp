@@ -96,7 +96,8 @@ QVariant ScheduleResultsModel::data(const QModelIndex& index, int role) const
     }
     case StagesColumn: return stages ? QString::number(stages) : QStringLiteral("-");
     case StreamsColumn: return r.output.plan.streams;
-    case WarpsColumn: return QString::number(r.averageActiveWarps, 'f', 0);
+    // Mappings and CPU runs record no warps: "-", not a measured 0.
+    case WarpsColumn: return r.averageActiveWarps > 0 ? QString::number(r.averageActiveWarps, 'f', 0) : QStringLiteral("-");
     case SearchColumn: return QString::number(r.output.searchSeconds, 'f', 3);
     }
     return {};

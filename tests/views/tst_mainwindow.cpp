@@ -35,6 +35,9 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+
+#include "run_database_panel.h"
+#include "store/store.h"
 #include <QUrl>
 #include <QTest>
 
@@ -72,6 +75,7 @@ private slots:
     void helpListsEveryShortcut();
     void firstStartFillsMostOfTheScreen_data();
     void firstStartFillsMostOfTheScreen();
+    void databaseComesBackOnTheNextStart();
 
 private:
     static QTableView* table(MainWindow& w) { return w.findChild<QTableView*>(QStringLiteral("opTable")); }
@@ -645,6 +649,23 @@ void TestMainWindow::firstStartFillsMostOfTheScreen()
     QFETCH(QSize, screen);
     QFETCH(QSize, window);
     QCOMPARE(opsched::MainWindow::firstStartSize(screen), window);
+}
+
+void TestMainWindow::databaseComesBackOnTheNextStart()
+{
+    // The Runs panel's database is in Recent Files and reopens with the next window.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("results.db"));
+    opsched::store::Store::open(path.toStdString(), opsched::store::OpenMode::ReadWrite);
+    {
+        opsched::MainWindow first;
+        first.setInteractive(false);
+        first.openDatabase(path);
+        QVERIFY(first.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+    }
+    opsched::MainWindow next;
+    next.setInteractive(false);
+    QCOMPARE(QFileInfo(next.runsPanel()->path()).absoluteFilePath(), QFileInfo(path).absoluteFilePath());
 }
 
 QTEST_MAIN(TestMainWindow)
