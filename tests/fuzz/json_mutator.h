@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -84,8 +85,12 @@ private:
     {
         if (j.is_number() && rng_() % 2 == 0) {
             const double v = j.get<double>();
-            j = (rng_() % 2 == 0) ? nlohmann::json(v * (rng_() % 2 == 0 ? -1.0 : 1e6))
-                                  : nlohmann::json(static_cast<std::int64_t>(v) + static_cast<std::int64_t>(rng_() % 3) - 1);
+            // Off by one near the value (integers only where that cannot overflow), negated or scaled.
+            const bool small = std::abs(v) < 1e15;
+            if (small && rng_() % 2 == 0)
+                j = static_cast<std::int64_t>(v) + static_cast<std::int64_t>(rng_() % 3) - 1;
+            else
+                j = v * (rng_() % 2 == 0 ? -1.0 : 1e6);
             return;
         }
         if (j.is_array() && !j.empty()) {
