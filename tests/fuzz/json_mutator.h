@@ -140,7 +140,8 @@ inline std::size_t mutateJson(std::uint8_t* data, std::size_t size, std::size_t 
     if (doc.is_discarded() || seed % 8 == 0) // keep some byte-level mutation for the parser itself
         return LLVMFuzzerMutate(data, size, maxSize);
     JsonMutator(seed).mutate(doc);
-    const std::string out = doc.dump(seed % 2 == 0 ? -1 : 2);
+    // A string cut inside a UTF-8 sequence is written with U+FFFD, not thrown about.
+    const std::string out = doc.dump(seed % 2 == 0 ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace);
     if (out.size() > maxSize)
         return LLVMFuzzerMutate(data, size, maxSize);
     std::memcpy(data, out.data(), out.size());
