@@ -205,7 +205,8 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
         if (!row.empty())
             m.addRow(row, 'L', p.base.devices[u].memoryBytes / 1e6);
     }
-    { // Start from the heuristic: its splits, and each pair in the order their first batches start.
+    { // Start from the heuristic: its splits, and each pair in the order its batches start on each
+      // device (orders may differ between devices; one order for all would make the start infeasible).
         std::vector<int> idx;
         std::vector<double> val;
         for (std::size_t i = 0; i < n; ++i)
@@ -214,21 +215,14 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
                     idx.push_back(z[i][s]);
                     val.push_back(start.mapping.split[i] == s ? 1.0 : 0.0);
                 }
-        auto earliest = [&](std::size_t i) {
-            double e = kUnsupported;
-            for (std::size_t u = 0; u < k; ++u)
-                if (p.splits[start.mapping.split[i]][u])
-                    e = std::min(e, start.times.start[i][u]);
-            return e;
-        };
         for (const Pair& pr : pairs)
             for (std::size_t u = 0; u < k; ++u) {
                 idx.push_back(pr.y + static_cast<int>(u));
-                val.push_back(earliest(pr.a) <= earliest(pr.b) ? 1.0 : 0.0);
+                val.push_back(start.times.start[pr.a][u] <= start.times.start[pr.b][u] ? 1.0 : 0.0);
             }
         Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
     }
-    m.solve(options.timeLimitSeconds, options.logLevel);
+    m.solve(options.timeLimitSeconds, options.logLevel, options.maxNodes);
 
     BatchedResult result = start;
     result.mapper = "milp";

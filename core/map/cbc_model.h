@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace opsched::map::cbc {
@@ -65,7 +68,10 @@ struct Model {
     int columns = 0;
     int addColumn(double lb, double ub, double objective, bool integer)
     {
-        Cbc_addCol(model, "", lb, ub, objective, integer ? 1 : 0, 0, nullptr, nullptr);
+        // CBC matches a MIP start's values to columns by name: with empty names they all collide
+        // and the start is dropped ("mipstart values could not be used"), so every column gets one.
+        const std::string name = "c" + std::to_string(columns);
+        Cbc_addCol(model, name.c_str(), lb, ub, objective, integer ? 1 : 0, 0, nullptr, nullptr);
         return columns++;
     }
     void addRow(const Row& row, char sense, double rhs)
@@ -73,12 +79,14 @@ struct Model {
         Cbc_addRow(model, "", static_cast<int>(row.cols.size()), row.cols.data(), row.coefs.data(), sense, rhs);
     }
 
-    // Minimises, quietly on stdout, within `seconds`.
-    void solve(double seconds, int logLevel)
+    // Minimises, quietly on stdout, within `seconds` and, when not 0, `maxNodes` nodes.
+    void solve(double seconds, int logLevel, std::uint64_t maxNodes = 0)
     {
         Cbc_setObjSense(model, 1);
         Cbc_setLogLevel(model, logLevel);
         Cbc_setMaximumSeconds(model, std::max(0.01, seconds));
+        if (maxNodes > 0)
+            Cbc_setMaximumNodes(model, static_cast<int>(std::min<std::uint64_t>(maxNodes, INT_MAX)));
         StdoutToStderr quiet;
         Cbc_solve(model);
     }

@@ -10,46 +10,207 @@
 namespace opsched::map {
 namespace {
 
-double fastest(const MappingProblem& p, std::uint32_t t)
+// finish[t][u]: the earliest task t can finish on device u, each device with room for every task
+// (capacity relaxed) but every transfer paid: a predecessor q on v hands over at
+// finish[q][v] + comm(q, v, u), and q's best v is taken. In any mapping t's finish is at least
+// finish[t][its device]. Only tasks with in[t] count; the others are not there.
+std::vector<std::vector<double>> earliestFinish(const MappingProblem& p, const std::vector<char>& in)
 {
-    double best = kUnsupported;
-    for (std::uint32_t u = 0; u < p.deviceCount(); ++u)
-        best = std::min(best, p.seconds(t, u));
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    std::vector<std::vector<double>> finish(n, std::vector<double>(k, kUnsupported));
+    const auto topo = *topologicalOrder(p.dag); // a copy: the optional is a temporary
+    for (std::uint32_t t : topo) {
+        if (!in[t])
+            continue;
+        for (std::uint32_t u = 0; u < k; ++u) {
+            if (!std::isfinite(p.seconds(t, u)))
+                continue;
+            double start = p.releaseOf(t, u);
+            for (std::uint32_t q : p.dag.predecessors[t]) {
+                if (!in[q])
+                    continue;
+                double arrival = kUnsupported;
+                for (std::uint32_t v = 0; v < k; ++v)
+                    arrival = std::min(arrival, finish[q][v] + p.commSeconds(q, v, u));
+                start = std::max(start, arrival);
+            }
+            finish[t][u] = start + p.seconds(t, u);
+        }
+    }
+    return finish;
+}
+
+// tail[t][u]: the least time the tasks after t still need once t ends on u, transfers paid as in
+// earliestFinish (mirrored): a successor s on v gets t's result comm(t, u, v) later.
+std::vector<std::vector<double>> leastTail(const MappingProblem& p)
+{
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    std::vector<std::vector<double>> tail(n, std::vector<double>(k, 0.0));
+    const auto topo = *topologicalOrder(p.dag);
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it)
+        for (std::uint32_t u = 0; u < k; ++u)
+            for (std::uint32_t s : p.dag.successors[*it]) {
+                double least = kUnsupported;
+                for (std::uint32_t v = 0; v < k; ++v)
+                    least = std::min(least, p.commSeconds(*it, u, v) + p.seconds(s, v) + tail[s][v]);
+                tail[*it][u] = std::max(tail[*it][u], least);
+            }
+    return tail;
+}
+
+// The work bound over devices of different speeds. Task i takes one of its options; option o puts
+// load[i][o][u] on device u (0: none; an infinite entry rules the option out). For weights w >= 0
+// summing to 1, makespan >= max_u load_u >= sum_u w_u load_u >= sum_i min_o sum_u w_u load[i][o][u],
+// each term a task's share. Any w gives a bound.
+using OptionLoads = std::vector<std::vector<std::vector<double>>>; // [task][option][device]
+
+std::vector<double> weightedShares(const OptionLoads& load, const std::vector<double>& w)
+{
+    std::vector<double> share(load.size(), 0.0);
+    for (std::size_t i = 0; i < load.size(); ++i) {
+        double least = kUnsupported;
+        for (const auto& option : load[i]) {
+            double sum = 0;
+            for (std::size_t u = 0; u < w.size(); ++u) {
+                if (!std::isfinite(option[u])) { // ruled out (and inf * 0 would be NaN)
+                    sum = kUnsupported;
+                    break;
+                }
+                sum += option[u] * w[u];
+            }
+            least = std::min(least, sum);
+        }
+        share[i] = std::isfinite(least) ? least : 0.0;
+    }
+    return share;
+}
+
+// The shares for good weights: the sum is concave in w (a minimum of linear functions), so a few
+// exchange steps from w ~ 1 / total[u] (u's time for everything) find a good one.
+std::vector<double> bestWeightedShares(const OptionLoads& load, const std::vector<double>& total)
+{
+    const std::size_t k = total.size();
+    auto value = [&](const std::vector<double>& w) {
+        double sum = 0;
+        for (double share : weightedShares(load, w))
+            sum += share;
+        return sum;
+    };
+    std::vector<double> w(k, 0.0);
+    double norm = 0;
+    for (std::size_t u = 0; u < k; ++u)
+        norm += std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] : 0.0;
+    if (norm <= 0)
+        return std::vector<double>(load.size(), 0.0);
+    for (std::size_t u = 0; u < k; ++u)
+        w[u] = std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] / norm : 0.0;
+    double best = value(w);
+    for (double step = 0.05; step > 1e-4;) {
+        bool moved = false;
+        for (std::size_t a = 0; a < k; ++a)
+            for (std::size_t b = 0; b < k; ++b) {
+                if (a == b || w[a] < step)
+                    continue;
+                w[a] -= step;
+                w[b] += step;
+                const double v = value(w);
+                if (v > best * (1 + 1e-12)) {
+                    best = v;
+                    moved = true;
+                } else {
+                    w[a] += step;
+                    w[b] -= step;
+                }
+            }
+        if (!moved)
+            step /= 2;
+    }
+    return weightedShares(load, w);
+}
+
+// For any set S of tasks, every device works on S only from the earliest head in S on, and
+// until the makespan minus the least tail in S, so makespan >= min head + weighted work of S, and
+// >= weighted work of S + min tail. S = the tasks with the largest heads (or tails), at every size.
+double headWorkTail(const std::vector<double>& head, const std::vector<double>& tail, const std::vector<double>& share)
+{
+    const std::size_t n = share.size();
+    double best = 0;
+    for (const auto* key : {&head, &tail}) {
+        std::vector<std::uint32_t> byKey(n);
+        for (std::uint32_t t = 0; t < n; ++t)
+            byKey[t] = t;
+        std::sort(byKey.begin(), byKey.end(), [&](std::uint32_t a, std::uint32_t b) { return (*key)[a] > (*key)[b]; });
+        double work = 0;
+        for (std::uint32_t t : byKey) {
+            work += share[t];
+            best = std::max(best, (*key)[t] + work);
+        }
+    }
     return best;
 }
 
-double earliestRelease(const MappingProblem& p, std::uint32_t t)
+// Per task, the earliest any part of it can start (head) and the least time the tasks after it
+// still need (tail), from earliestFinish and leastTail; `path` gets the longest chain, max over
+// tasks of the earliest finish.
+void headsAndTails(const MappingProblem& p, std::vector<double>& head, std::vector<double>& tail, double& path)
 {
-    double best = kUnsupported;
-    for (std::uint32_t u = 0; u < p.deviceCount(); ++u)
-        if (std::isfinite(p.seconds(t, u)))
-            best = std::min(best, p.releaseOf(t, u));
-    return best;
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    const auto finish = earliestFinish(p, std::vector<char>(n, 1));
+    const auto tails = leastTail(p);
+    head.assign(n, kUnsupported);
+    tail.assign(n, kUnsupported);
+    path = 0;
+    for (std::uint32_t t = 0; t < n; ++t) {
+        double end = kUnsupported;
+        for (std::uint32_t u = 0; u < k; ++u)
+            if (std::isfinite(p.seconds(t, u))) {
+                head[t] = std::min(head[t], finish[t][u] - p.seconds(t, u));
+                tail[t] = std::min(tail[t], tails[t][u]);
+                end = std::min(end, finish[t][u]);
+            }
+        path = std::max(path, end);
+    }
+}
+
+// headWorkTail for the latency problem: each task's options are the devices it can run on.
+double latencyHeadWorkTail(const MappingProblem& p)
+{
+    std::vector<double> head, tail;
+    double path = 0;
+    headsAndTails(p, head, tail, path);
+    const std::size_t k = p.deviceCount();
+    OptionLoads load(p.taskCount(), std::vector<std::vector<double>>(k, std::vector<double>(k, 0.0)));
+    std::vector<double> total(k, 0.0);
+    for (std::uint32_t t = 0; t < p.taskCount(); ++t)
+        for (std::uint32_t u = 0; u < k; ++u) {
+            load[t][u][u] = p.seconds(t, u);
+            total[u] += p.seconds(t, u);
+        }
+    return headWorkTail(head, tail, bestWeightedShares(load, total));
 }
 
 } // namespace
 
 double simpleLowerBound(const MappingProblem& p, const std::vector<std::uint32_t>& subset)
 {
-    const std::size_t n = p.taskCount();
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
     std::vector<char> in(n, subset.empty() ? 1 : 0);
     for (std::uint32_t t : subset)
         in[t] = 1;
-    const auto topo = *topologicalOrder(p.dag);
-    std::vector<double> end(n, 0.0);
+    const auto finish = earliestFinish(p, in);
     double path = 0, work = 0;
-    for (std::uint32_t t : topo) {
+    for (std::uint32_t t = 0; t < n; ++t) {
         if (!in[t])
             continue;
-        double start = earliestRelease(p, t);
-        for (std::uint32_t q : p.dag.predecessors[t])
-            if (in[q])
-                start = std::max(start, end[q]);
-        end[t] = start + fastest(p, t);
-        path = std::max(path, end[t]);
-        work += fastest(p, t);
+        double fastest = kUnsupported, end = kUnsupported;
+        for (std::uint32_t u = 0; u < k; ++u) {
+            fastest = std::min(fastest, p.seconds(t, u));
+            end = std::min(end, finish[t][u]);
+        }
+        path = std::max(path, end);
+        work += fastest;
     }
-    return std::max(path, work / static_cast<double>(p.deviceCount()));
+    return std::max(path, work / static_cast<double>(k));
 }
 
 double lowerBound(const MappingProblem& p, const std::vector<std::vector<std::uint32_t>>& modules)
@@ -135,7 +296,7 @@ double lowerBound(const MappingProblem& p, const std::vector<std::vector<std::ui
 double lowerBound(const MappingProblem& p)
 {
     const auto topo = *topologicalOrder(p.dag);
-    double best = simpleLowerBound(p);
+    double best = std::max(simpleLowerBound(p), latencyHeadWorkTail(p));
     for (std::size_t size : {4, 8, 12, 24})
         if (topo.size() > size)
             best = std::max(best, lowerBound(p, chunksAlongOrder(p.dag, topo, size)));
@@ -144,63 +305,23 @@ double lowerBound(const MappingProblem& p)
 
 namespace {
 
-// Device u is busy at least sum_i n_iu r_iu, where n_iu of op i's L inputs run on u and r_iu is
-// its cheapest cost per input there (over the batch sizes). For weights w on the devices summing
-// to 1, C >= sum_u w_u load_u >= sum_i L min_u w_u r_iu: any w gives a bound, and the function is
-// concave in w, so a few exchange steps from w ~ 1 / (u's time for everything) find a good one.
-double speedWeightedWork(const BatchedProblem& p)
+// The work bound for L inputs: op i's option u runs all of them on u at its cheapest cost per
+// input there (r_iu, over the batch sizes). A split with n_iu inputs on u loads u at least
+// n_iu r_iu, and sum_u w_u n_iu r_iu >= L min_u w_u r_iu, so these options bound every split.
+std::vector<double> inputWeightedShares(const BatchedProblem& p)
 {
     const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
-    std::vector<std::vector<double>> rate(n, std::vector<double>(k, kUnsupported));
+    OptionLoads load(n, std::vector<std::vector<double>>(k, std::vector<double>(k, 0.0)));
     std::vector<double> total(k, 0.0);
     for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t u = 0; u < k; ++u) {
+            double rate = kUnsupported;
             for (std::size_t s = 0; s < p.sizes.size(); ++s)
-                rate[i][u] = std::min(rate[i][u], p.seconds[i][u][s] * static_cast<double>(p.inputs) /
-                                                      static_cast<double>(p.sizes[s]));
-            total[u] += rate[i][u];
+                rate = std::min(rate, p.seconds[i][u][s] / static_cast<double>(p.sizes[s]));
+            load[i][u][u] = rate * static_cast<double>(p.inputs);
+            total[u] += load[i][u][u];
         }
-    auto value = [&](const std::vector<double>& w) {
-        double sum = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            double least = kUnsupported;
-            for (std::uint32_t u = 0; u < k; ++u)
-                if (std::isfinite(rate[i][u])) // a device that cannot run the op takes none of its inputs
-                    least = std::min(least, w[u] * rate[i][u]);
-            sum += std::isfinite(least) ? least : 0.0;
-        }
-        return sum;
-    };
-    std::vector<double> w(k, 0.0);
-    double norm = 0;
-    for (std::uint32_t u = 0; u < k; ++u)
-        norm += std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] : 0.0;
-    if (norm <= 0)
-        return 0;
-    for (std::uint32_t u = 0; u < k; ++u)
-        w[u] = std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] / norm : 0.0;
-    double best = value(w);
-    for (double step = 0.05; step > 1e-4;) {
-        bool moved = false;
-        for (std::uint32_t a = 0; a < k; ++a)
-            for (std::uint32_t b = 0; b < k; ++b) {
-                if (a == b || w[a] < step)
-                    continue;
-                w[a] -= step;
-                w[b] += step;
-                const double v = value(w);
-                if (v > best * (1 + 1e-12)) {
-                    best = v;
-                    moved = true;
-                } else {
-                    w[a] += step;
-                    w[b] -= step;
-                }
-            }
-        if (!moved)
-            step /= 2;
-    }
-    return best;
+    return bestWeightedShares(load, total);
 }
 
 } // namespace
@@ -208,11 +329,8 @@ double speedWeightedWork(const BatchedProblem& p)
 double batchedLowerBound(const BatchedProblem& p)
 {
     const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
-    std::vector<double> cheapestBatch(n, kUnsupported), leastWork(n, kUnsupported);
+    std::vector<double> leastWork(n, kUnsupported);
     for (std::uint32_t i = 0; i < n; ++i) {
-        for (std::uint32_t u = 0; u < k; ++u)
-            for (std::size_t s = 0; s < p.sizes.size(); ++s)
-                cheapestBatch[i] = std::min(cheapestBatch[i], p.seconds[i][u][s]);
         for (const auto& split : p.splits) {
             double work = 0;
             for (std::uint32_t u = 0; u < k; ++u)
@@ -221,19 +339,26 @@ double batchedLowerBound(const BatchedProblem& p)
             leastWork[i] = std::min(leastWork[i], work);
         }
     }
-    std::vector<double> end(n, 0.0);
-    double path = 0, work = 0;
-    const double speeds = speedWeightedWork(p);
-    const auto order = *topologicalOrder(p.base.dag); // a copy: the optional is a temporary
-    for (std::uint32_t t : order) {
-        double start = 0;
-        for (std::uint32_t q : p.base.dag.predecessors[t])
-            start = std::max(start, end[q]);
-        end[t] = start + cheapestBatch[t];
-        path = std::max(path, end[t]);
+    // Follow one input through the graph: its batch of t on u lasts at least t's cheapest batch
+    // there, and waits for its batch of each predecessor plus, across devices, the transfer of at
+    // least its own result (the base problem's per-input bytes). That is the latency problem with
+    // those costs, whose chains (transfers paid), heads and tails hold for every input.
+    MappingProblem perInput = p.base;
+    perInput.release.clear(); // the batched evaluator has none
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t u = 0; u < k; ++u) {
+            double cheapest = kUnsupported;
+            for (std::size_t s = 0; s < p.sizes.size(); ++s)
+                cheapest = std::min(cheapest, p.seconds[i][u][s]);
+            perInput.tasks[i].seconds[u] = cheapest;
+        }
+    std::vector<double> head, tail;
+    double path = 0;
+    headsAndTails(perInput, head, tail, path);
+    double work = 0;
+    for (std::uint32_t t = 0; t < n; ++t)
         work += leastWork[t];
-    }
-    return std::max({path, work / static_cast<double>(k), speeds});
+    return std::max({path, work / static_cast<double>(k), headWorkTail(head, tail, inputWeightedShares(p))});
 }
 
 } // namespace opsched::map

@@ -9,9 +9,10 @@
 
 namespace opsched::map {
 
-// max(the longest path with every task on its fastest device and free transfers (release times
-// included), the least total work divided by the number of devices), for the tasks in `subset`
-// (all when empty) scheduled on their own.
+// max(the longest path with transfers paid (each task's finish on each device, taking each
+// predecessor's best device and its transfer; release times included, capacity ignored), the least
+// total work divided by the number of devices), for the tasks in `subset` (all when empty)
+// scheduled on their own.
 double simpleLowerBound(const MappingProblem& problem, const std::vector<std::uint32_t>& subset = {});
 
 // DiviML's recursive bound over consecutive modules M_1..M_q of a topological order (G_s = M_s
@@ -24,14 +25,18 @@ double simpleLowerBound(const MappingProblem& problem, const std::vector<std::ui
 // simpleLowerBound. Returns the largest bound found, at least simpleLowerBound of everything.
 double lowerBound(const MappingProblem& problem, const std::vector<std::vector<std::uint32_t>>& modules);
 
-// For the throughput objective: the larger of the longest chain with every op at its cheapest
-// batch anywhere (each input passes every op of a path in some batch) and the least total batch
-// time of every op's split over the devices, and the work bound weighted by device speed
-// (speedWeightedWork in the .cpp). L / this bound bounds the throughput from above.
+// For the throughput objective: the largest of the longest chain one input passes (every op at
+// its cheapest batch anywhere, transfers of at least that input's result paid), the least total
+// batch time of every op's split over the devices, and the work bound weighted by device speed
+// (each op's inputs at their cheapest cost per input), also after the largest heads and before
+// the largest tails (as for latency). L / this bound bounds the throughput from above.
 double batchedLowerBound(const BatchedProblem& problem);
 
-// The same with modules cut along the topological order at narrow points (chunksAlongOrder,
-// several module sizes, the best bound kept).
+// The largest of simpleLowerBound, the recursive bound with modules cut along the topological
+// order at narrow points (chunksAlongOrder, several module sizes), and a work bound weighted by
+// device speed: for weights w on the devices summing to 1 the makespan is at least
+// sum_i min_u w_u t(i,u), and for a set S of tasks at least the earliest start in S (or the least
+// tail after S) plus S's weighted work, S being the tasks with the latest starts (longest tails).
 double lowerBound(const MappingProblem& problem);
 
 } // namespace opsched::map

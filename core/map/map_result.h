@@ -17,6 +17,9 @@ struct MapperOptions {
     // MILP-SPLIT: how a module is solved exactly: by the exact search where it has at most
     // kExactSearchMaxTasks tasks and by the MILP beyond (auto), or always by the MILP.
     enum class ModuleSolver { Auto, Milp } moduleSolver = ModuleSolver::Auto;
+    // The MILPs' branch-and-bound node limit (0: none, the default). Unlike the time limit it gives
+    // the same answer however loaded the machine is (tests); reaching it leaves status feasible.
+    std::uint64_t maxNodes = 0;
     int logLevel = 0;              // CBC's log on stderr when > 0
     // MILP only: look for mappings strictly faster than this (seconds). When the solver proves
     // there is none, the result is the start mapping with status optimal and `cutoffProven` set.

@@ -257,7 +257,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
         Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
     }
 
-    m.solve(options.timeLimitSeconds, options.logLevel);
+    m.solve(options.timeLimitSeconds, options.logLevel, options.maxNodes);
 
     MapResult result;
     result.mapper = "milp";

@@ -5,6 +5,7 @@
 #include "util/random.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -71,6 +72,67 @@ inline MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, st
     return p;
 }
 
+// Multi-channel families (no separator inside the body, so MILP-SPLIT has to cut channels):
+// costs and links come from randomProblem, only the graph differs.
+
+// A source, `channels` parallel chains of `length` tasks, a sink; each chain task also feeds the
+// next task of another chain with probability `cross` (RWNN-like mixing).
+inline MappingProblem forkJoinProblem(std::uint64_t seed, std::size_t channels, std::size_t length,
+                                      std::size_t devices, double cross = 0.3)
+{
+    const std::size_t n = channels * length + 2;
+    MappingProblem p = randomProblem(seed, n, devices, 0.0);
+    SplitMix64 rng(seed * 131 + 7);
+    const auto id = [&](std::size_t c, std::size_t j) { return static_cast<std::uint32_t>(1 + c * length + j); };
+    const auto sink = static_cast<std::uint32_t>(n - 1);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (std::size_t c = 0; c < channels; ++c) {
+        edges.emplace_back(0, id(c, 0));
+        edges.emplace_back(id(c, length - 1), sink);
+        for (std::size_t j = 0; j + 1 < length; ++j) {
+            edges.emplace_back(id(c, j), id(c, j + 1));
+            if (rng.uniform() < cross)
+                edges.emplace_back(id(c, j), id((c + 1 + rng.below(channels - 1)) % channels, j + 1));
+        }
+    }
+    p.dag = Dag::fromEdges(n, edges);
+    return p;
+}
+
+// `layers` layers of `width` tasks; each task reads one random task of the layer before, and a
+// second one with probability 0.4. No source or sink: several entry and exit channels.
+inline MappingProblem layeredProblem(std::uint64_t seed, std::size_t layers, std::size_t width, std::size_t devices)
+{
+    const std::size_t n = layers * width;
+    MappingProblem p = randomProblem(seed, n, devices, 0.0);
+    SplitMix64 rng(seed * 977 + 3);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (std::size_t l = 1; l < layers; ++l)
+        for (std::size_t w = 0; w < width; ++w) {
+            const auto to = static_cast<std::uint32_t>(l * width + w);
+            const auto a = static_cast<std::uint32_t>((l - 1) * width + rng.below(width));
+            edges.emplace_back(a, to);
+            if (rng.uniform() < 0.4)
+                edges.emplace_back(static_cast<std::uint32_t>((l - 1) * width + rng.below(width)), to);
+        }
+    p.dag = Dag::fromEdges(n, edges);
+    return p;
+}
+
+// Devices that differ per task, not just by a common factor: device u's speed ({1, 0.4, 2.5}
+// for u = 0, 1, 2) times a per-task affinity in [0.4, 2.5] (log-uniform), so no device is fastest
+// for everything (as a CPU and a GPU differ by op type).
+inline void makeHeterogeneous(MappingProblem& p, std::uint64_t seed)
+{
+    SplitMix64 rng(seed * 7919 + 11);
+    const double speed[] = {1.0, 0.4, 2.5, 1.6};
+    for (auto& t : p.tasks) {
+        const double base = t.seconds[0];
+        for (std::size_t u = 0; u < t.seconds.size(); ++u)
+            t.seconds[u] = base * speed[u % 4] * std::exp(std::log(0.4) + rng.uniform() * std::log(2.5 / 0.4));
+    }
+}
+
 // Every topological order: each (mapping, per-device orders) pair that can run is the restriction
 // of one of them.
 inline void forEachTopologicalOrder(const Dag& dag, const std::function<void(const std::vector<std::uint32_t>&)>& f)
@@ -124,6 +186,84 @@ inline double exhaustiveOptimum(const MappingProblem& p)
             if (times.feasible)
                 best = std::min(best, times.makespan);
         }
+    }
+    return best;
+}
+
+// The same optimum as exhaustiveOptimum, fast enough for 8-10 tasks: still every mapping that can
+// beat the best so far is built and evaluated whole by evaluate(), but
+//  - an assignment is skipped when a bound valid for it alone (its longest path with its own
+//    durations and transfers, its busiest device) exceeds the best so far, and
+//  - per assignment, topological orders that differ only by swapping neighbours on different
+//    devices give the same per-device orders; only the one where the smaller task comes first
+//    is built (the lexicographically least order of each class always passes that rule).
+// Starts from the best single-device mapping, a makespan some mapping reaches.
+inline double prunedExhaustiveOptimum(const MappingProblem& p)
+{
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    const auto topo = *topologicalOrder(p.dag);
+    double best = std::numeric_limits<double>::infinity();
+    for (std::uint32_t u = 0; u < k; ++u) {
+        const auto t = evaluate(p, mappingWithOrder(p, std::vector<std::uint32_t>(n, u), topo));
+        if (t.feasible)
+            best = std::min(best, t.makespan);
+    }
+    std::vector<std::uint32_t> device(n, 0), order, waiting(n);
+    std::vector<char> used(n, 0);
+    std::vector<double> end(n), load(k);
+    const auto edge = [&](std::uint32_t a, std::uint32_t b) {
+        return std::binary_search(p.dag.successors[a].begin(), p.dag.successors[a].end(), b);
+    };
+    std::function<void()> orders = [&] {
+        if (order.size() == n) {
+            const auto t = evaluate(p, mappingWithOrder(p, device, order));
+            if (t.feasible)
+                best = std::min(best, t.makespan);
+            return;
+        }
+        for (std::uint32_t v = 0; v < n; ++v) {
+            if (used[v] || waiting[v])
+                continue;
+            if (!order.empty()) {
+                const std::uint32_t a = order.back();
+                if (device[a] != device[v] && v < a && !edge(a, v))
+                    continue;
+            }
+            used[v] = 1;
+            order.push_back(v);
+            for (auto s : p.dag.successors[v])
+                --waiting[s];
+            orders();
+            for (auto s : p.dag.successors[v])
+                ++waiting[s];
+            order.pop_back();
+            used[v] = 0;
+        }
+    };
+    std::size_t assignments = 1;
+    for (std::size_t i = 0; i < n; ++i)
+        assignments *= k;
+    for (std::size_t code = 0; code < assignments; ++code) {
+        std::size_t c = code;
+        for (std::size_t i = 0; i < n; ++i) {
+            device[i] = static_cast<std::uint32_t>(c % k);
+            c /= k;
+        }
+        std::fill(load.begin(), load.end(), 0.0);
+        double bound = 0;
+        for (std::uint32_t t : topo) {
+            double start = p.releaseOf(t, device[t]);
+            for (std::uint32_t q : p.dag.predecessors[t])
+                start = std::max(start, end[q] + p.commSeconds(q, device[q], device[t]));
+            end[t] = start + p.seconds(t, device[t]);
+            load[device[t]] += p.seconds(t, device[t]);
+            bound = std::max({bound, end[t], load[device[t]]});
+        }
+        if (!std::isfinite(bound) || bound > best * (1 + 1e-12))
+            continue; // no order of this assignment can beat `best` (or it cannot run at all)
+        for (std::uint32_t v = 0; v < n; ++v)
+            waiting[v] = static_cast<std::uint32_t>(p.dag.predecessors[v].size());
+        orders();
     }
     return best;
 }

@@ -1,6 +1,7 @@
 // The throughput objective: its evaluator reduces to the latency one for one input, splits deal
-// the inputs out in device order, and the batched mappers never beat the exhaustive optimum of a
-// tiny problem (every split of every op x every topological order).
+// the inputs out in device order, the batched mappers never beat the exhaustive optimum of a
+// tiny problem (every split of every op x every topological order), and the throughput bound
+// stays within a stated fraction of that optimum.
 #include "map/batched_mappers.h"
 #include "map/batched_problem.h"
 #include "map/lower_bound.h"
@@ -11,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace opsched::map {
 namespace {
@@ -156,7 +159,6 @@ TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
         const auto p = batched(base, 4);
         const double best = exhaustiveBatched(p);
         EXPECT_LE(batchedLowerBound(p), best + 1e-12) << "seed " << seed;
-        EXPECT_GT(batchedLowerBound(p), 0.0);
         for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
             const auto r = runBatchedMapper(name, p, {});
             EXPECT_GE(r.times.makespan, best - 1e-12) << name << " seed " << seed;
@@ -165,6 +167,46 @@ TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
         EXPECT_NEAR(runBatchedMapper("sa", p, {}).times.makespan, best, best * 0.05) << "seed " << seed;
     }
     EXPECT_THROW(runBatchedMapper("no-such-mapper", batched(test::randomProblem(1, 4, 2), 4), {}), Error);
+}
+
+// The makespan bound (L / it bounds the throughput) against the exhaustive optimum on tiny
+// multi-channel graphs, L = 4: never above it, and at least kBoundFraction of it everywhere.
+// Measured when written (24 instances): bound / optimum min 0.588, median 0.72, max 0.991; what
+// it misses is each batch's fixed cost and the pipeline's fill and drain, which a per-input work
+// bound cannot see. A bound of 0, or this one loosened by 10%, fails.
+TEST(Batched, BoundWithinAStatedFractionOfTheExhaustiveOptimum)
+{
+    constexpr double kBoundFraction = 0.55;
+    std::vector<std::pair<std::string, MappingProblem>> cases;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        cases.push_back({"random, 5 ops, 2 devices", test::randomProblem(600 + seed, 5, 2, 0.4)});
+        cases.push_back({"fork-join, 6 ops, 2 devices", test::forkJoinProblem(610 + seed, 2, 2, 2)});
+        cases.push_back({"layered, 4 ops, 3 devices", test::layeredProblem(620 + seed, 2, 2, 3)});
+        cases.push_back({"fork-join, 4 ops, 3 devices", test::forkJoinProblem(630 + seed, 2, 1, 3)});
+    }
+    const std::size_t plain = cases.size();
+    for (std::size_t i = 0; i < plain; ++i) {
+        auto h = cases[i];
+        test::makeHeterogeneous(h.second, 40 + i);
+        h.first += ", heterogeneous";
+        cases.push_back(std::move(h));
+    }
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto p = batched(cases[i].second, 4);
+        const double best = exhaustiveBatched(p), bound = batchedLowerBound(p);
+        ASSERT_TRUE(std::isfinite(best)) << cases[i].first;
+        EXPECT_LE(bound, best * (1 + 1e-12)) << "case " << i << ": " << cases[i].first;
+        EXPECT_GE(bound, kBoundFraction * best) << "case " << i << ": " << cases[i].first;
+        ratios.push_back(bound / best);
+        std::printf("case %2zu %-42s optimum %.4f ms, bound / optimum %.4f\n", i, cases[i].first.c_str(), best * 1e3,
+                    bound / best);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    std::printf("bound / optimum: min %.4f, median %.4f, max %.4f\n", ratios.front(),
+                (ratios[ratios.size() / 2 - 1] + ratios[ratios.size() / 2]) / 2, ratios.back());
+    // The fraction is tight enough to matter: the bound 10% lower would fail on some instance.
+    EXPECT_LT(0.9 * ratios.front(), kBoundFraction);
 }
 
 TEST(Batched, MilpFindsTheExhaustiveOptimum)
@@ -193,6 +235,18 @@ TEST(Batched, MilpFindsTheExhaustiveOptimum)
 namespace opsched::map {
 namespace {
 
+// Limits that do not depend on the machine's load: the EA's evaluations (its default budget, a
+// fixed seed) and one node for each window's MILP (its root: the windows did not improve these
+// pieces within 100 nodes either, measured). The time limit is only a safety net that these
+// small problems never reach (pricing takes milliseconds, a window's root about a second).
+MapperOptions deterministic()
+{
+    MapperOptions o;
+    o.maxNodes = 1;
+    o.timeLimitSeconds = 600;
+    return o;
+}
+
 // MILP-SPLIT for throughput on chains of small modules (separators between them), 2 devices,
 // L = 4 (splits 4/0, 3/1, 2/2, 1/3, 0/4), against every split of every op x every order.
 TEST(BatchedSplit, AgainstTheExhaustiveOptimumOnModularGraphs)
@@ -204,9 +258,7 @@ TEST(BatchedSplit, AgainstTheExhaustiveOptimumOnModularGraphs)
         const auto base = test::modularProblem(seed, 2, 2, 2); // 7 ops
         const auto p = batched(base, 4);
         const double best = exhaustiveBatched(p);
-        MapperOptions o;
-        o.timeLimitSeconds = 1; // the window MILPs stop there; pricing and polish take milliseconds
-        const auto r = runBatchedMapper("milp-split", p, o);
+        const auto r = runBatchedMapper("milp-split", p, deterministic());
         ASSERT_TRUE(r.times.feasible);
         EXPECT_EQ(r.status, SolveStatus::Feasible);
         EXPECT_GE(r.times.makespan, best - 1e-12) << "seed " << seed;
@@ -239,9 +291,7 @@ TEST(BatchedSplit, OneInputMatchesTheLatencyOptimum)
         const auto base = test::modularProblem(seed, 2, 2, 2 + seed % 2);
         const auto p = batched(base, 1);
         const double best = test::exhaustiveOptimum(base);
-        MapperOptions o;
-        o.timeLimitSeconds = 1;
-        const auto r = runBatchedMapper("milp-split", p, o);
+        const auto r = runBatchedMapper("milp-split", p, deterministic());
         std::printf("seed %llu: latency optimum %.4f ms, milp-split %.4f ms; %s\n", static_cast<unsigned long long>(seed),
                     best * 1e3, r.times.makespan * 1e3, r.note.c_str());
         // Every split is one device, every separator an exact barrier, pieces of at most 3 ops:
