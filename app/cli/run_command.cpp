@@ -1,15 +1,18 @@
 // `run`: executes a model's plan on a real backend (the CPU through oneDNN, or the local GPU) and
 // reports latency, peak memory and the outputs; with --input it runs on ONNX test data, with
-// --check it compares the outputs with the reference ones there. The steps are separate functions
-// (plan, inputs, run, check, report).
+// --check it compares the outputs with the reference ones there (a --mapping run without --input:
+// with the single-device run, run_check.h). The steps are separate functions (plan, inputs, run,
+// check, report).
 #include "commands.h"
 #include "common_options.h"
+#include "run_check.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
 #include "run_segments.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/output_check.h"
+#include "exec/reference_outputs.h"
 #include "import/tensor_proto_io.h"
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
@@ -41,13 +44,6 @@ double msSince(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::string shortNumber(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 struct RunOptions {
     std::string model;
     std::int64_t batch = 1;
@@ -66,6 +62,7 @@ struct RunOptions {
     bool noTf32 = false; // cuda: plain FP32 convolutions
     std::string mapping; // a mapping file: stream u of its plan on device u's cores
     bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
+    std::string fault;     // --inject-fault: documented, for showing that --check catches a wrong answer
 };
 
 struct PlanChoice {
@@ -76,7 +73,8 @@ struct PlanChoice {
 struct RunInputs {
     std::vector<std::vector<float>> values; // in Graph::inputs() order
     std::string source;                     // the test-data folder, or "seeded"
-    std::vector<TensorData> references;     // output_N.pb, when checking
+    std::vector<TensorData> references;     // output_N.pb, or the single-device run's outputs, when checking
+    std::string referenceSource;            // the test-data folder, or kSingleDeviceReference
 };
 
 struct RunReport {
@@ -158,6 +156,7 @@ RunInputs modelInputs(const Graph& graph, const RunOptions& o)
                             t.shape.toString());
         }
         in.references = std::move(set.outputs);
+        in.referenceSource = in.source;
     }
     return in;
 }
@@ -335,7 +334,9 @@ nlohmann::ordered_json runJson(const Graph& graph, const PlanChoice& choice, con
     if (o.check) {
         const bool all = std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
         j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"atol_scale", o.tolerance.atolScale},
-                      {"pass", all}};
+                      {"reference", inputs.referenceSource}, {"pass", all}};
+        if (!o.fault.empty())
+            j["check"]["fault"] = o.fault;
     }
     return j;
 }
@@ -364,9 +365,9 @@ void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& in
     }
     if (!o.check)
         return;
-    const std::string scaled = o.tolerance.atolScale > 0 ? " + " + shortNumber(o.tolerance.atolScale) + " x max|ref|" : "";
-    std::printf("check        rtol %g, atol %g%s against %s\n", o.tolerance.rtol, o.tolerance.atol, scaled.c_str(),
-                inputs.source.c_str());
+    std::printf("check        %s against %s\n", toleranceText(o.tolerance).c_str(), inputs.referenceSource.c_str());
+    if (!o.fault.empty())
+        std::printf("fault        %s injected (--inject-fault): the check must fail\n", o.fault.c_str());
     for (const auto& c : r.checks)
         std::printf("  %-20s %-14s max abs %.3e  max rel %.3e  scaled %.3e  %s\n", c.name.c_str(),
                     Shape(c.shape).toString().c_str(), c.maxAbsError, c.maxRelError, c.scaledError,
@@ -395,12 +396,13 @@ Runner addRunCommand(CLI::App& app)
     addPruningOptions(*cmd, opts->pruning);
     cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
-    auto* input = cmd->add_option("--input", opts->input,
-                                  "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder "
-                                  "holding test_data_set_0 (default: seeded random inputs)");
-    auto* check = cmd->add_flag("--check", opts->check, "Compare the outputs with output_N.pb of --input; exit 1 on a "
-                                                        "mismatch")
-                      ->needs(input);
+    cmd->add_option("--input", opts->input,
+                    "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
+                    "test_data_set_0 (default: seeded random inputs)");
+    // Without --input, --mapping checks against the single-device run; the runner refuses the rest.
+    auto* check = cmd->add_flag("--check", opts->check,
+                                "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
+                                "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
     cmd->add_option("--rtol", opts->tolerance.rtol, "--check: relative tolerance")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str()
@@ -413,6 +415,11 @@ Runner addRunCommand(CLI::App& app)
                     "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str()
+        ->needs(check);
+    cmd->add_option("--inject-fault", opts->fault,
+                    "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
+                    "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
+        ->check([](const std::string& spec) { return faultSpecProblem(spec); })
         ->needs(check);
     cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
         ->check(CLI::Range(1, 1000000))
@@ -433,7 +440,18 @@ Runner addRunCommand(CLI::App& app)
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
 
-    return [opts]() {
+    return [opts, cmd]() {
+        if (opts->check && opts->input.empty() && opts->mapping.empty()) {
+            std::cerr << "opsched-cli: run: --check requires --input (or --mapping, which is checked against the "
+                         "single-device run)\nRun 'opsched-cli run --help' for usage.\n";
+            return kExitUsage;
+        }
+        const InjectedFault fault = parseFault(opts->fault);
+        if (fault.inputSeed != 0 && !opts->input.empty()) {
+            std::cerr << "opsched-cli: run: --inject-fault " << fault.spec << " draws seeded inputs; the inputs come "
+                         "from --input here\nRun 'opsched-cli run --help' for usage.\n";
+            return kExitUsage;
+        }
         RunReport report;
         const auto start = Clock::now();
         const Graph graph = loadModel(opts->model, opts->batch);
@@ -451,8 +469,24 @@ Runner addRunCommand(CLI::App& app)
                 opts->backend = "segments"; // reported as such: each segment on its device's executor
         }
         const PlanChoice choice = mapping ? PlanChoice{mapping->plan, "mapping " + opts->mapping} : choosePlan(graph, *opts);
-        const RunInputs inputs = modelInputs(graph, *opts);
-        runPlan(graph, choice.plan, inputs, *opts, report, mapping ? &*mapping : nullptr);
+        RunInputs inputs = modelInputs(graph, *opts);
+        if (opts->check && opts->input.empty()) {
+            // Tolerances given on the command line win; the rest follow the reference's defaults.
+            if (cmd->count("--atol") == 0)
+                opts->tolerance.atol = kSingleDeviceTolerance.atol;
+            if (cmd->count("--atol-scale") == 0)
+                opts->tolerance.atolScale = kSingleDeviceTolerance.atolScale;
+            if (cmd->count("--rtol") == 0)
+                opts->tolerance.rtol = kSingleDeviceTolerance.rtol;
+            inputs.references = singleDeviceReference(graph, inputs.values); // before any fault touches them
+            inputs.referenceSource = kSingleDeviceReference;
+        }
+        if (fault.inputSeed != 0) {
+            inputs.values = cpu::seededInputs(graph, fault.inputSeed);
+            inputs.source = "seeded, seed " + std::to_string(fault.inputSeed) + " (--inject-fault)";
+        }
+        const std::optional<Graph> faulted = graphWithFault(graph, fault); // the same ops: plans and mappings fit
+        runPlan(faulted ? *faulted : graph, choice.plan, inputs, *opts, report, mapping ? &*mapping : nullptr);
         if (opts->check)
             checkOutputs(graph, inputs, *opts, report);
         if (opts->json) {
@@ -471,12 +505,11 @@ Runner addRunCommand(CLI::App& app)
         }
         std::fflush(stdout);
 
-        const auto failed = std::count_if(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; });
-        if (failed > 0)
-            throw Error("--check: " + std::to_string(failed) + " of " + std::to_string(report.checks.size()) +
-                        " outputs differ from the reference in " + inputs.source + " beyond rtol " +
-                        shortNumber(opts->tolerance.rtol) + ", atol " + shortNumber(opts->tolerance.atol) +
-                        (opts->tolerance.atolScale > 0 ? " + " + shortNumber(opts->tolerance.atolScale) + " x max|ref|" : ""));
+        if (std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; }))
+            throw Error(checkFailureMessage(report.checks,
+                                            opts->input.empty() ? std::string(kSingleDeviceReference)
+                                                                : "the reference in " + inputs.referenceSource,
+                                            opts->tolerance));
         return kExitOk;
     };
 }

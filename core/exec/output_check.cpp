@@ -3,7 +3,9 @@
 #include "graph/shape.h"
 #include "util/error.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace opsched {
@@ -56,8 +58,35 @@ OutputComparison compareOutput(const std::string& name, const std::vector<float>
         c.scaledError = std::numeric_limits<double>::quiet_NaN();
     else
         c.scaledError = maxExpected > 0.0 ? c.maxAbsError / maxExpected : c.maxAbsError;
+    if (c.worstIndex >= 0) {
+        c.worstActual = actual[static_cast<std::size_t>(c.worstIndex)];
+        c.worstExpected = expected[static_cast<std::size_t>(c.worstIndex)];
+    }
+    c.referenceScale = maxExpected;
     c.passed = c.mismatches == 0;
     return c;
+}
+
+std::string describeWorst(const OutputComparison& c)
+{
+    if (c.worstIndex < 0)
+        return c.name + " (empty)";
+    // Row-major multi-index, last dimension fastest.
+    std::vector<std::int64_t> index(c.shape.size());
+    std::int64_t rest = c.worstIndex;
+    for (std::size_t d = c.shape.size(); d-- > 0;) {
+        const std::int64_t extent = std::max<std::int64_t>(c.shape[d], 1);
+        index[d] = rest % extent;
+        rest /= extent;
+    }
+    std::string where;
+    for (std::size_t d = 0; d < index.size(); ++d)
+        where += (d ? ", " : "") + std::to_string(index[d]);
+    const double error = std::fabs(c.worstActual - c.worstExpected);
+    char text[160];
+    std::snprintf(text, sizeof text, " = %.7g, reference %.7g (|error| %.3e, %.3g x max|ref| %.3e)", c.worstActual,
+                  c.worstExpected, error, c.referenceScale > 0 ? error / c.referenceScale : error, c.referenceScale);
+    return c.name + "[" + where + "]" + text;
 }
 
 } // namespace opsched

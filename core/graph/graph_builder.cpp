@@ -222,4 +222,15 @@ Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
     return out;
 }
 
+Graph GraphBuilder::withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data)
+{
+    if (!weight.valid() || weight.value() >= graph.tensors().size() ||
+        graph.tensor(weight).role != TensorRole::Weight || !data)
+        throw GraphError("withWeight: not a weight tensor of '" + graph.name() + "'");
+    Graph out = graph;
+    out.instanceId_ = nextInstanceId(); // other values: caches keyed by the instance must not match
+    out.tensors_[weight.value()].weight = std::move(data);
+    return out;
+}
+
 } // namespace opsched

@@ -41,6 +41,11 @@ public:
     // A copy of the graph with a new batch size; shapes and costs inferred again.
     static Graph rebatch(const Graph& graph, std::int64_t batch);
 
+    // A copy of the graph with one weight's values replaced (same shape, same name): run --check's
+    // documented fault injection perturbs a weight this way. Throws GraphError when `weight` is
+    // not a weight tensor.
+    static Graph withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data);
+
 private:
     void createMissingWeights(const std::string& opName, Layer& layer, const Shape& input, std::size_t layerIndex,
                               std::size_t layerCount);

@@ -11,12 +11,14 @@ std::shared_ptr<const WeightData> WeightData::stored(std::vector<float> values)
     return w;
 }
 
-std::shared_ptr<const WeightData> WeightData::seeded(std::uint64_t seed, float scale)
+std::shared_ptr<const WeightData> WeightData::seeded(std::uint64_t seed, float scale, std::size_t row, float rowSum)
 {
     auto w = std::make_shared<WeightData>();
     w->seeded_ = true;
     w->seed_ = seed;
     w->scale_ = scale;
+    w->row_ = row > 1 ? row : 0;
+    w->rowSum_ = rowSum;
     return w;
 }
 
@@ -31,6 +33,16 @@ std::vector<float> WeightData::values(std::size_t count) const
     std::vector<float> out(count);
     for (auto& v : out)
         v = static_cast<float>((rng.uniform() * 2.0 - 1.0) * scale_);
+    if (row_ == 0)
+        return out;
+    for (std::size_t first = 0; first + row_ <= count; first += row_) {
+        double sum = 0.0;
+        for (std::size_t i = first; i < first + row_; ++i)
+            sum += out[i];
+        const auto shift = static_cast<float>((rowSum_ - sum) / static_cast<double>(row_));
+        for (std::size_t i = first; i < first + row_; ++i)
+            out[i] += shift;
+    }
     return out;
 }
 

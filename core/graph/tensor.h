@@ -17,12 +17,18 @@ enum class TensorRole : std::uint8_t { Input, Activation, Weight };
 class WeightData {
 public:
     static std::shared_ptr<const WeightData> stored(std::vector<float> values);
-    // Uniform in [-scale, scale], a function of the seed alone.
-    static std::shared_ptr<const WeightData> seeded(std::uint64_t seed, float scale);
+    // Uniform in [-scale, scale], a function of the seed alone. With a row of n > 1, each n
+    // consecutive values are then shifted to sum to rowSum: a conv whose filters (rows of n =
+    // fan-in values) all have one sum passes a mean its input channels share as one value, which
+    // the zoo's convs drop (a sum of 0) as a BatchNorm after them would (core/zoo/signal_scale.h).
+    static std::shared_ptr<const WeightData> seeded(std::uint64_t seed, float scale, std::size_t row = 0,
+                                                    float rowSum = 0.0F);
 
     bool isSeeded() const { return seeded_; }
     std::uint64_t seed() const { return seed_; }
     float scale() const { return scale_; }
+    std::size_t row() const { return row_; }
+    float rowSum() const { return rowSum_; }
     // The values for a tensor of `count` elements.
     std::vector<float> values(std::size_t count) const;
 
@@ -30,6 +36,8 @@ private:
     bool seeded_ = false;
     std::uint64_t seed_ = 0;
     float scale_ = 0;
+    std::size_t row_ = 0;
+    float rowSum_ = 0;
     std::vector<float> values_;
 };
 

@@ -34,7 +34,9 @@ NetBuilder::NetBuilder(std::string model, std::uint64_t weightSeed)
 
 TensorId NetBuilder::input(const std::string& name, Shape shape)
 {
-    return builder_.addInput(name, std::move(shape));
+    const auto id = builder_.addInput(name, std::move(shape));
+    setSignal(id, inputSignal(channels(id)));
+    return id;
 }
 
 std::int64_t NetBuilder::channels(const Terms& in) const
@@ -48,28 +50,28 @@ std::int64_t NetBuilder::channels(const Terms& in) const
 TensorId NetBuilder::conv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
                           Window stride, Window pad, Activation act, std::int64_t groups)
 {
-    return builder_.addOp({name, OpKind::Conv, in, {layer(makeConv(outChannels, kernel, stride, pad, groups), act)}});
+    return scaledOp(name, OpKind::Conv, in, {layer(makeConv(outChannels, kernel, stride, pad, groups), act)});
 }
 
 TensorId NetBuilder::reluConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
                               Window stride, Window pad)
 {
-    return builder_.addOp({name, OpKind::ReluConv, in,
-                           {layer(Eltwise{Activation::relu()}), layer(makeConv(outChannels, kernel, stride, pad, 1))}});
+    return scaledOp(name, OpKind::ReluConv, in,
+                    {layer(Eltwise{Activation::relu()}), layer(makeConv(outChannels, kernel, stride, pad, 1))});
 }
 
 TensorId NetBuilder::reluSepConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
                                  Window stride, Window pad)
 {
     const std::int64_t c = channels(in);
-    return builder_.addOp({name, OpKind::ReluSepConv, in,
-                           {layer(Eltwise{Activation::relu()}), layer(makeConv(c, kernel, stride, pad, c)),
-                            layer(makeConv(outChannels, 1, 1, 0, 1))}});
+    return scaledOp(name, OpKind::ReluSepConv, in,
+                    {layer(Eltwise{Activation::relu()}), layer(makeConv(c, kernel, stride, pad, c)),
+                     layer(makeConv(outChannels, 1, 1, 0, 1))});
 }
 
 TensorId NetBuilder::pool(const std::string& name, const Terms& in, Pool2d params)
 {
-    return builder_.addOp({name, OpKind::Pool, in, {layer(params)}});
+    return scaledOp(name, OpKind::Pool, in, {layer(params)});
 }
 
 TensorId NetBuilder::maxPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad,
@@ -95,7 +97,7 @@ TensorId NetBuilder::globalAvgPool(const std::string& name, const Terms& in)
 
 TensorId NetBuilder::relu(const std::string& name, const Terms& in)
 {
-    return builder_.addOp({name, OpKind::Activation, in, {layer(Eltwise{Activation::relu()})}});
+    return scaledOp(name, OpKind::Activation, in, {layer(Eltwise{Activation::relu()})});
 }
 
 TensorId NetBuilder::combine(const std::string& name, const Terms& in)
@@ -103,17 +105,17 @@ TensorId NetBuilder::combine(const std::string& name, const Terms& in)
     const bool concat = in.size() > 1;
     const bool sum = !in.empty() && in.front().size() > 1;
     const OpKind kind = concat ? OpKind::Concat : (sum ? OpKind::Add : OpKind::Identity);
-    return builder_.addOp({name, kind, in, {layer(Identity{})}});
+    return scaledOp(name, kind, in, {layer(Identity{})});
 }
 
 TensorId NetBuilder::fullyConnected(const std::string& name, const Terms& in, std::int64_t outFeatures)
 {
-    return builder_.addOp({name, OpKind::Gemm, in, {layer(Gemm{outFeatures, true})}});
+    return scaledOp(name, OpKind::Gemm, in, {layer(Gemm{outFeatures, true})});
 }
 
 TensorId NetBuilder::op(const std::string& name, OpKind kind, const Terms& in, std::vector<Layer> layers)
 {
-    return builder_.addOp({name, kind, in, std::move(layers)});
+    return scaledOp(name, kind, in, std::move(layers));
 }
 
 TensorId NetBuilder::weight(const std::string& name, Shape shape, std::shared_ptr<const WeightData> data)

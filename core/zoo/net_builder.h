@@ -1,8 +1,10 @@
 // Shorthand for writing the built-in networks: one call per schedulable op, shapes tracked by the
-// underlying GraphBuilder, seeded weights created on the way.
+// underlying GraphBuilder, seeded weights created on the way, scaled so activations keep unit
+// scale through any depth (zoo/signal_scale.h).
 #pragma once
 
 #include "graph/graph_builder.h"
+#include "zoo/signal_scale.h"
 
 #include <string>
 #include <vector>
@@ -56,10 +58,19 @@ public:
     std::int64_t channels(const Terms& in) const;
     const Shape& shape(TensorId t) const { return builder_.shapeOf(t); }
 
+    // The statistics the terms' combined input is expected to have on the seeded inputs.
+    Signal signal(const Terms& in) const;
+
     Graph finish() &&;
 
 private:
     TensorId pool(const std::string& name, const Terms& in, Pool2d params);
+    // Adds the op, its conv and gemm weights seeded, scaled and centred for its input's statistics,
+    // and records its output's.
+    TensorId scaledOp(const std::string& name, OpKind kind, const Terms& in, std::vector<Layer> layers);
+    void addScaledWeights(const std::string& prefix, Layer& layer, const Shape& input, Signal& s);
+    void setSignal(TensorId t, Signal s);
+    std::vector<Signal> signals_; // by tensor id: every activation's
     GraphBuilder builder_;
     std::uint64_t weightSeed_;
 };

@@ -19,7 +19,8 @@
 #   mapping    a DiviML mapping over cpu,cuda:0 (run --mapping's segment runner): `map --devices
 #              cpu,cuda:0 -o FILE` then `run --mapping FILE --check --no-tf32` on the first exported
 #              torchvision model, the same with every other op moved to the other device (so values
-#              cross both ways), and map + run on a zoo RWNN; --dry-run: cpu:0,cpu:1 with --segments
+#              cross both ways), and map + run --check (against the CPU's single-device run) on a zoo
+#              RWNN; --dry-run: cpu:0,cpu:1 with --segments
 #   pytorch    PyTorch eager and torch.cuda.graph latency of googlenet and inception_v3 at batch
 #              1 and 16 (tests/bench/bench_pytorch_gpu.py)
 #   search     IOS search time with measured costs, cold cache: zoo:inception_v3, zoo:nasnet_a
@@ -416,7 +417,7 @@ step_mapping() {
     record mapping.tv skipped "" 0 "no exported torchvision model (see the export step): no --check of a mapping"
   fi
   run_cmd mapping.map.rwnn 240 "${opsched[@]}" map "$rwnn" --devices "$devices" --mapper heft -o "$work/mapping.rwnn.json" &&
-    run_cmd mapping.run.rwnn 120 "${opsched[@]}" run "$rwnn" --mapping "$work/mapping.rwnn.json" "${extra[@]}" --json
+    run_cmd mapping.run.rwnn 120 "${opsched[@]}" run "$rwnn" --mapping "$work/mapping.rwnn.json" "${extra[@]}" --check --json
   return 0
 }
 

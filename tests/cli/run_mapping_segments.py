@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """run --mapping through the segment runner, as a user runs it.
 
---cpu: a cpu:0,cpu:1 mapping run with --segments gives the single-device outputs, reports the
-mapping fields (per-op times split from measured segments, the segments themselves), checks
-against ONNX test data with --check; a mapping with a cuda device fails clearly without a GPU.
---gpu: the same mapping moved onto cpu,cuda:0 (and one `map --devices cpu,cuda:0` makes) runs and
-matches the CPU run; without a CUDA device it prints "skipped: no CUDA device" (ctest: Skipped).
+--cpu: a cpu:0,cpu:1 mapping run with --segments passes --check (its outputs equal the
+single-device run's element by element), reports the mapping fields (per-op times split from
+measured segments, the segments themselves), and checks against ONNX test data with --input
+--check; a mapping that uses both devices gives each segments and, where nothing orders two of
+them, runs them at the same time; a mapping with a cuda device fails clearly without a GPU.
+--gpu: the same mappings moved onto cpu,cuda:0 (and one `map --devices cpu,cuda:0` makes) run and
+pass --check against the CPU's single-device run; without a CUDA device it prints "skipped: no
+CUDA device" (ctest: Skipped).
 """
 import argparse
 import json
@@ -13,17 +16,10 @@ import os
 import subprocess
 import sys
 
-from cli_support import expect_error, run
+from cli_support import run
+from mapping_support import check_passed, concurrent_segments, ops_per_device, run_until_overlap, spread_mapping
 
 RWNN = "zoo:rwnn?gen=er&n=12&modules=2&channels=2&seed=3&res=32"
-
-
-def same_outputs(got, want, what, rtol):
-    for g, w in zip(got["outputs"], want["outputs"]):
-        if abs(g["checksum"] - w["checksum"]) > rtol * max(1.0, abs(w["checksum"])):
-            sys.exit(f"FAIL: {what}: output {g['name']} checksum {g['checksum']}, single device {w['checksum']}")
-    if len(got["outputs"]) != len(want["outputs"]):
-        sys.exit(f"FAIL: {what}: {len(got['outputs'])} outputs, single device {len(want['outputs'])}")
 
 
 def check_mapping_json(doc, mapping_file, what):
@@ -57,12 +53,32 @@ def to_devices(doc, names):
     return out
 
 
+def both_devices(cli, work, made, devices, extra):
+    """A mapping over `devices` that uses both (mapping_support.spread_mapping), run through the
+    segment runner: --check passes, each device runs segments, and two that nothing orders ran
+    at the same time. Returns the spread mapping's file."""
+    ops = json.loads(run(cli, "info", RWNN, "--json").stdout)["ops"]
+    spread = os.path.join(work, "spread_" + "_".join(d.replace(":", "") for d in devices) + ".json")
+    json.dump(to_devices(spread_mapping(json.load(open(made)), ops), devices), open(spread, "w"))
+    what = f"run --mapping {','.join(devices)} (both devices)"
+    doc, shared, attempt = run_until_overlap(cli, what, "run", RWNN, "--mapping", spread, "--segments", "--check",
+                                             "--repeat", "3", "--json", *extra)
+    error = check_passed(doc, what)
+    check_mapping_json(doc, spread, what)
+    pairs = concurrent_segments(doc)
+    if not pairs:
+        sys.exit(f"FAIL: {what}: every pair of segments is ordered, nothing can overlap: {doc['mapping']['segments']}")
+    print(f"{what}: {ops_per_device(json.load(open(spread)))} ops in {len(doc['mapping']['segments'])} segments, "
+          f"{len(pairs)} pair(s) unordered; --check passes, scaled error {error:.1e}; both busy at once for "
+          f"{shared * 1e3:.0f} us (try {attempt})")
+    return spread
+
+
 def cpu_part(cli, work, onnx_model, onnx_data):
     two = os.path.join(work, "two.json")
     run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "-o", two, "--no-cost-cache")
-    single = json.loads(run(cli, "run", RWNN, "--repeat", "3", "--json").stdout)
-    seg = json.loads(run(cli, "run", RWNN, "--mapping", two, "--segments", "--repeat", "3", "--json").stdout)
-    same_outputs(seg, single, "run --mapping --segments", 1e-4)
+    seg = json.loads(run(cli, "run", RWNN, "--mapping", two, "--segments", "--check", "--repeat", "3", "--json").stdout)
+    error = check_passed(seg, "run --mapping --segments --check")
     check_mapping_json(seg, two, "run --mapping --segments")
     if seg["backend"] != "segments" or seg["mapping"]["executor"] != "segments":
         sys.exit("FAIL: --segments did not run through the segment runner")
@@ -73,9 +89,10 @@ def cpu_part(cli, work, onnx_model, onnx_data):
     if "segments" not in text or "segment 0" not in text or "predicted" not in text:
         sys.exit(f"FAIL: the text output lacks the segments:\n{text}")
     m = seg["mapping"]
-    print(f"cpu:0,cpu:1 through {len(m['segments'])} segments: outputs match the single-device run; measured "
-          f"{m['measured_ms']:.3f} ms, predicted {m['predicted_ms']:.3f} ms (partitioned executor: "
-          f"{plain['mapping']['measured_ms']:.3f} ms)")
+    print(f"cpu:0,cpu:1 through {len(m['segments'])} segments (heft: {ops_per_device(json.load(open(two)))} ops): "
+          f"--check passes, scaled error {error:.1e}; measured {m['measured_ms']:.3f} ms, predicted "
+          f"{m['predicted_ms']:.3f} ms (partitioned executor: {plain['mapping']['measured_ms']:.3f} ms)")
+    both_devices(cli, work, two, ["cpu:0", "cpu:1"], [])
 
     if onnx_model:
         onnx_map = os.path.join(work, "onnx.json")
@@ -104,25 +121,27 @@ def gpu_part(cli, work):
     run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--mapper", "heft", "-o", two, "--no-cost-cache")
     mixed = os.path.join(work, "mixed.json")
     json.dump(to_devices(json.load(open(two)), ["cpu", "cuda:0"]), open(mixed, "w"))
-    p = subprocess.run([cli, "run", RWNN, "--mapping", mixed, "--no-tf32", "--repeat", "3", "--json"],
+    p = subprocess.run([cli, "run", RWNN, "--mapping", mixed, "--no-tf32", "--check", "--repeat", "3", "--json"],
                        capture_output=True, text=True, timeout=600)
     if p.returncode == 1 and ("no cuda device" in p.stderr.lower() or "no CUDA backend" in p.stderr):
         print(f"skipped: no CUDA device ({p.stderr.strip()[:200]})")
         return
     if p.returncode != 0:
         sys.exit(f"FAIL: run --mapping cpu,cuda:0 exited {p.returncode}\n{p.stderr[-2000:]}")
-    single = json.loads(run(cli, "run", RWNN, "--repeat", "3", "--json").stdout)
     mixed_doc = json.loads(p.stdout)
-    same_outputs(mixed_doc, single, "run --mapping cpu,cuda:0 (hand-made)", 1e-3)
+    error = check_passed(mixed_doc, "run --mapping cpu,cuda:0 (hand-made)")
     check_mapping_json(mixed_doc, mixed, "run --mapping cpu,cuda:0 (hand-made)")
-    print(f"cpu,cuda:0 (hand-made, {len(mixed_doc['mapping']['segments'])} segments): outputs match")
+    print(f"cpu,cuda:0 (hand-made, {len(mixed_doc['mapping']['segments'])} segments): --check passes, scaled "
+          f"error {error:.1e}")
+    both_devices(cli, work, two, ["cpu", "cuda:0"], ["--no-tf32"])
     mapped = os.path.join(work, "gpu.json")
     run(cli, "map", RWNN, "--devices", "cpu,cuda:0", "--mapper", "heft", "-o", mapped, "--no-cost-cache")
-    doc = json.loads(run(cli, "run", RWNN, "--mapping", mapped, "--no-tf32", "--repeat", "5", "--json").stdout)
-    same_outputs(doc, single, "run --mapping cpu,cuda:0 (map's)", 1e-3)
+    doc = json.loads(run(cli, "run", RWNN, "--mapping", mapped, "--no-tf32", "--check", "--repeat", "5",
+                         "--json").stdout)
+    check_passed(doc, "run --mapping cpu,cuda:0 (map's)")
     check_mapping_json(doc, mapped, "run --mapping cpu,cuda:0 (map's)")
     m = doc["mapping"]
-    print(f"cpu,cuda:0 (map --mapper heft): outputs match; measured {m['measured_ms']:.3f} ms, predicted "
+    print(f"cpu,cuda:0 (map --mapper heft): --check passes; measured {m['measured_ms']:.3f} ms, predicted "
           f"{m['predicted_ms']:.3f} ms")
     print("PASS")
 

@@ -352,3 +352,21 @@ TEST(GraphBuilder, SeededWeightsAreDeterministicAndBounded)
     EXPECT_FALSE(stored->isSeeded());
     EXPECT_EQ(stored->values(3), (std::vector<float>{1.0F, 2.0F, 0.0F}));
 }
+
+TEST(GraphBuilder, WithWeightReplacesOneWeightInACopy)
+{
+    const Graph g = smallGraph();
+    const auto weight = std::find_if(g.tensors().begin(), g.tensors().end(),
+                                     [](const Tensor& t) { return t.name == "a.weight"; });
+    ASSERT_NE(weight, g.tensors().end());
+    const auto count = static_cast<std::size_t>(weight->shape.elements());
+    const Graph changed = GraphBuilder::withWeight(g, weight->id, WeightData::stored(std::vector<float>(count, 0.5F)));
+    const Tensor& w = changed.tensor(weight->id);
+    EXPECT_EQ(w.name, "a.weight");
+    EXPECT_EQ(w.shape, weight->shape);
+    EXPECT_EQ(w.weight->values(count), std::vector<float>(count, 0.5F));
+    EXPECT_NE(g.tensor(weight->id).weight->values(count), std::vector<float>(count, 0.5F)); // the original stays
+    EXPECT_NE(changed.instanceId(), g.instanceId()); // other values: caches must not mistake one for the other
+    EXPECT_EQ(changed.opCount(), g.opCount());
+    EXPECT_THROW(GraphBuilder::withWeight(g, g.inputs().front(), WeightData::stored({1.0F})), GraphError);
+}

@@ -62,6 +62,19 @@ TEST(OutputCheck, ReportsWorstElementAndScaledError)
     EXPECT_NEAR(c.scaledError, 0.5 / 100.0, 1e-6); // against the largest reference magnitude
 }
 
+TEST(OutputCheck, DescribesTheWorstElementByItsIndexInTheShape)
+{
+    std::vector<float> expected(6, 1.0F);
+    expected[2] = -4.0F;
+    std::vector<float> actual = expected;
+    actual[5] = 1.5F; // [1, 2] in a 2x3 tensor
+    const auto c = compareOutput("logits", actual, {2, 3}, expected, {2, 3}, Tolerance{});
+    EXPECT_EQ(c.worstActual, 1.5);
+    EXPECT_EQ(c.worstExpected, 1.0);
+    EXPECT_EQ(c.referenceScale, 4.0);
+    EXPECT_EQ(describeWorst(c), "logits[1, 2] = 1.5, reference 1 (|error| 5.000e-01, 0.125 x max|ref| 4.000e+00)");
+}
+
 TEST(OutputCheck, NanNeverPasses)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();

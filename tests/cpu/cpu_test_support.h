@@ -20,6 +20,27 @@ inline const cpu::CpuOptions kOneThread = [] {
     return o;
 }();
 
+// What the plan checks allow: max|actual - sequential| <= kPlanTolerance x max|sequential| (float32
+// through another kernel order; relative, so it means the same for outputs of any scale).
+inline constexpr float kPlanTolerance = 1e-4F;
+
+inline float maxAbs(const std::vector<float>& values)
+{
+    float m = 0.0F;
+    for (float v : values)
+        m = std::max(m, std::abs(v));
+    return m;
+}
+
+// max|got - want| / max|want| over all outputs: what the plan checks compare with kPlanTolerance.
+inline float planError(const std::vector<std::vector<float>>& got, const std::vector<std::vector<float>>& want)
+{
+    float scale = 0.0F;
+    for (const auto& o : want)
+        scale = std::max(scale, maxAbs(o));
+    return maxAbsDiff(got, want) / (scale > 0.0F ? scale : 1.0F);
+}
+
 inline Plan sequentialPlan(const Graph& g)
 {
     return compileSchedule(g, sequentialSchedule(g));

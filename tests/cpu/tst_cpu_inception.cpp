@@ -1,8 +1,7 @@
 // Inception v3 under ios-merge: its 1x3 / 3x1 pairs (and 1x1 triples) run as one stacked
 // convolution each and give the sequential plan's outputs.
-#include "exec/cpu/cpu_executor.h"
+#include "cpu_test_support.h"
 #include "model/model_ref.h"
-#include "reference.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/schedulers.h"
 #include "sim/sim_device.h"
@@ -27,6 +26,6 @@ TEST(InceptionOnCpu, MergedOneByThreeAndThreeByOnePairsMatchSequential)
     cpu::CpuExecutor merged(g, plan);
     const auto got = merged.run(inputs);
     cpu::CpuExecutor sequential(g, compileSchedule(g, sequentialSchedule(g)));
-    EXPECT_LE(opsched::test::maxAbsDiff(got, sequential.run(inputs)), 1e-4F);
+    EXPECT_LE(opsched::test::planError(got, sequential.run(inputs)), opsched::test::kPlanTolerance);
     EXPECT_TRUE(merged.layout().check().empty());
 }
