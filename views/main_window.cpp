@@ -543,6 +543,16 @@ void MainWindow::createActions()
     run->addAction(tr("Reload &Database"), runs_, &RunDatabasePanel::refresh)->setShortcut(QKeySequence::Refresh);
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
+    // F fits whichever of the two has focus; these work from anywhere (Ctrl+0 as in most viewers).
+    viewMenu_->addAction(tr("Fit &DAG"), this, [this] {
+        centralTabs_->setCurrentWidget(dag_);
+        dag_->fitToView();
+    })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    viewMenu_->addAction(tr("Fit &Timeline"), this, [this] {
+        timelineDock_->raise();
+        timeline_->resetZoom();
+    })->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_0));
+    viewMenu_->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         viewMenu_->addAction(dock->toggleViewAction());
 

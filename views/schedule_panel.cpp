@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QAction>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -218,6 +219,9 @@ void SchedulePanel::setGraph(std::shared_ptr<const Graph> graph)
     if (graph_)
         batch_->setValue(static_cast<int>(graph_->batch()));
     results_->clear();
+    // A new model's results start at the top left, not where the last model's were scrolled to.
+    table_->scrollToTop();
+    table_->horizontalScrollBar()->setValue(0);
     status_->clear();
     setEnabled(graph_ != nullptr);
 }
