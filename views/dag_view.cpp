@@ -291,12 +291,13 @@ DagView::ViewTransform DagView::fitTransform(const QSize& size) const
     if (!layout_ || layout_->width <= 0 || layout_->height <= 0)
         return {1.0, {kMargin, kMargin}};
     const double w = std::max(1.0, size.width() - 2 * kMargin);
-    // The legend's line at the bottom is left free.
-    const double h = std::max(1.0, size.height() - 2 * kMargin - (fontMetrics().height() + 10));
+    // The legend at the bottom is left free (all its lines: it wraps when the view is narrow).
+    const double legend = legendRect(size).height() + 6;
+    const double h = std::max(1.0, size.height() - 2 * kMargin - legend);
     const double s = std::min({w / layout_->width, h / layout_->height, kMaxFitScale});
-    // Centred horizontally, from the top (the inputs) vertically.
+    // Centred horizontally, and vertically in the room above the legend.
     const double x = (size.width() - layout_->width * s) / 2;
-    const double y = std::max(kMargin, (size.height() - layout_->height * s) / 2);
+    const double y = std::max(kMargin, (size.height() - legend - layout_->height * s) / 2);
     return {s, {x, y}};
 }
 
@@ -466,23 +467,19 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
     p.restore();
 }
 
-void DagView::drawLegend(QPainter& p, const QSize& size) const
+std::vector<DagView::LegendEntry> DagView::legendEntries(QString* title) const
 {
-    // What the colours mean, bottom left: a swatch per op kind in the graph, or the stages' colours.
-    const QFontMetrics fm(p.font());
-    struct Entry {
-        QColor colour;
-        QString text;
-    };
-    std::vector<Entry> entries;
-    QString title;
+    // What the colours mean: a swatch per device, per stage, or per op kind in the graph.
+    std::vector<LegendEntry> entries;
+    if (!graph_ || !layout_)
+        return entries;
     if (hasDevices()) {
-        title = deviceTitle_.empty() ? tr("device:") : QString::fromStdString(deviceTitle_) + QLatin1Char(':');
+        *title = deviceTitle_.empty() ? tr("device:") : QString::fromStdString(deviceTitle_) + QLatin1Char(':');
         for (std::size_t d = 0; d < deviceNames_.size(); ++d)
             entries.push_back({stageColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d])});
     }
     else if (hasSchedule()) {
-        title = tr("stage (%1), labels stage/group:").arg(stageCount_);
+        *title = tr("stage (%1), labels stage/group:").arg(stageCount_);
         const int shown = std::min(stageCount_, 12);
         for (int st = 0; st < shown; ++st)
             entries.push_back({stageColour(st), QString::number(st)});
@@ -490,7 +487,7 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
             entries.push_back({QColor(), QStringLiteral("… %1").arg(stageCount_ - 1)});
     }
     else {
-        title = tr("op kind (%1 ops, %2 layers):").arg(graph_->opCount()).arg(layout_->layerCount);
+        *title = tr("op kind (%1 ops, %2 layers):").arg(graph_->opCount()).arg(layout_->layerCount);
         std::vector<bool> present(static_cast<std::size_t>(kLastOpKind) + 1, false);
         for (std::uint32_t v = 0; v < graph_->opCount(); ++v)
             present[static_cast<std::size_t>(graph_->op(OpId(v)).kind)] = true;
@@ -499,33 +496,84 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
                 entries.push_back({spanColour(static_cast<std::uint32_t>(k)),
                                    QString::fromUtf8(toString(static_cast<OpKind>(k)))});
     }
-    const int sw = fm.height() - 4;
-    int width = fm.horizontalAdvance(title) + 14;
-    for (const Entry& e : entries)
-        width += (e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8;
-    // Wrap onto several lines when the widget is narrow.
-    const int maxWidth = std::max(120, size.width() - 12);
-    const int lines = std::max(1, (width + maxWidth - 1) / maxWidth);
+    return entries;
+}
+
+namespace {
+
+// Lays legend items out left to right, wrapping at `right`; calls place(x, y, item) for each.
+template <class Place>
+int flowLegend(const QFontMetrics& fm, double left, double right, const QString& title,
+               const std::vector<int>& itemWidths, Place place)
+{
     const int lineHeight = fm.height() + 2;
-    const QRectF box(6, size.height() - lines * lineHeight - 8, std::min(width, maxWidth), lines * lineHeight + 4);
+    double x = left + 5, y = 2;
+    int lines = 1;
+    auto advance = [&](int w) {
+        if (x + w > right && x > left + 5) {
+            x = left + 5;
+            y += lineHeight;
+            ++lines;
+        }
+    };
+    advance(fm.horizontalAdvance(title));
+    place(x, y, -1);
+    x += fm.horizontalAdvance(title) + 6;
+    for (std::size_t i = 0; i < itemWidths.size(); ++i) {
+        advance(itemWidths[i]);
+        place(x, y, static_cast<int>(i));
+        x += itemWidths[i];
+    }
+    return lines;
+}
+
+} // namespace
+
+QRectF DagView::legendRect(const QSize& size) const
+{
+    QString title;
+    const std::vector<LegendEntry> entries = legendEntries(&title);
+    if (title.isEmpty())
+        return {};
+    const QFontMetrics fm(font());
+    const int sw = fm.height() - 4;
+    std::vector<int> widths;
+    int width = fm.horizontalAdvance(title) + 14;
+    for (const LegendEntry& e : entries) {
+        widths.push_back((e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8);
+        width += widths.back();
+    }
+    const int boxWidth = std::min(width, std::max(120, size.width() - 12));
+    // The real wrap (words do not split), not an estimate from the total width.
+    const int lines = flowLegend(fm, 6, 6 + boxWidth, title, widths, [](double, double, int) {});
+    const int lineHeight = fm.height() + 2;
+    return QRectF(6, size.height() - lines * lineHeight - 8, boxWidth, lines * lineHeight + 4);
+}
+
+void DagView::drawLegend(QPainter& p, const QSize& size) const
+{
+    QString title;
+    const std::vector<LegendEntry> entries = legendEntries(&title);
+    const QRectF box = legendRect(size);
+    if (box.isEmpty())
+        return;
+    const QFontMetrics fm(p.font());
+    const int sw = fm.height() - 4;
+    std::vector<int> widths;
+    for (const LegendEntry& e : entries)
+        widths.push_back((e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8);
     p.setRenderHint(QPainter::Antialiasing, false);
     QColor back = palette().base().color();
     back.setAlpha(225);
     p.fillRect(box, back);
-    p.setPen(palette().text().color());
-    double x = box.left() + 5, y = box.top() + 2;
-    auto advance = [&](int w) {
-        if (x + w > box.right() && x > box.left() + 5) {
-            x = box.left() + 5;
-            y += lineHeight;
+    flowLegend(fm, box.left(), box.right(), title, widths, [&](double x, double y, int i) {
+        y += box.top();
+        p.setPen(palette().text().color());
+        if (i < 0) {
+            p.drawText(QPointF(x, y + fm.ascent()), title);
+            return;
         }
-    };
-    advance(fm.horizontalAdvance(title));
-    p.drawText(QPointF(x, y + fm.ascent()), title);
-    x += fm.horizontalAdvance(title) + 6;
-    for (const Entry& e : entries) {
-        const int w = (e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8;
-        advance(w);
+        const LegendEntry& e = entries[static_cast<std::size_t>(i)];
         if (e.colour.isValid()) {
             p.setBrush(e.colour);
             p.setPen(e.colour.darker(150));
@@ -535,8 +583,7 @@ void DagView::drawLegend(QPainter& p, const QSize& size) const
         }
         p.setPen(palette().text().color());
         p.drawText(QPointF(x, y + fm.ascent()), e.text);
-        x += fm.horizontalAdvance(e.text) + 8;
-    }
+    });
 }
 
 QSize DagView::fullSize() const
@@ -551,9 +598,8 @@ QSize DagView::fullSize() const
 
 void DagView::renderWhole(QPainter& p, const QSize& size) const
 {
-    // Fitted to `size` less the legend's room, whatever the view shows now.
-    const int legend = 3 * (QFontMetrics(font()).height() + 2) + 12;
-    renderWith(p, size, fitTransform(QSize(size.width(), std::max(1, size.height() - legend))));
+    // Fitted to `size` above the legend, whatever the view shows now.
+    renderWith(p, size, fitTransform(size));
 }
 
 void DagView::resizeEvent(QResizeEvent*)

@@ -68,6 +68,9 @@ public:
     // The op under a widget position, or an invalid id.
     OpId opAt(const QPointF& widgetPos) const;
     double scale() const { return scale_; }
+    // Where the colour legend sits for a widget of `size` (bottom left, wrapped onto several lines
+    // when narrow); a fitted graph stays above it.
+    QRectF legendRect(const QSize& size) const;
 
     // Draws the view into `painter`'s device at `size` (export, tests). Until the user zooms or
     // pans, the graph is fitted to `size`; afterwards the current zoom and pan are kept.
@@ -111,6 +114,11 @@ private:
 
     void applyLayout(std::shared_ptr<const LayeredLayout> layout);
     ViewTransform fitTransform(const QSize& size) const;
+    struct LegendEntry {
+        QColor colour; // invalid: text only
+        QString text;
+    };
+    std::vector<LegendEntry> legendEntries(QString* title) const;
     void drawLegend(QPainter& p, const QSize& size) const;
     void renderWith(QPainter& p, const QSize& size, const ViewTransform& t) const;
     void setTransform(double scale, const QPointF& offset);

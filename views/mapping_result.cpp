@@ -21,11 +21,17 @@ TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& 
 {
     TimelineData data;
     StreamRowsBuilder rows = deviceRows(data, problem.deviceCount());
+    const std::string transfersIn = "  transfers in";
+    rows.useTransferRows(transfersIn);
     for (std::uint32_t t = 0; t < problem.taskCount(); ++t)
         rows.addOp(mapping.device[t], times.start[t], times.finish[t], t,
                    static_cast<std::uint32_t>(graph.op(OpId(t)).kind));
     const std::vector<std::string> names = deviceNames(problem);
-    finishDeviceTimeline(data, rows, names, times.transfers, times.makespan);
+    // Nsight's memcpy row: what each device waits to receive, with its size and duration.
+    for (const map::Transfer& x : times.transfers)
+        rows.addTransfer(x.toDevice, x.start, x.end, static_cast<std::uint32_t>(graph.op(OpId(x.fromTask)).kind),
+                         {x.fromTask, x.toTask, names[x.fromDevice], names[x.toDevice], x.bytes});
+    finishDeviceTimeline(data, rows, names, times.transfers, times.makespan, transfersIn);
     // The chain that sets the makespan, walked back from the last op to end: at each step the
     // input or the device predecessor that released it.
     std::uint32_t last = 0;

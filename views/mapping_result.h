@@ -38,7 +38,8 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
                                               const ScheduleRequest& request, const MappingSummary& summary);
 
 // The timeline of a mapping: one op row per device (named after it), spans at the predicted
-// starts, a flow per transfer (from the producer's end to the result's arrival).
+// starts, under each device the results arriving there (a span per transfer, with its bytes), and
+// a flow per transfer (from the producer's end to the result's arrival).
 TimelineData timelineFromMapping(const Graph& graph, const map::MappingProblem& problem, const map::Mapping& mapping,
                                  const map::MappingTimes& times);
 
@@ -54,7 +55,7 @@ std::shared_ptr<ScheduleResult> mappingResultBase(const Graph& graph, const std:
 // the rows under them `below`), keeps idle devices' rows, adds a flow per transfer and the makespan.
 void finishDeviceTimeline(TimelineData& data, const StreamRowsBuilder& rows, const std::vector<std::string>& devices,
                           const std::vector<map::Transfer>& transfers, double makespanSeconds,
-                          const std::string& below = "  kernels");
+                          const std::string& below);
 StreamRowsBuilder deviceRows(TimelineData& data, std::size_t devices);
 std::vector<std::string> deviceNames(const map::MappingProblem& problem);
 

@@ -19,8 +19,10 @@ void addHostActivity(RangeStats& stats, const std::vector<HostCall>& host, doubl
             stats.hostLaunchSeconds += inside;
         } else if (call.kind == HostCallKind::Barrier) {
             stats.hostBarrierSeconds += inside;
-        } else {
+        } else if (call.kind == HostCallKind::Wait) {
             stats.hostWaitSeconds += inside;
+        } else {
+            stats.hostOtherSeconds += inside;
         }
     }
 }
@@ -72,6 +74,15 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
             stats.kernels += n;
             if (current >= 0)
                 stats.streams[static_cast<std::size_t>(current)].kernels += n;
+            continue;
+        }
+        if (data.rowKind(r) == TimelineRowKind::Transfers) { // results arriving over a link
+            for (std::size_t i = first; i < last; ++i)
+                if (spans[i].end >= a && spans[i].start <= b) {
+                    ++stats.transfers;
+                    if (spans[i].id < data.transfers.size())
+                        stats.transferredBytes += data.transfers[spans[i].id].bytes;
+                }
             continue;
         }
         StreamRangeStats s;
@@ -149,6 +160,7 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
     }
     if (stats.duration() > 0)
         stats.averageConcurrency = stats.busy / stats.duration();
+    stats.hasKernels = data.hasKernelRows();
     stats.hasWarps = !data.warps.empty();
     if (stats.hasWarps)
         stats.averageWarps = averageWarps(data.warps, a, b);
@@ -159,11 +171,10 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
 double deviceIdleSeconds(const TimelineData& data, double t0, double t1)
 {
     // The union of kernel spans (op spans where a run has no kernel rows) inside [t0, t1].
-    const bool kernelRows = std::any_of(data.rowKinds.begin(), data.rowKinds.end(),
-                                        [](TimelineRowKind k) { return k == TimelineRowKind::Kernels; });
+    const TimelineRowKind busyKind = data.hasKernelRows() ? TimelineRowKind::Kernels : TimelineRowKind::Ops;
     std::vector<std::pair<double, double>> busy;
     for (std::size_t r = 0; r < data.rows.rowCount(); ++r) {
-        if ((data.rowKind(r) == TimelineRowKind::Kernels) != kernelRows)
+        if (data.rowKind(r) != busyKind)
             continue;
         for (const auto& span : data.rows.row(r))
             if (span.end > t0 && span.start < t1)

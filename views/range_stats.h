@@ -26,6 +26,9 @@ struct RangeStats {
     double start = 0, end = 0; // seconds, start <= end
     std::size_t ops = 0;       // op spans overlapping the range (a merged launch counts each op)
     std::size_t kernels = 0;
+    bool hasKernels = true;    // false: the run has no kernel rows (a mapping), kernels is n/a
+    std::size_t transfers = 0; // results arriving over a link in the range (mappings)
+    double transferredBytes = 0;
     std::vector<StreamRangeStats> streams; // one per op row, in row order
     double busy = 0;                       // sum of the streams' busy time
     double averageConcurrency = 0;         // busy / duration: streams running at once, on average
@@ -38,6 +41,7 @@ struct RangeStats {
     double hostLaunchSeconds = 0;          // time inside the range spent in them
     double hostWaitSeconds = 0;            // waiting for a stage's (or the graph's) kernels to end
     double hostBarrierSeconds = 0;         // joining the streams at stage barriers and the run's end
+    double hostOtherSeconds = 0;           // other CUDA API calls (measured runs: event records, ...)
 
     double duration() const { return end - start; }
     // Busy time of one stream as a fraction of the range (0..1); 0 for an empty range.

@@ -1,5 +1,7 @@
 #include "range_stats_model.h"
 
+#include "byte_format.h"
+
 #include "time_ruler.h"
 
 namespace opsched {
@@ -48,11 +50,14 @@ QVariant RangeStatsModel::data(const QModelIndex& index, int role) const
         case ShareColumn: return QStringLiteral("%1 %").arg(stats_.utilisation(s) * 100.0, 0, 'f', 1);
         case ConcurrencyColumn: return s.busy > 0 ? QString::number(s.concurrency, 'f', 2) : QStringLiteral("-");
         case OpsColumn: return static_cast<qulonglong>(s.ops);
-        case KernelsColumn: return static_cast<qulonglong>(s.kernels);
+        case KernelsColumn:
+            return stats_.hasKernels ? QVariant(static_cast<qulonglong>(s.kernels)) : QVariant(tr("n/a"));
         case ColumnCount: break;
         }
         return {};
     }
+    if (role == Qt::ToolTipRole && column == KernelsColumn && !stats_.hasKernels)
+        return tr("This run has no kernel data: a mapping is predicted from per-op costs.");
     if (role == Qt::TextAlignmentRole && column != StreamColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     return {};
@@ -91,14 +96,23 @@ QVariant RangeStatsModel::headerData(int section, Qt::Orientation orientation, i
 
 QString describeRange(const RangeStats& stats)
 {
-    QString text = QObject::tr("Δt %1 (%2 – %3) · %4 ops, %5 kernels · %6 streams busy on average (peak %7)")
+    // A mapping has devices, not streams, and no kernels: it says what crossed its links instead.
+    const QString work = stats.hasKernels
+                             ? QObject::tr("%1 ops, %2 kernels · %3 streams busy on average (peak %4)")
+                                   .arg(stats.ops)
+                                   .arg(stats.kernels)
+                                   .arg(stats.averageConcurrency, 0, 'f', 2)
+                                   .arg(stats.peakConcurrency)
+                             : QObject::tr("%1 ops, %n transfer(s) (%2) · %3 devices busy on average (peak %4)",
+                                           nullptr, static_cast<int>(stats.transfers))
+                                   .arg(stats.ops)
+                                   .arg(QString::fromStdString(formatBytes(stats.transferredBytes)))
+                                   .arg(stats.averageConcurrency, 0, 'f', 2)
+                                   .arg(stats.peakConcurrency);
+    QString text = QObject::tr("Δt %1 (%2 – %3) · %4")
                        .arg(QString::fromStdString(formatDuration(stats.duration())),
                             QString::fromStdString(formatTime(stats.start, stats.end, stats.duration() / 100)),
-                            QString::fromStdString(formatTime(stats.end, stats.end, stats.duration() / 100)))
-                       .arg(stats.ops)
-                       .arg(stats.kernels)
-                       .arg(stats.averageConcurrency, 0, 'f', 2)
-                       .arg(stats.peakConcurrency);
+                            QString::fromStdString(formatTime(stats.end, stats.end, stats.duration() / 100)), work);
     if (stats.hasWarps)
         text += QObject::tr(" · %1 active warps on average").arg(stats.averageWarps, 0, 'f', 0);
     // The host row: a range where no kernel runs is explained by launches (host-bound) or waits.
@@ -109,6 +123,8 @@ QString describeRange(const RangeStats& stats)
             text += QObject::tr(", waiting for kernels %1").arg(QString::fromStdString(formatDuration(stats.hostWaitSeconds)));
         if (stats.hostBarrierSeconds > 0)
             text += QObject::tr(", joining streams %1").arg(QString::fromStdString(formatDuration(stats.hostBarrierSeconds)));
+        if (stats.hostOtherSeconds > 0)
+            text += QObject::tr(", other CUDA calls %1").arg(QString::fromStdString(formatDuration(stats.hostOtherSeconds)));
     }
     return text;
 }

@@ -61,6 +61,7 @@ RunComparePanel::RunComparePanel(QWidget* parent) : QWidget(parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(RunDiffModel::OpColumn, QHeaderView::Stretch);
+    table_->setTextElideMode(Qt::ElideMiddle); // op names differ at their end
     table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 2 + table_->horizontalHeader()->sizeHint().height());
     // Picking an op shows it in both timelines.
     connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -69,11 +70,19 @@ RunComparePanel::RunComparePanel(QWidget* parent) : QWidget(parent)
         b_->revealOp(op);
     });
 
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(a_);
-    split->addWidget(b_);
+    // A over B on the left with all the height, the per-op table beside them (stacked under them,
+    // each run had 2-3 rows at 1600x970).
+    auto* runs = new QSplitter(Qt::Vertical);
+    runs->addWidget(a_);
+    runs->addWidget(b_);
+    runs->setChildrenCollapsible(false);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(runs);
     split->addWidget(table_);
     split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({600, 400}); // in proportion: the table shows op, starts and streams
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -150,6 +159,10 @@ void RunComparePanel::update()
     const Run& rb = runs_[static_cast<std::size_t>(ib)];
     a_->setData(ra.timeline, ra.describe);
     b_->setData(rb.timeline, rb.describe);
+    // The Diff compares ops: one row per stream, so each run shows most of its streams in the
+    // little height it has (a click on a stream's name still opens its kernels).
+    a_->setAllCollapsed(true);
+    b_->setAllCollapsed(true);
     a_->setCornerLabel(tr("A: %1").arg(ra.label));
     b_->setCornerLabel(tr("B: %1").arg(rb.label));
     std::function<std::string(std::uint32_t)> name;

@@ -108,6 +108,10 @@ SchedulePanel::SchedulePanel(QWidget* parent) : QWidget(parent)
     // Every column readable without a horizontal scroll bar, and room for several results.
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setMinimumSectionSize(24);
+    // A mapping's device list ("sim:xeon,sim:t4,sim:a100") would push Search s out of view: it
+    // is elided in the middle (the tooltip has it whole).
+    table_->horizontalHeader()->setMaximumSectionSize(120);
+    table_->setTextElideMode(Qt::ElideMiddle);
     table_->setWordWrap(false);
     table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
     table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);

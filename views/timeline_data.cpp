@@ -40,6 +40,28 @@ void StreamRowsBuilder::addKernel(std::int64_t stream, double start, double end,
     data_.rows.addSpan(opRow(stream) + 1, {start, end, index, colour});
 }
 
+void StreamRowsBuilder::useTransferRows(const std::string& name)
+{
+    for (std::size_t r = 0; r < data_.rowKinds.size(); ++r)
+        if (data_.rowKinds[r] == TimelineRowKind::Kernels) {
+            data_.rowKinds[r] = TimelineRowKind::Transfers;
+            data_.rowNames[r] = name;
+        }
+}
+
+void StreamRowsBuilder::addTransfer(std::int64_t toStream, double start, double end, std::uint32_t colour,
+                                    TimelineTransfer transfer)
+{
+    const auto index = static_cast<std::uint32_t>(data_.transfers.size());
+    data_.transfers.push_back(std::move(transfer));
+    data_.rows.addSpan(opRow(toStream) + 1, {start, end, index, colour});
+}
+
+bool TimelineData::hasKernelRows() const
+{
+    return std::any_of(rowKinds.begin(), rowKinds.end(), [](TimelineRowKind k) { return k == TimelineRowKind::Kernels; });
+}
+
 std::vector<std::optional<OpPlacement>> opPlacements(const TimelineData& data)
 {
     std::vector<std::optional<OpPlacement>> out;

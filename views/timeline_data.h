@@ -16,14 +16,22 @@
 namespace opsched {
 
 // What a row holds: ops (span.id = op id) or, for runs with kernel data, the kernels of the stream
-// above it (span.id = index into TimelineData::kernels).
-enum class TimelineRowKind : std::uint8_t { Ops, Kernels };
+// above it (span.id = index into TimelineData::kernels), or for mappings the results arriving at
+// the device above it over a link (span.id = index into TimelineData::transfers).
+enum class TimelineRowKind : std::uint8_t { Ops, Kernels, Transfers };
 
 struct TimelineKernel {
     std::string name;      // e.g. "Conv/k1" or a CUPTI kernel name
     std::uint32_t op = 0;  // the op it belongs to (selecting the kernel selects the op)
     double warps = 0;      // warps its grid asks for; 0 when unknown
     std::string launch;    // "grid 8x1x1, block 256x1x1" when known
+};
+
+// A result crossing devices in a mapping: from the producer's end to its arrival.
+struct TimelineTransfer {
+    std::uint32_t fromOp = 0, toOp = 0;
+    std::string fromDevice, toDevice;
+    double bytes = 0;
 };
 
 // A cross-stream dependency drawn as an arrow: the end of the op waited for on one stream to the
@@ -49,6 +57,7 @@ struct TimelineData {
     std::vector<TimelineRowKind> rowKinds;  // per row; empty: every row holds ops
     std::vector<std::int64_t> rowStreams;   // per row, the stream it belongs to; empty: unknown
     std::vector<TimelineKernel> kernels;    // what kernel-row span ids refer to
+    std::vector<TimelineTransfer> transfers; // what transfer-row span ids refer to
     std::vector<std::string> opLabels;      // per op id "name\ntype", for runs not tied to the open model
     std::vector<std::pair<double, double>> stages; // [start, end) of each stage (from barriers)
     std::vector<WarpSample> warps;
@@ -63,6 +72,9 @@ struct TimelineData {
     {
         return row < rowKinds.size() ? rowKinds[row] : TimelineRowKind::Ops;
     }
+    // Whether the run recorded (or simulated) kernels at all: a mapping predicted from per-op
+    // costs has none, and its views say "n/a" rather than 0.
+    bool hasKernelRows() const;
 };
 
 // Lays out stream rows the same way for every source (the simulator, stored runs): for each
@@ -76,6 +88,11 @@ public:
     void addOp(std::int64_t stream, double start, double end, std::uint32_t op, std::uint32_t colour);
     // Appends to data.kernels; the span's id is the kernel's index there.
     void addKernel(std::int64_t stream, double start, double end, std::uint32_t colour, TimelineKernel kernel);
+    // Turns the row under each stream into its arriving transfers (named `name`); call before any
+    // addKernel.
+    void useTransferRows(const std::string& name);
+    // Appends to data.transfers, on the row under `toStream`; the span's id is its index there.
+    void addTransfer(std::int64_t toStream, double start, double end, std::uint32_t colour, TimelineTransfer transfer);
 
 private:
     TimelineData& data_;

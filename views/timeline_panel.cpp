@@ -1,5 +1,6 @@
 #include "timeline_panel.h"
 
+#include "column_fitter.h"
 #include "kernel_stats.h"
 #include "range_stats_model.h"
 #include "timeline_view.h"
@@ -123,9 +124,13 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     kernelProxy_->setSortRole(KernelStatsModel::SortRole);
     kernelTable_ = makeTable(kernelProxy_, QStringLiteral("kernelTable"));
     kernelTable_->sortByColumn(KernelStatsModel::TotalColumn, Qt::DescendingOrder); // Nsight's order
-    // Kernel names can be long: their column is sized by hand, the numbers to their contents.
-    kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Interactive);
-    kernelTable_->setColumnWidth(KernelStatsModel::NameColumn, 170);
+    // The numbers keep their width and the name takes what is left, elided in the middle where
+    // names differ (Mixed_7c.branch3x3_2a), so every column stays in view without scrolling;
+    // the full name is the tooltip.
+    kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Stretch);
+    kernelTable_->setTextElideMode(Qt::ElideMiddle);
+    // On a narrow panel Min, then Max, then Avg give way before the name becomes unreadable.
+    new ColumnFitter(kernelTable_, {KernelStatsModel::MinColumn, KernelStatsModel::MaxColumn, KernelStatsModel::AverageColumn}, 110);
     // Clicking a kernel name finds its launches in the timeline.
     connect(kernelTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         if (grouping_->currentIndex() == 0)

@@ -1,5 +1,7 @@
 #include "timeline_view.h"
 
+#include "byte_format.h"
+
 #include "name_fit.h"
 
 #include "time_ruler.h"
@@ -278,6 +280,32 @@ void TimelineView::drawRuler(QPainter& p, const TimeAxis& axis, int width) const
     p.setPen(palette().mid().color());
     p.drawLine(0, kRulerHeight - 1, width, kRulerHeight - 1);
     const QFontMetrics fm(p.font());
+    // The selected range's length sits on the ruler: where it goes is decided first, so that no
+    // tick label peeks out from under it ("Δ 450 us ms").
+    std::optional<QRectF> rangeBox;
+    QString dt;
+    double x0 = 0, x1 = 0;
+    if (selection_) {
+        x0 = kLabelWidth + std::clamp(axis.toX(selection_->first), 0.0, axis.width());
+        x1 = kLabelWidth + std::clamp(axis.toX(selection_->second), 0.0, axis.width());
+        dt = QStringLiteral("Δ %1").arg(QString::fromStdString(formatDuration(selection_->second - selection_->first)));
+        const double w = fm.horizontalAdvance(dt) + 10;
+        const double cx = std::clamp((x0 + x1) / 2 - w / 2, double(kLabelWidth), kLabelWidth + axis.width() - w);
+        rangeBox = QRectF(cx, 2, w, kRulerHeight - 5);
+    }
+    // The time under the cursor, likewise.
+    std::optional<QRectF> cursorBox;
+    QString cursorText;
+    if (cursorTime_ && axis.overlaps(*cursorTime_, *cursorTime_)) {
+        const double x = kLabelWidth + axis.toX(*cursorTime_);
+        cursorText = QString::fromStdString(
+            formatTime(*cursorTime_, std::max(std::abs(axis.start()), std::abs(axis.end())), axis.secondsPerPixel()));
+        const double w = fm.horizontalAdvance(cursorText) + 10;
+        cursorBox = QRectF(std::min(x + 2, kLabelWidth + axis.width() - w), 2, w, kRulerHeight - 5);
+    }
+    const auto covered = [&](const QRectF& text) {
+        return (rangeBox && rangeBox->intersects(text)) || (cursorBox && cursorBox->intersects(text));
+    };
     // Majors far enough apart for their labels: measure the widest label a first ruler gives.
     const TimeRuler ruler = makeRulerForLabels(
         axis, [&fm](const std::string& label) { return fm.horizontalAdvance(QString::fromStdString(label)); });
@@ -288,34 +316,22 @@ void TimelineView::drawRuler(QPainter& p, const TimeAxis& axis, int width) const
         const int len = t.major ? 9 : 4;
         p.setPen(palette().text().color());
         p.drawLine(QPointF(x, kRulerHeight - 1 - len), QPointF(x, kRulerHeight - 1));
-        // Labels right of their tick, left out where they would run past the plot.
+        // Labels right of their tick, left out where they would run past the plot or under the range.
         const QString label = QString::fromStdString(t.label);
-        if (t.major && x + 3 + fm.horizontalAdvance(label) <= kLabelWidth + axis.width())
+        const QRectF text(x + 3, 1, fm.horizontalAdvance(label), kRulerHeight - 6);
+        if (t.major && text.right() <= kLabelWidth + axis.width() && !covered(text))
             p.drawText(QRectF(x + 3, 1, 200, kRulerHeight - 6), Qt::AlignLeft | Qt::AlignTop, label);
     }
-    // The selected range's length on the ruler, and the time under the cursor.
-    if (selection_) {
-        const double x0 = kLabelWidth + std::clamp(axis.toX(selection_->first), 0.0, axis.width());
-        const double x1 = kLabelWidth + std::clamp(axis.toX(selection_->second), 0.0, axis.width());
+    if (rangeBox) {
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), kRulerHeight - 1), kSelectionFill);
-        const QString dt = QStringLiteral("Δ %1").arg(QString::fromStdString(formatDuration(selection_->second - selection_->first)));
-        const double w = fm.horizontalAdvance(dt) + 10;
-        const double cx = std::clamp((x0 + x1) / 2 - w / 2, double(kLabelWidth), kLabelWidth + axis.width() - w);
-        const QRectF box(cx, 2, w, kRulerHeight - 5);
-        p.fillRect(box, kSelectionEdge);
+        p.fillRect(*rangeBox, kSelectionEdge);
         p.setPen(Qt::white);
-        p.drawText(box, Qt::AlignCenter, dt);
+        p.drawText(*rangeBox, Qt::AlignCenter, dt);
     }
-    if (cursorTime_ && axis.overlaps(*cursorTime_, *cursorTime_)) {
-        const double x = kLabelWidth + axis.toX(*cursorTime_);
-        const QString text = QString::fromStdString(
-            formatTime(*cursorTime_, std::max(std::abs(axis.start()), std::abs(axis.end())), axis.secondsPerPixel()));
-        const double w = fm.horizontalAdvance(text) + 10;
-        const double left = std::min(x + 2, kLabelWidth + axis.width() - w);
-        const QRectF box(left, 2, w, kRulerHeight - 5);
-        p.fillRect(box, kCursor);
+    if (cursorBox) {
+        p.fillRect(*cursorBox, kCursor);
         p.setPen(Qt::white);
-        p.drawText(box, Qt::AlignCenter, text);
+        p.drawText(*cursorBox, Qt::AlignCenter, cursorText);
     }
     // The corner above the row names says what the ruler measures.
     p.fillRect(QRect(0, 0, kLabelWidth, kRulerHeight - 1), palette().window());
@@ -367,7 +383,9 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
     for (std::size_t row = firstRow; row < lastRow && row < data_->rows.rowCount(); ++row) {
         if (!layout_.shown(row))
             continue;
-        const bool kernelRow = data_->rowKind(row) == TimelineRowKind::Kernels;
+        // Rows under a stream (kernels, or a mapping's arriving transfers) are drawn smaller.
+        const bool kernelRow = data_->rowKind(row) != TimelineRowKind::Ops;
+        const bool transferRow = data_->rowKind(row) == TimelineRowKind::Transfers;
         const int y = rowsTop + layout_.top(row);
         const int h = layout_.height(row);
         if (!kernelRow && row > 0) {
@@ -397,7 +415,11 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
             else {
                 const TimelineSpan& s = spans[item.first];
                 // Kernels a shade darker than their ops, so the two rows read apart.
-                p.fillRect(box, kernelRow ? spanColour(s.colour).darker(115) : spanColour(s.colour));
+                // Transfers in one colour of their own (Nsight's memcpy rows), kernels a shade
+                // darker than their ops, so the rows read apart.
+                p.fillRect(box, transferRow ? QColor(150, 135, 200)
+                                : kernelRow ? spanColour(s.colour).darker(115)
+                                            : spanColour(s.colour));
                 // Text only where it fits: no labels on tiny boxes.
                 if (box.width() > 30) {
                     const QString name = spanName(row, s);
@@ -515,6 +537,13 @@ QString TimelineView::spanName(std::size_t row, const TimelineSpan& s) const
 {
     if (data_ && data_->rowKind(row) == TimelineRowKind::Kernels)
         return s.id < data_->kernels.size() ? QString::fromStdString(data_->kernels[s.id].name) : QString();
+    if (data_ && data_->rowKind(row) == TimelineRowKind::Transfers) {
+        if (s.id >= data_->transfers.size())
+            return {};
+        const TimelineTransfer& x = data_->transfers[s.id];
+        return QString::fromStdString(formatBytes(x.bytes)) + QStringLiteral(" → ") +
+               describeOp(x.toOp).section(QLatin1Char('\n'), 0, 0);
+    }
     return describeOp(s.id).section(QLatin1Char('\n'), 0, 0);
 }
 
@@ -546,6 +575,18 @@ QString TimelineView::describeAt(QPoint pos) const
                               .arg(s->start * 1e6, 0, 'f', 1)
                               .arg(s->end * 1e6, 0, 'f', 1)
                               .arg((s->end - s->start) * 1e6, 0, 'f', 1);
+    if (data_->rowKind(row) == TimelineRowKind::Transfers && s->id < data_->transfers.size()) {
+        const TimelineTransfer& x = data_->transfers[s->id];
+        const double seconds = s->end - s->start;
+        QString text = tr("transfer %1 → %2\n%3 → %4: %5")
+                           .arg(describeOp(x.fromOp).section('\n', 0, 0), describeOp(x.toOp).section('\n', 0, 0),
+                                QString::fromStdString(x.fromDevice), QString::fromStdString(x.toDevice),
+                                QString::fromStdString(formatBytes(x.bytes)));
+        if (seconds > 0)
+            text += tr(" in %1 (%2/s)").arg(QString::fromStdString(formatDuration(seconds)),
+                                            QString::fromStdString(formatBytes(x.bytes / seconds)));
+        return text + QLatin1Char('\n') + times;
+    }
     if (data_->rowKind(row) != TimelineRowKind::Kernels)
         return describeOp(s->id) + QLatin1Char('\n') + times;
     if (s->id >= data_->kernels.size())
@@ -641,6 +682,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         // A kernel selects its op.
         if (data_->rowKind(row) == TimelineRowKind::Kernels)
             emit spanClicked(s->id < data_->kernels.size() ? data_->kernels[s->id].op : s->id);
+        else if (data_->rowKind(row) == TimelineRowKind::Transfers) // the op that waits for it
+            emit spanClicked(s->id < data_->transfers.size() ? data_->transfers[s->id].toOp : s->id);
         else
             emit spanClicked(s->id);
     }

@@ -24,6 +24,7 @@ QColor hostColour(HostCallKind kind)
     case HostCallKind::GraphLaunch: return {60, 160, 90};
     case HostCallKind::Wait: return {205, 205, 205};
     case HostCallKind::Barrier: return {230, 150, 50};
+    case HostCallKind::Other: return {170, 140, 200};
     }
     return Qt::gray;
 }
@@ -204,6 +205,14 @@ void WarpChart::renderWarps(QPainter& p, const QSize& size) const
         const double x0 = left + std::clamp(axis.toX(selection_->first), 0.0, axis.width());
         const double x1 = left + std::clamp(axis.toX(selection_->second), 0.0, axis.width());
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), plotHeight), QColor(60, 120, 220, 40));
+    }
+    if (data_ && data_->latency > 0 && (data_->warps.empty() || data_->maxWarps <= 0)) {
+        // Say so rather than draw an empty chart: CPU runs and mappings predicted from per-op
+        // costs have no kernels, so no warps.
+        p.setPen(palette().placeholderText().color());
+        p.drawText(QRectF(left + 4, 0, axis.width() - 8, plotHeight), Qt::AlignCenter,
+                   data_->hasKernelRows() ? tr("n/a: no active-warps data for this run")
+                                          : tr("n/a: this run has no kernels (predicted from per-op costs, or run on a CPU)"));
     }
     if (!data_ || data_->warps.empty() || data_->maxWarps <= 0)
         return;

@@ -398,6 +398,7 @@ const char* toString(HostCallKind kind)
     case HostCallKind::GraphLaunch: return "cudaGraphLaunch";
     case HostCallKind::Wait: return "wait for stage";
     case HostCallKind::Barrier: return "barrier";
+    case HostCallKind::Other: return "CUDA API call";
     }
     return "host";
 }
@@ -410,7 +411,9 @@ HostCallKind hostCallKind(std::string_view name)
         return HostCallKind::Launch;
     if (name == "barrier")
         return HostCallKind::Barrier;
-    return HostCallKind::Wait;
+    if (name.rfind("wait for", 0) == 0 || name.find("Synchronize") != std::string_view::npos)
+        return HostCallKind::Wait;
+    return HostCallKind::Other;
 }
 
 KernelTable::KernelTable(const Graph& graph)

@@ -51,11 +51,14 @@ struct WarpSample {
 // What the host thread does, as Nsight's CUDA API row shows it: issuing kernels one call each,
 // launching the whole CUDA graph, waiting for a stage's kernels to end, joining the streams at a
 // stage barrier (and at the end of the run). It explains device idle time the kernels do not.
-enum class HostCallKind : std::uint8_t { Launch, GraphLaunch, Wait, Barrier };
-const char* toString(HostCallKind kind); // "cudaLaunchKernel", "cudaGraphLaunch", "wait for stage", "barrier"
-// The kind of a stored call by its name, the simulator's or a CUDA API's (cudaLaunchKernel,
-// cuLaunchKernel, cudaGraphLaunch, cudaStreamSynchronize, ...): launches, graph launches, barriers;
-// anything else counts as waiting.
+// Measured runs (CUPTI's runtime API records) add every other call (cudaEventRecord,
+// cudaStreamWaitEvent, ...) as Other; the simulator has none.
+enum class HostCallKind : std::uint8_t { Launch, GraphLaunch, Wait, Barrier, Other };
+// "cudaLaunchKernel", "cudaGraphLaunch", "wait for stage", "barrier", "CUDA API call"
+const char* toString(HostCallKind kind);
+// The kind of a stored call by its name, the simulator's or a CUDA API's: names with GraphLaunch,
+// then Launch (cudaLaunchKernel, cuLaunchKernel), "barrier", waits ("wait for stage", names with
+// Synchronize: the host blocks), anything else Other.
 HostCallKind hostCallKind(std::string_view name);
 
 struct HostCall {

@@ -24,6 +24,7 @@ constexpr std::size_t kBufferAlign = 8;
 struct ActivityState {
     std::mutex mutex;
     std::vector<CollectedKernel> kernels;
+    std::vector<CollectedApiCall> apiCalls;
     std::unordered_map<std::uint32_t, std::uint64_t> external; // correlationId -> external id
     std::size_t dropped = 0;
     bool callbacksRegistered = false;
@@ -105,6 +106,22 @@ void CUPTIAPI bufferCompleted(
             c.demangledName = demangle(k->name);
             c.shortName = shortName(c.demangledName);
             s.kernels.push_back(std::move(c));
+        } else if (record->kind == CUPTI_ACTIVITY_KIND_RUNTIME || record->kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+            // The host row: what the issuing thread spends in each CUDA call.
+            const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+            CollectedApiCall c;
+            c.start = a->start;
+            c.end = a->end;
+            c.threadId = a->threadId;
+            c.correlationId = a->correlationId;
+            c.driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+            const char* name = nullptr;
+            const auto domain = c.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+            if (dl::cuptiGetCallbackName(domain, a->cbid, &name) == CUPTI_SUCCESS && name)
+                c.name = name;
+            else
+                c.name = (c.driver ? "driver call " : "runtime call ") + std::to_string(a->cbid);
+            s.apiCalls.push_back(std::move(c));
         } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
             const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
             if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
@@ -134,6 +151,7 @@ std::string startKernels()
     {
         std::lock_guard lock(s.mutex);
         s.kernels.clear();
+        s.apiCalls.clear();
         s.external.clear();
         s.dropped = 0;
     }
@@ -145,8 +163,8 @@ std::string startKernels()
     if (auto r = dl::cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
         return describe(r, "cuptiActivityEnable(CONCURRENT_KERNEL)");
     // CUPTI writes an external-correlation record only in front of a runtime or driver API record,
-    // so those kinds must be on too (their records are skipped): without them no kernel would
-    // carry its plan launch's id. Driver too, since cuDNN launches some kernels through it.
+    // so those kinds must be on too: without them no kernel would carry its plan launch's id.
+    // Driver too, since cuDNN launches some kernels through it. Their records are the host row.
     for (auto kind : kCorrelationKinds)
         if (auto r = dl::cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
             disableKinds();
@@ -156,7 +174,8 @@ std::string startKernels()
     return {};
 }
 
-std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages)
+// The kernels (and, in `apiCalls`, the API calls) recorded since startKernels.
+std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages, std::vector<CollectedApiCall>* apiCalls = nullptr)
 {
     if (auto r = dl::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
         messages.push_back(describe(r, "cuptiActivityFlushAll"));
@@ -168,6 +187,12 @@ std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages)
     for (auto& k : s.kernels)
         if (auto it = s.external.find(k.correlationId); it != s.external.end())
             k.externalId = it->second;
+    for (auto& call : s.apiCalls)
+        if (auto it = s.external.find(call.correlationId); it != s.external.end())
+            call.externalId = it->second;
+    if (apiCalls)
+        *apiCalls = std::exchange(s.apiCalls, {});
+    s.apiCalls.clear();
     return std::exchange(s.kernels, {});
 }
 
@@ -228,7 +253,7 @@ Collection collect(const std::function<void()>& workload, bool warps, const PmSa
         c.warpsCollected = true;
     }
     if (c.kernelsCollected)
-        c.kernels = stopKernels(c.messages);
+        c.kernels = stopKernels(c.messages, &c.apiCalls);
     return c;
 }
 

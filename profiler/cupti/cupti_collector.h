@@ -33,6 +33,16 @@ struct CollectedKernel {
     std::optional<std::uint64_t> externalId; // the plan launch pushed with ExternalIdScope
 };
 
+// One CUDA runtime or driver API call (CUpti_ActivityAPI): Nsight's CUDA API row, what the host
+// thread spends issuing, recording, waiting.
+struct CollectedApiCall {
+    std::uint64_t start = 0, end = 0; // CUPTI's ns clock
+    std::uint32_t threadId = 0, correlationId = 0;
+    bool driver = false;              // a driver call (cuLaunchKernel), else a runtime one
+    std::string name;                 // "cudaLaunchKernel", "cuLaunchKernel", ...
+    std::optional<std::uint64_t> externalId; // the plan launch pushed with ExternalIdScope
+};
+
 // One PM sample: the whole GPU's active warps (per cycle, summed over SMs) and the SM-active %.
 struct ActiveWarpSample {
     std::uint64_t start = 0, end = 0; // GPU ns
@@ -52,6 +62,7 @@ struct Collection {
     bool kernelsCollected = false;
     bool warpsCollected = false;
     std::vector<CollectedKernel> kernels;
+    std::vector<CollectedApiCall> apiCalls; // with the kernels, in no particular order
     std::vector<ActiveWarpSample> warps;
     std::vector<std::string> messages;
     std::uint64_t startNs = 0; // CUPTI timestamp taken just before the workload
@@ -78,9 +89,17 @@ private:
 // returns what it could collect.
 Collection collect(const std::function<void()>& workload, bool warps, const PmSamplingConfig& config = {});
 
-// Kernel and warp records for the store, times relative to `collection.startNs`. `launchOf` maps
-// a kernel to its plan launch (external id or graph node id), or nullopt.
+// Kernel, host-call and warp records for the store, times relative to `collection.startNs`.
+// `launchOf` maps a kernel to its plan launch (external id or graph node id), or nullopt;
+// `launchOfCall` an API call's external id to the launch it issues (kernel launches only).
 void fillRun(store::RunRecord& run, const Collection& collection,
-    const std::function<std::optional<std::int64_t>(const CollectedKernel&)>& launchOf);
+    const std::function<std::optional<std::int64_t>(const CollectedKernel&)>& launchOf,
+    const std::function<std::optional<std::int64_t>(std::optional<std::uint64_t>)>& launchOfCall = {});
+
+// The host row of a measured run: the API calls of the thread that issued most kernel launches
+// (the workload's; CUPTI also reports other threads), sorted by start, without driver calls made
+// inside one of its runtime calls (cudaLaunchKernel's own cuLaunchKernel), so calls do not
+// overlap; a driver call on its own (cuDNN launches some kernels that way) is kept.
+std::vector<CollectedApiCall> hostRow(std::vector<CollectedApiCall> calls);
 
 } // namespace opsched::profiler::cupti

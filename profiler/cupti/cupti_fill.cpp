@@ -3,6 +3,7 @@
 #include "cupti/cupti_collector.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -54,8 +55,41 @@ std::optional<double> averageWhileBusy(const Collection& collection)
 
 } // namespace
 
+std::vector<CollectedApiCall> hostRow(std::vector<CollectedApiCall> calls)
+{
+    // The workload's thread: the one issuing most launches.
+    std::unordered_map<std::uint32_t, std::size_t> launches;
+    for (const auto& c : calls)
+        if (c.name.find("Launch") != std::string::npos)
+            ++launches[c.threadId];
+    if (launches.empty())
+        return {};
+    const std::uint32_t thread
+        = std::max_element(launches.begin(), launches.end(), [](const auto& a, const auto& b) {
+              return a.second != b.second ? a.second < b.second : a.first > b.first; // ties: lower id
+          })->first;
+    std::erase_if(calls, [&](const CollectedApiCall& c) { return c.threadId != thread || c.end < c.start; });
+    // Runtime before driver at equal starts, so the runtime call encloses the driver one.
+    std::sort(calls.begin(), calls.end(), [](const CollectedApiCall& a, const CollectedApiCall& b) {
+        return a.start != b.start ? a.start < b.start : a.driver < b.driver;
+    });
+    std::vector<CollectedApiCall> row;
+    std::uint64_t runtimeEnd = 0; // end of the last runtime call kept
+    for (auto& c : calls) {
+        if (c.driver && c.start < runtimeEnd)
+            continue; // inside a runtime call: the same time, told twice
+        if (!row.empty() && c.start < row.back().end)
+            continue; // overlapping (another nesting, e.g. a callback): the outer call stands
+        if (!c.driver)
+            runtimeEnd = c.end;
+        row.push_back(std::move(c));
+    }
+    return row;
+}
+
 void fillRun(store::RunRecord& run, const Collection& collection,
-    const std::function<std::optional<std::int64_t>(const CollectedKernel&)>& launchOf)
+    const std::function<std::optional<std::int64_t>(const CollectedKernel&)>& launchOf,
+    const std::function<std::optional<std::int64_t>(std::optional<std::uint64_t>)>& launchOfCall)
 {
     const auto rel
         = [&](std::uint64_t t) { return static_cast<std::int64_t>(t) - static_cast<std::int64_t>(collection.startNs); };
@@ -87,6 +121,12 @@ void fillRun(store::RunRecord& run, const Collection& collection,
         const std::int64_t threads = std::int64_t { k.blockX } * k.blockY * k.blockZ;
         r.warps = static_cast<double>(std::int64_t { k.gridX } * k.gridY * k.gridZ * ((threads + 31) / 32));
         run.kernels.push_back(std::move(r));
+    }
+    for (auto& call : hostRow(collection.apiCalls)) {
+        store::HostCallRecord h{ rel(call.start), rel(call.end), std::move(call.name), std::nullopt };
+        if (launchOfCall && h.name.find("Launch") != std::string::npos)
+            h.launchId = launchOfCall(call.externalId);
+        run.hostCalls.push_back(std::move(h));
     }
     if (collection.warpsCollected) {
         run.warpsCollected = true;

@@ -86,8 +86,10 @@ void CudaBackend::run(
         settings.warps, pm);
     run.kernels.clear();
     run.warps.clear();
+    run.hostCalls.clear();
     cupti::fillRun(run, collection,
-        [&](const cupti::CollectedKernel& k) { return launchOfExternalId(k.externalId, launches); });
+        [&](const cupti::CollectedKernel& k) { return launchOfExternalId(k.externalId, launches); },
+        [&](std::optional<std::uint64_t> external) { return launchOfExternalId(external, launches); });
     const std::size_t unattributed = attributeKernels(run.kernels, out.plan);
     if (unattributed)
         run.notes += (run.notes.empty() ? "" : "; ") + std::to_string(unattributed)

@@ -3,6 +3,7 @@
 #include "cupti/cupti_collector.h"
 #include "cupti/cupti_info.h"
 #include "exec/cuda/cuda_runtime_info.h"
+#include "sim/simulator.h"
 
 #include <gtest/gtest.h>
 
@@ -158,6 +159,70 @@ TEST(CuptiFill, KernelsAndSamplesBecomeRunRecordsRelativeToTheStart)
     EXPECT_DOUBLE_EQ(*idle.averageActiveWarps, (100.0 * 1000 + 20.0 * 3000) / 4000);
     EXPECT_TRUE(run.warpsCollected);
     EXPECT_EQ(run.notes, "note");
+}
+
+cupti::CollectedApiCall apiCall(const char* name, std::uint64_t start, std::uint64_t end, std::uint32_t thread,
+                                bool driver = false, std::optional<std::uint64_t> external = std::nullopt)
+{
+    cupti::CollectedApiCall c;
+    c.name = name;
+    c.start = start;
+    c.end = end;
+    c.threadId = thread;
+    c.driver = driver;
+    c.externalId = external;
+    return c;
+}
+
+TEST(CuptiFill, HostRowKeepsTheLaunchingThreadWithoutNestedDriverCalls)
+{
+    std::vector<cupti::CollectedApiCall> calls = {
+        apiCall("cudaEventRecord", 300, 340, 1),
+        apiCall("cudaLaunchKernel", 100, 200, 1, false, 0),
+        apiCall("cuLaunchKernel", 120, 180, 1, true),         // inside cudaLaunchKernel: told twice
+        apiCall("cuLaunchKernel", 220, 260, 1, true, 1),       // cuDNN's own driver launch: kept
+        apiCall("cudaLaunchKernel", 500, 600, 2),              // another thread, fewer launches
+        apiCall("cudaStreamSynchronize", 400, 900, 1),
+        apiCall("cudaGetDevice", 410, 420, 1),                 // inside the synchronize: dropped
+    };
+    const auto row = cupti::hostRow(calls);
+    std::vector<std::string> names;
+    for (const auto& c : row)
+        names.push_back(c.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"cudaLaunchKernel", "cuLaunchKernel", "cudaEventRecord",
+                                               "cudaStreamSynchronize"}));
+    for (std::size_t i = 1; i < row.size(); ++i)
+        EXPECT_GE(row[i].start, row[i - 1].end) << "calls overlap at " << i;
+    EXPECT_TRUE(cupti::hostRow({}).empty());
+    // No launch at all: no thread to pick.
+    EXPECT_TRUE(cupti::hostRow({apiCall("cudaGetDevice", 1, 2, 1)}).empty());
+}
+
+TEST(CuptiFill, HostCallsBecomeRecordsWithTheirLaunch)
+{
+    cupti::Collection c;
+    c.startNs = 1'000;
+    c.apiCalls = {apiCall("cudaLaunchKernel", 1'100, 1'200, 5, false, 7), apiCall("cudaEventRecord", 1'250, 1'260, 5),
+                  apiCall("cudaDeviceSynchronize", 1'300, 2'000, 5)};
+    store::RunRecord run;
+    cupti::fillRun(run, c, {}, [](std::optional<std::uint64_t> id) {
+        return id ? std::optional<std::int64_t>(static_cast<std::int64_t>(*id) * 10) : std::nullopt;
+    });
+    ASSERT_EQ(run.hostCalls.size(), 3U);
+    EXPECT_EQ(run.hostCalls[0].name, "cudaLaunchKernel");
+    EXPECT_EQ(run.hostCalls[0].startNs, 100);
+    EXPECT_EQ(run.hostCalls[0].endNs, 200);
+    EXPECT_EQ(run.hostCalls[0].launchId, 70);
+    EXPECT_FALSE(run.hostCalls[1].launchId.has_value()); // not a launch
+    EXPECT_EQ(run.hostCalls[2].endNs, 1'000);
+    // The names read back as the window draws them.
+    EXPECT_EQ(hostCallKind(run.hostCalls[0].name), HostCallKind::Launch);
+    EXPECT_EQ(hostCallKind(run.hostCalls[1].name), HostCallKind::Other);
+    EXPECT_EQ(hostCallKind(run.hostCalls[2].name), HostCallKind::Wait);
+    EXPECT_EQ(hostCallKind("cudaGraphLaunch"), HostCallKind::GraphLaunch);
+    EXPECT_EQ(hostCallKind(toString(HostCallKind::Wait)), HostCallKind::Wait);
+    EXPECT_EQ(hostCallKind(toString(HostCallKind::Barrier)), HostCallKind::Barrier);
+    EXPECT_EQ(hostCallKind(toString(HostCallKind::Other)), HostCallKind::Other);
 }
 
 } // namespace

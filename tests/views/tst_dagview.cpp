@@ -32,6 +32,8 @@ private slots:
     void boxLabels_data();
     void boxLabels();
     void exportsTheWholeGraph();
+    void legendCoversNoBox_data();
+    void legendCoversNoBox();
     void emptyViewRenders();
     void laysOutZooNetworks_data();
     void laysOutZooNetworks();
@@ -405,6 +407,48 @@ void TestDagView::exportsTheWholeGraph()
     };
     QVERIFY(found(first, 0, full.height() / 10));
     QVERIFY(found(last, full.height() * 8 / 10, full.height()));
+}
+
+void TestDagView::legendCoversNoBox_data()
+{
+    // Narrow views wrap the legend onto several lines; it used to reserve one and cover the
+    // bottom boxes.
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("devices");
+    QTest::newRow("inception 800x600") << "zoo:inception_v3" << QSize(800, 600) << false;
+    QTest::newRow("inception narrow 260x500") << "zoo:inception_v3" << QSize(260, 500) << false;
+    QTest::newRow("squeezenet wide and low 1200x220") << "zoo:squeezenet" << QSize(1200, 220) << false;
+    QTest::newRow("nasnet narrow 300x400") << "zoo:nasnet_a" << QSize(300, 400) << false;
+    QTest::newRow("devices narrow 200x400") << "zoo:squeezenet" << QSize(200, 400) << true;
+}
+
+void TestDagView::legendCoversNoBox()
+{
+    QFETCH(QString, model);
+    QFETCH(QSize, size);
+    QFETCH(bool, devices);
+    auto graph = std::make_shared<const Graph>(loadModel(model.toStdString()));
+    DagView view;
+    view.resize(size);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    if (devices) {
+        std::vector<int> deviceOf(graph->opCount());
+        for (std::size_t i = 0; i < deviceOf.size(); ++i)
+            deviceOf[i] = static_cast<int>(i % 3);
+        view.setDevices(deviceOf, {"sim:xeon", "sim:t4", "sim:a100-with-a-long-name"}, "device");
+    }
+    view.fitToView();
+    const QRectF legend = view.legendRect(size);
+    QVERIFY(!legend.isEmpty());
+    QVERIFY(legend.bottom() <= size.height());
+    for (std::uint32_t v = 0; v < graph->opCount(); ++v) {
+        const QRectF box = view.opRect(OpId(v));
+        QVERIFY2(!box.intersects(legend), qPrintable(QStringLiteral("op %1 at %2,%3 %4x%5 under the legend at y %6")
+                                                          .arg(v).arg(box.x()).arg(box.y()).arg(box.width())
+                                                          .arg(box.height()).arg(legend.top())));
+    }
 }
 
 void TestDagView::cleanupTestCase()

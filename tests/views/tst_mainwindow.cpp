@@ -2,8 +2,11 @@
 #include "model/model_ref.h"
 #include "op_table_model.h"
 #include "op_properties_widget.h"
+#include "run_compare_panel.h"
 #include "schedule_panel.h"
 #include "schedule_result.h"
+#include "mapping_result.h"
+#include "zoo/zoo.h"
 #include "timeline_view.h"
 #include "schedule_editor.h"
 #include "start_page.h"
@@ -11,6 +14,7 @@
 #include "warp_chart.h"
 
 #include <algorithm>
+#include <set>
 
 #include <QAbstractItemModel>
 #include <QApplication>
@@ -29,6 +33,7 @@
 #include <QPainter>
 #include <QLineEdit>
 #include <QSettings>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QMimeData>
@@ -71,6 +76,8 @@ private slots:
     void onnxModelNamedByItsFolder();
     void wheelScrollsPanelsNotTheirFields();
     void resultsTableShowsEveryColumn();
+    void kernelTableShowsEveryColumn();
+    void diffShowsMostStreams();
     void timelineSaysWhichRunItShows();
     void helpListsEveryShortcut();
     void firstStartFillsMostOfTheScreen_data();
@@ -575,8 +582,15 @@ void TestMainWindow::resultsTableShowsEveryColumn()
     w.schedulePanel()->runScheduler(QStringLiteral("greedy"));
     QVERIFY(done.wait(30000));
     QCoreApplication::processEvents();
+    // A mapping's long device list is elided rather than pushing Search s out of view.
+    opsched::ScheduleRequest mapRequest;
+    mapRequest.scheduler = "map:heft";
+    mapRequest.device = "sim:xeon,sim:t4,sim:a100,sim:v100";
+    w.schedulePanel()->addResult(opsched::computeMappingResult(opsched::zoo::build("inception_v3", 1), mapRequest));
+    QCoreApplication::processEvents();
     auto* results = w.schedulePanel()->findChild<QTableView*>(QStringLiteral("resultsTable"));
     QVERIFY(results);
+    QCOMPARE(results->model()->rowCount(), 2);
     const int columns = results->model()->columnCount();
     QCOMPARE(columns, 9);
     const int last = results->horizontalHeader()->logicalIndex(columns - 1);
@@ -590,6 +604,69 @@ void TestMainWindow::resultsTableShowsEveryColumn()
     // ... and in view without scrolling the panel: the header and several rows.
     const int rows = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
     QVERIFY2(rows >= 4, qPrintable(QStringLiteral("%1 rows in view").arg(rows)));
+}
+
+void TestMainWindow::kernelTableShowsEveryColumn()
+{
+    // At 1280x720 the Kernels table shows Max and Time % without scrolling: the name column takes
+    // what the numbers leave and elides long names in the middle.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50);
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    w.schedulePanel()->runScheduler(QStringLiteral("greedy"));
+    QVERIFY(done.wait(30000));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("timelineAnalysis"));
+    auto* kernels = w.findChild<QTableView*>(QStringLiteral("kernelTable"));
+    QVERIFY(tabs && kernels);
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->widget(i)->isAncestorOf(kernels))
+            tabs->setCurrentIndex(i);
+    QCoreApplication::processEvents();
+    QVERIFY(kernels->isVisible());
+    QVERIFY(kernels->model()->rowCount() > 10);
+    const int columns = kernels->model()->columnCount();
+    const int last = kernels->horizontalHeader()->logicalIndex(columns - 1);
+    QCOMPARE(kernels->model()->headerData(last, Qt::Horizontal).toString(), QStringLiteral("Time %"));
+    const int right = kernels->columnViewportPosition(last) + kernels->columnWidth(last);
+    QVERIFY2(right <= kernels->viewport()->width(),
+             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(kernels->viewport()->width())));
+    QVERIFY2(kernels->columnWidth(0) >= 60, qPrintable(QString::number(kernels->columnWidth(0))));
+}
+
+void TestMainWindow::diffShowsMostStreams()
+{
+    // At 1600x970 the Diff gave each run 2-3 rows: its timelines now show one row per stream and
+    // take most of the height, so a run with many streams shows several at once.
+    opsched::MainWindow w;
+    w.setInteractive(false);
+    w.resize(1600, 970);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50);
+    QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
+    QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
+    for (const char* scheduler : {"greedy", "nimble"}) {
+        w.schedulePanel()->runScheduler(QString::fromUtf8(scheduler));
+        QVERIFY(done.wait(30000));
+    }
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("diffDock"));
+    auto* diff = w.findChild<opsched::RunComparePanel*>(QStringLiteral("runCompare"));
+    QVERIFY(dock && diff);
+    dock->raise();
+    QCoreApplication::processEvents();
+    QVERIFY(diff->runCount() >= 2);
+    opsched::TimelineView* b = diff->viewB();
+    QVERIFY(b->isVisible());
+    std::set<int> rows;
+    for (int y = 0; y < b->height(); y += 3)
+        if (const int r = b->rowAt(y); r >= 0 && b->rowTop(static_cast<std::size_t>(r)) + b->rowHeight(static_cast<std::size_t>(r)) <= b->height())
+            rows.insert(r);
+    QVERIFY2(rows.size() >= 5, qPrintable(QStringLiteral("%1 rows in view, %2 px high").arg(rows.size()).arg(b->height())));
 }
 
 void TestMainWindow::timelineSaysWhichRunItShows()

@@ -1,8 +1,11 @@
 // A mapping computed in the window: its timeline has a row per device named after it, a span per
 // op at the mapper's times, a flow per transfer; the DAG colours ops by device; the Schedules
 // panel offers the mappers and refuses a single device clearly.
+#include "byte_format.h"
 #include "dag_view.h"
 #include "mapping_result.h"
+#include "range_stats.h"
+#include "range_stats_model.h"
 #include "schedule_panel.h"
 
 #include "map/mappers.h"
@@ -49,6 +52,56 @@ private slots:
         QCOMPARE(t.flows.size(), crossing);
         QVERIFY(!t.criticalPath.empty());
         QCOMPARE(t.rows.lastEnd(), result->latency);
+
+        // Under each device, the results arriving there: one span per transfer on the receiving
+        // device's row, from the producer's end to the arrival, with its bytes.
+        QVERIFY(!t.hasKernelRows());
+        std::size_t transferSpans = 0;
+        for (std::size_t r = 0; r < t.rows.rowCount(); ++r) {
+            if (t.rowKind(r) != TimelineRowKind::Transfers)
+                continue;
+            QCOMPARE(QString::fromStdString(t.rowNames[r]).trimmed(), QStringLiteral("transfers in"));
+            const std::string& device = t.rowNames[r - 1];
+            for (const TimelineSpan& span : t.rows.row(r)) {
+                ++transferSpans;
+                const TimelineTransfer& x = t.transfers.at(span.id);
+                QCOMPARE(x.toDevice, device);
+                QVERIFY(x.fromDevice != x.toDevice);
+                QVERIFY(x.bytes > 0);
+                QVERIFY(span.end > span.start);
+                QVERIFY(graph.successors(OpId(x.fromOp)).size() > 0);
+            }
+        }
+        QCOMPARE(transferSpans, crossing);
+
+        // The whole run's statistics count transfers and say kernels are n/a, not 0.
+        const RangeStats whole = rangeStats(t, 0, t.latency);
+        QVERIFY(!whole.hasKernels);
+        QCOMPARE(whole.transfers, crossing);
+        QCOMPARE(whole.streams.size(), std::size_t(3)); // the transfer rows are not devices
+        QCOMPARE(whole.ops, graph.opCount());
+        const QString text = describeRange(whole);
+        QVERIFY2(text.contains(QStringLiteral("transfer")) && !text.contains(QStringLiteral("kernels")), qPrintable(text));
+    }
+
+    void formatsBytes_data()
+    {
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("bytes") << 12.0 << "12 B";
+        QTest::newRow("kilo") << 4096.0 << "4.10 kB";
+        QTest::newRow("rounds up a unit") << 999.7e3 << "1.00 MB";
+        QTest::newRow("mega") << 1.2345e6 << "1.23 MB";
+        QTest::newRow("tens") << 45.67e6 << "45.7 MB";
+        QTest::newRow("hundreds") << 456.7e9 << "457 GB";
+        QTest::newRow("zero") << 0.0 << "0 B";
+    }
+
+    void formatsBytes()
+    {
+        QFETCH(double, bytes);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(formatBytes(bytes)), text);
     }
 
     void dagIsColouredByDevice()
