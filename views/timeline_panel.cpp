@@ -113,6 +113,11 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent)
     rangeProxy->setSortRole(RangeStatsModel::SortRole);
     rangeTable_ = makeTable(rangeProxy, QStringLiteral("rangeTable"));
     rangeTable_->sortByColumn(RangeStatsModel::StreamColumn, Qt::AscendingOrder);
+    // On a narrow panel (a 1024x640 screen) Conc., Kernels, then Busy % give way, so what is
+    // shown needs no horizontal scrolling.
+    rangeTable_->horizontalHeader()->setSectionResizeMode(RangeStatsModel::StreamColumn, QHeaderView::Stretch);
+    new ColumnFitter(rangeTable_,
+                     {RangeStatsModel::ConcurrencyColumn, RangeStatsModel::KernelsColumn, RangeStatsModel::ShareColumn}, 70);
     // Clicking a stream brings its row into view.
     connect(rangeTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         view_->ensureRowVisible(index.data(RangeStatsModel::RowRole).toULongLong());
