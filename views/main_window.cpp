@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "compare_view.h"
+#include "user_guide.h"
 #include "dag_view.h"
 #include "export.h"
 #include "op_properties_widget.h"
@@ -557,6 +558,7 @@ void MainWindow::createActions()
         viewMenu_->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
     help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About opsched"), this, &MainWindow::showAbout)->setMenuRole(QAction::AboutRole);
 }
@@ -683,6 +685,20 @@ void MainWindow::showShortcuts()
     box.setTextFormat(Qt::RichText);
     box.setText(shortcutsHelp());
     box.exec();
+}
+
+void MainWindow::showUserGuide()
+{
+    const QString docs = findDocsFolder(QCoreApplication::applicationDirPath());
+    if (docs.isEmpty()) {
+        QMessageBox::information(this, tr("User Guide"),
+                                 tr("The user guide (docs/gui.md) was not found next to opsched. It is in the docs "
+                                    "folder of opsched's source; set OPSCHED_DOCS to that folder to open it here."));
+        return;
+    }
+    auto* guide = new UserGuide(docs, QStringLiteral("gui.md"), this);
+    guide->setAttribute(Qt::WA_DeleteOnClose);
+    guide->show();
 }
 
 void MainWindow::showAbout()

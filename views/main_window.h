@@ -128,6 +128,7 @@ private:
     void updateRecentMenu();
     void updateFilterCount();
     void showAbout();
+    void showUserGuide();
     void showShortcuts();
     void readSettings();
     void writeSettings() const;

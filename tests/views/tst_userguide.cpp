@@ -1,0 +1,64 @@
+// Help > User Guide: the docs folder is found from a build tree inside the source, or from
+// $OPSCHED_DOCS; the guide renders its Markdown and follows links between pages.
+#include "user_guide.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+class TestUserGuide : public QObject {
+    Q_OBJECT
+private slots:
+    void findsTheSourceDocsFromTheBuildTree();
+    void environmentWinsAndMustHoldTheGuide();
+    void rendersMarkdownAndFollowsLinks();
+};
+
+void TestUserGuide::findsTheSourceDocsFromTheBuildTree()
+{
+    qunsetenv("OPSCHED_DOCS");
+    // The test runs in build/tests/views, under the source tree.
+    const QString docs = opsched::findDocsFolder(QCoreApplication::applicationDirPath());
+    QVERIFY2(!docs.isEmpty(), qPrintable(QCoreApplication::applicationDirPath()));
+    QVERIFY(QFile::exists(QDir(docs).filePath(QStringLiteral("gui.md"))));
+    QVERIFY(QFile::exists(QDir(docs).filePath(QStringLiteral("mapping.md"))));
+    // Nothing above a folder without docs.
+    QTemporaryDir empty;
+    QCOMPARE(opsched::findDocsFolder(empty.path()), QString());
+}
+
+void TestUserGuide::environmentWinsAndMustHoldTheGuide()
+{
+    QTemporaryDir dir;
+    qputenv("OPSCHED_DOCS", dir.path().toUtf8());
+    QCOMPARE(opsched::findDocsFolder(QCoreApplication::applicationDirPath()), QString()); // no gui.md there
+    QFile guide(QDir(dir.path()).filePath(QStringLiteral("gui.md")));
+    QVERIFY(guide.open(QIODevice::WriteOnly));
+    guide.write("# Guide\n");
+    guide.close();
+    QCOMPARE(opsched::findDocsFolder(QStringLiteral("/")), QDir(dir.path()).absolutePath());
+    qunsetenv("OPSCHED_DOCS");
+}
+
+void TestUserGuide::rendersMarkdownAndFollowsLinks()
+{
+    QTemporaryDir dir;
+    auto write = [&](const char* name, const char* text) {
+        QFile f(QDir(dir.path()).filePath(QString::fromUtf8(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+    write("gui.md", "# The window\n\nSee [mapping](mapping.md) for **devices**.\n");
+    write("mapping.md", "# Mapping a model\n\nDiviML's mappers.\n");
+    opsched::UserGuide guide(dir.path(), QStringLiteral("gui.md"));
+    QTextBrowser* browser = guide.browser();
+    QVERIFY(browser->toPlainText().contains(QStringLiteral("The window")));
+    QVERIFY(!browser->toPlainText().contains(QStringLiteral("**"))); // Markdown, not raw text
+    browser->setSource(QUrl(QStringLiteral("mapping.md")), QTextDocument::MarkdownResource);
+    QVERIFY2(browser->toPlainText().contains(QStringLiteral("Mapping a model")), qPrintable(browser->toPlainText()));
+}
+
+QTEST_MAIN(TestUserGuide)
+#include "tst_userguide.moc"
