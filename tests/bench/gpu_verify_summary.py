@@ -34,6 +34,14 @@ def read_commands(work):
     return list(latest.values())
 
 
+def latest_outcomes(rows):
+    """One row per command: a run's outcome row (written after it, "(outcome of the run above)") replaces it."""
+    latest = {}
+    for r in rows:
+        latest[(r["step"], r["label"])] = r
+    return list(latest.values())
+
+
 def read_text(path, limit=2_000_000):
     try:
         with open(path, errors="replace") as f:
@@ -141,6 +149,7 @@ def check_table(rows, raw, results, prefix, title):
             {"model": model, "scheduler": sched, "status": r["status"], "rc": r["rc"],
              "max_rel_error": max(rel) if rel else None, "scaled_error": max(scaled) if scaled else None,
              "note": r["note"], "doc": doc})
+    schedulers.sort(key=lambda x: SCHEDULERS.index(x) if x in SCHEDULERS else len(SCHEDULERS))
     body = table(["model"] + schedulers, [[m] + [c.get(s, "-") for s in schedulers] for m, c in by_model.items()])
     total = len(checks)
     ok = sum(1 for r in checks if r["status"] == "ok")
@@ -233,13 +242,22 @@ def pytorch_section(pytorch, results):
     results["pytorch"] = pytorch
     rows = []
     for p in pytorch.get("results", []):
-        rows.append([p.get("model"), p.get("batch"), p.get("mode"), fmt(p.get("median_ms")), fmt(p.get("p10_ms")),
-                     fmt(p.get("p90_ms")), p.get("error") or p.get("skipped") or
-                     (f"graph vs eager max |diff| {p['max_abs_diff_vs_eager']:.1e}" if "max_abs_diff_vs_eager" in p else "")])
+        note = p.get("error") or p.get("skipped") or ""
+        if "max_abs_diff_vs_eager" in p:
+            note = f"graph vs eager max |diff| {p['max_abs_diff_vs_eager']:.1e}"
+        errors = [f"{p[k]:.1e}" for k in ("scaled_error_vs_fp64", "scaled_diff_vs_eager") if k in p]
+        rows.append([p.get("model"), p.get("batch"), p.get("layout", "nchw"), p.get("mode"), fmt(p.get("median_ms")),
+                     fmt(p.get("p10_ms")), fmt(p.get("p90_ms")), fmt(p.get("spread"), 2), fmt(p.get("compile_s"), 1),
+                     " / ".join(errors) or "-", note[:90]])
+    same = [p.get("same_weights_as_export") for p in pytorch.get("results", []) if "same_weights_as_export" in p]
     head = (f"PyTorch {pytorch.get('torch')} on {pytorch.get('device_name')}: TF32 conv={pytorch.get('tf32_conv')} "
             f"matmul={pytorch.get('tf32_matmul')}, cudnn.benchmark={pytorch.get('cudnn_benchmark')}, "
-            f"{pytorch.get('warmup')} warm-up + {pytorch.get('iters')} timed, {pytorch.get('timing')}")
-    return head + "\n" + table(["model", "batch", "mode", "median_ms", "p10_ms", "p90_ms", "note"], rows) + "\n"
+            f"{pytorch.get('warmup')} warm-up + {pytorch.get('iters')} timed, {pytorch.get('timing')}"
+            + (f"; {pytorch['graph']}" if pytorch.get("graph") else "")
+            + (f"; weights = the export's: {'yes' if all(same) else 'NO'} ({len(same)} cases)" if same else "")
+            + (f"; torch.compile: {pytorch['compile_skipped']}" if pytorch.get("compile_skipped") else ""))
+    return head + "\n" + table(["model", "batch", "layout", "mode", "median_ms", "p10_ms", "p90_ms", "spread",
+                                "compile_s", "err fp64 / vs eager", "note"], rows) + "\n"
 
 
 def calibrate_section(rows, raw, results, work):
@@ -254,6 +272,334 @@ def calibrate_section(rows, raw, results, work):
     body = "\n".join("  " + l for l in (lines or text.splitlines())[-15:])
     return f"calibrate: {r['status']} ({r['seconds']} s) {r['note']}\n{body}\n"
 
+
+
+# ---------------------------------------------------------------- the like-for-like record (issue 28)
+L4L_TF32_BAR = 2e-2   # reported bar: opsched TF32 vs PyTorch TF32, scaled error
+GOAL_SPEARMAN, GOAL_MEAN_ERROR = 0.95, 0.10
+
+
+class Figures:
+    """Every figure of the record, one row each: the rows of results.csv."""
+    HEADER = ["section", "model", "batch", "side", "config", "layout", "precision", "metric", "value", "unit", "note"]
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, section, model, batch, side, config, layout, precision, metric, value, unit="", note=""):
+        if value is None:
+            return
+        self.rows.append([section, model, batch, side, config, layout, precision, metric,
+                          f"{value:.6g}" if isinstance(value, float) else value, unit, note])
+
+    def write(self, path):
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(self.HEADER)
+            w.writerows(self.rows)
+
+
+def split_case(label):
+    """'lat.googlenet_b16.ios-merge' -> ('googlenet', 16, 'ios-merge')."""
+    parts = label.split(".", 2)
+    m = re.match(r"^(.*)_b([0-9]+)$", parts[1]) if len(parts) > 1 else None
+    if not m:
+        return None
+    return m.group(1), int(m.group(2)), parts[2] if len(parts) > 2 else ""
+
+
+def run_doc(raw, label):
+    doc = parse_json(read_text(os.path.join(raw, label + ".out")))
+    return doc if isinstance(doc, dict) else None
+
+
+def worst_scaled(doc):
+    vals = [o.get("scaled_error") for o in (doc or {}).get("outputs", []) if isinstance(o.get("scaled_error"), (int, float))]
+    return max(vals) if vals else None
+
+
+def check_passed(doc):
+    check = (doc or {}).get("check")
+    return check.get("pass") if isinstance(check, dict) else None
+
+
+def exports_section(work, results, figs):
+    doc = parse_json(read_text(os.path.join(work, "torchvision", "manifest.json")))
+    if not isinstance(doc, dict) or not doc.get("exports"):
+        return "exports: not run\n"
+    results["exports"] = doc
+    rows = []
+    for e in doc["exports"]:
+        rows.append([e["model"], e["batch"], f"{e['folded']}/{e['batchnorms']}", f"{e['fold_scaled_error_fp32']:.1e}",
+                     f"{e['pytorch_fp32_scaled_error']:.1e}",
+                     f"{e['pytorch_tf32_scaled_error']:.1e}" if "pytorch_tf32_scaled_error" in e else "-",
+                     f"{e['onnx_bytes'] / 1e6:.1f}"])
+        for key, prec, metric in (("fold_scaled_error_fp32", "fp32", "fold_scaled_error_vs_unfolded"),
+                                  ("pytorch_fp32_scaled_error", "fp32", "scaled_error_vs_fp64"),
+                                  ("pytorch_tf32_scaled_error", "tf32", "scaled_error_vs_fp64")):
+            figs.add("export", e["model"], e["batch"], "pytorch", "eager", "nchw", prec, metric, e.get(key))
+    errors = "".join(f"  export failed: {x['model']}: {x['error']}\n" for x in doc.get("errors", []))
+    return (f"exports (one BN-folded PyTorch module per network -> ONNX; torch {doc.get('torch')}, opset "
+            f"{doc.get('opset')}, PyTorch outputs on {doc.get('device')}; errors are scaled: max|a-b| / max|ref|)\n"
+            + table(["model", "batch", "BN folded", "folded vs unfolded", "PyTorch fp32 vs fp64",
+                     "PyTorch tf32 vs fp64", "onnx MB"], rows) + "\n" + errors)
+
+
+def pytorch_l4l(pytorch, figs):
+    """{(model, batch): {(mode, layout): entry}} from bench_pytorch_gpu.py bench's document."""
+    out = {}
+    for p in (pytorch or {}).get("results", []):
+        if "layout" not in p:
+            continue
+        out.setdefault((p["model"], p["batch"]), {})[(p["mode"], p["layout"])] = p
+        prec = "tf32" if pytorch.get("tf32_conv") else "fp32"
+        for metric in ("median_ms", "p10_ms", "p90_ms", "min_ms"):
+            figs.add("latency", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, metric, p.get(metric), "ms")
+        figs.add("latency", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, "spread", p.get("spread"),
+                 "", "(p90 - p10) / median")
+        figs.add("latency", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, "runs", p.get("runs"))
+        figs.add("compile", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, "compile_s", p.get("compile_s"), "s")
+        figs.add("correctness", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, "scaled_error_vs_fp64",
+                 p.get("scaled_error_vs_fp64"))
+        note = p.get("skipped") or p.get("error")
+        if note:
+            figs.add("latency", p["model"], p["batch"], "pytorch", p["mode"], p["layout"], prec, "not_measured",
+                     "skipped" if p.get("skipped") else "error", "", note[:200])
+    return out
+
+
+def opsched_l4l(rows, raw, results, figs, prec="tf32"):
+    """{(model, batch): {scheduler: {...}}} from the opsched step's schedule and run outputs."""
+    out = {}
+    for r in rows:
+        if r["step"] != "opsched" or not (r["label"].startswith("lat.") or r["label"].startswith("sched.")):
+            continue
+        case = split_case(r["label"])
+        if not case:
+            continue
+        model, batch, sched = case
+        cell = out.setdefault((model, batch), {}).setdefault(sched, {})
+        doc = run_doc(raw, r["label"])
+        if r["label"].startswith("sched."):
+            cell["sched_status"] = r["status"]
+            try:
+                cell["schedule_wall_s"] = float(r["seconds"])
+            except ValueError:
+                pass
+            if doc:
+                cell["search_ms"] = doc.get("latency_ms")
+                cell["ops_alone_ms"] = doc.get("floor_ms")
+                cell["search_s"] = doc.get("search_seconds")
+            continue
+        cell["status"], cell["note"] = r["status"], r["note"]
+        if doc and isinstance(doc.get("latency_ms"), (int, float)):
+            cell.update(latency_ms=doc["latency_ms"], p10_ms=doc.get("p10_ms"), p90_ms=doc.get("p90_ms"),
+                        repeat=doc.get("repeat"), tf32_error=worst_scaled(doc), tf32_pass=check_passed(doc))
+    for (model, batch), scheds in out.items():
+        for sched, c in scheds.items():
+            for metric in ("latency_ms", "p10_ms", "p90_ms"):
+                figs.add("latency", model, batch, "opsched", sched, "nchw", prec, metric.replace("latency", "median"),
+                         c.get(metric), "ms", "run --schedule PLAN --backend cuda: one CUDA graph, replays")
+            if c.get("latency_ms") and c.get("p10_ms") is not None and c.get("p90_ms") is not None:
+                figs.add("latency", model, batch, "opsched", sched, "nchw", prec, "spread",
+                         (c["p90_ms"] - c["p10_ms"]) / c["latency_ms"], "", "(p90 - p10) / median")
+            figs.add("latency", model, batch, "opsched", sched, "nchw", prec, "runs", c.get("repeat"))
+            figs.add("latency", model, batch, "opsched", sched, "nchw", prec, "search_estimate_ms", c.get("search_ms"),
+                     "ms", "schedule --device: the plan timed by the search, 100 replays")
+            figs.add("search", model, batch, "opsched", sched, "nchw", prec, "schedule_wall_s", c.get("schedule_wall_s"), "s",
+                     "the whole schedule command: load, search with measured costs (shared cache), plan timing")
+            figs.add("correctness", model, batch, "opsched", sched, "nchw", prec, "scaled_error_vs_pytorch_tf32",
+                     c.get("tf32_error"))
+        seq = scheds.get("sequential", {})
+        figs.add("latency", model, batch, "opsched", "ops_alone_critical_path", "nchw", prec, "value_ms",
+                 seq.get("ops_alone_ms"), "ms", "each op timed alone as its own one-op CUDA graph, longest path: "
+                 "not a lower bound (one graph launch per op)")
+    results["opsched"] = {f"{m}_b{b}": v for (m, b), v in out.items()}
+    return out
+
+
+def best_of(entries):
+    """(value, name) of the smallest median among {name: ms}."""
+    valid = {k: v for k, v in entries.items() if isinstance(v, (int, float))}
+    if not valid:
+        return None, None
+    k = min(valid, key=valid.get)
+    return valid[k], k
+
+
+def latency_l4l_section(pt, ops, pytorch, figs, device):
+    keys = sorted(set(pt) | set(ops), key=lambda k: (k[1], k[0]))
+    if not keys:
+        return "like-for-like latency: not run\n", []
+    head_rows, sched_rows, headline = [], [], []
+    for model, batch in keys:
+        p = pt.get((model, batch), {})
+        med = lambda mode, layout: p.get((mode, layout), {}).get("median_ms")
+        pt_all = {f"{mode}/{layout}": med(mode, layout) for (mode, layout) in p}
+        pt_best, pt_best_name = best_of(pt_all)
+        o = ops.get((model, batch), {})
+        lat = {s: c.get("latency_ms") for s, c in o.items()}
+        best, best_name = best_of(lat)
+        seq = lat.get("sequential")
+        ratio = pt_best / best if pt_best and best else None
+        parity = pt_best / seq if pt_best and seq else None
+        head_rows.append([model, batch, fmt(med("eager", "nchw")), fmt(med("eager", "channels_last")),
+                          fmt(med("cuda_graph", "nchw")), fmt(med("cuda_graph", "channels_last")),
+                          fmt(med("compile", "nchw")), fmt(med("compile", "channels_last")),
+                          fmt(min([v for v in (med("max-autotune", "nchw"), med("max-autotune", "channels_last")) if v],
+                                  default=None)),
+                          f"{fmt(pt_best)} ({pt_best_name})" if pt_best else "-", fmt(seq),
+                          f"{fmt(best)} ({best_name})" if best else "-", fmt(ratio, 2), fmt(parity, 2)])
+        sched_rows.append([model, batch] + [fmt(lat.get(s)) for s in SCHEDULERS] +
+                          [fmt(o.get("sequential", {}).get("ops_alone_ms"))])
+        if ratio is not None:
+            figs.add("headline", model, batch, "both", f"opsched {best_name} vs pytorch {pt_best_name}", "", "tf32",
+                     "pytorch_best_over_opsched_best", ratio, "x", ">1: opsched faster")
+            headline.append(f"{model} batch {batch}: opsched best {best:.3f} ms ({best_name}) vs PyTorch best "
+                            f"{pt_best:.3f} ms ({pt_best_name}): {ratio:.2f}x "
+                            f"({'opsched faster' if ratio > 1 else 'PyTorch faster or level'})")
+        if parity is not None:
+            figs.add("headline", model, batch, "both", f"opsched sequential vs pytorch {pt_best_name}", "", "tf32",
+                     "pytorch_best_over_opsched_sequential", parity, "x", "kernel parity: one op at a time")
+            headline.append(f"{model} batch {batch}: opsched sequential {seq:.3f} ms vs PyTorch best {pt_best:.3f} ms: "
+                            f"{parity:.2f}x (kernel parity)")
+    prec = ("TF32 on for convolutions and GEMMs on both sides" if (pytorch or {}).get("tf32_conv")
+            else "FP32 (TF32 off) on the PyTorch side" if pytorch else "PyTorch not run")
+    text = (f"like-for-like latency in ms on {device} ({prec}; the same BN-folded graph, weights and input; "
+            "medians of CUDA-event-timed calls/replays; PyTorch per mode and layout, opsched's plans run as one "
+            "CUDA graph each)\n" +
+            table(["model", "batch", "pt eager", "eager CL", "pt graph", "graph CL", "compile", "compile CL",
+                   "max-autotune", "pt best", "opsched seq", "opsched best", "pt best/opsched best",
+                   "pt best/seq"], head_rows) + "\n\n"
+            "opsched per scheduler (run --schedule PLAN, plan searched on the device; ms) and the ops-alone critical "
+            "path (each op alone as its own graph, longest path: no lower bound on a GPU)\n" +
+            table(["model", "batch"] + SCHEDULERS + ["ops alone cp"], sched_rows) + "\n")
+    return text, headline
+
+
+def tf32_errors_section(ops, figs):
+    if not ops:
+        return ""
+    rows = []
+    for (model, batch), scheds in sorted(ops.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        cells = []
+        for s in SCHEDULERS:
+            c = scheds.get(s, {})
+            e = c.get("tf32_error")
+            cells.append("-" if e is None else f"{e:.1e}{'' if c.get('tf32_pass') else ' >bar'}")
+        rows.append([model, batch] + cells)
+    return (f"TF32 on, opsched vs PyTorch's TF32 output (scaled error of the timed runs; reported, bar {L4L_TF32_BAR:g})\n"
+            + table(["model", "batch"] + SCHEDULERS, rows) + "\n")
+
+
+def fault_section(rows, raw, results, figs):
+    # rows hold the latest row per command: for a fault run that ended, its outcome row (amend).
+    faults = [r for r in rows if r["step"] == "fault" and r["label"].startswith("fault.")]
+    if not faults:
+        return "fault injection: not run\n"
+    out_rows = []
+    for r in faults:
+        case = split_case(r["label"])
+        doc = run_doc(raw, r["label"])
+        err = worst_scaled(doc)
+        fault = ((doc or {}).get("check") or {}).get("fault") if doc else None
+        outcome = r["command"] == "(outcome of the run above)"
+        verdict = r["note"].split(":")[0] if outcome else f"{r['status']} {r['note']}".strip()
+        model, batch, prec = case if case else (r["label"], "", "")
+        out_rows.append([model, batch, prec, fault or "-", f"{err:.1e}" if err is not None else "-", verdict])
+        results.setdefault("fault", []).append({"label": r["label"], "fault": fault, "scaled_error": err,
+                                                "verdict": verdict, "status": r["status"]})
+        figs.add("fault", model, batch, "opsched", "sequential + " + str(fault), "nchw", prec, "scaled_error", err, "",
+                 verdict)
+    return ("fault injection (one deep convolution's weight x1.05 in opsched's run; the TF32-off bar must catch it)\n" +
+            table(["model", "batch", "precision", "fault", "scaled error", "outcome"], out_rows) + "\n")
+
+
+def spearman(xs, ys):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0
+            i = j + 1
+        return r
+    if len(xs) < 2:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return cov / (vx * vy) ** 0.5 if vx > 0 and vy > 0 else None
+
+
+def heldout_quality(stages):
+    """Spearman and mean |simulated - measured| / measured over stages with both > 0."""
+    pairs = [(s["measured_ms"], s["simulated_ms"]) for s in stages if s["measured_ms"] > 0 and s["simulated_ms"] > 0]
+    if not pairs:
+        return None, None, 0
+    meas, sim = [p[0] for p in pairs], [p[1] for p in pairs]
+    return spearman(meas, sim), sum(abs(b - a) / a for a, b in pairs) / len(pairs), len(pairs)
+
+
+def lomo_section(rows, raw, work, out_dir, results, figs):
+    tests = [r for r in rows if r["step"] == "lomo" and r["label"].startswith("lomo.test.")]
+    if not tests:
+        return "calibration held out by model (lomo): not run\n", []
+    out_rows, pooled, csv_rows, lines = [], [], [], []
+    for r in tests:
+        model = r["label"][len("lomo.test."):]
+        stages = []
+        try:
+            with open(os.path.join(work, "lomo", f"heldout_{model}.csv"), newline="") as f:
+                for row in csv.DictReader(f):
+                    try:
+                        row["measured_ms"], row["simulated_ms"] = float(row["measured_ms"]), float(row["simulated_ms"])
+                    except (KeyError, ValueError):
+                        continue
+                    stages.append(row)
+                    csv_rows.append({"heldout_model": model, **row})
+        except OSError:
+            pass
+        rho, err, n = heldout_quality(stages)
+        doc = run_doc(raw, r["label"]) or {}
+        fit = run_doc(raw, "lomo.fit." + model) or {}
+        before = doc.get("before", {}) if isinstance(doc.get("before"), dict) else {}
+        in_fit = (fit.get("after") or {}) if isinstance(fit.get("after"), dict) else {}
+        pooled.extend(stages)
+        out_rows.append([model, r["status"], n, fmt(rho, 3), fmt(err * 100 if err is not None else None, 1),
+                         fmt(before.get("spearman"), 3), fmt(in_fit.get("spearman"), 3),
+                         fmt(in_fit["mean_abs_rel_error"] * 100 if "mean_abs_rel_error" in in_fit else None, 1)])
+        figs.add("calibration", model, 1, "opsched", "lomo: fitted without this model", "", "tf32", "spearman", rho)
+        figs.add("calibration", model, 1, "opsched", "lomo: fitted without this model", "", "tf32", "mean_abs_error",
+                 err, "fraction")
+        figs.add("calibration", model, 1, "opsched", "lomo: fitted without this model", "", "tf32", "stages", n)
+        results.setdefault("lomo", []).append({"model": model, "status": r["status"], "stages": n, "spearman": rho,
+                                               "mean_abs_error": err, "test": doc, "fit": fit})
+    rho, err, n = heldout_quality(pooled)
+    out_rows.append(["all held out", "", n, fmt(rho, 3), fmt(err * 100 if err is not None else None, 1), "", "", ""])
+    figs.add("calibration", "all", 1, "opsched", "lomo: pooled held-out stages", "", "tf32", "spearman", rho)
+    figs.add("calibration", "all", 1, "opsched", "lomo: pooled held-out stages", "", "tf32", "mean_abs_error", err,
+             "fraction")
+    if rho is not None and err is not None:
+        lines.append(f"calibration on held-out models ({n} stages): Spearman {rho:.3f} (goal >= {GOAL_SPEARMAN}), "
+                     f"mean |error| {err * 100:.1f}% (goal <= {GOAL_MEAN_ERROR * 100:.0f}%): "
+                     f"{'met' if rho >= GOAL_SPEARMAN and err <= GOAL_MEAN_ERROR else 'NOT met'}")
+    if csv_rows:
+        keys = ["heldout_model"] + [k for k in csv_rows[0] if k != "heldout_model"]
+        with open(os.path.join(out_dir, "calibrate.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(csv_rows)
+    return ("calibration held out by model (fit sim on the other models, test on this one's stages; "
+            "in-sample = the fit's own stages)\n" +
+            table(["held out", "status", "stages", "spearman", "mean |err| %", "calibrate's before", "in-sample rho",
+                   "in-sample err %"], out_rows) + "\n"), lines
 
 def main():
     ap = argparse.ArgumentParser()
@@ -302,26 +648,71 @@ def main():
             text = f"{name}: the summary could not read these results ({type(e).__name__}: {e}); see log.txt\n"
             return (text, []) if with_targets else text
 
-    parts.append(section("GPU tests", tests_section, rows, raw, results, args.work))
-    parts.append(section("run --check", check_section, rows, raw, results))
-    compare_text, compare_targets = section("latency", compare_section, rows, raw, results, pytorch, args.device,
-                                            with_targets=True)
-    parts.append(compare_text)
-    parts.append(section("PyTorch", pytorch_section, pytorch, results))
-    search_text, search_targets = section("IOS search", search_section, rows, raw, results, args.device,
-                                          with_targets=True)
-    parts.append(search_text)
-    parts.append(section("calibrate", calibrate_section, rows, raw, results, args.work))
-    targets = compare_targets + search_targets
-    parts.append("targets (issue 5):\n" + ("\n".join("  " + t for t in targets) if targets else "  none measured") + "\n")
+    steps_run = {r["step"] for r in rows}
+    figs = Figures()
+    os.makedirs(args.out, exist_ok=True)
+    headline = []
+    # The like-for-like record (issue 28): exports, both sides' latencies, correctness, fault, calibration.
+    if steps_run & {"export", "pytorch", "opsched", "check", "fault", "lomo"}:
+        parts.append(section("exports", exports_section, args.work, results, figs))
+        pt = section("PyTorch", pytorch_l4l, pytorch, figs) if pytorch else {}
+        pt = pt if isinstance(pt, dict) else {}
+        ops = section("opsched", opsched_l4l, rows, raw, results, figs, "fp32" if args.dry_run == "1" else "tf32")
+        ops = ops if isinstance(ops, dict) else {}
+        text, lines = section("latency", latency_l4l_section, pt, ops, pytorch, figs, args.device, with_targets=True)
+        parts.append(text)
+        headline += lines
+        if "check" in steps_run:
+            parts.append(section("run --check", check_table, rows, raw, results, "check.",
+                                 "run --check, TF32 off on both sides: every plan against PyTorch's float32 output "
+                                 "(bar: rtol 1e-3, atol 1e-6, 2e-4 x max|ref|)"))
+            for c in results.get("check", []):
+                case = split_case("check." + c["model"] + "." + c["scheduler"])
+                if case:
+                    figs.add("correctness", case[0], case[1], "opsched", c["scheduler"], "nchw", "fp32",
+                             "scaled_error_vs_pytorch_fp32", c.get("scaled_error"), "", c["status"])
+        parts.append(section("TF32 errors", tf32_errors_section, ops, figs))
+        if "fault" in steps_run:
+            parts.append(section("fault", fault_section, rows, raw, results, figs))
+        if "lomo" in steps_run:
+            text, lines = section("lomo", lomo_section, rows, raw, args.work, args.out, results, figs, with_targets=True)
+            parts.append(text)
+            headline += lines
+        parts.append(section("PyTorch", pytorch_section, pytorch, results))
+        parts.append("headline (issue 28: opsched's best plan and its sequential plan against the best PyTorch "
+                     "figure, same graph, weights, input and precision):\n" +
+                     ("\n".join("  " + t for t in headline) if headline else "  none measured") + "\n")
+    # The optional steps (the issue-5 record's measurements).
+    if "tests" in steps_run or os.path.exists(os.path.join(args.work, "state", "tests.none")):
+        parts.append(section("GPU tests", tests_section, rows, raw, results, args.work))
+    targets = []
+    if steps_run & {"compare1", "compare16"}:
+        compare_text, compare_targets = section("latency", compare_section, rows, raw, results, pytorch, args.device,
+                                                with_targets=True)
+        parts.append(compare_text)
+        targets += compare_targets
+    if "search" in steps_run:
+        search_text, search_targets = section("IOS search", search_section, rows, raw, results, args.device,
+                                              with_targets=True)
+        parts.append(search_text)
+        targets += search_targets
+    if "calibrate" in steps_run:
+        parts.append(section("calibrate", calibrate_section, rows, raw, results, args.work))
+    if targets:
+        parts.append("targets (issue 5):\n" + "\n".join("  " + t for t in targets) + "\n")
+    if "calibrate" in steps_run and not os.path.exists(os.path.join(args.out, "calibrate.csv")) and \
+            os.path.exists(os.path.join(args.work, "calibrate.csv")):
+        with open(os.path.join(args.work, "calibrate.csv")) as src, \
+                open(os.path.join(args.out, "calibrate.csv"), "w") as dst:
+            dst.write(src.read())
+    figs.write(os.path.join(args.out, "results.csv"))
 
-    bad = [r for r in rows if r["status"] not in ("ok",)]
+    bad = [r for r in latest_outcomes(rows) if r["status"] not in ("ok",)]
     if bad:
         parts.append("commands that did not succeed:\n" + table(
             ["step", "label", "status", "rc", "s", "note"],
             [[r["step"], r["label"], r["status"], r["rc"], r["seconds"], r["note"][:110]] for r in bad]) + "\n")
     results["commands"] = rows
-    os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "summary.txt"), "w") as f:
         f.write("\n".join(parts))
     with open(os.path.join(args.out, "results.json"), "w") as f:

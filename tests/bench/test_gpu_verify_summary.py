@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of gpu_verify_summary.py on a made-up work folder: the parts a run without a GPU cannot
 reach (run --check results, PyTorch CUDA-graph numbers next to opsched's, the issue's targets)."""
+import csv
 import json
 import os
 import subprocess
@@ -58,12 +59,14 @@ class SummaryTest(unittest.TestCase):
         text, results = self.summarize()
         self.assertIn("1/3 match", text)
         self.assertRegex(text, r"googlenet\s+match 3\.0e-06 \(2\.5e-04\)\s+MISMATCH/FAIL")
-        # TF32-on runs: a table of their own, not counted in the TF32-off bar.
-        self.add("check", "tf32.googlenet.ios", "fail", 1, json.dumps({"outputs": [{"scaled_error": 0.02}]}))
+        # The timed TF32-on runs (step opsched): their errors in a table of their own, not in the TF32-off count.
+        self.add("opsched", "lat.googlenet_b1.ios", "ok", 0,
+                 json.dumps({"latency_ms": 0.5, "p10_ms": 0.49, "p90_ms": 0.52, "repeat": 100,
+                             "outputs": [{"scaled_error": 0.03}], "check": {"pass": False}}))
         text, results = self.summarize()
         self.assertIn("1/3 match", text)
-        self.assertRegex(text, r"TF32 on .*0/1 match\n(.*\n){2}googlenet\s+MISMATCH/FAIL 2\.0e-02")
-        self.assertEqual(results["check_tf32"][0]["scaled_error"], 0.02)
+        self.assertRegex(text, r"TF32 on, opsched vs PyTorch's TF32 output.*\n(.*\n){2}googlenet\s+1\s+-\s+-\s+-\s+-\s+3\.0e-02 >bar")
+        self.assertEqual(results["opsched"]["googlenet_b1"]["ios"]["tf32_error"], 0.03)
         self.assertRegex(text, r"resnet50\s+TIMEOUT")
         check = {(c["model"], c["scheduler"]): c for c in results["check"]}
         self.assertAlmostEqual(check[("googlenet", "sequential")]["max_rel_error"], 2.5e-4)
@@ -122,7 +125,7 @@ class SummaryTest(unittest.TestCase):
             self.rows.append(f"{step}\t-\tnot-run\t\t0\t\tout of overall budget (--budget 45)\n")
         text, _ = self.summarize(steps="devices check search compare1 compare16 calibrate")
         self.assertIn("steps NOT done: check search compare1 compare16 calibrate", text)
-        self.assertIn("run --check, TF32 off: not run", text)
+        self.assertRegex(text, r"run --check, TF32 off[^\n]*: not run")
         self.assertNotIn("could not read", text)
         self.assertRegex(text, r"compare16\s+-\s+not-run\s+0\s+out of overall budget")
 
@@ -133,6 +136,82 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("1/1 match", text)
         self.assertNotIn("did not succeed", text)
 
+
+    def pytorch_doc(self, entries):
+        with open(os.path.join(self.work, "pytorch.json"), "w") as f:
+            json.dump({"torch": "2.11", "device_name": "H100", "tf32_conv": True, "tf32_matmul": True,
+                       "graph": "BN folded", "results": entries}, f)
+
+    def test_like_for_like_latency_both_sides_one_results_file(self):
+        pt = lambda mode, layout, ms, **kw: {"model": "googlenet", "batch": 1, "layout": layout, "mode": mode,
+                                             "median_ms": ms, "p10_ms": ms * 0.9, "p90_ms": ms * 1.1, "runs": 100,
+                                             "same_weights_as_export": True, **kw}
+        self.pytorch_doc([pt("eager", "nchw", 4.0), pt("cuda_graph", "nchw", 0.9), pt("cuda_graph", "channels_last", 1.0),
+                          pt("compile", "nchw", 0.8, compile_s=31.5),
+                          {"model": "googlenet", "batch": 1, "layout": "nchw", "mode": "max-autotune",
+                           "skipped": "time budget: 10 s left"}])
+        for sched, ms in (("sequential", 1.6), ("ios", 0.5), ("nimble", 0.4)):
+            self.add("opsched", f"sched.googlenet_b1.{sched}", "ok", 0,
+                     json.dumps({"latency_ms": ms * 1.01, "floor_ms": 0.55, "search_seconds": 2.0}))
+            self.add("opsched", f"lat.googlenet_b1.{sched}", "ok", 0,
+                     json.dumps({"latency_ms": ms, "p10_ms": ms * 0.98, "p90_ms": ms * 1.02, "repeat": 100,
+                                 "outputs": [{"scaled_error": 4e-3}], "check": {"pass": True}}))
+        text, results = self.summarize(steps="export pytorch opsched")
+        # PyTorch's best is compile (0.8 ms); opsched's best nimble 0.4 ms: 2.00x; sequential 1.6 ms: 0.50x.
+        self.assertIn("googlenet batch 1: opsched best 0.400 ms (nimble) vs PyTorch best 0.800 ms (compile/nchw): "
+                      "2.00x (opsched faster)", text)
+        self.assertIn("googlenet batch 1: opsched sequential 1.600 ms vs PyTorch best 0.800 ms: 0.50x (kernel parity)", text)
+        self.assertRegex(text, r"googlenet\s+1\s+4\.000\s+-\s+0\.900\s+1\.000\s+0\.800\s+-\s+-\s+0\.800 \(compile/nchw\)"
+                               r"\s+1\.600\s+0\.400 \(nimble\)\s+2\.00\s+0\.50")
+        # Per scheduler, with the ops-alone critical path of the sequential plan's schedule.
+        self.assertRegex(text, r"googlenet\s+1\s+1\.600\s+-\s+-\s+-\s+0\.500\s+0\.400\s+-\s+0\.550")
+        self.assertIn("weights = the export's: yes", text)
+        with open(os.path.join(self.out, "results.csv")) as f:
+            rows = list(csv.DictReader(f))
+        def value(**kw):
+            hits = [r for r in rows if all(r[k] == str(v) for k, v in kw.items())]
+            self.assertEqual(len(hits), 1, kw)
+            return hits[0]["value"]
+        self.assertEqual(value(side="pytorch", config="compile", layout="nchw", metric="median_ms"), "0.8")
+        self.assertEqual(value(side="pytorch", config="compile", metric="compile_s"), "31.5")
+        self.assertEqual(value(side="opsched", config="nimble", metric="median_ms"), "0.4")
+        self.assertEqual(value(side="opsched", config="ops_alone_critical_path", metric="value_ms"), "0.55")
+        self.assertEqual(value(section="headline", metric="pytorch_best_over_opsched_best"), "2")
+        self.assertEqual(value(side="pytorch", config="max-autotune", metric="not_measured"), "skipped")
+
+    def test_fault_outcomes_are_read_from_the_amended_rows(self):
+        fault = lambda scaled: json.dumps({"outputs": [{"scaled_error": scaled}],
+                                           "check": {"pass": False, "fault": "weight=/inception4e/conv/Conv"}})
+        self.add("fault", "fault.googlenet_b1.fp32", "fail", 1, fault(5.9e-2))
+        self.rows.append("fault\tfault.googlenet_b1.fp32\tok\t\t0\t(outcome of the run above)\t"
+                         "caught: weight=/inception4e/conv/Conv x1.05 fails the TF32-off bar\n")
+        self.add("fault", "fault.googlenet_b1.tf32", "ok", 0, fault(1.5e-2))
+        self.rows.append("fault\tfault.googlenet_b1.tf32\tok\t\t0\t(outcome of the run above)\t"
+                         "not caught: weight=/inception4e/conv/Conv x1.05 passes the TF32-on 2e-2 bar (reported)\n")
+        text, results = self.summarize(steps="fault")
+        self.assertRegex(text, r"googlenet\s+1\s+fp32\s+weight=/inception4e/conv/Conv\s+5\.9e-02\s+caught")
+        self.assertRegex(text, r"googlenet\s+1\s+tf32\s+weight=/inception4e/conv/Conv\s+1\.5e-02\s+not caught")
+        self.assertNotIn("did not succeed", text)
+        self.assertEqual([f["verdict"] for f in results["fault"]], ["caught", "not caught"])
+
+    def test_held_out_calibration_spearman_and_mean_error(self):
+        os.makedirs(os.path.join(self.work, "lomo"))
+        header = "model,stage,strategy,groups,ops,chosen,measured_ms,simulated_ms,fitted_ms,op_groups,signature\n"
+        stages = {"googlenet": [(1.0, 1.1), (2.0, 1.8), (3.0, 3.3)],   # ranks agree; errors 10%, 10%, 10%
+                  "resnet50": [(1.0, 2.0), (2.0, 1.0)]}                # ranks reversed; errors 100%, 50%
+        for model, pairs in stages.items():
+            with open(os.path.join(self.work, "lomo", f"heldout_{model}.csv"), "w") as f:
+                f.write(header + "".join(f"model,{i},concurrent,1,1,0,{m},{s},{s},x,y\n" for i, (m, s) in enumerate(pairs)))
+            self.add("lomo", f"lomo.fit.{model}", "ok", 0, json.dumps({"after": {"spearman": 0.99, "mean_abs_rel_error": 0.05}}))
+            self.add("lomo", f"lomo.test.{model}", "ok", 0, json.dumps({"before": {"spearman": 0.5}}))
+        text, results = self.summarize(steps="lomo")
+        self.assertRegex(text, r"googlenet\s+ok\s+3\s+1\.000\s+10\.0\s+0\.500\s+0\.990\s+5\.0")
+        self.assertRegex(text, r"resnet50\s+ok\s+2\s+-1\.000\s+75\.0")
+        # Pooled: 5 stages, mean error (0.1 + 0.1 + 0.1 + 1 + 0.5) / 5 = 36%.
+        self.assertRegex(text, r"all held out\s+5\s+[0-9.-]+\s+36\.0")
+        self.assertIn("mean |error| 36.0% (goal <= 10%): NOT met", text)
+        with open(os.path.join(self.out, "calibrate.csv")) as f:
+            self.assertEqual(len(f.read().splitlines()), 6)
 
 if __name__ == "__main__":
     unittest.main()

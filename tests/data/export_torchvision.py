@@ -65,6 +65,39 @@ def randomize_batchnorm(model, generator):
         m.momentum = None  # a cumulative average: after one batch, exactly that batch's statistics
 
 
+def fold_batchnorm(model):
+    """Folds every BatchNorm2d into the convolution it follows, in place (the model must be in eval
+    mode): the convolution gets the folded weights and bias, the BatchNorm becomes nn.Identity, so
+    the module computes conv (+ ReLU) as one layer per convolution, as the ONNX export does.
+    Pairs: a BatchNorm right after a Conv2d in an nn.Sequential (ResNet's downsample, MobileNet's
+    blocks), or attribute `bn`/`bnK` next to `conv`/`convK` (GoogLeNet's and Inception's
+    BasicConv2d, ResNet's bottlenecks). Returns how many were folded; raises ValueError when a
+    BatchNorm has no such convolution (it would stay unfolded)."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+    if model.training:
+        raise ValueError("fold_batchnorm needs a model in eval mode")
+    folded = 0
+    for parent_name, parent in list(model.named_modules()):
+        children = list(parent.named_children())
+        for i, (name, child) in enumerate(children):
+            if not isinstance(child, torch.nn.BatchNorm2d):
+                continue
+            conv_name = None
+            if isinstance(parent, torch.nn.Sequential) and i > 0 and isinstance(children[i - 1][1], torch.nn.Conv2d):
+                conv_name = children[i - 1][0]
+            elif name.startswith("bn") and isinstance(getattr(parent, "conv" + name[2:], None), torch.nn.Conv2d):
+                conv_name = "conv" + name[2:]
+            if conv_name is None:
+                raise ValueError("%s.%s: a BatchNorm2d with no convolution to fold into" % (parent_name, name))
+            conv = getattr(parent, conv_name)
+            setattr(parent, conv_name, fuse_conv_bn_eval(conv, child))
+            setattr(parent, name, torch.nn.Identity())
+            folded += 1
+    if batchnorms(model):
+        raise ValueError("%d BatchNorm2d left after folding" % len(batchnorms(model)))
+    return folded
+
+
 def calibrate(model, size, generator):
     if not batchnorms(model):
         return
@@ -73,8 +106,9 @@ def calibrate(model, size, generator):
         model(torch.randn(2, 3, size, size, generator=generator))
 
 
-def build(name, batch):
-    """(model in eval mode, input): the same for every caller with the same name and batch."""
+def build(name, batch, fold_bn=False):
+    """(model in eval mode, input): the same for every caller with the same name and batch; with
+    fold_bn, BatchNorm folded into the convolutions (fold_batchnorm)."""
     torch.manual_seed(SEED)
     model = construct(name)
     generator = torch.Generator().manual_seed(SEED + 1)
@@ -82,8 +116,15 @@ def build(name, batch):
     randomize_batchnorm(model, generator)
     calibrate(model, size, generator)
     model.eval()
-    x = torch.randn(batch, 3, size, size, generator=torch.Generator().manual_seed(SEED + 2))
-    return model, x
+    if fold_bn:
+        fold_batchnorm(model)
+    return model, make_input(name, batch)
+
+
+def make_input(name, batch):
+    """build()'s input: seeded, so batch 1's image is the first image of every larger batch."""
+    size = input_size(name)
+    return torch.randn(batch, 3, size, size, generator=torch.Generator().manual_seed(SEED + 2))
 
 
 def export_onnx(model, x, path):
@@ -102,8 +143,8 @@ def save_tensor(array, name, path):
         f.write(tensor.SerializeToString())
 
 
-def export(name, out_dir, batch):
-    model, x = build(name, batch)
+def export(name, out_dir, batch, fold_bn=False):
+    model, x = build(name, batch, fold_bn)
     model_dir = os.path.join(out_dir, name)
     os.makedirs(model_dir, exist_ok=True)
     export_onnx(model, x, os.path.join(model_dir, "model.onnx"))
@@ -120,6 +161,9 @@ def main():
     parser.add_argument("--out", required=True, help="folder to write <model>/model.onnx and test data into")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all five)")
     parser.add_argument("--batch", type=int, default=1, help="batch size of the input and the export (default 1)")
+    parser.add_argument("--fold-bn", action="store_true",
+                        help="fold BatchNorm into the convolutions in the PyTorch module before exporting "
+                             "(the reference is then the folded module's float64 output)")
     args = parser.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
@@ -134,7 +178,7 @@ def main():
     for name in names:
         start = time.perf_counter()
         try:
-            export(name, args.out, args.batch)
+            export(name, args.out, args.batch, args.fold_bn)
         except Exception as e:  # report which model failed, then stop
             print("export_torchvision: error: %s: %s" % (name, e), file=sys.stderr)
             return 1
