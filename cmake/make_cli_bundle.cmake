@@ -4,6 +4,7 @@
 #   <name>/bin/opsched-cli   RUNPATH $ORIGIN/../lib
 #   <name>/lib/*.so.*        RUNPATH $ORIGIN (their own dependencies are found next to them)
 #   <name>/README.txt
+#   <name>/LICENSE          opsched's (MIT)
 #
 # cmake -DCLI=path/to/opsched-cli -DVERSION=x.y.z -DOUT_DIR=dir [-DSTRIP=strip] [-DPATCHELF=patchelf]
 #       [-DKEEP_DIR=ON] -P make_cli_bundle.cmake
@@ -76,6 +77,7 @@ foreach(lib IN LISTS resolved)
 endforeach()
 list(SORT bundled)
 file(COPY_FILE ${CLI} ${stage}/bin/opsched-cli)
+file(COPY_FILE ${CMAKE_CURRENT_LIST_DIR}/../LICENSE ${stage}/LICENSE)
 file(CHMOD ${stage}/bin/opsched-cli
   PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 

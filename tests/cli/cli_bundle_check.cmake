@@ -1,6 +1,6 @@
 # Builds the relocatable CLI bundle from the already-built opsched-cli (no rebuild), unpacks it into
 # a fresh folder and checks that it is self-contained:
-#  - bin/opsched-cli, lib/, README.txt; stripped; RUNPATH $ORIGIN/../lib; tarball under 64 MiB;
+#  - bin/opsched-cli, lib/, README.txt, LICENSE; stripped; RUNPATH $ORIGIN/../lib; tarball under 64 MiB;
 #  - with an empty LD_LIBRARY_PATH, every library of bin/opsched-cli and of each bundled library
 #    that is not on the system allow-list (cmake/cli_bundle_system_libs.cmake) resolves inside
 #    the bundle;
@@ -49,7 +49,7 @@ if(NOT rc EQUAL 0)
   fail("cannot unpack ${tarball}")
 endif()
 set(root ${WORK}/unpacked/${name})
-foreach(p bin/opsched-cli lib README.txt)
+foreach(p bin/opsched-cli lib README.txt LICENSE)
   if(NOT EXISTS ${root}/${p})
     fail("${p} missing from the tarball")
   endif()
