@@ -11,6 +11,7 @@
 #include "run_segments.h"
 
 #include "exec/cpu/cpu_executor.h"
+#include "exec/cuda/conv_variant.h"
 #include "exec/output_check.h"
 #include "exec/reference_outputs.h"
 #include "import/tensor_proto_io.h"
@@ -60,6 +61,7 @@ struct RunOptions {
     std::string cpuPartitions; // "0:1", "0,1:2-3": partitions separated by ':', cores by ',' or ranges
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
+    std::string cudnn;   // cuda: how convolutions run (exec/cuda/conv_variant.h)
     std::string mapping; // a mapping file: stream u of its plan on device u's cores
     bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
     std::string fault;     // --inject-fault: documented, for showing that --check catches a wrong answer
@@ -227,7 +229,7 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     }
     if (o.backend == "cuda") {
         const auto start = Clock::now();
-        CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32);
+        CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn));
         double replayMs = 0.0;
         for (double ms : c.latenciesMs)
             replayMs += ms;
@@ -439,6 +441,17 @@ Runner addRunCommand(CLI::App& app)
         ->needs(mappingOption);
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
+    cmd->add_option("--cudnn", opts->cudnn,
+                    "cuda: how convolutions run, KEY=VALUE,...: epilogue=fused|separate, algo=find|heuristic, "
+                    "workspace-mb=N (default epilogue=fused,algo=find,workspace-mb=256)")
+        ->check([](const std::string& text) {
+            try {
+                gpu::parseConvVariant(text);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        });
 
     return [opts, cmd]() {
         if (opts->check && opts->input.empty() && opts->mapping.empty()) {

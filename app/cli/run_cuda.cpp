@@ -10,7 +10,7 @@
 namespace opsched::cli {
 
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
-                        int repeat, bool tf32)
+                        int repeat, bool tf32, const gpu::ConvVariant& conv)
 {
     const CudaRuntimeStatus status = queryCudaRuntime();
     if (!status.available)
@@ -20,6 +20,7 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
                     "was built); use --backend cpu");
     gpu::CudaOptions options;
     options.tf32 = tf32;
+    options.conv = conv;
     gpu::CudaExecutor executor(graph, plan, options);
     if (const std::string notes = executor.notes(); !notes.empty())
         std::cerr << "warning: " << notes << "\n"; // once per run; stdout's format stays as it is

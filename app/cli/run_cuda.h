@@ -2,6 +2,7 @@
 // run_command.cpp so the GPU path is one call there.
 #pragma once
 
+#include "exec/cuda/conv_variant.h"
 #include "graph/graph.h"
 #include "plan/plan.h"
 
@@ -22,6 +23,6 @@ struct CudaRunResult {
 
 // Throws Error (exit 1) when there is no CUDA build, device or cuDNN, suggesting --backend cpu.
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
-                        int repeat, bool tf32);
+                        int repeat, bool tf32, const gpu::ConvVariant& conv = {});
 
 } // namespace opsched::cli

@@ -22,7 +22,7 @@ using opsched::test::conv;
 
 namespace {
 
-const gpu::CudaOptions kNoTf32{0, false};
+const gpu::CudaOptions kNoTf32{0, false, {}};
 
 void expectMatchesReference(const Graph& g, const Plan* plan = nullptr)
 {

@@ -67,7 +67,7 @@ std::string runOnGpu(const fs::path& dir, const PreparedCase& prepared, const Gr
     if (data.outputs.size() != g.outputs().size())
         return std::to_string(g.outputs().size()) + " outputs, the reference has "
             + std::to_string(data.outputs.size());
-    gpu::CudaExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), gpu::CudaOptions { 0, false });
+    gpu::CudaExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), gpu::CudaOptions { 0, false, {} });
     const auto outputs = ex.run(inputs);
     std::string why;
     for (std::size_t k = 0; k < outputs.size(); ++k)

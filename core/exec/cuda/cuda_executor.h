@@ -7,6 +7,8 @@
 // copies the outputs out. Builds without CUDA get a stub that refuses with a clear message.
 #pragma once
 
+#include "exec/cuda/conv_variant.h"
+
 #include "graph/graph.h"
 #include "plan/plan.h"
 
@@ -24,7 +26,7 @@ bool cudaBackendAvailable();
 struct CudaOptions {
     int device = 0;
     bool tf32 = true;                             // TF32 tensor cores for FP32 convolutions and cuBLAS GEMMs
-    std::int64_t workspaceLimitBytes = 256 << 20; // per stream, for cuDNN's algorithms
+    ConvVariant conv;                             // how convolutions run (epilogue, algorithm, workspace)
 };
 
 class CudaExecutor {

@@ -42,6 +42,7 @@ CudnnApi load()
     resolve(lib, api.setActivationDescriptor, "cudnnSetActivationDescriptor");
     resolve(lib, api.destroyActivationDescriptor, "cudnnDestroyActivationDescriptor");
     resolve(lib, api.findConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx");
+    resolve(lib, api.getConvolutionForwardAlgorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
     resolve(lib, api.convolutionForward, "cudnnConvolutionForward");
     resolve(lib, api.convolutionBiasActivationForward, "cudnnConvolutionBiasActivationForward");
     if (api.getVersion() < 90000)

@@ -32,6 +32,7 @@ struct CudnnApi {
     decltype(&cudnnSetActivationDescriptor) setActivationDescriptor = nullptr;
     decltype(&cudnnDestroyActivationDescriptor) destroyActivationDescriptor = nullptr;
     decltype(&cudnnFindConvolutionForwardAlgorithmEx) findConvolutionForwardAlgorithmEx = nullptr;
+    decltype(&cudnnGetConvolutionForwardAlgorithm_v7) getConvolutionForwardAlgorithm = nullptr;
     decltype(&cudnnConvolutionForward) convolutionForward = nullptr;
     decltype(&cudnnConvolutionBiasActivationForward) convolutionBiasActivationForward = nullptr;
 };

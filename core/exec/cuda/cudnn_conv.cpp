@@ -64,7 +64,7 @@ void logFind(const std::string& what, const cudnnConvolutionFwdAlgoPerf_t* perf,
 
 } // namespace
 
-CudnnContext::CudnnContext(bool tf32, std::int64_t workspaceLimit) : tf32_(tf32), workspaceLimit_(workspaceLimit)
+CudnnContext::CudnnContext(bool tf32, const ConvVariant& variant) : tf32_(tf32), variant_(variant)
 {
     ensureHandle(0);
 }
@@ -93,8 +93,8 @@ cudnnHandle_t CudnnContext::handle(std::size_t stream) const
 
 void* CudnnContext::findWorkspace(const std::string& what)
 {
-    if (!findWorkspace_.data() && workspaceLimit_ > 0)
-        findWorkspace_ = DeviceBuffer(workspaceLimit_, what + ": cuDNN workspace");
+    if (!findWorkspace_.data() && variant_.workspaceBytes > 0)
+        findWorkspace_ = DeviceBuffer(variant_.workspaceBytes, what + ": cuDNN workspace");
     return findWorkspace_.data();
 }
 
@@ -167,12 +167,19 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     } else {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         int returned = 0;
-        checkCudnn(api_.findConvolutionForwardAlgorithmEx(
-                       context.handle(0), xDesc_, x_, wDesc_, weights_.data(), convDesc_, yDesc_, y_,
-                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf, context.findWorkspace(what),
-                       static_cast<std::size_t>(context.workspaceLimit())),
-                   what + ": cudnnFindConvolutionForwardAlgorithmEx");
-        checkCuda(cudaDeviceSynchronize(), what + ": measuring convolution algorithms");
+        if (context.variant().algo == ConvVariant::Algo::Heuristic) {
+            // cuDNN's own ranking, no measuring: the candidates in its order of preference.
+            checkCudnn(api_.getConvolutionForwardAlgorithm(context.handle(0), xDesc_, wDesc_, convDesc_, yDesc_,
+                                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+                       what + ": cudnnGetConvolutionForwardAlgorithm_v7");
+        } else {
+            checkCudnn(api_.findConvolutionForwardAlgorithmEx(
+                           context.handle(0), xDesc_, x_, wDesc_, weights_.data(), convDesc_, yDesc_, y_,
+                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf, context.findWorkspace(what),
+                           static_cast<std::size_t>(context.workspaceLimit())),
+                       what + ": cudnnFindConvolutionForwardAlgorithmEx");
+            checkCuda(cudaDeviceSynchronize(), what + ": measuring convolution algorithms");
+        }
         const auto usable = std::find_if(perf, perf + returned, [&](const cudnnConvolutionFwdAlgoPerf_t& p) {
             return p.status == CUDNN_STATUS_SUCCESS &&
                    p.memory <= static_cast<std::size_t>(context.workspaceLimit()) &&
@@ -190,8 +197,9 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     if (context.tf32())
         checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what + ": math type of the algorithm");
 
-    // cuDNN fuses bias + ReLU (any algorithm); anything else runs as one kernel after the conv.
-    fused_ = bias && act.kind == ActivationKind::Relu;
+    // cuDNN fuses bias + ReLU (any algorithm); anything else, or every epilogue with
+    // epilogue=separate, runs as one kernel after the conv.
+    fused_ = bias && act.kind == ActivationKind::Relu && context.variant().epilogue == ConvVariant::Epilogue::Fused;
     if (fused_) {
         checkCudnn(api_.createTensorDescriptor(&biasDesc_), what + ": bias descriptor");
         checkCudnn(api_.setTensor4dDescriptor(biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,

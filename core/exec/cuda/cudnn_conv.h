@@ -6,6 +6,7 @@
 // Internal to the CUDA backend.
 #pragma once
 
+#include "exec/cuda/conv_variant.h"
 #include "exec/cuda/cuda_check.h"
 #include "exec/cuda/cudnn_api.h"
 #include "graph/layer.h"
@@ -21,7 +22,7 @@ namespace opsched::gpu {
 // What every convolution of one executor shares.
 class CudnnContext {
 public:
-    CudnnContext(bool tf32, std::int64_t workspaceLimit);
+    CudnnContext(bool tf32, const ConvVariant& variant);
     ~CudnnContext();
     CudnnContext(const CudnnContext&) = delete;
     CudnnContext& operator=(const CudnnContext&) = delete;
@@ -32,7 +33,8 @@ public:
     void ensureHandle(std::size_t stream);
     cudnnHandle_t handle(std::size_t stream) const;
     bool tf32() const { return tf32_; }
-    std::int64_t workspaceLimit() const { return workspaceLimit_; }
+    std::int64_t workspaceLimit() const { return variant_.workspaceBytes; }
+    const ConvVariant& variant() const { return variant_; }
     void* findWorkspace(const std::string& what); // scratch for the measurements, allocated once
     // Chosen algorithms by shape key: measured once, reused by every conv of that shape.
     std::map<std::string, cudnnConvolutionFwdAlgoPerf_t>& algorithms() { return algorithms_; }
@@ -40,7 +42,7 @@ public:
 private:
     std::vector<cudnnHandle_t> handles_;
     bool tf32_;
-    std::int64_t workspaceLimit_;
+    ConvVariant variant_;
     DeviceBuffer findWorkspace_;
     std::map<std::string, cudnnConvolutionFwdAlgoPerf_t> algorithms_;
 };

@@ -48,7 +48,7 @@ void selectDevice(int device)
 
 DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptions& options, ArenaReuse reuse)
     : graph_(graph), plan_(plan), options_(options), layout_(graph_, plan_), memory_(graph_, plan_, layout_, reuse),
-      cudnn_(options.tf32, options.workspaceLimitBytes), cublas_(options.tf32)
+      cudnn_(options.tf32, options.conv), cublas_(options.tf32)
 {
     for (const auto& t : graph_.tensors())
         if (t.dtype != DataType::Float32)
