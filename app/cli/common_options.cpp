@@ -101,7 +101,8 @@ const SimDevice& simDeviceFor(const std::string& device)
                     "use a simulated GPU, e.g. --device sim:h100");
     }
     if (device == "cpu")
-        throw Error("--device cpu: the CPU executor is not part of this version yet; use --device sim:NAME");
+        throw Error("--device cpu: schedules are searched for a GPU (sim:NAME, sim:FILE.json or cuda:N); to run a "
+                    "plan on the CPU give `run --backend cpu`, to spread ops over CPU cores `map --devices cpu:0,cpu:1`");
     if (isSimDeviceFileRef(device)) {
         // Loaded once per process and kept: callers hold references, as they do to presets.
         static std::mutex mutex;

@@ -8,6 +8,7 @@
 #include "session/sim_run.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/statistics.h"
 
 #include <unistd.h>
 
@@ -86,8 +87,7 @@ int profileMapping(const std::string& model, std::int64_t batch, const std::stri
 
     store::Store store = store::Store::open(db, store::OpenMode::ReadWrite);
     const store::RunId id = store.writeRun(run);
-    std::sort(run.latenciesNs.begin(), run.latenciesNs.end());
-    const double median = run.latenciesNs[run.latenciesNs.size() / 2] * 1e-6;
+    const double median = opsched::median(run.latenciesNs) * 1e-6; // as stored (the mean of the middle two)
     std::printf("stored run %lld: %s on %s, makespan %.3f ms median of %d", static_cast<long long>(id.value()),
                 graph.name().c_str(), devices.c_str(), median, repeats);
     if (mapping.predictedMs > 0)

@@ -20,6 +20,7 @@
 #include "schedule/schedule_file.h"
 #include "schedule/schedulers.h"
 #include "util/error.h"
+#include "util/statistics.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -274,14 +275,10 @@ void checkOutputs(const Graph& graph, const RunInputs& inputs, const RunOptions&
     }
 }
 
-// Linear interpolation between the closest ranks.
+// Linear interpolation between the closest ranks (util/statistics.h, as everywhere).
 double percentile(std::vector<double> values, double p)
 {
-    std::sort(values.begin(), values.end());
-    const double pos = p * static_cast<double>(values.size() - 1);
-    const auto lo = static_cast<std::size_t>(pos);
-    const std::size_t hi = std::min(lo + 1, values.size() - 1);
-    return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+    return quantile(std::move(values), p);
 }
 
 // The process's high-water mark of resident memory: weights, arena, oneDNN's buffers, the model.

@@ -1,5 +1,7 @@
 #include "graph/layered_layout.h"
 
+#include "util/statistics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -235,13 +237,6 @@ void placeLayer(const std::vector<double>& target, const std::vector<double>& we
         for (std::size_t k = 0; k < b.count; ++k, ++i)
             x[i] = v + offset[i];
     }
-}
-
-double median(std::vector<double>& values)
-{
-    std::sort(values.begin(), values.end());
-    const std::size_t k = values.size();
-    return k % 2 ? values[k / 2] : (values[k / 2 - 1] + values[k / 2]) / 2;
 }
 
 std::vector<double> assignX(const Proper& g, const Layers& layers, const LayeredLayoutOptions& o)

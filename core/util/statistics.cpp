@@ -20,6 +20,12 @@ double quantileSorted(const std::vector<double>& sorted, double q)
     return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double quantile(std::vector<double> values, double q)
+{
+    std::sort(values.begin(), values.end());
+    return quantileSorted(values, q);
+}
+
 Spread spreadOf(std::vector<double> values)
 {
     Spread s;

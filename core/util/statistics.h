@@ -2,6 +2,7 @@
 // comparing simulated with measured latencies. Pure functions.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 namespace opsched {
@@ -9,6 +10,12 @@ namespace opsched {
 // The q-th quantile (0..1) of sorted values, linear between closest ranks (numpy's default), so
 // one value gives that value for every q. Empty input gives 0.
 double quantileSorted(const std::vector<double>& sorted, double q);
+
+// The q-th quantile (0..1) of unsorted values, as quantileSorted; the median is quantile 0.5 (the
+// mean of the two middle values for an even count). The one definition every median and
+// percentile in opsched uses.
+double quantile(std::vector<double> values, double q);
+inline double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
 
 // Median and the 10th/90th percentiles of repeated measurements.
 struct Spread {

@@ -18,8 +18,8 @@
 
 namespace opsched::profiler {
 
-// Where runs happen: the simulated GPU now; the CUDA executor with the CUPTI collector plugs in
-// here with the GPU engine.
+// Where runs happen: the simulated GPU (SimulatedBackend) or the local GPU through the CUDA executor and
+// the CUPTI collector (CudaBackend, session/cuda_backend.h).
 class RunBackend {
 public:
     virtual ~RunBackend() = default;
@@ -97,7 +97,7 @@ private:
     bool cancelled() const { return cancel_ && cancel_->load(); }
     const LoadedModel& model(const std::string& ref, std::int64_t batch);
     StageCostModel& costFor(std::int64_t batch);
-    // Runs one job; returns its outcome and fills `event`.
+    // Runs one job, filling `record` (the run to store), `event` (what to report) and `result`.
     void runJob(const ProfileJob& job, JobEvent& event, store::RunRecord& record, BatchResult& result);
 
     store::Store& store_;

@@ -7,11 +7,6 @@
 
 namespace opsched::store {
 
-double quantileSorted(const std::vector<double>& sorted, double q)
-{
-    return opsched::quantileSorted(sorted, q);
-}
-
 LatencyStats latencyStats(std::vector<double> samplesNs)
 {
     LatencyStats s;

@@ -20,7 +20,4 @@ struct LatencyStats {
 // gives that value for all of them. Empty input gives repeats == 0 and zeros.
 LatencyStats latencyStats(std::vector<double> samplesNs);
 
-// The q-th quantile (0..1) of sorted values, linear between closest ranks.
-double quantileSorted(const std::vector<double>& sorted, double q);
-
 } // namespace opsched::store

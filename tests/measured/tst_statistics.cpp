@@ -37,6 +37,18 @@ TEST(Statistics, QuantilesInterpolateBetweenClosestRanks)
     EXPECT_EQ(quantileSorted({}, 0.5), 0.0);
 }
 
+TEST(Statistics, OneMedianForEveryCaller)
+{
+    // Unsorted input, even and odd counts: the mean of the middle two, the middle one (the stored
+    // runs, the stage timer, the layout and the CLI all use this one).
+    EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+    EXPECT_DOUBLE_EQ(median({5.0, 1.0, 3.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({}), 0.0);
+    EXPECT_DOUBLE_EQ(quantile({10.0, 0.0}, 0.1), 1.0);
+    EXPECT_DOUBLE_EQ(quantile({3.0, 1.0, 2.0}, 1.0), 3.0);
+    EXPECT_DOUBLE_EQ(median({7.0, 1.0, 5.0, 3.0}), spreadOf({7.0, 1.0, 5.0, 3.0}).median);
+}
+
 TEST(Statistics, TiedValuesShareTheirAverageRank)
 {
     EXPECT_EQ(averageRanks({ 10, 20, 30 }), (std::vector<double>{ 1, 2, 3 }));

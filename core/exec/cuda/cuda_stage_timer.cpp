@@ -5,6 +5,7 @@
 #include "exec/cuda/cuda_runtime_info.h"
 #include "exec/cuda/device_runner.h"
 #include "schedule/basic_schedulers.h"
+#include "util/statistics.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,15 +19,6 @@ using gpu::GraphExec;
 using gpu::StreamOp;
 using gpu::StreamOpKind;
 using gpu::StreamProgram;
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t mid = v.size() / 2;
-    return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
 
 class CudaStageTimer final : public StageTimer {
 public:
