@@ -43,6 +43,13 @@ Every mode's output is compared with the float32 eager NCHW output and (with --e
 the float64 reference. TF32 is set explicitly for convolutions and GEMMs alike (--tf32 on: both,
 opsched's default; off: neither, opsched's --no-tf32), cudnn.benchmark on.
 
+Transformers (issue 30): --models also takes tests/data/export_transformers.py's models (bert_like,
+gpt2_like, t5_like, vit_b_16, convnext_tiny, ...) for `bench`, with --export-dir naming an export made by
+`export_transformers.py --out DIR --batches B --pytorch-ref DEVICE`: the module is built by that
+script, its weights loaded from DIR/<model>.pt (fingerprint checked) and its inputs (token ids, or
+an image) read from the export's test_data_set_0, so both sides run the same numbers. No BatchNorm
+to fold there; channels_last is timed only for the image models.
+
 With --device cpu (no GPU) the same code runs with wall-clock timing; the CUDA graph and TF32 are
 reported as skipped, and torch.compile too when this torch lacks it (torch < 2) or --cpu-compile
 is not given. Prints one JSON document on stdout; --json-out FILE also rewrites it after every
@@ -63,6 +70,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
 
 MODELS = ["googlenet", "inception_v3", "resnet50", "mobilenet_v2", "squeezenet1_1"]
+# tests/data/export_transformers.py's models (issue 30): `bench` only, on an export made by
+# `export_transformers.py --batches B --pytorch-ref DEVICE` (its weights and inputs are loaded).
+TRANSFORMERS = ["bert_like", "gpt2_like", "t5_like", "vit_b_16", "convnext_tiny", "transformer_encoder", "swin_t"]
+IMAGE_TRANSFORMERS = ["vit_b_16", "convnext_tiny", "swin_t"]  # image input: channels_last applies
 MODES = ["eager", "cuda_graph", "compile", "max-autotune"]
 LAYOUTS = ["nchw", "channels_last"]
 FOLD_TOLERANCE = 1e-4  # scaled error, folded vs unfolded module, float32 on the CPU
@@ -275,17 +286,17 @@ def measure(timer, fn, warmup, iters, sync):
     return summarize([timer.time_ms(fn) for _ in range(iters)])
 
 
-def capture_graph(torch, model, static_input):
+def capture_graph(torch, model, static_inputs):
     """Capture one forward pass; warm-up happens on a side stream first, as torch.cuda.graph requires."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
-            model(static_input)
+            model(*static_inputs)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        static_output = model(static_input)
+        static_output = model(*static_inputs)
     return graph, static_output
 
 
@@ -305,6 +316,9 @@ class Case:
     def __init__(self, torch, tv, name, batch, layout, device, manifest):
         self.torch, self.name, self.batch, self.layout = torch, name, batch, layout
         self.export = next((e for e in manifest.get("exports", []) if e["model"] == name and e["batch"] == batch), None)
+        if name in TRANSFORMERS:
+            self.init_transformer(torch, name, batch, layout, device)
+            return
         if name not in Case.built:
             model = tv.build(name, 1, fold_bn=True)[0]
             if self.export and os.path.exists(self.export.get("state_dict", "")):
@@ -315,14 +329,33 @@ class Case:
         fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
         self.model = model.to(device).to(memory_format=fmt)
         self.x = x.to(device).contiguous(memory_format=fmt)
+        self.args = (self.x,)
         self.reference = None
         if self.export:
-            import numpy as np
-            from onnx import numpy_helper, TensorProto
-            t = TensorProto()
-            with open(os.path.join(self.export["dir"], "test_data_set_0", "output_0.pb"), "rb") as f:
-                t.ParseFromString(f.read())
-            self.reference = torch.from_numpy(np.array(numpy_helper.to_array(t), dtype=np.float64))
+            self.reference = read_pb(torch, os.path.join(self.export["dir"], "test_data_set_0", "output_0.pb"),
+                                     torch.float64)
+
+    def init_transformer(self, torch, name, batch, layout, device):
+        """export_transformers.py's model with the export's weights (<name>.pt) and set 0's inputs."""
+        import export_transformers as et
+        if not self.export:
+            raise RuntimeError(f"{name} batch {batch}: no export in --export-dir's manifest.json (make it with "
+                               "tests/data/export_transformers.py --batches B --pytorch-ref DEVICE)")
+        key = (name, bool(self.export.get("full")))
+        if key not in Case.built:
+            model = et.models(key[1])[name][1]()
+            model.load_state_dict(torch.load(self.export["state_dict"], map_location="cpu"))
+            Case.built[key] = model.eval()
+        model = copy.deepcopy(Case.built[key])
+        self.fingerprint = fingerprint(torch, model)
+        fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
+        self.model = model.to(device).to(memory_format=fmt)
+        data = os.path.join(self.export["dir"], "test_data_set_0")
+        inputs = [read_pb(torch, os.path.join(data, f"input_{i}.pb"))
+                  for i in range(len(self.export.get("input_names", ["x"])))]
+        self.args = tuple(x.to(device).contiguous(memory_format=fmt) if x.dim() == 4 else x.to(device) for x in inputs)
+        self.x = self.args[0]
+        self.reference = read_pb(torch, os.path.join(data, "output_0.pb"), torch.float64)
 
     def base(self):
         entry = {"model": self.name, "batch": self.batch, "layout": self.layout, "input_shape": list(self.x.shape)}
@@ -330,6 +363,18 @@ class Case:
             entry["same_weights_as_export"] = same_fingerprint(self.fingerprint, self.export["fingerprint"])
             entry["onnx"] = self.export["onnx"]
         return entry
+
+
+def read_pb(torch, path, dtype=None):
+    """A tensor from an ONNX TensorProto file (test data); float tensors as DTYPE when given."""
+    import numpy as np
+    from onnx import numpy_helper, TensorProto
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    a = np.array(numpy_helper.to_array(t))
+    x = torch.from_numpy(a)
+    return x.to(dtype) if dtype is not None and x.is_floating_point() else x
 
 
 def errors_of(torch, out, eager_out, reference):
@@ -348,8 +393,8 @@ def bench_simple(torch, case, modes, args, device, timer, sync):
     with torch.no_grad():
         if "eager" in modes:
             try:
-                stats = measure(timer, lambda: case.model(case.x), args.warmup, args.iters, sync)
-                eager_out = case.model(case.x).float().clone()
+                stats = measure(timer, lambda: case.model(*case.args), args.warmup, args.iters, sync)
+                eager_out = case.model(*case.args).float().clone()
                 out.append({**case.base(), "mode": "eager", **stats, **errors_of(torch, eager_out, None, case.reference)})
             except Exception as e:  # noqa: BLE001 - every failure is recorded, the run goes on
                 out.append({**case.base(), "mode": "eager", "error": f"{type(e).__name__}: {e}"})
@@ -358,7 +403,7 @@ def bench_simple(torch, case, modes, args, device, timer, sync):
                 out.append({**case.base(), "mode": "cuda_graph", "skipped": "torch.cuda.graph needs a CUDA device"})
             else:
                 try:
-                    graph, graph_out = capture_graph(torch, case.model, case.x)
+                    graph, graph_out = capture_graph(torch, case.model, case.args)
                     stats = measure(timer, graph.replay, args.warmup, args.iters, sync)
                     graph.replay()
                     sync()
@@ -381,11 +426,11 @@ def bench_compile(torch, case, mode, args, timer, sync, eager_out):
         with torch.no_grad():
             t0 = time.perf_counter()
             for _ in range(3):  # the first calls compile; CUDA-graph trees record on a later one
-                compiled(case.x)
+                compiled(*case.args)
             sync()
             entry["compile_s"] = round(time.perf_counter() - t0, 2)
-            stats = measure(timer, lambda: compiled(case.x), args.warmup, args.iters, sync)
-            got = compiled(case.x).float().clone()
+            stats = measure(timer, lambda: compiled(*case.args), args.warmup, args.iters, sync)
+            got = compiled(*case.args).float().clone()
             sync()
         entry.update(stats)
         entry.update(errors_of(torch, got, eager_out, case.reference))
@@ -432,7 +477,8 @@ def cmd_bench(args, torch, tv):
     doc = {
         "tool": "bench_pytorch_gpu", "torch": torch.__version__, "torchvision": tv_version,
         "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version() if device.type == "cuda" else None,
-        "device": str(device), "device_name": device_name, "graph": "BN folded into the convolutions (fold_batchnorm)",
+        "device": str(device), "device_name": device_name, "graph": ("export_transformers.py's modules, the export's weights and inputs"
+                  if all(m in TRANSFORMERS for m in args.model_list) else "BN folded into the convolutions (fold_batchnorm)"),
         **tf32, "cudnn_benchmark": True, "warmup": args.warmup, "iters": args.iters,
         "timing": "cuda events" if device.type == "cuda" else "wall clock (time.perf_counter)",
         "time_budget_s": args.time_budget, "results": [],
@@ -476,6 +522,8 @@ def cmd_bench(args, torch, tv):
     compile_times = {}
     for kind, name, batch, layout in tasks:
         base = {"model": name, "batch": batch, "layout": layout}
+        if layout == "channels_last" and name in TRANSFORMERS and name not in IMAGE_TRANSFORMERS:
+            continue  # token ids in, no 4-D tensor anywhere: channels_last is NCHW's twin
         if kind == "simple":
             simple_modes = [m for m in args.modes if m in ("eager", "cuda_graph")]
             if not simple_modes:
@@ -569,9 +617,11 @@ def parse_args(argv):
     if not args.batches or any(x < 1 for x in args.batches):
         p.error("--batch: batch sizes must be positive")
     args.model_list = [m for m in args.models.split(",") if m]
-    unknown = [m for m in args.model_list if m not in MODELS]
+    known = MODELS + (TRANSFORMERS if args.command == "bench" else [])
+    unknown = [m for m in args.model_list if m not in known]
     if unknown or not args.model_list:
-        p.error(f"--models: unknown {','.join(unknown) or '(none)'}; choose from {','.join(MODELS)}")
+        p.error(f"--models: unknown {','.join(unknown) or '(none)'}; choose from {','.join(known)} (transformers: "
+                "bench only, on tests/data/export_transformers.py's export)")
     if args.command == "bench":
         args.modes = [m for m in args.modes.split(",") if m]
         bad = [m for m in args.modes if m not in MODES]
@@ -589,7 +639,7 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     import torch
-    import export_torchvision as tv
+    import export_torchvision as tv  # noqa: E402 (tests/data; export_transformers too, imported where used)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     return cmd_export(args, torch, tv) if args.command == "export" else cmd_bench(args, torch, tv)

@@ -31,6 +31,28 @@
 #              the other models (--write-device), then `calibrate` on the held-out model with that
 #              fitted device (--sim FILE) writes its stages; the summary reports Spearman and mean
 #              |error| of the held-out stages per model and pooled
+# Issue 30's steps (`--steps issue30`: env devices tfexport tfpytorch tfopsched tfcheck tffault opara
+# mapping; not in the default run; `--steps issue28` names the default list):
+#   tfexport   tests/data/export_transformers.py --batches: bert_like, gpt2_like, t5_like (seq 128;
+#              BERT-base/GPT-2-small/T5-small widths, 2 layers each, TF_FULL=1 for 12/12/6+6) and
+#              torchvision's vit_b_16 and convnext_tiny (224x224) at batch 1 and 8: ONNX, seeded inputs,
+#              float64 outputs, PyTorch's own GPU outputs with TF32 off (pytorch_fp32/) and on
+#              (pytorch_tf32/), the weights (<model>.pt); the exports and float64 references run on the
+#              CPU, PyTorch's references on the GPU
+#   tfpytorch  bench_pytorch_gpu.py bench on those weights and inputs: eager, torch.cuda.graph,
+#              torch.compile reduce-overhead (max-autotune where it fits TF_PYTORCH_BUDGET); NCHW
+#              (channels_last too for vit_b_16 and convnext_tiny)
+#   tfopsched  the opsched step on them with TF_SCHEDULERS (sequential ios nimble opara): plan
+#              searched on cuda:0, run as one CUDA graph, TF32 output against PyTorch's TF32 output
+#   tfcheck    the check step on them (TF32 off on both sides, the same bar)
+#   tffault    the fault step on them: the weight of the MatMul/Gemm/Conv at 3/4 of the model's
+#              weighted ops x1.05 must fail the TF32-off bar
+#   opara      Opara's launch order against Nimble's on t5_like and bert_like (each batch): both
+#              plans (searched on cuda:0 by tfopsched) timed again, alternately, twice each with
+#              --repeat 200; and each scheduler's plan for sim:h100 (`schedule --device sim:h100
+#              --cuda-graph`): the simulator's prediction, and whether it is the same plan
+#   mapping    DiviML over cpu,cuda:0 (below), on googlenet (the torchvision export when there is
+#              one, else zoo:googlenet) and an RWNN: measured vs predicted makespan
 # Optional steps (--steps; not in the default run): tests (the GPU test bundle), mapping (a DiviML
 # mapping over cpu,cuda:0), search (cold IOS search times, zoo:inception_v3, zoo:nasnet_a), compare1 /
 # compare16 (`compare --device cuda:0` at batch 1 / 16 on the exports and the zoo networks), calibrate
@@ -67,22 +89,37 @@
 # (torch.compile's compiles take most of it: PYTORCH_BUDGET=600 --budget 1200 gives them more room), opsched's
 # 70 plans searched and timed 4, checks, faults and calibration 1.5.
 #
+# Issue 30's part: tests/bench/gpu_verify.sh --fresh --steps issue30 --out results30/ (about 8
+# to 9 minutes on an H100, an estimate, not yet measured: env and exports 2 (vit_b_16's and
+# convnext_tiny's ONNX exports and float64 references on the CPU are most of it), PyTorch 1.5,
+# opsched's 40 plans searched and timed 2.5, checks, faults and Opara 1, mapping 1.5; each step
+# capped by its budget within --budget 570; a second call without --fresh finishes what was
+# cut). Both parts in one run: --steps issue28,issue30 --budget 1140.
+#
 # --dry-run: no GPU needed. Same steps and logic with --backend cpu, --device sim:h100 (calibration:
 # sim:h100 standing in for the measured device), PyTorch on the CPU (wall clock; CUDA graph, TF32
-# and torch.compile reported as skipped), squeezenet1_1 and googlenet at batch 1 and 2.
+# and torch.compile reported as skipped), squeezenet1_1 and googlenet at batch 1 and 2; issue 30's
+# steps on bert_like and t5_like at batch 1 and 2 (the CPU is too slow for all five at batch 8)
+# and the mapping over cpu:0,cpu:1 (about 5 minutes on a 2-core machine).
 #
 # Environment: PYTHON (default: /opt/torch/.venv/bin/python, else a python3 with torch),
 # TV_MODELS (comma-separated exports; empty: none), BATCHES (default 1,16), SCHEDULERS,
-# ZOO_MODELS (optional steps), CALIBRATE_ARGS (the calibrate step's arguments), PYTORCH_BUDGET
-# (seconds for the pytorch step, 150), CHECK_JOBS (parallel check runs, 4).
+# ZOO_MODELS (optional steps), TF_MODELS (issue 30's exports; dry run: bert_like,t5_like),
+# TF_BATCHES (1,8; dry run 1,2), TF_SCHEDULERS (sequential,ios,nimble,opara), TF_FULL (1: full
+# depth and vocabulary), TF_PYTORCH_BUDGET (seconds for tfpytorch, 90), MAP_ZOO (the mapping
+# step's model when there is no torchvision export), CALIBRATE_ARGS (the calibrate step's
+# arguments), PYTORCH_BUDGET (seconds for the pytorch step, 150), CHECK_JOBS (parallel check
+# runs, 4).
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 bundle="" out_dir="" work=/tmp/opsched-gpu-verify budget=570 steps_arg="" fresh=0 dry=0
-all_steps=(env devices export pytorch opsched check fault lomo tests mapping search compare1 compare16 calibrate)
+all_steps=(env devices export pytorch opsched check fault lomo tests mapping search compare1 compare16 calibrate
+           tfexport tfpytorch tfopsched tfcheck tffault opara)
 default_steps=(env devices export pytorch opsched check fault lomo)
+issue30_steps=(env devices tfexport tfpytorch tfopsched tfcheck tffault opara mapping)
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -101,7 +138,17 @@ done
 if [ -z "$out_dir" ]; then out_dir=$PWD/gpu-verify-out; fi
 steps=("${default_steps[@]}")
 if [ -n "$steps_arg" ]; then
-  IFS=, read -r -a steps <<<"$steps_arg"
+  IFS=, read -r -a asked <<<"$steps_arg"
+  steps=()
+  for s in "${asked[@]}"; do
+    case $s in
+      issue28) steps+=("${default_steps[@]}") ;;
+      issue30) steps+=("${issue30_steps[@]}") ;;
+      *) steps+=("$s") ;;
+    esac
+  done
+  # No step twice (issue28,issue30 both start with env devices).
+  read -r -a steps <<<"$(printf '%s\n' "${steps[@]}" | awk '!seen[$0]++' | paste -sd' ')"
   for s in "${steps[@]}"; do
     [[ " ${all_steps[*]} " == *" $s "* ]] || { echo "gpu_verify: unknown step '$s'; steps: ${all_steps[*]}" >&2; exit 2; }
   done
@@ -210,13 +257,19 @@ tv_dir=$work/torchvision
 plans_dir=$work/plans
 IFS=, read -r -a schedulers <<<"${SCHEDULERS:-sequential,greedy,ios,ios-merge,ios-parallel,nimble,opara}"
 check_jobs=${CHECK_JOBS:-4}
+tf_dir=$work/transformers
+if [ "$dry" = 1 ]; then tf_models_default=bert_like,t5_like tf_batches_default=1,2
+else tf_models_default=bert_like,gpt2_like,t5_like,vit_b_16,convnext_tiny tf_batches_default=1,8; fi
+IFS=, read -r -a tf_models <<<"${TF_MODELS-$tf_models_default}"
+IFS=, read -r -a tf_batches <<<"${TF_BATCHES:-$tf_batches_default}"
+IFS=, read -r -a tf_schedulers <<<"${TF_SCHEDULERS:-sequential,ios,nimble,opara}"
 if [ "$dry" = 1 ]; then
   backend=cpu device=sim:h100 cal_device=sim:h100 cal_sim=v100
-  tv_default=squeezenet1_1,googlenet batches_default=1,2 repeat=3 check_jobs=${CHECK_JOBS:-2}
+  tv_default=squeezenet1_1,googlenet batches_default=1,2 repeat=3 check_jobs=${CHECK_JOBS:-2} opara_repeat=3
   pt_device=cpu pt_timing=(--warmup 1 --iters 3) ref_tf32=pytorch_fp32 no_tf32=()
 else
   backend=cuda device=cuda:0 cal_device=cuda:0 cal_sim=h100
-  tv_default=googlenet,inception_v3,resnet50,mobilenet_v2,squeezenet1_1 batches_default=1,16 repeat=100
+  tv_default=googlenet,inception_v3,resnet50,mobilenet_v2,squeezenet1_1 batches_default=1,16 repeat=100 opara_repeat=200
   pt_device=cuda pt_timing=(--warmup 20 --iters 100) ref_tf32=pytorch_tf32 no_tf32=(--no-tf32)
 fi
 # TV_MODELS / ZOO_MODELS (comma-separated; set and empty: none) narrow the model sets.
@@ -456,14 +509,15 @@ ops = [o["name"] for o in json.load(sys.stdin)["ops"] if o.get("type") == "Conv"
 print(ops[len(ops) * 3 // 4] if ops else "")'
 }
 
+fault_pick=deep_conv fault_kind=convolution
 step_fault() {
   local m dir plan op b=${batches[0]}
   for m in "${tv_models[@]}"; do
     dir=$(case_dir "$m" "$b")
     plan=$plans_dir/${m}_b$b.sequential.json
     [ -f "$plan" ] || { record "fault.${m}_b$b" skipped "" 0 "no sequential plan (see the opsched step)"; continue; }
-    op=$(deep_conv "$dir/model.onnx")
-    [ -n "$op" ] || { record "fault.${m}_b$b" fail 1 0 "no convolution found by info --json"; continue; }
+    op=$("$fault_pick" "$dir/model.onnx")
+    [ -n "$op" ] || { record "fault.${m}_b$b" fail 1 0 "no $fault_kind found by $fault_pick"; continue; }
     # TF32 off, the pass/fail bar: the fault must fail it.
     run_cmd "fault.${m}_b$b.fp32" 60 "${opsched[@]}" run "$dir/model.onnx" --batch "$b" --schedule "$plan" --backend "$backend" \
       "${no_tf32[@]}" --input "$dir/pytorch_fp32" --check "${check_tolerance[@]}" --repeat 1 --json \
@@ -521,12 +575,18 @@ mapping_tolerance=(--rtol 1e-3 --atol 1e-4 --atol-scale 1e-4)
 step_mapping() {
   local devices=cpu,cuda:0 extra=(--no-tf32) m dir="" rwnn='zoo:rwnn?gen=er&n=12&modules=4&channels=2&seed=3&res=64'
   [ "$dry" = 1 ] && { devices=cpu:0,cpu:1; extra=(--segments); }
+  # The cpu <-> cuda:0 link measured as the segment runner copies (pageable, synchronous), for
+  # map --link; CPU partitions (the dry run) need none: map measures their hand-off itself.
+  local link=()
+  if [ "$dry" = 0 ] && run_cmd mapping.link 60 "$python" "$here/measure_link.py" --json "$work/link.json"; then
+    link=(--link "$(tail -1 "$raw/mapping.link.out")")
+  fi
   for m in "${tv_models[@]}"; do
     [ -f "$(case_dir "$m" 1)/model.onnx" ] && { dir=$(case_dir "$m" 1); break; }
   done
   if [ -n "$dir" ]; then
     m=$(basename "$dir"); m=${m%_b1}
-    if run_cmd "mapping.map.$m" 240 "${opsched[@]}" map "$dir/model.onnx" --devices "$devices" --mapper heft \
+    if run_cmd "mapping.map.$m" 240 "${opsched[@]}" map "$dir/model.onnx" --devices "$devices" "${link[@]}" --mapper heft \
          --time-limit 30 -o "$work/mapping.$m.json"; then
       run_cmd "mapping.run.$m" 120 "${opsched[@]}" run "$dir/model.onnx" --mapping "$work/mapping.$m.json" \
         "${extra[@]}" --input "$dir" --check "${mapping_tolerance[@]}" --json
@@ -537,10 +597,18 @@ step_mapping() {
         record "mapping.run.$m.alternating" fail 1 0 "could not rewrite the mapping file with $python"
       fi
     fi
+  elif [ "${tf_run:-0}" = 1 ] || [ -n "${MAP_ZOO:-}" ]; then
+    # No export (an issue-30 run): zoo:googlenet, checked against its single-device run.
+    m=${MAP_ZOO:-zoo:googlenet}; local label=${m#zoo:}; label=${label%%\?*}
+    if run_cmd "mapping.map.$label" 240 "${opsched[@]}" map "$m" --devices "$devices" "${link[@]}" --mapper heft \
+         --time-limit 30 -o "$work/mapping.$label.json"; then
+      run_cmd "mapping.run.$label" 120 "${opsched[@]}" run "$m" --mapping "$work/mapping.$label.json" "${extra[@]}" \
+        --check "${mapping_tolerance[@]}" --json
+    fi
   elif [ ${#tv_models[@]} -gt 0 ]; then
     record mapping.tv skipped "" 0 "no exported torchvision model (see the export step): no --check of a mapping"
   fi
-  run_cmd mapping.map.rwnn 240 "${opsched[@]}" map "$rwnn" --devices "$devices" --mapper heft -o "$work/mapping.rwnn.json" &&
+  run_cmd mapping.map.rwnn 240 "${opsched[@]}" map "$rwnn" --devices "$devices" "${link[@]}" --mapper heft -o "$work/mapping.rwnn.json" &&
     run_cmd mapping.run.rwnn 120 "${opsched[@]}" run "$rwnn" --mapping "$work/mapping.rwnn.json" "${extra[@]}" --check --json
   return 0
 }
@@ -591,6 +659,91 @@ step_calibrate() {
   return 0
 }
 
+# ---------------------------------------------------------------- issue 30: transformers
+# The issue-28 steps (opsched, check, fault) run on the transformer exports: the model list,
+# batches, schedulers, export folder, plan folder and fault op picker swapped for the call.
+with_tf() { # with_tf FUNCTION
+  local s_models=("${tv_models[@]}") s_batches=("${batches[@]}") s_scheds=("${schedulers[@]}")
+  local s_dir=$tv_dir s_plans=$plans_dir s_pick=$fault_pick s_kind=$fault_kind
+  tv_models=("${tf_models[@]}") batches=("${tf_batches[@]}") schedulers=("${tf_schedulers[@]}")
+  tv_dir=$tf_dir plans_dir=$work/tfplans fault_pick=deep_weight_op fault_kind="weighted op (MatMul/Gemm/Conv)"
+  "$@"
+  local rc=$?
+  tv_models=("${s_models[@]}") batches=("${s_batches[@]}") schedulers=("${s_scheds[@]}")
+  tv_dir=$s_dir plans_dir=$s_plans fault_pick=$s_pick fault_kind=$s_kind
+  return $rc
+}
+
+# The op whose weight tffault scales: of the model's MatMul/Gemm/Conv nodes with a constant
+# (initializer) weight, in the file's order, the one at 3/4, if opsched has an op of that name.
+deep_weight_op() { # deep_weight_op MODEL_FILE
+  "${opsched[@]}" info "$1" --json 2>/dev/null | "$python" -c '
+import json, sys
+import onnx
+names = {o["name"] for o in json.load(sys.stdin)["ops"]}
+g = onnx.load(sys.argv[1], load_external_data=False).graph
+init = {i.name for i in g.initializer}
+ops = [n.name for n in g.node if n.op_type in ("MatMul", "Gemm", "Conv") and n.name in names
+       and any(x in init for x in n.input[1:])]
+print(ops[len(ops) * 3 // 4] if ops else "")' "$1"
+}
+
+step_tfexport() {
+  local m b missing=()
+  for m in "${tf_models[@]}"; do
+    for b in "${tf_batches[@]}"; do
+      if [ ! -f "$tf_dir/${m}_b$b/pytorch_fp32/test_data_set_0/output_0.pb" ]; then missing+=("$m"); break; fi
+    done
+  done
+  if [ ${#missing[@]} = 0 ]; then
+    record tfexport ok 0 0 "already exported"; return 0
+  fi
+  local full=(); [ "${TF_FULL:-0}" = 1 ] && full=(--full)
+  run_cmd tfexport 300 "$python" "$repo/tests/data/export_transformers.py" --out "$tf_dir" \
+    --models "$(join_commas "${missing[@]}")" --batches "$(join_commas "${tf_batches[@]}")" \
+    --pytorch-ref "$pt_device" "${full[@]}"
+}
+
+step_tfpytorch() {
+  local left=$(( step_deadline - $(now_s) - 15 ))
+  (( left < 20 )) && left=20
+  run_cmd tfpytorch $(( left + 10 )) env "TORCHINDUCTOR_CACHE_DIR=$work/inductor-cache" \
+    "$python" "$pt_script" bench --models "$(join_commas "${tf_models[@]}")" --batch "$(join_commas "${tf_batches[@]}")" \
+    --device "$pt_device" "${pt_timing[@]}" --tf32 on --export-dir "$tf_dir" --time-budget "$left" \
+    --json-out "$work/pytorch_tf.json"
+  return 0
+}
+step_tfopsched() { with_tf step_opsched; }
+step_tfcheck() { with_tf step_check; }
+step_tffault() { with_tf step_fault; }
+
+# Opara's launch order against Nimble's: the cuda:0 plans of tfopsched timed again, alternately;
+# the same schedulers' plans for sim:h100 (the simulator's prediction, one CUDA graph).
+step_opara() {
+  local m b s k dir plan
+  mkdir -p "$work/tfplans"
+  for m in t5_like bert_like; do
+    [[ " ${tf_models[*]} " == *" $m "* ]] || continue
+    for b in "${tf_batches[@]}"; do
+      dir=$tf_dir/${m}_b$b
+      [ -f "$dir/model.onnx" ] || { record "opara.${m}_b$b" skipped "" 0 "not exported (see the tfexport step)"; continue; }
+      for s in nimble opara; do
+        run_cmd "opara.sim.${m}_b$b.$s" 60 "${opsched[@]}" schedule "$dir/model.onnx" --batch "$b" --scheduler "$s" \
+          --device sim:h100 --cuda-graph --json -o "$work/tfplans/sim.${m}_b$b.$s.json"
+      done
+      for k in 1 2; do
+        for s in nimble opara; do
+          plan=$work/tfplans/${m}_b$b.$s.json
+          [ -f "$plan" ] || { record "opara.lat.${m}_b$b.$s.$k" skipped "" 0 "no $s plan (see the tfopsched step)"; continue; }
+          run_cmd "opara.lat.${m}_b$b.$s.$k" 60 "${opsched[@]}" run "$dir/model.onnx" --batch "$b" --schedule "$plan" \
+            --backend "$backend" --input "$dir/test_data_set_0" --repeat "$opara_repeat" --json
+        done
+      done
+    done
+  done
+  return 0
+}
+
 # ---------------------------------------------------------------- run
 summarize() {
   current_step=summary
@@ -602,7 +755,9 @@ summarize() {
     || say "the summary script failed; the raw files are in $out_dir"
   cp -f "$commands_tsv" "$out_dir/commands.tsv" 2>/dev/null
   cp -f "$work/env.txt" "$out_dir/env.txt" 2>/dev/null
-  [ -f "$work/pytorch.json" ] && cp -f "$work/pytorch.json" "$out_dir/pytorch.json"
+  # The summary writes pytorch.json (issue 28's document, issue 30's under "transformers"); a copy
+  # where it could not.
+  [ -f "$work/pytorch.json" ] && [ ! -f "$out_dir/pytorch.json" ] && cp -f "$work/pytorch.json" "$out_dir/pytorch.json"
   # One log with the tail of every command's output, in the order they ran.
   {
     tail -n +2 "$commands_tsv" | while IFS=$'\t' read -r step label status rc secs cmd note; do
@@ -624,9 +779,17 @@ if [ -f "$work/state/cli" ] && [ -f "$work/state/env.done" ]; then
 fi
 # Every step after env needs the CLI, and most need the exported models: run those steps first when
 # the list leaves them out and an earlier call has not done them (e.g. a fresh machine).
+# (mapping alone needs no export in an issue-30 run: it maps zoo:googlenet then.)
+tf_run=0
+[[ " ${steps[*]} " =~ \ (tfexport|tfpytorch|tfopsched|tfcheck|tffault|opara)\  ]] && tf_run=1
 if [ ${#tv_models[@]} -gt 0 ] && [ ! -f "$work/state/export.done" ] && [[ " ${steps[*]} " != *" export "* ]] &&
-   [[ " ${steps[*]} " =~ \ (pytorch|opsched|check|fault|lomo|mapping|compare1|compare16)\  ]]; then
+   { [[ " ${steps[*]} " =~ \ (pytorch|opsched|check|fault|lomo|compare1|compare16)\  ]] ||
+     { [ "$tf_run" = 0 ] && [[ " ${steps[*]} " == *" mapping "* ]]; }; }; then
   steps=(export "${steps[@]}")
+fi
+if [ ${#tf_models[@]} -gt 0 ] && [ ! -f "$work/state/tfexport.done" ] && [[ " ${steps[*]} " != *" tfexport "* ]] &&
+   [[ " ${steps[*]} " =~ \ (tfpytorch|tfopsched|tfcheck|tffault|opara)\  ]]; then
+  steps=(tfexport "${steps[@]}")
 fi
 if [ ! -f "$work/state/env.done" ] && [[ " ${steps[*]} " != *" env "* ]]; then steps=(env "${steps[@]}"); fi
 for s in "${steps[@]}"; do
@@ -645,6 +808,13 @@ for s in "${steps[@]}"; do
     compare1) run_step compare1 300 ;;
     compare16) run_step compare16 300 ;;
     calibrate) run_step calibrate 150 ;;
+    # Issue 30's steps; the dry run's CPU takes minutes where the GPU takes seconds.
+    tfexport) run_step tfexport "$(( dry ? 400 : 200 ))" ;; # ONNX exports and float64 references on the CPU
+    tfpytorch) run_step tfpytorch "${TF_PYTORCH_BUDGET:-$(( dry ? 300 : 90 ))}" ;;
+    tfopsched) run_step tfopsched "$(( dry ? 400 : 150 ))" ;;
+    tfcheck) run_step tfcheck "$(( dry ? 300 : 45 ))" ;;
+    tffault) run_step tffault "$(( dry ? 120 : 30 ))" ;;
+    opara) run_step opara "$(( dry ? 200 : 45 ))" ;;
   esac
   # Without a working CLI nothing after the env step can run.
   if [ "$s" = env ] && [ ! -f "$work/state/env.done" ]; then

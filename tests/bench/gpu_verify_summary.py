@@ -124,10 +124,10 @@ def check_section(rows, raw, results):
     return text + ("\n" + tf32 if "not run" not in tf32 else "")
 
 
-def check_table(rows, raw, results, prefix, title):
+def check_table(rows, raw, results, prefix, title, step="check"):
     """One row per model, one column per scheduler; each cell: match or not, and the largest scaled
     error (max |got - want| / max |want|) with the largest element-wise relative error."""
-    checks = [r for r in rows if r["step"] == "check" and r["label"].startswith(prefix)]
+    checks = [r for r in rows if r["step"] == step and r["label"].startswith(prefix)]
     if not checks:
         return f"{title}: not run\n"
     by_model, schedulers = {}, []
@@ -145,7 +145,8 @@ def check_table(rows, raw, results, prefix, title):
         if rel:
             cell += f" ({max(rel):.1e})"
         by_model.setdefault(model, {})[sched] = cell
-        results.setdefault("check" if prefix == "check." else "check_tf32", []).append(
+        results.setdefault(("check" if prefix == "check." else "check_tf32") + ("" if step == "check" else "_" + step),
+                           []).append(
             {"model": model, "scheduler": sched, "status": r["status"], "rc": r["rc"],
              "max_rel_error": max(rel) if rel else None, "scaled_error": max(scaled) if scaled else None,
              "note": r["note"], "doc": doc})
@@ -368,11 +369,11 @@ def pytorch_l4l(pytorch, figs):
     return out
 
 
-def opsched_l4l(rows, raw, results, figs, prec="tf32"):
+def opsched_l4l(rows, raw, results, figs, prec="tf32", step="opsched"):
     """{(model, batch): {scheduler: {...}}} from the opsched step's schedule and run outputs."""
     out = {}
     for r in rows:
-        if r["step"] != "opsched" or not (r["label"].startswith("lat.") or r["label"].startswith("sched.")):
+        if r["step"] != step or not (r["label"].startswith("lat.") or r["label"].startswith("sched.")):
             continue
         case = split_case(r["label"])
         if not case:
@@ -414,7 +415,7 @@ def opsched_l4l(rows, raw, results, figs, prec="tf32"):
         figs.add("latency", model, batch, "opsched", "ops_alone_critical_path", "nchw", prec, "value_ms",
                  seq.get("ops_alone_ms"), "ms", "each op timed alone as its own one-op CUDA graph, longest path: "
                  "not a lower bound (one graph launch per op)")
-    results["opsched"] = {f"{m}_b{b}": v for (m, b), v in out.items()}
+    results[step] = {f"{m}_b{b}": v for (m, b), v in out.items()}
     return out
 
 
@@ -427,10 +428,13 @@ def best_of(entries):
     return valid[k], k
 
 
-def latency_l4l_section(pt, ops, pytorch, figs, device):
+L4L_GRAPH = "the same BN-folded graph, weights and input"
+
+
+def latency_l4l_section(pt, ops, pytorch, figs, device, graph=L4L_GRAPH, tag=""):
     keys = sorted(set(pt) | set(ops), key=lambda k: (k[1], k[0]))
     if not keys:
-        return "like-for-like latency: not run\n", []
+        return f"like-for-like latency{tag}: not run\n", []
     head_rows, sched_rows, headline = [], [], []
     for model, batch in keys:
         p = pt.get((model, batch), {})
@@ -465,7 +469,7 @@ def latency_l4l_section(pt, ops, pytorch, figs, device):
                             f"{parity:.2f}x (kernel parity)")
     prec = ("TF32 on for convolutions and GEMMs on both sides" if (pytorch or {}).get("tf32_conv")
             else "FP32 (TF32 off) on the PyTorch side" if pytorch else "PyTorch not run")
-    text = (f"like-for-like latency in ms on {device} ({prec}; the same BN-folded graph, weights and input; "
+    text = (f"like-for-like latency{tag} in ms on {device} ({prec}; {graph}; "
             "medians of CUDA-event-timed calls/replays; PyTorch per mode and layout, opsched's plans run as one "
             "CUDA graph each)\n" +
             table(["model", "batch", "pt eager", "eager CL", "pt graph", "graph CL", "compile", "compile CL",
@@ -492,9 +496,9 @@ def tf32_errors_section(ops, figs):
             + table(["model", "batch"] + SCHEDULERS, rows) + "\n")
 
 
-def fault_section(rows, raw, results, figs):
+def fault_section(rows, raw, results, figs, step="fault", what="one deep convolution's weight"):
     # rows hold the latest row per command: for a fault run that ended, its outcome row (amend).
-    faults = [r for r in rows if r["step"] == "fault" and r["label"].startswith("fault.")]
+    faults = [r for r in rows if r["step"] == step and r["label"].startswith("fault.")]
     if not faults:
         return "fault injection: not run\n"
     out_rows = []
@@ -507,11 +511,11 @@ def fault_section(rows, raw, results, figs):
         verdict = r["note"].split(":")[0] if outcome else f"{r['status']} {r['note']}".strip()
         model, batch, prec = case if case else (r["label"], "", "")
         out_rows.append([model, batch, prec, fault or "-", f"{err:.1e}" if err is not None else "-", verdict])
-        results.setdefault("fault", []).append({"label": r["label"], "fault": fault, "scaled_error": err,
+        results.setdefault(step, []).append({"label": r["label"], "fault": fault, "scaled_error": err,
                                                 "verdict": verdict, "status": r["status"]})
         figs.add("fault", model, batch, "opsched", "sequential + " + str(fault), "nchw", prec, "scaled_error", err, "",
                  verdict)
-    return ("fault injection (one deep convolution's weight x1.05 in opsched's run; the TF32-off bar must catch it)\n" +
+    return (f"fault injection ({what} x1.05 in opsched's run; the TF32-off bar must catch it)\n" +
             table(["model", "batch", "precision", "fault", "scaled error", "outcome"], out_rows) + "\n")
 
 
@@ -601,6 +605,165 @@ def lomo_section(rows, raw, work, out_dir, results, figs):
             table(["held out", "status", "stages", "spearman", "mean |err| %", "calibrate's before", "in-sample rho",
                    "in-sample err %"], out_rows) + "\n"), lines
 
+# ---------------------------------------------------------------- issue 30
+TF_STEPS = {"tfexport", "tfpytorch", "tfopsched", "tfcheck", "tffault", "opara"}
+TF_GRAPH = ("the same graph, weights and input: export_transformers.py's module, its ONNX export, its token ids or "
+            "image")
+
+
+def tf_exports_section(work, results, figs):
+    doc = parse_json(read_text(os.path.join(work, "transformers", "manifest.json")))
+    if not isinstance(doc, dict) or not (doc.get("exports") or doc.get("errors")):
+        return "transformer exports: not run\n"
+    results["tf_exports"] = doc
+    rows = []
+    for e in doc.get("exports", []):
+        rows.append([e["model"], e["batch"], "x".join(str(d) for d in (e.get("input_shapes") or [[]])[0]),
+                     f"{e['pytorch_fp32_scaled_error']:.1e}" if "pytorch_fp32_scaled_error" in e else "-",
+                     f"{e['pytorch_tf32_scaled_error']:.1e}" if "pytorch_tf32_scaled_error" in e else "-",
+                     f"{e.get('onnx_bytes', 0) / 1e6:.1f}", fmt(e.get("seconds"), 1)])
+        for key, prec in (("pytorch_fp32_scaled_error", "fp32"), ("pytorch_tf32_scaled_error", "tf32")):
+            figs.add("export", e["model"], e["batch"], "pytorch", "eager", "nchw", prec, "scaled_error_vs_fp64",
+                     e.get(key))
+    errors = "".join(f"  export failed: {x['model']} batch {x.get('batch')}: {x['error']}\n"
+                     for x in doc.get("errors", []))
+    depth = "full depth (TF_FULL=1)" if doc.get("full") else "2 layers (2+2 for t5_like); TF_FULL=1 for full depth"
+    return (f"transformer exports (tests/data/export_transformers.py --batches; torch {doc.get('torch')}, seq "
+            f"{doc.get('seq')}, {depth}; PyTorch outputs on {doc.get('pytorch_ref_device')}; scaled errors)\n"
+            + table(["model", "batch", "input 0", "PyTorch fp32 vs fp64", "PyTorch tf32 vs fp64", "onnx MB", "s"],
+                    rows) + "\n" + errors)
+
+
+def plan_launches(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return [(tuple(l.get("ops", [])), l.get("stream"), tuple(l.get("wait_for", []))) for l in doc.get("launches", [])]
+
+
+def opara_section(rows, raw, work, results, figs, device):
+    """Opara's launch order vs Nimble's: measured (tfopsched's run plus the opara step's alternating
+    runs: the median of their medians) and the simulator's prediction for sim:h100."""
+    cases = {}
+    for r in rows:
+        if r["step"] == "tfopsched" and r["label"].startswith("lat."):
+            case = split_case(r["label"])
+            if case and case[0] in ("t5_like", "bert_like") and case[2] in ("nimble", "opara"):
+                doc = run_doc(raw, r["label"])
+                if doc and isinstance(doc.get("latency_ms"), (int, float)):
+                    cases.setdefault(case[:2], {}).setdefault(case[2], {}).setdefault("runs", []).append(doc["latency_ms"])
+        if r["step"] != "opara":
+            continue
+        m = re.match(r"^opara\.(lat|sim)\.(.*)_b([0-9]+)\.(nimble|opara)(?:\.[0-9]+)?$", r["label"])
+        if not m:
+            continue
+        kind, model, batch, sched = m.group(1), m.group(2), int(m.group(3)), m.group(4)
+        cell = cases.setdefault((model, batch), {}).setdefault(sched, {})
+        doc = run_doc(raw, r["label"])
+        if kind == "lat":
+            if doc and isinstance(doc.get("latency_ms"), (int, float)):
+                cell.setdefault("runs", []).append(doc["latency_ms"])
+        elif doc and isinstance(doc.get("latency_ms"), (int, float)):
+            cell["sim_ms"] = doc["latency_ms"]
+            sim = plan_launches(os.path.join(work, "tfplans", f"sim.{model}_b{batch}.{sched}.json"))
+            real = plan_launches(os.path.join(work, "tfplans", f"{model}_b{batch}.{sched}.json"))
+            cell["same_plan"] = None if sim is None or real is None else sim == real
+    if not cases:
+        return "Opara vs Nimble: not run\n", []
+    out_rows, lines = [], []
+    for (model, batch), c in sorted(cases.items(), key=lambda kv: (kv[0][0] != "t5_like", kv[0][1])):
+        med = {}
+        for s in ("nimble", "opara"):
+            runs = sorted(c.get(s, {}).get("runs", []))
+            med[s] = runs[len(runs) // 2] if runs else None
+            figs.add("opara", model, batch, "opsched", s, "nchw", "tf32", "measured_median_ms", med[s], "ms",
+                     f"median of {len(runs)} runs' medians (tfopsched + opara steps)")
+            figs.add("opara", model, batch, "opsched", s, "nchw", "tf32", "sim_h100_ms", c.get(s, {}).get("sim_ms"),
+                     "ms", "schedule --device sim:h100 --cuda-graph")
+        gain = (med["nimble"] - med["opara"]) / med["nimble"] if med["nimble"] and med["opara"] else None
+        sn, so = c.get("nimble", {}).get("sim_ms"), c.get("opara", {}).get("sim_ms")
+        sim_gain = (sn - so) / sn if sn and so else None
+        figs.add("opara", model, batch, "opsched", "opara vs nimble", "nchw", "tf32", "measured_gain", gain, "",
+                 "(nimble - opara) / nimble; >0: Opara faster")
+        figs.add("opara", model, batch, "opsched", "opara vs nimble", "nchw", "tf32", "sim_h100_gain", sim_gain, "",
+                 "(nimble - opara) / nimble, as the simulator predicts")
+        same = lambda s: {True: "yes", False: "no", None: "-"}[c.get(s, {}).get("same_plan")]
+        out_rows.append([model, batch, fmt(med["nimble"]), fmt(med["opara"]),
+                         f"{gain * 100:+.1f}%" if gain is not None else "-", fmt(sn), fmt(so),
+                         f"{sim_gain * 100:+.1f}%" if sim_gain is not None else "-", same("nimble"), same("opara")])
+        if gain is not None:
+            lines.append(f"{model} batch {batch}: Opara's launch order vs Nimble's {gain * 100:+.1f}% measured"
+                         + (f", {sim_gain * 100:+.1f}% predicted (sim:h100)" if sim_gain is not None else "")
+                         + (" (the seed reports +9.3% on T5 on an A100)" if model == "t5_like" else ""))
+    results["opara"] = {f"{m}_b{b}": v for (m, b), v in cases.items()}
+    return ("Opara vs Nimble on " + device + " (measured: each plan searched on the device, one CUDA graph, the median "
+            "of the medians of its tfopsched run and two alternating opara-step runs; predicted: each scheduler's "
+            "plan for sim:h100 as one CUDA graph; 'same plan': the sim:h100 plan's launches equal the measured "
+            "plan's)\n" + table(["model", "batch", "nimble ms", "opara ms", "opara gain", "sim nimble", "sim opara",
+                                 "sim gain", "same plan nimble", "same plan opara"], out_rows) + "\n"), lines
+
+
+def mapping_section(rows, raw, results, figs):
+    """run --mapping: measured vs predicted makespan and the check against the single-device run."""
+    runs = [r for r in rows if r["step"] == "mapping" and r["label"].startswith("mapping.run.")]
+    maps = {r["label"][len("mapping.map."):]: r for r in rows
+            if r["step"] == "mapping" and r["label"].startswith("mapping.map.")}
+    if not runs and not maps:
+        return "DiviML mapping: not run\n", []
+    out_rows, lines = [], []
+    for r in runs:
+        name = r["label"][len("mapping.run."):]
+        doc = run_doc(raw, r["label"]) or {}
+        mp = doc.get("mapping") or {}
+        pred, meas = mp.get("predicted_ms"), mp.get("measured_ms")
+        ratio = mp.get("measured_over_predicted") or (meas / pred if pred and meas else None)
+        check = (doc.get("check") or {}).get("pass")
+        devices = ",".join(mp.get("devices") or [])
+        per_dev = {}
+        for o in mp.get("ops", []) or []:
+            per_dev[o.get("device")] = per_dev.get(o.get("device"), 0) + 1
+        out_rows.append([name, devices or "-", mp.get("file_mapper", "-"), fmt(pred), fmt(meas), fmt(ratio, 2),
+                         {True: "match", False: "MISMATCH", None: "-"}[check], r["status"],
+                         " ".join(f"{d}:{n}" for d, n in sorted(per_dev.items()))])
+        for metric, v, unit in (("predicted_ms", pred, "ms"), ("measured_ms", meas, "ms"),
+                                ("measured_over_predicted", ratio, "x")):
+            figs.add("mapping", name, doc.get("batch", 1), "opsched", mp.get("file_mapper", "?"), devices, "fp32",
+                     metric, v, unit, "run --mapping FILE --check")
+        results.setdefault("mapping", []).append({"label": r["label"], "status": r["status"], "mapping": mp,
+                                                  "check": doc.get("check")})
+        if ratio is not None:
+            lines.append(f"mapping {name} over {devices}: measured {meas:.3f} ms vs predicted {pred:.3f} ms "
+                         f"({ratio:.2f}x; goal within 20%: {'met' if abs(ratio - 1) <= 0.2 else 'NOT met'}); "
+                         f"outputs {'match' if check else 'do not match' if check is False else 'not checked'}")
+    failed_maps = [[k, r["status"], r["note"][:80]] for k, r in maps.items() if r["status"] != "ok"]
+    link_rows = [r for r in rows if r["step"] == "mapping" and r["label"] == "mapping.link"]
+    link = ""
+    if link_rows:
+        last = (read_text(os.path.join(raw, "mapping.link.out")).strip().splitlines() or [""])[-1]
+        link = (f"  link cpu <-> GPU (measure_link.py, pageable copies as the segment runner makes them; map --link): "
+                f"{last or link_rows[-1]['status']} (GB/s,latency us)\n")
+        m = re.match(r"^([0-9.]+),([0-9.]+)$", last)
+        if m:
+            figs.add("mapping", "-", "", "pytorch", "pageable copy", "", "fp32", "link_gbps", float(m.group(1)), "GB/s")
+            figs.add("mapping", "-", "", "pytorch", "pageable copy", "", "fp32", "link_latency_us", float(m.group(2)), "us")
+    return ("DiviML mapping (map --devices ... -o FILE, then run --mapping FILE --check against the single-device "
+            "run; makespan in ms)\n" +
+            table(["model", "devices", "mapper", "predicted", "measured", "measured/pred", "check", "status",
+                   "ops per device"], out_rows) + "\n" +
+            ("".join(f"  map {k}: {st} {n}\n" for k, st, n in failed_maps)) + link), lines
+
+
+def merged_pytorch(pytorch, pytorch_tf):
+    """pytorch.json as it leaves the run: issue 28's document, issue 30's under "transformers"."""
+    if pytorch_tf is None:
+        return pytorch
+    if pytorch is None:
+        return {"transformers": pytorch_tf}
+    return {**pytorch, "transformers": pytorch_tf}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
@@ -615,6 +778,7 @@ def main():
     rows = read_commands(args.work)
     results = {"dry_run": args.dry_run == "1"}
     pytorch = parse_json(read_text(os.path.join(args.work, "pytorch.json")))
+    pytorch_tf = parse_json(read_text(os.path.join(args.work, "pytorch_tf.json")))
     env = read_text(os.path.join(args.work, "env.txt"))
     gpu = re.search(r"## GPU\n(?:name.*\n)?(.*)\n", env)
 
@@ -682,6 +846,51 @@ def main():
         parts.append("headline (issue 28: opsched's best plan and its sequential plan against the best PyTorch "
                      "figure, same graph, weights, input and precision):\n" +
                      ("\n".join("  " + t for t in headline) if headline else "  none measured") + "\n")
+    # Issue 30: transformers like for like, Opara vs Nimble, DiviML over cpu,cuda:0.
+    if steps_run & TF_STEPS:
+        prec = "fp32" if args.dry_run == "1" else "tf32"
+        parts.append(section("transformer exports", tf_exports_section, args.work, results, figs))
+        tpt = section("PyTorch", pytorch_l4l, pytorch_tf, figs) if pytorch_tf else {}
+        tpt = tpt if isinstance(tpt, dict) else {}
+        tops = section("opsched", opsched_l4l, rows, raw, results, figs, prec, "tfopsched")
+        tops = tops if isinstance(tops, dict) else {}
+        text, tf_lines = section("latency", latency_l4l_section, tpt, tops, pytorch_tf, figs, args.device, TF_GRAPH,
+                                 " (transformers)", with_targets=True)
+        parts.append(text)
+        if "tfcheck" in steps_run:
+            parts.append(section("run --check", check_table, rows, raw, results, "check.",
+                                 "transformers: run --check, TF32 off on both sides: every plan against PyTorch's "
+                                 "float32 output (bar: rtol 1e-3, atol 1e-6, 2e-4 x max|ref|)", "tfcheck"))
+            for c in results.get("check_tfcheck", []):
+                case = split_case("check." + c["model"] + "." + c["scheduler"])
+                if case:
+                    figs.add("correctness", case[0], case[1], "opsched", c["scheduler"], "nchw", "fp32",
+                             "scaled_error_vs_pytorch_fp32", c.get("scaled_error"), "", c["status"])
+        parts.append("transformers: " + section("TF32 errors", tf32_errors_section, tops, figs))
+        if "tffault" in steps_run:
+            parts.append("transformers: " + section("fault", fault_section, rows, raw, results, figs, "tffault",
+                                                    "one deep MatMul/Gemm/Conv weight"))
+        if "opara" in steps_run:
+            text, lines = section("Opara", opara_section, rows, raw, args.work, results, figs, args.device,
+                                  with_targets=True)
+            parts.append(text)
+            tf_lines += lines
+        if pytorch_tf:
+            parts.append("transformers: " + section("PyTorch", pytorch_section, pytorch_tf, {}))
+        headline_tf = tf_lines
+    else:
+        headline_tf = []
+    if "mapping" in steps_run:
+        text, lines = section("mapping", mapping_section, rows, raw, results, figs, with_targets=True)
+        parts.append(text)
+        headline_tf += lines
+    if headline_tf:
+        parts.append("headline (issue 30: transformers, Opara vs Nimble, DiviML on a CPU and a GPU):\n" +
+                     "\n".join("  " + t for t in headline_tf) + "\n")
+    merged = merged_pytorch(pytorch, pytorch_tf)
+    if merged is not None:
+        with open(os.path.join(args.out, "pytorch.json"), "w") as f:
+            json.dump(merged, f, indent=1)
     # The optional steps (the issue-5 record's measurements).
     if "tests" in steps_run or os.path.exists(os.path.join(args.work, "state", "tests.none")):
         parts.append(section("GPU tests", tests_section, rows, raw, results, args.work))

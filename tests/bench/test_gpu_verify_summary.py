@@ -213,5 +213,97 @@ class SummaryTest(unittest.TestCase):
         with open(os.path.join(self.out, "calibrate.csv")) as f:
             self.assertEqual(len(f.read().splitlines()), 6)
 
+    # ---------------------------------------------------------------- issue 30
+    def results_csv(self):
+        with open(os.path.join(self.out, "results.csv")) as f:
+            return list(csv.DictReader(f))
+
+    def test_transformers_like_for_like_check_fault_and_merged_pytorch_json(self):
+        os.makedirs(os.path.join(self.work, "transformers"))
+        with open(os.path.join(self.work, "transformers", "manifest.json"), "w") as f:
+            json.dump({"torch": "2.11", "seq": 128, "full": False, "pytorch_ref_device": "cuda",
+                       "exports": [{"model": "bert_like", "batch": 8, "input_shapes": [[8, 128]], "onnx_bytes": 5e7,
+                                    "pytorch_fp32_scaled_error": 4e-7, "pytorch_tf32_scaled_error": 2e-3,
+                                    "seconds": 3.0}], "errors": []}, f)
+        self.pytorch_doc([{"model": "googlenet", "batch": 1, "layout": "nchw", "mode": "eager", "median_ms": 4.0}])
+        with open(os.path.join(self.work, "pytorch_tf.json"), "w") as f:
+            json.dump({"torch": "2.11", "device_name": "H100", "tf32_conv": True, "tf32_matmul": True,
+                       "graph": "export_transformers.py's modules", "results": [
+                           {"model": "bert_like", "batch": 8, "layout": "nchw", "mode": "cuda_graph", "median_ms": 1.2,
+                            "same_weights_as_export": True},
+                           {"model": "bert_like", "batch": 8, "layout": "nchw", "mode": "compile", "median_ms": 0.9,
+                            "compile_s": 20.0, "same_weights_as_export": True}]}, f)
+        for sched, ms in (("sequential", 1.5), ("ios", 1.1), ("nimble", 1.0), ("opara", 0.95)):
+            self.add("tfopsched", f"lat.bert_like_b8.{sched}", "ok", 0,
+                     json.dumps({"latency_ms": ms, "p10_ms": ms, "p90_ms": ms, "repeat": 100,
+                                 "outputs": [{"scaled_error": 3e-3}], "check": {"pass": True}}))
+            self.add("tfcheck", f"check.bert_like_b8.{sched}", "ok", 0,
+                     json.dumps({"outputs": [{"scaled_error": 5e-7, "max_rel_error": 1e-3}], "check": {"pass": True}}))
+        self.add("tffault", "fault.bert_like_b8.fp32", "fail", 1,
+                 json.dumps({"outputs": [{"scaled_error": 6e-3}], "check": {"pass": False, "fault": "weight=/l1/o/MatMul"}}))
+        self.rows.append("tffault\tfault.bert_like_b8.fp32\tok\t\t0\t(outcome of the run above)\t"
+                         "caught: weight=/l1/o/MatMul x1.05 fails the TF32-off bar\n")
+        text, results = self.summarize(steps="tfexport tfpytorch tfopsched tfcheck tffault")
+        self.assertRegex(text, r"bert_like\s+8\s+8x128\s+4\.0e-07\s+2\.0e-03")
+        # PyTorch's best: compile 0.9 ms; opsched's best: opara 0.95 ms.
+        self.assertIn("like-for-like latency (transformers)", text)
+        self.assertRegex(text, r"bert_like\s+8\s+-\s+-\s+1\.200\s+-\s+0\.900\s+-\s+-\s+0\.900 \(compile/nchw\)"
+                               r"\s+1\.500\s+0\.950 \(opara\)\s+0\.95")
+        self.assertIn("4/4 match", text)
+        self.assertRegex(text, r"bert_like\s+8\s+fp32\s+weight=/l1/o/MatMul\s+6\.0e-03\s+caught")
+        self.assertNotIn("did not succeed", text)
+        rows = self.results_csv()
+        hit = [r for r in rows if r["side"] == "pytorch" and r["model"] == "bert_like" and r["config"] == "compile"
+               and r["metric"] == "median_ms"]
+        self.assertEqual([r["value"] for r in hit], ["0.9"])
+        self.assertTrue(any(r["model"] == "bert_like" and r["metric"] == "scaled_error_vs_pytorch_fp32" for r in rows))
+        with open(os.path.join(self.out, "pytorch.json")) as f:
+            merged = json.load(f)
+        self.assertEqual(merged["results"][0]["model"], "googlenet")
+        self.assertEqual(len(merged["transformers"]["results"]), 2)
+
+    def test_opara_against_nimble_measured_and_predicted(self):
+        plans = os.path.join(self.work, "tfplans")
+        os.makedirs(plans)
+        launches = {"launches": [{"ops": ["a"], "stream": 0, "wait_for": []}]}
+        for name in ("t5_like_b1.nimble", "sim.t5_like_b1.nimble", "t5_like_b1.opara"):
+            with open(os.path.join(plans, name + ".json"), "w") as f:
+                json.dump(launches, f)
+        with open(os.path.join(plans, "sim.t5_like_b1.opara.json"), "w") as f:
+            json.dump({"launches": [{"ops": ["a"], "stream": 1, "wait_for": []}]}, f)
+        lat = lambda ms: json.dumps({"latency_ms": ms})
+        self.add("tfopsched", "lat.t5_like_b1.nimble", "ok", 0, lat(1.00))
+        self.add("tfopsched", "lat.t5_like_b1.opara", "ok", 0, lat(0.90))
+        for k, (n, o) in enumerate(((1.02, 0.91), (0.98, 0.89)), 1):
+            self.add("opara", f"opara.lat.t5_like_b1.nimble.{k}", "ok", 0, lat(n))
+            self.add("opara", f"opara.lat.t5_like_b1.opara.{k}", "ok", 0, lat(o))
+        self.add("opara", "opara.sim.t5_like_b1.nimble", "ok", 0, lat(2.0))
+        self.add("opara", "opara.sim.t5_like_b1.opara", "ok", 0, lat(1.9))
+        text, results = self.summarize(steps="opara")
+        # Medians: nimble 1.00, opara 0.90 -> +10.0%; sim: (2.0 - 1.9) / 2.0 = +5.0%.
+        self.assertRegex(text, r"t5_like\s+1\s+1\.000\s+0\.900\s+\+10\.0%\s+2\.000\s+1\.900\s+\+5\.0%\s+yes\s+no")
+        self.assertIn("t5_like batch 1: Opara's launch order vs Nimble's +10.0% measured, +5.0% predicted (sim:h100)", text)
+        gain = [r["value"] for r in self.results_csv() if r["section"] == "opara" and r["metric"] == "measured_gain"]
+        self.assertEqual(gain, ["0.1"])
+
+    def test_mapping_measured_against_predicted_makespan(self):
+        def run(pred, meas, ok):
+            return json.dumps({"batch": 1, "check": {"pass": ok}, "mapping": {
+                "file_mapper": "heft", "devices": ["cpu", "cuda:0"], "predicted_ms": pred, "measured_ms": meas,
+                "measured_over_predicted": meas / pred,
+                "ops": [{"op": "a", "device": "cpu"}, {"op": "b", "device": "cuda:0"}, {"op": "c", "device": "cuda:0"}]}})
+        self.add("mapping", "mapping.map.googlenet", "ok", 0, "")
+        self.add("mapping", "mapping.run.googlenet", "ok", 0, run(2.0, 2.2, True))
+        self.add("mapping", "mapping.map.rwnn", "ok", 0, "")
+        self.add("mapping", "mapping.run.rwnn", "fail", 1, run(1.0, 1.5, False))
+        text, results = self.summarize(steps="mapping")
+        self.assertRegex(text, r"googlenet\s+cpu,cuda:0\s+heft\s+2\.000\s+2\.200\s+1\.10\s+match\s+ok\s+cpu:1 cuda:0:2")
+        self.assertIn("measured 2.200 ms vs predicted 2.000 ms (1.10x; goal within 20%: met); outputs match", text)
+        self.assertIn("(1.50x; goal within 20%: NOT met); outputs do not match", text)
+        ratio = [r["value"] for r in self.results_csv() if r["section"] == "mapping"
+                 and r["metric"] == "measured_over_predicted"]
+        self.assertEqual(ratio, ["1.1", "1.5"])
+
+
 if __name__ == "__main__":
     unittest.main()

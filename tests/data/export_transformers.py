@@ -2,6 +2,7 @@
 """Exports transformer networks as ONNX models with reference outputs, for `opsched-cli run --check`.
 
     export_transformers.py --out DIR [--models a,b,...] [--batch 1] [--full]
+    export_transformers.py --out DIR --models a,b --batches 1,8 [--pytorch-ref cpu|cuda] [--full]
 
 For each model, writes
     DIR/<name>/model.onnx
@@ -22,6 +23,13 @@ Models (seeded random weights, nothing downloaded):
   t5_like              T5-small width (512, 8 heads, 2048), RMS norm, relative position bias,
                        encoder-decoder with cross-attention; 2+2 layers (6+6 with --full)
   vit_b_16, convnext_tiny, swin_t   torchvision's, 224x224
+With --batches (the GPU verification, tests/bench/gpu_verify.sh): one folder per batch,
+DIR/<name>_b<batch>/ (same files), the weights DIR/<name>.pt (state_dict, loaded by
+tests/bench/bench_pytorch_gpu.py so both sides run the same numbers) and DIR/manifest.json (each
+export: folder, weights' fingerprint, PyTorch's own errors). With --pytorch-ref DEVICE also
+DIR/<name>_b<batch>/pytorch_fp32/test_data_set_0/{input_I,output_0}.pb: PyTorch's float32 output on
+DEVICE for set 0's inputs with TF32 off, and pytorch_tf32/ with TF32 on for convolutions and GEMMs
+(CUDA only): the references opsched's `run --check` is held to at the same precision.
 Opsets vary on purpose: LayerNormalization is a node from opset 17, a decomposed pattern before.
 Exit 0 on success, 1 when an export fails, 2 for a usage error.
 """
@@ -108,12 +116,13 @@ class BertLike(nn.Module):
 
     def forward(self, ids):
         s = ids.shape[1]
-        pos = torch.arange(s).unsqueeze(0)
+        pos = torch.arange(s, device=ids.device).unsqueeze(0)  # on the ids' device: the module runs on a GPU too
         x = self.ln(self.tok(ids) + self.pos(pos) + self.seg(torch.zeros_like(pos)))
         keep = ids != self.pad  # Equal, Not on the ids
         # float32 scalars: Python floats would make the exported Where float64 (ONNX Runtime refuses
         # to mix it with the float32 scores; PyTorch itself stays in float32)
-        bias = torch.where(keep, torch.zeros(()), torch.full((), -10000.0))[:, None, None, :]
+        bias = torch.where(keep, torch.zeros((), device=ids.device),
+                           torch.full((), -10000.0, device=ids.device))[:, None, None, :]
         for layer in self.layers:
             x = layer(x, bias)
         return torch.cat([x, torch.tanh(self.pool(x[:, :1]))], dim=1)
@@ -148,8 +157,9 @@ class Gpt2Like(nn.Module):
 
     def forward(self, ids):
         s = ids.shape[1]
-        x = self.tok(ids) + self.pos(torch.arange(s).unsqueeze(0))
-        mask = torch.where(self.causal[:s, :s], torch.zeros(()), torch.full((), float("-inf")))
+        x = self.tok(ids) + self.pos(torch.arange(s, device=ids.device).unsqueeze(0))
+        mask = torch.where(self.causal[:s, :s], torch.zeros((), device=ids.device),
+                           torch.full((), float("-inf"), device=ids.device))
         for layer in self.layers:
             x = layer(x, mask)
         return self.ln(x) @ self.tok.weight.t()
@@ -164,9 +174,9 @@ class RmsNorm(nn.Module):
         return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
 
 
-def relative_buckets(q_len, k_len, bidirectional, buckets=32, max_distance=128):
+def relative_buckets(q_len, k_len, bidirectional, buckets=32, max_distance=128, device=None):
     """T5's bucketed relative positions (a function of the sequence lengths only)."""
-    rel = torch.arange(k_len)[None, :] - torch.arange(q_len)[:, None]
+    rel = torch.arange(k_len, device=device)[None, :] - torch.arange(q_len, device=device)[:, None]
     out = torch.zeros_like(rel)
     if bidirectional:
         buckets //= 2
@@ -212,9 +222,11 @@ class T5Like(nn.Module):
 
     def forward(self, src, tgt):
         s, t = src.shape[1], tgt.shape[1]
-        enc_bias = self.enc_bias(relative_buckets(s, s, True)).permute(2, 0, 1).unsqueeze(0)
-        dec_bias = self.dec_bias(relative_buckets(t, t, False)).permute(2, 0, 1).unsqueeze(0)
-        dec_bias = dec_bias + torch.where(self.causal[:t, :t], torch.zeros(()), torch.full((), -1e9))
+        dev = src.device  # everything made here on the inputs' device: the module runs on a GPU too
+        enc_bias = self.enc_bias(relative_buckets(s, s, True, device=dev)).permute(2, 0, 1).unsqueeze(0)
+        dec_bias = self.dec_bias(relative_buckets(t, t, False, device=dev)).permute(2, 0, 1).unsqueeze(0)
+        dec_bias = dec_bias + torch.where(self.causal[:t, :t], torch.zeros((), device=dev),
+                                          torch.full((), -1e9, device=dev))
         x = self.emb(src)
         for block in self.encoder:
             x = block(x, enc_bias)
@@ -311,7 +323,57 @@ def reference(model, inputs):
     return out.numpy()
 
 
-def export(name, spec, out_dir):
+def fingerprint(model):
+    """Parameter and buffer count, sum and sum of |x| in float64 (bench_pytorch_gpu.py's fingerprint)."""
+    n = total = total_abs = 0
+    for _, t in sorted(model.state_dict().items()):
+        if not t.is_floating_point():
+            continue
+        t = t.detach().double().cpu()
+        n += t.numel()
+        total += float(t.sum())
+        total_abs += float(t.abs().sum())
+    return {"values": n, "sum": total, "sum_abs": total_abs}
+
+
+def set_tf32(on):
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    matmul = torch.backends.cuda.matmul
+    if conv is not None and hasattr(conv, "fp32_precision") and hasattr(matmul, "fp32_precision"):
+        conv.fp32_precision = matmul.fp32_precision = "tf32" if on else "ieee"
+    else:
+        torch.backends.cudnn.allow_tf32 = on
+        matmul.allow_tf32 = on
+
+
+def scaled_error(got, want):
+    return float(np.abs(got.astype(np.float64) - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+def pytorch_references(model, inputs, names, model_dir, device, entry, want):
+    """PyTorch's own float32 outputs on DEVICE (TF32 off; on, too, on CUDA) for set 0's inputs."""
+    dev = torch.device(device)
+    m = model.to(dev)
+    precisions = [("pytorch_fp32", False)] + ([("pytorch_tf32", True)] if dev.type == "cuda" else [])
+    for folder, tf32 in precisions:
+        if dev.type == "cuda":
+            set_tf32(tf32)
+        with torch.no_grad():
+            y = m(*[x.to(dev) for x in inputs]).float().cpu().numpy()
+        data_dir = os.path.join(model_dir, folder, "test_data_set_0")
+        os.makedirs(data_dir, exist_ok=True)
+        for i, (x, n) in enumerate(zip(inputs, names)):
+            save_tensor(x.numpy(), n, os.path.join(data_dir, "input_%d.pb" % i))
+        save_tensor(y, "output", os.path.join(data_dir, "output_0.pb"))
+        entry[folder + "_scaled_error"] = scaled_error(y, want)
+    if dev.type != "cuda":
+        entry["pytorch_tf32_skipped"] = "TF32 needs a CUDA device"
+    model.to("cpu")
+    if dev.type == "cuda":
+        set_tf32(False)
+
+
+def export(name, spec, out_dir, folder=None, pytorch_ref=None, entry=None):
     opset, builder, make_inputs, names = spec
     torch.manual_seed(SEED)
     model = builder()
@@ -319,7 +381,7 @@ def export(name, spec, out_dir):
     model.eval()
     generator = torch.Generator().manual_seed(SEED + 2)
     sets = [make_inputs(generator), make_inputs(generator)]
-    model_dir = os.path.join(out_dir, name)
+    model_dir = os.path.join(out_dir, folder or name)
     os.makedirs(model_dir, exist_ok=True)
     export_onnx(model, sets[0], names, opset, os.path.join(model_dir, "model.onnx"))
     outputs = [reference(model, inputs) for inputs in sets]
@@ -335,6 +397,15 @@ def export(name, spec, out_dir):
         for i, (x, n) in enumerate(zip(inputs, names)):
             save_tensor(x.numpy(), n, os.path.join(data_dir, "input_%d.pb" % i))
         save_tensor(output, "output", os.path.join(data_dir, "output_0.pb"))
+    if entry is not None:
+        state = os.path.join(out_dir, name + ".pt")
+        torch.save(model.state_dict(), state)
+        entry.update(model=name, batch=BATCH, dir=model_dir, onnx=os.path.join(model_dir, "model.onnx"),
+                     onnx_bytes=os.path.getsize(os.path.join(model_dir, "model.onnx")), state_dict=state,
+                     fingerprint=fingerprint(model), opset=opset, input_names=names,
+                     input_shapes=[list(x.shape) for x in sets[0]], inputs_differ=float(differ))
+        if pytorch_ref:
+            pytorch_references(model, sets[0], names, model_dir, pytorch_ref, entry, outputs[0])
     return differ
 
 
@@ -344,9 +415,24 @@ def main():
     parser.add_argument("--models", default=None, help="comma-separated (default: all)")
     parser.add_argument("--full", action="store_true", help="full depth and vocabulary (benchmarks)")
     parser.add_argument("--batch", type=int, default=1, help="batch size of the inputs and the export (default 1)")
+    parser.add_argument("--batches", default=None,
+                        help="comma-separated batch sizes: one folder <name>_b<batch> each, weights <name>.pt, "
+                             "manifest.json")
+    parser.add_argument("--pytorch-ref", default=None, metavar="DEVICE",
+                        help="with --batches: PyTorch's float32 outputs on DEVICE (cpu, cuda) in pytorch_fp32/ "
+                             "(TF32 off) and pytorch_tf32/ (TF32 on, CUDA only)")
     args = parser.parse_args()
     if args.batch < 1:
         parser.error("--batch must be at least 1")
+    if args.batches is not None:
+        try:
+            batches = [int(b) for b in args.batches.split(",") if b]
+        except ValueError:
+            parser.error("--batches: expected comma-separated integers")
+        if not batches or min(batches) < 1:
+            parser.error("--batches: batch sizes must be positive")
+    elif args.pytorch_ref:
+        parser.error("--pytorch-ref needs --batches")
     global BATCH
     BATCH = args.batch
     specs = models(args.full)
@@ -357,6 +443,8 @@ def main():
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     print("export_transformers: torch %s, torchvision %s, onnx %s" % (torch.__version__, torchvision.__version__,
                                                                        onnx.__version__))
+    if args.batches is not None:
+        return export_batches(args, names, batches)
     for name in names:
         start = time.perf_counter()
         try:
@@ -367,6 +455,48 @@ def main():
         print("  %-20s %.1f s (two inputs' outputs differ by %.2g of max|y|)"
               % (name, time.perf_counter() - start, differ))
     return 0
+
+
+def export_batches(args, names, batches):
+    """--batches: DIR/<name>_b<batch>/ per batch, the weights, PyTorch's references, manifest.json.
+    Goes on past a failed model (recorded in the manifest); exit 1 if any failed."""
+    import json
+    global BATCH
+    os.makedirs(args.out, exist_ok=True)
+    manifest_path = os.path.join(args.out, "manifest.json")
+    doc = {"tool": "export_transformers", "torch": torch.__version__, "onnx": onnx.__version__, "full": args.full,
+           "seq": SEQ, "pytorch_ref_device": args.pytorch_ref, "exports": [], "errors": []}
+    if os.path.exists(manifest_path):  # add to an earlier export of other models
+        try:
+            with open(manifest_path) as f:
+                doc["exports"] = [e for e in json.load(f).get("exports", []) if e["model"] not in names]
+        except (OSError, ValueError):
+            pass
+    failed = False
+    for name in names:
+        for batch in batches:
+            BATCH = batch
+            start = time.perf_counter()
+            entry = {"full": args.full}
+            try:
+                differ = export(name, models(args.full)[name], args.out, "%s_b%d" % (name, batch), args.pytorch_ref,
+                                entry)
+            except Exception as e:  # noqa: BLE001 - record it, go on with the next model
+                print("export_transformers: error: %s batch %d: %s" % (name, batch, e), file=sys.stderr)
+                doc["errors"].append({"model": name, "batch": batch, "error": "%s: %s" % (type(e).__name__, e)})
+                failed = True
+                break
+            entry["seconds"] = round(time.perf_counter() - start, 2)
+            doc["exports"].append(entry)
+            refs = ", ".join("%s %.1e" % (k[len("pytorch_"):-len("_scaled_error")], v) for k, v in entry.items()
+                             if k.startswith("pytorch_") and k.endswith("_scaled_error"))
+            print("  %-14s batch %-3d %.1f s (inputs differ by %.2g of max|y|)%s"
+                  % (name, batch, entry["seconds"], differ, "; PyTorch vs float64: " + refs if refs else ""))
+            with open(manifest_path, "w") as f:
+                json.dump(doc, f, indent=1)
+    with open(manifest_path, "w") as f:
+        json.dump(doc, f, indent=1)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
