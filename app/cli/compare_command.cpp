@@ -119,6 +119,12 @@ Runner addCompareCommand(CLI::App& app)
         ->check(CLI::IsMember({"latency", "throughput"}));
     cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,
+                    "With --devices: milp-split's largest module solved as one piece (default 12)")
+        ->check(CLI::Range(2, 64));
+    cmd->add_flag("--equal-time", opts->mappers.equalTime,
+                  "With --devices (latency): run sa and ea for as long as milp-split took (the paper's equal runtime)");
+    addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): issue 24's inputs
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 
@@ -144,7 +150,7 @@ Runner addCompareCommand(CLI::App& app)
             return kExitUsage;
         }
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
-        if (!opts->mappers.devices.empty())
+        if (!opts->mappers.devices.empty() || devicesFromFiles(opts->mappers.files))
             return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         const double floor = target.floor(graph);

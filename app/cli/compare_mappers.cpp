@@ -8,6 +8,7 @@
 #include "map/mappers.h"
 #include "util/error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -45,27 +46,49 @@ nlohmann::ordered_json rowJson(const std::string& mapper, const Row& m, double s
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& o, const CostCacheOptions& cache, bool json)
 {
-    const auto devices = parseDeviceList(o.devices);
     const bool throughput = o.objective == "throughput";
     std::optional<map::MappingProblem> problem;
     std::optional<map::BatchedProblem> batched;
-    if (throughput)
-        batched = batchedProblemFor(graph, devices, o.link, "", cache, o.inputs);
-    else
-        problem = mappingProblemFor(graph, devices, o.link, "", cache);
+    if (throughput) {
+        batched = throughputProblem(graph, o.devices, o.link, "", cache, o.files, o.inputs);
+        writeCostsIfAsked(o.files, *batched);
+    } else {
+        problem = latencyProblem(graph, o.devices, o.link, "", cache, o.files);
+        writeCostsIfAsked(o.files, *problem, graph.batch());
+    }
+    std::vector<std::string> devices;
+    for (const auto& d : (throughput ? batched->base : *problem).devices)
+        devices.push_back(d.name);
+    std::string deviceList;
+    for (const auto& d : devices)
+        deviceList += (deviceList.empty() ? "" : ",") + d;
     const double bound = throughput ? map::batchedLowerBound(*batched) : map::lowerBound(*problem);
     map::MapperOptions options;
     options.timeLimitSeconds = o.timeLimit;
+    options.maxModuleTasks = o.maxModuleTasks;
+    options.symmetry = symmetryOf(o.files);
+    // The paper's equal-runtime comparison: milp-split first, then sa and ea for as long.
+    std::optional<map::MapResult> split;
+    if (o.equalTime && !throughput) {
+        try {
+            split = map::runMapper("milp-split", *problem, options);
+        } catch (const Error&) {
+        }
+    }
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     double single = 0;
     for (const auto& info : map::mappers()) {
         try {
             Row row;
+            map::MapperOptions mine = options;
+            if (split && (info.name == "sa" || info.name == "ea"))
+                mine.runSeconds = std::max(split->solveSeconds, 1e-3);
             if (throughput) {
                 const map::BatchedResult m = map::runBatchedMapper(info.name, *batched, options);
                 row = {m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers};
             } else {
-                const map::MapResult m = map::runMapper(info.name, *problem, options);
+                const map::MapResult m =
+                    split && info.name == "milp-split" ? *split : map::runMapper(info.name, *problem, mine);
                 row = {m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size()};
             }
             if (info.name == "bd")
@@ -91,11 +114,11 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     }
     if (throughput)
         std::printf("%s, %lld inputs split over %s (throughput; lower bound %.4f ms, at most %.1f inputs/s)\n",
-                    graph.name().c_str(), static_cast<long long>(o.inputs), o.devices.c_str(), bound * 1e3,
+                    graph.name().c_str(), static_cast<long long>(o.inputs), deviceList.c_str(), bound * 1e3,
                     static_cast<double>(o.inputs) / bound);
     else
         std::printf("%s, batch %lld, mapped over %s (latency; lower bound %.4f ms)\n", graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), o.devices.c_str(), bound * 1e3);
+                    static_cast<long long>(graph.batch()), deviceList.c_str(), bound * 1e3);
     std::printf("%-11s %12s %s%8s %10s %8s %9s %9s\n", "mapper", "makespan_ms", throughput ? "  inputs/s " : "",
                 "vs_bd", "status", "gap", "solve_s", "transfers");
     for (const auto& r : results) {

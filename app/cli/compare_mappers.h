@@ -2,6 +2,7 @@
 #pragma once
 
 #include "common_options.h"
+#include "map_inputs.h"
 
 #include <cstdint>
 #include <string>
@@ -14,6 +15,9 @@ struct CompareMappersOptions {
     double timeLimit = 60;
     std::string objective = "latency"; // or throughput: `inputs` split per op (as `map --objective`)
     std::int64_t inputs = 16;
+    std::size_t maxModuleTasks = 12; // milp-split's module cap (--max-module-tasks)
+    bool equalTime = false;          // sa and ea run as long as milp-split took (--equal-time)
+    MapInputOptions files;           // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
 };
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& options, const CostCacheOptions& cache, bool json);

@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "common_options.h"
 #include "map_devices.h"
+#include "map_inputs.h"
+#include "map_pipeline.h"
 
 #include "map/batched_mapping_file.h"
 #include "map/lower_bound.h"
@@ -24,11 +26,13 @@ namespace {
 template <typename Options>
 int mapThroughput(const Graph& graph, const Options& o)
 {
-    const auto names = parseDeviceList(o.devices);
-    const map::BatchedProblem problem = batchedProblemFor(graph, names, o.link, o.memory, o.cache, o.inputs);
+    const map::BatchedProblem problem = throughputProblem(graph, o.devices, o.link, o.memory, o.cache, o.files, o.inputs);
+    writeCostsIfAsked(o.files, problem);
     map::MapperOptions mo;
     mo.timeLimitSeconds = o.timeLimit;
     mo.seed = o.seed;
+    mo.maxModuleTasks = o.maxModuleTasks;
+    mo.symmetry = symmetryOf(o.files);
     const map::BatchedResult r = map::runBatchedMapper(o.mapper, problem, mo);
     const double bound = map::batchedLowerBound(problem);
     const auto j = map::batchedMappingToJson(graph, problem, r, bound);
@@ -42,15 +46,15 @@ int mapThroughput(const Graph& graph, const Options& o)
                 static_cast<long long>(problem.inputs));
     for (auto s : problem.sizes)
         std::printf(" %lld", static_cast<long long>(s));
-    std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), names.size());
+    std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), problem.base.deviceCount());
     std::printf("throughput   %.1f inputs/s (makespan %.4f ms); at most %.1f inputs/s (lower bound %.4f ms)\n",
                 r.times.throughput, r.times.makespan * 1e3, static_cast<double>(problem.inputs) / bound, bound * 1e3);
     std::printf("status       %s", map::toString(r.status));
     if (!std::isnan(r.gap))
         std::printf(", gap %.2f%%", r.gap * 100);
     std::printf(", %.3f s\n", r.solveSeconds);
-    for (std::uint32_t u = 0; u < names.size(); ++u)
-        std::printf("%-12s %zu batches\n", names[u].c_str(), r.mapping.order[u].size());
+    for (std::uint32_t u = 0; u < problem.base.deviceCount(); ++u)
+        std::printf("%-12s %zu batches\n", problem.base.devices[u].name.c_str(), r.mapping.order[u].size());
     std::printf("transfers    %zu (%.2f MB)\n", r.times.transfers, r.times.transferredBytes / 1e6);
     if (!o.output.empty())
         std::printf("written to   %s\n", o.output.c_str());
@@ -75,6 +79,8 @@ Runner addMapCommand(CLI::App& app)
         bool json = false;
         CostCacheOptions cache;
         std::int64_t inputs = 16;
+        std::size_t maxModuleTasks = 12;
+        MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
@@ -82,13 +88,14 @@ Runner addMapCommand(CLI::App& app)
     cmd->add_option("--batch", opts->batch, "Batch size (default 1)");
     cmd->add_option("--devices", opts->devices,
                     "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N")
-        ->required();
+        ;
     cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
     cmd->add_option("--inputs", opts->inputs, "--objective throughput: inputs to process (default 16), split into "
                                               "batches of L/4, L/2, 3L/4 or L per op and device")
         ->check(CLI::Range(1, 4096));
-    cmd->add_option("--objective", opts->objective, "latency (one input, default) or throughput (--inputs L)")
-        ->check(CLI::IsMember({"latency", "throughput"}));
+    cmd->add_option("--objective", opts->objective, "latency (one input, default), throughput (--inputs L) or pipeline (a stream of inputs, "
+                                                "steady state: the GPT-3 case study)")
+        ->check(CLI::IsMember({"latency", "throughput", "pipeline"}));
     cmd->add_option("--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--link", opts->link,
@@ -96,20 +103,35 @@ Runner addMapCommand(CLI::App& app)
                     "between CPU partitions, the hand-off measured on the model)");
     cmd->add_option("--memory", opts->memory, "GB per device, in --devices order (default: each device's own)");
     cmd->add_option("--seed", opts->seed, "Seed of sa and ea (default 1)");
+    cmd->add_option("--max-module-tasks", opts->maxModuleTasks,
+                    "milp-split: largest module solved as one piece (default 12; up to 16 by exact search, "
+                    "CBC beyond)")
+        ->check(CLI::Range(2, 64));
     cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");
     cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");
     addCostCacheOptions(*cmd, opts->cache);
+    addMapInputOptions(*cmd, opts->files);
 
     return [opts]() {
+        if (opts->devices.empty() && !devicesFromFiles(opts->files)) {
+            std::cerr << "opsched-cli: map: --devices is required (or --topology FILE, or --costs FILE)\n"
+                         "Run 'opsched-cli map --help' for usage.\n";
+            return kExitUsage;
+        }
         const Graph graph = loadModel(opts->model, opts->batch);
         if (opts->objective == "throughput")
             return mapThroughput(graph, *opts);
         const map::MappingProblem problem =
-            mappingProblemFor(graph, parseDeviceList(opts->devices), opts->link, opts->memory, opts->cache);
+            latencyProblem(graph, opts->devices, opts->link, opts->memory, opts->cache, opts->files);
+        writeCostsIfAsked(opts->files, problem, graph.batch());
 
         map::MapperOptions mo;
         mo.timeLimitSeconds = opts->timeLimit;
         mo.seed = opts->seed;
+        mo.maxModuleTasks = opts->maxModuleTasks;
+        mo.symmetry = symmetryOf(opts->files);
+        if (opts->objective == "pipeline") // issue 24's GPT-3 case study (map_pipeline.h)
+            return mapPipelineCommand(graph, problem, opts->mapper, mo, opts->output, opts->json);
         const map::MapResult result = map::runMapper(opts->mapper, problem, mo);
         const double bound = map::lowerBound(problem);
         const auto json = map::mappingToJson(graph, problem, result, bound);

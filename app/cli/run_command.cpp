@@ -4,10 +4,12 @@
 // with the single-device run, run_check.h). The steps are separate functions (plan, inputs, run,
 // check, report).
 #include "commands.h"
+#include "zoo/zoo.h"
 #include "common_options.h"
 #include "run_check.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
+#include "run_throughput.h"
 #include "run_segments.h"
 
 #include "exec/cpu/cpu_executor.h"
@@ -465,7 +467,28 @@ Runner addRunCommand(CLI::App& app)
         RunReport report;
         const auto start = Clock::now();
         const Graph graph = loadModel(opts->model, opts->batch);
+        if (const auto why = zoo::costOnlyReason(graph); !why.empty())
+            throw Error(why); // issue 24: never allocate hundreds of GB for a cost-only graph
         report.loadMs = msSince(start);
+        if (!opts->mapping.empty() && isThroughputMappingFile(opts->mapping)) {
+            // Several inputs in flight, batches per op and device: its own runner (run_throughput.h).
+            if (!opts->schedule.empty() || opts->segments || fault.inputSeed != 0 || !opts->input.empty())
+                throw Error("--mapping with a throughput file: --schedule, --segments, --inject-fault input-seed "
+                            "and --input do not apply (its inputs are seeded, one per input of the file)");
+            ThroughputRunOptions t;
+            t.check = opts->check;
+            t.repeat = opts->repeat;
+            t.json = opts->json;
+            t.tolerance = opts->tolerance;
+            if (cmd->count("--atol") == 0)
+                t.tolerance.atol = kSingleDeviceTolerance.atol;
+            if (cmd->count("--atol-scale") == 0)
+                t.tolerance.atolScale = kSingleDeviceTolerance.atolScale;
+            if (cmd->count("--rtol") == 0)
+                t.tolerance.rtol = kSingleDeviceTolerance.rtol;
+            const std::optional<Graph> faulted = graphWithFault(graph, fault); // weight=OP: the same ops
+            return runThroughputMapping(graph, faulted ? *faulted : graph, opts->mapping, t);
+        }
         std::optional<MappingRun> mapping;
         if (!opts->mapping.empty()) {
             if (!opts->schedule.empty())

@@ -36,7 +36,7 @@ public:
         for (std::uint32_t u = 0; u < k_; ++u) {
             if (!counts[u])
                 continue;
-            const double d = p_.costOf(t, u, counts[u]);
+            const double d = p_.blockCost(t, split, u); // pipelined batches: as one block here
             if (!std::isfinite(d))
                 return std::vector<double>(k_, kUnsupported);
             double s = free_[u];
@@ -114,7 +114,7 @@ std::vector<std::uint32_t> metSplits(const BatchedProblem& p)
             double longest = 0;
             for (std::uint32_t u = 0; u < p.base.deviceCount(); ++u)
                 if (p.splits[s][u])
-                    longest = std::max(longest, p.costOf(t, u, p.splits[s][u]));
+                    longest = std::max(longest, p.blockCost(t, s, u));
             if (longest < best) {
                 best = longest;
                 split[t] = s;
@@ -275,6 +275,17 @@ BatchedResult runBatchedMapper(std::string_view name, const BatchedProblem& p, c
         const std::optional<BatchedResult> best = bestListHeuristic(p, o);
         if (!best)
             throw Error("milp (throughput): no heuristic found a mapping to start from");
+        if (const std::size_t rows = batchedMilpRows(p); rows > kBatchedMilpMaxRows) {
+            // Too big for CBC in any useful time (as the paper found): the start, said so.
+            BatchedResult r = *best;
+            r.mapper = "milp";
+            r.status = SolveStatus::Feasible;
+            r.note = "the whole MILP would have " + std::to_string(rows) + " dependency rows (over " +
+                     std::to_string(kBatchedMilpMaxRows) + "): not solved, " + best->mapper +
+                     "'s mapping kept; milp-split solves it per module";
+            r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+            return r;
+        }
         BatchedResult r = mapBatchedMilp(p, o, *best);
         r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
         return r;

@@ -29,9 +29,14 @@ nlohmann::ordered_json batchedMappingToJson(const Graph& graph, const BatchedPro
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < base.taskCount(); ++t) {
         auto split = nlohmann::ordered_json::object();
-        for (std::uint32_t u = 0; u < base.deviceCount(); ++u)
-            if (const auto c = p.splits[r.mapping.split[t]][u])
+        const std::uint32_t chosen = r.mapping.split[t];
+        for (std::uint32_t u = 0; u < base.deviceCount(); ++u) {
+            const auto c = p.splits[chosen][u], m = p.batchesOn(chosen, u);
+            if (m > 1) // several batches there, in input order
+                split[base.devices[u].name] = std::vector<std::int64_t>(static_cast<std::size_t>(m), c / m);
+            else if (c)
                 split[base.devices[u].name] = c;
+        }
         mapping[base.tasks[t].name] = split;
     }
     j["mapping"] = mapping;
@@ -83,28 +88,41 @@ std::vector<std::int64_t> readSizes(const nlohmann::json& j, std::int64_t inputs
     return sizes;
 }
 
-// Each op's inputs per device, checked against the batch sizes and the inputs.
+// Each op's inputs per device (a number: one batch; a list of equal numbers: that many batches in
+// input order), checked against the batch sizes and the inputs. `pieces` gets the batch counts.
 std::vector<std::vector<std::int64_t>> readCounts(const Graph& graph, const nlohmann::json& j,
                                                   const json::DeviceList& devices,
-                                                  const std::vector<std::int64_t>& sizes, std::int64_t inputs)
+                                                  const std::vector<std::int64_t>& sizes, std::int64_t inputs,
+                                                  std::vector<std::vector<std::int64_t>>& pieces)
 {
     const auto& mapping = field(j, "mapping");
     if (!mapping.is_object())
         fail("\"mapping\" is not an object {op: {device: inputs}}");
     std::vector<std::vector<std::int64_t>> counts(graph.opCount());
+    pieces.assign(graph.opCount(), {});
     for (const auto& [op, split] : mapping.items()) {
         const std::uint32_t t = json::opOf(graph, op);
         if (!split.is_object())
             fail("the split of op " + op + " is not an object {device: inputs}");
         counts[t].assign(devices.names.size(), 0);
+        pieces[t].assign(devices.names.size(), 0);
         std::int64_t total = 0;
-        for (const auto& [dev, count] : split.items()) {
-            const std::int64_t c = positiveInteger(count, "the inputs of op " + op + " on " + dev);
+        for (const auto& [dev, value] : split.items()) {
+            const std::string what = "the inputs of op " + op + " on " + dev;
+            const auto list = value.is_array() ? value : nlohmann::json::array({value});
+            if (list.empty())
+                fail(what + " are an empty list");
+            const std::int64_t c = positiveInteger(list.front(), what);
+            for (const auto& v : list)
+                if (positiveInteger(v, what) != c)
+                    fail(what + " are batches of different sizes (" + value.dump() + ")");
             if (std::find(sizes.begin(), sizes.end(), c) == sizes.end())
                 fail("op " + op + " takes " + std::to_string(c) + " inputs on " + dev +
                      ", which is not one of the batch sizes");
-            counts[t][devices.of(dev)] = c;
-            total += c;
+            const auto u = devices.of(dev);
+            counts[t][u] = c * static_cast<std::int64_t>(list.size());
+            pieces[t][u] = static_cast<std::int64_t>(list.size());
+            total += counts[t][u];
         }
         if (total != inputs)
             fail("the batches of op " + op + " add up to " + std::to_string(total) + " inputs, not the file's " +
@@ -114,6 +132,22 @@ std::vector<std::vector<std::int64_t>> readCounts(const Graph& graph, const nloh
         if (counts[t].empty())
             fail("op " + graph.ops()[t].name + " is not mapped to any device");
     return counts;
+}
+
+// The index of the split with these counts and batches per device, added when it is new.
+std::uint32_t splitIndex(BatchedProblem& p, const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& pieces)
+{
+    p.pieces.resize(p.splits.size());
+    for (std::size_t s = 0; s < p.splits.size(); ++s) {
+        bool same = p.splits[s] == counts;
+        for (std::uint32_t u = 0; same && u < counts.size(); ++u)
+            same = p.batchesOn(s, u) == pieces[u];
+        if (same)
+            return static_cast<std::uint32_t>(s);
+    }
+    p.splits.push_back(counts);
+    p.pieces.push_back(pieces);
+    return static_cast<std::uint32_t>(p.splits.size() - 1);
 }
 
 // seconds[op][device][size index]; kUnsupported where the file has no number.
@@ -180,11 +214,12 @@ BatchedMappingDocument batchedMappingFromJson(const Graph& graph, const nlohmann
     p.inputs = inputs;
     p.sizes = readSizes(j, inputs);
     p.splits = enumerateSplits(inputs, p.sizes, k);
-    const auto counts = readCounts(graph, j, devices, p.sizes, inputs);
+    addPipelinedSplits(p);
+    std::vector<std::vector<std::int64_t>> pieces;
+    const auto counts = readCounts(graph, j, devices, p.sizes, inputs, pieces);
     doc.mapping.split.resize(n);
-    for (std::size_t t = 0; t < n; ++t) // counts are batch sizes summing to L: always one of the splits
-        doc.mapping.split[t] = static_cast<std::uint32_t>(
-            std::find(p.splits.begin(), p.splits.end(), counts[t]) - p.splits.begin());
+    for (std::size_t t = 0; t < n; ++t)
+        doc.mapping.split[t] = splitIndex(p, counts[t], pieces[t]);
     doc.mapping.order = json::readOrder(graph, j, devices, [&](std::uint32_t t, std::uint32_t u) {
         return counts[t][u] ? std::string() : std::string("has no inputs there in \"mapping\"");
     });
@@ -198,8 +233,8 @@ BatchedMappingDocument batchedMappingFromJson(const Graph& graph, const nlohmann
     p.seconds = readCosts(graph, j, devices, p.sizes);
     for (std::uint32_t t = 0; t < n; ++t)
         for (std::uint32_t u = 0; u < k; ++u)
-            if (counts[t][u] && !std::isfinite(p.costOf(t, u, counts[t][u])))
-                fail("no cost for op " + graph.ops()[t].name + "'s batch of " + std::to_string(counts[t][u]) +
+            if (counts[t][u] && !std::isfinite(p.costOf(t, u, counts[t][u] / pieces[t][u])))
+                fail("no cost for op " + graph.ops()[t].name + "'s batch of " + std::to_string(counts[t][u] / pieces[t][u]) +
                      " inputs on " + devices.names[u] + " in \"costs\"");
     // The base problem carries the devices, links, sizes per input and the DAG; its own costs are
     // unused by the batched evaluation, so each op's cheapest batch stands in (validate() wants them).

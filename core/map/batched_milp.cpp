@@ -1,6 +1,7 @@
 #include "map/batched_milp.h"
 
 #include "map/milp_mapper.h"
+#include "map/symmetry_cuts.h"
 
 #include "util/error.h"
 
@@ -16,25 +17,36 @@ namespace opsched::map {
 
 namespace {
 
-[[maybe_unused]] bool allowed(const std::vector<std::int64_t>& fixedSplit, std::size_t task, std::size_t split)
+// DiviML's MILP has one batch per op and device (a start s[i][u]): free ops choose among the
+// splits without pipelined batches; a fixed op keeps its split, pipelined or not (its batches then
+// count as one block there, which only overestimates).
+[[maybe_unused]] bool allowed(const BatchedProblem& p, const std::vector<std::int64_t>& fixedSplit, std::size_t task,
+                              std::size_t split)
 {
-    return fixedSplit.empty() || fixedSplit[task] < 0 || static_cast<std::size_t>(fixedSplit[task]) == split;
+    if (!fixedSplit.empty() && fixedSplit[task] >= 0)
+        return static_cast<std::size_t>(fixedSplit[task]) == split;
+    return !p.pipelined(split);
 }
 
-std::size_t choices(const std::vector<std::int64_t>& fixedSplit, std::size_t task, std::size_t splits)
+std::size_t choices(const BatchedProblem& p, const std::vector<std::int64_t>& fixedSplit, std::size_t task)
 {
-    return fixedSplit.empty() || fixedSplit[task] < 0 ? splits : 1;
+    if (!fixedSplit.empty() && fixedSplit[task] >= 0)
+        return 1;
+    std::size_t whole = 0;
+    for (std::size_t s = 0; s < p.splits.size(); ++s)
+        whole += !p.pipelined(s);
+    return whole;
 }
 
 } // namespace
 
 std::size_t batchedMilpRows(const BatchedProblem& p, const std::vector<std::int64_t>& fixedSplit)
 {
-    const std::size_t k = p.base.deviceCount(), splits = p.splits.size();
+    const std::size_t k = p.base.deviceCount();
     std::size_t rows = 0;
     for (std::uint32_t i = 0; i < p.base.taskCount(); ++i)
         for (std::uint32_t j : p.base.dag.successors[i])
-            rows += choices(fixedSplit, i, splits) * choices(fixedSplit, j, splits) * k * k;
+            rows += choices(p, fixedSplit, i) * choices(p, fixedSplit, j) * k * k;
     return rows;
 }
 
@@ -72,8 +84,7 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
         return std::max<std::int64_t>(0, hi - lo);
     };
     auto cost = [&](std::size_t i, std::size_t s, std::size_t u) {
-        return p.splits[s][u] ? p.costOf(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(u), p.splits[s][u]) * kMs
-                              : 0.0;
+        return p.blockCost(static_cast<std::uint32_t>(i), s, static_cast<std::uint32_t>(u)) * kMs;
     };
     const std::size_t dependencyRows = batchedMilpRows(p, fixedSplit);
     if (dependencyRows > kBatchedMilpMaxRows)
@@ -87,7 +98,7 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             bool runs = true;
             for (std::size_t u = 0; u < k; ++u)
                 runs = runs && std::isfinite(cost(i, s, u));
-            if (runs && allowed(fixedSplit, i, s))
+            if (runs && allowed(p, fixedSplit, i, s))
                 z[i][s] = m.addColumn(0, 1, 0, true);
         }
     std::vector<std::vector<int>> start_(n, std::vector<int>(k));
@@ -205,6 +216,17 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
         if (!row.empty())
             m.addRow(row, 'L', p.base.devices[u].memoryBytes / 1e6);
     }
+    // --- symmetry breaking (issue 24; symmetry_cuts.h): interchangeable devices and nodes ordered
+    // as the start has them, so the start meets the cuts ---
+    if (options.symmetry != Symmetry::None) {
+        const auto classes = orientedBy(findSymmetries(p), batchedValues(p, start.mapping, options.symmetry, cost));
+        for (const SymmetryRow& cut : symmetryRows(classes, batchedForms(p, z, options.symmetry, cost))) {
+            row.cols = cut.cols;
+            row.coefs = cut.coefs;
+            m.addRow(row, 'L', 0);
+        }
+    }
+    // --- end symmetry breaking ---
     { // Start from the heuristic: its splits, and each pair in the order its batches start on each
       // device (orders may differ between devices; one order for all would make the start infeasible).
         std::vector<int> idx;
@@ -222,6 +244,9 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             }
         Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
     }
+    // No CglPreProcess: CBC 2.10.8 crashed in its postProcess on these models when the time limit
+    // fell during the solve (seen on milp-split's windows); these MILPs gain little from it.
+    Cbc_setParameter(m.model, "preprocess", "off");
     m.solve(options.timeLimitSeconds, options.logLevel, options.maxNodes);
 
     BatchedResult result = start;
@@ -254,7 +279,11 @@ BatchedResult mapBatchedMilp(const BatchedProblem& p, const MapperOptions& optio
             result.times = times;
         }
     }
-    result.status = Cbc_isProvenOptimal(m.model) ? SolveStatus::Optimal
+    // Proven over one batch per op and device; with pipelined splits on offer that is not all schedules.
+    const bool allSplits = std::none_of(p.splits.begin(), p.splits.end(), [&](const auto& s) {
+        return p.pipelined(static_cast<std::size_t>(&s - p.splits.data()));
+    });
+    result.status = Cbc_isProvenOptimal(m.model) && allSplits ? SolveStatus::Optimal
                     : Cbc_isSecondsLimitReached(m.model) ? SolveStatus::Timeout
                                                          : SolveStatus::Feasible;
     const double bound = Cbc_getBestPossibleObjValue(m.model) / kMs;

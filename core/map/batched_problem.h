@@ -2,10 +2,16 @@
 // them across devices in batches of the sizes each device accepts (the paper's L/4, L/2, 3L/4, L),
 // model and data parallelism at once. Throughput = L / makespan.
 //
-// Decision the paper leaves open: which inputs go where. A split gives each device a count; the
+// Decisions the paper leaves open: which inputs go where. A split gives each device a count; the
 // inputs are dealt out in device order (device 0 takes inputs 0..n0-1, device 1 the next n1, ...),
-// so batch (j on v) needs the results of every batch (i on u) of a predecessor whose inputs
-// overlap its own, and a transfer of those overlapping inputs' results when u != v.
+// so a batch on v needs the results of every batch of a predecessor whose inputs overlap its own,
+// and a transfer of those overlapping inputs' results when the devices differ.
+// Several batches per op per device (the paper's schedule maps each (op, input) to a device and a
+// start, batches being the inputs started together): a split may run a device's count as one batch
+// or as count/g batches of the smallest size g ("pipelined"), one after another in input order.
+// A successor's batch waits only for the batches holding its inputs, so inputs flow through the
+// network batch by batch and devices overlap different inputs (a pipeline). A device runs an op's
+// batches consecutively (its order lists ops; batches of different ops do not interleave).
 #pragma once
 
 #include "map/mapping_problem.h"
@@ -24,8 +30,15 @@ struct BatchedProblem {
     std::vector<std::vector<std::vector<double>>> seconds;
     // The splits every op chooses from: counts per device (0 or one of `sizes`) summing to L.
     std::vector<std::vector<std::int64_t>> splits;
+    // pieces[s][u]: how many equal batches split s runs its count on device u in (empty, or a
+    // split's row empty: one batch per device). addPipelinedSplits fills it.
+    std::vector<std::vector<std::int64_t>> pieces;
 
     double costOf(std::uint32_t task, std::uint32_t device, std::int64_t count) const;
+    // Batches of split s on device u (0 where it has no inputs there) and their summed cost.
+    std::int64_t batchesOn(std::size_t split, std::uint32_t device) const;
+    double blockCost(std::uint32_t task, std::size_t split, std::uint32_t device) const;
+    bool pipelined(std::size_t split) const; // some device runs more than one batch
     // Throws Error naming the problem (sizes, costs, no split of L).
     void validate() const;
 };
@@ -35,6 +48,10 @@ struct BatchedProblem {
 std::vector<std::int64_t> paperBatchSizes(std::int64_t inputs);
 std::vector<std::vector<std::int64_t>> enumerateSplits(std::int64_t inputs, const std::vector<std::int64_t>& sizes,
                                                        std::size_t devices);
+
+// Appends, for every split with a device count above the smallest batch size g, its pipelined
+// twin: each device's count in batches of g. With L = 1 (one size) it adds nothing.
+void addPipelinedSplits(BatchedProblem& problem);
 
 struct BatchedMapping {
     std::vector<std::uint32_t> split;              // per task: index into BatchedProblem::splits
@@ -46,8 +63,10 @@ struct BatchedTimes {
     std::string problem;
     double makespan = 0;        // seconds
     double throughput = 0;      // inputs per second
-    // per task and device: start and finish of its batch there (0 where it has none)
+    // per task and device: start of its first batch and finish of its last there (0 where none)
     std::vector<std::vector<double>> start, finish;
+    // per task and device, every batch in input order: its start and finish
+    std::vector<std::vector<std::vector<double>>> batchStart, batchFinish;
     std::size_t transfers = 0;
     double transferredBytes = 0;
 };

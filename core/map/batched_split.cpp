@@ -43,9 +43,14 @@ BatchedProblem restrictTo(const BatchedProblem& p, const std::vector<std::uint32
 // A split assignment searched with device orders by a fixed priority (breadth-first, as sa/ea).
 class SplitSearch {
 public:
-    SplitSearch(const BatchedProblem& p, Clock::time_point deadline)
+    // `pipelined`: whether single-op moves may take pipelined splits (the whole-graph polish) or
+    // only whole batches (pricing pieces, where twice the moves would cost the time to price them).
+    SplitSearch(const BatchedProblem& p, Clock::time_point deadline, bool pipelined = true)
         : p_(p), order_(breadthFirstOrder(p.base.dag)), deadline_(deadline)
     {
+        for (std::uint32_t s = 0; s < p.splits.size(); ++s)
+            if (pipelined || !p.pipelined(s))
+                candidates_.push_back(s);
     }
 
     // The better of two orders for these splits: breadth-first, and list scheduling by earliest start.
@@ -64,7 +69,7 @@ public:
                     continue;
                 const std::uint32_t keep = split[t];
                 std::uint32_t chosen = keep;
-                for (std::uint32_t s = 0; s < p_.splits.size(); ++s) {
+                for (std::uint32_t s : candidates_) {
                     if (s == keep)
                         continue;
                     split[t] = s;
@@ -100,6 +105,7 @@ private:
     const BatchedProblem& p_;
     std::vector<std::uint32_t> order_;
     Clock::time_point deadline_;
+    std::vector<std::uint32_t> candidates_;
 };
 
 struct Piece {
@@ -116,9 +122,14 @@ struct SegmentTasks {
 
 class BatchedSplitter {
 public:
-    BatchedSplitter(const BatchedProblem& p, const MapperOptions& o, std::vector<std::uint32_t> hint)
-        : p_(p), o_(o), hint_(std::move(hint)), t0_(Clock::now()),
-          deadline_(t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeLimitSeconds)))
+    // `pool`: the baselines already run (list heuristics, SA, EA); the result is never worse.
+    BatchedSplitter(const BatchedProblem& p, const MapperOptions& o, std::vector<std::uint32_t> hint,
+                    std::vector<BatchedResult> pool, Clock::time_point t0)
+        : p_(p), o_(o), hint_(std::move(hint)), pool_(std::move(pool)), t0_(t0),
+          // 70% of the limit from the mapper's start: CBC may overrun a window's limit, and the
+          // bound and the last evaluation come after.
+          deadline_(t0_ + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(0.7 * o.timeLimitSeconds)))
     {
     }
 
@@ -129,10 +140,13 @@ private:
     bool improveWindow(std::size_t first, std::size_t last, double seconds, BatchedMapping& current,
                        BatchedTimes& currentTimes);
     std::vector<std::pair<std::size_t, std::size_t>> windows(std::size_t offset) const;
+    void polish(BatchedResult& result); // over the whole graph, barriers gone
+    void milpWindows(BatchedResult& result);
 
     const BatchedProblem& p_;
     const MapperOptions& o_;
     std::vector<std::uint32_t> hint_; // the best list heuristic's splits, a start for every piece
+    std::vector<BatchedResult> pool_;
     Clock::time_point t0_, deadline_;
     std::vector<SegmentTasks> segments_;
     std::vector<std::size_t> segmentOf_; // per task: the segment it belongs to (a separator: the one it ends)
@@ -149,7 +163,7 @@ Piece BatchedSplitter::price(const BatchedProblem& sub, const SegmentTasks& seg,
         fixed.front() = entrySplit;
     if (seg.hasExit)
         fixed.back() = exitSplit;
-    SplitSearch search(sub, deadline_);
+    SplitSearch search(sub, deadline_, false);
     // Starts: the heuristic's splits, and every free op on the exit's (or entry's) split.
     std::vector<std::vector<std::uint32_t>> starts(2, std::vector<std::uint32_t>(n));
     const std::int64_t uniform = seg.hasExit ? exitSplit : seg.hasEntry ? entrySplit : static_cast<std::int64_t>(hint_[seg.tasks.back()]);
@@ -225,6 +239,10 @@ bool BatchedSplitter::improveWindow(std::size_t first, std::size_t last, double 
         fixed.back() = current.split[tasks.back()];
     if (batchedMilpRows(sub, fixed) > kBatchedMilpMaxRows / 8)
         return false;
+    // The MILP has one batch per op and device: a window holding a pipelined split has no MIP
+    // start there (and CBC's preprocessing was seen to crash on such a start).
+    if (std::any_of(tasks.begin(), tasks.end(), [&](std::uint32_t t) { return p_.pipelined(current.split[t]); }))
+        return false;
     std::vector<std::int64_t> local(p_.base.taskCount(), -1);
     for (std::size_t i = 0; i < tasks.size(); ++i)
         local[tasks[i]] = static_cast<std::int64_t>(i);
@@ -269,6 +287,66 @@ bool BatchedSplitter::improveWindow(std::size_t first, std::size_t last, double 
     current = std::move(candidate);
     currentTimes = times;
     return true;
+}
+
+void BatchedSplitter::polish(BatchedResult& result)
+{
+    // Before the MILP windows, so that it does not depend on the time they leave: moves over whole
+    // batches, the EA from there (over whole batches too: pipelined splits would halve its useful
+    // mutations), then moves that may also pipeline, from both; the better is kept (the EA judges
+    // splits by one order, the moves by the better of two).
+    SplitSearch whole(p_, deadline_), wholeOnly(p_, deadline_, false);
+    std::vector<std::uint32_t> polished = result.mapping.split;
+    wholeOnly.descend(polished, {});
+    BatchedProblem unpiped = p_;
+    for (std::uint32_t s = 0; s < unpiped.splits.size(); ++s)
+        if (p_.pipelined(s)) { // pipelined twins come after every whole split
+            unpiped.splits.resize(s);
+            unpiped.pieces.resize(std::min(unpiped.pieces.size(), static_cast<std::size_t>(s)));
+            break;
+        }
+    MapperOptions eaOptions = o_;
+    eaOptions.timeLimitSeconds = std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count());
+    std::vector<std::uint32_t> evolved = polished;
+    if (std::all_of(polished.begin(), polished.end(), [&](std::uint32_t x) { return x < unpiped.splits.size(); }))
+        evolved = improveBatchedSplits(unpiped, eaOptions, polished).mapping.split;
+    whole.descend(evolved, {});
+    whole.descend(polished, {});
+    if (whole.cost(evolved) < whole.cost(polished))
+        polished = std::move(evolved);
+    {
+        const BatchedTimes t = evaluate(p_, whole.mapping(polished));
+        if (t.feasible && t.makespan < result.times.makespan * (1 - 1e-12)) {
+            result.mapping = whole.mapping(polished);
+            result.times = t;
+            polished_ = true;
+        }
+    }
+}
+
+void BatchedSplitter::milpWindows(BatchedResult& result)
+{
+    const std::size_t segmentCount = segments_.size();
+    // The MILP over windows of consecutive pieces (barriers only at window edges), twice, the
+    // second time with the edges moved into the first pass's windows.
+    if (milpAvailable()) {
+        const auto pass1 = windows(0);
+        const std::size_t shift = std::max<std::size_t>(1, (pass1.front().second - pass1.front().first + 1) / 2);
+        auto all = pass1;
+        if (segmentCount > 1) {
+            const auto pass2 = windows(std::min(shift, segmentCount - 1));
+            all.insert(all.end(), pass2.begin(), pass2.end());
+        }
+        for (std::size_t w = 0; w < all.size(); ++w) {
+            const double left = std::chrono::duration<double>(deadline_ - Clock::now()).count() * 0.9;
+            // Under half a second per window CBC's preprocessing can be cut short, and CBC 2.10.8
+            // was seen to crash there (CglPreProcess::postProcess, a 0.27 s limit): no MILP then.
+            if (left / static_cast<double>(all.size() - w) < 0.5)
+                break;
+            improveWindow(all[w].first, all[w].second, left / static_cast<double>(all.size() - w), result.mapping,
+                          result.times);
+        }
+    }
 }
 
 BatchedResult BatchedSplitter::run()
@@ -319,6 +397,8 @@ BatchedResult BatchedSplitter::run()
             entries.resize(std::max<std::size_t>(kEntryStates, k));
         for (std::size_t a : entries) {
             for (std::size_t b = 0; b < exits; ++b) {
+                if (seg.hasExit && p_.pipelined(b))
+                    continue; // separators as barriers: their states are whole batches
                 if (Clock::now() > pricingDeadline && std::isfinite(next[b]))
                     continue; // out of pricing time: keep the first piece found for this exit
                 Piece piece = price(sub, seg, firstState ? kFree : static_cast<std::int64_t>(a),
@@ -370,41 +450,8 @@ BatchedResult BatchedSplitter::run()
     result.times = evaluate(p_, joined);
     if (!result.times.feasible)
         throw Error("milp-split (throughput): the joined pieces do not form a schedule: " + result.times.problem);
-    // Polish over the whole graph (barriers gone): single-op moves, the EA from there, moves again.
-    // Before the MILP windows, so that it does not depend on the time they leave.
-    SplitSearch whole(p_, deadline_);
-    std::vector<std::uint32_t> polished = result.mapping.split;
-    whole.descend(polished, {});
-    MapperOptions eaOptions = o_;
-    eaOptions.timeLimitSeconds = std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count());
-    polished = improveBatchedSplits(p_, eaOptions, polished).mapping.split;
-    whole.descend(polished, {});
-    {
-        const BatchedTimes t = evaluate(p_, whole.mapping(polished));
-        if (t.feasible && t.makespan < result.times.makespan * (1 - 1e-12)) {
-            result.mapping = whole.mapping(polished);
-            result.times = t;
-            polished_ = true;
-        }
-    }
-    // The MILP over windows of consecutive pieces (barriers only at window edges), twice, the
-    // second time with the edges moved into the first pass's windows.
-    if (milpAvailable()) {
-        const auto pass1 = windows(0);
-        const std::size_t shift = std::max<std::size_t>(1, (pass1.front().second - pass1.front().first + 1) / 2);
-        auto all = pass1;
-        if (segments.size() > 1) {
-            const auto pass2 = windows(std::min(shift, segments.size() - 1));
-            all.insert(all.end(), pass2.begin(), pass2.end());
-        }
-        for (std::size_t w = 0; w < all.size(); ++w) {
-            const double left = std::chrono::duration<double>(deadline_ - Clock::now()).count() * 0.9;
-            if (left <= 0.05)
-                break;
-            improveWindow(all[w].first, all[w].second, left / static_cast<double>(all.size() - w), result.mapping,
-                          result.times);
-        }
-    }
+    polish(result);
+    milpWindows(result);
     std::string note = "dp over " + std::to_string(segments.size()) + " pieces: " +
                        std::to_string(dpMakespan * 1e3) + " ms with barriers (priced in " +
                        std::to_string(pricingSeconds) + " s)";
@@ -413,12 +460,12 @@ BatchedResult BatchedSplitter::run()
     if (milpWindows_)
         note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_) + " windows";
 
-    if (auto listed = bestListHeuristic(p_, o_);
-        listed && (!result.times.feasible || listed->times.makespan < result.times.makespan * (1 - 1e-12))) {
-        note += "; " + listed->mapper + " was better, kept";
-        result.mapping = std::move(listed->mapping);
-        result.times = listed->times;
-    }
+    for (BatchedResult& other : pool_)
+        if (!result.times.feasible || other.times.makespan < result.times.makespan * (1 - 1e-12)) {
+            note += "; " + other.mapper + " was better, kept";
+            result.mapping = std::move(other.mapping);
+            result.times = other.times;
+        }
     if (!result.times.feasible)
         throw Error("milp-split (throughput) found no feasible mapping: " + result.times.problem);
     result.status = SolveStatus::Feasible;
@@ -434,11 +481,22 @@ BatchedResult BatchedSplitter::run()
 BatchedResult mapBatchedMilpSplit(const BatchedProblem& p, const MapperOptions& o)
 {
     p.validate();
+    const auto t0 = Clock::now();
     // The start every piece searches from: the splits of the best list heuristic.
-    const std::optional<BatchedResult> best = bestListHeuristic(p, o);
+    std::optional<BatchedResult> best = bestListHeuristic(p, o);
     if (!best)
         throw Error("milp-split (throughput): no list heuristic found a mapping to start from");
-    return BatchedSplitter(p, o, best->mapping.split).run();
+    std::vector<std::uint32_t> hint = best->mapping.split;
+    // Never worse than a baseline: the list heuristics, and SA and EA as they run on their own
+    // (the same options and seed, so the same answer), run first so that they count in the limit.
+    std::vector<BatchedResult> pool{std::move(*best)};
+    for (const char* search : {"sa", "ea"}) {
+        try {
+            pool.push_back(runBatchedMapper(search, p, o));
+        } catch (const Error&) {
+        }
+    }
+    return BatchedSplitter(p, o, std::move(hint), std::move(pool), t0).run();
 }
 
 } // namespace opsched::map

@@ -11,8 +11,10 @@
 // (never slower than the DP's sum: the same orders, each batch as early as it can), polished by
 // single-op moves and the (1+1) EA, and windows of consecutive pieces are solved again by the
 // batched MILP (batched_milp.h; entry split fixed, exit split fixed where a later piece builds
-// on it), each kept when the whole mapping gets no slower; the best of that and the list
-// heuristics is the result.
+// on it), each kept when the whole mapping gets no slower; the best of that, the list heuristics,
+// SA and EA (run first, as they run on their own) is the result. Pieces are priced over whole
+// splits; the polish may also pick pipelined ones (batched_problem.h). All of it but the bound
+// stops at 70% of the time limit.
 //
 // Where optimality is lost, unlike latency: a barrier is exact only where the separator runs all L
 // inputs on one device (then every later batch needs it and it needs every earlier one); pieces

@@ -78,6 +78,10 @@ void Search::dfs(std::size_t depth)
 {
     if (stopped_)
         return;
+    if (o_.maxNodes && nodes_ >= o_.maxNodes) { // a limit whose answer does not depend on load
+        stopped_ = true;
+        return;
+    }
     if ((++nodes_ & 4095U) == 0 &&
         std::chrono::duration<double>(Clock::now() - t0_).count() > o_.timeLimitSeconds) {
         stopped_ = true;

@@ -14,7 +14,8 @@ namespace opsched::map {
 inline constexpr std::size_t kExactSearchMaxTasks = 16;
 
 // Status optimal when the search finished (the result is then optimal, or, with a cutoff, proven
-// not to beat it: cutoffProven), timeout when the time limit stopped it (best found so far).
+// not to beat it: cutoffProven), timeout when the time limit or MapperOptions::maxNodes stopped it
+// (best found so far; the node limit gives the same answer however loaded the machine is).
 // Throws Error when the problem has more than kExactSearchMaxTasks tasks or no feasible mapping.
 MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& options);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace opsched::map {
@@ -68,7 +69,15 @@ std::vector<std::uint32_t> fastestDevices(const MappingProblem& p)
 
 std::uint64_t iterationBudget(const MappingProblem& p, const MapperOptions& o)
 {
+    if (o.runSeconds > 0) // a wall-time run: the clock stops it
+        return std::numeric_limits<std::uint64_t>::max();
     return o.iterations ? o.iterations : std::max<std::uint64_t>(5000, 200 * p.taskCount());
+}
+
+// SA and EA stop at the time limit, or at runSeconds when that is set (and shorter).
+double stopAfter(const MapperOptions& o)
+{
+    return o.runSeconds > 0 ? std::min(o.runSeconds, o.timeLimitSeconds) : o.timeLimitSeconds;
 }
 
 } // namespace
@@ -263,9 +272,15 @@ MapResult mapSimulatedAnnealing(const MappingProblem& p, const MapperOptions& op
     const double t0Temp = std::isfinite(currentCost) ? 0.1 * currentCost / std::log(2.0) : 1.0;
     const double cooling = std::pow(1e-4, 1.0 / static_cast<double>(budget));
     double temperature = t0Temp;
+    const double stop = stopAfter(options);
     for (std::uint64_t i = 0; i < budget && k > 1; ++i) {
-        if ((i & 255) == 0 && secondsSince(t0) > options.timeLimitSeconds)
-            break;
+        if ((i & 255) == 0) {
+            const double elapsed = secondsSince(t0);
+            if (elapsed > stop)
+                break;
+            if (options.runSeconds > 0) // the same cooling, spread over the wall time
+                temperature = t0Temp * std::pow(1e-4, elapsed / stop);
+        }
         const std::size_t t = rng.below(n);
         const std::uint32_t old = current[t];
         current[t] = static_cast<std::uint32_t>((old + 1 + rng.below(k - 1)) % k);
@@ -280,7 +295,8 @@ MapResult mapSimulatedAnnealing(const MappingProblem& p, const MapperOptions& op
         } else {
             current[t] = old;
         }
-        temperature *= cooling;
+        if (options.runSeconds <= 0)
+            temperature *= cooling;
     }
     if (!std::isfinite(bestCost))
         throw Error("sa found no feasible mapping (memory or links rule out every one it tried)");
@@ -301,8 +317,9 @@ MapResult mapEvolutionary(const MappingProblem& p, const MapperOptions& options)
     }
     const std::uint64_t budget = iterationBudget(p, options);
     std::vector<std::uint32_t> child;
+    const double stop = stopAfter(options);
     for (std::uint64_t i = 0; i < budget && k > 1; ++i) {
-        if ((i & 255) == 0 && secondsSince(t0) > options.timeLimitSeconds)
+        if ((i & 255) == 0 && secondsSince(t0) > stop)
             break;
         child = parent;
         bool changed = false;

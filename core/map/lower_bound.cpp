@@ -1,5 +1,7 @@
 #include "map/lower_bound.h"
+#include "map/throughput_bound.h"
 
+#include "map/module_bound.h"
 #include "map/modules.h"
 
 #include "graph/reachability.h"
@@ -300,7 +302,8 @@ double lowerBound(const MappingProblem& p)
     for (std::size_t size : {4, 8, 12, 24})
         if (topo.size() > size)
             best = std::max(best, lowerBound(p, chunksAlongOrder(p.dag, topo, size)));
-    return best;
+    // The paper's recursion with the optimum of each module (module_bound.h).
+    return std::max(best, moduleChainLowerBound(p));
 }
 
 namespace {
@@ -331,11 +334,10 @@ double batchedLowerBound(const BatchedProblem& p)
     const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
     std::vector<double> leastWork(n, kUnsupported);
     for (std::uint32_t i = 0; i < n; ++i) {
-        for (const auto& split : p.splits) {
+        for (std::size_t s = 0; s < p.splits.size(); ++s) {
             double work = 0;
             for (std::uint32_t u = 0; u < k; ++u)
-                if (split[u])
-                    work += p.costOf(i, u, split[u]);
+                work += p.blockCost(i, s, u);
             leastWork[i] = std::min(leastWork[i], work);
         }
     }
@@ -358,7 +360,8 @@ double batchedLowerBound(const BatchedProblem& p)
     double work = 0;
     for (std::uint32_t t = 0; t < n; ++t)
         work += leastWork[t];
-    return std::max({path, work / static_cast<double>(k), headWorkTail(head, tail, inputWeightedShares(p))});
+    return std::max({path, work / static_cast<double>(k), headWorkTail(head, tail, inputWeightedShares(p)),
+                     throughputRecursiveBound(p)}); // the paper's recursion, throughput_bound.h
 }
 
 } // namespace opsched::map

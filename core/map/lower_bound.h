@@ -36,7 +36,8 @@ double batchedLowerBound(const BatchedProblem& problem);
 // order at narrow points (chunksAlongOrder, several module sizes), and a work bound weighted by
 // device speed: for weights w on the devices summing to 1 the makespan is at least
 // sum_i min_u w_u t(i,u), and for a set S of tasks at least the earliest start in S (or the least
-// tail after S) plus S's weighted work, S being the tasks with the latest starts (longest tails).
+// tail after S) plus S's weighted work, S being the tasks with the latest starts (longest tails);
+// and the paper's recursion with the optimum of each module (moduleChainLowerBound).
 double lowerBound(const MappingProblem& problem);
 
 } // namespace opsched::map

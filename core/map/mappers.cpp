@@ -18,7 +18,7 @@ const std::vector<MapperInfo>& mappers()
         {"sa", "simulated annealing over device strings"},
         {"ea", "biased (1+1) evolutionary algorithm from the fastest devices"},
         {"milp", "the exact MILP (COIN-OR CBC), started from the best list heuristic"},
-        {"milp-split", "the MILP per module between separators, joined by dynamic programming"},
+        {"milp-split", "each module solved exactly, joined by dynamic programming over channel devices"},
     };
     return list;
 }

@@ -19,6 +19,7 @@ inline constexpr double kUnsupported = std::numeric_limits<double>::infinity();
 struct MapDevice {
     std::string name;                                       // "sim:a100", "cpu:0", "cuda:0"
     double memoryBytes = std::numeric_limits<double>::infinity();
+    int node = -1; // the machine it sits in (a --topology's node); -1: not given (symmetry_cuts.h)
 };
 
 struct Link {

@@ -1,6 +1,7 @@
 #include "map/milp_mapper.h"
 
 #include "map/heuristic_mappers.h"
+#include "map/symmetry_cuts.h"
 
 #include "graph/reachability.h"
 #include "util/error.h"
@@ -54,6 +55,14 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     } else {
         initial = bestListHeuristic(p);
     }
+    // --- symmetry breaking (issue 24; symmetry_cuts.h): the start relabelled to meet the cuts ---
+    const SymmetryClasses symmetry = options.symmetry == Symmetry::None ? SymmetryClasses{} : findSymmetries(p);
+    if (!symmetry.empty()) {
+        const auto perm = canonicalPermutation(symmetry, latencyValues(p, initial.mapping, options.symmetry));
+        initial.mapping = permuteMapping(initial.mapping, perm);
+        initial.times = evaluate(p, initial.mapping);
+    }
+    // --- end symmetry breaking ---
     // Every start time plus duration stays below the makespan, so this upper bound is also a
     // valid big-M for the no-overlap disjunctions.
     const double upper = std::min(initial.times.makespan, options.cutoffSeconds) * kMs * (1 + 1e-6) + 1e-6;
@@ -189,6 +198,13 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
         if (total > p.devices[u].memoryBytes)
             m.addRow(row, 'L', p.devices[u].memoryBytes / 1e6);
     }
+    // --- symmetry breaking (issue 24; symmetry_cuts.h): order interchangeable devices and nodes ---
+    for (const SymmetryRow& cut : symmetryRows(symmetry, latencyForms(p, x, options.symmetry))) {
+        row.cols = cut.cols;
+        row.coefs = cut.coefs;
+        m.addRow(row, 'L', 0);
+    }
+    // --- end symmetry breaking ---
     // No overlap on a device. Pairs a path orders need no disjunction: the dependency rows
     // already put one after the other, whatever the devices (exact for latency, where each task
     // is one job). For the others, y_ab = 1 puts a first:

@@ -5,8 +5,8 @@
 // crosses). Between two consecutive separators lies a segment:
 // it starts once the first separator has finished, with every device idle, and ends before the
 // second starts, so segments can be solved one by one and joined exactly (single channel).
-// Segments too large for one MILP are cut again along a topological order where few edges cross
-// (multi-channel modules), which is where optimality may be lost.
+// Segments larger than a module are cut again at narrow directed cuts (module_chain.h);
+// chunksAlongOrder cuts along a topological order instead (the relaxation-based bound uses it).
 #pragma once
 
 #include "map/mapping_problem.h"

@@ -1,5 +1,7 @@
 #include "map/problem_builder.h"
 
+#include "map/paper_devices.h"
+
 #include "sim/simulator.h"
 #include "util/error.h"
 
@@ -71,6 +73,8 @@ std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::s
 {
     if (name.rfind("sim:", 0) != 0)
         return std::nullopt;
+    if (auto paper = paperDeviceCosts(graph, name)) // Table II's relative speeds (paper_devices.h)
+        return paper;
     const std::string preset = name.substr(4);
     for (const SimCpu& cpu : simCpus())
         if (cpu.name == preset)
@@ -82,7 +86,8 @@ std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::s
         std::string cpus;
         for (const SimCpu& cpu : simCpus())
             cpus += ", sim:" + cpu.name;
-        throw Error(std::string(e.what()) + "; simulated CPUs for mapping: " + cpus.substr(2));
+        throw Error(std::string(e.what()) + "; simulated CPUs for mapping: " + cpus.substr(2) +
+                    "; the paper's relative speeds: sim:paper-a100, sim:paper-t4, sim:paper-xeon");
     }
     return DeviceCosts{name, simulatedOpSeconds(graph, *gpu), gpuMemoryBytes(gpu->name)};
 }
@@ -134,6 +139,7 @@ BatchedProblem buildBatchedProblem(const Graph& graph, MappingProblem base, std:
     p.inputs = inputs;
     p.sizes = paperBatchSizes(inputs);
     p.splits = enumerateSplits(inputs, p.sizes, k);
+    addPipelinedSplits(p); // throughput (batched_problem.h): several batches per op and device
     p.seconds.assign(graph.opCount(), std::vector<std::vector<double>>(k, std::vector<double>(p.sizes.size())));
     for (std::size_t s = 0; s < p.sizes.size(); ++s) {
         const auto devices = costsAt(graph.withBatch(p.sizes[s]));

@@ -46,5 +46,7 @@ Graph bert(std::int64_t batch, const TransformerParams& params); // BERT-base, p
 Graph gpt2(std::int64_t batch, const TransformerParams& params); // GPT-2 small, causal, tied LM head
 Graph t5(std::int64_t batch, const TransformerParams& params);   // T5-small encoder-decoder
 Graph vit(std::int64_t batch, int layers);                        // ViT-B/16, 224x224
+// GPT-3 175B, cost-only (gpt3.cpp): `layers` decoder layers, one step of `tokens` tokens.
+Graph gpt3(std::int64_t batch, std::int64_t layers, std::int64_t tokens);
 
 } // namespace opsched::zoo

@@ -70,6 +70,8 @@ const std::vector<ZooEntry>& catalogue()
         {"t5", "T5-small: 6+6 layers (layers= per stack), d_model 512, 8 heads, RMS norm; seq tokens (128)",
          {"seq", "layers"}},
         {"vit", "ViT-B/16, 224x224: 16x16 patches, class token, 12 pre-LN layers", {"layers"}},
+        {"gpt3", "GPT-3 175B decoder layers (96), d_model 12288, d_ff 49152; one step of tokens (20); cost-only",
+         {"layers", "tokens"}},
     };
     return entries;
 }
@@ -147,11 +149,21 @@ Graph build(std::string_view spec, std::int64_t batch)
         return t5(batch, transformer(6));
     if (s.name == "vit")
         return vit(batch, transformer(12).layers);
+    if (s.name == "gpt3")
+        return gpt3(batch, integer(s, "layers", 96), integer(s, "tokens", 20));
     RandomDagParams p;
     p.ops = static_cast<int>(std::clamp<std::int64_t>(integer(s, "ops", p.ops), -1, 1'000'000));
     p.width = static_cast<int>(std::clamp<std::int64_t>(integer(s, "width", p.width), -1, 1'000'000));
     p.seed = static_cast<std::uint64_t>(integer(s, "seed", static_cast<std::int64_t>(p.seed)));
     return randomDag(batch, p);
+}
+
+std::string costOnlyReason(const Graph& graph)
+{
+    if (graph.name() != "gpt3")
+        return {};
+    return "zoo:gpt3 is a cost-only graph (GPT-3 175B's weights are 7.25 GB per layer in FP32): it can be costed "
+           "and mapped (`info`, `map`, `compare --devices`) but not run";
 }
 
 } // namespace opsched::zoo

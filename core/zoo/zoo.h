@@ -21,4 +21,8 @@ const std::vector<ZooEntry>& catalogue();
 // naming the problem (unknown network, unknown or malformed parameter).
 Graph build(std::string_view spec, std::int64_t batch);
 
+// Why `graph` cannot be executed, for graphs built only to be costed and mapped (zoo:gpt3: its
+// FP32 weights need 696 GB); empty for every graph that runs.
+std::string costOnlyReason(const Graph& graph);
+
 } // namespace opsched::zoo

@@ -4,6 +4,7 @@ MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates i
 T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
 
     bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4] [--inputs 16] [--quick]
+                     [--equal-time]
 
 Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
 every mapper and the lower bound; MILP has --milp-limit seconds. Table III: MILP and MILP-SPLIT
@@ -23,8 +24,9 @@ DEVICES = "sim:xeon,sim:t4,sim:a100"
 MAPPERS = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
 
 
-def compare(cli, model, limit):
-    out = subprocess.run([cli, "compare", model, "--devices", DEVICES, "--time-limit", str(limit), "--json"],
+def compare(cli, model, limit, equal_time=False):
+    extra = ["--equal-time"] if equal_time else []
+    out = subprocess.run([cli, "compare", model, "--devices", DEVICES, "--time-limit", str(limit), "--json", *extra],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -43,20 +45,23 @@ def rwnn_configs(quick):
     return configs[:2] if quick else configs
 
 
-def table1(cli, limit, quick):
-    print(f"Table I: makespan (ms) of 10-module ER(0.2) RWNNs on {DEVICES}; milp limited to {limit} s")
-    header = f"{'model':<14}" + "".join(f"{m:>11}" for m in MAPPERS) + f"{'LBound':>9}  split_vs_best_heuristic"
+def table1(cli, limit, quick, equal_time):
+    print(f"Table I: makespan (ms) of 10-module ER(0.2) RWNNs on {DEVICES}; milp limited to {limit} s"
+          + ("; sa and ea run as long as milp-split (--equal-time)" if equal_time else ""))
+    header = (f"{'model':<14}" + "".join(f"{m:>11}" for m in MAPPERS) +
+              f"{'LBound':>9} {'split/LB':>8} {'split_s':>8}  split_vs_best_heuristic")
     print(header)
     for label, channels, dep in rwnn_configs(quick):
         model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
-        doc = compare(cli, model, limit)
+        doc = compare(cli, model, limit, equal_time)
         by = {r["mapper"]: r for r in doc["results"]}
         row = f"{label:<14}"
         for m in MAPPERS:
             row += f"{by[m]['makespan_ms']:>11.4f}" if "makespan_ms" in by[m] else f"{'error':>11}"
         heuristics = min(by[m]["makespan_ms"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"])
         split = by["milp-split"]["makespan_ms"]
-        row += f"{doc['lower_bound_ms']:>9.4f}  {(heuristics - split) / heuristics * 100:+.1f}%"
+        row += f"{doc['lower_bound_ms']:>9.4f} {split / doc['lower_bound_ms']:>8.3f} {by['milp-split']['solve_s']:>8.2f}"
+        row += f"  {(heuristics - split) / heuristics * 100:+.1f}%"
         row += f"  (milp {by['milp']['status']}, split {by['milp-split']['status']})"
         print(row, flush=True)
 
@@ -64,7 +69,7 @@ def table1(cli, limit, quick):
 def table3(cli, limit, quick):
     print(f"\nTable III: solve time (s), single-channel ER(0.2) RWNNs; milp limited to {limit} s")
     print(f"{'modules':>7} {'dep':>5} {'milp_s':>8} {'milp_status':>11} {'milp_ms':>9} {'split_s':>8} "
-          f"{'split_ms':>9} {'factor':>9}")
+          f"{'split_ms':>9} {'split_status':>12} {'factor':>9}")
     for modules in ([5] if quick else [5, 10, 20]):
         for dep in ["sdep", "wdep"]:
             model = f"zoo:rwnn?gen=er&modules={modules}&channels=1&dep={dep}"
@@ -73,29 +78,49 @@ def table3(cli, limit, quick):
             factor = milp["solve_s"] / max(split["solve_s"], 1e-6)
             mark = ">=" if milp["status"] == "timeout" else "  "
             print(f"{modules:>7} {dep:>5} {milp['solve_s']:>8.2f} {milp['status']:>11} {milp['makespan_ms']:>9.4f} "
-                  f"{split['solve_s']:>8.3f} {split['makespan_ms']:>9.4f} {mark}{factor:>7.0f}x", flush=True)
+                  f"{split['solve_s']:>8.3f} {split['makespan_ms']:>9.4f} {split['status']:>12} {mark}{factor:>7.0f}x",
+                  flush=True)
 
 
 BATCHED = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
 
 
+# The paper's Table IV (imgs/s): BD, bMET, bGreedy, bHEFT, EA, SA, MILP, MILP-SPLIT, UBound.
+PAPER_TABLE4 = {
+    "1-chan": [54, 56, 74, 75, 84, 87, 114, 135, 164],
+    "sdep, 2-chan": [48, 50, 67, 66, 75, 78, 95, 119, 180],
+    "sdep, 3-chan": [49, 51, 68, 70, 78, 81, 116, 129, 196],
+    "sdep, 4-chan": [47, 48, 65, 67, 76, 79, 73, 126, 209],
+    "wdep, 2-chan": [51, 53, 76, 75, 86, 87, 89, 137, 182],
+    "wdep, 3-chan": [49, 52, 73, 73, 82, 85, 72, 137, 181],
+    "wdep, 4-chan": [47, 50, 72, 74, 82, 84, 65, 138, 207],
+}
+
+
 def table4(cli, limit, inputs, quick):
     print(f"\nTable IV: throughput (inputs/s) of 10-module ER(0.2) RWNNs, {inputs} inputs in batches of "
-          f"L/4..L, on {DEVICES}; milp-split limited to {limit} s")
-    print(f"{'model':<14}" + "".join(f"{m:>11}" for m in BATCHED) + f"{'UBound':>9}  split_vs_best_heuristic  split_s")
+          f"L/4..L (pipelined or not), on {DEVICES}; milp-split limited to {limit} s")
+    print("milp*: the whole MILP is over its row cap, the best list heuristic's mapping is what it returns")
+    print(f"{'model':<14}" + "".join(f"{m:>11}" for m in BATCHED) + f"{'UBound':>9}  split_vs_best_heuristic  split_s"
+          "  split/bd (paper)  split/UB (paper)")
     for label, channels, dep in rwnn_configs(quick):
         model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
         row, by = f"{label:<14}", {}
         for m in BATCHED:
             try:
                 by[m] = map_one(cli, model, m, limit, ("--objective", "throughput", "--inputs", str(inputs)))
-                row += f"{by[m]['throughput_per_s']:>11.1f}"
+                capped = m == "milp" and "row" in by[m].get("note", "")
+                row += f"{by[m]['throughput_per_s']:>10.1f}{'*' if capped else ' '}"
             except subprocess.CalledProcessError as e:
                 row += f"{'refused' if 'rows' in e.stderr else 'error':>11}"
         heuristics = max(by[m]["throughput_per_s"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"])
         split = by["milp-split"]
-        row += f"{split['throughput_upper_bound_per_s']:>9.1f}  {(split['throughput_per_s'] - heuristics) / heuristics * 100:+.1f}%"
+        upper = split["throughput_upper_bound_per_s"]
+        paper = PAPER_TABLE4[label]
+        row += f"{upper:>9.1f}  {(split['throughput_per_s'] - heuristics) / heuristics * 100:+.1f}%"
         row += f"{split['solve_s']:>22.1f}"
+        row += f"  {split['throughput_per_s'] / by['bd']['throughput_per_s']:.2f} ({paper[7] / paper[0]:.2f})"
+        row += f"  {split['throughput_per_s'] / upper:.2f} ({paper[7] / paper[8]:.2f})"
         print(row, flush=True)
 
 
@@ -106,11 +131,13 @@ def main():
     ap.add_argument("--tables", default="1,3,4")
     ap.add_argument("--inputs", type=int, default=16, help="Table IV: inputs per batch (the paper: 16 for RWNNs)")
     ap.add_argument("--quick", action="store_true", help="two rows of each table (a smoke run)")
+    ap.add_argument("--equal-time", action="store_true",
+                    help="Table I: sa and ea run for as long as milp-split took (compare --equal-time)")
     a = ap.parse_args()
     tables = a.tables.split(",")
     try:
         if "1" in tables:
-            table1(a.cli, a.milp_limit, a.quick)
+            table1(a.cli, a.milp_limit, a.quick, a.equal_time)
         if "3" in tables:
             table3(a.cli, a.milp_limit, a.quick)
         if "4" in tables:

@@ -302,7 +302,10 @@ def main():
     through = os.path.join(a.work, "throughput.json")
     run(cli, "map", RWNN, "--devices", "cpu:0,cpu:1", "--objective", "throughput", "--inputs", "4", "--mapper",
         "greedy", "--cost-cache-file", cache, "-o", through)
-    expect_error(cli, "throughput mapping", "run", RWNN, "--mapping", through)
+    # Throughput files run (run_throughput.h), several inputs in flight, checked per input.
+    out = run(cli, "run", RWNN, "--mapping", through, "--check", "--repeat", "1").stdout
+    if "(throughput), 4 inputs in" not in out or "4 outputs of 4 inputs, pass" not in out:
+        sys.exit(f"FAIL: run --mapping of a throughput file: {out}")
     sim_map = os.path.join(a.work, "sim.json")
     run(cli, "map", RWNN, "--devices", "sim:t4,sim:a100", "--mapper", "heft", "-o", sim_map)
     expect_error(cli, "sim devices only predict", "run", RWNN, "--mapping", sim_map)

@@ -1,0 +1,300 @@
+#include "run_throughput.h"
+
+#include "commands.h"
+#include "map_devices.h"
+#include "run_check.h"
+
+#include "exec/cpu/cpu_executor.h"
+#include "exec/reference_outputs.h"
+#include "exec/segment_executors.h"
+#include "graph/subgraph.h"
+#include "map/batched_mapping_file.h"
+#include "util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace opsched::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One batch: op `task` on `device` for inputs [first, first + count), the executor of that op
+// at that batch size.
+struct Batch {
+    std::uint32_t task = 0, device = 0;
+    std::int64_t first = 0, count = 0;
+    exec::SegmentExecutor* executor = nullptr;
+    const Subgraph* subgraph = nullptr;
+    double startMs = 0, endMs = 0;     // measured, last run
+    double predictedStartMs = 0, predictedEndMs = 0;
+};
+
+class ThroughputRun {
+public:
+    ThroughputRun(const Graph& graph, const map::BatchedMappingDocument& doc, std::vector<std::vector<int>> cores)
+        : graph_(graph), doc_(doc), cores_(std::move(cores))
+    {
+        const auto& p = doc.problem;
+        const map::BatchedTimes times = map::evaluate(p, doc.mapping);
+        if (!times.feasible)
+            throw Error("run --mapping: the throughput mapping is not a schedule: " + times.problem);
+        predictedMs_ = times.makespan * 1e3;
+        perDevice_.assign(p.base.deviceCount(), {});
+        for (std::uint32_t u = 0; u < p.base.deviceCount(); ++u) {
+            for (std::uint32_t t : doc.mapping.order[u]) {
+                const std::uint32_t s = doc.mapping.split[t];
+                std::int64_t first = 0;
+                for (std::uint32_t w = 0; w < u; ++w)
+                    first += p.splits[s][w];
+                const std::int64_t m = p.batchesOn(s, u), h = p.splits[s][u] / m;
+                for (std::int64_t j = 0; j < m; ++j) {
+                    Batch b{t, u, first + j * h, h};
+                    b.predictedStartMs = times.batchStart[t][u][static_cast<std::size_t>(j)] * 1e3;
+                    b.predictedEndMs = times.batchFinish[t][u][static_cast<std::size_t>(j)] * 1e3;
+                    b.executor = executorFor(t, u, h, b.subgraph);
+                    perDevice_[u].push_back(batches_.size());
+                    batches_.push_back(b);
+                }
+            }
+        }
+    }
+
+    double predictedMs() const { return predictedMs_; }
+    const std::vector<Batch>& batches() const { return batches_; }
+
+    // inputs[l]: the graph inputs of input l. Returns outputs[l] in graph.outputs() order.
+    std::vector<std::vector<std::vector<float>>> run(const std::vector<std::vector<std::vector<float>>>& inputs)
+    {
+        const std::size_t L = inputs.size();
+        values_.assign(graph_.tensors().size(), std::vector<std::vector<float>>(L));
+        ready_.assign(graph_.tensors().size(), std::vector<char>(L, 0));
+        for (std::size_t l = 0; l < L; ++l)
+            for (std::size_t i = 0; i < graph_.inputs().size(); ++i) {
+                values_[graph_.inputs()[i].value()][l] = inputs[l][i];
+                ready_[graph_.inputs()[i].value()][l] = 1;
+            }
+        error_ = nullptr;
+        failed_ = false;
+        origin_ = Clock::now();
+        std::vector<std::thread> workers;
+        for (std::size_t u = 0; u < perDevice_.size(); ++u)
+            workers.emplace_back([this, u] { worker(u); });
+        for (auto& w : workers)
+            w.join();
+        if (error_)
+            std::rethrow_exception(error_);
+        std::vector<std::vector<std::vector<float>>> out(L);
+        for (std::size_t l = 0; l < L; ++l)
+            for (TensorId o : graph_.outputs())
+                out[l].push_back(values_[o.value()][l]);
+        return out;
+    }
+
+    double lastSpanMs() const
+    {
+        double end = 0;
+        for (const Batch& b : batches_)
+            end = std::max(end, b.endMs);
+        return end;
+    }
+
+private:
+    exec::SegmentExecutor* executorFor(std::uint32_t task, std::uint32_t device, std::int64_t size,
+                                       const Subgraph*& subgraph)
+    {
+        const auto key = std::make_tuple(task, device, size);
+        if (auto it = executors_.find(key); it != executors_.end()) {
+            subgraph = subgraphs_.at({task, size}).get();
+            return it->second.get();
+        }
+        auto& sub = subgraphs_[{task, size}];
+        if (!sub) {
+            auto at = graphs_.find(size);
+            if (at == graphs_.end())
+                at = graphs_.emplace(size, std::make_unique<Graph>(graph_.withBatch(size))).first;
+            sub = std::make_unique<Subgraph>(extractSubgraph(*at->second, {OpId(task)},
+                                                             graph_.op(OpId(task)).name + "@" + std::to_string(size)));
+        }
+        subgraph = sub.get();
+        auto& e = executors_[key];
+        e = exec::makeCpuSegmentExecutor(sub->graph, cores_[device]);
+        return e.get();
+    }
+
+    void worker(std::size_t device)
+    {
+        try {
+            for (std::size_t index : perDevice_[device])
+                runBatch(batches_[index]);
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            if (!error_)
+                error_ = std::current_exception();
+            failed_ = true;
+            wake_.notify_all();
+        }
+    }
+
+    // Waits for the batch's input values, runs its op on them as one batch, publishes the outputs.
+    void runBatch(Batch& b)
+    {
+        const Subgraph& sub = *b.subgraph;
+        const auto lo = static_cast<std::size_t>(b.first), hi = static_cast<std::size_t>(b.first + b.count);
+        std::vector<std::vector<float>> in(sub.inputs.size());
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] {
+                if (failed_)
+                    return true;
+                for (TensorId t : sub.inputs)
+                    for (std::size_t l = lo; l < hi; ++l)
+                        if (!ready_[t.value()][l])
+                            return false;
+                return true;
+            });
+            if (failed_)
+                throw Error("another device failed");
+            for (std::size_t i = 0; i < sub.inputs.size(); ++i) // inputs stacked along the batch
+                for (std::size_t l = lo; l < hi; ++l)
+                    in[i].insert(in[i].end(), values_[sub.inputs[i].value()][l].begin(),
+                                 values_[sub.inputs[i].value()][l].end());
+        }
+        const auto start = Clock::now();
+        std::vector<std::vector<float>> out = b.executor->run(in);
+        const auto end = Clock::now();
+        b.startMs = std::chrono::duration<double, std::milli>(start - origin_).count();
+        b.endMs = std::chrono::duration<double, std::milli>(end - origin_).count();
+        std::lock_guard lock(mutex_);
+        for (std::size_t o = 0; o < sub.outputs.size(); ++o) {
+            const std::size_t each = out[o].size() / static_cast<std::size_t>(b.count);
+            for (std::size_t l = lo; l < hi; ++l) {
+                const auto from = out[o].begin() + static_cast<std::ptrdiff_t>((l - lo) * each);
+                values_[sub.outputs[o].value()][l].assign(from, from + static_cast<std::ptrdiff_t>(each));
+                ready_[sub.outputs[o].value()][l] = 1;
+            }
+        }
+        wake_.notify_all();
+    }
+
+    const Graph& graph_;
+    const map::BatchedMappingDocument& doc_;
+    std::vector<std::vector<int>> cores_;
+    double predictedMs_ = 0;
+    std::vector<Batch> batches_;
+    std::vector<std::vector<std::size_t>> perDevice_;
+    std::map<std::int64_t, std::unique_ptr<Graph>> graphs_;
+    std::map<std::pair<std::uint32_t, std::int64_t>, std::unique_ptr<Subgraph>> subgraphs_;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, std::unique_ptr<exec::SegmentExecutor>> executors_;
+    std::vector<std::vector<std::vector<float>>> values_; // [tensor][input]
+    std::vector<std::vector<char>> ready_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::exception_ptr error_;
+    bool failed_ = false;
+    Clock::time_point origin_;
+};
+
+nlohmann::json readJson(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error("run --mapping: cannot read " + path);
+    return nlohmann::json::parse(in, nullptr, false);
+}
+
+std::vector<std::vector<int>> cpuDevices(const std::vector<std::string>& devices)
+{
+    std::vector<std::vector<int>> cores;
+    for (const auto& d : devices) {
+        const auto c = cpuCoresOf(d, devices);
+        if (!c)
+            throw Error("run --mapping: device " + d + " cannot run a throughput mapping: they run on cpu and cpu:N "
+                        "devices (sim devices only predict; see the file's makespan_ms)");
+        cores.push_back(*c);
+    }
+    return cores;
+}
+
+} // namespace
+
+bool isThroughputMappingFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return false;
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    return !j.is_discarded() && j.is_object() && j.contains("objective") && j["objective"] == "throughput";
+}
+
+int runThroughputMapping(const Graph& graph, const Graph& runGraph, const std::string& path,
+                         const ThroughputRunOptions& o)
+{
+    const map::BatchedMappingDocument doc = map::batchedMappingFromJson(graph, readJson(path));
+    std::vector<std::string> devices;
+    for (const auto& d : doc.problem.base.devices)
+        devices.push_back(d.name);
+    ThroughputRun run(runGraph, doc, cpuDevices(devices));
+    const auto L = static_cast<std::size_t>(doc.problem.inputs);
+    std::vector<std::vector<std::vector<float>>> inputs(L);
+    for (std::size_t l = 0; l < L; ++l) // input l: seed l + 1 (seed 1 is `run`'s own draw)
+        inputs[l] = cpu::seededInputs(graph, l + 1);
+    auto outputs = run.run(inputs); // warm-up: first touch of every executor
+    std::vector<double> spans;
+    for (int r = 0; r < std::max(1, o.repeat); ++r) {
+        outputs = run.run(inputs);
+        spans.push_back(run.lastSpanMs());
+    }
+    std::sort(spans.begin(), spans.end());
+    const double measured = spans[spans.size() / 2];
+    std::vector<OutputComparison> checks;
+    if (o.check)
+        for (std::size_t l = 0; l < L; ++l) {
+            const auto reference = singleDeviceOutputs(graph, inputs[l]);
+            for (std::size_t k = 0; k < graph.outputs().size(); ++k) {
+                const Tensor& t = graph.tensor(graph.outputs()[k]);
+                checks.push_back(compareOutput(t.name + "#" + std::to_string(l), outputs[l][k], t.shape.dims,
+                                               reference[k], t.shape.dims, o.tolerance));
+            }
+        }
+    const auto failed = std::count_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
+    if (o.json) {
+        nlohmann::ordered_json j{{"model", graph.name()}, {"objective", "throughput"}, {"file_mapper", doc.mapper},
+                                 {"devices", devices}, {"inputs", L}, {"batches", run.batches().size()},
+                                 {"predicted_ms", run.predictedMs()}, {"measured_ms", measured},
+                                 {"measured_over_predicted", measured / run.predictedMs()},
+                                 {"measured_throughput_per_s", static_cast<double>(L) / measured * 1e3},
+                                 {"predicted_throughput_per_s", static_cast<double>(L) / run.predictedMs() * 1e3}};
+        if (o.check)
+            j["check"] = {{"outputs", checks.size()}, {"failed", failed}};
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::printf("mapping      %s (throughput), %zu inputs in %zu batches over", doc.mapper.c_str(), L,
+                    run.batches().size());
+        for (const auto& d : devices)
+            std::printf(" %s", d.c_str());
+        std::printf("\nmakespan     %.3f ms measured (median of %zu), %.3f ms predicted: %.2fx\n", measured,
+                    spans.size(), run.predictedMs(), measured / run.predictedMs());
+        std::printf("throughput   %.1f inputs/s measured, %.1f predicted\n", static_cast<double>(L) / measured * 1e3,
+                    static_cast<double>(L) / run.predictedMs() * 1e3);
+        if (o.check)
+            std::printf("check        %s against %s: %zu outputs of %zu inputs, %s\n", toleranceText(o.tolerance).c_str(),
+                        kSingleDeviceReference, checks.size(), L, failed ? "FAIL" : "pass");
+    }
+    std::fflush(stdout);
+    if (failed)
+        throw Error(checkFailureMessage(checks, kSingleDeviceReference, o.tolerance));
+    return kExitOk;
+}
+
+} // namespace opsched::cli

@@ -1,0 +1,177 @@
+// Cost tables (cost_table.h): what opsched writes reads back bit for bit and gives the same
+// mappings; malformed tables are refused naming the line or record and the field; the paper's
+// presets keep Table II's ratios.
+#include "map/cost_table.h"
+#include "map/mappers.h"
+#include "map/paper_devices.h"
+#include "map/problem_builder.h"
+#include "util/error.h"
+#include "zoo/zoo.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace opsched::map {
+namespace {
+
+Graph smallGraph() { return zoo::build("random?ops=12&width=3&seed=5", 1); }
+
+MappingProblem simulatedProblem(const Graph& g)
+{
+    std::vector<DeviceCosts> devices;
+    std::vector<std::string> names{"sim:xeon", "sim:t4", "sim:a100"};
+    for (const auto& n : names)
+        devices.push_back(*simulatedDeviceCosts(g, n));
+    std::vector<std::vector<Link>> links(3, std::vector<Link>(3));
+    for (std::size_t u = 0; u < 3; ++u)
+        for (std::size_t v = 0; v < 3; ++v)
+            if (u != v)
+                links[u][v] = {(5.0 + static_cast<double>(u + 2 * v)) * 1e9, 7e-6 * static_cast<double>(1 + u)};
+    return buildProblem(g, devices, links);
+}
+
+// The problem rebuilt from a table alone, as `map --costs` does.
+MappingProblem fromTable(const Graph& g, const CostTable& t)
+{
+    std::vector<DeviceCosts> devices;
+    std::vector<std::string> names;
+    for (const auto& d : t.devices) {
+        devices.push_back(tableDeviceCosts(t, g, d.name, g.batch()));
+        names.push_back(d.name);
+    }
+    std::vector<std::vector<Link>> links(names.size(), std::vector<Link>(names.size()));
+    applyLinks(links, names, t.links, "table");
+    return buildProblem(g, devices, links);
+}
+
+void expectSameProblem(const MappingProblem& a, const MappingProblem& b)
+{
+    ASSERT_EQ(a.deviceCount(), b.deviceCount());
+    for (std::size_t u = 0; u < a.deviceCount(); ++u) {
+        EXPECT_EQ(a.devices[u].name, b.devices[u].name);
+        EXPECT_EQ(a.devices[u].memoryBytes, b.devices[u].memoryBytes);
+        for (std::size_t v = 0; v < a.deviceCount(); ++v) {
+            EXPECT_EQ(a.links[u][v].bandwidthBytesPerSecond, b.links[u][v].bandwidthBytesPerSecond);
+            EXPECT_EQ(a.links[u][v].latencySeconds, b.links[u][v].latencySeconds);
+        }
+    }
+    for (std::size_t t = 0; t < a.taskCount(); ++t)
+        EXPECT_EQ(a.tasks[t].seconds, b.tasks[t].seconds) << a.tasks[t].name;
+}
+
+TEST(CostTable, JsonAndCsvRoundTripGiveTheSameMappings)
+{
+    const Graph g = smallGraph();
+    const MappingProblem p = simulatedProblem(g);
+    const CostTable written = costTableOf(p, 1);
+    const CostTable json = parseCostTableJson(costTableJson(written), "t.json");
+    const MappingProblem q = fromTable(g, json);
+    expectSameProblem(p, q);
+    // CSV carries costs only: links and memory come from elsewhere.
+    const CostTable csv = parseCostTableCsv(costTableCsv(written), "t.csv");
+    for (const auto& d : p.devices) {
+        const auto c = tableDeviceCosts(csv, g, d.name, 1);
+        for (std::size_t t = 0; t < p.taskCount(); ++t)
+            EXPECT_EQ(c.opSeconds[t], p.tasks[t].seconds[p.devices[0].name == d.name ? 0 : d.name == "sim:t4" ? 1 : 2]);
+    }
+    for (const char* mapper : {"heft", "greedy", "milp-split"}) {
+        MapperOptions o;
+        o.maxNodes = 2000;
+        o.timeLimitSeconds = 15;
+        const MapResult a = runMapper(mapper, p, o), b = runMapper(mapper, q, o);
+        EXPECT_EQ(a.mapping.device, b.mapping.device) << mapper;
+        EXPECT_EQ(a.times.makespan, b.times.makespan) << mapper;
+    }
+}
+
+std::string errorOf(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(CostTable, MalformedCsvIsRefusedNamingLineAndField)
+{
+    auto csv = [](const std::string& text) { return errorOf([&] { parseCostTableCsv(text, "c.csv"); }); };
+    EXPECT_NE(csv("op,dev,batch,ms\n").find("c.csv:1: the header"), std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,1\n").find("c.csv:2: 3 fields"), std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\n# note\na,sim:t4,1,-2\n").find("c.csv:3: field 'ms': negative cost"),
+              std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,1,fast\n").find("c.csv:2: field 'ms'"), std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,0,1\n").find("c.csv:2: field 'batch'"), std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\n,sim:t4,1,1\n").find("field 'op' is empty"), std::string::npos);
+    EXPECT_NE(csv("").find("empty cost table"), std::string::npos);
+    EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,1,inf\n").find("not a finite number"), std::string::npos);
+}
+
+TEST(CostTable, MalformedJsonIsRefusedNamingTheRecord)
+{
+    auto json = [](const std::string& text) { return errorOf([&] { parseCostTableJson(text, "c.json"); }); };
+    EXPECT_NE(json("{\n\"format\": \"opsched-cost-table\",\n  oops\n}").find("c.json:3: not valid JSON"), std::string::npos);
+    EXPECT_NE(json("{\"format\": \"x\"}").find("not an opsched cost table"), std::string::npos);
+    const std::string head = "{\"format\": \"opsched-cost-table\", \"version\": 1, ";
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}, "
+                          "{\"op\": \"b\", \"device\": \"d\", \"batch\": 1, \"ms\": -1}]}")
+                  .find("costs[1].ms: negative cost"),
+              std::string::npos);
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"batch\": 1, \"ms\": 1}]}").find("costs[0]: field 'device' is missing"),
+              std::string::npos);
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1.5, \"ms\": 1}]}").find("costs[0].batch"),
+              std::string::npos);
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}], \"links\": "
+                          "[{\"from\": \"d\", \"to\": \"e\", \"gbps\": 0}]}")
+                  .find("links[0]: bandwidth"),
+              std::string::npos);
+}
+
+TEST(CostTable, MissingOpsDevicesAndBatchesAreNamed)
+{
+    const Graph g = smallGraph();
+    CostTable t = costTableOf(simulatedProblem(g), 1);
+    EXPECT_NE(errorOf([&] { tableDeviceCosts(t, g, "sim:h100", 1); }).find("no device 'sim:h100'"), std::string::npos);
+    EXPECT_NE(errorOf([&] { tableDeviceCosts(t, g, "sim:t4", 4); }).find("has no cost at batch 4"), std::string::npos);
+    CostTable extra = t;
+    extra.set("not_an_op", "sim:t4", 1, 1e-3);
+    EXPECT_NE(errorOf([&] { tableDeviceCosts(extra, g, "sim:t4", 1); }).find("op 'not_an_op' is not in"), std::string::npos);
+    CostTable missing = parseCostTableCsv("op,device,batch,ms\n" + g.ops().front().name + ",sim:t4,1,1\n", "m.csv");
+    EXPECT_NE(errorOf([&] { tableDeviceCosts(missing, g, "sim:t4", 1); }).find("no costs for op"), std::string::npos);
+}
+
+TEST(CostTable, LinksFilesAndPerPairOverrides)
+{
+    const std::vector<std::string> names{"a", "b", "c"};
+    std::vector<std::vector<Link>> links(3, std::vector<Link>(3, Link{1e9, 0}));
+    applyLinks(links, names, {{"a", "b", {50e9, 2e-6}}, {"b", "a", {40e9, 3e-6}}, {"a", "c", {10e9, 1e-6}}}, "l");
+    EXPECT_EQ(links[0][1].bandwidthBytesPerSecond, 50e9);
+    EXPECT_EQ(links[1][0].bandwidthBytesPerSecond, 40e9); // its own direction given
+    EXPECT_EQ(links[2][0].bandwidthBytesPerSecond, 10e9); // both ways
+    EXPECT_EQ(links[1][2].bandwidthBytesPerSecond, 1e9);  // not listed: the default
+    EXPECT_NE(errorOf([&] { applyLinks(links, names, {{"a", "z", {1e9, 0}}}, "l.csv"); }).find("'z'"), std::string::npos);
+}
+
+TEST(CostTable, PaperPresetsKeepTableTwoRatios)
+{
+    const Graph g = smallGraph();
+    const auto a100 = *simulatedDeviceCosts(g, "sim:paper-a100");
+    const auto t4 = *simulatedDeviceCosts(g, "sim:paper-t4");
+    const auto xeon = *simulatedDeviceCosts(g, "sim:paper-xeon");
+    const auto sim = *simulatedDeviceCosts(g, "sim:a100");
+    double sa = 0, st = 0, sx = 0;
+    for (std::size_t i = 0; i < g.opCount(); ++i) {
+        EXPECT_EQ(a100.opSeconds[i], sim.opSeconds[i]);
+        sa += a100.opSeconds[i];
+        st += t4.opSeconds[i];
+        sx += xeon.opSeconds[i];
+    }
+    EXPECT_NEAR(st / sa, 1.26, 1e-9);
+    EXPECT_NEAR(sx / sa, 7.10, 1e-9);
+    EXPECT_THROW(simulatedDeviceCosts(g, "sim:paper-k80"), Error);
+}
+
+} // namespace
+} // namespace opsched::map
