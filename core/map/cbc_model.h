@@ -84,6 +84,9 @@ struct Model {
     {
         Cbc_setObjSense(model, 1);
         Cbc_setLogLevel(model, logLevel);
+        // Wall-clock seconds: CBC counts CPU time by default, so on a loaded machine a 60 s limit
+        // ran 390 s of a user's time.
+        Cbc_setParameter(model, "timeMode", "elapsed");
         Cbc_setMaximumSeconds(model, std::max(0.01, seconds));
         if (maxNodes > 0)
             Cbc_setMaximumNodes(model, static_cast<int>(std::min<std::uint64_t>(maxNodes, INT_MAX)));

@@ -149,8 +149,6 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
                 val.push_back(device[tasks[i]] == u ? 1.0 : 0.0);
             }
     Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
-    // Wall-clock limits (CBC counts CPU time by default: on a loaded machine a 60 s limit ran 390 s).
-    Cbc_setParameter(m.model, "timeMode", "elapsed");
     m.solve(seconds, o.logLevel, o.maxNodes);
     out.optimal = Cbc_isProvenOptimal(m.model) != 0;
     out.timedOut = Cbc_isSecondsLimitReached(m.model) != 0;
