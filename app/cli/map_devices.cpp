@@ -64,8 +64,6 @@ std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& dev
     return out;
 }
 
-namespace {
-
 std::vector<double> parseMemory(const std::string& list, std::size_t devices)
 {
     std::vector<double> out;
@@ -82,6 +80,8 @@ std::vector<double> parseMemory(const std::string& list, std::size_t devices)
         throw Error("--memory: " + std::to_string(out.size()) + " sizes for " + std::to_string(devices) + " devices");
     return out;
 }
+
+namespace {
 
 } // namespace
 

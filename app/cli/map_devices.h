@@ -57,6 +57,10 @@ map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std:
                                       const std::string& link, const std::string& memory,
                                       const CostCacheOptions& cache, std::int64_t inputs);
 
+// `--memory GB,...`: one size per device, in bytes. Throws Error naming a value that is not a
+// positive number or a count that does not match `devices`.
+std::vector<double> parseMemory(const std::string& list, std::size_t devices);
+
 // The cores of CPU partition N when the machine's cores are split into `partitions` equal parts
 // (cpu:0 .. cpu:P-1, P = the partitions named in one device list).
 std::vector<int> partitionCores(int index, int partitions);

@@ -73,23 +73,6 @@ map::DeviceCosts costsOf(const Graph& graph, const Entry& e, const std::optional
     return c;
 }
 
-std::vector<double> memoryList(const std::string& list, std::size_t devices)
-{
-    std::vector<double> out;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        double gb = 0;
-        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), gb);
-        if (ec != std::errc{} || end != item.data() + item.size() || !(gb > 0) || !std::isfinite(gb))
-            throw Error("--memory: '" + printable(item) + "' is not a positive number of GB");
-        out.push_back(gb * 1024 * 1024 * 1024);
-    }
-    if (out.size() != devices)
-        throw Error("--memory: " + std::to_string(out.size()) + " sizes for " + std::to_string(devices) + " devices");
-    return out;
-}
-
 struct Sources {
     std::optional<map::CostTable> table;
     std::optional<map::Topology> topology;
@@ -172,7 +155,7 @@ map::MappingProblem latencyProblem(const Graph& graph, const std::string& device
             costs.back().memoryBytes = e.memoryBytes;
     }
     if (!memory.empty()) {
-        const auto sizes = memoryList(memory, costs.size());
+        const auto sizes = parseMemory(memory, costs.size());
         for (std::size_t i = 0; i < costs.size(); ++i)
             costs[i].memoryBytes = sizes[i];
     }

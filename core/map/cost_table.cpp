@@ -151,6 +151,44 @@ double msOf(double seconds) { return exactInFile(seconds, [](double s) { return 
 double gbpsOf(double bw) { return exactInFile(bw, [](double b) { return b / 1e9; }, [](double g) { return g * 1e9; }); }
 double usOf(double latency) { return exactInFile(latency, [](double l) { return l * 1e6; }, [](double us) { return us / 1e6; }); }
 
+
+// The records of a CSV file with the header `columns` (blank lines and '#' comments skipped):
+// calls record(where, fields) for each, where = "SOURCE:LINE". Throws Error naming the line for a
+// wrong header or field count, and for a file without the header (`what` names the file's kind).
+template <class Record>
+void forEachCsvRecord(const std::string& text, const std::string& source, const std::vector<std::string>& columns,
+                      const std::string& what, Record record)
+{
+    std::string names;
+    for (const auto& c : columns)
+        names += (names.empty() ? "" : ",") + c;
+    std::stringstream in(text);
+    std::string line;
+    std::size_t number = 0;
+    bool header = false;
+    while (std::getline(in, line)) {
+        ++number;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
+            continue;
+        const std::string where = source + ":" + std::to_string(number);
+        const auto f = splitCsv(line);
+        if (!header) {
+            if (f != columns)
+                throw Error(where + ": the header must be '" + names + "', got '" + printable(line) + "'");
+            header = true;
+            continue;
+        }
+        if (f.size() != columns.size())
+            throw Error(where + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(columns.size()) +
+                        " (" + names + ")");
+        record(where, f);
+    }
+    if (!header)
+        throw Error(source + ": empty " + what + " (expected the header '" + names + "')");
+}
+
 } // namespace
 
 std::optional<std::size_t> CostTable::deviceIndex(const std::string& name) const
@@ -173,37 +211,17 @@ void CostTable::set(const std::string& op, const std::string& device, std::int64
 CostTable parseCostTableCsv(const std::string& text, const std::string& source)
 {
     CostTable t;
-    std::stringstream in(text);
-    std::string line;
-    std::size_t number = 0;
-    bool header = false;
-    while (std::getline(in, line)) {
-        ++number;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
-            continue;
-        const std::string where = source + ":" + std::to_string(number);
-        const auto f = splitCsv(line);
-        if (!header) {
-            if (f != std::vector<std::string>{"op", "device", "batch", "ms"})
-                throw Error(where + ": the header must be 'op,device,batch,ms', got '" + printable(line) + "'");
-            header = true;
-            continue;
-        }
-        if (f.size() != 4)
-            throw Error(where + ": " + std::to_string(f.size()) + " fields, expected 4 (op,device,batch,ms)");
-        if (f[0].empty())
-            throw Error(where + ": field 'op' is empty");
-        if (f[1].empty())
-            throw Error(where + ": field 'device' is empty");
-        const std::int64_t batch = parseBatch(f[2], where + ": field 'batch'");
-        const double ms = parseNumber(f[3], where + ": field 'ms'");
-        checkCost(ms, where + ": field 'ms'");
-        t.set(f[0], f[1], batch, ms / 1e3);
-    }
-    if (!header)
-        throw Error(source + ": empty cost table (expected the header 'op,device,batch,ms')");
+    forEachCsvRecord(text, source, {"op", "device", "batch", "ms"}, "cost table",
+                     [&](const std::string& where, const std::vector<std::string>& f) {
+                         if (f[0].empty())
+                             throw Error(where + ": field 'op' is empty");
+                         if (f[1].empty())
+                             throw Error(where + ": field 'device' is empty");
+                         const std::int64_t batch = parseBatch(f[2], where + ": field 'batch'");
+                         const double ms = parseNumber(f[3], where + ": field 'ms'");
+                         checkCost(ms, where + ": field 'ms'");
+                         t.set(f[0], f[1], batch, ms / 1e3);
+                     });
     if (t.ops.empty())
         throw Error(source + ": the cost table has a header but no costs");
     return t;
@@ -368,33 +386,13 @@ std::vector<LinkEntry> readLinks(const std::string& path)
         return linksFromJson(j["links"], path);
     }
     std::vector<LinkEntry> out;
-    std::stringstream in(text);
-    std::string line;
-    std::size_t number = 0;
-    bool header = false;
-    while (std::getline(in, line)) {
-        ++number;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
-            continue;
-        const std::string where = path + ":" + std::to_string(number);
-        const auto f = splitCsv(line);
-        if (!header) {
-            if (f != std::vector<std::string>{"from", "to", "gbps", "latency_us"})
-                throw Error(where + ": the header must be 'from,to,gbps,latency_us', got '" + printable(line) + "'");
-            header = true;
-            continue;
-        }
-        if (f.size() != 4)
-            throw Error(where + ": " + std::to_string(f.size()) + " fields, expected 4 (from,to,gbps,latency_us)");
-        if (f[0].empty() || f[1].empty())
-            throw Error(where + ": field '" + std::string(f[0].empty() ? "from" : "to") + "' is empty");
-        out.push_back(linkFrom(f[0], f[1], parseNumber(f[2], where + ": field 'gbps'"),
-                               parseNumber(f[3], where + ": field 'latency_us'"), where));
-    }
-    if (!header)
-        throw Error(path + ": empty links file (expected the header 'from,to,gbps,latency_us')");
+    forEachCsvRecord(text, path, {"from", "to", "gbps", "latency_us"}, "links file",
+                     [&](const std::string& where, const std::vector<std::string>& f) {
+                         if (f[0].empty() || f[1].empty())
+                             throw Error(where + ": field '" + std::string(f[0].empty() ? "from" : "to") + "' is empty");
+                         out.push_back(linkFrom(f[0], f[1], parseNumber(f[2], where + ": field 'gbps'"),
+                                                parseNumber(f[3], where + ": field 'latency_us'"), where));
+                     });
     return out;
 }
 
