@@ -3,6 +3,7 @@
 
 #include "map/module_bound.h"
 #include "map/modules.h"
+#include "map/simplex_climb.h"
 
 #include "graph/reachability.h"
 
@@ -106,27 +107,11 @@ std::vector<double> bestWeightedShares(const OptionLoads& load, const std::vecto
         return std::vector<double>(load.size(), 0.0);
     for (std::size_t u = 0; u < k; ++u)
         w[u] = std::isfinite(total[u]) && total[u] > 0 ? 1.0 / total[u] / norm : 0.0;
-    double best = value(w);
-    for (double step = 0.05; step > 1e-4;) {
-        bool moved = false;
-        for (std::size_t a = 0; a < k; ++a)
-            for (std::size_t b = 0; b < k; ++b) {
-                if (a == b || w[a] < step)
-                    continue;
-                w[a] -= step;
-                w[b] += step;
-                const double v = value(w);
-                if (v > best * (1 + 1e-12)) {
-                    best = v;
-                    moved = true;
-                } else {
-                    w[a] += step;
-                    w[b] -= step;
-                }
-            }
-        if (!moved)
-            step /= 2;
-    }
+    // Steps from 0.05, halved down to 1e-4.
+    std::vector<double> steps;
+    for (double step = 0.05; step > 1e-4; step /= 2)
+        steps.push_back(step);
+    climbSimplex(w, value, value(w), steps);
     return weightedShares(load, w);
 }
 

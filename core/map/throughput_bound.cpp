@@ -2,6 +2,7 @@
 
 #include "map/lower_bound.h"
 #include "map/modules.h"
+#include "map/simplex_climb.h"
 
 #include "graph/reachability.h"
 
@@ -74,26 +75,7 @@ private:
         for (double& x : w)
             x /= norm;
         double best = std::max(value(w), value(std::vector<double>(k, 1.0 / static_cast<double>(k))));
-        for (double step : {0.1, 0.03, 0.01, 0.003}) {
-            for (bool moved = true; moved;) {
-                moved = false;
-                for (std::size_t a = 0; a < k; ++a)
-                    for (std::size_t b = 0; b < k; ++b) {
-                        if (a == b || w[a] < step)
-                            continue;
-                        w[a] -= step;
-                        w[b] += step;
-                        const double v = value(w);
-                        if (v > best * (1 + 1e-12)) {
-                            best = v;
-                            moved = true;
-                        } else {
-                            w[a] += step;
-                            w[b] -= step;
-                        }
-                    }
-            }
-        }
+        best = climbSimplex(w, value, best, {0.1, 0.03, 0.01, 0.003});
         return best;
     }
 
