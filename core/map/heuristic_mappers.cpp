@@ -303,11 +303,26 @@ MapResult mapSimulatedAnnealing(const MappingProblem& p, const MapperOptions& op
     return finish(p, "sa", mappingWithOrder(p, best, order), t0);
 }
 
+void mutateDevices(std::vector<std::uint32_t>& device, std::size_t k, SplitMix64& rng)
+{
+    const std::size_t n = device.size();
+    bool changed = false;
+    for (std::size_t t = 0; t < n; ++t)
+        if (rng.below(n) == 0) {
+            device[t] = static_cast<std::uint32_t>((device[t] + 1 + rng.below(k - 1)) % k);
+            changed = true;
+        }
+    if (!changed) {
+        const std::size_t t = rng.below(n);
+        device[t] = static_cast<std::uint32_t>((device[t] + 1 + rng.below(k - 1)) % k);
+    }
+}
+
 MapResult mapEvolutionary(const MappingProblem& p, const MapperOptions& options)
 {
     const auto t0 = Clock::now();
     const auto order = breadthFirstOrder(p.dag);
-    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    const std::size_t k = p.deviceCount();
     SplitMix64 rng(options.seed ^ 0xEAEAEAEAULL);
     auto parent = fastestDevices(p);
     double parentCost = fitness(p, parent, order);
@@ -322,16 +337,7 @@ MapResult mapEvolutionary(const MappingProblem& p, const MapperOptions& options)
         if ((i & 255) == 0 && secondsSince(t0) > stop)
             break;
         child = parent;
-        bool changed = false;
-        for (std::size_t t = 0; t < n; ++t)
-            if (rng.below(n) == 0) {
-                child[t] = static_cast<std::uint32_t>((child[t] + 1 + rng.below(k - 1)) % k);
-                changed = true;
-            }
-        if (!changed) {
-            const std::size_t t = rng.below(n);
-            child[t] = static_cast<std::uint32_t>((child[t] + 1 + rng.below(k - 1)) % k);
-        }
+        mutateDevices(child, k, rng);
         const double cost = fitness(p, child, order);
         if (cost <= parentCost) {
             parent.swap(child);

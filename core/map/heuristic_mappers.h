@@ -4,6 +4,7 @@
 #pragma once
 
 #include "map/map_result.h"
+#include "util/random.h"
 
 namespace opsched::map {
 
@@ -25,5 +26,9 @@ MapResult mapEvolutionary(const MappingProblem& problem, const MapperOptions& op
 
 // The best of bd, met, greedy and heft: a quick upper bound (the MILP's big-M and start).
 MapResult bestListHeuristic(const MappingProblem& problem);
+
+// The EA's mutation (the paper's biased (1+1) EA): each of the n tasks moves to another of the k
+// devices with probability 1/n, and one does when none did. k must be at least 2.
+void mutateDevices(std::vector<std::uint32_t>& device, std::size_t k, SplitMix64& rng);
 
 } // namespace opsched::map

@@ -370,16 +370,7 @@ void Splitter::evolveFrom(MapResult& result)
         if ((i & 63) == 0 && outOfTime())
             break;
         child = device;
-        bool changed = false;
-        for (std::size_t t = 0; t < n; ++t)
-            if (rng.below(n) == 0) {
-                child[t] = static_cast<std::uint32_t>((child[t] + 1 + rng.below(k - 1)) % k);
-                changed = true;
-            }
-        if (!changed) {
-            const std::size_t t = rng.below(n);
-            child[t] = static_cast<std::uint32_t>((child[t] + 1 + rng.below(k - 1)) % k);
-        }
+        mutateDevices(child, k, rng);
         const MappingTimes times = evaluate(p_, mappingWithOrder(p_, child, priority));
         if (times.feasible && times.makespan <= best) {
             improved = improved || times.makespan < best;
