@@ -1,6 +1,7 @@
 // Random mapping problems and the exhaustive optimum the mappers are checked against.
 #pragma once
 
+#include "map/batched_problem.h"
 #include "map/mapping_problem.h"
 #include "util/random.h"
 
@@ -264,6 +265,33 @@ inline double prunedExhaustiveOptimum(const MappingProblem& p)
         for (std::uint32_t v = 0; v < n; ++v)
             waiting[v] = static_cast<std::uint32_t>(p.dag.predecessors[v].size());
         orders();
+    }
+    return best;
+}
+
+// The throughput optimum by brute force: every split of every op x every topological order
+// (each device's batches of an op together).
+inline double exhaustiveBatched(const BatchedProblem& p)
+{
+    double best = kUnsupported;
+    const std::size_t n = p.base.taskCount(), choices = p.splits.size();
+    std::size_t codes = 1;
+    for (std::size_t i = 0; i < n; ++i)
+        codes *= choices;
+    std::vector<std::uint32_t> split(n, 0);
+    std::vector<std::vector<std::uint32_t>> orders;
+    test::forEachTopologicalOrder(p.base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
+    for (std::size_t code = 0; code < codes; ++code) {
+        std::size_t c = code;
+        for (auto& s : split) {
+            s = static_cast<std::uint32_t>(c % choices);
+            c /= choices;
+        }
+        for (const auto& o : orders) {
+            const auto t = evaluate(p, batchedWithOrder(p, split, o));
+            if (t.feasible)
+                best = std::min(best, t.makespan);
+        }
     }
     return best;
 }

@@ -126,38 +126,12 @@ TEST(Batched, EarliestStartOrdersAreValid)
     std::printf("earliest start reaches the best topological order on %d of %d\n", atBest, cases);
 }
 
-// Every split of every op x every topological order.
-double exhaustiveBatched(const BatchedProblem& p)
-{
-    double best = kUnsupported;
-    const std::size_t n = p.base.taskCount(), choices = p.splits.size();
-    std::size_t codes = 1;
-    for (std::size_t i = 0; i < n; ++i)
-        codes *= choices;
-    std::vector<std::uint32_t> split(n, 0);
-    std::vector<std::vector<std::uint32_t>> orders;
-    test::forEachTopologicalOrder(p.base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
-    for (std::size_t code = 0; code < codes; ++code) {
-        std::size_t c = code;
-        for (auto& s : split) {
-            s = static_cast<std::uint32_t>(c % choices);
-            c /= choices;
-        }
-        for (const auto& o : orders) {
-            const auto t = evaluate(p, batchedWithOrder(p, split, o));
-            if (t.feasible)
-                best = std::min(best, t.makespan);
-        }
-    }
-    return best;
-}
-
 TEST(Batched, MappersNeverBeatTheExhaustiveOptimum)
 {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         const auto base = test::randomProblem(seed, 4, 2);
         const auto p = batched(base, 4);
-        const double best = exhaustiveBatched(p);
+        const double best = test::exhaustiveBatched(p);
         EXPECT_LE(batchedLowerBound(p), best + 1e-12) << "seed " << seed;
         for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
             const auto r = runBatchedMapper(name, p, {});
@@ -194,7 +168,7 @@ TEST(Batched, BoundWithinAStatedFractionOfTheExhaustiveOptimum)
     std::vector<double> ratios;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto p = batched(cases[i].second, 4);
-        const double best = exhaustiveBatched(p), bound = batchedLowerBound(p);
+        const double best = test::exhaustiveBatched(p), bound = batchedLowerBound(p);
         ASSERT_TRUE(std::isfinite(best)) << cases[i].first;
         EXPECT_LE(bound, best * (1 + 1e-12)) << "case " << i << ": " << cases[i].first;
         EXPECT_GE(bound, kBoundFraction * best) << "case " << i << ": " << cases[i].first;
@@ -217,7 +191,7 @@ TEST(Batched, MilpFindsTheExhaustiveOptimum)
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         const auto base = test::randomProblem(seed, 4, 2);
         const auto p = batched(base, 4);
-        const double best = exhaustiveBatched(p);
+        const double best = test::exhaustiveBatched(p);
         const auto r = runBatchedMapper("milp", p, {});
         EXPECT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed;
         EXPECT_NEAR(r.times.makespan, best, 1e-9) << "seed " << seed;
@@ -257,7 +231,7 @@ TEST(BatchedSplit, AgainstTheExhaustiveOptimumOnModularGraphs)
     for (std::uint64_t seed = 1; seed <= cases; ++seed) {
         const auto base = test::modularProblem(seed, 2, 2, 2); // 7 ops
         const auto p = batched(base, 4);
-        const double best = exhaustiveBatched(p);
+        const double best = test::exhaustiveBatched(p);
         const auto r = runBatchedMapper("milp-split", p, deterministic());
         ASSERT_TRUE(r.times.feasible);
         EXPECT_EQ(r.status, SolveStatus::Feasible);

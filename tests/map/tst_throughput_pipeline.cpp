@@ -44,32 +44,6 @@ std::uint32_t findSplit(const BatchedProblem& p, const std::vector<std::int64_t>
     return 0;
 }
 
-// Every split of every op x every topological order (each device's batches of an op together).
-double exhaustive(const BatchedProblem& p)
-{
-    double best = kUnsupported;
-    const std::size_t n = p.base.taskCount(), choices = p.splits.size();
-    std::size_t codes = 1;
-    for (std::size_t i = 0; i < n; ++i)
-        codes *= choices;
-    std::vector<std::uint32_t> split(n, 0);
-    std::vector<std::vector<std::uint32_t>> orders;
-    test::forEachTopologicalOrder(p.base.dag, [&](const std::vector<std::uint32_t>& o) { orders.push_back(o); });
-    for (std::size_t code = 0; code < codes; ++code) {
-        std::size_t c = code;
-        for (auto& s : split) {
-            s = static_cast<std::uint32_t>(c % choices);
-            c /= choices;
-        }
-        for (const auto& o : orders) {
-            const auto t = evaluate(p, batchedWithOrder(p, split, o));
-            if (t.feasible)
-                best = std::min(best, t.makespan);
-        }
-    }
-    return best;
-}
-
 TEST(ThroughputPipeline, PipelinedTwins)
 {
     BatchedProblem p;
@@ -140,7 +114,7 @@ TEST(ThroughputPipeline, PipelinesPayWhereDevicesCanOverlap)
         BatchedProblem whole = piped;
         whole.splits.resize(5);
         whole.pieces.resize(5);
-        const double a = exhaustive(piped), b = exhaustive(whole);
+        const double a = test::exhaustiveBatched(piped), b = test::exhaustiveBatched(whole);
         EXPECT_LE(a, b + 1e-15) << "seed " << seed;
         better += a < b * (1 - 1e-9);
         std::printf("seed %llu: optimum %.4f ms with pipelined splits, %.4f ms without\n",
@@ -170,7 +144,7 @@ TEST(ThroughputPipeline, BoundNeverAboveTheExhaustiveOptimum)
     double worst = 1, best = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto p = pipelinedProblem(cases[i].second, 4);
-        const double optimum = exhaustive(p), bound = batchedLowerBound(p), recursive = throughputRecursiveBound(p);
+        const double optimum = test::exhaustiveBatched(p), bound = batchedLowerBound(p), recursive = throughputRecursiveBound(p);
         ASSERT_TRUE(std::isfinite(optimum)) << cases[i].first;
         EXPECT_LE(bound, optimum * (1 + 1e-12)) << "case " << i << ": " << cases[i].first;
         EXPECT_LE(recursive, bound * (1 + 1e-12)); // batchedLowerBound includes it
@@ -196,7 +170,7 @@ TEST(ThroughputPipeline, RecursionOnAChainStaysBelowTheOptimum)
     std::vector<std::vector<std::uint32_t>> single;
     for (std::uint32_t i = 0; i < 5; ++i)
         single.push_back({i});
-    const double optimum = exhaustive(p), recursive = throughputRecursiveBound(p);
+    const double optimum = test::exhaustiveBatched(p), recursive = throughputRecursiveBound(p);
     EXPECT_LE(throughputRecursiveBound(p, single), optimum * (1 + 1e-12));
     EXPECT_LE(recursive, optimum * (1 + 1e-12));
     EXPECT_LE(batchedLowerBound(p), optimum * (1 + 1e-12));
