@@ -119,17 +119,11 @@ def scaled_error(torch, got, want):
     return float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
 
 
-def fingerprint(torch, model):
-    """A fingerprint of the weights: parameter and buffer count, sum and sum of |x| in float64."""
-    n = total = total_abs = 0
-    for _, t in sorted(model.state_dict().items()):
-        if not t.is_floating_point():
-            continue
-        t = t.detach().double().cpu()
-        n += t.numel()
-        total += float(t.sum())
-        total_abs += float(t.abs().sum())
-    return {"values": n, "sum": total, "sum_abs": total_abs}
+def fingerprint(model):
+    """A fingerprint of the weights (count, sum, sum of |x| in float64): export_transformers.py's, so
+    the exports' manifests and this script compare the same thing."""
+    import export_transformers  # tests/data (on sys.path); imported here so --help needs no torch
+    return export_transformers.fingerprint(model)
 
 
 def same_fingerprint(a, b):
@@ -177,7 +171,7 @@ def export_model(torch, tv, name, batches, out, device, log):
     state_path = os.path.join(out, f"{name}.folded.pt")
     torch.save(model.state_dict(), state_path)
     common = {"model": name, "batchnorms": bn, "folded": folded, "fold_scaled_error_fp32": fold_error,
-              "fold_scaled_error_fp64": fold_error64, "fingerprint": fingerprint(torch, model),
+              "fold_scaled_error_fp64": fold_error64, "fingerprint": fingerprint(model),
               "state_dict": state_path}
     log(f"{name}: {folded} of {bn} BatchNorms folded; folded vs unfolded (CPU) scaled error "
         f"{fold_error:.1e} float32, {fold_error64:.1e} float64")
@@ -325,7 +319,7 @@ class Case:
                 model.load_state_dict(torch.load(self.export["state_dict"], map_location="cpu"))
             Case.built[name] = model
         model, x = copy.deepcopy(Case.built[name]), tv.make_input(name, batch)
-        self.fingerprint = fingerprint(torch, model)
+        self.fingerprint = fingerprint(model)
         fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
         self.model = model.to(device).to(memory_format=fmt)
         self.x = x.to(device).contiguous(memory_format=fmt)
@@ -347,7 +341,7 @@ class Case:
             model.load_state_dict(torch.load(self.export["state_dict"], map_location="cpu"))
             Case.built[key] = model.eval()
         model = copy.deepcopy(Case.built[key])
-        self.fingerprint = fingerprint(torch, model)
+        self.fingerprint = fingerprint(model)
         fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
         self.model = model.to(device).to(memory_format=fmt)
         data = os.path.join(self.export["dir"], "test_data_set_0")

@@ -32,9 +32,9 @@ class FoldTest(unittest.TestCase):
             err = bench.scaled_error(torch, folded(x), unfolded(x))
         self.assertLess(err, bench.FOLD_TOLERANCE, name)
         # The weights changed (folded), and building again gives the same ones (the fingerprint).
-        self.assertNotEqual(bench.fingerprint(torch, folded), bench.fingerprint(torch, unfolded))
-        self.assertTrue(bench.same_fingerprint(bench.fingerprint(torch, tv.build(name, 1, fold_bn=True)[0]),
-                                               bench.fingerprint(torch, folded)))
+        self.assertNotEqual(bench.fingerprint(folded), bench.fingerprint(unfolded))
+        self.assertTrue(bench.same_fingerprint(bench.fingerprint(tv.build(name, 1, fold_bn=True)[0]),
+                                               bench.fingerprint(folded)))
 
     def test_googlenet(self):  # BasicConv2d: conv / bn attributes
         self.check_network("googlenet")

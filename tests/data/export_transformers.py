@@ -324,7 +324,8 @@ def reference(model, inputs):
 
 
 def fingerprint(model):
-    """Parameter and buffer count, sum and sum of |x| in float64 (bench_pytorch_gpu.py's fingerprint)."""
+    """Parameter and buffer count, sum and sum of |x| in float64: the one fingerprint of weights
+    (bench_pytorch_gpu.py compares exports with what it loads through it)."""
     n = total = total_abs = 0
     for _, t in sorted(model.state_dict().items()):
         if not t.is_floating_point():
