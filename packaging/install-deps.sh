@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev ocl-icd-opencl-dev coinor-libcbc-dev
-  patchelf
+  patchelf clang-format
   python3-torchvision python3-onnx
   # cli.slurm_array starts its own munged, slurmctld and slurmd from a configuration in the build
   # tree; the packages' system services stay idle (no /etc/slurm/slurm.conf).

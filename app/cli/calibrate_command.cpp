@@ -44,7 +44,7 @@ std::string groupsText(const Graph& graph, const Stage& stage)
 }
 
 void writeStagesCsv(const std::string& path, const std::vector<CalibrationStage>& stages,
-                    const std::vector<double>& simulated, const std::vector<double>& fitted)
+    const std::vector<double>& simulated, const std::vector<double>& fitted)
 {
     std::ofstream out(path);
     out << "model,stage,strategy,groups,ops,chosen,measured_ms,simulated_ms,fitted_ms,op_groups,signature\n";
@@ -56,9 +56,9 @@ void writeStagesCsv(const std::string& path, const std::vector<CalibrationStage>
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const auto& s = stages[i];
         out << csvField(s.graph->name()) << "," << i << "," << toString(s.stage.strategy) << ","
-            << s.stage.groups.size() << "," << s.stage.opCount() << "," << (s.chosen ? 1 : 0) << ","
-            << ms(s.measured) << "," << ms(simulated[i]) << "," << ms(fitted[i]) << ","
-            << csvField(groupsText(*s.graph, s.stage)) << "," << s.signature << "\n";
+            << s.stage.groups.size() << "," << s.stage.opCount() << "," << (s.chosen ? 1 : 0) << "," << ms(s.measured)
+            << "," << ms(simulated[i]) << "," << ms(fitted[i]) << "," << csvField(groupsText(*s.graph, s.stage)) << ","
+            << s.signature << "\n";
     }
     if (!out)
         throw Error("cannot write '" + path + "'");
@@ -110,12 +110,12 @@ Runner addCalibrateCommand(CLI::App& app)
     cmd->add_option("MODEL", opts->models, "zoo:NAME[?key=value&...] or model files")->required();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
     cmd->add_option("--device,-d", opts->device,
-                    "Where stages are measured: cuda:N, or a simulated device standing in for one (sim:NAME, "
-                    "sim:FILE.json)")
+           "Where stages are measured: cuda:N, or a simulated device standing in for one (sim:NAME, "
+           "sim:FILE.json)")
         ->capture_default_str();
     cmd->add_option("--sim", opts->sim,
-                    "The simulated device to compare and fit: a preset (h100) or FILE.json (default: the preset "
-                    "closest to the measured GPU)");
+        "The simulated device to compare and fit: a preset (h100) or FILE.json (default: the preset "
+        "closest to the measured GPU)");
     addPruningOptions(*cmd, opts->pruning);
     addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("-o,--output", opts->csv, "Write every stage with measured, simulated and fitted latency (CSV)");
@@ -124,19 +124,19 @@ Runner addCalibrateCommand(CLI::App& app)
         ->check(CLI::Range(2, 1000000))
         ->capture_default_str();
     cmd->add_flag("--cuda-graph", opts->cudaGraph,
-                  "Simulate stages as CUDA graph replays (always so for cuda:N, whose stages are captured as graphs)");
+        "Simulate stages as CUDA graph replays (always so for cuda:N, whose stages are captured as graphs)");
     cmd->add_flag("--json", opts->json, "Print JSON");
 
     return [opts]() {
         DeviceTarget target(opts->device, opts->cudaGraph, opts->cache);
         if (opts->sim.empty() && target.simulated())
-            throw Error("calibrate with a simulated --device (" + target.name() +
-                        ") needs --sim NAME: the device whose constants are fitted");
+            throw Error("calibrate with a simulated --device (" + target.name()
+                + ") needs --sim NAME: the device whose constants are fitted");
         const std::string simRef = opts->sim.empty() ? "sim:" + target.cost().deviceModel().name
-                                   : opts->sim.starts_with("sim:") ? opts->sim
-                                                                  : "sim:" + opts->sim;
+            : opts->sim.starts_with("sim:")          ? opts->sim
+                                                     : "sim:" + opts->sim;
         const SimDevice& base = simDeviceFor(simRef);
-        const SimOptions simOptions{ opts->cudaGraph || !target.simulated() };
+        const SimOptions simOptions { opts->cudaGraph || !target.simulated() };
 
         std::deque<Graph> graphs; // the recorded stages point into them
         StageRecorder recorder(target.cost());
@@ -181,18 +181,18 @@ Runner addCalibrateCommand(CLI::App& app)
             return kExitOk;
         }
         std::printf("calibrate on %s against %s, batch %lld%s\n", target.describe().c_str(), simRef.c_str(),
-                    static_cast<long long>(opts->batch), simOptions.cudaGraph ? ", stages as CUDA graphs" : "");
+            static_cast<long long>(opts->batch), simOptions.cudaGraph ? ", stages as CUDA graphs" : "");
         std::printf("stages       %zu distinct stages considered by ios over %zu model(s), %zu in the chosen "
                     "schedules\n",
-                    stages.size(), graphs.size(), chosenStages);
+            stages.size(), graphs.size(), chosenStages);
         auto line = [](const char* label, const CalibrationQuality& q) {
             std::printf("%-12s spearman %.3f, rms log error %.3f, mean |error| %.1f%%\n", label, q.spearman,
-                        q.rmsLogError, q.meanAbsRelError * 100);
+                q.rmsLogError, q.meanAbsRelError * 100);
         };
         line("before", result.before);
         line("after", result.after);
         std::printf("fit          on %zu of the %zu stages that run kernels, %d simulations of them\n",
-                    result.stagesUsed, result.stagesCompared, result.evaluations);
+            result.stagesUsed, result.stagesCompared, result.evaluations);
         printChanges(base, result.device);
         if (!opts->csv.empty())
             std::printf("written to   %s\n", opts->csv.c_str());

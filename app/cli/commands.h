@@ -29,6 +29,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitSomeJobsFailed = 3; // profile: the batch finished, some jobs failed
-inline constexpr int kExitInterrupted = 130;  // profile: stopped by a signal (128 + its number)
+inline constexpr int kExitInterrupted = 130; // profile: stopped by a signal (128 + its number)
 
 } // namespace opsched::cli

@@ -44,8 +44,8 @@ void addTargetOptions(CLI::App& cmd, TargetOptions& o)
     cmd.add_option("MODEL", o.model, "zoo:NAME[?key=value&...] or a model file")->required();
     cmd.add_option("--batch,-b", o.batch, "Batch size")->check(CLI::Range(1, 65536));
     cmd.add_option("--device,-d", o.device,
-                   "Device: sim:NAME (sim:v100, sim:a100, sim:h100, sim:t4, ...), sim:FILE.json (from `calibrate`), "
-                   "or cuda:N (measured on the local GPU)")
+           "Device: sim:NAME (sim:v100, sim:a100, sim:h100, sim:t4, ...), sim:FILE.json (from `calibrate`), "
+           "or cuda:N (measured on the local GPU)")
         ->capture_default_str();
     cmd.add_flag("--cuda-graph", o.cudaGraph, "Estimate plans as one CUDA graph replay (no host launches)");
     cmd.add_flag("--json", o.json, "Print JSON");
@@ -58,10 +58,10 @@ void addPruningOptions(CLI::App& cmd, PruningOptions& o)
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
     cmd.add_option("--lowering", o.lowering,
-                   "How stage schedules become plans: barriers (every stage boundary joins all streams, as the IOS "
-                   "search assumes), events (only the waits a dependency needs), or best (both evaluated whole on "
-                   "the device, the faster kept)")
-        ->check(CLI::IsMember({"barriers", "events", "best"}))
+           "How stage schedules become plans: barriers (every stage boundary joins all streams, as the IOS "
+           "search assumes), events (only the waits a dependency needs), or best (both evaluated whole on "
+           "the device, the faster kept)")
+        ->check(CLI::IsMember({ "barriers", "events", "best" }))
         ->capture_default_str();
 }
 
@@ -73,8 +73,8 @@ std::optional<Lowering> loweringOf(const PruningOptions& o)
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o)
 {
     auto* file = cmd.add_option("--cost-cache-file", o.file,
-                                "With --device cuda:N: where measured stage costs are kept between runs (default "
-                                "$XDG_CACHE_HOME/opsched/stage-costs.db, else ~/.cache/opsched/stage-costs.db)");
+        "With --device cuda:N: where measured stage costs are kept between runs (default "
+        "$XDG_CACHE_HOME/opsched/stage-costs.db, else ~/.cache/opsched/stage-costs.db)");
     cmd.add_flag("--no-cost-cache", o.disabled, "With --device cuda:N: keep measured stage costs in memory only")
         ->excludes(file);
 }
@@ -96,13 +96,16 @@ const SimDevice& simDeviceFor(const std::string& device)
     if (device.starts_with("cuda")) {
         const auto status = queryCudaRuntime();
         if (!status.available)
-            throw Error("--device " + device + ": " + status.reason + "; use a simulated GPU instead, e.g. --device sim:h100");
-        throw Error("--device " + device + ": this command does not measure on the GPU yet; "
-                    "use a simulated GPU, e.g. --device sim:h100");
+            throw Error(
+                "--device " + device + ": " + status.reason + "; use a simulated GPU instead, e.g. --device sim:h100");
+        throw Error("--device " + device
+            + ": this command does not measure on the GPU yet; "
+              "use a simulated GPU, e.g. --device sim:h100");
     }
     if (device == "cpu")
-        throw Error("--device cpu: schedules are searched for a GPU (sim:NAME, sim:FILE.json or cuda:N); to run a "
-                    "plan on the CPU give `run --backend cpu`, to spread ops over CPU cores `map --devices cpu:0,cpu:1`");
+        throw Error(
+            "--device cpu: schedules are searched for a GPU (sim:NAME, sim:FILE.json or cuda:N); to run a "
+            "plan on the CPU give `run --backend cpu`, to spread ops over CPU cores `map --devices cpu:0,cpu:1`");
     if (isSimDeviceFileRef(device)) {
         // Loaded once per process and kept: callers hold references, as they do to presets.
         static std::mutex mutex;
@@ -121,7 +124,7 @@ std::unique_ptr<StageCostModel> makeCostModel(const std::string& device, bool cu
 {
     const std::optional<int> gpu = cudaDeviceIndex(device);
     if (!gpu)
-        return std::make_unique<SimulatedStageCost>(simDeviceFor(device), SimOptions{cudaGraph});
+        return std::make_unique<SimulatedStageCost>(simDeviceFor(device), SimOptions { cudaGraph });
 
     CudaTimerOptions options;
     options.device = *gpu;
@@ -138,8 +141,8 @@ std::unique_ptr<StageCostModel> makeCostModel(const std::string& device, bool cu
     if (!cache.disabled)
         parts.store = std::make_unique<profiler::SqliteStageCostStore>(
             cache.file.empty() ? profiler::defaultStageCostCachePath() : cache.file);
-    return std::make_unique<OwningMeasuredCost>(std::move(parts), "cuda:" + std::to_string(*gpu),
-                                                closestSimDevice(gpuName, sms));
+    return std::make_unique<OwningMeasuredCost>(
+        std::move(parts), "cuda:" + std::to_string(*gpu), closestSimDevice(gpuName, sms));
 }
 
 } // namespace opsched::cli

@@ -29,7 +29,6 @@ struct PruningOptions {
     std::size_t r = 3;
     std::size_t s = 8;
     std::string lowering = "barriers"; // barriers, events or best: how stage schedules become plans
-
 };
 // --r, --s, --lowering.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
@@ -38,7 +37,7 @@ std::optional<Lowering> loweringOf(const PruningOptions& o);
 
 // Where the measured cost model keeps its stage timings between runs.
 struct CostCacheOptions {
-    std::string file;      // empty: $XDG_CACHE_HOME/opsched/stage-costs.db (or ~/.cache/...)
+    std::string file; // empty: $XDG_CACHE_HOME/opsched/stage-costs.db (or ~/.cache/...)
     bool disabled = false; // memory only
 };
 // --cost-cache-file FILE, --no-cost-cache.
@@ -47,8 +46,8 @@ void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o);
 // sim:NAME or sim:FILE.json -> the simulated GPU. cuda:N -> the measured cost model on GPU N (a
 // MeasuredStageCost over makeCudaStageTimer, with the persistent cache unless disabled); without a
 // usable GPU an Error that suggests --device sim:NAME. Throws Error.
-std::unique_ptr<StageCostModel> makeCostModel(const std::string& device, bool cudaGraph = false,
-                                              const CostCacheOptions& cache = {});
+std::unique_ptr<StageCostModel> makeCostModel(
+    const std::string& device, bool cudaGraph = false, const CostCacheOptions& cache = {});
 
 // The simulated device behind a reference (sim:NAME, or sim:FILE.json as `calibrate` writes), for
 // evaluating whole plans. cuda:N and cpu are refused here with a message. Throws Error.

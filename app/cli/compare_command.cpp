@@ -1,6 +1,6 @@
 #include "commands.h"
-#include "compare_mappers.h"
 #include "common_options.h"
+#include "compare_mappers.h"
 #include "device_target.h"
 #include "latency_report.h"
 
@@ -26,9 +26,9 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
     for (const auto& g : groups)
         rows += g.rows.size();
     if (rows == 0)
-        throw Error("'" + path + "' holds no successful runs" +
-                    (filter.model || filter.batch || filter.device ? " matching MODEL, --batch and --device" : "") +
-                    "; record some with `opsched-cli profile`");
+        throw Error("'" + path + "' holds no successful runs"
+            + (filter.model || filter.batch || filter.device ? " matching MODEL, --batch and --device" : "")
+            + "; record some with `opsched-cli profile`");
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
     if (json) {
         nlohmann::ordered_json doc;
@@ -69,11 +69,11 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
         if (g.rows.empty())
             continue;
         std::printf("%s%s, batch %lld, on %s (%s)%s\n", first ? "" : "\n", g.modelName.c_str(),
-                    static_cast<long long>(g.batch), g.deviceKey.c_str(), g.simulated ? "simulated" : "measured",
-                    g.failedRuns ? (" [" + std::to_string(g.failedRuns) + " failed runs]").c_str() : "");
+            static_cast<long long>(g.batch), g.deviceKey.c_str(), g.simulated ? "simulated" : "measured",
+            g.failedRuns ? (" [" + std::to_string(g.failedRuns) + " failed runs]").c_str() : "");
         first = false;
         std::printf("%-13s %11s %9s %9s %8s %10s %9s %6s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms", "speedup",
-                    "avg_warps", "warps_x", "run");
+            "avg_warps", "warps_x", "run");
         for (const auto& r : g.rows) {
             char speedup[16] = "-", warps[16] = "-", gain[16] = "-";
             if (r.speedup)
@@ -83,8 +83,8 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
             if (r.warpsVsSequential)
                 std::snprintf(gain, sizeof gain, "%.2fx", *r.warpsVsSequential);
             std::printf("%-13s %11.3f %9.3f %9.3f %8s %10s %9s %6lld\n", r.scheduler.c_str(), r.latency.medianNs * 1e-6,
-                        r.latency.p10Ns * 1e-6, r.latency.p90Ns * 1e-6, speedup, warps, gain,
-                        static_cast<long long>(r.run.value()));
+                r.latency.p10Ns * 1e-6, r.latency.p90Ns * 1e-6, speedup, warps, gain,
+                static_cast<long long>(r.run.value()));
         }
     }
     return kExitOk;
@@ -107,30 +107,30 @@ Runner addCompareCommand(CLI::App& app)
     addPruningOptions(*cmd, opts->pruning);
     addCostCacheOptions(*cmd, opts->cache);
     cmd->add_option("--db", opts->db,
-                    "Compare the runs stored in a results database (from `profile`) instead; MODEL, --batch and "
-                    "--device then filter");
+        "Compare the runs stored in a results database (from `profile`) instead; MODEL, --batch and "
+        "--device then filter");
     cmd->add_option("--devices", opts->mappers.devices,
-                    "Compare the mappers instead: map MODEL across these devices (as `map --devices`)");
+        "Compare the mappers instead: map MODEL across these devices (as `map --devices`)");
     cmd->add_option("--link", opts->mappers.link, "With --devices: GBPS[,LATENCY_US] for every pair of devices");
     cmd->add_option("--time-limit", opts->mappers.timeLimit, "With --devices: seconds for milp and milp-split")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--objective", opts->mappers.objective,
-                    "With --devices: latency (default) or throughput (--inputs L split per op)")
-        ->check(CLI::IsMember({"latency", "throughput"}));
+           "With --devices: latency (default) or throughput (--inputs L split per op)")
+        ->check(CLI::IsMember({ "latency", "throughput" }));
     cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,
-                    "With --devices: milp-split's largest module solved as one piece (default 12)")
+           "With --devices: milp-split's largest module solved as one piece (default 12)")
         ->check(CLI::Range(2, 64));
     cmd->add_flag("--equal-time", opts->mappers.equalTime,
-                  "With --devices (latency): run sa and ea for as long as milp-split took (the paper's equal runtime)");
+        "With --devices (latency): run sa and ea for as long as milp-split took (the paper's equal runtime)");
     addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): issue 24's inputs
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 
     return [opts, cmd]() {
         if (!opts->db.empty()) {
-            for (const char* name : {"--r", "--s", "--cuda-graph", "--cost-cache-file", "--no-cost-cache"})
+            for (const char* name : { "--r", "--s", "--cuda-graph", "--cost-cache-file", "--no-cost-cache" })
                 if (cmd->count(name) > 0) {
                     std::cerr << "opsched-cli: compare --db reads stored runs; " << name << " does not apply\n";
                     return kExitUsage;
@@ -196,13 +196,13 @@ Runner addCompareCommand(CLI::App& app)
             return kExitOk;
         }
         std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),
-                    target.describe().c_str(),
-                    target.simulated() ? (opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
-                                       : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
+            target.describe().c_str(),
+            target.simulated() ? (opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
+                               : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
         // Not a lower bound on a GPU: each op alone pays its own graph launch (docs/cli.md).
         std::printf("critical path of ops timed alone %.3f ms\n", floor * 1e3);
         std::printf("%-13s %11s %9s %9s %8s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms",
-                    "x_alone", "speedup", "stages", "streams", "avg_warps", "search_s");
+            "x_alone", "speedup", "stages", "streams", "avg_warps", "search_s");
         for (const auto& r : results) {
             const auto stages = r["stages"].get<std::size_t>();
             char warps[16] = "-";
@@ -210,10 +210,10 @@ Runner addCompareCommand(CLI::App& app)
                 std::snprintf(warps, sizeof warps, "%.0f", r["average_active_warps"].get<double>());
             const double latency = r["latency_ms"].get<double>();
             std::printf("%-13s %11.3f %9.3f %9.3f %7.2fx %7.2fx %7s %8u %10s %9.3f\n",
-                        r["scheduler"].get<std::string>().c_str(), latency, r["p10_ms"].get<double>(),
-                        r["p90_ms"].get<double>(), floor > 0 ? latency / (floor * 1e3) : 0.0, r["speedup"].get<double>(),
-                        stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
-                        r["search_seconds"].get<double>());
+                r["scheduler"].get<std::string>().c_str(), latency, r["p10_ms"].get<double>(),
+                r["p90_ms"].get<double>(), floor > 0 ? latency / (floor * 1e3) : 0.0, r["speedup"].get<double>(),
+                stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
+                r["search_seconds"].get<double>());
         }
         return kExitOk;
     };

@@ -3,9 +3,9 @@
 #include "commands.h"
 #include "map_devices.h"
 
-#include "map/batched_mappers.h"
-#include "map/lower_bound.h"
-#include "map/mappers.h"
+#include "map/bounds/lower_bound.h"
+#include "map/solvers/mappers.h"
+#include "map/solvers/throughput_mappers.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -48,7 +48,7 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
 {
     const bool throughput = o.objective == "throughput";
     std::optional<map::MappingProblem> problem;
-    std::optional<map::BatchedProblem> batched;
+    std::optional<map::ThroughputProblem> batched;
     if (throughput) {
         batched = throughputProblem(graph, o.devices, o.link, "", cache, o.files, o.inputs);
         writeCostsIfAsked(o.files, *batched);
@@ -62,7 +62,7 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     std::string deviceList;
     for (const auto& d : devices)
         deviceList += (deviceList.empty() ? "" : ",") + d;
-    const double bound = throughput ? map::batchedLowerBound(*batched) : map::lowerBound(*problem);
+    const double bound = throughput ? map::throughputLowerBound(*batched) : map::lowerBound(*problem);
     map::MapperOptions options;
     options.timeLimitSeconds = o.timeLimit;
     options.maxModuleTasks = o.maxModuleTasks;
@@ -84,19 +84,19 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
             if (split && (info.name == "sa" || info.name == "ea"))
                 mine.runSeconds = std::max(split->solveSeconds, 1e-3);
             if (throughput) {
-                const map::BatchedResult m = map::runBatchedMapper(info.name, *batched, options);
-                row = {m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers};
+                const map::ThroughputResult m = map::runThroughputMapper(info.name, *batched, options);
+                row = { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers };
             } else {
-                const map::MapResult m =
-                    split && info.name == "milp-split" ? *split : map::runMapper(info.name, *problem, mine);
-                row = {m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size()};
+                const map::MapResult m
+                    = split && info.name == "milp-split" ? *split : map::runMapper(info.name, *problem, mine);
+                row = { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size() };
             }
             if (info.name == "bd")
                 single = row.makespan;
             results.push_back(rowJson(info.name, row, single, throughput ? static_cast<double>(o.inputs) : 0.0));
         } catch (const Error& e) {
             // e.g. no CBC in this build, no feasible mapping, a MILP too large for throughput
-            results.push_back(nlohmann::ordered_json{{"mapper", info.name}, {"error", e.what()}});
+            results.push_back(nlohmann::ordered_json { { "mapper", info.name }, { "error", e.what() } });
         }
     }
     if (json) {
@@ -114,13 +114,13 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     }
     if (throughput)
         std::printf("%s, %lld inputs split over %s (throughput; lower bound %.4f ms, at most %.1f inputs/s)\n",
-                    graph.name().c_str(), static_cast<long long>(o.inputs), deviceList.c_str(), bound * 1e3,
-                    static_cast<double>(o.inputs) / bound);
+            graph.name().c_str(), static_cast<long long>(o.inputs), deviceList.c_str(), bound * 1e3,
+            static_cast<double>(o.inputs) / bound);
     else
         std::printf("%s, batch %lld, mapped over %s (latency; lower bound %.4f ms)\n", graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), deviceList.c_str(), bound * 1e3);
+            static_cast<long long>(graph.batch()), deviceList.c_str(), bound * 1e3);
     std::printf("%-11s %12s %s%8s %10s %8s %9s %9s\n", "mapper", "makespan_ms", throughput ? "  inputs/s " : "",
-                "vs_bd", "status", "gap", "solve_s", "transfers");
+        "vs_bd", "status", "gap", "solve_s", "transfers");
     for (const auto& r : results) {
         if (r.contains("error")) {
             std::printf("%-11s %s\n", r["mapper"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
@@ -132,9 +132,8 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
         if (throughput)
             std::snprintf(rate, sizeof rate, "%10.1f ", r["throughput_per_s"].get<double>());
         std::printf("%-11s %12.4f %s%7.2fx %10s %8s %9.3f %9zu\n", r["mapper"].get<std::string>().c_str(),
-                    r["makespan_ms"].get<double>(), rate, r["speedup_over_bd"].get<double>(),
-                    r["status"].get<std::string>().c_str(), gap, r["solve_s"].get<double>(),
-                    r["transfers"].get<std::size_t>());
+            r["makespan_ms"].get<double>(), rate, r["speedup_over_bd"].get<double>(),
+            r["status"].get<std::string>().c_str(), gap, r["solve_s"].get<double>(), r["transfers"].get<std::size_t>());
     }
     return kExitOk;
 }

@@ -16,8 +16,8 @@ struct CompareMappersOptions {
     std::string objective = "latency"; // or throughput: `inputs` split per op (as `map --objective`)
     std::int64_t inputs = 16;
     std::size_t maxModuleTasks = 12; // milp-split's module cap (--max-module-tasks)
-    bool equalTime = false;          // sa and ea run as long as milp-split took (--equal-time)
-    MapInputOptions files;           // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
+    bool equalTime = false; // sa and ea run as long as milp-split took (--equal-time)
+    MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
 };
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& options, const CostCacheOptions& cache, bool json);

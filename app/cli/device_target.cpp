@@ -12,7 +12,7 @@ DeviceTarget::DeviceTarget(const std::string& device, bool cudaGraph, const Cost
     measured_ = dynamic_cast<MeasuredStageCost*>(cost_.get());
     name_ = cost_->deviceName();
     if (!measured_)
-        simTimer_ = std::make_unique<SimStageTimer>(cost_->deviceModel(), SimOptions{cudaGraph});
+        simTimer_ = std::make_unique<SimStageTimer>(cost_->deviceModel(), SimOptions { cudaGraph });
 }
 
 DeviceTarget::~DeviceTarget() = default;
@@ -36,7 +36,7 @@ PlanLatency DeviceTarget::latency(const Graph& graph, const Plan& plan)
         return l;
     }
     // The simulator is deterministic: one run is every replay.
-    const SimResult r = simulate(graph, plan, cost_->deviceModel(), SimOptions{cudaGraph_});
+    const SimResult r = simulate(graph, plan, cost_->deviceModel(), SimOptions { cudaGraph_ });
     l.median = l.p10 = l.p90 = r.latency;
     l.averageActiveWarps = r.averageActiveWarps;
     return l;

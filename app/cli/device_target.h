@@ -19,7 +19,7 @@ namespace opsched::cli {
 inline constexpr int kPlanReplays = 100;
 
 struct PlanLatency {
-    double median = 0;   // seconds
+    double median = 0; // seconds
     double p10 = 0;
     double p90 = 0;
     int replays = 1;
@@ -36,7 +36,7 @@ public:
     DeviceTarget& operator=(const DeviceTarget&) = delete;
 
     StageCostModel& cost() { return *cost_; }
-    const std::string& name() const { return name_; }  // "sim:h100", "cuda:0"
+    const std::string& name() const { return name_; } // "sim:h100", "cuda:0"
     bool simulated() const { return measured_ == nullptr; }
     // "sim:h100 (simulated)", "cuda:0 NVIDIA H100 80GB HBM3 (measured)".
     std::string describe() const;

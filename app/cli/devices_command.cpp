@@ -38,12 +38,10 @@ Runner addDevicesCommand(CLI::App& app)
             doc["cupti_api_version"] = cupti.apiVersion;
             auto& devs = doc["devices"] = nlohmann::ordered_json::array();
             for (const auto& d : cuda.devices)
-                devs.push_back({{"index", d.index},
-                                {"name", d.name},
-                                {"compute_capability", std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
-                                {"multiprocessors", d.multiprocessors},
-                                {"memory_bytes", d.totalMemoryBytes},
-                                {"l2_bytes", d.l2CacheBytes}});
+                devs.push_back({ { "index", d.index }, { "name", d.name },
+                    { "compute_capability", std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor) },
+                    { "multiprocessors", d.multiprocessors }, { "memory_bytes", d.totalMemoryBytes },
+                    { "l2_bytes", d.l2CacheBytes } });
             std::cout << doc.dump(2) << "\n";
             return kExitOk;
         }

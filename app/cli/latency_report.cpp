@@ -17,8 +17,8 @@ void addLatencyFields(nlohmann::ordered_json& j, const PlanLatency& latency, dou
     j["floor_ms"] = floorSeconds * 1e3;
 }
 
-nlohmann::ordered_json withLatencyFields(const nlohmann::ordered_json& doc, const PlanLatency& latency,
-                                         double floorSeconds)
+nlohmann::ordered_json withLatencyFields(
+    const nlohmann::ordered_json& doc, const PlanLatency& latency, double floorSeconds)
 {
     nlohmann::ordered_json fields;
     addLatencyFields(fields, latency, floorSeconds);
@@ -42,12 +42,12 @@ void printLatencyLines(const PlanLatency& latency, double floorSeconds)
 {
     if (latency.replays > 1)
         std::printf("latency      %.3f ms (median of %d replays, p10 %.3f, p90 %.3f)\n", latency.median * 1e3,
-                    latency.replays, latency.p10 * 1e3, latency.p90 * 1e3);
+            latency.replays, latency.p10 * 1e3, latency.p90 * 1e3);
     else
         std::printf("latency      %.3f ms\n", latency.median * 1e3);
     if (floorSeconds > 0)
         std::printf("ops alone    %.3f ms (critical path of ops timed alone; latency %.2fx)\n", floorSeconds * 1e3,
-                    latency.median / floorSeconds);
+            latency.median / floorSeconds);
     else
         std::printf("ops alone    %.3f ms (critical path of ops timed alone)\n", floorSeconds * 1e3);
 }

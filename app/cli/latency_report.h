@@ -16,8 +16,8 @@ nlohmann::ordered_json optionalJson(const std::optional<double>& v);
 void addLatencyFields(nlohmann::ordered_json& j, const PlanLatency& latency, double floorSeconds);
 
 // The same fields inserted right after "latency_ms" of a document (appended if it has none).
-nlohmann::ordered_json withLatencyFields(const nlohmann::ordered_json& doc, const PlanLatency& latency,
-                                         double floorSeconds);
+nlohmann::ordered_json withLatencyFields(
+    const nlohmann::ordered_json& doc, const PlanLatency& latency, double floorSeconds);
 
 // "latency      0.856 ms[ (median of 100 replays, p10 0.850, p90 0.870)]"
 // "floor        0.512 ms (critical path, each op alone; latency 1.67x)"

@@ -16,7 +16,7 @@ int main(int argc, char** argv)
     // SIGXFSZ, half way through a batch and without a word. Ignored, the write fails with EFBIG:
     // the database rolls the run back and the command says the file cannot grow.
     std::signal(SIGXFSZ, SIG_IGN);
-    CLI::App app{"opsched-cli: find, run and compare inter-operator schedules for neural networks"};
+    CLI::App app { "opsched-cli: find, run and compare inter-operator schedules for neural networks" };
     app.name("opsched-cli");
     app.set_version_flag("--version", std::string("opsched-cli ") + OPSCHED_VERSION);
     app.require_subcommand(1);
@@ -49,7 +49,8 @@ int main(int argc, char** argv)
             names += (names.empty() ? "" : ", ") + sub->get_name();
         }
         if (!known) {
-            std::cerr << "opsched-cli: unknown command '" << opsched::printable(argv[1]) << "' (commands: " << names << ")\n";
+            std::cerr << "opsched-cli: unknown command '" << opsched::printable(argv[1]) << "' (commands: " << names
+                      << ")\n";
             std::cerr << "Run 'opsched-cli --help' for usage.\n";
             return kExitUsage;
         }

@@ -5,10 +5,10 @@
 #include "map_inputs.h"
 #include "map_pipeline.h"
 
-#include "map/batched_mapping_file.h"
-#include "map/lower_bound.h"
-#include "map/mappers.h"
-#include "map/mapping_file.h"
+#include "map/bounds/lower_bound.h"
+#include "map/files/mapping_file.h"
+#include "map/files/throughput_mapping_file.h"
+#include "map/solvers/mappers.h"
 #include "model/model_ref.h"
 #include "schedule/schedule_file.h"
 #include "util/printable.h"
@@ -23,19 +23,19 @@ namespace opsched::cli {
 
 namespace {
 
-template <typename Options>
-int mapThroughput(const Graph& graph, const Options& o)
+template <typename Options> int mapThroughput(const Graph& graph, const Options& o)
 {
-    const map::BatchedProblem problem = throughputProblem(graph, o.devices, o.link, o.memory, o.cache, o.files, o.inputs);
+    const map::ThroughputProblem problem
+        = throughputProblem(graph, o.devices, o.link, o.memory, o.cache, o.files, o.inputs);
     writeCostsIfAsked(o.files, problem);
     map::MapperOptions mo;
     mo.timeLimitSeconds = o.timeLimit;
     mo.seed = o.seed;
     mo.maxModuleTasks = o.maxModuleTasks;
     mo.symmetry = symmetryOf(o.files);
-    const map::BatchedResult r = map::runBatchedMapper(o.mapper, problem, mo);
-    const double bound = map::batchedLowerBound(problem);
-    const auto j = map::batchedMappingToJson(graph, problem, r, bound);
+    const map::ThroughputResult r = map::runThroughputMapper(o.mapper, problem, mo);
+    const double bound = map::throughputLowerBound(problem);
+    const auto j = map::throughputMappingToJson(graph, problem, r, bound);
     if (!o.output.empty())
         writeScheduleFile(o.output, j);
     if (o.json) {
@@ -43,12 +43,12 @@ int mapThroughput(const Graph& graph, const Options& o)
         return kExitOk;
     }
     std::printf("%s (throughput) on %s, %lld inputs in batches of", r.mapper.c_str(), graph.name().c_str(),
-                static_cast<long long>(problem.inputs));
+        static_cast<long long>(problem.inputs));
     for (auto s : problem.sizes)
         std::printf(" %lld", static_cast<long long>(s));
     std::printf(", %zu ops over %zu devices\n", problem.base.taskCount(), problem.base.deviceCount());
     std::printf("throughput   %.1f inputs/s (makespan %.4f ms); at most %.1f inputs/s (lower bound %.4f ms)\n",
-                r.times.throughput, r.times.makespan * 1e3, static_cast<double>(problem.inputs) / bound, bound * 1e3);
+        r.times.throughput, r.times.makespan * 1e3, static_cast<double>(problem.inputs) / bound, bound * 1e3);
     std::printf("status       %s", map::toString(r.status));
     if (!std::isnan(r.gap))
         std::printf(", gap %.2f%%", r.gap * 100);
@@ -83,29 +83,32 @@ Runner addMapCommand(CLI::App& app)
         MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
     };
     auto opts = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
+    auto* cmd
+        = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
     cmd->add_option("model", opts->model, "ONNX file or zoo:NAME")->required();
     cmd->add_option("--batch", opts->batch, "Batch size (default 1)");
     cmd->add_option("--devices", opts->devices,
-                    "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N")
-        ;
+        "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N");
     cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
-    cmd->add_option("--inputs", opts->inputs, "--objective throughput: inputs to process (default 16), split into "
-                                              "batches of L/4, L/2, 3L/4 or L per op and device")
+    cmd->add_option("--inputs", opts->inputs,
+           "--objective throughput: inputs to process (default 16), split into "
+           "batches of L/4, L/2, 3L/4 or L per op and device")
         ->check(CLI::Range(1, 4096));
-    cmd->add_option("--objective", opts->objective, "latency (one input, default), throughput (--inputs L) or pipeline (a stream of inputs, "
-                                                "steady state: the GPT-3 case study)")
-        ->check(CLI::IsMember({"latency", "throughput", "pipeline"}));
-    cmd->add_option("--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
+    cmd->add_option("--objective", opts->objective,
+           "latency (one input, default), throughput (--inputs L) or pipeline (a stream of inputs, "
+           "steady state: the GPT-3 case study)")
+        ->check(CLI::IsMember({ "latency", "throughput", "pipeline" }));
+    cmd->add_option(
+           "--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--link", opts->link,
-                    "GBPS[,LATENCY_US] for every pair of devices (default: PCIe 4.0 x16, 25 GB/s and 10 us; "
-                    "between CPU partitions, the hand-off measured on the model)");
+        "GBPS[,LATENCY_US] for every pair of devices (default: PCIe 4.0 x16, 25 GB/s and 10 us; "
+        "between CPU partitions, the hand-off measured on the model)");
     cmd->add_option("--memory", opts->memory, "GB per device, in --devices order (default: each device's own)");
     cmd->add_option("--seed", opts->seed, "Seed of sa and ea (default 1)");
     cmd->add_option("--max-module-tasks", opts->maxModuleTasks,
-                    "milp-split: largest module solved as one piece (default 12; up to 16 by exact search, "
-                    "CBC beyond)")
+           "milp-split: largest module solved as one piece (default 12; up to 16 by exact search, "
+           "CBC beyond)")
         ->check(CLI::Range(2, 64));
     cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");
     cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");
@@ -121,8 +124,8 @@ Runner addMapCommand(CLI::App& app)
         const Graph graph = loadModel(opts->model, opts->batch);
         if (opts->objective == "throughput")
             return mapThroughput(graph, *opts);
-        const map::MappingProblem problem =
-            latencyProblem(graph, opts->devices, opts->link, opts->memory, opts->cache, opts->files);
+        const map::MappingProblem problem
+            = latencyProblem(graph, opts->devices, opts->link, opts->memory, opts->cache, opts->files);
         writeCostsIfAsked(opts->files, problem, graph.batch());
 
         map::MapperOptions mo;
@@ -138,15 +141,16 @@ Runner addMapCommand(CLI::App& app)
         if (!opts->output.empty())
             writeScheduleFile(opts->output, json);
         if (result.status == map::SolveStatus::Timeout)
-            std::fprintf(stderr, "opsched-cli map: the time limit (%.1f s) ended the search; the best mapping found "
-                                 "is kept (gap %.1f%% to the solver's bound)\n",
-                         opts->timeLimit, std::isnan(result.gap) ? 0.0 : result.gap * 100);
+            std::fprintf(stderr,
+                "opsched-cli map: the time limit (%.1f s) ended the search; the best mapping found "
+                "is kept (gap %.1f%% to the solver's bound)\n",
+                opts->timeLimit, std::isnan(result.gap) ? 0.0 : result.gap * 100);
         if (opts->json) {
             std::cout << json.dump(2) << "\n";
             return kExitOk;
         }
         std::printf("%s on %s, batch %lld, %zu ops over %zu devices\n", result.mapper.c_str(), graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount());
+            static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount());
         std::printf("makespan     %.4f ms (lower bound %.4f ms)\n", result.times.makespan * 1e3, bound * 1e3);
         std::printf("status       %s", map::toString(result.status));
         if (!std::isnan(result.gap))
@@ -157,7 +161,7 @@ Runner addMapCommand(CLI::App& app)
             for (std::uint32_t t : result.mapping.order[u])
                 busy += problem.seconds(t, u);
             std::printf("%-12s %zu ops, busy %.4f ms, %.1f MB resident\n", problem.devices[u].name.c_str(),
-                        result.mapping.order[u].size(), busy * 1e3, result.times.memoryBytes[u] / 1e6);
+                result.mapping.order[u].size(), busy * 1e3, result.times.memoryBytes[u] / 1e6);
         }
         double moved = 0;
         for (const auto& x : result.times.transfers)

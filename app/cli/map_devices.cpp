@@ -2,8 +2,8 @@
 
 #include "exec/cpu/cpu_executor.h"
 #include "graph/fingerprint.h"
-#include "session/stage_cost_store.h"
 #include "schedule/basic_schedulers.h"
+#include "session/stage_cost_store.h"
 #include "util/error.h"
 #include "util/printable.h"
 #include "util/statistics.h"
@@ -43,18 +43,20 @@ map::Link parseLink(const std::string& text)
     auto number = [&](const std::string& s, const char* what) {
         double v = 0;
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v < 0)
-            throw Error(std::string("--link: ") + what + " '" + s + "' is not a non-negative number (GBPS[,LATENCY_US])");
+        if (ec != std::errc {} || end != s.data() + s.size() || !std::isfinite(v) || v < 0)
+            throw Error(
+                std::string("--link: ") + what + " '" + s + "' is not a non-negative number (GBPS[,LATENCY_US])");
         return v;
     };
     const double gbps = number(text.substr(0, comma), "bandwidth");
     if (gbps <= 0)
         throw Error("--link: the bandwidth must be above 0 GB/s");
     const double us = comma == std::string::npos ? 0.0 : number(text.substr(comma + 1), "latency");
-    return {gbps * 1e9, us * 1e-6};
+    return { gbps * 1e9, us * 1e-6 };
 }
 
-std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& devices, const std::optional<map::Link>& link)
+std::vector<std::vector<map::Link>> linksFor(
+    const std::vector<std::string>& devices, const std::optional<map::Link>& link)
 {
     std::vector<std::vector<map::Link>> out(devices.size(), std::vector<map::Link>(devices.size()));
     for (std::size_t u = 0; u < devices.size(); ++u)
@@ -72,7 +74,7 @@ std::vector<double> parseMemory(const std::string& list, std::size_t devices)
     while (std::getline(in, item, ',')) {
         double gb = 0;
         const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), gb);
-        if (ec != std::errc{} || end != item.data() + item.size() || !(gb > 0) || !std::isfinite(gb))
+        if (ec != std::errc {} || end != item.data() + item.size() || !(gb > 0) || !std::isfinite(gb))
             throw Error("--memory: '" + printable(item) + "' is not a positive number of GB");
         out.push_back(gb * 1024 * 1024 * 1024);
     }
@@ -90,7 +92,8 @@ namespace {
 // Measured CPU op costs live in the same cache file as the measured GPU's stage costs, under a key
 // naming the device, its cores, the model (fingerprint) and this opsched (its kernels change
 // between versions); entries are the ops' names.
-std::string cpuCostKey(const Graph& graph, const std::string& what, const std::string& device, const std::vector<int>& cores)
+std::string cpuCostKey(
+    const Graph& graph, const std::string& what, const std::string& device, const std::vector<int>& cores)
 {
     std::string key = what + "|" + device + "|cores";
     for (int c : cores)
@@ -111,7 +114,7 @@ std::unique_ptr<profiler::SqliteStageCostStore> openCostCache(const CostCacheOpt
 } // namespace
 
 map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& names,
-                                      const std::string& link, const std::string& memory, const CostCacheOptions& cache)
+    const std::string& link, const std::string& memory, const CostCacheOptions& cache)
 {
     std::vector<map::DeviceCosts> devices;
     for (const auto& name : names)
@@ -138,40 +141,41 @@ map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std:
                 if (const auto loaded = store->load(key, graph.batch()); loaded.count("handoff"))
                     handoff = loaded.at("handoff");
             if (handoff < 0) {
-                handoff = measureCpuHandoffSeconds(graph, a, b, devices[cpus[0]].opSeconds, devices[cpus[1]].opSeconds, 7);
+                handoff
+                    = measureCpuHandoffSeconds(graph, a, b, devices[cpus[0]].opSeconds, devices[cpus[1]].opSeconds, 7);
                 if (store)
-                    store->add(key, graph.batch(), {{"handoff", handoff}});
+                    store->add(key, graph.batch(), { { "handoff", handoff } });
             }
             for (std::size_t u : cpus)
                 for (std::size_t v : cpus)
                     if (u != v)
-                        links[u][v] = {map::kSharedMemoryBandwidth, handoff};
+                        links[u][v] = { map::kSharedMemoryBandwidth, handoff };
         }
     }
     return map::buildProblem(graph, devices, links);
 }
 
-map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std::string>& names,
-                                      const std::string& link, const std::string& memory,
-                                      const CostCacheOptions& cache, std::int64_t inputs)
+map::ThroughputProblem throughputProblemFor(const Graph& graph, const std::vector<std::string>& names,
+    const std::string& link, const std::string& memory, const CostCacheOptions& cache, std::int64_t inputs)
 {
     if (graph.batch() != 1)
         throw Error("--objective throughput: give the inputs with --inputs and keep --batch 1 (the mapper picks the "
                     "batch sizes)");
-    return map::buildBatchedProblem(graph, mappingProblemFor(graph, names, link, memory, cache), inputs, [&](const Graph& batched) {
-        std::vector<map::DeviceCosts> out;
-        for (const auto& name : names)
-            out.push_back(deviceCosts(batched, name, cache, names));
-        return out;
-    });
+    return map::buildThroughputProblem(
+        graph, mappingProblemFor(graph, names, link, memory, cache), inputs, [&](const Graph& batched) {
+            std::vector<map::DeviceCosts> out;
+            for (const auto& name : names)
+                out.push_back(deviceCosts(batched, name, cache, names));
+            return out;
+        });
 }
 
 std::vector<int> partitionCores(int index, int partitions)
 {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (partitions > cores)
-        throw Error("cpu partitions: " + std::to_string(partitions) + " asked for, but this machine has " +
-                    std::to_string(cores) + " cores (use cpu:0 .. cpu:" + std::to_string(cores - 1) + " at most)");
+        throw Error("cpu partitions: " + std::to_string(partitions) + " asked for, but this machine has "
+            + std::to_string(cores) + " cores (use cpu:0 .. cpu:" + std::to_string(cores - 1) + " at most)");
     std::vector<int> out;
     for (int c = index * cores / partitions; c < (index + 1) * cores / partitions; ++c)
         out.push_back(c);
@@ -181,7 +185,7 @@ std::vector<int> partitionCores(int index, int partitions)
 std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std::vector<std::string>& all)
 {
     if (device == "cpu")
-        return std::vector<int>{};
+        return std::vector<int> {};
     if (device.rfind("cpu:", 0) != 0)
         return std::nullopt;
     int partitions = 0, index = -1;
@@ -196,14 +200,13 @@ std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std:
         throw Error("device " + device + ": cpu:N needs a partition number");
     index = std::stoi(number);
     if (index >= partitions)
-        throw Error("device " + device + ": with " + std::to_string(partitions) +
-                    " CPU partitions listed, they are numbered cpu:0 .. cpu:" + std::to_string(partitions - 1));
+        throw Error("device " + device + ": with " + std::to_string(partitions)
+            + " CPU partitions listed, they are numbered cpu:0 .. cpu:" + std::to_string(partitions - 1));
     return partitionCores(index, partitions);
 }
 
-
-std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
-                                       const CostCacheOptions& cache)
+std::vector<double> cachedCpuOpSeconds(
+    const Graph& graph, const std::string& device, const std::vector<int>& cores, const CostCacheOptions& cache)
 {
     auto store = openCostCache(cache);
     const std::string key = cpuCostKey(graph, "cpu-op", device, cores);
@@ -235,7 +238,7 @@ std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<in
     const Plan plan = compileSchedule(graph, sequentialSchedule(graph));
     cpu::CpuOptions options;
     if (!cores.empty())
-        options.partitions = {cores};
+        options.partitions = { cores };
     cpu::CpuExecutor executor(graph, plan, options);
     const auto inputs = cpu::seededInputs(graph, 1);
     executor.run(inputs); // warm-up
@@ -254,7 +257,7 @@ std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<in
 }
 
 double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, const std::vector<int>& b,
-                                const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats)
+    const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats)
 {
     // The ops in topological order, alternating between the two partitions, each waiting for the
     // one before: every step is a hand-off. What the run takes beyond the ops' own times, per
@@ -264,14 +267,14 @@ double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, c
     plan.streams = 2;
     double work = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
-        Launch launch{{order[i]}, StreamId(static_cast<std::uint32_t>(i % 2)), {}};
+        Launch launch { { order[i] }, StreamId(static_cast<std::uint32_t>(i % 2)), {} };
         if (i > 0)
             launch.waitFor.push_back(static_cast<std::uint32_t>(i - 1));
         plan.launches.push_back(std::move(launch));
         work += (i % 2 ? secondsB : secondsA)[order[i].value()];
     }
     cpu::CpuOptions options;
-    options.partitions = {a, b};
+    options.partitions = { a, b };
     cpu::CpuExecutor executor(graph, plan, options);
     const auto inputs = cpu::seededInputs(graph, 1);
     executor.run(inputs);
@@ -285,29 +288,30 @@ double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, c
         }
         spans.push_back(static_cast<double>(last - first) * 1e-9);
     }
-    const double perHandoff = (spreadOf(spans).median - work) / static_cast<double>(std::max<std::size_t>(1, order.size() - 1));
+    const double perHandoff
+        = (spreadOf(spans).median - work) / static_cast<double>(std::max<std::size_t>(1, order.size() - 1));
     return std::max(0.0, perHandoff);
 }
 
-map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache,
-                             const std::vector<std::string>& all)
+map::DeviceCosts deviceCosts(
+    const Graph& graph, const std::string& device, const CostCacheOptions& cache, const std::vector<std::string>& all)
 {
     if (auto sim = map::simulatedDeviceCosts(graph, device))
         return *sim;
     if (auto cores = cpuCoresOf(device, all)) {
         const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
         const double share = cores->empty() ? 1.0
-                                            : static_cast<double>(cores->size()) /
-                                                  static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
-        return {device, cachedCpuOpSeconds(graph, device, *cores, cache), ram * share};
+                                            : static_cast<double>(cores->size())
+                / static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+        return { device, cachedCpuOpSeconds(graph, device, *cores, cache), ram * share };
     }
     if (cudaDeviceIndex(device)) {
         // One-op stages on the GPU, timed (and cached) like the schedulers' stages.
         auto model = makeCostModel(device, false, cache);
-        map::DeviceCosts out{device, std::vector<double>(graph.opCount()), map::kUnsupported};
+        map::DeviceCosts out { device, std::vector<double>(graph.opCount()), map::kUnsupported };
         for (const Op& op : graph.ops()) {
             Stage stage;
-            stage.groups = {{op.id}};
+            stage.groups = { { op.id } };
             out.opSeconds[op.id.value()] = model->stageLatency(graph, stage);
         }
         return out;

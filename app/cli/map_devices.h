@@ -4,8 +4,8 @@
 
 #include "common_options.h"
 
-#include "map/batched_problem.h"
-#include "map/problem_builder.h"
+#include "map/problem/problem_builder.h"
+#include "map/problem/throughput_problem.h"
 
 #include <optional>
 #include <string>
@@ -19,8 +19,8 @@ std::vector<std::string> parseDeviceList(const std::string& list);
 // Costs of each op on `device`. Throws Error for a device that does not exist here (no GPU, a CPU
 // partition beyond the cores there are), naming what there is.
 // `all` is the whole --devices list (cpu:N partitions split the cores among those listed).
-map::DeviceCosts deviceCosts(const Graph& graph, const std::string& device, const CostCacheOptions& cache,
-                             const std::vector<std::string>& all);
+map::DeviceCosts deviceCosts(
+    const Graph& graph, const std::string& device, const CostCacheOptions& cache, const std::vector<std::string>& all);
 
 // The cores of a CPU device: empty for "cpu" (all cores, oneDNN's threads), a partition's cores
 // for "cpu:N"; nothing for other devices. Throws Error for a partition number out of range.
@@ -30,12 +30,12 @@ std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std:
 // (its ops alternating between the two, each waiting for the one before), given each op's time
 // on either partition.
 double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, const std::vector<int>& b,
-                                const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats);
+    const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats);
 
 // measureCpuOpSeconds through the persistent cost cache (the stage-cost cache file, unless
 // --no-cost-cache): measured once per device, cores, model, batch and opsched version.
-std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
-                                       const CostCacheOptions& cache);
+std::vector<double> cachedCpuOpSeconds(
+    const Graph& graph, const std::string& device, const std::vector<int>& cores, const CostCacheOptions& cache);
 
 // Each op's median time alone on those cores (all when empty), over `repeats` runs.
 std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats);
@@ -44,18 +44,18 @@ std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<in
 map::Link parseLink(const std::string& text);
 
 // Every pair joined by `link` when given, else by map::defaultLink.
-std::vector<std::vector<map::Link>> linksFor(const std::vector<std::string>& devices, const std::optional<map::Link>& link);
+std::vector<std::vector<map::Link>> linksFor(
+    const std::vector<std::string>& devices, const std::optional<map::Link>& link);
 
 // The whole problem for `map` and `compare --devices`: costs per device, --memory (GB per device,
 // comma-separated; empty keeps each device's own), --link (empty: defaultLink).
 map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std::string>& devices,
-                                      const std::string& link, const std::string& memory, const CostCacheOptions& cache);
+    const std::string& link, const std::string& memory, const CostCacheOptions& cache);
 
 // The throughput problem: `inputs` inputs, batch sizes L/4, L/2, 3L/4, L, each op's cost at every
 // size on every device (the graph rebuilt at that batch size).
-map::BatchedProblem batchedProblemFor(const Graph& graph, const std::vector<std::string>& devices,
-                                      const std::string& link, const std::string& memory,
-                                      const CostCacheOptions& cache, std::int64_t inputs);
+map::ThroughputProblem throughputProblemFor(const Graph& graph, const std::vector<std::string>& devices,
+    const std::string& link, const std::string& memory, const CostCacheOptions& cache, std::int64_t inputs);
 
 // `--memory GB,...`: one size per device, in bytes. Throws Error naming a value that is not a
 // positive number or a count that does not match `devices`.

@@ -2,10 +2,10 @@
 
 #include "map_devices.h"
 
-#include "map/cost_table.h"
-#include "map/problem_builder.h"
-#include "map/symmetry_cuts.h"
-#include "map/topology.h"
+#include "map/problem/cost_table.h"
+#include "map/problem/problem_builder.h"
+#include "map/problem/topology.h"
+#include "map/solvers/symmetry_cuts.h"
 #include "util/error.h"
 #include "util/printable.h"
 
@@ -26,35 +26,35 @@ struct Entry {
 };
 
 std::vector<Entry> entriesOf(const std::string& devices, const std::optional<map::Topology>& topology,
-                             const std::optional<map::CostTable>& table)
+    const std::optional<map::CostTable>& table)
 {
     std::vector<Entry> out;
     if (topology) {
         if (!devices.empty())
             throw Error("--devices and --topology: the topology names the devices; give one of them");
         for (const auto& d : topology->devices)
-            out.push_back({d.name, d.type, d.node, d.memoryBytes});
+            out.push_back({ d.name, d.type, d.node, d.memoryBytes });
         return out;
     }
     if (!devices.empty()) {
         for (const auto& name : parseDeviceList(devices))
-            out.push_back({name, name, -1, map::kUnsupported});
+            out.push_back({ name, name, -1, map::kUnsupported });
         return out;
     }
     if (!table)
         throw Error("map: give --devices (or --topology FILE, or --costs FILE whose devices are used)");
     for (const auto& d : table->devices)
-        out.push_back({d.name, d.name, -1, map::kUnsupported});
+        out.push_back({ d.name, d.name, -1, map::kUnsupported });
     return out;
 }
 
 // Costs of one entry at the graph's batch: the table's (by name, then by type), else measured
 // or simulated by type.
 map::DeviceCosts costsOf(const Graph& graph, const Entry& e, const std::optional<map::CostTable>& table,
-                         const std::vector<std::string>& types, const CostCacheOptions& cache)
+    const std::vector<std::string>& types, const CostCacheOptions& cache)
 {
     if (table) {
-        for (const std::string& key : {e.name, e.type})
+        for (const std::string& key : { e.name, e.type })
             if (table->deviceIndex(key)) {
                 auto c = map::tableDeviceCosts(*table, graph, key, graph.batch());
                 c.name = e.name;
@@ -103,8 +103,8 @@ std::vector<std::vector<map::Link>> linksOf(const Sources& s, const std::string&
     if (s.table) { // the links of a table written by --write-costs, where they name these devices
         std::vector<map::LinkEntry> known;
         for (const auto& l : s.table->links)
-            if (std::find(s.names.begin(), s.names.end(), l.from) != s.names.end() &&
-                std::find(s.names.begin(), s.names.end(), l.to) != s.names.end())
+            if (std::find(s.names.begin(), s.names.end(), l.from) != s.names.end()
+                && std::find(s.names.begin(), s.names.end(), l.to) != s.names.end())
                 known.push_back(l);
         map::applyLinks(links, s.names, known, o.costs);
     }
@@ -118,24 +118,31 @@ std::vector<std::vector<map::Link>> linksOf(const Sources& s, const std::string&
 void addMapInputOptions(CLI::App& cmd, MapInputOptions& o)
 {
     cmd.add_option("--costs", o.costs,
-                   "Cost table (CSV op,device,batch,ms or JSON; docs/formats.md): costs of the devices it lists, "
-                   "ops matched by name");
+        "Cost table (CSV op,device,batch,ms or JSON; docs/formats.md): costs of the devices it lists, "
+        "ops matched by name");
     cmd.add_option("--topology", o.topology,
-                   "Multi-node system (JSON; docs/formats.md): nodes, their devices, intra- and inter-node links");
-    cmd.add_option("--links", o.links, "Per-pair links (CSV from,to,gbps,latency_us or JSON); pairs not listed keep "
-                                       "--link (or the default)");
+        "Multi-node system (JSON; docs/formats.md): nodes, their devices, intra- and inter-node links");
+    cmd.add_option("--links", o.links,
+        "Per-pair links (CSV from,to,gbps,latency_us or JSON); pairs not listed keep "
+        "--link (or the default)");
     cmd.add_option("--write-costs", o.writeCosts, "Write the costs used (a cost table; .csv or .json) to FILE");
     cmd.add_option("--symmetry", o.symmetry,
-                   "MILP symmetry breaking between identical devices and nodes: none (default), tasks, time, batches")
-        ->check(CLI::IsMember({"none", "tasks", "time", "batches"}));
+           "MILP symmetry breaking between identical devices and nodes: none (default), tasks, time, batches")
+        ->check(CLI::IsMember({ "none", "tasks", "time", "batches" }));
 }
 
-bool devicesFromFiles(const MapInputOptions& o) { return !o.costs.empty() || !o.topology.empty(); }
+bool devicesFromFiles(const MapInputOptions& o)
+{
+    return !o.costs.empty() || !o.topology.empty();
+}
 
-map::MapperOptions::Symmetry symmetryOf(const MapInputOptions& o) { return map::parseSymmetry(o.symmetry); }
+map::MapperOptions::Symmetry symmetryOf(const MapInputOptions& o)
+{
+    return map::parseSymmetry(o.symmetry);
+}
 
 map::MappingProblem latencyProblem(const Graph& graph, const std::string& devices, const std::string& link,
-                                   const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o)
+    const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o)
 {
     if (!devicesFromFiles(o)) { // as before issue 24 (measured CPU hand-offs included), then --links
         auto p = mappingProblemFor(graph, parseDeviceList(devices), link, memory, cache);
@@ -165,18 +172,17 @@ map::MappingProblem latencyProblem(const Graph& graph, const std::string& device
     return p;
 }
 
-map::BatchedProblem throughputProblem(const Graph& graph, const std::string& devices, const std::string& link,
-                                      const std::string& memory, const CostCacheOptions& cache,
-                                      const MapInputOptions& o, std::int64_t inputs)
+map::ThroughputProblem throughputProblem(const Graph& graph, const std::string& devices, const std::string& link,
+    const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o, std::int64_t inputs)
 {
     if (!devicesFromFiles(o) && o.links.empty())
-        return batchedProblemFor(graph, parseDeviceList(devices), link, memory, cache, inputs);
+        return throughputProblemFor(graph, parseDeviceList(devices), link, memory, cache, inputs);
     if (graph.batch() != 1)
         throw Error("--objective throughput: give the inputs with --inputs and keep --batch 1 (the mapper picks the "
                     "batch sizes)");
-    const Sources s = devicesFromFiles(o) ? sourcesOf(devices, o) : Sources{};
+    const Sources s = devicesFromFiles(o) ? sourcesOf(devices, o) : Sources {};
     auto base = latencyProblem(graph, devices, link, memory, cache, o);
-    return map::buildBatchedProblem(graph, std::move(base), inputs, [&](const Graph& batched) {
+    return map::buildThroughputProblem(graph, std::move(base), inputs, [&](const Graph& batched) {
         std::vector<map::DeviceCosts> out;
         if (!devicesFromFiles(o)) {
             const auto names = parseDeviceList(devices);
@@ -196,7 +202,7 @@ void writeCostsIfAsked(const MapInputOptions& o, const map::MappingProblem& prob
         map::writeCostTable(o.writeCosts, map::costTableOf(problem, batch));
 }
 
-void writeCostsIfAsked(const MapInputOptions& o, const map::BatchedProblem& p)
+void writeCostsIfAsked(const MapInputOptions& o, const map::ThroughputProblem& p)
 {
     if (o.writeCosts.empty())
         return;

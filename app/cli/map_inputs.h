@@ -5,9 +5,9 @@
 
 #include "common_options.h"
 
-#include "map/batched_problem.h"
-#include "map/map_result.h"
-#include "map/mapping_problem.h"
+#include "map/problem/map_result.h"
+#include "map/problem/mapping_problem.h"
+#include "map/problem/throughput_problem.h"
 
 #include <CLI/CLI.hpp>
 
@@ -16,9 +16,9 @@
 namespace opsched::cli {
 
 struct MapInputOptions {
-    std::string costs;      // cost table (CSV or JSON)
-    std::string topology;   // topology JSON
-    std::string links;      // per-pair links (CSV or JSON)
+    std::string costs; // cost table (CSV or JSON)
+    std::string topology; // topology JSON
+    std::string links; // per-pair links (CSV or JSON)
     std::string writeCosts; // write the costs used here
     std::string symmetry = "none";
 };
@@ -34,16 +34,15 @@ bool devicesFromFiles(const MapInputOptions& o);
 // type), else measured or simulated as `map --devices` does. Links: --link (or the defaults),
 // then the topology's, then the cost table's, then --links. Throws Error naming the problem.
 map::MappingProblem latencyProblem(const Graph& graph, const std::string& devices, const std::string& link,
-                                   const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o);
+    const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o);
 
 // The throughput problem over the same devices and links, costs at every batch size.
-map::BatchedProblem throughputProblem(const Graph& graph, const std::string& devices, const std::string& link,
-                                      const std::string& memory, const CostCacheOptions& cache,
-                                      const MapInputOptions& o, std::int64_t inputs);
+map::ThroughputProblem throughputProblem(const Graph& graph, const std::string& devices, const std::string& link,
+    const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o, std::int64_t inputs);
 
 // --write-costs: the table of the costs (and memory, links) these problems use.
 void writeCostsIfAsked(const MapInputOptions& o, const map::MappingProblem& problem, std::int64_t batch);
-void writeCostsIfAsked(const MapInputOptions& o, const map::BatchedProblem& problem);
+void writeCostsIfAsked(const MapInputOptions& o, const map::ThroughputProblem& problem);
 
 map::MapperOptions::Symmetry symmetryOf(const MapInputOptions& o);
 

@@ -2,8 +2,8 @@
 
 #include "commands.h"
 
-#include "map/pipeline_mapper.h"
-#include "map/symmetry_cuts.h"
+#include "map/solvers/pipeline_mapper.h"
+#include "map/solvers/symmetry_cuts.h"
 #include "schedule/schedule_file.h"
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@
 namespace opsched::cli {
 
 int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, const std::string& mapper,
-                       const map::MapperOptions& options, const std::string& output, bool json)
+    const map::MapperOptions& options, const std::string& output, bool json)
 {
     const map::PipelineResult r = map::mapPipeline(mapper, problem, options);
     nlohmann::ordered_json j;
@@ -39,12 +39,12 @@ int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, c
         std::size_t ops = 0;
         for (auto d : r.device)
             ops += d == u;
-        j["devices"].push_back({{"name", problem.devices[u].name}, {"node", problem.devices[u].node}, {"ops", ops},
-                                {"busy_ms", r.times.busy[u] * 1e3}, {"memory_gb", r.times.memoryBytes[u] / 1e9}});
+        j["devices"].push_back({ { "name", problem.devices[u].name }, { "node", problem.devices[u].node },
+            { "ops", ops }, { "busy_ms", r.times.busy[u] * 1e3 }, { "memory_gb", r.times.memoryBytes[u] / 1e9 } });
     }
     j["ops"] = nlohmann::ordered_json::array();
     for (std::size_t t = 0; t < problem.taskCount(); ++t)
-        j["ops"].push_back({{"op", problem.tasks[t].name}, {"device", problem.devices[r.device[t]].name}});
+        j["ops"].push_back({ { "op", problem.tasks[t].name }, { "device", problem.devices[r.device[t]].name } });
     if (!output.empty())
         writeScheduleFile(output, j);
     if (json) {
@@ -52,19 +52,19 @@ int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, c
         return kExitOk;
     }
     std::printf("%s (pipeline) on %s, batch %lld, %zu ops over %zu devices, symmetry %s\n", r.mapper.c_str(),
-                graph.name().c_str(), static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount(),
-                map::toString(options.symmetry));
+        graph.name().c_str(), static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount(),
+        map::toString(options.symmetry));
     std::printf("throughput   %.2f inputs/s (period %.4f ms, set by %s)\n", r.times.throughput, r.times.period * 1e3,
-                r.times.bottleneck.c_str());
+        r.times.bottleneck.c_str());
     std::printf("latency      %.4f ms for one input alone\n", r.latency * 1e3);
     std::printf("status       %s, %zu MILPs, %zu symmetry cuts, %.3f s\n", map::toString(r.status), r.milps, r.cuts,
-                r.solveSeconds);
+        r.solveSeconds);
     for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
         std::size_t ops = 0;
         for (auto d : r.device)
             ops += d == u;
         std::printf("%-16s %4zu ops, busy %9.4f ms, %8.2f GB resident\n", problem.devices[u].name.c_str(), ops,
-                    r.times.busy[u] * 1e3, r.times.memoryBytes[u] / 1e9);
+            r.times.busy[u] * 1e3, r.times.memoryBytes[u] / 1e9);
     }
     if (!output.empty())
         std::printf("written to   %s\n", output.c_str());

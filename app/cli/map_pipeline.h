@@ -2,8 +2,8 @@
 // study, map/pipeline_mapper.h): summary or JSON, and the mapping written with -o.
 #pragma once
 
-#include "map/map_result.h"
-#include "map/mapping_problem.h"
+#include "map/problem/map_result.h"
+#include "map/problem/mapping_problem.h"
 
 #include "graph/graph.h"
 
@@ -12,6 +12,6 @@
 namespace opsched::cli {
 
 int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, const std::string& mapper,
-                       const map::MapperOptions& options, const std::string& output, bool json);
+    const map::MapperOptions& options, const std::string& output, bool json);
 
 } // namespace opsched::cli

@@ -1,8 +1,8 @@
 // `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
 // display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
 #include "commands.h"
-#include "profile_mapping.h"
 #include "common_options.h"
+#include "profile_mapping.h"
 
 #include "export/export.h"
 #include "model/model_ref.h"
@@ -246,11 +246,12 @@ Runner addProfileCommand(CLI::App& app)
             },
             "N[,N...]"))
         ->capture_default_str();
-    cmd->add_option("--device,-d", opts->device, "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
+    cmd->add_option("--device,-d", opts->device,
+           "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
         ->capture_default_str();
     cmd->add_option("--mapping", opts->mapping,
-                    "Run this mapping (from `map -o`, CPU devices) on the one MODEL and store it as a run: one "
-                    "stream per device, one span per op");
+        "Run this mapping (from `map -o`, CPU devices) on the one MODEL and store it as a run: one "
+        "stream per device, one span per op");
     cmd->add_option("--db", opts->db, "Results database (created if missing; complete jobs are skipped)")->required();
     cmd->add_flag("--warps", opts->warps, "Record active warps (samples and their average)");
     cmd->add_option("--repeat", opts->repeat, "Latency measurements per run")
@@ -268,8 +269,8 @@ Runner addProfileCommand(CLI::App& app)
             const auto batches = splitList(opts->batchList);
             if (batches.size() != 1)
                 throw Error("--mapping: give one batch size (the mapping's)");
-            return profileMapping(opts->models.front(), *parseBatch(batches.front()), opts->mapping, opts->db,
-                                  opts->repeat);
+            return profileMapping(
+                opts->models.front(), *parseBatch(batches.front()), opts->mapping, opts->db, opts->repeat);
         }
         const std::vector<std::string> schedulers
             = opts->schedulerList.empty() ? schedulerNames() : splitList(opts->schedulerList);
@@ -323,7 +324,8 @@ Runner addProfileCommand(CLI::App& app)
         std::unique_ptr<profiler::RunBackend> backendOwner;
         if (gpu) {
             measuredCost = makeCostModel(opts->device, true, CostCacheOptions {});
-            backendOwner = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *measuredCost);
+            backendOwner
+                = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *measuredCost);
         } else {
             backendOwner = std::make_unique<profiler::SimulatedBackend>(*simDevice, opts->cudaGraph);
         }
@@ -339,8 +341,8 @@ Runner addProfileCommand(CLI::App& app)
             if (gpu && opts->warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
                 && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
                 warnedWarps = true;
-                std::fprintf(stderr, "opsched-cli: warning: runs are stored without active warps: %s\n",
-                    e.run->notes.c_str());
+                std::fprintf(
+                    stderr, "opsched-cli: warning: runs are stored without active warps: %s\n", e.run->notes.c_str());
             }
             if (opts->exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
                 || e.outcome != profiler::JobOutcome::Done)

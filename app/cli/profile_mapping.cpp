@@ -20,8 +20,8 @@
 
 namespace opsched::cli {
 
-int profileMapping(const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db,
-                   int repeats)
+int profileMapping(
+    const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db, int repeats)
 {
     const Graph graph = loadModel(model, batch);
     const MappingRun mapping = prepareMappingRun(graph, mappingFile);
@@ -89,7 +89,7 @@ int profileMapping(const std::string& model, std::int64_t batch, const std::stri
     const store::RunId id = store.writeRun(run);
     const double median = opsched::median(run.latenciesNs) * 1e-6; // as stored (the mean of the middle two)
     std::printf("stored run %lld: %s on %s, makespan %.3f ms median of %d", static_cast<long long>(id.value()),
-                graph.name().c_str(), devices.c_str(), median, repeats);
+        graph.name().c_str(), devices.c_str(), median, repeats);
     if (mapping.predictedMs > 0)
         std::printf(" (predicted %.3f ms)", mapping.predictedMs);
     std::printf("\n");

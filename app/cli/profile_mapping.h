@@ -8,7 +8,7 @@
 
 namespace opsched::cli {
 
-int profileMapping(const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db,
-                   int repeats);
+int profileMapping(
+    const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db, int repeats);
 
 } // namespace opsched::cli

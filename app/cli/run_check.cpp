@@ -56,8 +56,8 @@ std::optional<Graph> graphWithFault(const Graph& graph, const InjectedFault& fau
         return std::nullopt;
     const auto op = graph.findOp(fault.weightOp);
     if (!op)
-        throw Error("--inject-fault weight=" + fault.weightOp + ": " + graph.name() + " has no op named '" +
-                    fault.weightOp + "'");
+        throw Error("--inject-fault weight=" + fault.weightOp + ": " + graph.name() + " has no op named '"
+            + fault.weightOp + "'");
     for (const Layer& layer : graph.op(*op).layers) {
         if (layer.weights.empty())
             continue;
@@ -67,8 +67,8 @@ std::optional<Graph> graphWithFault(const Graph& graph, const InjectedFault& fau
             v = static_cast<float>(v * kWeightFault);
         return GraphBuilder::withWeight(graph, w.id, WeightData::stored(std::move(values)));
     }
-    throw Error("--inject-fault weight=" + fault.weightOp + ": op '" + fault.weightOp + "' has no weights (" +
-                toString(graph.op(*op).kind) + "); pick a conv, gemm or matmul op");
+    throw Error("--inject-fault weight=" + fault.weightOp + ": op '" + fault.weightOp + "' has no weights ("
+        + toString(graph.op(*op).kind) + "); pick a conv, gemm or matmul op");
 }
 
 std::vector<TensorData> singleDeviceReference(const Graph& graph, const std::vector<std::vector<float>>& inputs)
@@ -77,27 +77,27 @@ std::vector<TensorData> singleDeviceReference(const Graph& graph, const std::vec
     std::vector<TensorData> out;
     for (std::size_t k = 0; k < values.size(); ++k) {
         const Tensor& t = graph.tensor(graph.outputs()[k]);
-        out.push_back(TensorData{t.name, t.shape, DataType::Float32, std::move(values[k])});
+        out.push_back(TensorData { t.name, t.shape, DataType::Float32, std::move(values[k]) });
     }
     return out;
 }
 
 std::string toleranceText(const Tolerance& t)
 {
-    return "rtol " + shortNumber(t.rtol) + ", atol " + shortNumber(t.atol) +
-           (t.atolScale > 0 ? " + " + shortNumber(t.atolScale) + " x max|ref|" : "");
+    return "rtol " + shortNumber(t.rtol) + ", atol " + shortNumber(t.atol)
+        + (t.atolScale > 0 ? " + " + shortNumber(t.atolScale) + " x max|ref|" : "");
 }
 
-std::string checkFailureMessage(const std::vector<OutputComparison>& checks, const std::string& reference,
-                                const Tolerance& tolerance)
+std::string checkFailureMessage(
+    const std::vector<OutputComparison>& checks, const std::string& reference, const Tolerance& tolerance)
 {
     const auto failed = std::count_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
     std::string worst;
     for (const auto& c : checks)
         if (!c.passed)
             worst += (worst.empty() ? "; worst: " : "; ") + describeWorst(c); // main escapes the message
-    return "--check: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " outputs differ from " +
-           reference + " beyond " + toleranceText(tolerance) + worst;
+    return "--check: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " outputs differ from "
+        + reference + " beyond " + toleranceText(tolerance) + worst;
 }
 
 } // namespace opsched::cli

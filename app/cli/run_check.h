@@ -18,9 +18,9 @@ namespace opsched::cli {
 // --inject-fault SPEC (docs/cli.md, for testing the check): the run computes something other than
 // its reference, so --check must fail; the reference itself is left alone.
 struct InjectedFault {
-    std::string spec;            // as given; empty: no fault
+    std::string spec; // as given; empty: no fault
     std::uint64_t inputSeed = 0; // input-seed=N: the run's seeded inputs drawn with seed N
-    std::string weightOp;        // weight=OP: OP's first weight tensor scaled by kWeightFault
+    std::string weightOp; // weight=OP: OP's first weight tensor scaled by kWeightFault
 };
 inline constexpr double kWeightFault = 1.05;
 
@@ -40,7 +40,7 @@ std::string toleranceText(const Tolerance& tolerance);
 
 // "--check: K of M outputs differ from the reference REFERENCE beyond TOLERANCE; worst: ..." with
 // each failing output's worst element (exec/output_check.h's describeWorst).
-std::string checkFailureMessage(const std::vector<OutputComparison>& checks, const std::string& reference,
-                                const Tolerance& tolerance);
+std::string checkFailureMessage(
+    const std::vector<OutputComparison>& checks, const std::string& reference, const Tolerance& tolerance);
 
 } // namespace opsched::cli

@@ -4,13 +4,13 @@
 // with the single-device run, run_check.h). The steps are separate functions (plan, inputs, run,
 // check, report).
 #include "commands.h"
-#include "zoo/zoo.h"
 #include "common_options.h"
 #include "run_check.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
-#include "run_throughput.h"
 #include "run_segments.h"
+#include "run_throughput.h"
+#include "zoo/zoo.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/cuda/conv_variant.h"
@@ -64,10 +64,10 @@ struct RunOptions {
     std::string cpuPartitions; // "0:1", "0,1:2-3": partitions separated by ':', cores by ',' or ranges
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
-    std::string cudnn;   // cuda: how convolutions run (exec/cuda/conv_variant.h)
+    std::string cudnn; // cuda: how convolutions run (exec/cuda/conv_variant.h)
     std::string mapping; // a mapping file: stream u of its plan on device u's cores
     bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
-    std::string fault;     // --inject-fault: documented, for showing that --check catches a wrong answer
+    std::string fault; // --inject-fault: documented, for showing that --check catches a wrong answer
 };
 
 struct PlanChoice {
@@ -77,16 +77,16 @@ struct PlanChoice {
 
 struct RunInputs {
     std::vector<std::vector<float>> values; // in Graph::inputs() order
-    std::string source;                     // the test-data folder, or "seeded"
-    std::vector<TensorData> references;     // output_N.pb, or the single-device run's outputs, when checking
-    std::string referenceSource;            // the test-data folder, or kSingleDeviceReference
+    std::string source; // the test-data folder, or "seeded"
+    std::vector<TensorData> references; // output_N.pb, or the single-device run's outputs, when checking
+    std::string referenceSource; // the test-data folder, or kSingleDeviceReference
 };
 
 struct RunReport {
-    double loadMs = 0.0;    // reading (importing) the model
+    double loadMs = 0.0; // reading (importing) the model
     double prepareMs = 0.0; // building the executor: layout, weight reorders, primitives
     std::vector<double> latenciesMs; // the timed runs, after one warm-up
-    double cpuMsPerRun = 0.0;        // process CPU time per timed run: on a busy machine, the work itself
+    double cpuMsPerRun = 0.0; // process CPU time per timed run: on a busy machine, the work itself
     std::int64_t peakBytes = 0;
     std::int64_t activationBytes = 0;
     std::int64_t weightBytes = 0;
@@ -109,16 +109,16 @@ PlanChoice choosePlan(const Graph& graph, const RunOptions& o)
         SchedulerOutput out = runScheduler(o.scheduler, graph, *cost, params);
         if (auto problems = validate(graph, out.plan); !problems.empty())
             throw Error("internal: " + o.scheduler + " produced an invalid plan: " + problems.front());
-        return {std::move(out.plan), o.scheduler};
+        return { std::move(out.plan), o.scheduler };
     }
     if (o.schedule.empty())
-        return {compileSchedule(graph, sequentialSchedule(graph)), "sequential"};
+        return { compileSchedule(graph, sequentialSchedule(graph)), "sequential" };
     const ScheduleDocument doc = readScheduleFile(graph, o.schedule);
     std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
     if (!problems.empty())
-        throw Error("'" + o.schedule + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for " +
-                    graph.name() + ": " + problems.front());
-    return {doc.executablePlan(graph), doc.scheduler.empty() ? "hand-made" : doc.scheduler};
+        throw Error("'" + o.schedule + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for "
+            + graph.name() + ": " + problems.front());
+    return { doc.executablePlan(graph), doc.scheduler.empty() ? "hand-made" : doc.scheduler };
 }
 
 // DIR is a test_data_set_N folder itself, or a model folder holding test_data_set_0.
@@ -133,7 +133,8 @@ std::string testDataFolder(const std::string& dir)
         return dir;
     if (fs::is_directory(p / "test_data_set_0", ec))
         return (p / "test_data_set_0").string();
-    throw Error("--input " + dir + ": holds neither input_0.pb nor a test_data_set_0 folder (the ONNX test-data layout)");
+    throw Error(
+        "--input " + dir + ": holds neither input_0.pb nor a test_data_set_0 folder (the ONNX test-data layout)");
 }
 
 RunInputs modelInputs(const Graph& graph, const RunOptions& o)
@@ -150,15 +151,15 @@ RunInputs modelInputs(const Graph& graph, const RunOptions& o)
     if (o.check) {
         const auto want = graph.outputs().size();
         if (set.outputs.size() != want)
-            throw Error("--check: " + in.source + " has " + std::to_string(set.outputs.size()) +
-                        " reference outputs (output_N.pb), " + graph.name() + " has " + std::to_string(want));
+            throw Error("--check: " + in.source + " has " + std::to_string(set.outputs.size())
+                + " reference outputs (output_N.pb), " + graph.name() + " has " + std::to_string(want));
         // Shapes are compared before running, so a reference for another model fails fast.
         for (std::size_t k = 0; k < want; ++k) {
             const Tensor& t = graph.tensor(graph.outputs()[k]);
             if (set.outputs[k].shape != t.shape)
-                throw Error("--check: reference output_" + std::to_string(k) + ".pb has shape " +
-                            set.outputs[k].shape.toString() + ", " + graph.name() + "'s output '" + t.name + "' " +
-                            t.shape.toString());
+                throw Error("--check: reference output_" + std::to_string(k) + ".pb has shape "
+                    + set.outputs[k].shape.toString() + ", " + graph.name() + "'s output '" + t.name + "' "
+                    + t.shape.toString());
         }
         in.references = std::move(set.outputs);
         in.referenceSource = in.source;
@@ -173,7 +174,8 @@ std::vector<std::vector<int>> parseCpuPartitions(const std::string& spec)
     if (spec.empty())
         return partitions;
     auto bad = [&](const std::string& why) {
-        return Error("--cpu-partitions '" + spec + "': " + why + " (write e.g. 0:1 for two partitions of one core, 0-1:2-3)");
+        return Error(
+            "--cpu-partitions '" + spec + "': " + why + " (write e.g. 0:1 for two partitions of one core, 0-1:2-3)");
     };
     auto number = [&](const std::string& text) {
         if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
@@ -211,13 +213,13 @@ std::vector<std::vector<int>> parseCpuPartitions(const std::string& spec)
 // CPU time of all the process's threads (OpenMP workers that spin while waiting count too).
 double processCpuMs()
 {
-    timespec ts{};
+    timespec ts {};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
 void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r,
-             const MappingRun* mapping = nullptr)
+    const MappingRun* mapping = nullptr)
 {
     if (mapping && mapping->segmented) {
         SegmentRunResult s = runMappingSegments(graph, *mapping, inputs.values, o.repeat, !o.noTf32);
@@ -286,7 +288,7 @@ double percentile(std::vector<double> values, double p)
 // The process's high-water mark of resident memory: weights, arena, oneDNN's buffers, the model.
 std::int64_t peakResidentBytes()
 {
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports KiB
 }
@@ -297,8 +299,8 @@ nlohmann::ordered_json number(double v)
     return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
 }
 
-nlohmann::ordered_json runJson(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
-                               const RunOptions& o)
+nlohmann::ordered_json runJson(
+    const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r, const RunOptions& o)
 {
     nlohmann::ordered_json j;
     j["model"] = graph.name();
@@ -321,7 +323,8 @@ nlohmann::ordered_json runJson(const Graph& graph, const PlanChoice& choice, con
     j["outputs"] = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {
         const Tensor& t = graph.tensor(graph.outputs()[k]);
-        nlohmann::ordered_json out{{"name", t.name}, {"shape", t.shape.dims}, {"checksum", cpu::checksum(r.outputs[k])}};
+        nlohmann::ordered_json out { { "name", t.name }, { "shape", t.shape.dims },
+            { "checksum", cpu::checksum(r.outputs[k]) } };
         if (!r.checks.empty()) {
             const OutputComparison& c = r.checks[k];
             out["max_abs_error"] = number(c.maxAbsError);
@@ -334,35 +337,35 @@ nlohmann::ordered_json runJson(const Graph& graph, const PlanChoice& choice, con
     }
     if (o.check) {
         const bool all = std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
-        j["check"] = {{"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}, {"atol_scale", o.tolerance.atolScale},
-                      {"reference", inputs.referenceSource}, {"pass", all}};
+        j["check"] = { { "rtol", o.tolerance.rtol }, { "atol", o.tolerance.atol },
+            { "atol_scale", o.tolerance.atolScale }, { "reference", inputs.referenceSource }, { "pass", all } };
         if (!o.fault.empty())
             j["check"]["fault"] = o.fault;
     }
     return j;
 }
 
-void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r,
-               const RunOptions& o)
+void printText(
+    const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& r, const RunOptions& o)
 {
     const double mib = 1024.0 * 1024.0;
     const std::string threads = o.threads > 0 ? ", threads " + std::to_string(o.threads) : "";
     std::printf("%s, batch %lld, backend %s%s, plan %s (%zu launches)\n", graph.name().c_str(),
-                static_cast<long long>(graph.batch()), o.backend.c_str(), threads.c_str(), choice.scheduler.c_str(),
-                choice.plan.launches.size());
+        static_cast<long long>(graph.batch()), o.backend.c_str(), threads.c_str(), choice.scheduler.c_str(),
+        choice.plan.launches.size());
     std::printf("input        %s\n", inputs.source.c_str());
     std::printf("latency      %.3f ms median (p10 %.3f, p90 %.3f) over %d runs\n", percentile(r.latenciesMs, 0.5),
-                percentile(r.latenciesMs, 0.1), percentile(r.latenciesMs, 0.9), o.repeat);
+        percentile(r.latenciesMs, 0.1), percentile(r.latenciesMs, 0.9), o.repeat);
     std::printf("load         %.1f ms, prepare %.1f ms\n", r.loadMs, r.prepareMs);
     std::printf("peak arena   %.2f MiB (%.1f%% of %.2f MiB of activations without reuse)\n", r.peakBytes / mib,
-                100.0 * static_cast<double>(r.peakBytes) / static_cast<double>(std::max<std::int64_t>(r.activationBytes, 1)),
-                r.activationBytes / mib);
+        100.0 * static_cast<double>(r.peakBytes) / static_cast<double>(std::max<std::int64_t>(r.activationBytes, 1)),
+        r.activationBytes / mib);
     std::printf("weights      %.2f MiB\n", r.weightBytes / mib);
     std::printf("peak memory  %.1f MiB resident\n", static_cast<double>(peakResidentBytes()) / mib);
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {
         const Tensor& t = graph.tensor(graph.outputs()[k]);
         std::printf("output       %s %s checksum %.6e\n", t.name.c_str(), t.shape.toString().c_str(),
-                    cpu::checksum(r.outputs[k]));
+            cpu::checksum(r.outputs[k]));
     }
     if (!o.check)
         return;
@@ -371,11 +374,11 @@ void printText(const Graph& graph, const PlanChoice& choice, const RunInputs& in
         std::printf("fault        %s injected (--inject-fault): the check must fail\n", o.fault.c_str());
     for (const auto& c : r.checks)
         std::printf("  %-20s %-14s max abs %.3e  max rel %.3e  scaled %.3e  %s\n", c.name.c_str(),
-                    Shape(c.shape).toString().c_str(), c.maxAbsError, c.maxRelError, c.scaledError,
-                    c.passed ? "pass"
-                                 : ("FAIL (" + std::to_string(c.mismatches) + " of " +
-                                    std::to_string(Shape(c.shape).elements()) + " elements)")
-                                       .c_str());
+            Shape(c.shape).toString().c_str(), c.maxAbsError, c.maxRelError, c.scaledError,
+            c.passed ? "pass"
+                     : ("FAIL (" + std::to_string(c.mismatches) + " of " + std::to_string(Shape(c.shape).elements())
+                         + " elements)")
+                           .c_str());
 }
 
 } // namespace
@@ -385,25 +388,26 @@ Runner addRunCommand(CLI::App& app)
     auto opts = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend, measure it, check its outputs");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
-    auto* schedule =
-        cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
+    auto* schedule
+        = cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
     auto* scheduler = cmd->add_option("--scheduler", opts->scheduler,
-                                      "Compute this scheduler's plan and run it: sequential, greedy, ios, ios-parallel, "
-                                      "ios-merge, nimble, opara");
+        "Compute this scheduler's plan and run it: sequential, greedy, ios, ios-parallel, "
+        "ios-merge, nimble, opara");
     scheduler->excludes(schedule);
     cmd->add_option("--device,-d", opts->device, "Cost model --scheduler plans for: sim:NAME")
         ->capture_default_str()
         ->needs(scheduler);
     addPruningOptions(*cmd, opts->pruning);
-    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
+    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")
+        ->capture_default_str();
     cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
     cmd->add_option("--input", opts->input,
-                    "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
-                    "test_data_set_0 (default: seeded random inputs)");
+        "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
+        "test_data_set_0 (default: seeded random inputs)");
     // Without --input, --mapping checks against the single-device run; the runner refuses the rest.
     auto* check = cmd->add_flag("--check", opts->check,
-                                "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
-                                "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
+        "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
+        "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
     cmd->add_option("--rtol", opts->tolerance.rtol, "--check: relative tolerance")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str()
@@ -413,36 +417,36 @@ Runner addRunCommand(CLI::App& app)
         ->capture_default_str()
         ->needs(check);
     cmd->add_option("--atol-scale", opts->tolerance.atolScale,
-                    "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
+           "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str()
         ->needs(check);
     cmd->add_option("--inject-fault", opts->fault,
-                    "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
-                    "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
+           "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
+           "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
         ->check([](const std::string& spec) { return faultSpecProblem(spec); })
         ->needs(check);
     cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();
-    cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")->check(CLI::Range(1, 4096));
+    cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")
+        ->check(CLI::Range(1, 4096));
     cmd->add_option("--cpu-partitions", opts->cpuPartitions,
-                    "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "
-                    "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
-    auto* mappingOption = cmd->add_option(
-        "--mapping", opts->mapping,
+        "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "
+        "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
+    auto* mappingOption = cmd->add_option("--mapping", opts->mapping,
         "Mapping JSON from `map -o`: run each device's ops on it (cpu, cpu:N, cuda:N), report the measured "
         "makespan next to the predicted one");
     mappingOption->excludes(scheduler);
     cmd->add_flag("--segments", opts->segments,
-                  "--mapping: run each device's ops as segments on executors of their own, one worker per device (what "
-                  "mappings with a cuda device always do), also for CPU-only mappings")
+           "--mapping: run each device's ops as segments on executors of their own, one worker per device (what "
+           "mappings with a cuda device always do), also for CPU-only mappings")
         ->needs(mappingOption);
     cmd->add_flag("--json", opts->json, "Print JSON");
     cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
     cmd->add_option("--cudnn", opts->cudnn,
-                    "cuda: how convolutions run, KEY=VALUE,...: epilogue=fused|separate, algo=find|heuristic, "
-                    "workspace-mb=N (default epilogue=fused,algo=find,workspace-mb=256)")
+           "cuda: how convolutions run, KEY=VALUE,...: epilogue=fused|separate, algo=find|heuristic, "
+           "workspace-mb=N (default epilogue=fused,algo=find,workspace-mb=256)")
         ->check([](const std::string& text) {
             try {
                 gpu::parseConvVariant(text);
@@ -460,7 +464,8 @@ Runner addRunCommand(CLI::App& app)
         }
         const InjectedFault fault = parseFault(opts->fault);
         if (fault.inputSeed != 0 && !opts->input.empty()) {
-            std::cerr << "opsched-cli: run: --inject-fault " << fault.spec << " draws seeded inputs; the inputs come "
+            std::cerr << "opsched-cli: run: --inject-fault " << fault.spec
+                      << " draws seeded inputs; the inputs come "
                          "from --input here\nRun 'opsched-cli run --help' for usage.\n";
             return kExitUsage;
         }
@@ -501,7 +506,8 @@ Runner addRunCommand(CLI::App& app)
             if (mapping->segmented)
                 opts->backend = "segments"; // reported as such: each segment on its device's executor
         }
-        const PlanChoice choice = mapping ? PlanChoice{mapping->plan, "mapping " + opts->mapping} : choosePlan(graph, *opts);
+        const PlanChoice choice
+            = mapping ? PlanChoice { mapping->plan, "mapping " + opts->mapping } : choosePlan(graph, *opts);
         RunInputs inputs = modelInputs(graph, *opts);
         if (opts->check && opts->input.empty()) {
             // Tolerances given on the command line win; the rest follow the reference's defaults.
@@ -540,9 +546,9 @@ Runner addRunCommand(CLI::App& app)
 
         if (std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; }))
             throw Error(checkFailureMessage(report.checks,
-                                            opts->input.empty() ? std::string(kSingleDeviceReference)
-                                                                : "the reference in " + inputs.referenceSource,
-                                            opts->tolerance));
+                opts->input.empty() ? std::string(kSingleDeviceReference)
+                                    : "the reference in " + inputs.referenceSource,
+                opts->tolerance));
         return kExitOk;
     };
 }

@@ -9,8 +9,8 @@
 
 namespace opsched::cli {
 
-CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
-                        int repeat, bool tf32, const gpu::ConvVariant& conv)
+CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
+    bool tf32, const gpu::ConvVariant& conv)
 {
     const CudaRuntimeStatus status = queryCudaRuntime();
     if (!status.available)

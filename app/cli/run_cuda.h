@@ -22,7 +22,7 @@ struct CudaRunResult {
 };
 
 // Throws Error (exit 1) when there is no CUDA build, device or cuDNN, suggesting --backend cpu.
-CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
-                        int repeat, bool tf32, const gpu::ConvVariant& conv = {});
+CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
+    bool tf32, const gpu::ConvVariant& conv = {});
 
 } // namespace opsched::cli

@@ -2,7 +2,7 @@
 
 #include "map_devices.h"
 
-#include "map/mapping_plan.h"
+#include "map/bridge/mapping_plan.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -42,8 +42,9 @@ MappingRun prepareMappingRun(const Graph& graph, const std::string& file, bool s
         }
         const auto cores = cpuCoresOf(device, run.doc.devices);
         if (!cores)
-            throw Error("run --mapping: device " + device + " cannot run: mappings run on cpu, cpu:N and cuda:N "
-                        "devices; sim devices only predict (see the file's makespan_ms)");
+            throw Error("run --mapping: device " + device
+                + " cannot run: mappings run on cpu, cpu:N and cuda:N "
+                  "devices; sim devices only predict (see the file's makespan_ms)");
         run.cores.push_back(*cores);
         run.cudaIndex.push_back(-1);
     }
@@ -53,14 +54,14 @@ MappingRun prepareMappingRun(const Graph& graph, const std::string& file, bool s
             run.partitions.clear(); // "cpu" alone: oneDNN's own threads, as `run` does
     }
     // The predicted schedule, recomputed from the file's costs and links when it has them all.
-    const bool complete = std::all_of(run.doc.costsMs.begin(), run.doc.costsMs.end(),
-                                      [](double c) { return std::isfinite(c); }) ||
-                          [&] {
-                              for (std::size_t t = 0; t < graph.opCount(); ++t)
-                                  if (!std::isfinite(run.doc.costsMs[t * run.doc.devices.size() + run.doc.mapping.device[t]]))
-                                      return false;
-                              return true;
-                          }();
+    const bool complete
+        = std::all_of(run.doc.costsMs.begin(), run.doc.costsMs.end(), [](double c) { return std::isfinite(c); }) ||
+        [&] {
+            for (std::size_t t = 0; t < graph.opCount(); ++t)
+                if (!std::isfinite(run.doc.costsMs[t * run.doc.devices.size() + run.doc.mapping.device[t]]))
+                    return false;
+            return true;
+        }();
     if (complete) {
         const map::MappingProblem problem = map::problemFromDocument(graph, run.doc);
         const map::MappingTimes times = map::evaluate(problem, run.doc.mapping);
@@ -87,7 +88,7 @@ double measuredSpanMs(const std::vector<cpu::LaunchTiming>& timings)
 }
 
 void addMappingJson(nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run,
-                    const std::vector<cpu::LaunchTiming>& timings, double medianMs)
+    const std::vector<cpu::LaunchTiming>& timings, double medianMs)
 {
     nlohmann::ordered_json m;
     m["file_mapper"] = run.doc.mapper;
@@ -95,18 +96,18 @@ void addMappingJson(nlohmann::ordered_json& j, const Graph& graph, const Mapping
     m["predicted_ms"] = run.predictedMs > 0 ? nlohmann::ordered_json(run.predictedMs) : nlohmann::ordered_json(nullptr);
     m["measured_ms"] = medianMs;
     m["measured_span_ms"] = measuredSpanMs(timings);
-    m["measured_over_predicted"] =
-        run.predictedMs > 0 ? nlohmann::ordered_json(medianMs / run.predictedMs) : nlohmann::ordered_json(nullptr);
+    m["measured_over_predicted"]
+        = run.predictedMs > 0 ? nlohmann::ordered_json(medianMs / run.predictedMs) : nlohmann::ordered_json(nullptr);
     std::int64_t origin = std::numeric_limits<std::int64_t>::max();
     for (const auto& t : timings)
         origin = std::min(origin, t.startNs);
     auto ops = nlohmann::ordered_json::array();
     for (const auto& t : timings) {
         for (OpId op : run.plan.launches[t.launch].ops) {
-            nlohmann::ordered_json o{{"op", graph.op(op).name},
-                                     {"device", run.doc.devices[run.doc.mapping.device[op.value()]]},
-                                     {"start_ms", static_cast<double>(t.startNs - origin) * 1e-6},
-                                     {"end_ms", static_cast<double>(t.endNs - origin) * 1e-6}};
+            nlohmann::ordered_json o { { "op", graph.op(op).name },
+                { "device", run.doc.devices[run.doc.mapping.device[op.value()]] },
+                { "start_ms", static_cast<double>(t.startNs - origin) * 1e-6 },
+                { "end_ms", static_cast<double>(t.endNs - origin) * 1e-6 } };
             if (!run.predictedStart.empty()) {
                 o["predicted_start_ms"] = run.predictedStart[op.value()] * 1e3;
                 o["predicted_end_ms"] = run.predictedFinish[op.value()] * 1e3;
@@ -125,15 +126,15 @@ void printMappingText(const MappingRun& run, const std::vector<cpu::LaunchTiming
         devices += (u ? ", " : "") + run.doc.devices[u] + " (cores";
         if (run.partitions.empty())
             devices += " all";
-        for (int c : u < run.partitions.size() ? run.partitions[u] : std::vector<int>{})
+        for (int c : u < run.partitions.size() ? run.partitions[u] : std::vector<int> {})
             devices += " " + std::to_string(c);
         devices += ")";
     }
-    std::printf("mapping      %s over %s\n", run.doc.mapper.empty() ? "hand-made" : run.doc.mapper.c_str(),
-                devices.c_str());
+    std::printf(
+        "mapping      %s over %s\n", run.doc.mapper.empty() ? "hand-made" : run.doc.mapper.c_str(), devices.c_str());
     if (run.predictedMs > 0)
         std::printf("makespan     %.3f ms measured (median), %.3f ms predicted: %.2fx; last run's span %.3f ms\n",
-                    medianMs, run.predictedMs, medianMs / run.predictedMs, measuredSpanMs(timings));
+            medianMs, run.predictedMs, medianMs / run.predictedMs, measuredSpanMs(timings));
     else
         std::printf("makespan     %.3f ms measured (median; the file has no costs to predict it from)\n", medianMs);
 }

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "exec/cpu/cpu_executor.h"
-#include "map/mapping_file.h"
+#include "map/files/mapping_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,11 +16,11 @@ namespace opsched::cli {
 
 struct MappingRun {
     map::MappingDocument doc;
-    Plan plan;                                // stream u = device u
+    Plan plan; // stream u = device u
     std::vector<std::vector<int>> partitions; // per device; empty: one device using every core
-    std::vector<std::vector<int>> cores;      // per device: a CPU device's cores (empty: all, or not a CPU)
-    std::vector<int> cudaIndex;               // per device: N for cuda:N, -1 for a CPU device
-    bool segmented = false;                   // run through the segment runner (any cuda device, or --segments)
+    std::vector<std::vector<int>> cores; // per device: a CPU device's cores (empty: all, or not a CPU)
+    std::vector<int> cudaIndex; // per device: N for cuda:N, -1 for a CPU device
+    bool segmented = false; // run through the segment runner (any cuda device, or --segments)
     std::vector<double> predictedStart, predictedFinish; // seconds, per op (empty without costs)
     double predictedMs = 0;
 };
@@ -34,7 +34,7 @@ MappingRun prepareMappingRun(const Graph& graph, const std::string& file, bool s
 double measuredSpanMs(const std::vector<cpu::LaunchTiming>& timings);
 
 void addMappingJson(nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run,
-                    const std::vector<cpu::LaunchTiming>& timings, double medianMs);
+    const std::vector<cpu::LaunchTiming>& timings, double medianMs);
 void printMappingText(const MappingRun& run, const std::vector<cpu::LaunchTiming>& timings, double medianMs);
 
 } // namespace opsched::cli

@@ -30,14 +30,15 @@ void checkCudaDevices(const MappingRun& run)
         const std::string& name = run.doc.devices[u];
         const CudaRuntimeStatus status = queryCudaRuntime();
         if (!status.available)
-            throw Error("run --mapping: device " + name + ": no CUDA device (" + status.reason +
-                        "); mappings over cpu and cpu:N devices run without one");
+            throw Error("run --mapping: device " + name + ": no CUDA device (" + status.reason
+                + "); mappings over cpu and cpu:N devices run without one");
         if (!gpu::cudaBackendAvailable())
-            throw Error("run --mapping: device " + name + ": this build of opsched has no CUDA backend (cuDNN "
-                        "headers were not found when it was built)");
+            throw Error("run --mapping: device " + name
+                + ": this build of opsched has no CUDA backend (cuDNN "
+                  "headers were not found when it was built)");
         if (run.cudaIndex[u] >= static_cast<int>(status.devices.size()))
-            throw Error("run --mapping: device " + name + " does not exist; this machine has " +
-                        std::to_string(status.devices.size()) + " CUDA device(s)");
+            throw Error("run --mapping: device " + name + " does not exist; this machine has "
+                + std::to_string(status.devices.size()) + " CUDA device(s)");
     }
 }
 
@@ -95,7 +96,7 @@ std::vector<OpTime> opTimes(const MappingRun& run, const SegmentRunResult& r)
         for (std::size_t i = 0; i < seg.ops.size(); ++i) {
             const double start = a + (b - a) * done / total;
             done += weight[i];
-            out.push_back({seg.ops[i], s, start, a + (b - a) * done / total});
+            out.push_back({ seg.ops[i], s, start, a + (b - a) * done / total });
         }
     }
     return out;
@@ -103,8 +104,8 @@ std::vector<OpTime> opTimes(const MappingRun& run, const SegmentRunResult& r)
 
 } // namespace
 
-SegmentRunResult runMappingSegments(const Graph& graph, const MappingRun& run,
-                                    const std::vector<std::vector<float>>& inputs, int repeat, bool tf32)
+SegmentRunResult runMappingSegments(
+    const Graph& graph, const MappingRun& run, const std::vector<std::vector<float>>& inputs, int repeat, bool tf32)
 {
     checkCudaDevices(run);
     const auto start = Clock::now();
@@ -133,8 +134,8 @@ SegmentRunResult runMappingSegments(const Graph& graph, const MappingRun& run,
     return r;
 }
 
-void addSegmentsJson(nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run, const SegmentRunResult& r,
-                     double medianMs)
+void addSegmentsJson(
+    nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run, const SegmentRunResult& r, double medianMs)
 {
     nlohmann::ordered_json m;
     m["file_mapper"] = run.doc.mapper;
@@ -143,30 +144,25 @@ void addSegmentsJson(nlohmann::ordered_json& j, const Graph& graph, const Mappin
     m["predicted_ms"] = run.predictedMs > 0 ? nlohmann::ordered_json(run.predictedMs) : nlohmann::ordered_json(nullptr);
     m["measured_ms"] = medianMs;
     m["measured_span_ms"] = spanMs(r.timings);
-    m["measured_over_predicted"] =
-        run.predictedMs > 0 ? nlohmann::ordered_json(medianMs / run.predictedMs) : nlohmann::ordered_json(nullptr);
+    m["measured_over_predicted"]
+        = run.predictedMs > 0 ? nlohmann::ordered_json(medianMs / run.predictedMs) : nlohmann::ordered_json(nullptr);
     m["note"] = "each device's ops run as segments (one executor call each); segment start/end are measured, per-op "
                 "start/end inside a segment are its measured span split in proportion to the file's predicted costs";
     const std::int64_t origin = originOf(r.timings);
     auto segments = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < r.segments.size(); ++s) {
         const auto& seg = r.segments[s];
-        segments.push_back({{"device", run.doc.devices[seg.device]},
-                            {"ops", seg.ops.size()},
-                            {"first_op", graph.op(seg.ops.front()).name},
-                            {"last_op", graph.op(seg.ops.back()).name},
-                            {"start_ms", static_cast<double>(r.timings[s].startNs - origin) * 1e-6},
-                            {"end_ms", static_cast<double>(r.timings[s].endNs - origin) * 1e-6},
-                            {"waits_for", r.waits[s]}});
+        segments.push_back({ { "device", run.doc.devices[seg.device] }, { "ops", seg.ops.size() },
+            { "first_op", graph.op(seg.ops.front()).name }, { "last_op", graph.op(seg.ops.back()).name },
+            { "start_ms", static_cast<double>(r.timings[s].startNs - origin) * 1e-6 },
+            { "end_ms", static_cast<double>(r.timings[s].endNs - origin) * 1e-6 }, { "waits_for", r.waits[s] } });
     }
     m["segments"] = segments;
     auto ops = nlohmann::ordered_json::array();
     for (const OpTime& t : opTimes(run, r)) {
-        nlohmann::ordered_json o{{"op", graph.op(t.op).name},
-                                 {"device", run.doc.devices[run.doc.mapping.device[t.op.value()]]},
-                                 {"segment", t.segment},
-                                 {"start_ms", t.startMs},
-                                 {"end_ms", t.endMs}};
+        nlohmann::ordered_json o { { "op", graph.op(t.op).name },
+            { "device", run.doc.devices[run.doc.mapping.device[t.op.value()]] }, { "segment", t.segment },
+            { "start_ms", t.startMs }, { "end_ms", t.endMs } };
         if (!run.predictedStart.empty()) {
             o["predicted_start_ms"] = run.predictedStart[t.op.value()] * 1e3;
             o["predicted_end_ms"] = run.predictedFinish[t.op.value()] * 1e3;
@@ -191,11 +187,11 @@ void printSegmentsText(const Graph& graph, const MappingRun& run, const SegmentR
             devices += " " + std::to_string(c);
         devices += ")";
     }
-    std::printf("mapping      %s over %s, %zu segments\n", run.doc.mapper.empty() ? "hand-made" : run.doc.mapper.c_str(),
-                devices.c_str(), r.segments.size());
+    std::printf("mapping      %s over %s, %zu segments\n",
+        run.doc.mapper.empty() ? "hand-made" : run.doc.mapper.c_str(), devices.c_str(), r.segments.size());
     if (run.predictedMs > 0)
         std::printf("makespan     %.3f ms measured (median), %.3f ms predicted: %.2fx; last run's span %.3f ms\n",
-                    medianMs, run.predictedMs, medianMs / run.predictedMs, spanMs(r.timings));
+            medianMs, run.predictedMs, medianMs / run.predictedMs, spanMs(r.timings));
     else
         std::printf("makespan     %.3f ms measured (median; the file has no costs to predict it from)\n", medianMs);
     const std::int64_t origin = originOf(r.timings);
@@ -205,9 +201,9 @@ void printSegmentsText(const Graph& graph, const MappingRun& run, const SegmentR
         for (std::size_t p : r.waits[s])
             waits += (waits.empty() ? " waits for" : ",") + std::string(" ") + std::to_string(p);
         std::printf("segment %-4zu %-8s %3zu ops %-24s %8.3f .. %8.3f ms%s\n", s, run.doc.devices[seg.device].c_str(),
-                    seg.ops.size(), (graph.op(seg.ops.front()).name + ".." + graph.op(seg.ops.back()).name).c_str(),
-                    static_cast<double>(r.timings[s].startNs - origin) * 1e-6,
-                    static_cast<double>(r.timings[s].endNs - origin) * 1e-6, waits.c_str());
+            seg.ops.size(), (graph.op(seg.ops.front()).name + ".." + graph.op(seg.ops.back()).name).c_str(),
+            static_cast<double>(r.timings[s].startNs - origin) * 1e-6,
+            static_cast<double>(r.timings[s].endNs - origin) * 1e-6, waits.c_str());
     }
 }
 

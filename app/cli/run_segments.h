@@ -19,22 +19,22 @@ namespace opsched::cli {
 
 struct SegmentRunResult {
     std::vector<double> latenciesMs; // wall time of each timed run, after one warm-up run
-    double prepareMs = 0;            // cutting, subgraphs, every executor (CUDA graphs captured)
+    double prepareMs = 0; // cutting, subgraphs, every executor (CUDA graphs captured)
     std::vector<std::vector<float>> outputs;
     std::vector<exec::Segment> segments;
-    std::vector<exec::SegmentTiming> timings;  // the last run's, per segment
+    std::vector<exec::SegmentTiming> timings; // the last run's, per segment
     std::vector<std::vector<std::size_t>> waits; // per segment: the segments it waits for
-    std::int64_t arenaBytes = 0;  // summed over the segments' executors (each has its own arena)
+    std::int64_t arenaBytes = 0; // summed over the segments' executors (each has its own arena)
     std::int64_t weightBytes = 0; // summed likewise
 };
 
 // Throws Error before building anything when a cuda device cannot run here (no CUDA build, no
 // device, cuDNN missing), and as the runner does for a segment that cannot be built or fails.
-SegmentRunResult runMappingSegments(const Graph& graph, const MappingRun& run,
-                                    const std::vector<std::vector<float>>& inputs, int repeat, bool tf32);
+SegmentRunResult runMappingSegments(
+    const Graph& graph, const MappingRun& run, const std::vector<std::vector<float>>& inputs, int repeat, bool tf32);
 
-void addSegmentsJson(nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run, const SegmentRunResult& r,
-                     double medianMs);
+void addSegmentsJson(
+    nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run, const SegmentRunResult& r, double medianMs);
 void printSegmentsText(const Graph& graph, const MappingRun& run, const SegmentRunResult& r, double medianMs);
 
 } // namespace opsched::cli

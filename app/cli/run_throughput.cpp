@@ -8,7 +8,7 @@
 #include "exec/reference_outputs.h"
 #include "exec/segment_executors.h"
 #include "graph/subgraph.h"
-#include "map/batched_mapping_file.h"
+#include "map/files/throughput_mapping_file.h"
 #include "util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -36,17 +36,19 @@ struct Batch {
     std::int64_t first = 0, count = 0;
     exec::SegmentExecutor* executor = nullptr;
     const Subgraph* subgraph = nullptr;
-    double startMs = 0, endMs = 0;     // measured, last run
+    double startMs = 0, endMs = 0; // measured, last run
     double predictedStartMs = 0, predictedEndMs = 0;
 };
 
 class ThroughputRun {
 public:
-    ThroughputRun(const Graph& graph, const map::BatchedMappingDocument& doc, std::vector<std::vector<int>> cores)
-        : graph_(graph), doc_(doc), cores_(std::move(cores))
+    ThroughputRun(const Graph& graph, const map::ThroughputMappingDocument& doc, std::vector<std::vector<int>> cores)
+        : graph_(graph)
+        , doc_(doc)
+        , cores_(std::move(cores))
     {
         const auto& p = doc.problem;
-        const map::BatchedTimes times = map::evaluate(p, doc.mapping);
+        const map::ThroughputTimes times = map::evaluate(p, doc.mapping);
         if (!times.feasible)
             throw Error("run --mapping: the throughput mapping is not a schedule: " + times.problem);
         predictedMs_ = times.makespan * 1e3;
@@ -59,7 +61,7 @@ public:
                     first += p.splits[s][w];
                 const std::int64_t m = p.batchesOn(s, u), h = p.splits[s][u] / m;
                 for (std::int64_t j = 0; j < m; ++j) {
-                    Batch b{t, u, first + j * h, h};
+                    Batch b { t, u, first + j * h, h };
                     b.predictedStartMs = times.batchStart[t][u][static_cast<std::size_t>(j)] * 1e3;
                     b.predictedEndMs = times.batchFinish[t][u][static_cast<std::size_t>(j)] * 1e3;
                     b.executor = executorFor(t, u, h, b.subgraph);
@@ -110,21 +112,21 @@ public:
     }
 
 private:
-    exec::SegmentExecutor* executorFor(std::uint32_t task, std::uint32_t device, std::int64_t size,
-                                       const Subgraph*& subgraph)
+    exec::SegmentExecutor* executorFor(
+        std::uint32_t task, std::uint32_t device, std::int64_t size, const Subgraph*& subgraph)
     {
         const auto key = std::make_tuple(task, device, size);
         if (auto it = executors_.find(key); it != executors_.end()) {
-            subgraph = subgraphs_.at({task, size}).get();
+            subgraph = subgraphs_.at({ task, size }).get();
             return it->second.get();
         }
-        auto& sub = subgraphs_[{task, size}];
+        auto& sub = subgraphs_[{ task, size }];
         if (!sub) {
             auto at = graphs_.find(size);
             if (at == graphs_.end())
                 at = graphs_.emplace(size, std::make_unique<Graph>(graph_.withBatch(size))).first;
-            sub = std::make_unique<Subgraph>(extractSubgraph(*at->second, {OpId(task)},
-                                                             graph_.op(OpId(task)).name + "@" + std::to_string(size)));
+            sub = std::make_unique<Subgraph>(
+                extractSubgraph(*at->second, { OpId(task) }, graph_.op(OpId(task)).name + "@" + std::to_string(size)));
         }
         subgraph = sub.get();
         auto& e = executors_[key];
@@ -168,7 +170,7 @@ private:
             for (std::size_t i = 0; i < sub.inputs.size(); ++i) // inputs stacked along the batch
                 for (std::size_t l = lo; l < hi; ++l)
                     in[i].insert(in[i].end(), values_[sub.inputs[i].value()][l].begin(),
-                                 values_[sub.inputs[i].value()][l].end());
+                        values_[sub.inputs[i].value()][l].end());
         }
         const auto start = Clock::now();
         std::vector<std::vector<float>> out = b.executor->run(in);
@@ -188,7 +190,7 @@ private:
     }
 
     const Graph& graph_;
-    const map::BatchedMappingDocument& doc_;
+    const map::ThroughputMappingDocument& doc_;
     std::vector<std::vector<int>> cores_;
     double predictedMs_ = 0;
     std::vector<Batch> batches_;
@@ -219,8 +221,9 @@ std::vector<std::vector<int>> cpuDevices(const std::vector<std::string>& devices
     for (const auto& d : devices) {
         const auto c = cpuCoresOf(d, devices);
         if (!c)
-            throw Error("run --mapping: device " + d + " cannot run a throughput mapping: they run on cpu and cpu:N "
-                        "devices (sim devices only predict; see the file's makespan_ms)");
+            throw Error("run --mapping: device " + d
+                + " cannot run a throughput mapping: they run on cpu and cpu:N "
+                  "devices (sim devices only predict; see the file's makespan_ms)");
         cores.push_back(*c);
     }
     return cores;
@@ -237,10 +240,10 @@ bool isThroughputMappingFile(const std::string& path)
     return !j.is_discarded() && j.is_object() && j.contains("objective") && j["objective"] == "throughput";
 }
 
-int runThroughputMapping(const Graph& graph, const Graph& runGraph, const std::string& path,
-                         const ThroughputRunOptions& o)
+int runThroughputMapping(
+    const Graph& graph, const Graph& runGraph, const std::string& path, const ThroughputRunOptions& o)
 {
-    const map::BatchedMappingDocument doc = map::batchedMappingFromJson(graph, readJson(path));
+    const map::ThroughputMappingDocument doc = map::throughputMappingFromJson(graph, readJson(path));
     std::vector<std::string> devices;
     for (const auto& d : doc.problem.base.devices)
         devices.push_back(d.name);
@@ -264,32 +267,32 @@ int runThroughputMapping(const Graph& graph, const Graph& runGraph, const std::s
             for (std::size_t k = 0; k < graph.outputs().size(); ++k) {
                 const Tensor& t = graph.tensor(graph.outputs()[k]);
                 checks.push_back(compareOutput(t.name + "#" + std::to_string(l), outputs[l][k], t.shape.dims,
-                                               reference[k], t.shape.dims, o.tolerance));
+                    reference[k], t.shape.dims, o.tolerance));
             }
         }
     const auto failed = std::count_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
     if (o.json) {
-        nlohmann::ordered_json j{{"model", graph.name()}, {"objective", "throughput"}, {"file_mapper", doc.mapper},
-                                 {"devices", devices}, {"inputs", L}, {"batches", run.batches().size()},
-                                 {"predicted_ms", run.predictedMs()}, {"measured_ms", measured},
-                                 {"measured_over_predicted", measured / run.predictedMs()},
-                                 {"measured_throughput_per_s", static_cast<double>(L) / measured * 1e3},
-                                 {"predicted_throughput_per_s", static_cast<double>(L) / run.predictedMs() * 1e3}};
+        nlohmann::ordered_json j { { "model", graph.name() }, { "objective", "throughput" },
+            { "file_mapper", doc.mapper }, { "devices", devices }, { "inputs", L }, { "batches", run.batches().size() },
+            { "predicted_ms", run.predictedMs() }, { "measured_ms", measured },
+            { "measured_over_predicted", measured / run.predictedMs() },
+            { "measured_throughput_per_s", static_cast<double>(L) / measured * 1e3 },
+            { "predicted_throughput_per_s", static_cast<double>(L) / run.predictedMs() * 1e3 } };
         if (o.check)
-            j["check"] = {{"outputs", checks.size()}, {"failed", failed}};
+            j["check"] = { { "outputs", checks.size() }, { "failed", failed } };
         std::cout << j.dump(2) << "\n";
     } else {
         std::printf("mapping      %s (throughput), %zu inputs in %zu batches over", doc.mapper.c_str(), L,
-                    run.batches().size());
+            run.batches().size());
         for (const auto& d : devices)
             std::printf(" %s", d.c_str());
         std::printf("\nmakespan     %.3f ms measured (median of %zu), %.3f ms predicted: %.2fx\n", measured,
-                    spans.size(), run.predictedMs(), measured / run.predictedMs());
+            spans.size(), run.predictedMs(), measured / run.predictedMs());
         std::printf("throughput   %.1f inputs/s measured, %.1f predicted\n", static_cast<double>(L) / measured * 1e3,
-                    static_cast<double>(L) / run.predictedMs() * 1e3);
+            static_cast<double>(L) / run.predictedMs() * 1e3);
         if (o.check)
-            std::printf("check        %s against %s: %zu outputs of %zu inputs, %s\n", toleranceText(o.tolerance).c_str(),
-                        kSingleDeviceReference, checks.size(), L, failed ? "FAIL" : "pass");
+            std::printf("check        %s against %s: %zu outputs of %zu inputs, %s\n",
+                toleranceText(o.tolerance).c_str(), kSingleDeviceReference, checks.size(), L, failed ? "FAIL" : "pass");
     }
     std::fflush(stdout);
     if (failed)

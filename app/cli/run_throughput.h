@@ -15,7 +15,7 @@ namespace opsched::cli {
 
 struct ThroughputRunOptions {
     bool check = false;
-    int repeat = 3;      // timed runs after one warm-up; the median is reported
+    int repeat = 3; // timed runs after one warm-up; the median is reported
     bool json = false;
     Tolerance tolerance; // --check
 };
@@ -27,7 +27,7 @@ bool isThroughputMappingFile(const std::string& path);
 // Runs `run` (the model, or the model with an injected fault: the same ops) and prints; --check
 // compares with `graph`'s single-device run. Returns the exit code (throws Error when the check
 // fails, naming the worst element, or when a device is not a CPU device).
-int runThroughputMapping(const Graph& graph, const Graph& run, const std::string& path,
-                         const ThroughputRunOptions& options);
+int runThroughputMapping(
+    const Graph& graph, const Graph& run, const std::string& path, const ThroughputRunOptions& options);
 
 } // namespace opsched::cli

@@ -61,12 +61,12 @@ Runner addScheduleCommand(CLI::App& app)
             return kExitOk;
         }
         std::printf("%s on %s, batch %lld, device %s\n", opts->scheduler.c_str(), graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), target.describe().c_str());
+            static_cast<long long>(graph.batch()), target.describe().c_str());
         printLatencyLines(latency, floor);
         if (out.schedule)
             std::printf("stages       %zu\n", out.schedule->stages.size());
         std::printf("streams      %u (%zu launches, %zu event waits, %zu barriers)\n", out.plan.streams,
-                    out.plan.launches.size(), out.plan.waitCount(), out.plan.barriers.size());
+            out.plan.launches.size(), out.plan.waitCount(), out.plan.barriers.size());
         if (latency.averageActiveWarps)
             std::printf("active warps %.0f on average\n", *latency.averageActiveWarps);
         std::printf("search       %.3f s", out.searchSeconds);
@@ -77,10 +77,11 @@ Runner addScheduleCommand(CLI::App& app)
             // Where a search on the GPU spent its time: what to look at when it is slow.
             const MeasuredCostCounts& c = measured->counts();
             const TimerStats t = measured->timer().stats();
-            std::printf("measured     %zu stages and %zu ops timed, %zu from the cache file, %zu repeats; compile %.2f s, "
-                        "capture %.2f s, replays %.2f s\n",
-                        c.stagesTimed, c.opsTimed, c.storeHits, c.memoryHits, t.compileSeconds, t.captureSeconds,
-                        t.replaySeconds);
+            std::printf(
+                "measured     %zu stages and %zu ops timed, %zu from the cache file, %zu repeats; compile %.2f s, "
+                "capture %.2f s, replays %.2f s\n",
+                c.stagesTimed, c.opsTimed, c.storeHits, c.memoryHits, t.compileSeconds, t.captureSeconds,
+                t.replaySeconds);
         }
         if (!opts->output.empty())
             std::printf("written to   %s\n", opts->output.c_str());
@@ -103,9 +104,9 @@ Runner addEvaluateCommand(CLI::App& app)
     cmd->add_option("--schedule", opts->file, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
         ->required();
     cmd->add_option("--lowering", opts->lowering,
-                    "For a schedule file: lower its stages with barriers or events (default: as the file says, "
-                    "else barriers); a plan file is already lowered")
-        ->check(CLI::IsMember({"barriers", "events"}));
+           "For a schedule file: lower its stages with barriers or events (default: as the file says, "
+           "else barriers); a plan file is already lowered")
+        ->check(CLI::IsMember({ "barriers", "events" }));
 
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
@@ -113,7 +114,8 @@ Runner addEvaluateCommand(CLI::App& app)
         ScheduleDocument doc = readScheduleFile(graph, opts->file);
         if (!opts->lowering.empty()) {
             if (!doc.schedule)
-                throw Error("--lowering: '" + opts->file + "' is a plan, already lowered; it applies to schedule files");
+                throw Error(
+                    "--lowering: '" + opts->file + "' is a plan, already lowered; it applies to schedule files");
             doc.params["lowering"] = opts->lowering;
         }
         std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
@@ -123,8 +125,8 @@ Runner addEvaluateCommand(CLI::App& app)
                 all += "\n  " + problems[i];
             if (problems.size() > 20)
                 all += "\n  ... and " + std::to_string(problems.size() - 20) + " more";
-            throw Error("'" + opts->file + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for " +
-                        graph.name() + ":" + all);
+            throw Error("'" + opts->file + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for "
+                + graph.name() + ":" + all);
         }
         const Plan plan = doc.executablePlan(graph);
         const PlanLatency latency = target.latency(graph, plan);
@@ -147,11 +149,11 @@ Runner addEvaluateCommand(CLI::App& app)
             return kExitOk;
         }
         std::printf("%s (%s) on %s, batch %lld, device %s\n", opts->file.c_str(),
-                    doc.scheduler.empty() ? "hand-made" : doc.scheduler.c_str(), graph.name().c_str(),
-                    static_cast<long long>(graph.batch()), target.describe().c_str());
+            doc.scheduler.empty() ? "hand-made" : doc.scheduler.c_str(), graph.name().c_str(),
+            static_cast<long long>(graph.batch()), target.describe().c_str());
         printLatencyLines(latency, floor);
         std::printf("streams      %u (%zu launches, %zu event waits, %zu barriers)\n", plan.streams,
-                    plan.launches.size(), plan.waitCount(), plan.barriers.size());
+            plan.launches.size(), plan.waitCount(), plan.barriers.size());
         if (latency.averageActiveWarps)
             std::printf("active warps %.0f on average\n", *latency.averageActiveWarps);
         return kExitOk;

@@ -1,16 +1,16 @@
 // opsched: the desktop application. Everything but argument handling lives in opsched_views.
-#include "dag_view.h"
-#include "main_window.h"
-#include "schedule_panel.h"
-#include "timeline_view.h"
-#include "warp_chart.h"
+#include "dag/dag_view.h"
+#include "schedules/schedule_panel.h"
+#include "timeline/timeline_view.h"
+#include "timeline/warp_chart.h"
+#include "window/main_window.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCommandLineParser>
-#include <QTabWidget>
 #include <QEventLoop>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -77,7 +77,7 @@ std::optional<std::pair<double, double>> parseRange(const QString& text)
 // Opens the model, runs the scheduler (or reads the mapping file), waits for it, and saves the
 // window as a PNG.
 int screenshot(opsched::MainWindow& window, const QString& model, const QString& scheduler, const QString& device,
-               const QString& mapping, std::optional<std::pair<double, double>> range, const QString& file)
+    const QString& mapping, std::optional<std::pair<double, double>> range, const QString& file)
 {
     window.setInteractive(false);
     window.resize(1400, 900);
@@ -99,12 +99,12 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
         QEventLoop loop;
         bool ok = false;
         QObject::connect(window.schedulePanel(), &opsched::SchedulePanel::finished, &loop,
-                         [&](bool success, const QString& message) {
-                             ok = success;
-                             if (!success)
-                                 std::fprintf(stderr, "opsched: %s\n", qPrintable(message));
-                             loop.quit();
-                         });
+            [&](bool success, const QString& message) {
+                ok = success;
+                if (!success)
+                    std::fprintf(stderr, "opsched: %s\n", qPrintable(message));
+                loop.quit();
+            });
         if (auto* devices = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"))) {
             // A mapper's device list may be any list (measured devices run through opsched-cli).
             if (devices->findText(device) < 0 && !device.contains(QLatin1Char(','))) {
@@ -139,7 +139,8 @@ int main(int argc, char* argv[])
     QApplication::setOrganizationName(QStringLiteral("opsched"));
     QApplication::setApplicationName(QStringLiteral("opsched"));
     QApplication::setApplicationVersion(QStringLiteral(OPSCHED_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("org.opsched.opsched")); // Wayland matches windows to the .desktop file
+    QApplication::setDesktopFileName(
+        QStringLiteral("org.opsched.opsched")); // Wayland matches windows to the .desktop file
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -147,28 +148,23 @@ int main(int argc, char* argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),
-                                 QStringLiteral("Model to open: zoo:NAME[?key=value&...] or a file."),
-                                 QStringLiteral("[MODEL]"));
-    const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"), QStringLiteral("Render the window with MODEL and a schedule to a PNG and exit."),
-        QStringLiteral("file"));
+        QStringLiteral("Model to open: zoo:NAME[?key=value&...] or a file."), QStringLiteral("[MODEL]"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+        QStringLiteral("Render the window with MODEL and a schedule to a PNG and exit."), QStringLiteral("file"));
     const QCommandLineOption schedulerOption(QStringLiteral("scheduler"),
-                                             QStringLiteral("Scheduler for --screenshot (default: ios)."),
-                                             QStringLiteral("name"), QStringLiteral("ios"));
+        QStringLiteral("Scheduler for --screenshot (default: ios)."), QStringLiteral("name"), QStringLiteral("ios"));
     const QCommandLineOption deviceOption(QStringLiteral("device"),
-                                          QStringLiteral("Device for --screenshot (default: sim:h100); for a map:NAME "
-                                                         "scheduler a comma list, e.g. cpu:0,cpu:1."),
-                                          QStringLiteral("sim:NAME"), QStringLiteral("sim:h100"));
-    const QCommandLineOption selectOption(
-        QStringLiteral("select"),
+        QStringLiteral("Device for --screenshot (default: sim:h100); for a map:NAME "
+                       "scheduler a comma list, e.g. cpu:0,cpu:1."),
+        QStringLiteral("sim:NAME"), QStringLiteral("sim:h100"));
+    const QCommandLineOption selectOption(QStringLiteral("select"),
         QStringLiteral("For --screenshot: show the whole run with the range A,B (fractions of it, e.g. 0.2,0.45) "
                        "selected, and its flows."),
         QStringLiteral("A,B"));
     parser.addOption(screenshotOption);
     parser.addOption(schedulerOption);
     parser.addOption(deviceOption);
-    const QCommandLineOption mappingOption(
-        QStringLiteral("mapping"),
+    const QCommandLineOption mappingOption(QStringLiteral("mapping"),
         QStringLiteral("Open a mapping file (opsched-cli map -o) for MODEL; with --screenshot, show it instead of "
                        "running a scheduler."),
         QStringLiteral("file"));
@@ -180,7 +176,7 @@ int main(int argc, char* argv[])
         range = parseRange(parser.value(selectOption));
         if (!range) {
             std::fprintf(stderr, "opsched: --select takes two fractions A,B with 0 <= A < B <= 1, not '%s'\n",
-                         qPrintable(parser.value(selectOption)));
+                qPrintable(parser.value(selectOption)));
             return 2;
         }
     }
@@ -189,7 +185,7 @@ int main(int argc, char* argv[])
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(screenshotOption))
         return screenshot(window, args.value(0), parser.value(schedulerOption), parser.value(deviceOption),
-                          parser.value(mappingOption), range, parser.value(screenshotOption));
+            parser.value(mappingOption), range, parser.value(screenshotOption));
 
     window.show();
     // After show(), so an error dialog has its window to sit on.

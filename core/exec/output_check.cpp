@@ -11,16 +11,16 @@
 namespace opsched {
 
 OutputComparison compareOutput(const std::string& name, const std::vector<float>& actual,
-                               const std::vector<std::int64_t>& actualShape, const std::vector<float>& expected,
-                               const std::vector<std::int64_t>& expectedShape, const Tolerance& tolerance)
+    const std::vector<std::int64_t>& actualShape, const std::vector<float>& expected,
+    const std::vector<std::int64_t>& expectedShape, const Tolerance& tolerance)
 {
     if (actualShape != expectedShape)
-        throw Error("output '" + name + "' has shape " + Shape(actualShape).toString() + ", the reference " +
-                    Shape(expectedShape).toString());
+        throw Error("output '" + name + "' has shape " + Shape(actualShape).toString() + ", the reference "
+            + Shape(expectedShape).toString());
     const auto count = static_cast<std::size_t>(Shape(expectedShape).elements());
     if (actual.size() != count || expected.size() != count)
-        throw Error("output '" + name + "': " + std::to_string(actual.size()) + " values against " +
-                    std::to_string(expected.size()) + " reference values for shape " + Shape(expectedShape).toString());
+        throw Error("output '" + name + "': " + std::to_string(actual.size()) + " values against "
+            + std::to_string(expected.size()) + " reference values for shape " + Shape(expectedShape).toString());
 
     OutputComparison c;
     c.name = name;
@@ -85,7 +85,7 @@ std::string describeWorst(const OutputComparison& c)
     const double error = std::fabs(c.worstActual - c.worstExpected);
     char text[160];
     std::snprintf(text, sizeof text, " = %.7g, reference %.7g (|error| %.3e, %.3g x max|ref| %.3e)", c.worstActual,
-                  c.worstExpected, error, c.referenceScale > 0 ? error / c.referenceScale : error, c.referenceScale);
+        c.worstExpected, error, c.referenceScale > 0 ? error / c.referenceScale : error, c.referenceScale);
     return c.name + "[" + where + "]" + text;
 }
 

@@ -26,17 +26,17 @@ struct OutputComparison {
     double maxRelError = 0.0;
     // max |a - e| / max |e|: the error against the output's scale, meaningful near zero crossings.
     double scaledError = 0.0;
-    std::int64_t mismatches = 0;   // elements outside the tolerance (NaN counts as outside)
-    std::int64_t worstIndex = -1;  // flat index of the largest |a - e| - rtol * |e|; -1 when empty
+    std::int64_t mismatches = 0; // elements outside the tolerance (NaN counts as outside)
+    std::int64_t worstIndex = -1; // flat index of the largest |a - e| - rtol * |e|; -1 when empty
     double worstActual = 0.0, worstExpected = 0.0; // the values there
-    double referenceScale = 0.0;   // max |e|
+    double referenceScale = 0.0; // max |e|
     bool passed = true;
 };
 
 // Throws Error when the shapes differ (naming both); values must match the shape's element count.
 OutputComparison compareOutput(const std::string& name, const std::vector<float>& actual,
-                               const std::vector<std::int64_t>& actualShape, const std::vector<float>& expected,
-                               const std::vector<std::int64_t>& expectedShape, const Tolerance& tolerance);
+    const std::vector<std::int64_t>& actualShape, const std::vector<float>& expected,
+    const std::vector<std::int64_t>& expectedShape, const Tolerance& tolerance);
 
 // The worst element for a failure message: "logits[0, 417] = 0.0123, reference 0.0456 (|error|
 // 3.3e-02, 0.72 x max|ref|)"; the multi-index says where in the tensor to look.

@@ -18,7 +18,7 @@ std::vector<std::vector<float>> singleDeviceOutputs(const Graph& graph, const st
 // The default tolerance against it: float32 reordering errors scale with the output's magnitude, and
 // there is no outside data of unknown scale, so the absolute term is 1e-4 x max|ref| instead of a
 // fixed 1e-4 (which lets anything pass on an output of magnitude 1e-3).
-inline constexpr Tolerance kSingleDeviceTolerance{1e-3, 0.0, 1e-4};
+inline constexpr Tolerance kSingleDeviceTolerance { 1e-3, 0.0, 1e-4 };
 
 // What the reference is, for reports and messages.
 inline constexpr const char* kSingleDeviceReference = "the single-device run (sequential plan, cpu)";

@@ -26,7 +26,7 @@ private:
     {
         cpu::CpuOptions o;
         if (!cores.empty())
-            o.partitions = {cores};
+            o.partitions = { cores };
         return o;
     }
     cpu::CpuExecutor executor_;

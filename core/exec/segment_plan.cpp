@@ -8,11 +8,12 @@
 namespace opsched::exec {
 
 std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint32_t>& deviceOf,
-                                 const std::vector<std::vector<std::uint32_t>>& order)
+    const std::vector<std::vector<std::uint32_t>>& order)
 {
     const std::size_t n = graph.opCount();
     if (deviceOf.size() != n)
-        throw Error("segments: " + std::to_string(deviceOf.size()) + " devices given for " + std::to_string(n) + " ops");
+        throw Error(
+            "segments: " + std::to_string(deviceOf.size()) + " devices given for " + std::to_string(n) + " ops");
     std::vector<char> listed(n, 0);
     for (std::size_t u = 0; u < order.size(); ++u)
         for (std::uint32_t op : order[u]) {
@@ -21,8 +22,8 @@ std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint
             if (listed[op])
                 throw Error("segments: op '" + graph.op(OpId(op)).name + "' is listed twice");
             if (deviceOf[op] != u)
-                throw Error("segments: op '" + graph.op(OpId(op)).name + "' is in the order of device " +
-                            std::to_string(u) + " but mapped to device " + std::to_string(deviceOf[op]));
+                throw Error("segments: op '" + graph.op(OpId(op)).name + "' is in the order of device "
+                    + std::to_string(u) + " but mapped to device " + std::to_string(deviceOf[op]));
             listed[op] = 1;
         }
     for (std::size_t op = 0; op < n; ++op)
@@ -44,11 +45,11 @@ std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint
             for (TensorId t : graph.op(OpId(op)).inputTensors()) {
                 const OpId producer = graph.tensor(t).producer;
                 if (producer.valid() && deviceOf[producer.value()] != u)
-                    need[deviceOf[producer.value()]] =
-                        std::max(need[deviceOf[producer.value()]], position[producer.value()] + 1);
+                    need[deviceOf[producer.value()]]
+                        = std::max(need[deviceOf[producer.value()]], position[producer.value()] + 1);
             }
             if (segments.empty() || segments.back().device != u || need != done)
-                segments.push_back(Segment{u, {}});
+                segments.push_back(Segment { u, {} });
             done = std::move(need); // waited for at this segment's start
             segments.back().ops.push_back(OpId(op));
         }

@@ -23,6 +23,6 @@ struct Segment {
 // device, each device's in run order. Throws Error when an op is missing, listed twice or on
 // another device's list.
 std::vector<Segment> cutSegments(const Graph& graph, const std::vector<std::uint32_t>& deviceOf,
-                                 const std::vector<std::vector<std::uint32_t>>& order);
+    const std::vector<std::vector<std::uint32_t>>& order);
 
 } // namespace opsched::exec

@@ -19,9 +19,11 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 } // namespace
 
 SegmentRunner::SegmentRunner(const Graph& graph, std::vector<Segment> segments, std::vector<std::string> deviceNames,
-                             const SegmentExecutorFactory& factory)
-    : segments_(std::move(segments)), deviceNames_(std::move(deviceNames)), graphInputs_(graph.inputs()),
-      graphOutputs_(graph.outputs())
+    const SegmentExecutorFactory& factory)
+    : segments_(std::move(segments))
+    , deviceNames_(std::move(deviceNames))
+    , graphInputs_(graph.inputs())
+    , graphOutputs_(graph.outputs())
 {
     const std::size_t devices = deviceNames_.size();
     segmentsOf_.resize(devices);
@@ -30,8 +32,8 @@ SegmentRunner::SegmentRunner(const Graph& graph, std::vector<Segment> segments, 
     for (std::size_t s = 0; s < segments_.size(); ++s) {
         const Segment& seg = segments_[s];
         if (seg.device >= devices)
-            throw Error("segments: segment " + std::to_string(s) + " is on device " + std::to_string(seg.device) +
-                        ", but only " + std::to_string(devices) + " devices are named");
+            throw Error("segments: segment " + std::to_string(s) + " is on device " + std::to_string(seg.device)
+                + ", but only " + std::to_string(devices) + " devices are named");
         position[s] = segmentsOf_[seg.device].size();
         segmentsOf_[seg.device].push_back(s);
         for (OpId op : seg.ops) {
@@ -61,8 +63,8 @@ SegmentRunner::SegmentRunner(const Graph& graph, std::vector<Segment> segments, 
                 if (std::find(waits_[s].begin(), waits_[s].end(), p) == waits_[s].end())
                     waits_[s].push_back(p);
             } else if (position[p] > position[s]) {
-                throw Error("segments: " + segmentLabel(s) + " reads '" + graph.tensor(t).name +
-                            "', which a later segment of the same device produces (the order contradicts the graph)");
+                throw Error("segments: " + segmentLabel(s) + " reads '" + graph.tensor(t).name
+                    + "', which a later segment of the same device produces (the order contradicts the graph)");
             }
         }
         for (std::size_t p : waits_[s])
@@ -122,8 +124,8 @@ std::string SegmentRunner::segmentLabel(std::size_t s) const
     const Segment& seg = segments_[s];
     const auto& mine = segmentsOf_[seg.device];
     const auto k = std::find(mine.begin(), mine.end(), s) - mine.begin();
-    std::string label = deviceNames_[seg.device] + ", segment " + std::to_string(k) + " of " +
-                        std::to_string(mine.size()) + " (" + std::to_string(seg.ops.size()) + " ops";
+    std::string label = deviceNames_[seg.device] + ", segment " + std::to_string(k) + " of "
+        + std::to_string(mine.size()) + " (" + std::to_string(seg.ops.size()) + " ops";
     if (s < subgraphs_.size() && subgraphs_[s]->graph.opCount() > 0)
         label += " from '" + subgraphs_[s]->graph.ops().front().name + "'";
     return label + ")";
@@ -148,13 +150,13 @@ void SegmentRunner::runSegment(std::size_t s, std::int64_t originNs)
         inputs.push_back(values_[t.value()]);
     std::vector<std::vector<float>> outputs = executors_[s]->run(inputs);
     if (outputs.size() != sub.outputs.size())
-        throw Error("the executor returned " + std::to_string(outputs.size()) + " outputs, the segment has " +
-                    std::to_string(sub.outputs.size()));
+        throw Error("the executor returned " + std::to_string(outputs.size()) + " outputs, the segment has "
+            + std::to_string(sub.outputs.size()));
     for (std::size_t k = 0; k < outputs.size(); ++k) {
         const auto want = sub.graph.tensor(sub.graph.outputs()[k]).shape.elements();
         if (static_cast<std::int64_t>(outputs[k].size()) != want)
-            throw Error("output '" + sub.graph.tensor(sub.graph.outputs()[k]).name + "' has " +
-                        std::to_string(outputs[k].size()) + " values, its shape " + std::to_string(want));
+            throw Error("output '" + sub.graph.tensor(sub.graph.outputs()[k]).name + "' has "
+                + std::to_string(outputs[k].size()) + " values, its shape " + std::to_string(want));
     }
     {
         std::lock_guard lock(mutex_);
@@ -162,7 +164,7 @@ void SegmentRunner::runSegment(std::size_t s, std::int64_t originNs)
             values_[sub.outputs[k].value()] = std::move(outputs[k]);
             ready_[sub.outputs[k].value()] = generation_;
         }
-        timings_[s] = {start, nowNs() - originNs};
+        timings_[s] = { start, nowNs() - originNs };
     }
     wake_.notify_all();
 }
@@ -242,12 +244,12 @@ void SegmentRunner::worker(std::uint32_t device, const SegmentExecutorFactory* f
 std::vector<std::vector<float>> SegmentRunner::run(const std::vector<std::vector<float>>& inputs)
 {
     if (inputs.size() != graphInputs_.size())
-        throw Error("segment runner: " + std::to_string(inputs.size()) + " inputs given, the graph has " +
-                    std::to_string(graphInputs_.size()));
+        throw Error("segment runner: " + std::to_string(inputs.size()) + " inputs given, the graph has "
+            + std::to_string(graphInputs_.size()));
     for (std::size_t k = 0; k < inputs.size(); ++k)
         if (static_cast<std::int64_t>(inputs[k].size()) != inputElements_[k])
-            throw Error("segment runner: input " + std::to_string(k) + " has " + std::to_string(inputs[k].size()) +
-                        " values, its shape " + std::to_string(inputElements_[k]));
+            throw Error("segment runner: input " + std::to_string(k) + " has " + std::to_string(inputs[k].size())
+                + " values, its shape " + std::to_string(inputElements_[k]));
     {
         std::lock_guard lock(mutex_);
         ++generation_;
@@ -257,7 +259,7 @@ std::vector<std::vector<float>> SegmentRunner::run(const std::vector<std::vector
             values_[graphInputs_[k].value()] = inputs[k];
             ready_[graphInputs_[k].value()] = generation_;
         }
-        std::fill(timings_.begin(), timings_.end(), SegmentTiming{});
+        std::fill(timings_.begin(), timings_.end(), SegmentTiming {});
         running_ = static_cast<int>(threads_.size());
         originNs_ = nowNs();
     }

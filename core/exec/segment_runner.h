@@ -26,14 +26,14 @@ class SegmentExecutor {
 public:
     virtual ~SegmentExecutor() = default;
     virtual std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs) = 0;
-    virtual std::int64_t arenaBytes() const { return 0; }  // its activations' memory (host or device)
+    virtual std::int64_t arenaBytes() const { return 0; } // its activations' memory (host or device)
     virtual std::int64_t weightBytes() const { return 0; } // its weights in the kernels' layouts
 };
 
 // Builds the executor of one segment; called on the worker thread of `device`, which later runs
 // it (a CUDA context is current per thread). May throw; the runner names device and segment.
-using SegmentExecutorFactory =
-    std::function<std::unique_ptr<SegmentExecutor>(const Subgraph& subgraph, std::uint32_t device)>;
+using SegmentExecutorFactory
+    = std::function<std::unique_ptr<SegmentExecutor>(const Subgraph& subgraph, std::uint32_t device)>;
 
 // When a segment ran in the last run: steady-clock nanoseconds from the start of run(), from
 // when its inputs were all there to when its outputs were published.
@@ -49,7 +49,7 @@ public:
     // cover the graph once, wait on each other in a cycle (orders that contradict the graph), or
     // an executor cannot be built ("DEVICE, segment K (N ops from 'a'): why").
     SegmentRunner(const Graph& graph, std::vector<Segment> segments, std::vector<std::string> deviceNames,
-                  const SegmentExecutorFactory& factory);
+        const SegmentExecutorFactory& factory);
     ~SegmentRunner();
     SegmentRunner(const SegmentRunner&) = delete;
     SegmentRunner& operator=(const SegmentRunner&) = delete;

@@ -5,7 +5,11 @@
 namespace opsched {
 
 BipartiteMatching::BipartiteMatching(const std::vector<std::vector<std::uint32_t>>& adj)
-    : adj_(adj), n_(adj.size()), matchLeft_(n_, kFree), matchRight_(n_, kFree), dist_(n_)
+    : adj_(adj)
+    , n_(adj.size())
+    , matchLeft_(n_, kFree)
+    , matchRight_(n_, kFree)
+    , dist_(n_)
 {
     while (bfs())
         for (std::uint32_t u = 0; u < n_; ++u)

@@ -15,7 +15,7 @@ public:
 
     explicit BipartiteMatching(const std::vector<std::vector<std::uint32_t>>& adj);
 
-    std::uint32_t left(std::uint32_t u) const { return matchLeft_[u]; }  // right partner of u, or kFree
+    std::uint32_t left(std::uint32_t u) const { return matchLeft_[u]; } // right partner of u, or kFree
     std::uint32_t right(std::uint32_t v) const { return matchRight_[v]; } // left partner of v, or kFree
     std::size_t size() const { return size_; }
 

@@ -31,7 +31,7 @@ BlockPartition findBlocks(const Dag& dag, const Reachability& reach)
             result.cutNodes.push_back(v);
             current.exit = v;
             segments.push_back(std::move(current));
-            current = Block{};
+            current = Block {};
         }
     }
     if (!current.nodes.empty())
@@ -39,8 +39,8 @@ BlockPartition findBlocks(const Dag& dag, const Reachability& reach)
 
     for (auto& seg : segments) {
         const bool single = seg.nodes.size() == 1;
-        const bool prevSingleChain = !result.blocks.empty() && result.blocks.back().width <= 1 &&
-                                     result.blocks.back().exit.has_value();
+        const bool prevSingleChain
+            = !result.blocks.empty() && result.blocks.back().width <= 1 && result.blocks.back().exit.has_value();
         if (single && seg.exit && prevSingleChain) {
             result.blocks.back().nodes.push_back(seg.nodes.front());
             result.blocks.back().exit = seg.exit;
@@ -61,8 +61,8 @@ BlockPartition findBlocks(const Dag& dag)
 
 namespace opsched {
 
-std::vector<std::vector<std::uint32_t>> splitIntoParts(const Dag& dag, const std::vector<std::uint32_t>& nodes,
-                                                       std::size_t maxNodes)
+std::vector<std::vector<std::uint32_t>> splitIntoParts(
+    const Dag& dag, const std::vector<std::uint32_t>& nodes, std::size_t maxNodes)
 {
     std::vector<std::vector<std::uint32_t>> parts;
     if (nodes.size() <= maxNodes || maxNodes < 2) {
@@ -96,8 +96,8 @@ std::vector<std::vector<std::uint32_t>> splitIntoParts(const Dag& dag, const std
         for (std::size_t cut = start + maxNodes; cut > start + maxNodes / 2; --cut)
             if (frontier[cut] <= frontier[best])
                 best = cut;
-        parts.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(start),
-                           nodes.begin() + static_cast<std::ptrdiff_t>(best));
+        parts.emplace_back(
+            nodes.begin() + static_cast<std::ptrdiff_t>(start), nodes.begin() + static_cast<std::ptrdiff_t>(best));
         start = best;
     }
     parts.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(start), nodes.end());

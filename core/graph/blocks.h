@@ -14,16 +14,16 @@
 namespace opsched {
 
 struct Block {
-    std::vector<std::uint32_t> nodes;   // in topological order
-    std::optional<std::uint32_t> exit;  // the cut node that closes the block (its last node)
-    std::size_t width = 0;              // width of the block's own subgraph
+    std::vector<std::uint32_t> nodes; // in topological order
+    std::optional<std::uint32_t> exit; // the cut node that closes the block (its last node)
+    std::size_t width = 0; // width of the block's own subgraph
 };
 
 struct BlockPartition {
     std::vector<std::uint32_t> cutNodes; // in topological order
-    std::vector<Block> blocks;           // cover every node exactly once, in order
+    std::vector<Block> blocks; // cover every node exactly once, in order
 
-    const Block* largest() const;        // most nodes
+    const Block* largest() const; // most nodes
 };
 
 // A run of consecutive single-node segments (a plain chain such as a network's stem) is kept as
@@ -39,7 +39,7 @@ namespace opsched {
 // cutting where the fewest nodes before the cut still feed nodes after it (a NASNet cell output,
 // say). Running the parts one after another is always legal; it gives up concurrency across a cut
 // only, and keeps the IOS search tractable on graphs with no single-op cut points.
-std::vector<std::vector<std::uint32_t>> splitIntoParts(const Dag& dag, const std::vector<std::uint32_t>& nodes,
-                                                       std::size_t maxNodes);
+std::vector<std::vector<std::uint32_t>> splitIntoParts(
+    const Dag& dag, const std::vector<std::uint32_t>& nodes, std::size_t maxNodes);
 
 } // namespace opsched

@@ -36,11 +36,11 @@ LayeredLayout wrapIntoColumns(LayeredLayout layout, const ColumnWrapOptions& opt
             ++jumping[g];
     }
     const std::size_t perColumn = (layers + static_cast<std::size_t>(wanted) - 1) / static_cast<std::size_t>(wanted);
-    std::vector<Column> columns{{0, 0}};
+    std::vector<Column> columns { { 0, 0 } };
     for (std::size_t g = 0; g + 1 < layers; ++g)
         if (g + 1 - columns.back().first >= perColumn && jumping[g] == 0 && layers - (g + 1) >= perColumn / 3) {
             columns.back().last = g;
-            columns.push_back({g + 1, 0});
+            columns.push_back({ g + 1, 0 });
         }
     columns.back().last = layers - 1;
     if (columns.size() < 2)
@@ -91,7 +91,7 @@ LayeredLayout wrapIntoColumns(LayeredLayout layout, const ColumnWrapOptions& opt
         const double tx = layout.nodes[e.to].x, ty = layout.top(e.to);
         const double gapX = columns[from].maxX + columns[from].dx + options.columnGap / 2;
         const double below = sy + o.layerGap / 3, above = ty - o.layerGap / 3;
-        e.points = {{sx, sy}, {sx, below}, {gapX, below}, {gapX, above}, {tx, above}, {tx, ty}};
+        e.points = { { sx, sy }, { sx, below }, { gapX, below }, { gapX, above }, { tx, above }, { tx, ty } };
     }
     // (Cross-column routes reach a third of a layer gap above the first row: inside any margin.)
     layout.width = x - options.columnGap;

@@ -10,7 +10,7 @@
 namespace opsched {
 
 struct ColumnWrapOptions {
-    double aspect = 1.6;   // a column grows until the drawing is about this much wider than high
+    double aspect = 1.6; // a column grows until the drawing is about this much wider than high
     double columnGap = 96; // horizontal space between columns (the cross-column edges run there)
     int maxColumns = 12;
 };

@@ -69,14 +69,14 @@ std::vector<std::uint32_t> findCycle(const Dag& dag)
     for (std::uint32_t root = 0; root < n; ++root) {
         if (colour[root] != White)
             continue;
-        std::vector<std::pair<std::uint32_t, std::size_t>> stack{{root, 0}};
+        std::vector<std::pair<std::uint32_t, std::size_t>> stack { { root, 0 } };
         colour[root] = Grey;
         while (!stack.empty()) {
             auto& [u, next] = stack.back();
             if (next < dag.successors[u].size()) {
                 const auto v = dag.successors[u][next++];
                 if (colour[v] == Grey) {
-                    std::vector<std::uint32_t> cycle{u};
+                    std::vector<std::uint32_t> cycle { u };
                     for (auto w = u; w != v;) {
                         w = parent[w];
                         cycle.push_back(w);

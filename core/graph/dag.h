@@ -10,7 +10,7 @@
 namespace opsched {
 
 struct Dag {
-    std::vector<std::vector<std::uint32_t>> successors;   // sorted, no duplicates
+    std::vector<std::vector<std::uint32_t>> successors; // sorted, no duplicates
     std::vector<std::vector<std::uint32_t>> predecessors; // sorted, no duplicates
 
     std::size_t size() const { return successors.size(); }

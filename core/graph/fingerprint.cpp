@@ -23,8 +23,8 @@ std::string modelFingerprint(const Graph& graph)
             put(line);
         }
         for (const auto& layer : op.layers) {
-            std::string line = std::string("layer ") + layer.kindName() + " " + toString(layer.activation.kind) + " " +
-                               dimsWithoutBatch(layer.output);
+            std::string line = std::string("layer ") + layer.kindName() + " " + toString(layer.activation.kind) + " "
+                + dimsWithoutBatch(layer.output);
             for (auto w : layer.weights)
                 line += " w" + graph.tensor(w).shape.toString();
             put(line);

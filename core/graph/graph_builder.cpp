@@ -12,7 +12,7 @@ namespace {
 
 std::uint64_t nextInstanceId()
 {
-    static std::atomic<std::uint64_t> counter{0};
+    static std::atomic<std::uint64_t> counter { 0 };
     return ++counter;
 }
 
@@ -29,7 +29,7 @@ std::vector<std::vector<Shape>> termShapesOf(const std::vector<InputTerm>& terms
 
 // Shapes of the operands of an op's first layer (terms, then its weights); empty otherwise.
 std::vector<Shape> firstLayerOperands(const std::string& opName, const std::vector<std::vector<Shape>>& termShapes,
-                                      const Layer& first, const std::vector<Tensor>& tensors)
+    const Layer& first, const std::vector<Tensor>& tensors)
 {
     if (!first.takesOperands())
         return {};
@@ -53,7 +53,8 @@ void inferOp(Op& op, std::vector<Tensor>& tensors)
 
 } // namespace
 
-GraphBuilder::GraphBuilder(std::string modelName, std::optional<std::uint64_t> weightSeed) : weightSeed_(weightSeed)
+GraphBuilder::GraphBuilder(std::string modelName, std::optional<std::uint64_t> weightSeed)
+    : weightSeed_(weightSeed)
 {
     graph_.name_ = std::move(modelName);
 }
@@ -97,8 +98,8 @@ const Shape& GraphBuilder::shapeOf(TensorId tensor) const
     return graph_.tensors_[tensor.value()].shape;
 }
 
-void GraphBuilder::createMissingWeights(const std::string& opName, Layer& layer, const Shape& input,
-                                        std::size_t layerIndex, std::size_t layerCount)
+void GraphBuilder::createMissingWeights(
+    const std::string& opName, Layer& layer, const Shape& input, std::size_t layerIndex, std::size_t layerCount)
 {
     if (!layer.needsWeights() || !layer.weights.empty())
         return;
@@ -129,8 +130,8 @@ TensorId GraphBuilder::addOp(OpSpec spec)
             if (!t.valid() || t.value() >= graph_.tensors_.size())
                 throw GraphError("op '" + spec.name + "' reads a tensor that does not exist");
             if (graph_.tensors_[t.value()].role == TensorRole::Weight)
-                throw GraphError("op '" + spec.name + "' reads weight '" + graph_.tensors_[t.value()].name +
-                                 "' as an activation");
+                throw GraphError(
+                    "op '" + spec.name + "' reads weight '" + graph_.tensors_[t.value()].name + "' as an activation");
         }
 
     Op op;
@@ -146,8 +147,8 @@ TensorId GraphBuilder::addOp(OpSpec spec)
             throw GraphError("op '" + op.name + "': a " + op.layers[i].kindName() + " layer must be the op's first");
     for (const auto& layer : op.layers)
         for (auto w : layer.weights)
-            if (!w.valid() || w.value() >= graph_.tensors_.size() ||
-                graph_.tensors_[w.value()].role != TensorRole::Weight)
+            if (!w.valid() || w.value() >= graph_.tensors_.size()
+                || graph_.tensors_[w.value()].role != TensorRole::Weight)
                 throw GraphError("op '" + op.name + "' names a weight that is not a weight tensor");
     const auto termShapes = termShapesOf(op.inputs, graph_.tensors_);
     const auto operands = firstLayerOperands(op.name, termShapes, op.layers.front(), graph_.tensors_);
@@ -161,13 +162,13 @@ TensorId GraphBuilder::addOp(OpSpec spec)
         createMissingWeights(op.name, op.layers[i], in, i, op.layers.size());
         const auto expected = weightShapes(op.layers[i], in);
         if (op.layers[i].weights.size() != expected.size())
-            throw GraphError("op '" + op.name + "': layer " + std::to_string(i) + " expects " +
-                             std::to_string(expected.size()) + " weight tensors");
+            throw GraphError("op '" + op.name + "': layer " + std::to_string(i) + " expects "
+                + std::to_string(expected.size()) + " weight tensors");
         for (std::size_t w = 0; w < expected.size(); ++w) {
             const auto& actual = shapeOf(op.layers[i].weights[w]);
             if (actual.elements() != expected[w].elements())
-                throw GraphError("op '" + op.name + "': weight " + actual.toString() + " does not fit, expected " +
-                                 expected[w].toString());
+                throw GraphError("op '" + op.name + "': weight " + actual.toString() + " does not fit, expected "
+                    + expected[w].toString());
         }
         in = op.layers[i].output;
     }
@@ -224,8 +225,8 @@ Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
 
 Graph GraphBuilder::withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data)
 {
-    if (!weight.valid() || weight.value() >= graph.tensors().size() ||
-        graph.tensor(weight).role != TensorRole::Weight || !data)
+    if (!weight.valid() || weight.value() >= graph.tensors().size() || graph.tensor(weight).role != TensorRole::Weight
+        || !data)
         throw GraphError("withWeight: not a weight tensor of '" + graph.name() + "'");
     Graph out = graph;
     out.instanceId_ = nextInstanceId(); // other values: caches keyed by the instance must not match

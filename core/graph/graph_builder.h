@@ -47,8 +47,8 @@ public:
     static Graph withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data);
 
 private:
-    void createMissingWeights(const std::string& opName, Layer& layer, const Shape& input, std::size_t layerIndex,
-                              std::size_t layerCount);
+    void createMissingWeights(
+        const std::string& opName, Layer& layer, const Shape& input, std::size_t layerIndex, std::size_t layerCount);
     TensorId newTensor(std::string name, Shape shape, DataType dtype, TensorRole role);
 
     Graph graph_;

@@ -8,26 +8,46 @@ namespace opsched {
 const char* toString(ActivationKind k)
 {
     switch (k) {
-    case ActivationKind::None: return "none";
-    case ActivationKind::Relu: return "relu";
-    case ActivationKind::Clip: return "clip";
-    case ActivationKind::Sigmoid: return "sigmoid";
-    case ActivationKind::HardSigmoid: return "hardsigmoid";
-    case ActivationKind::HardSwish: return "hardswish";
-    case ActivationKind::Tanh: return "tanh";
-    case ActivationKind::Gelu: return "gelu";
-    case ActivationKind::GeluTanh: return "gelu_tanh";
-    case ActivationKind::Erf: return "erf";
-    case ActivationKind::Sqrt: return "sqrt";
-    case ActivationKind::Exp: return "exp";
-    case ActivationKind::Log: return "log";
-    case ActivationKind::Abs: return "abs";
-    case ActivationKind::Neg: return "neg";
-    case ActivationKind::Reciprocal: return "reciprocal";
-    case ActivationKind::Pow: return "pow";
-    case ActivationKind::Not: return "not";
-    case ActivationKind::NonZero: return "nonzero";
-    case ActivationKind::Truncate: return "truncate";
+    case ActivationKind::None:
+        return "none";
+    case ActivationKind::Relu:
+        return "relu";
+    case ActivationKind::Clip:
+        return "clip";
+    case ActivationKind::Sigmoid:
+        return "sigmoid";
+    case ActivationKind::HardSigmoid:
+        return "hardsigmoid";
+    case ActivationKind::HardSwish:
+        return "hardswish";
+    case ActivationKind::Tanh:
+        return "tanh";
+    case ActivationKind::Gelu:
+        return "gelu";
+    case ActivationKind::GeluTanh:
+        return "gelu_tanh";
+    case ActivationKind::Erf:
+        return "erf";
+    case ActivationKind::Sqrt:
+        return "sqrt";
+    case ActivationKind::Exp:
+        return "exp";
+    case ActivationKind::Log:
+        return "log";
+    case ActivationKind::Abs:
+        return "abs";
+    case ActivationKind::Neg:
+        return "neg";
+    case ActivationKind::Reciprocal:
+        return "reciprocal";
+    case ActivationKind::Pow:
+        return "pow";
+    case ActivationKind::Not:
+        return "not";
+    case ActivationKind::NonZero:
+        return "nonzero";
+    case ActivationKind::Truncate:
+        return "truncate";
     }
     return "unknown";
 }
@@ -35,10 +55,14 @@ const char* toString(ActivationKind k)
 const char* toString(PoolKind k)
 {
     switch (k) {
-    case PoolKind::Max: return "max";
-    case PoolKind::Average: return "avg";
-    case PoolKind::GlobalAverage: return "global_avg";
-    case PoolKind::GlobalMax: return "global_max";
+    case PoolKind::Max:
+        return "max";
+    case PoolKind::Average:
+        return "avg";
+    case PoolKind::GlobalAverage:
+        return "global_avg";
+    case PoolKind::GlobalMax:
+        return "global_max";
     }
     return "unknown";
 }
@@ -46,34 +70,62 @@ const char* toString(PoolKind k)
 const char* toString(OpKind k)
 {
     switch (k) {
-    case OpKind::Conv: return "Conv";
-    case OpKind::ReluConv: return "ReluConv";
-    case OpKind::SepConv: return "SepConv";
-    case OpKind::ReluSepConv: return "ReluSepConv";
-    case OpKind::Pool: return "Pool";
-    case OpKind::Activation: return "Activation";
-    case OpKind::Add: return "Add";
-    case OpKind::Multiply: return "Multiply";
-    case OpKind::Subtract: return "Sub";
-    case OpKind::Divide: return "Div";
-    case OpKind::Concat: return "Concat";
-    case OpKind::MatMul: return "MatMul";
-    case OpKind::Slice: return "Slice";
-    case OpKind::Transpose: return "Transpose";
-    case OpKind::Pad: return "Pad";
-    case OpKind::Reduce: return "Reduce";
-    case OpKind::BatchNorm: return "BatchNorm";
-    case OpKind::Gemm: return "Gemm";
-    case OpKind::Softmax: return "Softmax";
-    case OpKind::Reshape: return "Reshape";
-    case OpKind::Identity: return "Identity";
-    case OpKind::LayerNorm: return "LayerNorm";
-    case OpKind::Gelu: return "Gelu";
-    case OpKind::Gather: return "Gather";
-    case OpKind::Compare: return "Compare";
-    case OpKind::Where: return "Where";
-    case OpKind::Expand: return "Expand";
-    case OpKind::Math: return "Math";
+    case OpKind::Conv:
+        return "Conv";
+    case OpKind::ReluConv:
+        return "ReluConv";
+    case OpKind::SepConv:
+        return "SepConv";
+    case OpKind::ReluSepConv:
+        return "ReluSepConv";
+    case OpKind::Pool:
+        return "Pool";
+    case OpKind::Activation:
+        return "Activation";
+    case OpKind::Add:
+        return "Add";
+    case OpKind::Multiply:
+        return "Multiply";
+    case OpKind::Subtract:
+        return "Sub";
+    case OpKind::Divide:
+        return "Div";
+    case OpKind::Concat:
+        return "Concat";
+    case OpKind::MatMul:
+        return "MatMul";
+    case OpKind::Slice:
+        return "Slice";
+    case OpKind::Transpose:
+        return "Transpose";
+    case OpKind::Pad:
+        return "Pad";
+    case OpKind::Reduce:
+        return "Reduce";
+    case OpKind::BatchNorm:
+        return "BatchNorm";
+    case OpKind::Gemm:
+        return "Gemm";
+    case OpKind::Softmax:
+        return "Softmax";
+    case OpKind::Reshape:
+        return "Reshape";
+    case OpKind::Identity:
+        return "Identity";
+    case OpKind::LayerNorm:
+        return "LayerNorm";
+    case OpKind::Gelu:
+        return "Gelu";
+    case OpKind::Gather:
+        return "Gather";
+    case OpKind::Compare:
+        return "Compare";
+    case OpKind::Where:
+        return "Where";
+    case OpKind::Expand:
+        return "Expand";
+    case OpKind::Math:
+        return "Math";
     }
     return "unknown";
 }
@@ -103,35 +155,45 @@ const char* Layer::kindName() const
         const char* operator()(const Where&) const { return "where"; }
         const char* operator()(const Expand&) const { return "expand"; }
     };
-    return std::visit(Visitor{}, params);
+    return std::visit(Visitor {}, params);
 }
 
 bool Layer::needsWeights() const
 {
-    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params) ||
-           std::holds_alternative<BatchNorm>(params) || std::holds_alternative<LayerNorm>(params);
+    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params)
+        || std::holds_alternative<BatchNorm>(params) || std::holds_alternative<LayerNorm>(params);
 }
 
 bool Layer::takesOperands() const
 {
-    return std::holds_alternative<Binary>(params) || std::holds_alternative<MatMul>(params) ||
-           std::holds_alternative<Concat>(params) || std::holds_alternative<Where>(params) ||
-           std::holds_alternative<Gather>(params);
+    return std::holds_alternative<Binary>(params) || std::holds_alternative<MatMul>(params)
+        || std::holds_alternative<Concat>(params) || std::holds_alternative<Where>(params)
+        || std::holds_alternative<Gather>(params);
 }
 
 const char* toString(BinaryKind k)
 {
     switch (k) {
-    case BinaryKind::Add: return "add";
-    case BinaryKind::Sub: return "sub";
-    case BinaryKind::Mul: return "mul";
-    case BinaryKind::Div: return "div";
-    case BinaryKind::Pow: return "pow";
-    case BinaryKind::Min: return "min";
-    case BinaryKind::Max: return "max";
-    case BinaryKind::Equal: return "equal";
-    case BinaryKind::Less: return "less";
-    case BinaryKind::Greater: return "greater";
+    case BinaryKind::Add:
+        return "add";
+    case BinaryKind::Sub:
+        return "sub";
+    case BinaryKind::Mul:
+        return "mul";
+    case BinaryKind::Div:
+        return "div";
+    case BinaryKind::Pow:
+        return "pow";
+    case BinaryKind::Min:
+        return "min";
+    case BinaryKind::Max:
+        return "max";
+    case BinaryKind::Equal:
+        return "equal";
+    case BinaryKind::Less:
+        return "less";
+    case BinaryKind::Greater:
+        return "greater";
     }
     return "unknown";
 }

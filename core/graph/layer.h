@@ -24,8 +24,8 @@ enum class ActivationKind : std::uint8_t {
     HardSigmoid,
     HardSwish,
     Tanh,
-    Gelu,       // x * Phi(x), the erf form
-    GeluTanh,   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Gelu, // x * Phi(x), the erf form
+    GeluTanh, // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     Erf,
     Sqrt,
     Exp,
@@ -33,20 +33,20 @@ enum class ActivationKind : std::uint8_t {
     Abs,
     Neg,
     Reciprocal,
-    Pow,        // x ^ alpha
-    Not,        // 1 where x == 0, else 0
-    NonZero,    // 1 where x != 0, else 0 (a cast to bool)
-    Truncate,   // toward zero (a cast from float to an integer type)
+    Pow, // x ^ alpha
+    Not, // 1 where x == 0, else 0
+    NonZero, // 1 where x != 0, else 0 (a cast to bool)
+    Truncate, // toward zero (a cast from float to an integer type)
 };
 
 struct Activation {
     ActivationKind kind = ActivationKind::None;
     float alpha = 0.0F; // Clip: min, HardSigmoid: alpha, Pow: exponent
-    float beta = 0.0F;  // Clip: max, HardSigmoid: beta
+    float beta = 0.0F; // Clip: max, HardSigmoid: beta
 
     static Activation none() { return {}; }
-    static Activation relu() { return {ActivationKind::Relu}; }
-    static Activation relu6() { return {ActivationKind::Clip, 0.0F, 6.0F}; }
+    static Activation relu() { return { ActivationKind::Relu }; }
+    static Activation relu6() { return { ActivationKind::Clip, 0.0F, 6.0F }; }
 
     friend bool operator==(const Activation&, const Activation&) = default;
 };
@@ -146,7 +146,7 @@ struct LayerNorm {
 struct Gather {
     int axis = 0;
     bool dataIsWeight = false;
-    std::vector<std::int64_t> indices;     // constant indices (not the embedding form)
+    std::vector<std::int64_t> indices; // constant indices (not the embedding form)
     std::vector<std::int64_t> indicesDims; // their shape (empty: a scalar index)
     friend bool operator==(const Gather&, const Gather&) = default;
 };
@@ -154,7 +154,7 @@ struct Gather {
 // ONNX Where: condition ? x : y with broadcasting, an operand layer. `operand` indexes the
 // operands (the op's terms, then the layer's weights) for the condition, x and y.
 struct Where {
-    std::array<std::int8_t, 3> operand{0, 1, 2};
+    std::array<std::int8_t, 3> operand { 0, 1, 2 };
     friend bool operator==(const Where&, const Where&) = default;
 };
 
@@ -224,23 +224,22 @@ struct Identity {
 };
 
 using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-                                 MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where,
-                                 Expand>;
+    MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {
     double flops = 0;
-    double bytesRead = 0;    // inputs + weights
+    double bytesRead = 0; // inputs + weights
     double bytesWritten = 0; // output
     double bytes() const { return bytesRead + bytesWritten; }
 };
 
 struct Layer {
     LayerParams params;
-    Activation activation;         // fused post-activation
+    Activation activation; // fused post-activation
     std::vector<TensorId> weights; // filled by the graph builder (seeded) or the importer
-    Shape output;                  // filled by shape inference
-    Cost cost;                     // filled with the op's cost; a compound's layers run as separate kernels
+    Shape output; // filled by shape inference
+    Cost cost; // filled with the op's cost; a compound's layers run as separate kernels
 
     const char* kindName() const;
     // Conv, Gemm, BatchNorm and LayerNorm weights have shapes the layer defines (and zoo networks

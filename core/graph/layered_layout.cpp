@@ -59,7 +59,7 @@ Proper makeProper(const Dag& dag, std::vector<std::uint32_t> layer)
             for (std::uint32_t l = g.layerOf[u] + 1; l < g.layerOf[v]; ++l) {
                 const auto item = static_cast<std::uint32_t>(g.size());
                 g.layerOf.push_back(l);
-                g.up.push_back({previous});
+                g.up.push_back({ previous });
                 g.down.emplace_back();
                 g.down[previous].push_back(item);
                 chain.push_back(item);
@@ -111,8 +111,7 @@ void updatePositions(const Layers& layers, std::vector<std::uint32_t>& pos)
 // Crossings between layer l and l + 1: inversions among the segments sorted by their upper end
 // (Barth, Juenger and Mutzel's accumulation with a Fenwick tree).
 std::size_t crossingsBetween(const Proper& g, const std::vector<std::uint32_t>& upper, std::size_t lowerSize,
-                             const std::vector<std::uint32_t>& pos, std::vector<std::uint32_t>& scratch,
-                             std::vector<std::uint32_t>& tree)
+    const std::vector<std::uint32_t>& pos, std::vector<std::uint32_t>& scratch, std::vector<std::uint32_t>& tree)
 {
     scratch.clear();
     for (auto a : upper) {
@@ -149,7 +148,7 @@ std::size_t totalCrossings(const Proper& g, const Layers& layers, const std::vec
 // Reorders `layer` by the barycenter of each item's neighbours (`adjacent`) in the fixed layer;
 // items without neighbours there keep their place.
 void barycenterSort(std::vector<std::uint32_t>& layer, const std::vector<std::vector<std::uint32_t>>& adjacent,
-                    const std::vector<std::uint32_t>& pos)
+    const std::vector<std::uint32_t>& pos)
 {
     std::vector<std::pair<double, std::uint32_t>> keyed;
     keyed.reserve(layer.size());
@@ -169,8 +168,8 @@ void barycenterSort(std::vector<std::uint32_t>& layer, const std::vector<std::ve
         layer[i] = keyed[i].second;
 }
 
-void reduceCrossings(const Proper& g, Layers& layers, std::vector<std::uint32_t>& pos, int sweeps,
-                     std::size_t& initial, std::size_t& best)
+void reduceCrossings(const Proper& g, Layers& layers, std::vector<std::uint32_t>& pos, int sweeps, std::size_t& initial,
+    std::size_t& best)
 {
     initial = best = totalCrossings(g, layers, pos);
     Layers bestLayers = layers;
@@ -206,7 +205,7 @@ void reduceCrossings(const Proper& g, Layers& layers, std::vector<std::uint32_t>
 // Minimises sum w_i (x_i - target_i)^2 subject to x_{i+1} - x_i >= sep_i (pool adjacent violators
 // on x_i - offset_i, which must be non-decreasing).
 void placeLayer(const std::vector<double>& target, const std::vector<double>& weight, const std::vector<double>& sep,
-                std::vector<double>& x)
+    std::vector<double>& x)
 {
     const std::size_t m = target.size();
     std::vector<double> offset(m, 0.0);
@@ -221,7 +220,7 @@ void placeLayer(const std::vector<double>& target, const std::vector<double>& we
     std::vector<Block> blocks;
     blocks.reserve(m);
     for (std::size_t i = 0; i < m; ++i) {
-        blocks.push_back({weight[i], weight[i] * (target[i] - offset[i]), 1});
+        blocks.push_back({ weight[i], weight[i] * (target[i] - offset[i]), 1 });
         while (blocks.size() > 1 && blocks[blocks.size() - 2].value() > blocks.back().value()) {
             const Block last = blocks.back();
             blocks.pop_back();
@@ -355,7 +354,7 @@ LayeredLayout layeredLayout(const Dag& dag, const LayeredLayoutOptions& options)
 
     out.nodes.resize(n);
     for (std::uint32_t v = 0; v < n; ++v)
-        out.nodes[v] = {g.layerOf[v], pos[v], x[v], layerTop(g.layerOf[v]) + options.nodeHeight / 2};
+        out.nodes[v] = { g.layerOf[v], pos[v], x[v], layerTop(g.layerOf[v]) + options.nodeHeight / 2 };
 
     // Ports: the edges leaving (entering) a node are spread along its bottom (top) side in the
     // order of their other ends, so they neither cross each other nor share an arrowhead.
@@ -377,14 +376,14 @@ LayeredLayout layeredLayout(const Dag& dag, const LayeredLayoutOptions& options)
             edge.to = v;
             edge.points.reserve(2 + 2 * chain.size());
             edge.points.push_back(
-                {x[u] + portOffset(portIndex(g.down[u], firstHop), g.down[u].size(), options.nodeWidth),
-                 layerTop(g.layerOf[u]) + options.nodeHeight});
+                { x[u] + portOffset(portIndex(g.down[u], firstHop), g.down[u].size(), options.nodeWidth),
+                    layerTop(g.layerOf[u]) + options.nodeHeight });
             for (auto item : chain) {
-                edge.points.push_back({x[item], layerTop(g.layerOf[item])});
-                edge.points.push_back({x[item], layerTop(g.layerOf[item]) + options.nodeHeight});
+                edge.points.push_back({ x[item], layerTop(g.layerOf[item]) });
+                edge.points.push_back({ x[item], layerTop(g.layerOf[item]) + options.nodeHeight });
             }
-            edge.points.push_back(
-                {x[v] + portOffset(portIndex(g.up[v], lastHop), g.up[v].size(), options.nodeWidth), layerTop(g.layerOf[v])});
+            edge.points.push_back({ x[v] + portOffset(portIndex(g.up[v], lastHop), g.up[v].size(), options.nodeWidth),
+                layerTop(g.layerOf[v]) });
             out.edges.push_back(std::move(edge));
         }
     }
@@ -409,7 +408,7 @@ std::size_t countCrossings(const LayeredLayout& layout)
             const bool fromBottom = std::abs(a.y - (l * pitch + layout.options.nodeHeight)) < 1e-6;
             const bool toNextTop = std::abs(b.y - (l + 1) * pitch) < 1e-6;
             if (fromBottom && toNextTop && l >= 0 && static_cast<std::size_t>(l) < between.size())
-                between[static_cast<std::size_t>(l)].push_back({a.x, b.x});
+                between[static_cast<std::size_t>(l)].push_back({ a.x, b.x });
         }
     std::size_t crossings = 0;
     for (const auto& segments : between)

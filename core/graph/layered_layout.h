@@ -19,11 +19,11 @@
 namespace opsched {
 
 struct LayeredLayoutOptions {
-    double nodeWidth = 160;  // every node is a nodeWidth x nodeHeight box
+    double nodeWidth = 160; // every node is a nodeWidth x nodeHeight box
     double nodeHeight = 36;
-    double nodeGap = 28;     // horizontal space between boxes of a layer
-    double edgeGap = 12;     // horizontal space reserved around a virtual point
-    double layerGap = 56;    // vertical space between layers
+    double nodeGap = 28; // horizontal space between boxes of a layer
+    double edgeGap = 12; // horizontal space reserved around a virtual point
+    double layerGap = 56; // vertical space between layers
     int crossingSweeps = 12; // down+up barycenter sweep pairs (stops early when nothing improves)
     int placementSweeps = 8; // down+up x placement sweep pairs
 };
@@ -37,7 +37,7 @@ struct LayoutPoint {
 struct LayoutNode {
     std::uint32_t layer = 0;
     std::uint32_t order = 0; // position in its layer, left to right (virtual points counted)
-    double x = 0;            // centre of the box
+    double x = 0; // centre of the box
     double y = 0;
     friend bool operator==(const LayoutNode&, const LayoutNode&) = default;
 };
@@ -53,13 +53,13 @@ struct LayoutEdge {
 
 struct LayeredLayout {
     LayeredLayoutOptions options;
-    std::vector<LayoutNode> nodes;   // indexed by DAG node
-    std::vector<LayoutEdge> edges;   // one per DAG edge, by source then target
+    std::vector<LayoutNode> nodes; // indexed by DAG node
+    std::vector<LayoutEdge> edges; // one per DAG edge, by source then target
     std::size_t layerCount = 0;
-    std::size_t virtualPoints = 0;   // points added for edges that span several layers
+    std::size_t virtualPoints = 0; // points added for edges that span several layers
     std::size_t initialCrossings = 0; // edge crossings of the initial order
-    std::size_t crossings = 0;        // after reduction (never more than initialCrossings)
-    double width = 0;                 // bounding box of all boxes and edges, from (0, 0)
+    std::size_t crossings = 0; // after reduction (never more than initialCrossings)
+    double width = 0; // bounding box of all boxes and edges, from (0, 0)
     double height = 0;
 
     // The box of node `v`: left, top, right, bottom.

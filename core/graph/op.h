@@ -13,34 +13,34 @@ namespace opsched {
 
 // What a person sees as the op's type. Compounds are named as in the IOS paper's Table 2.
 enum class OpKind : std::uint8_t {
-    Conv,         // conv (+ bias + activation)
-    ReluConv,     // relu -> conv
-    SepConv,      // depthwise conv -> pointwise conv
-    ReluSepConv,  // relu -> depthwise conv -> pointwise conv
-    Pool,         // max / average / global pooling
-    Activation,   // standalone activation
-    Add,          // element-wise sum of inputs
-    Multiply,     // element-wise product of inputs
+    Conv, // conv (+ bias + activation)
+    ReluConv, // relu -> conv
+    SepConv, // depthwise conv -> pointwise conv
+    ReluSepConv, // relu -> depthwise conv -> pointwise conv
+    Pool, // max / average / global pooling
+    Activation, // standalone activation
+    Add, // element-wise sum of inputs
+    Multiply, // element-wise product of inputs
     Subtract,
     Divide,
-    Concat,       // channel concat (of sums), or concat on another axis
+    Concat, // channel concat (of sums), or concat on another axis
     MatMul,
-    Slice,        // slice / one output of a split
+    Slice, // slice / one output of a split
     Transpose,
     Pad,
     Reduce,
     BatchNorm,
-    Gemm,         // fully connected / matmul
+    Gemm, // fully connected / matmul
     Softmax,
-    Reshape,      // reshape / flatten
+    Reshape, // reshape / flatten
     Identity,
-    LayerNorm,    // layer normalisation (or RMS norm)
-    Gelu,         // GELU (erf or tanh form), recognised from its pattern
-    Gather,       // embedding lookup or constant-index gather
-    Compare,      // equal / less / greater: a 0/1 mask
-    Where,        // select by a mask
-    Expand,       // broadcast copy
-    Math,         // other element-wise math (pow, min, max, erf, sqrt, ...)
+    LayerNorm, // layer normalisation (or RMS norm)
+    Gelu, // GELU (erf or tanh form), recognised from its pattern
+    Gather, // embedding lookup or constant-index gather
+    Compare, // equal / less / greater: a 0/1 mask
+    Where, // select by a mask
+    Expand, // broadcast copy
+    Math, // other element-wise math (pow, min, max, erf, sqrt, ...)
 };
 
 // The last OpKind: views loop over every kind up to it (legends, colour classes).

@@ -5,9 +5,12 @@ namespace opsched {
 const char* toString(DataType t)
 {
     switch (t) {
-    case DataType::Float32: return "float32";
-    case DataType::Float16: return "float16";
-    case DataType::Int64: return "int64";
+    case DataType::Float32:
+        return "float32";
+    case DataType::Float16:
+        return "float16";
+    case DataType::Int64:
+        return "int64";
     }
     return "unknown";
 }
@@ -15,9 +18,12 @@ const char* toString(DataType t)
 std::int64_t byteSize(DataType t)
 {
     switch (t) {
-    case DataType::Float32: return 4;
-    case DataType::Float16: return 2;
-    case DataType::Int64: return 8;
+    case DataType::Float32:
+        return 4;
+    case DataType::Float16:
+        return 2;
+    case DataType::Int64:
+        return 8;
     }
     return 4;
 }

@@ -16,8 +16,14 @@ struct Shape {
     std::vector<std::int64_t> dims;
 
     Shape() = default;
-    Shape(std::initializer_list<std::int64_t> d) : dims(d) {}
-    explicit Shape(std::vector<std::int64_t> d) : dims(std::move(d)) {}
+    Shape(std::initializer_list<std::int64_t> d)
+        : dims(d)
+    {
+    }
+    explicit Shape(std::vector<std::int64_t> d)
+        : dims(std::move(d))
+    {
+    }
 
     int rank() const { return static_cast<int>(dims.size()); }
     std::int64_t operator[](int i) const { return dims[static_cast<std::size_t>(i)]; }

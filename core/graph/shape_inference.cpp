@@ -9,15 +9,15 @@ namespace {
 
 // No single activation may exceed this many elements (16 GiB of float32): a guard against
 // absurd dimensions before anything is allocated.
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 32;
+constexpr std::int64_t kMaxElements = std::int64_t { 1 } << 32;
 
 [[noreturn]] void fail(const std::string& opName, const std::string& what)
 {
     throw GraphError("op '" + opName + "': " + what);
 }
 
-std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel,
-                       std::int64_t stride, std::int64_t dilation, bool ceilMode)
+std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel, std::int64_t stride,
+    std::int64_t dilation, bool ceilMode)
 {
     const std::int64_t span = dilation * (kernel - 1) + 1;
     const std::int64_t room = in + padA + padB - span;
@@ -58,7 +58,7 @@ void checkShape(const std::string& opName, const Shape& s, const char* what)
 } // namespace
 
 std::vector<Shape> operandShapes(const std::string& opName, const std::vector<std::vector<Shape>>& termShapes,
-                                 const std::vector<Shape>& weightShapes)
+    const std::vector<Shape>& weightShapes)
 {
     std::vector<Shape> out;
     for (const auto& term : termShapes) {
@@ -70,7 +70,8 @@ std::vector<Shape> operandShapes(const std::string& opName, const std::vector<st
     return out;
 }
 
-Shape combinedInputShape(const std::string& opName, const Layer& first, const std::vector<std::vector<Shape>>& termShapes)
+Shape combinedInputShape(
+    const std::string& opName, const Layer& first, const std::vector<std::vector<Shape>>& termShapes)
 {
     if (termShapes.empty())
         fail(opName, "has no inputs");
@@ -107,8 +108,9 @@ Shape combinedInputShape(const std::string& opName, const Layer& first, const st
         Shape a = s, b = sums.front();
         a.dims[1] = b.dims[1] = 0;
         if (a.rank() != b.rank() || a != b)
-            fail(opName, "concatenated inputs differ outside the channel axis: " + sums.front().toString() + " vs " +
-                             s.toString());
+            fail(opName,
+                "concatenated inputs differ outside the channel axis: " + sums.front().toString() + " vs "
+                    + s.toString());
         out.dims[1] += s.dims[1];
     }
     return out;
@@ -160,25 +162,26 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             if (in.rank() != 4)
                 fail(opName, "conv expects an NCHW input, got " + in.toString());
             if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
-                fail(opName, "conv groups " + std::to_string(c.groups) + " do not divide channels " +
-                                 std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
+                fail(opName,
+                    "conv groups " + std::to_string(c.groups) + " do not divide channels "
+                        + std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
             if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
                 fail(opName, "conv kernel, stride and dilation must be positive");
             const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
             const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
-            return Shape{in.batch(), c.outChannels, h, w};
+            return Shape { in.batch(), c.outChannels, h, w };
         }
         Shape operator()(const Pool2d& p) const
         {
             if (in.rank() != 4)
                 fail(opName, "pooling expects an NCHW input, got " + in.toString());
             if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax)
-                return Shape{in.batch(), in.channels(), 1, 1};
+                return Shape { in.batch(), in.channels(), 1, 1 };
             if (p.kernelH < 1 || p.kernelW < 1 || p.strideH < 1 || p.strideW < 1)
                 fail(opName, "pool kernel and stride must be positive");
             const auto h = windowOut(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
             const auto w = windowOut(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
-            return Shape{in.batch(), in.channels(), h, w};
+            return Shape { in.batch(), in.channels(), h, w };
         }
         Shape operator()(const Eltwise&) const { return in; }
         Shape operator()(const Multiply&) const { return in; }
@@ -195,11 +198,13 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
         Shape operator()(const MatMul& m) const
         {
             if (operands.size() != (m.bias ? 3U : 2U))
-                fail(opName, m.bias ? "matmul with bias needs two operands and a bias" : "matmul needs exactly two operands");
+                fail(opName,
+                    m.bias ? "matmul with bias needs two operands and a bias" : "matmul needs exactly two operands");
             Shape out = matmulShape(opName, operands[0], operands[1]);
             if (m.bias && (operands[2].elements() != out.dims.back() || out.rank() < 1))
-                fail(opName, "matmul bias " + operands[2].toString() + " does not match " + std::to_string(out.dims.back()) +
-                                 " output columns");
+                fail(opName,
+                    "matmul bias " + operands[2].toString() + " does not match " + std::to_string(out.dims.back())
+                        + " output columns");
             return out;
         }
         Shape operator()(const Concat& c) const
@@ -210,13 +215,14 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                 std::vector<bool> seen(operands.size(), false);
                 for (auto k : c.order)
                     if (k < 0 || static_cast<std::size_t>(k) >= operands.size() || seen[static_cast<std::size_t>(k)])
-                        fail(opName, "concat order is not a permutation of its " + std::to_string(operands.size()) +
-                                         " operands");
+                        fail(opName,
+                            "concat order is not a permutation of its " + std::to_string(operands.size())
+                                + " operands");
                     else
                         seen[static_cast<std::size_t>(k)] = true;
                 if (c.order.size() != operands.size())
-                    fail(opName, "concat order is not a permutation of its " + std::to_string(operands.size()) +
-                                     " operands");
+                    fail(opName,
+                        "concat order is not a permutation of its " + std::to_string(operands.size()) + " operands");
             }
             Shape out = operands.front();
             const auto axis = static_cast<std::size_t>(normaliseAxis(opName, c.axis, out.rank()));
@@ -226,8 +232,9 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                     fail(opName, "concat operands differ in rank");
                 for (std::size_t d = 0; d < s.dims.size(); ++d)
                     if (d != axis && s.dims[d] != operands.front().dims[d])
-                        fail(opName, "concat operands differ outside axis " + std::to_string(c.axis) + ": " +
-                                         operands.front().toString() + " vs " + s.toString());
+                        fail(opName,
+                            "concat operands differ outside axis " + std::to_string(c.axis) + ": "
+                                + operands.front().toString() + " vs " + s.toString());
                 out.dims[axis] += s.dims[axis];
             }
             return out;
@@ -235,7 +242,8 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
         Shape operator()(const Slice& sl) const
         {
             Shape out = in;
-            if (sl.starts.size() != sl.axes.size() || sl.ends.size() != sl.axes.size() || sl.steps.size() != sl.axes.size())
+            if (sl.starts.size() != sl.axes.size() || sl.ends.size() != sl.axes.size()
+                || sl.steps.size() != sl.axes.size())
                 fail(opName, "slice needs as many starts, ends and steps as axes");
             for (std::size_t i = 0; i < sl.axes.size(); ++i) {
                 const auto axis = static_cast<std::size_t>(normaliseAxis(opName, sl.axes[i], in.rank()));
@@ -259,8 +267,9 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
         Shape operator()(const Transpose& t) const
         {
             if (static_cast<int>(t.perm.size()) != in.rank())
-                fail(opName, "transpose permutation has " + std::to_string(t.perm.size()) + " axes for rank " +
-                                 std::to_string(in.rank()));
+                fail(opName,
+                    "transpose permutation has " + std::to_string(t.perm.size()) + " axes for rank "
+                        + std::to_string(in.rank()));
             Shape out = in;
             std::vector<bool> seen(t.perm.size(), false);
             for (std::size_t i = 0; i < t.perm.size(); ++i) {
@@ -278,8 +287,8 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                 fail(opName, "pad needs 2 x rank pads");
             Shape out = in;
             for (int i = 0; i < in.rank(); ++i)
-                out.dims[static_cast<std::size_t>(i)] += p.pads[static_cast<std::size_t>(i)] +
-                                                        p.pads[static_cast<std::size_t>(i + in.rank())];
+                out.dims[static_cast<std::size_t>(i)]
+                    += p.pads[static_cast<std::size_t>(i)] + p.pads[static_cast<std::size_t>(i + in.rank())];
             return out;
         }
         Shape operator()(const Reduce& r) const
@@ -316,7 +325,8 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
                     fail(opName, "an embedding needs the indices and one table");
                 const Shape& table = operands[1];
                 const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, table.rank()));
-                std::vector<std::int64_t> dims(table.dims.begin(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+                std::vector<std::int64_t> dims(
+                    table.dims.begin(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis));
                 dims.insert(dims.end(), operands[0].dims.begin(), operands[0].dims.end());
                 dims.insert(dims.end(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, table.dims.end());
                 return Shape(std::move(dims));
@@ -328,12 +338,14 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             for (auto d : g.indicesDims)
                 count *= d;
             if (count != static_cast<std::int64_t>(g.indices.size()))
-                fail(opName, "gather has " + std::to_string(g.indices.size()) + " indices for shape " +
-                                 Shape(g.indicesDims).toString());
+                fail(opName,
+                    "gather has " + std::to_string(g.indices.size()) + " indices for shape "
+                        + Shape(g.indicesDims).toString());
             for (auto i : g.indices)
                 if (i < -in.dims[axis] || i >= in.dims[axis])
-                    fail(opName, "gather index " + std::to_string(i) + " is out of range for dimension " +
-                                     std::to_string(in.dims[axis]));
+                    fail(opName,
+                        "gather index " + std::to_string(i) + " is out of range for dimension "
+                            + std::to_string(in.dims[axis]));
             std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
             dims.insert(dims.end(), g.indicesDims.begin(), g.indicesDims.end());
             dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());
@@ -344,7 +356,9 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             for (auto k : w.operand)
                 if (k < 0 || static_cast<std::size_t>(k) >= operands.size())
                     fail(opName, "where names operand " + std::to_string(k) + " of " + std::to_string(operands.size()));
-            const auto at = [&](int i) -> const Shape& { return operands[static_cast<std::size_t>(w.operand[static_cast<std::size_t>(i)])]; };
+            const auto at = [&](int i) -> const Shape& {
+                return operands[static_cast<std::size_t>(w.operand[static_cast<std::size_t>(i)])];
+            };
             return broadcast(opName, broadcast(opName, at(0), at(1)), at(2));
         }
         Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
@@ -352,7 +366,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
         {
             if (g.outFeatures < 1)
                 fail(opName, "gemm needs a positive number of output features");
-            return Shape{in.batch(), g.outFeatures};
+            return Shape { in.batch(), g.outFeatures };
         }
         Shape operator()(const Softmax& s) const
         {
@@ -367,7 +381,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             std::int64_t outer = 1, inner = 1;
             for (int i = 0; i < in.rank(); ++i)
                 (i < f.axis ? outer : inner) *= in[i];
-            return Shape{outer, inner};
+            return Shape { outer, inner };
         }
         Shape operator()(const Reshape& r) const
         {
@@ -403,7 +417,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, c
             return out;
         }
     };
-    layer.output = std::visit(Visitor{opName, in, operands}, layer.params);
+    layer.output = std::visit(Visitor { opName, in, operands }, layer.params);
     checkShape(opName, layer.output, "output");
 }
 
@@ -411,18 +425,19 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
 {
     std::vector<Shape> out;
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
-        out.push_back(Shape{c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW});
+        out.push_back(Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
         if (c->bias)
-            out.push_back(Shape{c->outChannels});
+            out.push_back(Shape { c->outChannels });
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
-        out.push_back(Shape{g->outFeatures, in.elements() / in.batch()});
+        out.push_back(Shape { g->outFeatures, in.elements() / in.batch() });
         if (g->bias)
-            out.push_back(Shape{g->outFeatures});
+            out.push_back(Shape { g->outFeatures });
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
-        out.assign(4, Shape{in.channels()});
+        out.assign(4, Shape { in.channels() });
     } else if (const auto* l = std::get_if<LayerNorm>(&layer.params)) {
         const int axis = l->axis < 0 ? l->axis + in.rank() : l->axis;
-        const Shape normalised(std::vector<std::int64_t>(in.dims.begin() + std::clamp(axis, 0, in.rank()), in.dims.end()));
+        const Shape normalised(
+            std::vector<std::int64_t>(in.dims.begin() + std::clamp(axis, 0, in.rank()), in.dims.end()));
         out.assign(l->bias ? 2 : 1, normalised);
     }
     return out;
@@ -475,10 +490,10 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
 void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorOf)
 {
     // A lone reshape of one tensor is a view: no kernel, no traffic.
-    const bool allViews = std::all_of(op.layers.begin(), op.layers.end(), isView) && op.inputs.size() == 1 &&
-                          op.inputs.front().size() == 1;
+    const bool allViews = std::all_of(op.layers.begin(), op.layers.end(), isView) && op.inputs.size() == 1
+        && op.inputs.front().size() == 1;
     for (auto& layer : op.layers)
-        layer.cost = Cost{};
+        layer.cost = Cost {};
     Cost& first = op.layers.front().cost;
 
     std::vector<std::vector<Shape>> termShapes;
@@ -487,8 +502,8 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
         for (auto t : term)
             shapes.push_back(tensorOf(t).shape);
         // Summing k tensors costs k-1 additions per element (the first kernel's prologue).
-        if (term.size() > 1 && !op.layers.front().takesOperands() &&
-            !std::holds_alternative<Multiply>(op.layers.front().params))
+        if (term.size() > 1 && !op.layers.front().takesOperands()
+            && !std::holds_alternative<Multiply>(op.layers.front().params))
             first.flops += static_cast<double>(term.size() - 1) * static_cast<double>(shapes.front().elements());
     }
     if (!allViews)
@@ -498,7 +513,8 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
     Shape in = combinedInputShape(op.name, op.layers.front(), termShapes);
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
         Layer& layer = op.layers[i];
-        layer.cost.flops += layerFlops(layer, in, op.inputs.size() + (layer.takesOperands() ? layer.weights.size() : 0));
+        layer.cost.flops
+            += layerFlops(layer, in, op.inputs.size() + (layer.takesOperands() ? layer.weights.size() : 0));
         // An embedding reads the rows it looks up, not its whole table.
         const auto* gather = std::get_if<Gather>(&layer.params);
         if (gather && gather->dataIsWeight)
@@ -517,7 +533,7 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
     if (!allViews)
         op.layers.back().cost.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
 
-    op.cost = Cost{};
+    op.cost = Cost {};
     for (const auto& layer : op.layers) {
         op.cost.flops += layer.cost.flops;
         op.cost.bytesRead += layer.cost.bytesRead;

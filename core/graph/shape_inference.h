@@ -12,7 +12,8 @@ namespace opsched {
 // The shape fed to the op's first layer: terms summed, then concatenated along channels. For
 // operand layers (and Multiply), the first operand's shape. Throws GraphError naming the op when
 // shapes do not fit.
-Shape combinedInputShape(const std::string& opName, const Layer& first, const std::vector<std::vector<Shape>>& termShapes);
+Shape combinedInputShape(
+    const std::string& opName, const Layer& first, const std::vector<std::vector<Shape>>& termShapes);
 
 // Fills layer.output for one layer from its input shape; operand layers use `operands` (one shape
 // per term, then one per weight). Throws GraphError naming the op.
@@ -20,7 +21,7 @@ void inferLayerShape(const std::string& opName, Layer& layer, const Shape& input
 
 // Operand shapes of an op's first layer: each term's tensor, then the layer's weights.
 std::vector<Shape> operandShapes(const std::string& opName, const std::vector<std::vector<Shape>>& termShapes,
-                                 const std::vector<Shape>& weightShapes);
+    const std::vector<Shape>& weightShapes);
 
 // Shapes of the weights a layer needs, given its input: {weight, bias?}.
 std::vector<Shape> weightShapes(const Layer& layer, const Shape& input);

@@ -33,8 +33,8 @@ Subgraph extractSubgraph(const Graph& graph, const std::vector<OpId>& ops, const
         } else {
             // An activation of the set that is not there yet was read before its producer.
             if (tensor.producer.valid() && inSet[tensor.producer.value()])
-                throw GraphError("subgraph '" + name + "': op order reads '" + tensor.name + "' before op '" +
-                                 graph.op(tensor.producer).name + "' produces it");
+                throw GraphError("subgraph '" + name + "': op order reads '" + tensor.name + "' before op '"
+                    + graph.op(tensor.producer).name + "' produces it");
             id = builder.addInput(tensor.name, tensor.shape, tensor.dtype);
             inputs.push_back(t);
         }
@@ -75,7 +75,7 @@ Subgraph extractSubgraph(const Graph& graph, const std::vector<OpId>& ops, const
             outputs.push_back(t);
         }
     }
-    return Subgraph{std::move(builder).finish(), ops, std::move(inputs), std::move(outputs)};
+    return Subgraph { std::move(builder).finish(), ops, std::move(inputs), std::move(outputs) };
 }
 
 } // namespace opsched

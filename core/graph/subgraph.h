@@ -13,7 +13,7 @@ namespace opsched {
 
 struct Subgraph {
     Graph graph;
-    std::vector<OpId> ops;        // the original ops, in the subgraph's op order (its op i is ops[i])
+    std::vector<OpId> ops; // the original ops, in the subgraph's op order (its op i is ops[i])
     std::vector<TensorId> inputs; // the original tensor of each subgraph input, in Graph::inputs() order
     std::vector<TensorId> outputs; // the original tensor of each subgraph output, in Graph::outputs() order
 };

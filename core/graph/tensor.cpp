@@ -25,7 +25,8 @@ std::shared_ptr<const WeightData> WeightData::seeded(std::uint64_t seed, float s
 std::vector<float> WeightData::values(std::size_t count) const
 {
     if (!seeded_) {
-        std::vector<float> out(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(std::min(count, values_.size())));
+        std::vector<float> out(
+            values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(std::min(count, values_.size())));
         out.resize(count, 0.0F);
         return out;
     }

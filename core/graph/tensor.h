@@ -21,8 +21,8 @@ public:
     // consecutive values are then shifted to sum to rowSum: a conv whose filters (rows of n =
     // fan-in values) all have one sum passes a mean its input channels share as one value, which
     // the zoo's convs drop (a sum of 0) as a BatchNorm after them would (core/zoo/signal_scale.h).
-    static std::shared_ptr<const WeightData> seeded(std::uint64_t seed, float scale, std::size_t row = 0,
-                                                    float rowSum = 0.0F);
+    static std::shared_ptr<const WeightData> seeded(
+        std::uint64_t seed, float scale, std::size_t row = 0, float rowSum = 0.0F);
 
     bool isSeeded() const { return seeded_; }
     std::uint64_t seed() const { return seed_; }

@@ -13,8 +13,8 @@ namespace opsched {
 
 struct WidthResult {
     std::size_t width = 0;
-    std::vector<std::uint32_t> antichain;            // a largest antichain, sorted
-    std::vector<std::vector<std::uint32_t>> chains;  // a minimum chain decomposition, each in path order
+    std::vector<std::uint32_t> antichain; // a largest antichain, sorted
+    std::vector<std::vector<std::uint32_t>> chains; // a minimum chain decomposition, each in path order
 };
 
 WidthResult computeWidth(const Dag& dag, const Reachability& reach);

@@ -16,8 +16,8 @@ const onnx::AttributeProto* Attributes::typed(const std::string& name, onnx::Att
 {
     const auto* a = find(name);
     if (a && a->type() != type && a->type() != onnx::AttributeProto::UNDEFINED)
-        throw NodeError("attribute '" + name + "' has type " + onnx::AttributeProto::AttributeType_Name(a->type()) +
-                        ", expected " + onnx::AttributeProto::AttributeType_Name(type));
+        throw NodeError("attribute '" + name + "' has type " + onnx::AttributeProto::AttributeType_Name(a->type())
+            + ", expected " + onnx::AttributeProto::AttributeType_Name(type));
     return a;
 }
 
@@ -42,13 +42,13 @@ std::string Attributes::getString(const std::string& name, const std::string& fa
 std::vector<std::int64_t> Attributes::getInts(const std::string& name) const
 {
     const auto* a = typed(name, onnx::AttributeProto::INTS);
-    return a ? std::vector<std::int64_t>(a->ints().begin(), a->ints().end()) : std::vector<std::int64_t>{};
+    return a ? std::vector<std::int64_t>(a->ints().begin(), a->ints().end()) : std::vector<std::int64_t> {};
 }
 
 std::vector<float> Attributes::getFloats(const std::string& name) const
 {
     const auto* a = typed(name, onnx::AttributeProto::FLOATS);
-    return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float>{};
+    return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float> {};
 }
 
 const onnx::TensorProto* Attributes::getTensor(const std::string& name) const

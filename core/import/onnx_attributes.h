@@ -11,7 +11,10 @@ namespace opsched::onnx_import {
 
 class Attributes {
 public:
-    explicit Attributes(const onnx::NodeProto& node) : node_(node) {}
+    explicit Attributes(const onnx::NodeProto& node)
+        : node_(node)
+    {
+    }
 
     bool has(const std::string& name) const { return find(name) != nullptr; }
     // Each throws NodeError when the attribute exists with another type.

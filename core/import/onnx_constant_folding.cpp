@@ -19,12 +19,10 @@ using namespace folding;
 // left out, so that their mapping (or its absence) speaks for itself.
 const std::unordered_set<std::string>& foldOnlyTypes()
 {
-    static const std::unordered_set<std::string> types{
-        "Constant", "Shape",  "Size",   "ConstantOfShape", "Range",        "ScatterND",      "Mod",
-        "NonZero",  "Tile",   "CumSum", "Trilu",           "ArgMax",       "ArgMin",         "GatherND",
-        "GatherElements", "OneHot", "And", "Or",           "Xor",          "Floor",          "Ceil",
-        "Round",    "Sign",   "LessOrEqual", "GreaterOrEqual", "Sum",      "Mean",           "ReduceMin",
-        "ReduceProd", "Sin",  "Cos"};
+    static const std::unordered_set<std::string> types { "Constant", "Shape", "Size", "ConstantOfShape", "Range",
+        "ScatterND", "Mod", "NonZero", "Tile", "CumSum", "Trilu", "ArgMax", "ArgMin", "GatherND", "GatherElements",
+        "OneHot", "And", "Or", "Xor", "Floor", "Ceil", "Round", "Sign", "LessOrEqual", "GreaterOrEqual", "Sum", "Mean",
+        "ReduceMin", "ReduceProd", "Sin", "Cos" };
     return types;
 }
 
@@ -47,7 +45,7 @@ Dims axesOf(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, st
     if (!fromInput)
         return Attributes(node).getInts("axes");
     const auto* axes = optionalInput(inputs, inputIndex);
-    return axes ? axes->toInts() : Dims{};
+    return axes ? axes->toInts() : Dims {};
 }
 
 ConstPtr gather(const ConstTensor& data, const ConstTensor& indices, std::int64_t axisAttr)
@@ -93,8 +91,8 @@ ConstPtr concat(const std::vector<ConstPtr>& inputs, std::int64_t axisAttr)
             throw NodeError("concat inputs differ in rank");
         for (std::size_t d = 0; d < dims.size(); ++d)
             if (d != axis && in->dims[d] != first.dims[d])
-                throw NodeError("concat inputs differ outside the axis: " + dimsToString(first.dims) + " vs " +
-                                dimsToString(in->dims));
+                throw NodeError("concat inputs differ outside the axis: " + dimsToString(first.dims) + " vs "
+                    + dimsToString(in->dims));
         dims[axis] += in->dims[axis];
         integer = integer && in->integer;
     }
@@ -183,19 +181,20 @@ std::vector<ConstPtr> split(const onnx::NodeProto& node, const std::vector<Const
     if (sizes.empty() && opset >= 18 && attrs.has("num_outputs")) {
         const auto n = attrs.getInt("num_outputs", parts);
         if (n <= 0 || n != parts)
-            throw NodeError("num_outputs " + std::to_string(n) + " does not match the " + std::to_string(parts) +
-                            " outputs");
+            throw NodeError(
+                "num_outputs " + std::to_string(n) + " does not match the " + std::to_string(parts) + " outputs");
         const std::int64_t chunk = (dim + n - 1) / n;
         sizes.assign(static_cast<std::size_t>(n), chunk);
         sizes.back() = dim - chunk * (n - 1);
     } else if (sizes.empty()) {
         if (parts <= 0 || dim % parts != 0)
-            throw NodeError("cannot split dimension " + std::to_string(dim) + " into " + std::to_string(parts) +
-                            " equal parts");
+            throw NodeError(
+                "cannot split dimension " + std::to_string(dim) + " into " + std::to_string(parts) + " equal parts");
         sizes.assign(static_cast<std::size_t>(parts), dim / parts);
     }
     if (static_cast<std::int64_t>(sizes.size()) != parts)
-        throw NodeError("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+        throw NodeError(
+            "split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
     std::int64_t total = 0;
     for (auto s : sizes) {
         if (s < 0 || s > dim)
@@ -203,11 +202,12 @@ std::vector<ConstPtr> split(const onnx::NodeProto& node, const std::vector<Const
         total += s;
     }
     if (total != dim)
-        throw NodeError("split sizes add up to " + std::to_string(total) + ", not the dimension " + std::to_string(dim));
+        throw NodeError(
+            "split sizes add up to " + std::to_string(total) + ", not the dimension " + std::to_string(dim));
     std::vector<ConstPtr> out;
     std::int64_t start = 0;
     for (auto s : sizes) {
-        out.push_back(slice(x, {start}, {start + s}, {axis}, {1}));
+        out.push_back(slice(x, { start }, { start + s }, { axis }, { 1 }));
         start += s;
     }
     return out;
@@ -241,13 +241,20 @@ std::int64_t wrapTo(std::int64_t v, std::int64_t to)
 {
     using T = onnx::TensorProto;
     switch (to) {
-    case T::INT8: return static_cast<std::int8_t>(v);
-    case T::UINT8: return static_cast<std::uint8_t>(v);
-    case T::INT16: return static_cast<std::int16_t>(v);
-    case T::UINT16: return static_cast<std::uint16_t>(v);
-    case T::INT32: return static_cast<std::int32_t>(v);
-    case T::UINT32: return static_cast<std::uint32_t>(v);
-    default: return v;
+    case T::INT8:
+        return static_cast<std::int8_t>(v);
+    case T::UINT8:
+        return static_cast<std::uint8_t>(v);
+    case T::INT16:
+        return static_cast<std::int16_t>(v);
+    case T::UINT16:
+        return static_cast<std::uint16_t>(v);
+    case T::INT32:
+        return static_cast<std::int32_t>(v);
+    case T::UINT32:
+        return static_cast<std::uint32_t>(v);
+    default:
+        return v;
     }
 }
 
@@ -283,8 +290,8 @@ ConstPtr cast(const ConstTensor& data, std::int64_t to)
         out->integer = true;
         for (std::size_t i = 0; i < data.size(); ++i)
             out->ints.push_back(data.at(i) != 0.0 ? 1 : 0); // NaN is true
-    } else if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128 ||
-               !T::DataType_IsValid(static_cast<int>(to))) {
+    } else if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128
+        || !T::DataType_IsValid(static_cast<int>(to))) {
         throw NodeError(std::string("cannot cast constants to ") + dataTypeName(static_cast<int>(to)));
     } else {
         out->integer = true;
@@ -301,16 +308,16 @@ ConstPtr constantNode(const onnx::NodeProto& node)
     if (const auto* t = attrs.getTensor("value"))
         return std::make_shared<ConstTensor>(decodeTensor(*t, "the value of Constant '" + node.output(0) + "'"));
     if (attrs.has("value_float"))
-        return std::make_shared<ConstTensor>(ConstTensor::ofFloats({}, {attrs.getFloat("value_float", 0)}));
+        return std::make_shared<ConstTensor>(ConstTensor::ofFloats({}, { attrs.getFloat("value_float", 0) }));
     if (attrs.has("value_floats")) {
         auto v = attrs.getFloats("value_floats");
-        return std::make_shared<ConstTensor>(ConstTensor::ofFloats({static_cast<std::int64_t>(v.size())}, v));
+        return std::make_shared<ConstTensor>(ConstTensor::ofFloats({ static_cast<std::int64_t>(v.size()) }, v));
     }
     if (attrs.has("value_int"))
-        return std::make_shared<ConstTensor>(ConstTensor::ofInts({}, {attrs.getInt("value_int", 0)}));
+        return std::make_shared<ConstTensor>(ConstTensor::ofInts({}, { attrs.getInt("value_int", 0) }));
     if (attrs.has("value_ints")) {
         auto v = attrs.getInts("value_ints");
-        return std::make_shared<ConstTensor>(ConstTensor::ofInts({static_cast<std::int64_t>(v.size())}, v));
+        return std::make_shared<ConstTensor>(ConstTensor::ofInts({ static_cast<std::int64_t>(v.size()) }, v));
     }
     throw NodeError("only tensor, float and int constants are supported (not sparse or string ones)");
 }
@@ -340,7 +347,7 @@ ConstPtr flatten(const ConstTensor& x, std::int64_t axis)
     std::int64_t outer = 1, inner = 1;
     for (int i = 0; i < x.rank(); ++i)
         (i < a ? outer : inner) *= x.dims[static_cast<std::size_t>(i)];
-    return withDims(x, {outer, inner});
+    return withDims(x, { outer, inner });
 }
 
 } // namespace
@@ -351,23 +358,26 @@ namespace folding {
 void addStructuralFolders(FolderTable& t)
 {
     t["Constant"] = [](const auto& node, const auto&, int) { return one(constantNode(node)); };
-    t["Identity"] = [](const auto&, const auto& in, int) { return one(withDims(input(in, 0, "data"), input(in, 0, "data").dims)); };
+    t["Identity"] = [](const auto&, const auto& in, int) {
+        return one(withDims(input(in, 0, "data"), input(in, 0, "data").dims));
+    };
     t["Dropout"] = [](const auto&, const auto& in, int opset) { // inference: the data, and a mask of ones
         const auto& x = input(in, 0, "data");
         // From opset 12 a training_mode input can ask for random dropping (a ratio of 0 drops nothing).
         const auto* ratio = optionalInput(in, 1);
         const auto* training = optionalInput(in, 2);
-        if (opset >= 12 && training && scalarInt(*training, "Dropout training_mode") != 0 &&
-            (ratio ? scalarReal(*ratio, "Dropout ratio") : 0.5) != 0.0)
+        if (opset >= 12 && training && scalarInt(*training, "Dropout training_mode") != 0
+            && (ratio ? scalarReal(*ratio, "Dropout ratio") : 0.5) != 0.0)
             throw NodeError("training-mode dropout is random, so it cannot be folded");
-        return std::vector<ConstPtr>{withDims(x, x.dims), std::make_shared<ConstTensor>(ConstTensor::ofInts(
-                                                              x.dims, std::vector<std::int64_t>(x.size(), 1)))};
+        return std::vector<ConstPtr> { withDims(x, x.dims),
+            std::make_shared<ConstTensor>(ConstTensor::ofInts(x.dims, std::vector<std::int64_t>(x.size(), 1))) };
     };
     t["Shape"] = [](const auto& node, const auto& in, int) {
         return one(std::make_shared<ConstTensor>(shapeConstant(node, input(in, 0, "data").dims)));
     };
     t["Size"] = [](const auto&, const auto& in, int) {
-        return one(std::make_shared<ConstTensor>(ConstTensor::ofInts({}, {static_cast<std::int64_t>(input(in, 0, "data").size())})));
+        return one(std::make_shared<ConstTensor>(
+            ConstTensor::ofInts({}, { static_cast<std::int64_t>(input(in, 0, "data").size()) })));
     };
     t["Gather"] = [](const auto& node, const auto& in, int) {
         return one(gather(input(in, 0, "data"), input(in, 1, "indices"), Attributes(node).getInt("axis", 0)));
@@ -375,7 +385,8 @@ void addStructuralFolders(FolderTable& t)
     t["Cast"] = [](const auto& node, const auto& in, int) {
         return one(cast(input(in, 0, "data"), Attributes(node).getInt("to", onnx::TensorProto::FLOAT)));
     };
-    t["ConstantOfShape"] = [](const auto& node, const auto& in, int) { return one(constantOfShape(node, input(in, 0, "shape"))); };
+    t["ConstantOfShape"]
+        = [](const auto& node, const auto& in, int) { return one(constantOfShape(node, input(in, 0, "shape"))); };
     t["Unsqueeze"] = [](const auto& node, const auto& in, int opset) {
         const auto& x = input(in, 0, "data");
         return one(withDims(x, unsqueezeDims(x.dims, axesOf(node, in, 1, opset >= 13))));
@@ -384,7 +395,8 @@ void addStructuralFolders(FolderTable& t)
         const auto& x = input(in, 0, "data");
         return one(withDims(x, squeezeDims(x.dims, axesOf(node, in, 1, opset >= 13))));
     };
-    t["Concat"] = [](const auto& node, const auto& in, int) { return one(concat(in, Attributes(node).getInt("axis", 1))); };
+    t["Concat"]
+        = [](const auto& node, const auto& in, int) { return one(concat(in, Attributes(node).getInt("axis", 1))); };
     t["Reshape"] = [](const auto& node, const auto& in, int) {
         const auto& x = input(in, 0, "data");
         const bool allowZero = Attributes(node).getInt("allowzero", 0) != 0;
@@ -398,7 +410,10 @@ void addStructuralFolders(FolderTable& t)
         const Attributes attrs(node);
         if (opset < 10) // attributes before opset 10
             return one(slice(x, attrs.getInts("starts"), attrs.getInts("ends"), attrs.getInts("axes"), {}));
-        auto optional = [&](std::size_t i) { const auto* v = optionalInput(in, i); return v ? v->toInts() : Dims{}; };
+        auto optional = [&](std::size_t i) {
+            const auto* v = optionalInput(in, i);
+            return v ? v->toInts() : Dims {};
+        };
         return one(slice(x, input(in, 1, "starts").toInts(), input(in, 2, "ends").toInts(), optional(3), optional(4)));
     };
     t["Split"] = [](const auto& node, const auto& in, int opset) { return split(node, in, opset); };
@@ -409,8 +424,14 @@ void addStructuralFolders(FolderTable& t)
 
 } // namespace folding
 
-bool isFoldableOpType(const std::string& opType) { return folders().count(opType) > 0; }
-bool isFoldOnlyOpType(const std::string& opType) { return foldOnlyTypes().count(opType) > 0; }
+bool isFoldableOpType(const std::string& opType)
+{
+    return folders().count(opType) > 0;
+}
+bool isFoldOnlyOpType(const std::string& opType)
+{
+    return foldOnlyTypes().count(opType) > 0;
+}
 
 std::int64_t normalizeAxis(std::int64_t axis, std::int64_t rank)
 {
@@ -426,8 +447,8 @@ std::vector<std::int64_t> squeezeDims(const std::vector<std::int64_t>& dims, std
     for (auto& a : axes) {
         a = normalizeAxis(a, rank);
         if (dims[static_cast<std::size_t>(a)] != 1)
-            throw NodeError("cannot squeeze axis " + std::to_string(a) + " of size " +
-                            std::to_string(dims[static_cast<std::size_t>(a)]));
+            throw NodeError("cannot squeeze axis " + std::to_string(a) + " of size "
+                + std::to_string(dims[static_cast<std::size_t>(a)]));
         drop[static_cast<std::size_t>(a)] = true;
     }
     std::vector<std::int64_t> out;
@@ -454,8 +475,8 @@ std::vector<std::int64_t> unsqueezeDims(const std::vector<std::int64_t>& dims, s
     return out;
 }
 
-std::vector<std::int64_t> reshapeDims(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& target,
-                                      bool allowZero)
+std::vector<std::int64_t> reshapeDims(
+    const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& target, bool allowZero)
 {
     std::int64_t total = 1;
     for (auto d : dims)
@@ -499,7 +520,7 @@ ConstTensor shapeConstant(const onnx::NodeProto& node, const std::vector<std::in
     std::vector<std::int64_t> values;
     for (auto i = start; i < end; ++i)
         values.push_back(dims[static_cast<std::size_t>(i)]);
-    return ConstTensor::ofInts({static_cast<std::int64_t>(values.size())}, values);
+    return ConstTensor::ofInts({ static_cast<std::int64_t>(values.size()) }, values);
 }
 
 std::vector<ConstPtr> foldNode(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, int opset)

@@ -29,7 +29,7 @@ std::int64_t normalizeAxis(std::int64_t axis, std::int64_t rank);
 std::vector<std::int64_t> squeezeDims(const std::vector<std::int64_t>& dims, std::vector<std::int64_t> axes);
 std::vector<std::int64_t> unsqueezeDims(const std::vector<std::int64_t>& dims, std::vector<std::int64_t> axes);
 // Reshape target with 0 (copy, unless allowZero) and -1 (infer) resolved.
-std::vector<std::int64_t> reshapeDims(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& target,
-                                      bool allowZero);
+std::vector<std::int64_t> reshapeDims(
+    const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& target, bool allowZero);
 
 } // namespace opsched::onnx_import

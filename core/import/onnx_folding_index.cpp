@@ -16,7 +16,8 @@ namespace {
 // none when that is negative.
 ConstPtr range(const ConstTensor& start, const ConstTensor& limit, const ConstTensor& delta)
 {
-    const auto tooMany = [] { return NodeError("Range has more than " + std::to_string(kMaxConstantElements) + " values"); };
+    const auto tooMany
+        = [] { return NodeError("Range has more than " + std::to_string(kMaxConstantElements) + " values"); };
     if (start.integer && limit.integer && delta.integer) {
         const std::int64_t s = scalarInt(start, "Range start"), l = scalarInt(limit, "Range limit");
         const std::int64_t d = scalarInt(delta, "Range delta");
@@ -38,7 +39,7 @@ ConstPtr range(const ConstTensor& start, const ConstTensor& limit, const ConstTe
         for (std::size_t i = 0; i < values.size(); ++i)
             // Unsigned, as i * delta may overflow int64 while the sum lies between start and limit.
             values[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(s) + i * static_cast<std::uint64_t>(d));
-        return std::make_shared<ConstTensor>(ConstTensor::ofInts({static_cast<std::int64_t>(n)}, std::move(values)));
+        return std::make_shared<ConstTensor>(ConstTensor::ofInts({ static_cast<std::int64_t>(n) }, std::move(values)));
     }
     const double s = scalarReal(start, "Range start"), l = scalarReal(limit, "Range limit");
     const double d = scalarReal(delta, "Range delta");
@@ -51,7 +52,7 @@ ConstPtr range(const ConstTensor& start, const ConstTensor& limit, const ConstTe
     std::vector<float> values(n);
     for (std::size_t i = 0; i < n; ++i)
         values[i] = static_cast<float>(s + static_cast<double>(i) * d);
-    return std::make_shared<ConstTensor>(ConstTensor::ofFloats({static_cast<std::int64_t>(n)}, std::move(values)));
+    return std::make_shared<ConstTensor>(ConstTensor::ofFloats({ static_cast<std::int64_t>(n) }, std::move(values)));
 }
 
 // The data broadcast with a shape in both directions (a 1 in the shape keeps the data's dimension).
@@ -75,8 +76,8 @@ ConstPtr tile(const ConstTensor& data, const ConstTensor& repeats)
 {
     const auto reps = repeats.toInts();
     if (repeats.rank() != 1 || reps.size() != data.dims.size())
-        throw NodeError("Tile needs one repeat per dimension: " + dimsToString(repeats.dims) + " repeats for rank " +
-                        std::to_string(data.rank()));
+        throw NodeError("Tile needs one repeat per dimension: " + dimsToString(repeats.dims) + " repeats for rank "
+            + std::to_string(data.rank()));
     Dims dims(data.dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d) {
         if (reps[d] < 0)
@@ -99,7 +100,7 @@ ConstPtr tile(const ConstTensor& data, const ConstTensor& repeats)
 
 // Offset into `data` of the index tuple `tuple` (k values) over data's dimensions from `first` on.
 std::size_t tupleOffset(const ConstTensor& data, const Dims& strides, const std::int64_t* tuple, std::size_t k,
-                        std::size_t first, const char* what)
+    std::size_t first, const char* what)
 {
     std::int64_t flat = 0;
     for (std::size_t i = 0; i < k; ++i)
@@ -109,15 +110,15 @@ std::size_t tupleOffset(const ConstTensor& data, const Dims& strides, const std:
 
 // A copy of the data with slices replaced (or combined, with a reduction) by the updates at the
 // index tuples of the last indices dimension.
-ConstPtr scatterND(const ConstTensor& data, const ConstTensor& indices, const ConstTensor& updates,
-                   const std::string& reduction)
+ConstPtr scatterND(
+    const ConstTensor& data, const ConstTensor& indices, const ConstTensor& updates, const std::string& reduction)
 {
     if (indices.rank() == 0)
         throw NodeError("ScatterND indices must have rank 1 or more");
     const auto k = static_cast<std::size_t>(indices.dims.back());
     if (k > data.dims.size())
-        throw NodeError("ScatterND index tuples of length " + std::to_string(k) + " exceed the data's rank " +
-                        std::to_string(data.rank()));
+        throw NodeError("ScatterND index tuples of length " + std::to_string(k) + " exceed the data's rank "
+            + std::to_string(data.rank()));
     Dims expected(indices.dims.begin(), indices.dims.end() - 1);
     expected.insert(expected.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end());
     if (updates.dims != expected)
@@ -126,9 +127,10 @@ ConstPtr scatterND(const ConstTensor& data, const ConstTensor& indices, const Co
         throw NodeError("ScatterND reduction '" + reduction + "' is not supported");
     auto out = std::make_shared<ConstTensor>(data);
     const auto idx = indices.toInts();
-    const auto updateInts = out->integer ? updates.toInts() : std::vector<std::int64_t>{};
+    const auto updateInts = out->integer ? updates.toInts() : std::vector<std::int64_t> {};
     const auto strides = stridesOf(data.dims);
-    const auto block = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end()));
+    const auto block
+        = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(k), data.dims.end()));
     const auto tuples = static_cast<std::size_t>(product(indices.dims.begin(), indices.dims.end() - 1));
     for (std::size_t t = 0; t < tuples; ++t) {
         const std::size_t base = tupleOffset(data, strides, idx.data() + t * k, k, 0, "ScatterND");
@@ -137,17 +139,18 @@ ConstPtr scatterND(const ConstTensor& data, const ConstTensor& indices, const Co
             if (reduction == "none") {
                 copyElement(*out, to, updates, from);
             } else if (out->integer) { // add and mul wrap instead of overflowing
-                const auto x = static_cast<std::uint64_t>(out->ints[to]), u = static_cast<std::uint64_t>(updateInts[from]);
-                out->ints[to] = reduction == "add"   ? static_cast<std::int64_t>(x + u)
-                                : reduction == "mul" ? static_cast<std::int64_t>(x * u)
-                                : reduction == "max" ? std::max(out->ints[to], updateInts[from])
-                                                     : std::min(out->ints[to], updateInts[from]);
+                const auto x = static_cast<std::uint64_t>(out->ints[to]),
+                           u = static_cast<std::uint64_t>(updateInts[from]);
+                out->ints[to] = reduction == "add" ? static_cast<std::int64_t>(x + u)
+                    : reduction == "mul"           ? static_cast<std::int64_t>(x * u)
+                    : reduction == "max"           ? std::max(out->ints[to], updateInts[from])
+                                                   : std::min(out->ints[to], updateInts[from]);
             } else {
                 const double x = out->floats[to], u = updates.at(from);
-                out->floats[to] = static_cast<float>(reduction == "add"   ? x + u
-                                                     : reduction == "mul" ? x * u
-                                                     : reduction == "max" ? std::max(x, u)
-                                                                          : std::min(x, u));
+                out->floats[to] = static_cast<float>(reduction == "add" ? x + u
+                        : reduction == "mul"                            ? x * u
+                        : reduction == "max"                            ? std::max(x, u)
+                                                                        : std::min(x, u));
             }
         }
     }
@@ -158,13 +161,13 @@ ConstPtr scatterND(const ConstTensor& data, const ConstTensor& indices, const Co
 ConstPtr gatherElements(const ConstTensor& data, const ConstTensor& indices, std::int64_t axisAttr)
 {
     if (data.rank() == 0 || indices.rank() != data.rank())
-        throw NodeError("GatherElements needs indices " + dimsToString(indices.dims) + " of the data's rank (" +
-                        dimsToString(data.dims) + ")");
+        throw NodeError("GatherElements needs indices " + dimsToString(indices.dims) + " of the data's rank ("
+            + dimsToString(data.dims) + ")");
     const auto axis = static_cast<std::size_t>(normalizeAxis(axisAttr, data.rank()));
     for (std::size_t d = 0; d < data.dims.size(); ++d)
         if (d != axis && indices.dims[d] > data.dims[d])
-            throw NodeError("GatherElements indices " + dimsToString(indices.dims) + " exceed the data " +
-                            dimsToString(data.dims) + " outside the axis");
+            throw NodeError("GatherElements indices " + dimsToString(indices.dims) + " exceed the data "
+                + dimsToString(data.dims) + " outside the axis");
     const auto idx = indices.toInts();
     const auto strides = stridesOf(data.dims);
     std::vector<std::size_t> index;
@@ -183,30 +186,35 @@ ConstPtr gatherND(const ConstTensor& data, const ConstTensor& indices, std::int6
     const auto q = indices.dims.size();
     if (q == 0)
         throw NodeError("GatherND indices must have rank 1 or more");
-    if (batchDims < 0 || static_cast<std::size_t>(batchDims) >= q || static_cast<std::size_t>(batchDims) > data.dims.size())
+    if (batchDims < 0 || static_cast<std::size_t>(batchDims) >= q
+        || static_cast<std::size_t>(batchDims) > data.dims.size())
         throw NodeError("GatherND batch_dims " + std::to_string(batchDims) + " is out of range");
     const auto b = static_cast<std::size_t>(batchDims);
     const auto k = static_cast<std::size_t>(indices.dims.back());
     if (b + k > data.dims.size())
-        throw NodeError("GatherND index tuples of length " + std::to_string(k) + " exceed the data's rank " +
-                        std::to_string(data.rank()));
+        throw NodeError("GatherND index tuples of length " + std::to_string(k) + " exceed the data's rank "
+            + std::to_string(data.rank()));
     for (std::size_t d = 0; d < b; ++d)
         if (indices.dims[d] != data.dims[d])
-            throw NodeError("GatherND batch dimensions differ: " + dimsToString(indices.dims) + " vs " + dimsToString(data.dims));
+            throw NodeError(
+                "GatherND batch dimensions differ: " + dimsToString(indices.dims) + " vs " + dimsToString(data.dims));
     Dims dims(indices.dims.begin(), indices.dims.end() - 1);
     dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(b + k), data.dims.end());
     const auto idx = indices.toInts();
     const auto strides = stridesOf(data.dims);
-    const auto block = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(b + k), data.dims.end()));
+    const auto block
+        = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(b + k), data.dims.end()));
     // Index tuples per batch, and the data elements per batch.
-    const auto perBatch = static_cast<std::size_t>(product(indices.dims.begin() + static_cast<std::ptrdiff_t>(b), indices.dims.end() - 1));
-    const auto batchSize = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(b), data.dims.end()));
+    const auto perBatch = static_cast<std::size_t>(
+        product(indices.dims.begin() + static_cast<std::ptrdiff_t>(b), indices.dims.end() - 1));
+    const auto batchSize
+        = static_cast<std::size_t>(product(data.dims.begin() + static_cast<std::ptrdiff_t>(b), data.dims.end()));
     const std::size_t tuples = static_cast<std::size_t>(product(indices.dims.begin(), indices.dims.end() - 1));
     std::vector<std::size_t> index;
     index.reserve(elementsOf(dims));
     for (std::size_t t = 0; t < tuples; ++t) {
-        const std::size_t base = (t / std::max<std::size_t>(perBatch, 1)) * batchSize +
-                                 tupleOffset(data, strides, idx.data() + t * k, k, b, "GatherND");
+        const std::size_t base = (t / std::max<std::size_t>(perBatch, 1)) * batchSize
+            + tupleOffset(data, strides, idx.data() + t * k, k, b, "GatherND");
         for (std::size_t j = 0; j < block; ++j)
             index.push_back(base + j);
     }
@@ -216,7 +224,7 @@ ConstPtr gatherND(const ConstTensor& data, const ConstTensor& indices, std::int6
 // Coordinates of the non-zero elements, one row per dimension (a scalar counts as 1-D).
 ConstPtr nonZero(const ConstTensor& x)
 {
-    const Dims dims = x.rank() == 0 ? Dims{1} : x.dims;
+    const Dims dims = x.rank() == 0 ? Dims { 1 } : x.dims;
     std::size_t n = 0;
     for (std::size_t k = 0; k < x.size(); ++k)
         n += x.at(k) != 0.0;
@@ -229,8 +237,8 @@ ConstPtr nonZero(const ConstTensor& x)
             values[d * n + i] = c[d];
         ++i;
     });
-    return std::make_shared<ConstTensor>(
-        ConstTensor::ofInts({static_cast<std::int64_t>(dims.size()), static_cast<std::int64_t>(n)}, std::move(values)));
+    return std::make_shared<ConstTensor>(ConstTensor::ofInts(
+        { static_cast<std::int64_t>(dims.size()), static_cast<std::int64_t>(n) }, std::move(values)));
 }
 
 // Keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dimensions.
@@ -249,7 +257,8 @@ ConstPtr trilu(const ConstTensor& x, std::int64_t k, bool upper)
 }
 
 // A new dimension of `depth` at `axis` holding values[1] where it equals the index, else values[0].
-ConstPtr oneHot(const ConstTensor& indices, const ConstTensor& depthIn, const ConstTensor& values, std::int64_t axisAttr)
+ConstPtr oneHot(
+    const ConstTensor& indices, const ConstTensor& depthIn, const ConstTensor& values, std::int64_t axisAttr)
 {
     const std::int64_t depth = scalarInt(depthIn, "OneHot depth");
     if (depth < 0)
@@ -260,7 +269,8 @@ ConstPtr oneHot(const ConstTensor& indices, const ConstTensor& depthIn, const Co
     Dims dims = indices.dims;
     dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(axis), depth);
     const auto idx = indices.toInts();
-    const auto inner = static_cast<std::size_t>(product(indices.dims.begin() + static_cast<std::ptrdiff_t>(axis), indices.dims.end()));
+    const auto inner = static_cast<std::size_t>(
+        product(indices.dims.begin() + static_cast<std::ptrdiff_t>(axis), indices.dims.end()));
     auto out = emptyLike(values, dims);
     forEachIndex(dims, [&](std::size_t e, const Dims& c) {
         // The indices element: c without the new axis, as outer * inner + rest.
@@ -285,11 +295,13 @@ void addIndexingFolders(FolderTable& t)
     t["Range"] = [](const auto&, const auto& in, int) {
         return one(range(input(in, 0, "start"), input(in, 1, "limit"), input(in, 2, "delta")));
     };
-    t["Expand"] = [](const auto&, const auto& in, int) { return one(expand(input(in, 0, "data"), input(in, 1, "shape"))); };
-    t["Tile"] = [](const auto&, const auto& in, int) { return one(tile(input(in, 0, "data"), input(in, 1, "repeats"))); };
+    t["Expand"]
+        = [](const auto&, const auto& in, int) { return one(expand(input(in, 0, "data"), input(in, 1, "shape"))); };
+    t["Tile"]
+        = [](const auto&, const auto& in, int) { return one(tile(input(in, 0, "data"), input(in, 1, "repeats"))); };
     t["ScatterND"] = [](const auto& node, const auto& in, int) {
         return one(scatterND(input(in, 0, "data"), input(in, 1, "indices"), input(in, 2, "updates"),
-                             Attributes(node).getString("reduction", "none")));
+            Attributes(node).getString("reduction", "none")));
     };
     t["GatherElements"] = [](const auto& node, const auto& in, int) {
         return one(gatherElements(input(in, 0, "data"), input(in, 1, "indices"), Attributes(node).getInt("axis", 0)));
@@ -300,11 +312,12 @@ void addIndexingFolders(FolderTable& t)
     t["NonZero"] = [](const auto&, const auto& in, int) { return one(nonZero(input(in, 0, "data"))); };
     t["Trilu"] = [](const auto& node, const auto& in, int) {
         const auto* k = optionalInput(in, 1);
-        return one(trilu(input(in, 0, "data"), k ? scalarInt(*k, "Trilu k") : 0, Attributes(node).getInt("upper", 1) != 0));
+        return one(
+            trilu(input(in, 0, "data"), k ? scalarInt(*k, "Trilu k") : 0, Attributes(node).getInt("upper", 1) != 0));
     };
     t["OneHot"] = [](const auto& node, const auto& in, int) {
         return one(oneHot(input(in, 0, "indices"), input(in, 1, "depth"), input(in, 2, "values"),
-                          Attributes(node).getInt("axis", -1)));
+            Attributes(node).getInt("axis", -1)));
     };
 }
 

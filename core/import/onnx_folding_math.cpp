@@ -16,8 +16,7 @@ namespace {
 
 // Applies f(offsets) over the broadcast of `ins` (offsets[i]: the element of ins[i]). f returns
 // an integer or a double; the result is an integer tensor when `integerOut`, else float.
-template <typename F>
-ConstPtr mapBroadcast(const std::vector<const ConstTensor*>& ins, bool integerOut, F f)
+template <typename F> ConstPtr mapBroadcast(const std::vector<const ConstTensor*>& ins, bool integerOut, F f)
 {
     Dims dims;
     for (const auto* in : ins)
@@ -49,9 +48,18 @@ ConstPtr mapBroadcast(const std::vector<const ConstTensor*>& ins, bool integerOu
 }
 
 // Wrapping integer arithmetic: absurd shape values must not be undefined behaviour.
-std::int64_t wrapAdd(std::int64_t x, std::int64_t y) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)); }
-std::int64_t wrapSub(std::int64_t x, std::int64_t y) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)); }
-std::int64_t wrapMul(std::int64_t x, std::int64_t y) { return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)); }
+std::int64_t wrapAdd(std::int64_t x, std::int64_t y)
+{
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y));
+}
+std::int64_t wrapSub(std::int64_t x, std::int64_t y)
+{
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y));
+}
+std::int64_t wrapMul(std::int64_t x, std::int64_t y)
+{
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y));
+}
 
 void checkDivisor(std::int64_t x, std::int64_t y, const char* what)
 {
@@ -92,12 +100,18 @@ std::int64_t intPow(std::int64_t x, std::int64_t y)
 }
 
 // Min and Max propagate NaN, as numpy's minimum and maximum do.
-double realMin(double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : std::min(x, y); }
-double realMax(double x, double y) { return std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y); }
+double realMin(double x, double y)
+{
+    return std::isnan(x) || std::isnan(y) ? std::nan("") : std::min(x, y);
+}
+double realMax(double x, double y)
+{
+    return std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y);
+}
 
 ConstPtr binary(const std::string& op, const ConstTensor& a, const ConstTensor& b, const onnx::NodeProto* node)
 {
-    const std::vector<const ConstTensor*> ins{&a, &b};
+    const std::vector<const ConstTensor*> ins { &a, &b };
     const bool ints = a.integer && b.integer;
     if (op == "Pow") { // result has the base's type, whatever the exponent's
         if (ints)
@@ -123,15 +137,17 @@ ConstPtr binary(const std::string& op, const ConstTensor& a, const ConstTensor& 
         if (op == "Mul")
             return intOp(wrapMul);
         if (op == "Div") // truncates towards zero, as ONNX runtimes do
-            return intOp([](std::int64_t x, std::int64_t y) { checkDivisor(x, y, "division"); return x / y; });
+            return intOp([](std::int64_t x, std::int64_t y) {
+                checkDivisor(x, y, "division");
+                return x / y;
+            });
         if (op == "Min")
             return intOp([](std::int64_t x, std::int64_t y) { return std::min(x, y); });
         if (op == "Max")
             return intOp([](std::int64_t x, std::int64_t y) { return std::max(x, y); });
     }
-    auto realOp = [&](auto fn) {
-        return mapBroadcast(ins, false, [&](const auto& o) { return fn(a.at(o[0]), b.at(o[1])); });
-    };
+    auto realOp
+        = [&](auto fn) { return mapBroadcast(ins, false, [&](const auto& o) { return fn(a.at(o[0]), b.at(o[1])); }); };
     if (op == "Add" || op == "Sum" || op == "Mean")
         return realOp([](double x, double y) { return x + y; });
     if (op == "Sub")
@@ -186,13 +202,13 @@ ConstPtr compare(const std::string& op, const ConstTensor& a, const ConstTensor&
     };
     // Integers compare exactly (int64 bounds such as INT64_MAX do not survive a double).
     if (a.integer && b.integer)
-        return mapBroadcast({&a, &b}, true, [&](const auto& o) { return test(a.ints[o[0]], b.ints[o[1]]); });
-    return mapBroadcast({&a, &b}, true, [&](const auto& o) { return test(a.at(o[0]), b.at(o[1])); });
+        return mapBroadcast({ &a, &b }, true, [&](const auto& o) { return test(a.ints[o[0]], b.ints[o[1]]); });
+    return mapBroadcast({ &a, &b }, true, [&](const auto& o) { return test(a.at(o[0]), b.at(o[1])); });
 }
 
 ConstPtr logical(const std::string& op, const ConstTensor& a, const ConstTensor& b)
 {
-    return mapBroadcast({&a, &b}, true, [&](const auto& o) -> std::int64_t {
+    return mapBroadcast({ &a, &b }, true, [&](const auto& o) -> std::int64_t {
         const bool x = a.at(o[0]) != 0.0, y = b.at(o[1]) != 0.0;
         return op == "And" ? (x && y) : op == "Or" ? (x || y) : (x != y);
     });
@@ -201,10 +217,10 @@ ConstPtr logical(const std::string& op, const ConstTensor& a, const ConstTensor&
 ConstPtr where(const ConstTensor& cond, const ConstTensor& x, const ConstTensor& y)
 {
     if (x.integer && y.integer)
-        return mapBroadcast({&cond, &x, &y}, true,
-                            [&](const auto& o) { return cond.at(o[0]) != 0.0 ? x.ints[o[1]] : y.ints[o[2]]; });
-    return mapBroadcast({&cond, &x, &y}, false,
-                        [&](const auto& o) { return cond.at(o[0]) != 0.0 ? x.at(o[1]) : y.at(o[2]); });
+        return mapBroadcast(
+            { &cond, &x, &y }, true, [&](const auto& o) { return cond.at(o[0]) != 0.0 ? x.ints[o[1]] : y.ints[o[2]]; });
+    return mapBroadcast(
+        { &cond, &x, &y }, false, [&](const auto& o) { return cond.at(o[0]) != 0.0 ? x.at(o[1]) : y.at(o[2]); });
 }
 
 // Clip bounds: attributes before opset 11, optional scalar inputs since. min is applied before
@@ -217,7 +233,7 @@ ConstPtr clip(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, 
     if (x.integer && opset >= 11) {
         const std::int64_t low = lo ? scalarInt(*lo, "Clip min") : std::numeric_limits<std::int64_t>::min();
         const std::int64_t high = hi ? scalarInt(*hi, "Clip max") : std::numeric_limits<std::int64_t>::max();
-        return mapBroadcast({&x}, true, [&](const auto& o) { return std::min(std::max(x.ints[o[0]], low), high); });
+        return mapBroadcast({ &x }, true, [&](const auto& o) { return std::min(std::max(x.ints[o[0]], low), high); });
     }
     double low = -std::numeric_limits<double>::infinity(), high = std::numeric_limits<double>::infinity();
     if (opset < 11) {
@@ -229,37 +245,46 @@ ConstPtr clip(const onnx::NodeProto& node, const std::vector<ConstPtr>& inputs, 
         high = hi ? scalarReal(*hi, "Clip max") : high;
     }
     // std::max/min keep a NaN element (it compares false).
-    return mapBroadcast({&x}, x.integer, [&](const auto& o) { return std::min(std::max(x.at(o[0]), low), high); });
+    return mapBroadcast({ &x }, x.integer, [&](const auto& o) { return std::min(std::max(x.at(o[0]), low), high); });
 }
 
 struct Unary {
-    bool keepsIntegers;                 // integer in, integer out; else the result is float
+    bool keepsIntegers; // integer in, integer out; else the result is float
     std::int64_t (*onInt)(std::int64_t); // for keepsIntegers
     double (*onReal)(double);
 };
 
-double sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; } // keeps 0 and NaN
-std::int64_t identity(std::int64_t x) { return x; }
+double sign(double x)
+{
+    return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+} // keeps 0 and NaN
+std::int64_t identity(std::int64_t x)
+{
+    return x;
+}
 
 const std::unordered_map<std::string, Unary>& unaryOps()
 {
-    static const std::unordered_map<std::string, Unary> ops{
-        {"Abs", {true, [](std::int64_t x) { return x < 0 ? wrapSub(0, x) : x; }, [](double x) { return std::fabs(x); }}},
-        {"Neg", {true, [](std::int64_t x) { return wrapSub(0, x); }, [](double x) { return -x; }}},
-        {"Sign", {true, [](std::int64_t x) -> std::int64_t { return (x > 0) - (x < 0); }, sign}},
-        {"Relu", {true, [](std::int64_t x) { return std::max<std::int64_t>(x, 0); }, [](double x) { return x < 0 ? 0.0 : x; }}},
-        {"Floor", {true, identity, [](double x) { return std::floor(x); }}},
-        {"Ceil", {true, identity, [](double x) { return std::ceil(x); }}},
-        {"Round", {true, identity, [](double x) { return std::nearbyint(x); }}}, // halves to even
-        {"Sqrt", {false, nullptr, [](double x) { return std::sqrt(x); }}},
-        {"Exp", {false, nullptr, [](double x) { return std::exp(x); }}},
-        {"Log", {false, nullptr, [](double x) { return std::log(x); }}},
-        {"Erf", {false, nullptr, [](double x) { return std::erf(x); }}},
-        {"Tanh", {false, nullptr, [](double x) { return std::tanh(x); }}},
-        {"Sigmoid", {false, nullptr, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }}},
-        {"Reciprocal", {false, nullptr, [](double x) { return 1.0 / x; }}},
-        {"Sin", {false, nullptr, [](double x) { return std::sin(x); }}},
-        {"Cos", {false, nullptr, [](double x) { return std::cos(x); }}},
+    static const std::unordered_map<std::string, Unary> ops {
+        { "Abs",
+            { true, [](std::int64_t x) { return x < 0 ? wrapSub(0, x) : x; }, [](double x) { return std::fabs(x); } } },
+        { "Neg", { true, [](std::int64_t x) { return wrapSub(0, x); }, [](double x) { return -x; } } },
+        { "Sign", { true, [](std::int64_t x) -> std::int64_t { return (x > 0) - (x < 0); }, sign } },
+        { "Relu",
+            { true, [](std::int64_t x) { return std::max<std::int64_t>(x, 0); },
+                [](double x) { return x < 0 ? 0.0 : x; } } },
+        { "Floor", { true, identity, [](double x) { return std::floor(x); } } },
+        { "Ceil", { true, identity, [](double x) { return std::ceil(x); } } },
+        { "Round", { true, identity, [](double x) { return std::nearbyint(x); } } }, // halves to even
+        { "Sqrt", { false, nullptr, [](double x) { return std::sqrt(x); } } },
+        { "Exp", { false, nullptr, [](double x) { return std::exp(x); } } },
+        { "Log", { false, nullptr, [](double x) { return std::log(x); } } },
+        { "Erf", { false, nullptr, [](double x) { return std::erf(x); } } },
+        { "Tanh", { false, nullptr, [](double x) { return std::tanh(x); } } },
+        { "Sigmoid", { false, nullptr, [](double x) { return 1.0 / (1.0 + std::exp(-x)); } } },
+        { "Reciprocal", { false, nullptr, [](double x) { return 1.0 / x; } } },
+        { "Sin", { false, nullptr, [](double x) { return std::sin(x); } } },
+        { "Cos", { false, nullptr, [](double x) { return std::cos(x); } } },
     };
     return ops;
 }
@@ -268,31 +293,31 @@ ConstPtr unary(const Unary& u, const ConstTensor& x)
 {
     // Float results are rounded from the double of the float input.
     if (x.integer && u.keepsIntegers)
-        return mapBroadcast({&x}, true, [&](const auto& o) { return u.onInt(x.ints[o[0]]); });
-    return mapBroadcast({&x}, false, [&](const auto& o) { return u.onReal(x.at(o[0])); });
+        return mapBroadcast({ &x }, true, [&](const auto& o) { return u.onInt(x.ints[o[0]]); });
+    return mapBroadcast({ &x }, false, [&](const auto& o) { return u.onReal(x.at(o[0])); });
 }
 
 } // namespace
 
 void addElementwiseFolders(FolderTable& t)
 {
-    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod"})
+    for (const char* op : { "Add", "Sub", "Mul", "Div", "Pow", "Mod" })
         t[op] = [](const auto& node, const auto& in, int) {
             return one(binary(node.op_type(), input(in, 0, "first"), input(in, 1, "second"), &node));
         };
-    for (const char* op : {"Min", "Max", "Sum", "Mean"})
+    for (const char* op : { "Min", "Max", "Sum", "Mean" })
         t[op] = [](const auto& node, const auto& in, int) { return one(variadic(node.op_type(), in)); };
-    for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
+    for (const char* op : { "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual" })
         t[op] = [](const auto& node, const auto& in, int) {
             return one(compare(node.op_type(), input(in, 0, "first"), input(in, 1, "second")));
         };
-    for (const char* op : {"And", "Or", "Xor"})
+    for (const char* op : { "And", "Or", "Xor" })
         t[op] = [](const auto& node, const auto& in, int) {
             return one(logical(node.op_type(), input(in, 0, "first"), input(in, 1, "second")));
         };
     t["Not"] = [](const auto&, const auto& in, int) {
         const auto& x = input(in, 0, "data");
-        return one(mapBroadcast({&x}, true, [&](const auto& o) -> std::int64_t { return x.at(o[0]) == 0.0; }));
+        return one(mapBroadcast({ &x }, true, [&](const auto& o) -> std::int64_t { return x.at(o[0]) == 0.0; }));
     };
     t["Where"] = [](const auto&, const auto& in, int) {
         return one(where(input(in, 0, "condition"), input(in, 1, "X"), input(in, 2, "Y")));

@@ -21,9 +21,9 @@ struct AxisView {
 
 AxisView viewAround(const Dims& dims, std::size_t axis)
 {
-    return {static_cast<std::size_t>(product(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(axis))),
-            static_cast<std::size_t>(dims[axis]),
-            static_cast<std::size_t>(product(dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dims.end()))};
+    return { static_cast<std::size_t>(product(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(axis))),
+        static_cast<std::size_t>(dims[axis]),
+        static_cast<std::size_t>(product(dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dims.end())) };
 }
 
 ConstPtr reduce(const std::string& op, const ConstTensor& x, const Dims& axes, bool keepDims)
@@ -53,7 +53,10 @@ ConstPtr reduce(const std::string& op, const ConstTensor& x, const Dims& axes, b
     out->integer = x.integer;
     if (x.integer) {
         using L = std::numeric_limits<std::int64_t>;
-        const std::int64_t init = op == "ReduceProd" ? 1 : op == "ReduceMax" ? L::min() : op == "ReduceMin" ? L::max() : 0;
+        const std::int64_t init = op == "ReduceProd" ? 1
+            : op == "ReduceMax"                      ? L::min()
+            : op == "ReduceMin"                      ? L::max()
+                                                     : 0;
         std::vector<std::int64_t> acc(n, init);
         forEachIndex(x.dims, [&](std::size_t k, const Dims& c) {
             auto& a = acc[offsetOf(c, strides)];
@@ -103,8 +106,8 @@ std::vector<ConstPtr> reduceNode(const onnx::NodeProto& node, const std::vector<
     else if (const auto* a = optionalInput(inputs, 1))
         axes = a->toInts();
     if (axes.empty() && attrs.getInt("noop_with_empty_axes", 0) != 0)
-        return {withDims(x, x.dims)};
-    return {reduce(op, x, axes, attrs.getInt("keepdims", 1) != 0)};
+        return { withDims(x, x.dims) };
+    return { reduce(op, x, axes, attrs.getInt("keepdims", 1) != 0) };
 }
 
 // Index of the first (or with selectLast the last) maximum or minimum along the axis; NaN counts
@@ -180,19 +183,18 @@ ConstPtr cumSum(const ConstTensor& x, std::int64_t axisValue, bool exclusive, bo
 
 void addReductionFolders(FolderTable& t)
 {
-    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"})
+    for (const char* op : { "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd" })
         t[op] = reduceNode;
-    for (const char* op : {"ArgMax", "ArgMin"})
+    for (const char* op : { "ArgMax", "ArgMin" })
         t[op] = [](const auto& node, const auto& in, int) {
             const Attributes attrs(node);
-            return std::vector<ConstPtr>{argExtreme(node.op_type() == "ArgMax", input(in, 0, "data"), attrs.getInt("axis", 0),
-                                                    attrs.getInt("keepdims", 1) != 0,
-                                                    attrs.getInt("select_last_index", 0) != 0)};
+            return std::vector<ConstPtr> { argExtreme(node.op_type() == "ArgMax", input(in, 0, "data"),
+                attrs.getInt("axis", 0), attrs.getInt("keepdims", 1) != 0, attrs.getInt("select_last_index", 0) != 0) };
         };
     t["CumSum"] = [](const auto& node, const auto& in, int) {
         const Attributes attrs(node);
-        return std::vector<ConstPtr>{cumSum(input(in, 0, "data"), scalarInt(input(in, 1, "axis"), "CumSum axis"),
-                                            attrs.getInt("exclusive", 0) != 0, attrs.getInt("reverse", 0) != 0)};
+        return std::vector<ConstPtr> { cumSum(input(in, 0, "data"), scalarInt(input(in, 1, "axis"), "CumSum axis"),
+            attrs.getInt("exclusive", 0) != 0, attrs.getInt("reverse", 0) != 0) };
     };
 }
 

@@ -17,7 +17,8 @@ Dims stridesOf(const Dims& dims)
 
 std::size_t elementsOf(const Dims& dims)
 {
-    return static_cast<std::size_t>(checkedElements(dims, kMaxConstantElements, "a folded constant " + dimsToString(dims)));
+    return static_cast<std::size_t>(
+        checkedElements(dims, kMaxConstantElements, "a folded constant " + dimsToString(dims)));
 }
 
 Dims broadcastDims(const Dims& a, const Dims& b)
@@ -81,8 +82,8 @@ std::int64_t truncToInt(double v)
 std::int64_t indexInDim(std::int64_t index, std::int64_t dim, const char* what)
 {
     if (index < -dim || index >= dim)
-        throw NodeError(std::string(what) + " index " + std::to_string(index) + " is out of range for dimension " +
-                        std::to_string(dim));
+        throw NodeError(std::string(what) + " index " + std::to_string(index) + " is out of range for dimension "
+            + std::to_string(dim));
     return index < 0 ? index + dim : index;
 }
 

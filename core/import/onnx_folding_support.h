@@ -22,16 +22,15 @@ using FolderTable = std::unordered_map<std::string, Folder>;
 // Each family registers the op types it evaluates; isFoldableOpType is "is in the table".
 void addStructuralFolders(FolderTable& table); // onnx_constant_folding.cpp
 void addElementwiseFolders(FolderTable& table); // onnx_folding_math.cpp
-void addIndexingFolders(FolderTable& table);    // onnx_folding_index.cpp
-void addReductionFolders(FolderTable& table);   // onnx_folding_reduce.cpp
+void addIndexingFolders(FolderTable& table); // onnx_folding_index.cpp
+void addReductionFolders(FolderTable& table); // onnx_folding_reduce.cpp
 
 Dims stridesOf(const Dims& dims);
 // Element count of `dims`; throws for negative dimensions and beyond kMaxConstantElements.
 std::size_t elementsOf(const Dims& dims);
 
 // Calls f(k, coordinates) for each element of `dims`, k in row-major order.
-template <typename F>
-void forEachIndex(const Dims& dims, F f)
+template <typename F> void forEachIndex(const Dims& dims, F f)
 {
     const std::size_t total = elementsOf(dims);
     Dims coord(dims.size(), 0);
@@ -89,6 +88,9 @@ void copyElement(ConstTensor& dst, std::size_t to, const ConstTensor& src, std::
 // A tensor of `dims` whose element k is src's element index[k].
 ConstPtr pick(const ConstTensor& src, Dims dims, const std::vector<std::size_t>& index);
 ConstPtr withDims(const ConstTensor& src, Dims dims);
-inline std::vector<ConstPtr> one(ConstPtr t) { return {std::move(t)}; }
+inline std::vector<ConstPtr> one(ConstPtr t)
+{
+    return { std::move(t) };
+}
 
 } // namespace opsched::onnx_import::folding

@@ -150,8 +150,8 @@ std::vector<bool> bypassPassThroughs(onnx::GraphProto& graph, const std::vector<
 
 bool isActivationOpType(const std::string& opType)
 {
-    return opType == "Relu" || opType == "Clip" || opType == "Sigmoid" || opType == "HardSigmoid" ||
-           opType == "HardSwish" || opType == "Tanh";
+    return opType == "Relu" || opType == "Clip" || opType == "Sigmoid" || opType == "HardSigmoid"
+        || opType == "HardSwish" || opType == "Tanh";
 }
 
 FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& nodes, int opset)
@@ -161,7 +161,7 @@ FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& node
     plan.chainOf.assign(nodes.size(), -1);
     plan.padInto.assign(nodes.size(), -1);
     plan.padOf.assign(nodes.size(), -1);
-    Analysis a{nodes, plan, {}};
+    Analysis a { nodes, plan, {} };
     for (std::size_t k = 0; k < nodes.size(); ++k)
         for (const auto& in : nodes[k].proto->input())
             if (!in.empty() && !plan.dropped[k]) {
@@ -186,13 +186,13 @@ FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& node
 
     for (std::size_t k = 0; k < nodes.size(); ++k) {
         const auto& conv = *nodes[k].proto;
-        if (conv.op_type() != "Conv" || conv.input_size() < 2 || !a.isConst(conv.input(1)) ||
-            (conv.input_size() > 2 && !a.isConst(conv.input(2))) || a.isConst(conv.input(0)))
+        if (conv.op_type() != "Conv" || conv.input_size() < 2 || !a.isConst(conv.input(1))
+            || (conv.input_size() > 2 && !a.isConst(conv.input(2))) || a.isConst(conv.input(0)))
             continue;
-        ConvChain chain{k, std::nullopt, std::nullopt};
+        ConvChain chain { k, std::nullopt, std::nullopt };
         std::string current = conv.output(0);
-        if (auto next = a.soleReader(current); next && nodes[*next].opType() == "BatchNormalization" &&
-                                               foldableBatchNorm(a, *nodes[*next].proto, opset)) {
+        if (auto next = a.soleReader(current);
+            next && nodes[*next].opType() == "BatchNormalization" && foldableBatchNorm(a, *nodes[*next].proto, opset)) {
             chain.batchNorm = *next;
             current = nodes[*next].proto->output(0);
         }
@@ -210,7 +210,8 @@ FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& node
         plan.chains.push_back(chain);
     }
 
-    plan.patterns = findTransformerPatterns({graph, nodes, plan.constants, plan.consumers, plan.chainOf, plan.dropped});
+    plan.patterns
+        = findTransformerPatterns({ graph, nodes, plan.constants, plan.consumers, plan.chainOf, plan.dropped });
     plan.patternOf.assign(nodes.size(), -1);
     for (std::size_t i = 0; i < plan.patterns.size(); ++i)
         for (auto k : plan.patterns[i].members)

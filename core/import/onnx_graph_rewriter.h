@@ -28,7 +28,7 @@ struct ConvChain {
 
 struct FusionPlan {
     std::vector<ConvChain> chains;
-    std::vector<int> chainOf;                             // per node position: chain index or -1
+    std::vector<int> chainOf; // per node position: chain index or -1
     // A zero-valued spatial Pad read only by a Conv or an AveragePool can become that op's own
     // padding (as PyTorch exports avg_pool2d with padding). Per node position: the consumer a Pad
     // may fold into (padInto) and the Pad that may fold into a consumer (padOf), or -1; whether
@@ -39,9 +39,9 @@ struct FusionPlan {
     std::vector<bool> dropped;
     // Transformer blocks imported as one op each (layer norms, GELUs, Linear layers).
     std::vector<PatternMatch> patterns;
-    std::vector<int> patternOf;                           // per node position: pattern index or -1
-    std::unordered_map<std::string, int> consumers;       // reads by nodes, plus one per graph output
-    std::unordered_set<std::string> constants;            // values that fold to constants
+    std::vector<int> patternOf; // per node position: pattern index or -1
+    std::unordered_map<std::string, int> consumers; // reads by nodes, plus one per graph output
+    std::unordered_set<std::string> constants; // values that fold to constants
     std::unordered_set<std::string> graphOutputs;
 };
 

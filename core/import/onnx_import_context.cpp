@@ -5,8 +5,10 @@
 namespace opsched::onnx_import {
 
 ImportContext::ImportContext(GraphBuilder& b, const onnx::GraphProto& graph, const FusionPlan& p, int opsetVersion,
-                             const std::vector<NodeRef>& nodes)
-    : builder(b), plan(p), opset(opsetVersion)
+    const std::vector<NodeRef>& nodes)
+    : builder(b)
+    , plan(p)
+    , opset(opsetVersion)
 {
     for (const auto& t : graph.initializer())
         initializers_.emplace(t.name(), &t);
@@ -52,7 +54,10 @@ void ImportContext::setGraphInput(const std::string& name, TensorId tensor)
     graphInputs_.insert(tensor);
 }
 
-void ImportContext::setFailed(const std::string& name) { values_[name] = Value{}; }
+void ImportContext::setFailed(const std::string& name)
+{
+    values_[name] = Value {};
+}
 
 TensorId ImportContext::activation(const std::string& name, const std::string& role)
 {
@@ -70,7 +75,8 @@ ConstPtr ImportContext::constant(const std::string& name, const std::string& rol
     if (!v)
         throw NodeError("has no " + role + " input");
     if (v->kind != Value::Kind::Constant)
-        throw NodeError("its " + role + " input '" + name + "' is computed at run time; opsched needs a constant there");
+        throw NodeError(
+            "its " + role + " input '" + name + "' is computed at run time; opsched needs a constant there");
     return v->constant;
 }
 
@@ -78,7 +84,7 @@ std::vector<std::int64_t> ImportContext::constantDims(const std::string& name, c
 {
     if (!values_.count(name))
         if (auto init = initializers_.find(name); init != initializers_.end())
-            return {init->second->dims().begin(), init->second->dims().end()};
+            return { init->second->dims().begin(), init->second->dims().end() };
     return constant(name, role)->dims;
 }
 
@@ -91,9 +97,15 @@ std::optional<Value::Kind> ImportContext::kindOf(const std::string& name) const
     return std::nullopt;
 }
 
-bool ImportContext::isConstant(const std::string& name) { return kindOf(name) == Value::Kind::Constant; }
+bool ImportContext::isConstant(const std::string& name)
+{
+    return kindOf(name) == Value::Kind::Constant;
+}
 
-bool ImportContext::isActivation(const std::string& name) { return kindOf(name) == Value::Kind::Activation; }
+bool ImportContext::isActivation(const std::string& name)
+{
+    return kindOf(name) == Value::Kind::Activation;
+}
 
 bool ImportContext::isUsed(const std::string& name) const
 {
@@ -129,8 +141,8 @@ TensorId ImportContext::weightOf(const std::string& valueName)
         dims = value->dims;
         values = value->toFloats();
     }
-    const auto id = builder.addWeight(uniqueTensorName(valueName), Shape(std::move(dims)),
-                                      WeightData::stored(std::move(values)));
+    const auto id
+        = builder.addWeight(uniqueTensorName(valueName), Shape(std::move(dims)), WeightData::stored(std::move(values)));
     weightByValue_.emplace(valueName, id);
     return id;
 }
@@ -151,8 +163,8 @@ std::string ImportContext::derivedOpName(const std::string& base)
 
 std::vector<std::int64_t> ImportContext::batchAwareTarget(std::vector<std::int64_t> target, const Shape& input) const
 {
-    if (!target.empty() && input.rank() > 0 && input[0] == batch && target[0] > 0 &&
-        (target[0] == batch || target[0] == modelBatch))
+    if (!target.empty() && input.rank() > 0 && input[0] == batch && target[0] > 0
+        && (target[0] == batch || target[0] == modelBatch))
         target[0] = 0;
     return target;
 }

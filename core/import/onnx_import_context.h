@@ -20,20 +20,20 @@ namespace opsched::onnx_import {
 struct Value {
     enum class Kind : std::uint8_t { Activation, Constant, Failed };
     Kind kind = Kind::Failed;
-    TensorId tensor;  // activations
+    TensorId tensor; // activations
     ConstPtr constant; // constants
 };
 
 class ImportContext {
 public:
     ImportContext(GraphBuilder& builder, const onnx::GraphProto& graph, const FusionPlan& plan, int opset,
-                  const std::vector<NodeRef>& nodes);
+        const std::vector<NodeRef>& nodes);
 
     GraphBuilder& builder;
     const FusionPlan& plan;
     const int opset;
     std::int64_t modelBatch = 1; // dimension 0 of the model's inputs as stored
-    std::int64_t batch = 1;      // the batch imported at
+    std::int64_t batch = 1; // the batch imported at
 
     // nullptr for a name no one has defined (or ""); initializers are decoded on first use.
     const Value* find(const std::string& name);
@@ -87,7 +87,7 @@ public:
     std::array<std::int64_t, 4> foldedPads(const std::string& name) const
     {
         auto it = foldedPads_.find(name);
-        return it == foldedPads_.end() ? std::array<std::int64_t, 4>{} : it->second;
+        return it == foldedPads_.end() ? std::array<std::int64_t, 4> {} : it->second;
     }
     bool hasFoldedPads(const std::string& name) const { return foldedPads_.count(name) > 0; }
 

@@ -18,11 +18,15 @@ namespace {
 using namespace onnx_import;
 
 // Inputs larger than the IR allows for any tensor are refused before anything is allocated.
-constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 32;
+constexpr std::int64_t kMaxInputElements = std::int64_t { 1 } << 32;
 
 class ModelImporter {
 public:
-    ModelImporter(onnx::ModelProto& model, std::string name) : model_(model), builder_(std::move(name)) {}
+    ModelImporter(onnx::ModelProto& model, std::string name)
+        : model_(model)
+        , builder_(std::move(name))
+    {
+    }
 
     Graph run(std::int64_t batch)
     {
@@ -38,8 +42,8 @@ public:
             importNode(ctx, k);
         markOutputs(ctx, graph);
         if (!problems_.empty()) {
-            std::string message = std::to_string(problems_.size()) +
-                                  (problems_.size() == 1 ? " problem" : " problems") + " importing the model:";
+            std::string message = std::to_string(problems_.size()) + (problems_.size() == 1 ? " problem" : " problems")
+                + " importing the model:";
             for (const auto& p : problems_)
                 message += "\n  " + p;
             throw ImportError(message);
@@ -80,11 +84,11 @@ private:
             const auto& type = v->type().tensor_type();
             // Token ids and masks: integers the IR carries as exact float values (below 2^24).
             const auto elem = type.elem_type();
-            const bool integer = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32 ||
-                                 elem == onnx::TensorProto::BOOL;
+            const bool integer = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32
+                || elem == onnx::TensorProto::BOOL;
             if (elem != onnx::TensorProto::FLOAT && !integer) {
-                fail(std::string("has data type ") + dataTypeName(elem) +
-                     "; opsched imports float32 activations and int64/int32/bool ids and masks");
+                fail(std::string("has data type ") + dataTypeName(elem)
+                    + "; opsched imports float32 activations and int64/int32/bool ids and masks");
                 continue;
             }
             if (!type.has_shape()) {
@@ -96,8 +100,8 @@ private:
             for (int i = 0; i < type.shape().dim_size(); ++i) {
                 const auto& d = type.shape().dim(i);
                 if (d.has_dim_value() && d.dim_value() <= 0) {
-                    symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value()) +
-                               "; opsched needs positive dimensions (no empty tensors)";
+                    symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value())
+                        + "; opsched needs positive dimensions (no empty tensors)";
                     break;
                 }
                 if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch))
@@ -105,8 +109,8 @@ private:
                 else if (d.has_dim_value())
                     dims.push_back(d.dim_value());
                 else if (symbolic.empty())
-                    symbolic = "dimension " + std::to_string(i) + " is symbolic ('" + d.dim_param() +
-                               "'); opsched needs static shapes (export the model with fixed input sizes)";
+                    symbolic = "dimension " + std::to_string(i) + " is symbolic ('" + d.dim_param()
+                        + "'); opsched needs static shapes (export the model with fixed input sizes)";
             }
             if (!symbolic.empty()) {
                 fail(symbolic);
@@ -139,7 +143,8 @@ private:
         const ConvChain* fused = chain >= 0 ? &plan_.chains[static_cast<std::size_t>(chain)] : nullptr;
         const NodeRef& head = fused ? nodes_[fused->conv] : node;
         const std::size_t headPosition = fused ? fused->conv : k;
-        if (const int pad = plan_.padOf[headPosition]; pad >= 0 && !importPad(ctx, nodes_[static_cast<std::size_t>(pad)], head)) {
+        if (const int pad = plan_.padOf[headPosition];
+            pad >= 0 && !importPad(ctx, nodes_[static_cast<std::size_t>(pad)], head)) {
             failOutputs(ctx, node);
             return;
         }
@@ -165,13 +170,13 @@ private:
         try {
             if (fused) {
                 mapConvChain(ctx, head, fused->batchNorm ? &nodes_[*fused->batchNorm] : nullptr,
-                             fused->activation ? &nodes_[*fused->activation] : nullptr);
+                    fused->activation ? &nodes_[*fused->activation] : nullptr);
             } else if (node.opType() == "Shape" || node.opType() == "Size") {
                 foldShape(ctx, node);
             } else if (allConstant) {
                 if (!isFoldableOpType(node.opType()))
-                    throw NodeError("all its inputs are constants, and opsched does not evaluate " + node.opType() +
-                                    " at import time");
+                    throw NodeError("all its inputs are constants, and opsched does not evaluate " + node.opType()
+                        + " at import time");
                 std::vector<ConstPtr> inputs;
                 for (const auto& in : node.proto->input())
                     inputs.push_back(in.empty() ? nullptr : ctx.find(in)->constant);
@@ -213,8 +218,8 @@ private:
             mapPattern(ctx, match, nodes_);
         } catch (const Error& e) {
             const NodeRef& head = nodes_[match.members.front()];
-            problems_.push_back(head.label() + " (" + std::to_string(match.members.size()) + " nodes up to " +
-                                tail.label() + "): " + withoutOpPrefix(e.what(), head.name));
+            problems_.push_back(head.label() + " (" + std::to_string(match.members.size()) + " nodes up to "
+                + tail.label() + "): " + withoutOpPrefix(e.what(), head.name));
             failOutputs(ctx, tail);
         }
     }
@@ -244,8 +249,8 @@ private:
     std::vector<const NodeRef*> chainMembers(const ConvChain* chain, const NodeRef& node) const
     {
         if (!chain)
-            return {&node};
-        std::vector<const NodeRef*> out{&nodes_[chain->conv]};
+            return { &node };
+        std::vector<const NodeRef*> out { &nodes_[chain->conv] };
         if (chain->batchNorm)
             out.push_back(&nodes_[*chain->batchNorm]);
         if (chain->activation)
@@ -257,7 +262,8 @@ private:
     static void foldShape(ImportContext& ctx, const NodeRef& node)
     {
         const std::string& in = node.proto->input(0);
-        const auto dims = ctx.isActivation(in) ? ctx.shapeOf(ctx.activation(in, "data")).dims : ctx.constantDims(in, "data");
+        const auto dims
+            = ctx.isActivation(in) ? ctx.shapeOf(ctx.activation(in, "data")).dims : ctx.constantDims(in, "data");
         if (node.opType() == "Shape") {
             ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(shapeConstant(*node.proto, dims)));
             return;
@@ -265,7 +271,7 @@ private:
         std::int64_t n = 1;
         for (auto d : dims)
             n *= d;
-        ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(ConstTensor::ofInts({}, {n})));
+        ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(ConstTensor::ofInts({}, { n })));
     }
 
     static void failOutputs(ImportContext& ctx, const NodeRef& node)
@@ -289,8 +295,8 @@ private:
             if (v && v->kind == Value::Kind::Activation)
                 builder_.markOutput(v->tensor);
             else if (v && v->kind == Value::Kind::Constant)
-                problems_.push_back("graph output '" + out.name() +
-                                    "' is a constant: no op computes it from the inputs");
+                problems_.push_back(
+                    "graph output '" + out.name() + "' is a constant: no op computes it from the inputs");
             else if (problems_.empty())
                 problems_.push_back("graph output '" + out.name() + "' was not imported");
         }

@@ -26,8 +26,8 @@ std::uintmax_t checkedFileSize(const std::string& path, std::uintmax_t limit)
     if (ec)
         throw ImportError("cannot read the file size: " + ec.message());
     if (size > limit)
-        throw ImportError("the file has " + std::to_string(size) + " bytes, more than the " + std::to_string(limit) +
-                          " opsched reads");
+        throw ImportError("the file has " + std::to_string(size) + " bytes, more than the " + std::to_string(limit)
+            + " opsched reads");
     return size;
 }
 
@@ -58,16 +58,16 @@ onnx::ModelProto parseModelFile(const std::string& path)
     if (!model.ParseFromIstream(&in)) {
         // A failed parse keeps the fields read before the damage: a model cut short still shows
         // its header (IR version, producer, opsets), a file of another kind does not.
-        const bool looksLikeModel = model.ir_version() > 0 || !model.producer_name().empty() ||
-                                    model.opset_import_size() > 0 || model.has_graph();
+        const bool looksLikeModel = model.ir_version() > 0 || !model.producer_name().empty()
+            || model.opset_import_size() > 0 || model.has_graph();
         if (looksLikeModel)
-            throw ImportError("the ONNX file is truncated or corrupt (protobuf parsing failed; the file has " +
-                              std::to_string(size) + " bytes)");
+            throw ImportError("the ONNX file is truncated or corrupt (protobuf parsing failed; the file has "
+                + std::to_string(size) + " bytes)");
         throw ImportError("not an ONNX model: the file is not a protobuf-encoded ModelProto");
     }
     if (!model.has_graph() || model.ir_version() <= 0)
-        throw ImportError(std::string("not an ONNX model: the protobuf has no ") +
-                          (model.has_graph() ? "IR version" : "graph"));
+        throw ImportError(
+            std::string("not an ONNX model: the protobuf has no ") + (model.has_graph() ? "IR version" : "graph"));
     return model;
 }
 
@@ -80,8 +80,8 @@ int checkOpset(const onnx::ModelProto& model)
     if (opset < 0)
         throw ImportError("the model imports no ai.onnx opset");
     if (opset > kMaxOpset)
-        throw ImportError("opset " + std::to_string(opset) + " is newer than opsched reads (opsets " +
-                          std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+        throw ImportError("opset " + std::to_string(opset) + " is newer than opsched reads (opsets "
+            + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
     if (opset >= kMinOpset)
         return opset;
     // Older models are fine when every op they use kept its definition up to opset 7.
@@ -98,9 +98,9 @@ int checkOpset(const onnx::ModelProto& model)
         std::string list;
         for (const auto& op : changed)
             list += (list.empty() ? "" : ", ") + op;
-        throw ImportError("opset " + std::to_string(opset) + " is older than opsched reads (opsets " +
-                          std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
-                          "), and these ops changed since: " + list);
+        throw ImportError("opset " + std::to_string(opset) + " is older than opsched reads (opsets "
+            + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset)
+            + "), and these ops changed since: " + list);
     }
     return opset;
 }
@@ -140,21 +140,21 @@ void checkWindowRanks(const onnx::GraphProto& graph)
         const int x = rankOf(node, 0);
         const int w = conv ? rankOf(node, 1) : -1;
         if (x >= 0 && x < 3)
-            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x) +
-                              "; a convolution or pool needs batch, channels and at least one spatial dimension");
+            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x)
+                + "; a convolution or pool needs batch, channels and at least one spatial dimension");
         if (x >= 0 && w >= 0 && x != w)
-            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x) +
-                              " but weights '" + node.input(1) + "' have rank " + std::to_string(w));
+            throw ImportError(where + ": input '" + node.input(0) + "' has rank " + std::to_string(x) + " but weights '"
+                + node.input(1) + "' have rank " + std::to_string(w));
         const int spatial = (x >= 0 ? x : w) - 2;
         if (spatial < 0)
             continue;
         for (const auto& a : node.attribute()) {
-            const bool perDim = a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
-                                a.name() == "output_padding";
+            const bool perDim = a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations"
+                || a.name() == "output_padding";
             const int per = a.name() == "pads" ? 2 : perDim ? 1 : 0;
             if (per > 0 && a.ints_size() != per * spatial)
-                throw ImportError(where + ": attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) +
-                                  " values, but the input has " + std::to_string(spatial) + " spatial dimensions");
+                throw ImportError(where + ": attribute '" + a.name() + "' has " + std::to_string(a.ints_size())
+                    + " values, but the input has " + std::to_string(spatial) + " spatial dimensions");
         }
     }
 }

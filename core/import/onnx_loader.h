@@ -12,7 +12,7 @@ namespace opsched::onnx_import {
 inline constexpr int kMinOpset = 7;
 inline constexpr int kMaxOpset = 17;
 // Protobuf cannot parse messages of 2 GiB or more; larger models keep weights as external data.
-inline constexpr std::uintmax_t kMaxModelBytes = (std::uintmax_t{1} << 31) - 1;
+inline constexpr std::uintmax_t kMaxModelBytes = (std::uintmax_t { 1 } << 31) - 1;
 
 // The file's size; throws ImportError for a missing file, a directory or one above `limit` bytes.
 std::uintmax_t checkedFileSize(const std::string& path, std::uintmax_t limit);

@@ -27,7 +27,8 @@ inline Layer makeLayer(LayerParams params, std::vector<TensorId> weights = {}, A
 }
 
 // Adds a one-layer op and returns its output.
-inline TensorId addSimpleOp(ImportContext& ctx, std::string name, OpKind kind, std::vector<InputTerm> terms, Layer layer)
+inline TensorId addSimpleOp(
+    ImportContext& ctx, std::string name, OpKind kind, std::vector<InputTerm> terms, Layer layer)
 {
     OpSpec spec;
     spec.name = std::move(name);

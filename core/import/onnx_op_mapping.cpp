@@ -18,7 +18,7 @@ namespace {
 
 // Attribute values beyond this are absurd for kernels, strides, dilations and pads, and would
 // overflow the shape arithmetic.
-constexpr std::int64_t kMaxWindowValue = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxWindowValue = std::int64_t { 1 } << 20;
 
 std::int64_t checkedWindowValue(std::int64_t v, std::int64_t min, const char* what)
 {
@@ -32,39 +32,40 @@ std::array<std::int64_t, 2> pairAttr(const Attributes& attrs, const char* name, 
 {
     auto v = attrs.getInts(name);
     if (v.empty())
-        return {fallback, fallback};
+        return { fallback, fallback };
     if (v.size() != 2)
-        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values; opsched supports 2-D windows");
-    return {checkedWindowValue(v[0], min, name), checkedWindowValue(v[1], min, name)};
+        throw NodeError(
+            std::string(name) + " has " + std::to_string(v.size()) + " values; opsched supports 2-D windows");
+    return { checkedWindowValue(v[0], min, name), checkedWindowValue(v[1], min, name) };
 }
 
 // {top, left, bottom, right} from explicit pads or auto_pad (ONNX: SAME_UPPER puts the odd
 // padding at the end, SAME_LOWER at the beginning).
 std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in, std::array<std::int64_t, 2> kernel,
-                                       std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation)
+    std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation)
 {
     const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
     if (autoPad == "NOTSET" || autoPad.empty()) {
         const auto pads = attrs.getInts("pads");
         if (pads.empty())
-            return {0, 0, 0, 0};
+            return { 0, 0, 0, 0 };
         if (pads.size() != 4)
             throw NodeError("pads has " + std::to_string(pads.size()) + " values; opsched supports 2-D windows");
-        std::array<std::int64_t, 4> out{};
+        std::array<std::int64_t, 4> out {};
         for (std::size_t i = 0; i < 4; ++i)
             out[i] = checkedWindowValue(pads[i], 0, "pad");
         return out;
     }
     if (autoPad == "VALID")
-        return {0, 0, 0, 0};
+        return { 0, 0, 0, 0 };
     if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
         throw NodeError("unknown auto_pad '" + autoPad + "'");
-    std::array<std::int64_t, 4> out{};
+    std::array<std::int64_t, 4> out {};
     for (std::size_t d = 0; d < 2; ++d) {
         const std::int64_t size = d == 0 ? in.height() : in.width();
         const std::int64_t outSize = (size + stride[d] - 1) / stride[d];
-        const std::int64_t total =
-            std::max<std::int64_t>(0, (outSize - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1 - size);
+        const std::int64_t total
+            = std::max<std::int64_t>(0, (outSize - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1 - size);
         const std::int64_t small = total / 2, large = total - small;
         out[d] = autoPad == "SAME_UPPER" ? small : large;
         out[d + 2] = autoPad == "SAME_UPPER" ? large : small;
@@ -75,7 +76,8 @@ std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in,
 void requireNCHW(const Shape& in, const char* what)
 {
     if (in.rank() != 4)
-        throw NodeError(std::string("only 2-D ") + what + " on NCHW inputs is supported; the input is " + in.toString());
+        throw NodeError(
+            std::string("only 2-D ") + what + " on NCHW inputs is supported; the input is " + in.toString());
 }
 
 struct ConvSetup {
@@ -96,7 +98,8 @@ ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& in)
     const auto kernelAttr = attrs.getInts("kernel_shape");
     if (!kernelAttr.empty() && (kernelAttr.size() != 2 || kernelAttr[0] != w[2] || kernelAttr[1] != w[3]))
         throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
-    const std::array<std::int64_t, 2> kernel{checkedWindowValue(w[2], 1, "kernel"), checkedWindowValue(w[3], 1, "kernel")};
+    const std::array<std::int64_t, 2> kernel { checkedWindowValue(w[2], 1, "kernel"),
+        checkedWindowValue(w[3], 1, "kernel") };
     const auto stride = pairAttr(attrs, "strides", 1, 1);
     const auto dilation = pairAttr(attrs, "dilations", 1, 1);
     const auto pads = windowPads(attrs, in, kernel, stride, dilation);
@@ -115,12 +118,13 @@ ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& in)
     c.padRight = pads[3] + folded[3];
     c.groups = attrs.getInt("group", 1);
     if (c.groups < 1 || c.groups > in.channels() || w[1] * c.groups != in.channels())
-        throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input " +
-                        in.toString());
+        throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input "
+            + in.toString());
     if (!inputName(node, 2).empty()) {
         s.bias = ctx.constant(inputName(node, 2), "bias");
         if (s.bias->size() != static_cast<std::size_t>(c.outChannels))
-            throw NodeError("bias has shape " + dimsToString(s.bias->dims) + ", expected " + std::to_string(c.outChannels));
+            throw NodeError(
+                "bias has shape " + dimsToString(s.bias->dims) + ", expected " + std::to_string(c.outChannels));
     }
     c.bias = s.bias != nullptr;
     return s;
@@ -177,16 +181,22 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
 OpKind binaryOpKind(BinaryKind k)
 {
     switch (k) {
-    case BinaryKind::Add: return OpKind::Add;
-    case BinaryKind::Sub: return OpKind::Subtract;
-    case BinaryKind::Mul: return OpKind::Multiply;
-    case BinaryKind::Div: return OpKind::Divide;
+    case BinaryKind::Add:
+        return OpKind::Add;
+    case BinaryKind::Sub:
+        return OpKind::Subtract;
+    case BinaryKind::Mul:
+        return OpKind::Multiply;
+    case BinaryKind::Div:
+        return OpKind::Divide;
     case BinaryKind::Equal:
     case BinaryKind::Less:
-    case BinaryKind::Greater: return OpKind::Compare;
+    case BinaryKind::Greater:
+        return OpKind::Compare;
     case BinaryKind::Pow:
     case BinaryKind::Min:
-    case BinaryKind::Max: return OpKind::Math;
+    case BinaryKind::Max:
+        return OpKind::Math;
     }
     return OpKind::Add;
 }
@@ -194,8 +204,10 @@ OpKind binaryOpKind(BinaryKind k)
 void mapBinaryOf(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
-    const BinaryKind kind = op == "Add" ? BinaryKind::Add : op == "Sub" ? BinaryKind::Sub : op == "Mul" ? BinaryKind::Mul
-                                                                                                       : BinaryKind::Div;
+    const BinaryKind kind = op == "Add" ? BinaryKind::Add
+        : op == "Sub"                   ? BinaryKind::Sub
+        : op == "Mul"                   ? BinaryKind::Mul
+                                        : BinaryKind::Div;
     const std::string& a = inputName(node, 0);
     const std::string& b = inputName(node, 1);
     const std::string& out = node.proto->output(0);
@@ -203,33 +215,40 @@ void mapBinaryOf(ImportContext& ctx, const NodeRef& node)
         const TensorId ta = ctx.activation(a, "first"), tb = ctx.activation(b, "second");
         // Same shapes: a plain sum is the op's input combination, as in the zoo networks.
         if (kind == BinaryKind::Add && ctx.shapeOf(ta) == ctx.shapeOf(tb)) {
-            ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, {{ta, tb}}, makeLayer(Identity{})));
+            ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, { { ta, tb } }, makeLayer(Identity {})));
             return;
         }
-        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{ta}, {tb}}, makeLayer(Binary{kind})));
+        ctx.setActivation(
+            out, addSimpleOp(ctx, node.name, binaryOpKind(kind), { { ta }, { tb } }, makeLayer(Binary { kind })));
         return;
     }
     if (ctx.isActivation(a)) { // activation (op) constant: the constant is the layer's weight
         const TensorId ta = ctx.activation(a, "first");
-        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{ta}}, makeLayer(Binary{kind}, {ctx.weightOf(b)})));
+        ctx.setActivation(out,
+            addSimpleOp(
+                ctx, node.name, binaryOpKind(kind), { { ta } }, makeLayer(Binary { kind }, { ctx.weightOf(b) })));
         return;
     }
     const TensorId tb = ctx.activation(b, "second");
     if (kind == BinaryKind::Add || kind == BinaryKind::Mul) { // commutative: swap the operands
-        ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}}, makeLayer(Binary{kind}, {ctx.weightOf(a)})));
+        ctx.setActivation(out,
+            addSimpleOp(
+                ctx, node.name, binaryOpKind(kind), { { tb } }, makeLayer(Binary { kind }, { ctx.weightOf(a) })));
         return;
     }
     if (kind == BinaryKind::Div) { // c / x: a reciprocal when c is 1
         const auto c = ctx.constant(a, "first");
         if (c->size() == 1 && c->at(0) == 1.0) {
-            ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Math, {{tb}},
-                                               makeLayer(Eltwise{{ActivationKind::Reciprocal}})));
+            ctx.setActivation(out,
+                addSimpleOp(
+                    ctx, node.name, OpKind::Math, { { tb } }, makeLayer(Eltwise { { ActivationKind::Reciprocal } })));
             return;
         }
     }
     // c - x, c / x: the constant is the left operand.
-    ctx.setActivation(out, addSimpleOp(ctx, node.name, binaryOpKind(kind), {{tb}},
-                                       makeLayer(Binary{kind, true}, {ctx.weightOf(a)})));
+    ctx.setActivation(out,
+        addSimpleOp(
+            ctx, node.name, binaryOpKind(kind), { { tb } }, makeLayer(Binary { kind, true }, { ctx.weightOf(a) })));
 }
 
 // ONNX's integer Div truncates: on two integer operands the division gets a fused Truncate, and
@@ -243,9 +262,9 @@ void mapBinary(ImportContext& ctx, const NodeRef& node)
     const std::string& out = node.proto->output(0);
     ctx.markInteger(out);
     if (node.opType() == "Div")
-        ctx.setActivation(out, addSimpleOp(ctx, ctx.derivedOpName(node.name + ":truncate"), OpKind::Math,
-                                           {{ctx.activation(out, "quotient")}},
-                                           makeLayer(Eltwise{{ActivationKind::Truncate}})));
+        ctx.setActivation(out,
+            addSimpleOp(ctx, ctx.derivedOpName(node.name + ":truncate"), OpKind::Math,
+                { { ctx.activation(out, "quotient") } }, makeLayer(Eltwise { { ActivationKind::Truncate } })));
 }
 
 void mapConcat(ImportContext& ctx, const NodeRef& node)
@@ -258,7 +277,7 @@ void mapConcat(ImportContext& ctx, const NodeRef& node)
     for (const auto& in : node.proto->input()) {
         if (ctx.isActivation(in)) {
             const TensorId t = ctx.activation(in, "data");
-            terms.push_back({t});
+            terms.push_back({ t });
             rank = ctx.shapeOf(t).rank();
             isTerm.push_back(true);
         } else {
@@ -269,13 +288,15 @@ void mapConcat(ImportContext& ctx, const NodeRef& node)
     const auto axis = normalizeAxis(attrs.getInt("axis", 1), rank);
     // A channel concat of activations is the op's input combination.
     if (axis == 1 && weights.empty()) {
-        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(Identity{})));
+        ctx.setActivation(
+            node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(Identity {})));
         return;
     }
-    Concat c{static_cast<int>(axis), {}};
+    Concat c { static_cast<int>(axis), {} };
     // Operands come as terms, then weights; the ONNX order may interleave them.
     if (std::is_sorted(isTerm.begin(), isTerm.end(), std::greater<>())) {
-        ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(c, weights)));
+        ctx.setActivation(
+            node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Concat, terms, makeLayer(c, weights)));
         return;
     }
     std::int8_t nextTerm = 0, nextWeight = static_cast<std::int8_t>(terms.size());
@@ -303,15 +324,15 @@ void mapBatchNorm(ImportContext& ctx, const NodeRef& node)
     const TensorId x = ctx.activation(inputName(node, 0), "data");
     const auto channels = ctx.shapeOf(x).channels();
     std::vector<TensorId> weights;
-    const char* roles[] = {"scale", "bias", "mean", "variance"};
+    const char* roles[] = { "scale", "bias", "mean", "variance" };
     for (int i = 1; i <= 4; ++i) {
         const auto value = ctx.constant(inputName(node, i), roles[i - 1]);
         if (value->size() != static_cast<std::size_t>(channels))
-            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(value->dims) + ", expected " +
-                            std::to_string(channels));
+            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(value->dims) + ", expected "
+                + std::to_string(channels));
         weights.push_back(ctx.weightOf(inputName(node, i)));
     }
-    addUnaryOp(ctx, node, OpKind::BatchNorm, makeLayer(BatchNorm{attrs.getFloat("epsilon", 1e-5F)}, weights));
+    addUnaryOp(ctx, node, OpKind::BatchNorm, makeLayer(BatchNorm { attrs.getFloat("epsilon", 1e-5F) }, weights));
 }
 
 } // namespace
@@ -323,19 +344,19 @@ Activation activationOf(ImportContext& ctx, const NodeRef& node)
     if (op == "Relu")
         return Activation::relu();
     if (op == "Sigmoid")
-        return {ActivationKind::Sigmoid};
+        return { ActivationKind::Sigmoid };
     if (op == "Tanh")
-        return {ActivationKind::Tanh};
+        return { ActivationKind::Tanh };
     if (op == "HardSwish")
-        return {ActivationKind::HardSwish};
+        return { ActivationKind::HardSwish };
     if (op == "HardSigmoid")
-        return {ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F)};
+        return { ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F) };
     if (op == "Clip") {
         constexpr float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
         if (ctx.opset < 11) // bounds became inputs in opset 11
-            return {ActivationKind::Clip, attrs.getFloat("min", lowest), attrs.getFloat("max", highest)};
-        return {ActivationKind::Clip, scalarInput(ctx, inputName(node, 1), "min", lowest),
-                scalarInput(ctx, inputName(node, 2), "max", highest)};
+            return { ActivationKind::Clip, attrs.getFloat("min", lowest), attrs.getFloat("max", highest) };
+        return { ActivationKind::Clip, scalarInput(ctx, inputName(node, 1), "min", lowest),
+            scalarInput(ctx, inputName(node, 2), "max", highest) };
     }
     throw NodeError("is not an activation");
 }
@@ -343,7 +364,7 @@ Activation activationOf(ImportContext& ctx, const NodeRef& node)
 void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer layer)
 {
     const TensorId x = ctx.activation(inputName(node, 0), "data");
-    ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, kind, {{x}}, std::move(layer)));
+    ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, kind, { { x } }, std::move(layer)));
 }
 
 std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int index, int inputOpset)
@@ -351,7 +372,7 @@ std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int
     if (ctx.opset < inputOpset)
         return Attributes(*node.proto).getInts("axes");
     const auto& name = inputName(node, index);
-    return name.empty() ? std::vector<std::int64_t>{} : ctx.constant(name, "axes")->toInts();
+    return name.empty() ? std::vector<std::int64_t> {} : ctx.constant(name, "axes")->toInts();
 }
 
 bool foldPadInto(ImportContext& ctx, const NodeRef& pad, const NodeRef& consumer)
@@ -380,19 +401,17 @@ bool foldPadInto(ImportContext& ctx, const NodeRef& pad, const NodeRef& consumer
     for (auto p : pads)
         if (p < 0 || p > kMaxWindowValue)
             return false;
-    ctx.setFoldedPads(consumer.name, {pads[2], pads[3], pads[6], pads[7]});
+    ctx.setFoldedPads(consumer.name, { pads[2], pads[3], pads[6], pads[7] });
     ctx.setActivation(pad.proto->output(0), ctx.activation(inputName(pad, 0), "data"));
     return true;
 }
 
 bool isMappedOpType(const std::string& opType)
 {
-    static const std::unordered_set<std::string> types{
-        "Conv",       "Relu",    "Clip",    "Sigmoid",   "HardSigmoid", "HardSwish",          "Tanh",
-        "Mul",        "Add",     "Sub",     "Div",       "MaxPool",     "AveragePool",        "GlobalAveragePool",
-        "GlobalMaxPool", "Concat", "Split", "Slice",     "Flatten",     "Reshape",            "Transpose",
-        "Squeeze",    "Unsqueeze", "Gemm",  "MatMul",    "Softmax",     "ReduceMean",         "Pad",
-        "BatchNormalization", "Identity", "Dropout"};
+    static const std::unordered_set<std::string> types { "Conv", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
+        "Tanh", "Mul", "Add", "Sub", "Div", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Concat",
+        "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
+        "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -407,12 +426,12 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
         const float eps = Attributes(*batchNorm->proto).getFloat("epsilon", 1e-5F);
         const auto m = static_cast<std::size_t>(s.conv.outChannels);
         std::vector<std::vector<float>> p;
-        const char* roles[] = {"scale", "bias", "mean", "variance"};
+        const char* roles[] = { "scale", "bias", "mean", "variance" };
         for (int i = 1; i <= 4; ++i) {
             const auto value = ctx.constant(inputName(*batchNorm, i), roles[i - 1]);
             if (value->size() != m)
-                throw NodeError(std::string("the folded BatchNormalization's ") + roles[i - 1] + " has shape " +
-                                dimsToString(value->dims) + ", expected " + std::to_string(m));
+                throw NodeError(std::string("the folded BatchNormalization's ") + roles[i - 1] + " has shape "
+                    + dimsToString(value->dims) + ", expected " + std::to_string(m));
             p.push_back(value->toFloats());
         }
         std::vector<float> weight = ctx.constant(inputName(conv, 1), "weight")->toFloats();
@@ -426,8 +445,8 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
             bias[o] = static_cast<float>((b - p[2][o]) * factor + p[1][o]);
         }
         std::get<Conv2d>(layer.params).bias = true;
-        layer.weights = {ctx.newWeight(conv.name + ".weight", Shape(s.weightDims), std::move(weight)),
-                         ctx.newWeight(conv.name + ".bias", Shape{s.conv.outChannels}, std::move(bias))};
+        layer.weights = { ctx.newWeight(conv.name + ".weight", Shape(s.weightDims), std::move(weight)),
+            ctx.newWeight(conv.name + ".bias", Shape { s.conv.outChannels }, std::move(bias)) };
     } else {
         layer.weights.push_back(ctx.weightOf(inputName(conv, 1)));
         if (s.bias)
@@ -436,7 +455,7 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
     if (activation)
         layer.activation = activationOf(ctx, *activation);
     const NodeRef& last = activation ? *activation : batchNorm ? *batchNorm : conv;
-    ctx.setActivation(last.proto->output(0), addSimpleOp(ctx, conv.name, OpKind::Conv, {{x}}, std::move(layer)));
+    ctx.setActivation(last.proto->output(0), addSimpleOp(ctx, conv.name, OpKind::Conv, { { x } }, std::move(layer)));
 }
 
 void mapNode(ImportContext& ctx, const NodeRef& node)
@@ -445,7 +464,7 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
     if (op == "Conv")
         mapConvChain(ctx, node, nullptr, nullptr);
     else if (isActivationOpType(op))
-        addUnaryOp(ctx, node, OpKind::Activation, makeLayer(Eltwise{activationOf(ctx, node)}));
+        addUnaryOp(ctx, node, OpKind::Activation, makeLayer(Eltwise { activationOf(ctx, node) }));
     else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool")
         mapPool(ctx, node);
     else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")
@@ -476,17 +495,20 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapReduce(ctx, node);
     else if (op == "LayerNormalization")
         mapLayerNormalization(ctx, node);
-    else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg" ||
-             op == "Reciprocal" || op == "Not" || op == "Gelu")
+    else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg"
+        || op == "Reciprocal" || op == "Not" || op == "Gelu")
         mapUnaryMath(ctx, node);
     else if (op == "Cast")
         mapCast(ctx, node);
     else if (op == "Pow")
         mapPow(ctx, node);
     else if (op == "Equal" || op == "Less" || op == "Greater" || op == "Min" || op == "Max")
-        mapBinaryKind(ctx, node, op == "Equal" ? BinaryKind::Equal : op == "Less" ? BinaryKind::Less
-                                 : op == "Greater" ? BinaryKind::Greater : op == "Min" ? BinaryKind::Min
-                                                                              : BinaryKind::Max);
+        mapBinaryKind(ctx, node,
+            op == "Equal"         ? BinaryKind::Equal
+                : op == "Less"    ? BinaryKind::Less
+                : op == "Greater" ? BinaryKind::Greater
+                : op == "Min"     ? BinaryKind::Min
+                                  : BinaryKind::Max);
     else if (op == "Where")
         mapWhere(ctx, node);
     else if (op == "Expand")

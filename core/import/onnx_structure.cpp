@@ -27,9 +27,15 @@ std::string joinLines(const std::vector<std::string>& lines)
 
 } // namespace
 
-std::string NodeRef::label() const { return "'" + name + "' (" + opType() + ")"; }
+std::string NodeRef::label() const
+{
+    return "'" + name + "' (" + opType() + ")";
+}
 
-bool isKnownOpType(const std::string& opType) { return isMappedOpType(opType) || isFoldableOpType(opType); }
+bool isKnownOpType(const std::string& opType)
+{
+    return isMappedOpType(opType) || isFoldableOpType(opType);
+}
 
 std::vector<std::string> nodeNames(const onnx::GraphProto& graph)
 {
@@ -60,9 +66,10 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
 {
     const auto names = nodeNames(graph);
     const auto n = static_cast<std::size_t>(graph.node_size());
-    auto label = [&](std::size_t i) { return "'" + names[i] + "' (" + graph.node(static_cast<int>(i)).op_type() + ")"; };
+    auto label
+        = [&](std::size_t i) { return "'" + names[i] + "' (" + graph.node(static_cast<int>(i)).op_type() + ")"; };
 
-    std::unordered_set<std::string> available{""}; // "" marks an omitted optional input
+    std::unordered_set<std::string> available { "" }; // "" marks an omitted optional input
     for (const auto& v : graph.input())
         available.insert(v.name());
     for (const auto& t : graph.initializer())
@@ -88,8 +95,8 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
             if (auto it = producer.find(in); it != producer.end())
                 edges.emplace_back(static_cast<std::uint32_t>(it->second), static_cast<std::uint32_t>(i));
             else
-                problems.push_back("node " + label(i) + " reads '" + in +
-                                   "', which is no graph input, initializer or node output");
+                problems.push_back(
+                    "node " + label(i) + " reads '" + in + "', which is no graph input, initializer or node output");
         }
     for (const auto& out : graph.output())
         if (!available.count(out.name()) && !producer.count(out.name()))
@@ -121,7 +128,7 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
     std::vector<NodeRef> refs(n);
     for (std::size_t k = 0; k < n; ++k) {
         const auto i = (*order)[k];
-        refs[k] = NodeRef{&graph.node(static_cast<int>(k)), names[i], i};
+        refs[k] = NodeRef { &graph.node(static_cast<int>(k)), names[i], i };
     }
     return refs;
 }
@@ -145,8 +152,8 @@ void checkOpTypes(const std::vector<NodeRef>& nodes)
     std::string types;
     for (const auto& [type, count] : byType)
         types += (types.empty() ? "" : ", ") + type + (count > 1 ? " x" + std::to_string(count) : "");
-    throw ImportError(std::to_string(unsupported.size()) + " node" + (unsupported.size() == 1 ? " is" : "s are") +
-                      " not supported (" + types + "):" + joinLines(unsupported));
+    throw ImportError(std::to_string(unsupported.size()) + " node" + (unsupported.size() == 1 ? " is" : "s are")
+        + " not supported (" + types + "):" + joinLines(unsupported));
 }
 
 } // namespace opsched::onnx_import

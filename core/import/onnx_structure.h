@@ -11,8 +11,8 @@ namespace opsched::onnx_import {
 
 struct NodeRef {
     const onnx::NodeProto* proto = nullptr;
-    std::string name;       // unique: the node's own name, or "<OpType>_<index>" when it has none
-    std::size_t index = 0;  // position in the file
+    std::string name; // unique: the node's own name, or "<OpType>_<index>" when it has none
+    std::size_t index = 0; // position in the file
     const std::string& opType() const { return proto->op_type(); }
     // "'conv1' (Conv)" for messages.
     std::string label() const;

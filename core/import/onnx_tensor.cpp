@@ -23,17 +23,34 @@ float halfToFloat(std::uint16_t h)
     return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-float bfloatToFloat(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+float bfloatToFloat(std::uint16_t b)
+{
+    return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
 
 std::size_t elementBytes(int type)
 {
     using T = onnx::TensorProto;
     switch (type) {
-    case T::FLOAT: case T::INT32: case T::UINT32: return 4;
-    case T::DOUBLE: case T::INT64: case T::UINT64: return 8;
-    case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 2;
-    case T::INT8: case T::UINT8: case T::BOOL: return 1;
-    default: return 0;
+    case T::FLOAT:
+    case T::INT32:
+    case T::UINT32:
+        return 4;
+    case T::DOUBLE:
+    case T::INT64:
+    case T::UINT64:
+        return 8;
+    case T::FLOAT16:
+    case T::BFLOAT16:
+    case T::INT16:
+    case T::UINT16:
+        return 2;
+    case T::INT8:
+    case T::UINT8:
+    case T::BOOL:
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -117,23 +134,40 @@ const char* dataTypeName(int onnxType)
 {
     using T = onnx::TensorProto;
     switch (onnxType) {
-    case T::FLOAT: return "float32";
-    case T::UINT8: return "uint8";
-    case T::INT8: return "int8";
-    case T::UINT16: return "uint16";
-    case T::INT16: return "int16";
-    case T::INT32: return "int32";
-    case T::INT64: return "int64";
-    case T::STRING: return "string";
-    case T::BOOL: return "bool";
-    case T::FLOAT16: return "float16";
-    case T::DOUBLE: return "float64";
-    case T::UINT32: return "uint32";
-    case T::UINT64: return "uint64";
-    case T::COMPLEX64: return "complex64";
-    case T::COMPLEX128: return "complex128";
-    case T::BFLOAT16: return "bfloat16";
-    default: return "undefined";
+    case T::FLOAT:
+        return "float32";
+    case T::UINT8:
+        return "uint8";
+    case T::INT8:
+        return "int8";
+    case T::UINT16:
+        return "uint16";
+    case T::INT16:
+        return "int16";
+    case T::INT32:
+        return "int32";
+    case T::INT64:
+        return "int64";
+    case T::STRING:
+        return "string";
+    case T::BOOL:
+        return "bool";
+    case T::FLOAT16:
+        return "float16";
+    case T::DOUBLE:
+        return "float64";
+    case T::UINT32:
+        return "uint32";
+    case T::UINT64:
+        return "uint64";
+    case T::COMPLEX64:
+        return "complex64";
+    case T::COMPLEX128:
+        return "complex128";
+    case T::BFLOAT16:
+        return "bfloat16";
+    default:
+        return "undefined";
     }
 }
 
@@ -159,29 +193,53 @@ ConstTensor decodeTensor(const onnx::TensorProto& proto, const std::string& what
 
     ConstTensor t;
     t.dims.assign(proto.dims().begin(), proto.dims().end());
-    const auto count = static_cast<std::size_t>(
-        checkedElements(t.dims, std::numeric_limits<std::int32_t>::max(), what));
+    const auto count
+        = static_cast<std::size_t>(checkedElements(t.dims, std::numeric_limits<std::int32_t>::max(), what));
     t.integer = !(type == T::FLOAT || type == T::DOUBLE || type == T::FLOAT16 || type == T::BFLOAT16);
 
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();
         if (raw.size() != count * bytes)
-            throw ImportError(what + " holds " + std::to_string(raw.size()) + " bytes of data, expected " +
-                              std::to_string(count * bytes) + " for shape " + dimsToString(t.dims));
+            throw ImportError(what + " holds " + std::to_string(raw.size()) + " bytes of data, expected "
+                + std::to_string(count * bytes) + " for shape " + dimsToString(t.dims));
         auto same = [](auto v) { return v; };
         switch (type) {
-        case T::FLOAT: fromRaw<float>(raw, count, t.floats, same); break;
-        case T::DOUBLE: fromRaw<double>(raw, count, t.floats, [](double v) { return static_cast<float>(v); }); break;
-        case T::FLOAT16: fromRaw<std::uint16_t>(raw, count, t.floats, halfToFloat); break;
-        case T::BFLOAT16: fromRaw<std::uint16_t>(raw, count, t.floats, bfloatToFloat); break;
-        case T::INT64: fromRaw<std::int64_t>(raw, count, t.ints, same); break;
-        case T::UINT64: fromRaw<std::uint64_t>(raw, count, t.ints, [](std::uint64_t v) { return static_cast<std::int64_t>(v); }); break;
-        case T::INT32: fromRaw<std::int32_t>(raw, count, t.ints, same); break;
-        case T::UINT32: fromRaw<std::uint32_t>(raw, count, t.ints, same); break;
-        case T::INT16: fromRaw<std::int16_t>(raw, count, t.ints, same); break;
-        case T::UINT16: fromRaw<std::uint16_t>(raw, count, t.ints, same); break;
-        case T::INT8: fromRaw<std::int8_t>(raw, count, t.ints, same); break;
-        default: fromRaw<std::uint8_t>(raw, count, t.ints, same); break; // UINT8, BOOL
+        case T::FLOAT:
+            fromRaw<float>(raw, count, t.floats, same);
+            break;
+        case T::DOUBLE:
+            fromRaw<double>(raw, count, t.floats, [](double v) { return static_cast<float>(v); });
+            break;
+        case T::FLOAT16:
+            fromRaw<std::uint16_t>(raw, count, t.floats, halfToFloat);
+            break;
+        case T::BFLOAT16:
+            fromRaw<std::uint16_t>(raw, count, t.floats, bfloatToFloat);
+            break;
+        case T::INT64:
+            fromRaw<std::int64_t>(raw, count, t.ints, same);
+            break;
+        case T::UINT64:
+            fromRaw<std::uint64_t>(raw, count, t.ints, [](std::uint64_t v) { return static_cast<std::int64_t>(v); });
+            break;
+        case T::INT32:
+            fromRaw<std::int32_t>(raw, count, t.ints, same);
+            break;
+        case T::UINT32:
+            fromRaw<std::uint32_t>(raw, count, t.ints, same);
+            break;
+        case T::INT16:
+            fromRaw<std::int16_t>(raw, count, t.ints, same);
+            break;
+        case T::UINT16:
+            fromRaw<std::uint16_t>(raw, count, t.ints, same);
+            break;
+        case T::INT8:
+            fromRaw<std::int8_t>(raw, count, t.ints, same);
+            break;
+        default:
+            fromRaw<std::uint8_t>(raw, count, t.ints, same);
+            break; // UINT8, BOOL
         }
         return t;
     }
@@ -190,8 +248,8 @@ ConstTensor decodeTensor(const onnx::TensorProto& proto, const std::string& what
     // narrower type (float16 and bfloat16 as their bit patterns).
     auto checkCount = [&](int available) {
         if (static_cast<std::size_t>(available) != count)
-            throw ImportError(what + " holds " + std::to_string(available) + " values, expected " +
-                              std::to_string(count) + " for shape " + dimsToString(t.dims));
+            throw ImportError(what + " holds " + std::to_string(available) + " values, expected "
+                + std::to_string(count) + " for shape " + dimsToString(t.dims));
     };
     auto same = [](auto v) { return v; };
     switch (type) {

@@ -15,11 +15,11 @@ namespace opsched::onnx_import {
 
 // Folding refuses to produce constants larger than this (a guard against ConstantOfShape or
 // Expand with absurd shapes); stored initializers are bounded by the file size instead.
-inline constexpr std::int64_t kMaxConstantElements = std::int64_t{1} << 28;
+inline constexpr std::int64_t kMaxConstantElements = std::int64_t { 1 } << 28;
 
 struct ConstTensor {
     std::vector<std::int64_t> dims;
-    bool integer = false;            // values in `ints` (any integer or bool type), else in `floats`
+    bool integer = false; // values in `ints` (any integer or bool type), else in `floats`
     std::vector<float> floats;
     std::vector<std::int64_t> ints;
 

@@ -11,7 +11,7 @@ namespace opsched::onnx_import {
 namespace {
 
 // Reshape targets and pads beyond this are absurd and would overflow the shape arithmetic.
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 32;
+constexpr std::int64_t kMaxDimension = std::int64_t { 1 } << 32;
 
 void checkDims(const std::vector<std::int64_t>& values, const char* what)
 {
@@ -23,8 +23,8 @@ void checkDims(const std::vector<std::int64_t>& values, const char* what)
 // Gemm's C operand (times beta) as a bias vector of `n` values, when it broadcasts as one.
 std::optional<std::vector<float>> biasVector(const ConstTensor& c, std::int64_t n, float beta)
 {
-    const bool rowLike = (c.rank() == 1 && (c.dims[0] == n || c.dims[0] == 1)) ||
-                         (c.rank() == 2 && c.dims[0] == 1 && (c.dims[1] == n || c.dims[1] == 1)) || c.rank() == 0;
+    const bool rowLike = (c.rank() == 1 && (c.dims[0] == n || c.dims[0] == 1))
+        || (c.rank() == 2 && c.dims[0] == 1 && (c.dims[1] == n || c.dims[1] == 1)) || c.rank() == 0;
     if (!rowLike)
         return std::nullopt;
     std::vector<float> out(static_cast<std::size_t>(n));
@@ -66,14 +66,16 @@ void mapGemm(ImportContext& ctx, const NodeRef& node)
             std::vector<float> values = c->toFloats();
             for (auto& v : values)
                 v *= beta;
-            const TensorId w = beta == 1.0F ? ctx.weightOf(cName) : ctx.newWeight(node.name + ".C", Shape(c->dims), values);
-            return addSimpleOp(ctx, node.name, OpKind::Add, {{product}}, makeLayer(Binary{BinaryKind::Add}, {w}));
+            const TensorId w
+                = beta == 1.0F ? ctx.weightOf(cName) : ctx.newWeight(node.name + ".C", Shape(c->dims), values);
+            return addSimpleOp(
+                ctx, node.name, OpKind::Add, { { product } }, makeLayer(Binary { BinaryKind::Add }, { w }));
         }
         TensorId c = ctx.activation(cName, "C");
         if (beta != 1.0F)
-            c = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":beta"), OpKind::Multiply, {{c}},
-                            makeLayer(Binary{BinaryKind::Mul}, {ctx.newWeight(node.name + ".beta", Shape{}, {beta})}));
-        return addSimpleOp(ctx, node.name, OpKind::Add, {{product}, {c}}, makeLayer(Binary{BinaryKind::Add}));
+            c = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":beta"), OpKind::Multiply, { { c } },
+                makeLayer(Binary { BinaryKind::Mul }, { ctx.newWeight(node.name + ".beta", Shape {}, { beta }) }));
+        return addSimpleOp(ctx, node.name, OpKind::Add, { { product }, { c } }, makeLayer(Binary { BinaryKind::Add }));
     };
 
     if (ctx.isConstant(bName)) {
@@ -82,8 +84,8 @@ void mapGemm(ImportContext& ctx, const NodeRef& node)
             throw NodeError("B must be a matrix, not " + dimsToString(bDims));
         const std::int64_t k = transB ? bDims[1] : bDims[0], n = transB ? bDims[0] : bDims[1];
         if (k != in[1])
-            throw NodeError("A " + in.toString() + " and B " + dimsToString(bDims) + " do not multiply" +
-                            (transB ? " (transB=1)" : ""));
+            throw NodeError("A " + in.toString() + " and B " + dimsToString(bDims) + " do not multiply"
+                + (transB ? " (transB=1)" : ""));
         // The IR's Gemm weight is [outFeatures, K], ONNX's B with transB=1; alpha scales it.
         TensorId weight;
         if (transB && alpha == 1.0F) {
@@ -93,15 +95,16 @@ void mapGemm(ImportContext& ctx, const NodeRef& node)
             std::vector<float> w(static_cast<std::size_t>(n * k));
             for (std::int64_t i = 0; i < n; ++i)
                 for (std::int64_t j = 0; j < k; ++j)
-                    w[static_cast<std::size_t>(i * k + j)] =
-                        alpha * static_cast<float>(b->at(static_cast<std::size_t>(transB ? i * k + j : j * n + i)));
-            weight = ctx.newWeight(node.name + ".weight", Shape{n, k}, std::move(w));
+                    w[static_cast<std::size_t>(i * k + j)]
+                        = alpha * static_cast<float>(b->at(static_cast<std::size_t>(transB ? i * k + j : j * n + i)));
+            weight = ctx.newWeight(node.name + ".weight", Shape { n, k }, std::move(w));
         }
-        std::vector<TensorId> weights{weight};
+        std::vector<TensorId> weights { weight };
         if (bias)
-            weights.push_back(ctx.newWeight(node.name + ".bias", Shape{n}, std::move(*bias)));
+            weights.push_back(ctx.newWeight(node.name + ".bias", Shape { n }, std::move(*bias)));
         const std::string name = biasOp ? ctx.derivedOpName(node.name + ":gemm") : node.name;
-        const TensorId product = addSimpleOp(ctx, name, OpKind::Gemm, {{a}}, makeLayer(Gemm{n, bias.has_value()}, weights));
+        const TensorId product
+            = addSimpleOp(ctx, name, OpKind::Gemm, { { a } }, makeLayer(Gemm { n, bias.has_value() }, weights));
         ctx.setActivation(out, biasOp ? addBias(product) : product);
         return;
     }
@@ -109,14 +112,15 @@ void mapGemm(ImportContext& ctx, const NodeRef& node)
     // B computed at run time: [Transpose] -> MatMul -> [* alpha] -> [+ C].
     TensorId b = ctx.activation(bName, "B");
     if (transB)
-        b = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":transB"), OpKind::Transpose, {{b}},
-                        makeLayer(Transpose{{1, 0}}));
+        b = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":transB"), OpKind::Transpose, { { b } },
+            makeLayer(Transpose { { 1, 0 } }));
     const bool scaled = alpha != 1.0F;
     TensorId product = addSimpleOp(ctx, scaled || biasOp ? ctx.derivedOpName(node.name + ":matmul") : node.name,
-                                   OpKind::MatMul, {{a}, {b}}, makeLayer(MatMul{}));
+        OpKind::MatMul, { { a }, { b } }, makeLayer(MatMul {}));
     if (scaled)
         product = addSimpleOp(ctx, biasOp ? ctx.derivedOpName(node.name + ":alpha") : node.name, OpKind::Multiply,
-                              {{product}}, makeLayer(Binary{BinaryKind::Mul}, {ctx.newWeight(node.name + ".alpha", Shape{}, {alpha})}));
+            { { product } },
+            makeLayer(Binary { BinaryKind::Mul }, { ctx.newWeight(node.name + ".alpha", Shape {}, { alpha }) }));
     ctx.setActivation(out, biasOp ? addBias(product) : product);
 }
 
@@ -128,8 +132,8 @@ void mapMatMul(ImportContext& ctx, const NodeRef& node)
         throw NodeError("a constant left operand is not supported (the constant must be the right one)");
     const TensorId ta = ctx.activation(a, "A");
     const TensorId result = ctx.isActivation(b)
-                                ? addSimpleOp(ctx, node.name, OpKind::MatMul, {{ta}, {ctx.activation(b, "B")}}, makeLayer(MatMul{}))
-                                : addSimpleOp(ctx, node.name, OpKind::MatMul, {{ta}}, makeLayer(MatMul{}, {ctx.weightOf(b)}));
+        ? addSimpleOp(ctx, node.name, OpKind::MatMul, { { ta }, { ctx.activation(b, "B") } }, makeLayer(MatMul {}))
+        : addSimpleOp(ctx, node.name, OpKind::MatMul, { { ta } }, makeLayer(MatMul {}, { ctx.weightOf(b) }));
     ctx.setActivation(node.proto->output(0), result);
 }
 
@@ -146,7 +150,7 @@ void mapReshape(ImportContext& ctx, const NodeRef& node)
                 throw NodeError("allowzero with a 0 in the target (an empty tensor) is not supported");
     const auto irTarget = ctx.batchAwareTarget(target, in);
     reshapeDims(in.dims, irTarget, false); // validates, naming the shapes
-    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Reshape{irTarget}));
+    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Reshape { irTarget }));
 }
 
 void mapFlatten(ImportContext& ctx, const NodeRef& node)
@@ -158,7 +162,7 @@ void mapFlatten(ImportContext& ctx, const NodeRef& node)
         throw NodeError("flatten axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
     if (axis < 0)
         axis += rank;
-    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Flatten{static_cast<int>(axis)}));
+    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Flatten { static_cast<int>(axis) }));
 }
 
 void mapSqueeze(ImportContext& ctx, const NodeRef& node)
@@ -178,7 +182,7 @@ void mapSqueeze(ImportContext& ctx, const NodeRef& node)
         keepsFirst = keepsFirst && in[0] != 1;
     if (keepsFirst)
         target[0] = 0;
-    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Reshape{target}));
+    addUnaryOp(ctx, node, OpKind::Reshape, makeLayer(Reshape { target }));
 }
 
 void mapTranspose(ImportContext& ctx, const NodeRef& node)
@@ -188,7 +192,7 @@ void mapTranspose(ImportContext& ctx, const NodeRef& node)
     if (perm.empty())
         for (auto i = ctx.shapeOf(x).rank(); i-- > 0;)
             perm.push_back(i);
-    addUnaryOp(ctx, node, OpKind::Transpose, makeLayer(Transpose{perm}));
+    addUnaryOp(ctx, node, OpKind::Transpose, makeLayer(Transpose { perm }));
 }
 
 void mapSlice(ImportContext& ctx, const NodeRef& node)
@@ -225,13 +229,12 @@ void mapSplit(ImportContext& ctx, const NodeRef& node)
     const auto dim = in[static_cast<int>(axis)];
     const auto outputs = static_cast<std::int64_t>(node.proto->output_size());
     std::vector<std::int64_t> sizes = ctx.opset < 13 ? attrs.getInts("split")
-                                      : inputName(node, 1).empty()
-                                          ? std::vector<std::int64_t>{}
-                                          : ctx.constant(inputName(node, 1), "split")->toInts();
+        : inputName(node, 1).empty()                 ? std::vector<std::int64_t> {}
+                                                     : ctx.constant(inputName(node, 1), "split")->toInts();
     if (sizes.empty()) {
         if (dim % outputs != 0)
-            throw NodeError("cannot split dimension " + std::to_string(dim) + " into " + std::to_string(outputs) +
-                            " equal parts");
+            throw NodeError(
+                "cannot split dimension " + std::to_string(dim) + " into " + std::to_string(outputs) + " equal parts");
         sizes.assign(static_cast<std::size_t>(outputs), dim / outputs);
     }
     std::int64_t total = 0;
@@ -241,17 +244,18 @@ void mapSplit(ImportContext& ctx, const NodeRef& node)
         total += s;
     }
     if (static_cast<std::int64_t>(sizes.size()) != outputs || total != dim)
-        throw NodeError("split sizes do not add up to dimension " + std::to_string(dim) + " over " +
-                        std::to_string(outputs) + " outputs");
+        throw NodeError("split sizes do not add up to dimension " + std::to_string(dim) + " over "
+            + std::to_string(outputs) + " outputs");
     // One Slice op per output that something reads, named "<node>:<output index>".
     std::int64_t offset = 0;
     for (int k = 0; k < node.proto->output_size(); ++k) {
         const auto size = sizes[static_cast<std::size_t>(k)];
         const std::string& out = node.proto->output(k);
         if (ctx.isUsed(out)) {
-            Slice s{{offset}, {offset + size}, {axis}, {1}};
-            ctx.setActivation(out, addSimpleOp(ctx, ctx.derivedOpName(node.name + ":" + std::to_string(k)),
-                                               OpKind::Slice, {{x}}, makeLayer(s)));
+            Slice s { { offset }, { offset + size }, { axis }, { 1 } };
+            ctx.setActivation(out,
+                addSimpleOp(ctx, ctx.derivedOpName(node.name + ":" + std::to_string(k)), OpKind::Slice, { { x } },
+                    makeLayer(s)));
         }
         offset += size;
     }
@@ -294,7 +298,7 @@ void mapSoftmax(ImportContext& ctx, const NodeRef& node)
     const Shape& in = ctx.shapeOf(x);
     if (ctx.opset >= 13) {
         const auto axis = normalizeAxis(Attributes(*node.proto).getInt("axis", -1), in.rank());
-        addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax{static_cast<int>(axis)}));
+        addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { static_cast<int>(axis) }));
         return;
     }
     // Before opset 13, Softmax normalises over all dimensions from `axis` on, flattened. That is
@@ -302,11 +306,11 @@ void mapSoftmax(ImportContext& ctx, const NodeRef& node)
     const auto axis = normalizeAxis(Attributes(*node.proto).getInt("axis", 1), in.rank());
     for (auto d = axis; d + 1 < in.rank(); ++d)
         if (in[static_cast<int>(d)] != 1)
-            throw NodeError("opset " + std::to_string(ctx.opset) + " Softmax over axis " + std::to_string(axis) +
-                            " of " + in.toString() +
-                            " normalises over the flattened trailing dimensions, which opsched cannot represent "
-                            "(only softmax over the last axis)");
-    addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax{in.rank() - 1}));
+            throw NodeError("opset " + std::to_string(ctx.opset) + " Softmax over axis " + std::to_string(axis) + " of "
+                + in.toString()
+                + " normalises over the flattened trailing dimensions, which opsched cannot represent "
+                  "(only softmax over the last axis)");
+    addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { in.rank() - 1 }));
 }
 
 void mapPassThrough(ImportContext& ctx, const NodeRef& node)
@@ -328,7 +332,7 @@ void mapPassThrough(ImportContext& ctx, const NodeRef& node)
     const TensorId x = ctx.activation(in, "data");
     // Dropped, unless a graph input would become a graph output: that needs an op.
     if (ctx.isGraphOutput(out) && ctx.isGraphInput(x)) {
-        addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity{}));
+        addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity {}));
         return;
     }
     ctx.setActivation(out, x);

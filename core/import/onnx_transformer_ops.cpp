@@ -31,11 +31,11 @@ int trailingAxis(std::vector<std::int64_t> axes, int rank)
 // A scale or bias constant as a weight over the normalised dimensions (leading 1s dropped), or
 // a new weight of `fill` values when the pattern has none.
 TensorId normWeight(ImportContext& ctx, const std::string& name, const std::string& what, const Shape& normalised,
-                    int rank, const std::string& opName, float fill)
+    int rank, const std::string& opName, float fill)
 {
     if (name.empty())
-        return ctx.newWeight(opName + "." + what, normalised,
-                             std::vector<float>(static_cast<std::size_t>(normalised.elements()), fill));
+        return ctx.newWeight(
+            opName + "." + what, normalised, std::vector<float>(static_cast<std::size_t>(normalised.elements()), fill));
     const auto dims = ctx.constantDims(name, what);
     auto stripped = [](std::vector<std::int64_t> d) {
         d.erase(d.begin(), std::find_if(d.begin(), d.end(), [](std::int64_t v) { return v != 1; }));
@@ -48,20 +48,22 @@ TensorId normWeight(ImportContext& ctx, const std::string& name, const std::stri
         throw NodeError(what + " " + dimsToString(dims) + " has more dimensions than the normalised input");
     if (n == 1) // a scalar broadcast over the normalised values
         return ctx.newWeight(opName + "." + what, normalised,
-                             std::vector<float>(static_cast<std::size_t>(normalised.elements()),
-                                                static_cast<float>(ctx.constant(name, what)->at(0))));
+            std::vector<float>(
+                static_cast<std::size_t>(normalised.elements()), static_cast<float>(ctx.constant(name, what)->at(0))));
     if (stripped(dims) != stripped(normalised.dims))
-        throw NodeError(what + " has shape " + dimsToString(dims) + ", which does not broadcast as one value per "
-                        "normalised element " + normalised.toString());
+        throw NodeError(what + " has shape " + dimsToString(dims)
+            + ", which does not broadcast as one value per "
+              "normalised element "
+            + normalised.toString());
     return ctx.weightOf(name);
 }
 
 TensorId addNorm(ImportContext& ctx, const std::string& opName, TensorId x, int axis, float epsilon, bool rms,
-                 const std::string& scale, const std::string& bias)
+    const std::string& scale, const std::string& bias)
 {
     const Shape in = ctx.shapeOf(x); // a copy: adding weights below may move the builder's tensors
     const Shape normalised(std::vector<std::int64_t>(in.dims.begin() + axis, in.dims.end()));
-    std::vector<TensorId> weights{normWeight(ctx, scale, "scale", normalised, in.rank(), opName, 1.0F)};
+    std::vector<TensorId> weights { normWeight(ctx, scale, "scale", normalised, in.rank(), opName, 1.0F) };
     if (!bias.empty())
         weights.push_back(normWeight(ctx, bias, "bias", normalised, in.rank(), opName, 0.0F));
     LayerNorm l;
@@ -69,7 +71,7 @@ TensorId addNorm(ImportContext& ctx, const std::string& opName, TensorId x, int 
     l.epsilon = epsilon;
     l.bias = !bias.empty();
     l.rms = rms;
-    return addSimpleOp(ctx, opName, OpKind::LayerNorm, {{x}}, makeLayer(l, weights));
+    return addSimpleOp(ctx, opName, OpKind::LayerNorm, { { x } }, makeLayer(l, weights));
 }
 
 // Where a constant operand sits among an operand layer's operands: after the activation terms.
@@ -77,12 +79,12 @@ struct Operands {
     std::vector<InputTerm> terms;
     std::vector<TensorId> weights;
     std::vector<std::int8_t> position; // per ONNX input: its index among terms-then-weights (set at the end)
-    std::vector<int> kind;             // per ONNX input: 0 term, 1 weight
+    std::vector<int> kind; // per ONNX input: 0 term, 1 weight
 
     void add(ImportContext& ctx, const std::string& name, const std::string& role)
     {
         if (ctx.isActivation(name)) {
-            terms.push_back({ctx.activation(name, role)});
+            terms.push_back({ ctx.activation(name, role) });
             kind.push_back(0);
             position.push_back(static_cast<std::int8_t>(terms.size() - 1));
         } else {
@@ -93,30 +95,31 @@ struct Operands {
     }
     std::int8_t index(std::size_t i) const
     {
-        return static_cast<std::int8_t>(kind[i] == 0 ? position[i] : static_cast<std::int8_t>(terms.size()) + position[i]);
+        return static_cast<std::int8_t>(
+            kind[i] == 0 ? position[i] : static_cast<std::int8_t>(terms.size()) + position[i]);
     }
 };
 
 Activation unaryActivation(const std::string& op)
 {
     if (op == "Erf")
-        return {ActivationKind::Erf};
+        return { ActivationKind::Erf };
     if (op == "Sqrt")
-        return {ActivationKind::Sqrt};
+        return { ActivationKind::Sqrt };
     if (op == "Exp")
-        return {ActivationKind::Exp};
+        return { ActivationKind::Exp };
     if (op == "Log")
-        return {ActivationKind::Log};
+        return { ActivationKind::Log };
     if (op == "Abs")
-        return {ActivationKind::Abs};
+        return { ActivationKind::Abs };
     if (op == "Neg")
-        return {ActivationKind::Neg};
+        return { ActivationKind::Neg };
     if (op == "Reciprocal")
-        return {ActivationKind::Reciprocal};
+        return { ActivationKind::Reciprocal };
     if (op == "Not")
-        return {ActivationKind::Not};
+        return { ActivationKind::Not };
     if (op == "Gelu") // opset 20
-        return {ActivationKind::Gelu};
+        return { ActivationKind::Gelu };
     throw NodeError("is not an element-wise function");
 }
 
@@ -124,9 +127,9 @@ Activation unaryActivation(const std::string& op)
 
 bool isTransformerOpType(const std::string& op)
 {
-    static const std::unordered_set<std::string> types{
-        "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Not", "Gelu", "Pow", "Cast",
-        "Equal", "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax"};
+    static const std::unordered_set<std::string> types { "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs",
+        "Neg", "Reciprocal", "Not", "Gelu", "Pow", "Cast", "Equal", "Less", "Greater", "Min", "Max", "Where", "Expand",
+        "Gather", "ReduceSum", "ReduceMax" };
     return types.count(op) > 0;
 }
 
@@ -144,19 +147,20 @@ void mapPattern(ImportContext& ctx, const PatternMatch& m, const std::vector<Nod
         break;
     }
     case PatternKind::Gelu:
-        y = addSimpleOp(ctx, head.name, OpKind::Gelu, {{x}}, makeLayer(Eltwise{m.activation}));
+        y = addSimpleOp(ctx, head.name, OpKind::Gelu, { { x } }, makeLayer(Eltwise { m.activation }));
         break;
     case PatternKind::Linear: {
         const auto w = ctx.constantDims(m.weight, "weight");
         if (w.size() != 2 || ctx.shapeOf(x).rank() < 1 || ctx.shapeOf(x).dims.back() != w[0])
-            throw NodeError("input " + ctx.shapeOf(x).toString() + " and weight " + dimsToString(w) + " do not multiply");
-        std::vector<TensorId> weights{ctx.weightOf(m.weight)};
+            throw NodeError(
+                "input " + ctx.shapeOf(x).toString() + " and weight " + dimsToString(w) + " do not multiply");
+        std::vector<TensorId> weights { ctx.weightOf(m.weight) };
         if (!m.bias.empty())
             weights.push_back(ctx.weightOf(m.bias));
         Activation act = m.activation;
         if (m.activationNode)
             act = activationOf(ctx, nodes[*m.activationNode]);
-        y = addSimpleOp(ctx, head.name, OpKind::MatMul, {{x}}, makeLayer(MatMul{!m.bias.empty()}, weights, act));
+        y = addSimpleOp(ctx, head.name, OpKind::MatMul, { { x } }, makeLayer(MatMul { !m.bias.empty() }, weights, act));
         break;
     }
     }
@@ -174,13 +178,14 @@ void mapLayerNormalization(ImportContext& ctx, const NodeRef& node)
     const auto axis = static_cast<int>(normalizeAxis(attrs.getInt("axis", -1), rank));
     if (!ctx.isConstant(inputName(node, 1)) || (!inputName(node, 2).empty() && !ctx.isConstant(inputName(node, 2))))
         throw NodeError("Scale and B must be constants");
-    ctx.setActivation(node.proto->output(0), addNorm(ctx, node.name, x, axis, attrs.getFloat("epsilon", 1e-5F), false,
-                                                     inputName(node, 1), inputName(node, 2)));
+    ctx.setActivation(node.proto->output(0),
+        addNorm(
+            ctx, node.name, x, axis, attrs.getFloat("epsilon", 1e-5F), false, inputName(node, 1), inputName(node, 2)));
 }
 
 void mapUnaryMath(ImportContext& ctx, const NodeRef& node)
 {
-    addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise{unaryActivation(node.opType())}));
+    addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise { unaryActivation(node.opType()) }));
     const auto& op = node.opType();
     if (op == "Not" || ((op == "Neg" || op == "Abs") && ctx.isInteger(inputName(node, 0))))
         ctx.markInteger(node.proto->output(0));
@@ -194,19 +199,19 @@ void mapCast(ImportContext& ctx, const NodeRef& node)
     const auto to = Attributes(*node.proto).getInt("to", T::FLOAT);
     const TensorId x = ctx.activation(inputName(node, 0), "input");
     if (to == T::FLOAT16 || to == T::BFLOAT16)
-        throw NodeError(std::string("casting activations to ") + dataTypeName(static_cast<int>(to)) +
-                        " is not supported (opsched computes in float32)");
+        throw NodeError(std::string("casting activations to ") + dataTypeName(static_cast<int>(to))
+            + " is not supported (opsched computes in float32)");
     if (to == T::FLOAT || to == T::DOUBLE) { // float values stay as they are
         if (ctx.isGraphOutput(node.proto->output(0)) && ctx.isGraphInput(x))
-            addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity{})); // an output needs an op
+            addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity {})); // an output needs an op
         else
             ctx.setActivation(node.proto->output(0), x);
         return;
     }
     if (to == T::STRING || to == T::UNDEFINED || to == T::COMPLEX64 || to == T::COMPLEX128)
         throw NodeError(std::string("casting to ") + dataTypeName(static_cast<int>(to)) + " is not supported");
-    const Activation act{to == T::BOOL ? ActivationKind::NonZero : ActivationKind::Truncate};
-    addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise{act}));
+    const Activation act { to == T::BOOL ? ActivationKind::NonZero : ActivationKind::Truncate };
+    addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise { act }));
     ctx.markInteger(node.proto->output(0));
 }
 
@@ -216,7 +221,8 @@ void mapPow(ImportContext& ctx, const NodeRef& node)
     if (ctx.isActivation(inputName(node, 0)) && ctx.isConstant(exponent)) {
         const auto e = ctx.constant(exponent, "exponent");
         if (e->size() == 1) { // x ^ c: one element-wise function
-            addUnaryOp(ctx, node, OpKind::Math, makeLayer(Eltwise{{ActivationKind::Pow, static_cast<float>(e->at(0))}}));
+            addUnaryOp(
+                ctx, node, OpKind::Math, makeLayer(Eltwise { { ActivationKind::Pow, static_cast<float>(e->at(0)) } }));
             return;
         }
     }
@@ -233,11 +239,11 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
     if (ops.terms.empty())
         throw NodeError("has no activation operand");
     if (ops.terms.size() + ops.weights.size() == 1) { // Min or Max of one input is that input
-        addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity{}));
+        addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity {}));
         return;
     }
     const bool commutes = kind == BinaryKind::Min || kind == BinaryKind::Max || kind == BinaryKind::Equal;
-    Binary b{kind, false};
+    Binary b { kind, false };
     if (node.proto->input_size() == 2 && ops.kind[0] == 1) { // constant first
         if (kind == BinaryKind::Less || kind == BinaryKind::Greater)
             b.kind = kind == BinaryKind::Less ? BinaryKind::Greater : BinaryKind::Less; // c < x is x > c
@@ -249,8 +255,8 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
                 throw NodeError("a constant before an activation operand is not supported here");
     }
     const OpKind opKind = kind == BinaryKind::Equal || kind == BinaryKind::Less || kind == BinaryKind::Greater
-                              ? OpKind::Compare
-                              : OpKind::Math;
+        ? OpKind::Compare
+        : OpKind::Math;
     bool integer = opKind == OpKind::Compare || kind == BinaryKind::Min || kind == BinaryKind::Max;
     if (kind == BinaryKind::Min || kind == BinaryKind::Max)
         for (const auto& in : node.proto->input())
@@ -263,7 +269,7 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
 void mapWhere(ImportContext& ctx, const NodeRef& node)
 {
     Operands ops;
-    const char* roles[] = {"condition", "X", "Y"};
+    const char* roles[] = { "condition", "X", "Y" };
     for (int i = 0; i < 3; ++i)
         ops.add(ctx, inputName(node, i), roles[i]);
     if (ops.terms.empty())
@@ -271,7 +277,8 @@ void mapWhere(ImportContext& ctx, const NodeRef& node)
     Where w;
     for (std::size_t i = 0; i < 3; ++i)
         w.operand[i] = ops.index(i);
-    ctx.setActivation(node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Where, ops.terms, makeLayer(w, ops.weights)));
+    ctx.setActivation(
+        node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Where, ops.terms, makeLayer(w, ops.weights)));
 }
 
 void mapExpand(ImportContext& ctx, const NodeRef& node)
@@ -285,7 +292,7 @@ void mapExpand(ImportContext& ctx, const NodeRef& node)
         if (lead == 0 && (shape[0] == in[0] || (shape[0] == ctx.modelBatch && in[0] == ctx.batch)))
             shape[0] = 1;
     }
-    addUnaryOp(ctx, node, OpKind::Expand, makeLayer(Expand{shape}));
+    addUnaryOp(ctx, node, OpKind::Expand, makeLayer(Expand { shape }));
 }
 
 void mapGather(ImportContext& ctx, const NodeRef& node)
@@ -301,7 +308,7 @@ void mapGather(ImportContext& ctx, const NodeRef& node)
         normalizeAxis(axis, static_cast<std::int64_t>(dims.size()));
         const TensorId ids = ctx.activation(indices, "indices");
         ctx.setActivation(node.proto->output(0),
-                          addSimpleOp(ctx, node.name, OpKind::Gather, {{ids}}, makeLayer(g, {ctx.weightOf(data)})));
+            addSimpleOp(ctx, node.name, OpKind::Gather, { { ids } }, makeLayer(g, { ctx.weightOf(data) })));
         return;
     }
     if (!ctx.isActivation(data) || !ctx.isConstant(indices))

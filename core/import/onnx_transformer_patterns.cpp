@@ -20,7 +20,9 @@ bool near(std::optional<double> v, double want, double tolerance = 1e-4)
 
 class Finder {
 public:
-    explicit Finder(const PatternInputs& in) : in_(in), used_(in.nodes.size(), false)
+    explicit Finder(const PatternInputs& in)
+        : in_(in)
+        , used_(in.nodes.size(), false)
     {
         for (const auto& t : in.graph.initializer())
             initializers_[t.name()] = &t;
@@ -51,8 +53,7 @@ public:
     }
 
 private:
-    template <typename F>
-    void forEach(const char* opType, F match)
+    template <typename F> void forEach(const char* opType, F match)
     {
         for (std::size_t k = 0; k < in_.nodes.size(); ++k) {
             if (used_[k] || in_.nodes[k].opType() != opType)
@@ -227,7 +228,7 @@ private:
             return std::nullopt;
         PatternMatch m;
         m.kind = PatternKind::LayerNorm;
-        m.members = {r1, *sub, *pow, *r2, *add, *sqrt, *div};
+        m.members = { r1, *sub, *pow, *r2, *add, *sqrt, *div };
         m.input = x;
         m.axes = reduceAxes(r1);
         m.epsilon = static_cast<float>(*eps);
@@ -252,7 +253,7 @@ private:
             return std::nullopt;
         PatternMatch m;
         m.kind = PatternKind::RmsNorm;
-        m.members = {pow, *r, *add, *sqrt};
+        m.members = { pow, *r, *add, *sqrt };
         m.input = x;
         m.axes = reduceAxes(*r);
         m.epsilon = static_cast<float>(*eps);
@@ -265,8 +266,8 @@ private:
         if (n.op_type() == "Div" && n.input(0) == x && n.input(1) == s) { // x / sqrt(...)
             m.members.push_back(k);
         } else {
-            const bool reciprocal = (n.op_type() == "Reciprocal") ||
-                                    (n.op_type() == "Div" && n.input(1) == s && near(scalar(n.input(0)), 1.0));
+            const bool reciprocal = (n.op_type() == "Reciprocal")
+                || (n.op_type() == "Div" && n.input(1) == s && near(scalar(n.input(0)), 1.0));
             auto mul = reciprocal ? soleReader(out(k), "Mul") : std::nullopt;
             if (!mul || other(*mul, out(k)) != x)
                 return std::nullopt;
@@ -314,17 +315,17 @@ private:
                     continue;
                 for (int j = 0; j < 2; ++j) {
                     auto cube = producerOf(node(*cubicMul).input(1 - j), "Pow");
-                    if (near(scalar(node(*cubicMul).input(j)), 0.044715) && cube &&
-                        node(*cube).input(0) == node(*add).input(i) && near(scalar(node(*cube).input(1)), 3.0) &&
-                        uses(out(*cube)) == 1) {
+                    if (near(scalar(node(*cubicMul).input(j)), 0.044715) && cube
+                        && node(*cube).input(0) == node(*add).input(i) && near(scalar(node(*cube).input(1)), 3.0)
+                        && uses(out(*cube)) == 1) {
                         x = node(*add).input(i);
-                        members.insert(members.end(), {*cube, *cubicMul});
+                        members.insert(members.end(), { *cube, *cubicMul });
                     }
                 }
             }
             if (x.empty())
                 return std::nullopt;
-            members.insert(members.end(), {*add, *outer});
+            members.insert(members.end(), { *add, *outer });
         }
         if (isConst(x))
             return std::nullopt;
@@ -357,7 +358,7 @@ private:
         m.members = std::move(members);
         std::sort(m.members.begin(), m.members.end());
         m.input = x;
-        m.activation = {tanhForm ? ActivationKind::GeluTanh : ActivationKind::Gelu};
+        m.activation = { tanhForm ? ActivationKind::GeluTanh : ActivationKind::Gelu };
         return m;
     }
 
@@ -372,14 +373,14 @@ private:
             return std::nullopt;
         PatternMatch m;
         m.kind = PatternKind::Linear;
-        m.members = {mm};
+        m.members = { mm };
         m.input = n.input(0);
         m.weight = n.input(1);
         if (auto add = soleReader(out(mm), "Add")) {
             auto bias = other(*add, out(mm));
             const auto dims = bias && isConst(*bias) ? constantDims(*bias) : std::nullopt;
             std::int64_t count = 1;
-            for (auto d : dims.value_or(std::vector<std::int64_t>{0}))
+            for (auto d : dims.value_or(std::vector<std::int64_t> { 0 }))
                 count *= d;
             if (dims && dims->size() == 1 && count == (*w)[1]) {
                 m.members.push_back(*add);
@@ -392,19 +393,19 @@ private:
             if (g.kind != PatternKind::Gelu || g.input != y)
                 continue;
             auto it = readers_.find(y);
-            const bool inside = it != readers_.end() && uses(y) == static_cast<int>(it->second.size()) &&
-                                std::all_of(it->second.begin(), it->second.end(), [&](std::size_t r) {
-                                    return std::find(g.members.begin(), g.members.end(), r) != g.members.end();
-                                });
+            const bool inside = it != readers_.end() && uses(y) == static_cast<int>(it->second.size())
+                && std::all_of(it->second.begin(), it->second.end(),
+                    [&](std::size_t r) { return std::find(g.members.begin(), g.members.end(), r) != g.members.end(); });
             if (!inside)
                 break;
             m.activation = g.activation;
             m.members.insert(m.members.end(), g.members.begin(), g.members.end());
             for (auto k : g.members)
                 used_[k] = false; // accept() takes them again, for the Linear
-            g.members.clear();  // absorbed
-            matches_.erase(std::remove_if(matches_.begin(), matches_.end(), [](const auto& p) { return p.members.empty(); }),
-                           matches_.end());
+            g.members.clear(); // absorbed
+            matches_.erase(
+                std::remove_if(matches_.begin(), matches_.end(), [](const auto& p) { return p.members.empty(); }),
+                matches_.end());
             return m;
         }
         if (auto act = readers_.find(y); act != readers_.end() && uses(y) == 1 && act->second.size() == 1) {

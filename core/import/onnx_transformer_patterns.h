@@ -23,8 +23,8 @@ enum class PatternKind : std::uint8_t { LayerNorm, RmsNorm, Gelu, Linear };
 struct PatternMatch {
     PatternKind kind = PatternKind::Gelu;
     std::vector<std::size_t> members; // node positions, in topological order
-    std::string input;                // the activation it reads
-    std::string output;               // the value it defines (the last member's output)
+    std::string input; // the activation it reads
+    std::string output; // the value it defines (the last member's output)
     // LayerNorm / RmsNorm: the reduced axes (trailing), epsilon, the constant scale and bias ("": none).
     std::vector<std::int64_t> axes;
     float epsilon = 0.0F;
@@ -33,7 +33,7 @@ struct PatternMatch {
     // ends with (Relu, Clip, ...: activationNode).
     Activation activation;
     std::optional<std::size_t> activationNode;
-    std::string weight;               // Linear: the constant right operand of the MatMul
+    std::string weight; // Linear: the constant right operand of the MatMul
     std::size_t tail() const { return members.back(); }
 };
 
@@ -42,10 +42,10 @@ struct PatternMatch {
 struct PatternInputs {
     const onnx::GraphProto& graph;
     const std::vector<NodeRef>& nodes;
-    const std::unordered_set<std::string>& constants;         // every value that folds
-    const std::unordered_map<std::string, int>& consumers;    // reads, plus one per graph output
-    const std::vector<int>& taken;                            // per node: already in a Conv chain (>= 0)
-    const std::vector<bool>& dropped;                         // bypassed Identity/Dropout nodes
+    const std::unordered_set<std::string>& constants; // every value that folds
+    const std::unordered_map<std::string, int>& consumers; // reads, plus one per graph output
+    const std::vector<int>& taken; // per node: already in a Conv chain (>= 0)
+    const std::vector<bool>& dropped; // bypassed Identity/Dropout nodes
 };
 
 // Non-overlapping matches, each member read only inside its match (but the last).

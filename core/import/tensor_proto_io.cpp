@@ -42,7 +42,8 @@ void writeTensorProto(const std::string& path, const TensorData& tensor)
     proto.set_data_type(onnx::TensorProto::FLOAT);
     for (auto d : tensor.shape.dims)
         proto.add_dims(d);
-    proto.set_raw_data(std::string(reinterpret_cast<const char*>(tensor.values.data()), tensor.values.size() * sizeof(float)));
+    proto.set_raw_data(
+        std::string(reinterpret_cast<const char*>(tensor.values.data()), tensor.values.size() * sizeof(float)));
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out || !proto.SerializeToOstream(&out))
         throw ImportError("'" + path + "': cannot write the tensor file");
@@ -52,14 +53,16 @@ void writeTensorProto(const std::string& path, const TensorData& tensor)
 
 TensorData readTensorProto(const std::string& path)
 {
-    throw ImportError("'" + path + "': this opsched was built without ONNX support (libonnx-dev), so it cannot read "
-                      "TensorProto files");
+    throw ImportError("'" + path
+        + "': this opsched was built without ONNX support (libonnx-dev), so it cannot read "
+          "TensorProto files");
 }
 
 void writeTensorProto(const std::string& path, const TensorData&)
 {
-    throw ImportError("'" + path + "': this opsched was built without ONNX support (libonnx-dev), so it cannot write "
-                      "TensorProto files");
+    throw ImportError("'" + path
+        + "': this opsched was built without ONNX support (libonnx-dev), so it cannot write "
+          "TensorProto files");
 }
 
 #endif
@@ -84,8 +87,9 @@ TestDataSet readTestDataSet(const std::string& dir)
         set.outputs.push_back(readTensorProto(file.string()));
     }
     if (set.inputs.empty() && set.outputs.empty())
-        throw ImportError("'" + dir + "': holds neither input_0.pb nor output_0.pb (an ONNX test-data folder has "
-                          "input_N.pb and output_N.pb files)");
+        throw ImportError("'" + dir
+            + "': holds neither input_0.pb nor output_0.pb (an ONNX test-data folder has "
+              "input_N.pb and output_N.pb files)");
     return set;
 }
 
@@ -93,8 +97,8 @@ std::vector<std::vector<float>> inputValuesFor(const Graph& graph, const TestDat
 {
     const auto& inputs = graph.inputs();
     if (set.inputs.size() != inputs.size())
-        throw ImportError("the test data has " + std::to_string(set.inputs.size()) + " inputs, the model " +
-                          std::to_string(inputs.size()));
+        throw ImportError("the test data has " + std::to_string(set.inputs.size()) + " inputs, the model "
+            + std::to_string(inputs.size()));
     std::unordered_map<std::string, const TensorData*> byName;
     for (const auto& t : set.inputs)
         byName.emplace(t.name, &t);
@@ -107,9 +111,8 @@ std::vector<std::vector<float>> inputValuesFor(const Graph& graph, const TestDat
         const Tensor& expected = graph.tensor(inputs[i]);
         const TensorData& data = named ? *byName.at(expected.name) : set.inputs[i];
         if (data.shape != expected.shape)
-            throw ImportError("test input " + std::to_string(i) + " ('" + data.name + "') has shape " +
-                              data.shape.toString() + ", the model's input '" + expected.name + "' " +
-                              expected.shape.toString());
+            throw ImportError("test input " + std::to_string(i) + " ('" + data.name + "') has shape "
+                + data.shape.toString() + ", the model's input '" + expected.name + "' " + expected.shape.toString());
         values.push_back(data.values);
     }
     return values;

@@ -11,8 +11,8 @@
 namespace opsched {
 
 struct TensorData {
-    std::string name;          // the TensorProto's name (often the graph input or output it belongs to)
-    Shape shape;               // may hold 0 dimensions (empty tensors); rank 0 for scalars
+    std::string name; // the TensorProto's name (often the graph input or output it belongs to)
+    Shape shape; // may hold 0 dimensions (empty tensors); rank 0 for scalars
     DataType sourceType = DataType::Float32; // Int64 for integer files (shape tensors)
     std::vector<float> values; // row-major; integers converted
 };
@@ -25,7 +25,7 @@ TensorData readTensorProto(const std::string& path);
 void writeTensorProto(const std::string& path, const TensorData& tensor);
 
 struct TestDataSet {
-    std::vector<TensorData> inputs;  // input_0.pb, input_1.pb, ... in order
+    std::vector<TensorData> inputs; // input_0.pb, input_1.pb, ... in order
     std::vector<TensorData> outputs; // output_0.pb, ...
 };
 

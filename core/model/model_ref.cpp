@@ -24,9 +24,9 @@ Graph loadModel(std::string_view ref, std::int64_t batch)
 #if OPSCHED_HAVE_ONNX
         return importOnnx(std::string(ref), batch);
 #else
-        throw ModelRefError("'" + std::string(ref) +
-                            "': this opsched was built without ONNX import (install libonnx-dev and rebuild); use a "
-                            "built-in network such as zoo:inception_v3 (list them with `opsched-cli zoo`)");
+        throw ModelRefError("'" + std::string(ref)
+            + "': this opsched was built without ONNX import (install libonnx-dev and rebuild); use a "
+              "built-in network such as zoo:inception_v3 (list them with `opsched-cli zoo`)");
 #endif
     }
     throw ModelRefError("'" + std::string(ref) + "': unknown model format (expected a .onnx file or zoo:NAME)");

@@ -49,7 +49,7 @@ void addDependencyWaits(const Graph& graph, Plan& plan)
     // Row i holds, per stream, 1 + the last launch on that stream known to have finished when launch
     // i starts (0: none). A dependency whose launch the row already covers needs no wait. A barrier
     // makes every earlier launch known.
-    const auto clock = std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t{m} * streams);
+    const auto clock = std::make_unique_for_overwrite<std::uint32_t[]>(std::size_t { m } * streams);
     std::vector<std::uint32_t> lastOnStream(streams, kNone);
     std::vector<std::uint32_t> joined(streams, 0); // the clock every barrier so far implies
     std::vector<std::uint32_t> pending;
@@ -59,9 +59,9 @@ void addDependencyWaits(const Graph& graph, Plan& plan)
         if (barrierAt[i])
             for (std::uint32_t t = 0; t < streams; ++t)
                 joined[t] = lastOnStream[t] == kNone ? 0 : lastOnStream[t] + 1;
-        std::uint32_t* row = &clock[std::size_t{i} * streams];
+        std::uint32_t* row = &clock[std::size_t { i } * streams];
         if (const auto prev = lastOnStream[s]; prev != kNone)
-            std::copy_n(&clock[std::size_t{prev} * streams], streams, row);
+            std::copy_n(&clock[std::size_t { prev } * streams], streams, row);
         else
             std::fill_n(row, streams, 0U);
         for (std::uint32_t t = 0; t < streams; ++t)
@@ -75,14 +75,14 @@ void addDependencyWaits(const Graph& graph, Plan& plan)
                 if (from != i && from != kNone && plan.launches[from].stream != launch.stream)
                     pending.push_back(from);
             }
-        std::sort(pending.begin(), pending.end(), std::greater<>{});
+        std::sort(pending.begin(), pending.end(), std::greater<> {});
         pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
         launch.waitFor.clear();
         for (const auto w : pending) {
             if (row[plan.launches[w].stream.value()] > w)
                 continue; // already ordered through another wait, a barrier or the stream's history
             launch.waitFor.push_back(w);
-            const std::uint32_t* known = &clock[std::size_t{w} * streams];
+            const std::uint32_t* known = &clock[std::size_t { w } * streams];
             for (std::uint32_t t = 0; t < streams; ++t)
                 row[t] = std::max(row[t], known[t]);
         }

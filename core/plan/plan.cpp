@@ -58,14 +58,14 @@ std::vector<std::string> validate(const Graph& graph, const Plan& plan)
         if (l.ops.empty())
             problems.push_back(where + " launches no op");
         if (!l.stream.valid() || l.stream.value() >= plan.streams)
-            problems.push_back(where + " uses stream " + std::to_string(l.stream.value()) + " of " +
-                               std::to_string(plan.streams));
+            problems.push_back(
+                where + " uses stream " + std::to_string(l.stream.value()) + " of " + std::to_string(plan.streams));
         for (auto w : l.waitFor) {
             if (w >= i)
                 problems.push_back(where + " waits for launch " + std::to_string(w) + ", which is not earlier");
             else if (plan.launches[w].stream == l.stream)
-                problems.push_back(where + " waits for launch " + std::to_string(w) +
-                                   " on its own stream (stream order already does that)");
+                problems.push_back(where + " waits for launch " + std::to_string(w)
+                    + " on its own stream (stream order already does that)");
         }
         for (auto id : l.ops) {
             if (!id.valid() || id.value() >= n) {
@@ -97,9 +97,9 @@ std::vector<std::string> validate(const Graph& graph, const Plan& plan)
             if (lp == lv)
                 continue; // merged launches hold independent ops only (mergeProblem checks same input)
             if (!before[lv].test(lp))
-                problems.push_back("dependency '" + graph.op(OpId(p)).name + "' -> '" + op.name +
-                                   "' is not enforced (launch " + std::to_string(lv) + " may start before launch " +
-                                   std::to_string(lp) + " ends)");
+                problems.push_back("dependency '" + graph.op(OpId(p)).name + "' -> '" + op.name
+                    + "' is not enforced (launch " + std::to_string(lv) + " may start before launch "
+                    + std::to_string(lp) + " ends)");
         }
     return problems;
 }
@@ -126,7 +126,7 @@ Plan compileSchedule(const Graph&, const Schedule& schedule)
         for (std::size_t i = 0; i < longest; ++i)
             for (std::size_t g = 0; g < stage.groups.size(); ++g)
                 if (i < stage.groups[g].size())
-                    plan.launches.push_back(Launch{{stage.groups[g][i]}, StreamId(g), {}});
+                    plan.launches.push_back(Launch { { stage.groups[g][i] }, StreamId(g), {} });
     }
     return plan;
 }

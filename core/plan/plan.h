@@ -15,7 +15,7 @@
 namespace opsched {
 
 struct Launch {
-    std::vector<OpId> ops;              // one op, or several mergeable convs run as one stacked kernel
+    std::vector<OpId> ops; // one op, or several mergeable convs run as one stacked kernel
     StreamId stream;
     std::vector<std::uint32_t> waitFor; // earlier launches on other streams this one waits for
 
@@ -25,7 +25,7 @@ struct Launch {
 
 struct Plan {
     std::uint32_t streams = 1;
-    std::vector<Launch> launches;        // host launch order
+    std::vector<Launch> launches; // host launch order
     std::vector<std::uint32_t> barriers; // launch indices: launch i and later start after all before i
 
     std::size_t waitCount() const;

@@ -43,7 +43,7 @@ std::vector<PlanFlow> planFlows(const Plan& plan, const std::vector<bool>& drawn
     };
     for (std::size_t l = 0; l < n; ++l) {
         if (drawn[l]) {
-            sources[l] = {static_cast<std::uint32_t>(l)};
+            sources[l] = { static_cast<std::uint32_t>(l) };
             continue;
         }
         addSources(sources[l], l);
@@ -60,12 +60,12 @@ std::vector<PlanFlow> planFlows(const Plan& plan, const std::vector<bool>& drawn
         std::vector<std::uint32_t> from;
         addSources(from, l);
         if (const auto p = previous[l]; p >= 0 && !drawn[static_cast<std::size_t>(p)])
-            from.insert(from.end(), sources[static_cast<std::size_t>(p)].begin(),
-                        sources[static_cast<std::size_t>(p)].end());
+            from.insert(
+                from.end(), sources[static_cast<std::size_t>(p)].begin(), sources[static_cast<std::size_t>(p)].end());
         sortUnique(from);
         for (auto w : from)
             if (streamOf(w) != streamOf(l))
-                flows.push_back({w, static_cast<std::uint32_t>(l), false});
+                flows.push_back({ w, static_cast<std::uint32_t>(l), false });
     }
 
     std::vector<std::uint32_t> cuts = plan.barriers;
@@ -82,11 +82,11 @@ std::vector<PlanFlow> planFlows(const Plan& plan, const std::vector<bool>& drawn
         const auto from = static_cast<std::uint32_t>(last);
         std::vector<StreamId> seen;
         for (std::size_t l = barrier; l < next; ++l) {
-            if (!drawn[l] || streamOf(l) == streamOf(from) ||
-                std::find(seen.begin(), seen.end(), streamOf(l)) != seen.end())
+            if (!drawn[l] || streamOf(l) == streamOf(from)
+                || std::find(seen.begin(), seen.end(), streamOf(l)) != seen.end())
                 continue;
             seen.push_back(streamOf(l));
-            flows.push_back({from, static_cast<std::uint32_t>(l), true});
+            flows.push_back({ from, static_cast<std::uint32_t>(l), true });
         }
     }
     return flows;

@@ -16,8 +16,8 @@ namespace opsched {
 
 struct PlanFlow {
     std::uint32_t from = 0; // launch whose end releases ...
-    std::uint32_t to = 0;   // ... this launch's start
-    bool join = false;      // a barrier's join rather than an event wait
+    std::uint32_t to = 0; // ... this launch's start
+    bool join = false; // a barrier's join rather than an event wait
 };
 
 // `drawn[l]`: launch l ran kernels (has a span); `end[l]`: when it ended (for barrier joins).

@@ -31,8 +31,8 @@ namespace {
 const MatMul* linearMatMul(const Graph& graph, const Op& op)
 {
     const auto* m = op.layers.size() == 1 ? std::get_if<MatMul>(&op.layers.front().params) : nullptr;
-    if (!m || op.inputs.size() != 1 || op.inputs.front().size() != 1 || op.layers.front().weights.empty() ||
-        graph.tensor(op.layers.front().weights.front()).shape.rank() != 2)
+    if (!m || op.inputs.size() != 1 || op.inputs.front().size() != 1 || op.layers.front().weights.empty()
+        || graph.tensor(op.layers.front().weights.front()).shape.rank() != 2)
         return nullptr;
     return m;
 }
@@ -81,8 +81,8 @@ std::string mergeProblem(const Graph& graph, const std::vector<OpId>& ops)
             return "'" + op.name + "' has another activation than '" + first.name + "'";
         // Kernels are zero-padded to the largest; outputs only line up when padding keeps the
         // output size ("same" convolutions, or identical geometry).
-        if (graph.tensor(op.output).shape.height() != graph.tensor(first.output).shape.height() ||
-            graph.tensor(op.output).shape.width() != graph.tensor(first.output).shape.width())
+        if (graph.tensor(op.output).shape.height() != graph.tensor(first.output).shape.height()
+            || graph.tensor(op.output).shape.width() != graph.tensor(first.output).shape.width())
             return "'" + op.name + "' produces another spatial size than '" + first.name + "'";
     }
     return {};
@@ -138,12 +138,12 @@ std::vector<std::string> validate(const Graph& graph, const Schedule& schedule)
                 continue;
             const std::string edge = "'" + graph.op(OpId(p)).name + "' -> '" + op.name + "'";
             if (stageOf[p] > stageOf[v]) {
-                problems.push_back("dependency " + edge + " runs backwards: stage " + std::to_string(stageOf[p]) +
-                                   " after stage " + std::to_string(stageOf[v]));
+                problems.push_back("dependency " + edge + " runs backwards: stage " + std::to_string(stageOf[p])
+                    + " after stage " + std::to_string(stageOf[v]));
             } else if (stageOf[p] == stageOf[v]) {
                 if (groupOf[p] != groupOf[v])
-                    problems.push_back("dependency " + edge + " joins two groups of stage " +
-                                       std::to_string(stageOf[v]) + "; dependent ops of one stage share a group");
+                    problems.push_back("dependency " + edge + " joins two groups of stage " + std::to_string(stageOf[v])
+                        + "; dependent ops of one stage share a group");
                 else if (posOf[p] > posOf[v])
                     problems.push_back("dependency " + edge + " runs backwards inside its group");
             }
@@ -156,8 +156,8 @@ std::vector<std::string> validate(const Graph& graph, const Schedule& schedule)
         std::vector<OpId> ops;
         for (const auto& g : stage.groups) {
             if (g.size() != 1)
-                problems.push_back("merge stage " + std::to_string(s) + " has a group of " + std::to_string(g.size()) +
-                                   " ops; a merge stage holds one op per group");
+                problems.push_back("merge stage " + std::to_string(s) + " has a group of " + std::to_string(g.size())
+                    + " ops; a merge stage holds one op per group");
             ops.insert(ops.end(), g.begin(), g.end());
         }
         if (auto why = mergeProblem(graph, ops); !why.empty())

@@ -14,18 +14,18 @@ namespace opsched {
 // Which device measured a number: part of every cache key, so results from another GPU, driver or
 // library version are never reused.
 struct TimerIdentity {
-    std::string device;  // "cuda:0 NVIDIA H100 80GB HBM3"
-    std::string driver;  // driver, runtime and cuDNN versions, e.g. "580.65/13000/91900"
+    std::string device; // "cuda:0 NVIDIA H100 80GB HBM3"
+    std::string driver; // driver, runtime and cuDNN versions, e.g. "580.65/13000/91900"
     std::string options; // settings that change timings, e.g. "tf32=on"
     friend bool operator==(const TimerIdentity&, const TimerIdentity&) = default;
 };
 
 // Where a timer's time went, for the search report (a GPU search is bounded by these).
 struct TimerStats {
-    std::size_t captures = 0;   // small graphs captured and timed (stages and ops)
-    double compileSeconds = 0;  // preparing launches: cuDNN algorithm searches, weights
-    double captureSeconds = 0;  // first eager runs, captures and instantiations
-    double replaySeconds = 0;   // warm-up and timed replays
+    std::size_t captures = 0; // small graphs captured and timed (stages and ops)
+    double compileSeconds = 0; // preparing launches: cuDNN algorithm searches, weights
+    double captureSeconds = 0; // first eager runs, captures and instantiations
+    double replaySeconds = 0; // warm-up and timed replays
 };
 
 class StageTimer {

@@ -139,12 +139,13 @@ std::string modelInfoText(const Graph& graph, const ModelSummary& s)
 
     std::string largest;
     if (const Block* b = s.blocks.largest())
-        largest = " (largest: " + std::to_string(b->nodes.size()) + " ops, width " + std::to_string(b->width) +
-                  ", ending at " + (b->exit ? graph.op(OpId(*b->exit)).name : std::string("the outputs")) + ")";
+        largest = " (largest: " + std::to_string(b->nodes.size()) + " ops, width " + std::to_string(b->width)
+            + ", ending at " + (b->exit ? graph.op(OpId(*b->exit)).name : std::string("the outputs")) + ")";
     line("blocks", std::to_string(s.blocks.blocks.size()) + largest);
     const double share = s.flops > 0 ? 100.0 * s.criticalPathFlops / s.flops : 0.0;
-    line("critical path", scaled(s.criticalPathFlops, "FLOP") + " over " + std::to_string(s.criticalPath.size()) +
-                              " ops (" + fixed(share, 1) + "% of all work)");
+    line("critical path",
+        scaled(s.criticalPathFlops, "FLOP") + " over " + std::to_string(s.criticalPath.size()) + " ops ("
+            + fixed(share, 1) + "% of all work)");
     return out;
 }
 

@@ -21,10 +21,10 @@ struct ModelSummary {
     double flops = 0;
     double bytes = 0;
     std::size_t width = 0;
-    std::vector<OpId> antichain;       // a largest set of mutually independent ops
+    std::vector<OpId> antichain; // a largest set of mutually independent ops
     BlockPartition blocks;
     double criticalPathFlops = 0;
-    std::vector<OpId> criticalPath;    // heaviest chain by FLOPs
+    std::vector<OpId> criticalPath; // heaviest chain by FLOPs
     std::map<std::string, int> opKinds; // op type -> count
 };
 

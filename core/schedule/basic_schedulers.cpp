@@ -10,7 +10,7 @@ Schedule sequentialSchedule(const Graph& graph)
 {
     Schedule s;
     for (auto id : graph.topologicalOrder())
-        s.stages.push_back(Stage{StageStrategy::Concurrent, {{id}}});
+        s.stages.push_back(Stage { StageStrategy::Concurrent, { { id } } });
     return s;
 }
 
@@ -33,7 +33,7 @@ Schedule greedySchedule(const Graph& graph, std::size_t maxGroups)
         const std::size_t take = std::min(maxGroups, ready.size());
         Stage stage;
         for (std::size_t i = 0; i < take; ++i)
-            stage.groups.push_back({ready[i]});
+            stage.groups.push_back({ ready[i] });
         std::vector<OpId> next(ready.begin() + static_cast<std::ptrdiff_t>(take), ready.end());
         for (const auto& group : stage.groups)
             for (auto succ : graph.successors(group.front()))

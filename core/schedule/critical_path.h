@@ -9,8 +9,8 @@
 namespace opsched {
 
 struct CriticalPath {
-    double seconds = 0;        // sum of the op times along the path
-    std::vector<OpId> ops;     // the path, in dependency order
+    double seconds = 0; // sum of the op times along the path
+    std::vector<OpId> ops; // the path, in dependency order
 };
 
 // Longest path through the op DAG with `opSeconds[i]` as the weight of op i. Throws Error when the

@@ -12,8 +12,7 @@
 #include <numeric>
 #include <unordered_map>
 
-template <>
-struct std::hash<opsched::DynamicBitset> {
+template <> struct std::hash<opsched::DynamicBitset> {
     std::size_t operator()(const opsched::DynamicBitset& b) const noexcept
     {
         std::size_t h = 0x9E3779B97F4A7C15ULL;
@@ -37,18 +36,47 @@ struct PartSolution {
 // Set operations on the two state representations: one machine word for parts of up to 64 ops
 // (the common case, and much faster), a DynamicBitset beyond that.
 namespace bits {
-inline bool test(std::uint64_t m, std::size_t i) { return (m >> i) & 1U; }
-inline void set(std::uint64_t& m, std::size_t i) { m |= std::uint64_t{1} << i; }
-inline void reset(std::uint64_t& m, std::size_t i) { m &= ~(std::uint64_t{1} << i); }
-inline std::size_t count(std::uint64_t m) { return static_cast<std::size_t>(std::popcount(m)); }
-inline bool any(std::uint64_t m) { return m != 0; }
-inline bool intersects(std::uint64_t a, std::uint64_t b) { return (a & b) != 0; }
-inline void unite(std::uint64_t& a, std::uint64_t b) { a |= b; }
-inline void intersect(std::uint64_t& a, std::uint64_t b) { a &= b; }
-inline void subtract(std::uint64_t& a, std::uint64_t b) { a &= ~b; }
-inline std::uint64_t empty(std::uint64_t, std::size_t) { return 0; }
-template <typename F>
-void forEach(std::uint64_t m, F&& f)
+inline bool test(std::uint64_t m, std::size_t i)
+{
+    return (m >> i) & 1U;
+}
+inline void set(std::uint64_t& m, std::size_t i)
+{
+    m |= std::uint64_t { 1 } << i;
+}
+inline void reset(std::uint64_t& m, std::size_t i)
+{
+    m &= ~(std::uint64_t { 1 } << i);
+}
+inline std::size_t count(std::uint64_t m)
+{
+    return static_cast<std::size_t>(std::popcount(m));
+}
+inline bool any(std::uint64_t m)
+{
+    return m != 0;
+}
+inline bool intersects(std::uint64_t a, std::uint64_t b)
+{
+    return (a & b) != 0;
+}
+inline void unite(std::uint64_t& a, std::uint64_t b)
+{
+    a |= b;
+}
+inline void intersect(std::uint64_t& a, std::uint64_t b)
+{
+    a &= b;
+}
+inline void subtract(std::uint64_t& a, std::uint64_t b)
+{
+    a &= ~b;
+}
+inline std::uint64_t empty(std::uint64_t, std::size_t)
+{
+    return 0;
+}
+template <typename F> void forEach(std::uint64_t m, F&& f)
 {
     while (m) {
         f(static_cast<std::size_t>(std::countr_zero(m)));
@@ -56,32 +84,64 @@ void forEach(std::uint64_t m, F&& f)
     }
 }
 
-inline bool test(const DynamicBitset& m, std::size_t i) { return m.test(i); }
-inline void set(DynamicBitset& m, std::size_t i) { m.set(i); }
-inline void reset(DynamicBitset& m, std::size_t i) { m.reset(i); }
-inline std::size_t count(const DynamicBitset& m) { return m.count(); }
-inline bool any(const DynamicBitset& m) { return m.any(); }
-inline bool intersects(const DynamicBitset& a, const DynamicBitset& b) { return a.intersects(b); }
-inline void unite(DynamicBitset& a, const DynamicBitset& b) { a |= b; }
-inline void intersect(DynamicBitset& a, const DynamicBitset& b) { a &= b; }
-inline void subtract(DynamicBitset& a, const DynamicBitset& b) { a.subtract(b); }
-inline DynamicBitset empty(const DynamicBitset&, std::size_t n) { return DynamicBitset(n); }
-template <typename F>
-void forEach(const DynamicBitset& m, F&& f)
+inline bool test(const DynamicBitset& m, std::size_t i)
+{
+    return m.test(i);
+}
+inline void set(DynamicBitset& m, std::size_t i)
+{
+    m.set(i);
+}
+inline void reset(DynamicBitset& m, std::size_t i)
+{
+    m.reset(i);
+}
+inline std::size_t count(const DynamicBitset& m)
+{
+    return m.count();
+}
+inline bool any(const DynamicBitset& m)
+{
+    return m.any();
+}
+inline bool intersects(const DynamicBitset& a, const DynamicBitset& b)
+{
+    return a.intersects(b);
+}
+inline void unite(DynamicBitset& a, const DynamicBitset& b)
+{
+    a |= b;
+}
+inline void intersect(DynamicBitset& a, const DynamicBitset& b)
+{
+    a &= b;
+}
+inline void subtract(DynamicBitset& a, const DynamicBitset& b)
+{
+    a.subtract(b);
+}
+inline DynamicBitset empty(const DynamicBitset&, std::size_t n)
+{
+    return DynamicBitset(n);
+}
+template <typename F> void forEach(const DynamicBitset& m, F&& f)
 {
     m.forEach(f);
 }
 } // namespace bits
 
 // The DP over one part; Mask is std::uint64_t (up to 64 ops) or DynamicBitset.
-template <typename Mask>
-class PartSearch {
+template <typename Mask> class PartSearch {
 public:
     PartSearch(const Graph& graph, const std::vector<std::uint32_t>& nodes, const Reachability& reach,
-               StageCostModel& cost, const IosOptions& options)
-        : graph_(graph), nodes_(nodes), n_(nodes.size()), cost_(cost), options_(options)
+        StageCostModel& cost, const IosOptions& options)
+        : graph_(graph)
+        , nodes_(nodes)
+        , n_(nodes.size())
+        , cost_(cost)
+        , options_(options)
     {
-        const Mask none = bits::empty(Mask{}, n_);
+        const Mask none = bits::empty(Mask {}, n_);
         std::vector<std::uint32_t> local(graph.opCount(), kNone);
         for (std::uint32_t i = 0; i < n_; ++i)
             local[nodes[i]] = i;
@@ -96,7 +156,7 @@ public:
 
     PartSolution solve()
     {
-        Mask all = bits::empty(Mask{}, n_);
+        Mask all = bits::empty(Mask {}, n_);
         for (std::size_t i = 0; i < n_; ++i)
             bits::set(all, i);
         PartSolution out;
@@ -117,7 +177,7 @@ private:
 
     struct Entry {
         double cost = kInf;
-        Mask ending{};
+        Mask ending {};
     };
     struct StageChoice {
         double latency = kInf;
@@ -141,7 +201,7 @@ private:
         if (auto it = memo_.find(s); it != memo_.end())
             return it->second.cost;
         Entry entry;
-        Partial partial{bits::empty(Mask{}, n_), bits::empty(Mask{}, n_), {}};
+        Partial partial { bits::empty(Mask {}, n_), bits::empty(Mask {}, n_), {} };
         enumerate(s, 0, partial, entry);
         const double c = entry.cost;
         memo_.emplace(s, std::move(entry));
@@ -176,7 +236,7 @@ private:
             if (bits::test(p.closure, e) || bits::intersects(ce, p.roots))
                 continue;
             // Merge e's closure with every group it overlaps.
-            Group g{ce, 0};
+            Group g { ce, 0 };
             std::vector<Group> kept;
             kept.reserve(p.groups.size() + 1);
             for (const auto& other : p.groups) {
@@ -190,7 +250,7 @@ private:
                 continue;
             kept.push_back(g);
 
-            Partial next{p.closure, p.roots, std::move(kept)};
+            Partial next { p.closure, p.roots, std::move(kept) };
             bits::unite(next.closure, ce);
             bits::set(next.roots, e);
             enumerate(s, chain + 1, next, entry);
@@ -227,7 +287,7 @@ private:
 
         StageChoice choice;
         if (options_.variant != IosVariant::Merge || singleOp) {
-            Stage stage{StageStrategy::Concurrent, groups};
+            Stage stage { StageStrategy::Concurrent, groups };
             choice.latency = cost_.stageLatency(graph_, stage);
             choice.stage = std::move(stage);
         }
@@ -236,7 +296,7 @@ private:
             for (const auto& g : groups)
                 ops.push_back(g.front());
             if (mergeProblem(graph_, ops).empty()) {
-                Stage stage{StageStrategy::Merge, groups};
+                Stage stage { StageStrategy::Merge, groups };
                 const double t = cost_.stageLatency(graph_, stage);
                 if (t < choice.latency) {
                     choice.latency = t;
@@ -261,7 +321,7 @@ private:
 
 template <typename Mask>
 PartSolution searchPart(const Graph& graph, const std::vector<std::uint32_t>& nodes, const Reachability& reach,
-                        StageCostModel& cost, const IosOptions& options, IosResult& stats)
+    StageCostModel& cost, const IosOptions& options, IosResult& stats)
 {
     PartSearch<Mask> search(graph, nodes, reach, cost, options);
     PartSolution solution = search.solve();
@@ -292,7 +352,8 @@ std::string partSignature(const Graph& graph, const std::vector<std::uint32_t>& 
             sig += ']';
         }
         for (const auto& layer : op.layers) {
-            sig += std::string(layer.kindName()) + ":" + toString(layer.activation.kind) + ":" + layer.output.toString();
+            sig += std::string(layer.kindName()) + ":" + toString(layer.activation.kind) + ":"
+                + layer.output.toString();
             for (auto w : layer.weights)
                 sig += "w" + graph.tensor(w).shape.toString();
         }
@@ -343,8 +404,8 @@ IosResult iosSchedule(const Graph& graph, StageCostModel& cost, const IosOptions
         } else {
             // Solve with global ids, then store in local indices for reuse.
             PartSolution global = nodes.size() <= 64
-                                      ? searchPart<std::uint64_t>(graph, nodes, reach, cost, options, result)
-                                      : searchPart<DynamicBitset>(graph, nodes, reach, cost, options, result);
+                ? searchPart<std::uint64_t>(graph, nodes, reach, cost, options, result)
+                : searchPart<DynamicBitset>(graph, nodes, reach, cost, options, result);
             std::map<std::uint32_t, std::uint32_t> local;
             for (std::uint32_t i = 0; i < nodes.size(); ++i)
                 local[nodes[i]] = i;
@@ -368,8 +429,7 @@ IosResult iosSchedule(const Graph& graph, StageCostModel& cost, const IosOptions
         if (options.progress && !options.progress(progress))
             throw Cancelled();
     }
-    result.searchSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    result.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
 }
 

@@ -25,9 +25,9 @@ struct IosProgress {
 
 struct IosOptions {
     IosVariant variant = IosVariant::Both;
-    std::size_t maxGroupOps = 3;   // r
-    std::size_t maxGroups = 8;     // s
-    std::size_t maxPartOps = 24;   // blocks larger than this are searched in parts
+    std::size_t maxGroupOps = 3; // r
+    std::size_t maxGroups = 8; // s
+    std::size_t maxPartOps = 24; // blocks larger than this are searched in parts
     // Search block by block (IOS does), consecutive blocks together while they fit in maxPartOps:
     // stages never span a part boundary, which costs a join there; off, the whole graph is one
     // search (split only where a region exceeds maxPartOps).
@@ -38,7 +38,7 @@ struct IosOptions {
 
 struct IosResult {
     Schedule schedule;
-    double latency = 0;           // the search's own estimate: sum of its stage latencies (seconds)
+    double latency = 0; // the search's own estimate: sum of its stage latencies (seconds)
     std::size_t states = 0;
     std::size_t transitions = 0;
     std::size_t parts = 0;
@@ -49,7 +49,10 @@ struct IosResult {
 
 class Cancelled : public Error {
 public:
-    Cancelled() : Error("cancelled") {}
+    Cancelled()
+        : Error("cancelled")
+    {
+    }
 };
 
 IosResult iosSchedule(const Graph& graph, StageCostModel& cost, const IosOptions& options = {});

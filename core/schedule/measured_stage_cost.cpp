@@ -19,8 +19,8 @@ std::string timerKey(const TimerIdentity& identity)
     return "measured|" + identity.device + "|" + identity.driver + "|" + identity.options;
 }
 
-MeasuredStageCost::MeasuredStageCost(StageTimer& timer, std::string deviceName, SimDevice deviceModel,
-                                     StageCostStore* store)
+MeasuredStageCost::MeasuredStageCost(
+    StageTimer& timer, std::string deviceName, SimDevice deviceModel, StageCostStore* store)
     : timer_(timer)
     , deviceName_(std::move(deviceName))
     , deviceModel_(std::move(deviceModel))
@@ -48,8 +48,8 @@ const StageSignatures& MeasuredStageCost::signaturesFor(const Graph& graph)
 }
 
 template <typename Measure>
-double MeasuredStageCost::lookup(const Graph& graph, const std::string& signature, Measure&& measure,
-                                 std::size_t& timedCounter)
+double MeasuredStageCost::lookup(
+    const Graph& graph, const std::string& signature, Measure&& measure, std::size_t& timedCounter)
 {
     const std::int64_t batch = graph.batch();
     const std::string memoryKey = std::to_string(batch) + "/" + signature;
@@ -69,8 +69,8 @@ double MeasuredStageCost::lookup(const Graph& graph, const std::string& signatur
     }
     const double seconds = measure();
     if (!std::isfinite(seconds) || seconds < 0)
-        throw Error("the timer on " + identity_.device + " returned an invalid time (" + std::to_string(seconds) +
-                    " s) for " + graph.name());
+        throw Error("the timer on " + identity_.device + " returned an invalid time (" + std::to_string(seconds)
+            + " s) for " + graph.name());
     ++timedCounter;
     memory_.emplace(memoryKey, seconds);
     if (store_) {
@@ -85,13 +85,15 @@ double MeasuredStageCost::lookup(const Graph& graph, const std::string& signatur
 double MeasuredStageCost::stageLatency(const Graph& graph, const Stage& stage)
 {
     const std::string signature = signaturesFor(graph)(stage);
-    return lookup(graph, signature, [&] { return timer_.timeStage(graph, stage); }, counts_.stagesTimed);
+    return lookup(
+        graph, signature, [&] { return timer_.timeStage(graph, stage); }, counts_.stagesTimed);
 }
 
 double MeasuredStageCost::opLatency(const Graph& graph, OpId op)
 {
     const std::string signature = "op:" + signaturesFor(graph).op(op);
-    return lookup(graph, signature, [&] { return timer_.timeOp(graph, op); }, counts_.opsTimed);
+    return lookup(
+        graph, signature, [&] { return timer_.timeOp(graph, op); }, counts_.opsTimed);
 }
 
 std::vector<double> MeasuredStageCost::opLatencies(const Graph& graph)

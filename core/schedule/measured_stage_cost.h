@@ -4,9 +4,9 @@
 // identical blocks and repeated runs are timed once.
 #pragma once
 
-#include "schedule/stage_cost.h"
 #include "plan/stage_signature.h"
 #include "plan/stage_timer.h"
+#include "schedule/stage_cost.h"
 #include "util/statistics.h"
 
 #include <cstdint>
@@ -24,8 +24,9 @@ class StageCostStore {
 public:
     virtual ~StageCostStore() = default;
     virtual std::unordered_map<std::string, double> load(const std::string& timerKey, std::int64_t batch) = 0;
-    virtual void add(const std::string& timerKey, std::int64_t batch,
-                     const std::vector<std::pair<std::string, double>>& entries) = 0;
+    virtual void add(
+        const std::string& timerKey, std::int64_t batch, const std::vector<std::pair<std::string, double>>& entries)
+        = 0;
 };
 
 // One string for a timer identity, as stored: "measured|DEVICE|DRIVER|OPTIONS".
@@ -33,10 +34,10 @@ std::string timerKey(const TimerIdentity& identity);
 
 // Counts, for reports and tests.
 struct MeasuredCostCounts {
-    std::size_t stagesTimed = 0;     // timer.timeStage calls
-    std::size_t opsTimed = 0;        // timer.timeOp calls
-    std::size_t memoryHits = 0;      // answered from this process's cache
-    std::size_t storeHits = 0;       // answered from the persistent cache
+    std::size_t stagesTimed = 0; // timer.timeStage calls
+    std::size_t opsTimed = 0; // timer.timeOp calls
+    std::size_t memoryHits = 0; // answered from this process's cache
+    std::size_t storeHits = 0; // answered from the persistent cache
 };
 
 // A whole plan replayed many times: its spread.
@@ -49,8 +50,8 @@ class MeasuredStageCost : public StageCostModel {
 public:
     // `deviceModel` is the analytical model for Opara (closestSimDevice of the GPU); `store` may be
     // null (no persistent cache). `deviceName` is what schedules record ("cuda:0").
-    MeasuredStageCost(StageTimer& timer, std::string deviceName, SimDevice deviceModel,
-                      StageCostStore* store = nullptr);
+    MeasuredStageCost(
+        StageTimer& timer, std::string deviceName, SimDevice deviceModel, StageCostStore* store = nullptr);
     // Writes what is not yet stored; errors are swallowed here (call flush() to see them).
     ~MeasuredStageCost() override;
     MeasuredStageCost(const MeasuredStageCost&) = delete;
@@ -88,7 +89,7 @@ private:
     StageCostStore* store_;
     TimerIdentity identity_;
     std::string timerKey_;
-    std::unordered_map<std::string, double> memory_;       // signature -> seconds (this process)
+    std::unordered_map<std::string, double> memory_; // signature -> seconds (this process)
     std::unordered_map<std::int64_t, std::unordered_map<std::string, double>> stored_; // per batch
     std::unordered_map<std::int64_t, std::vector<std::pair<std::string, double>>> pending_;
     std::uint64_t signaturesGraph_ = 0;

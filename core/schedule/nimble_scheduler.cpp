@@ -34,7 +34,7 @@ Plan nimblePlan(const Graph& graph, NimbleStats* stats)
         const std::uint32_t p = matching.right(v);
         streamOf[v] = p == BipartiteMatching::kFree ? streams++ : streamOf[p];
 
-        Launch launch{{id}, StreamId(streamOf[v]), {}};
+        Launch launch { { id }, StreamId(streamOf[v]), {} };
         // Only MEG edges need enforcing: a G edge not in the MEG is implied by a path of MEG edges,
         // and a MEG edge within a stream joins consecutive launches (stream order covers it).
         for (const auto u : meg.predecessors[v])

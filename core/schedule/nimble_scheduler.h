@@ -13,10 +13,10 @@
 namespace opsched {
 
 struct NimbleStats {
-    std::size_t streams = 0;  // n - |maximum matching|
-    std::size_t syncs = 0;    // cross-stream waits: MEG edges whose ends are on different streams
+    std::size_t streams = 0; // n - |maximum matching|
+    std::size_t syncs = 0; // cross-stream waits: MEG edges whose ends are on different streams
     std::size_t megEdges = 0; // edges of the minimum equivalent graph
-    double seconds = 0;       // time nimblePlan took
+    double seconds = 0; // time nimblePlan took
 };
 
 // Launches in the graph's topological order; streams are numbered in order of first launch; a

@@ -35,7 +35,7 @@ std::vector<OparaOpProfile> oparaProfile(const Graph& graph, const SimDevice& de
     std::vector<OparaOpProfile> profile(graph.opCount());
     for (const auto& op : graph.ops()) {
         OparaOpProfile& p = profile[op.id.value()];
-        const auto kernels = kernelsOf(graph, {op.id});
+        const auto kernels = kernelsOf(graph, { op.id });
         p.launchesKernels = !kernels.empty();
         double memorySeconds = 0, totalSeconds = 0;
         for (const auto& k : kernels) {
@@ -61,12 +61,12 @@ std::vector<OpId> oparaLaunchOrder(const Graph& graph, const std::vector<OparaOp
         const auto& p = profile[v];
         if (!p.launchesKernels) {
             views.push_back(v);
-            std::push_heap(views.begin(), views.end(), std::greater<>{});
+            std::push_heap(views.begin(), views.end(), std::greater<> {});
             return;
         }
         auto& list = p.memoryIntensive ? mem : comp;
         list.emplace_back(p.demand, v);
-        std::push_heap(list.begin(), list.end(), std::greater<>{});
+        std::push_heap(list.begin(), list.end(), std::greater<> {});
     };
 
     // Line 2: the ops with indegree 0.
@@ -83,14 +83,14 @@ std::vector<OpId> oparaLaunchOrder(const Graph& graph, const std::vector<OparaOp
     while (!views.empty() || !mem.empty() || !comp.empty()) {
         std::uint32_t v = 0;
         if (!views.empty()) {
-            std::pop_heap(views.begin(), views.end(), std::greater<>{});
+            std::pop_heap(views.begin(), views.end(), std::greater<> {});
             v = views.back();
             views.pop_back();
         } else {
             // Lines 4-6: alternate between the lists, skipping an empty one; take its least demand.
             auto& list = (memoryTurn && !mem.empty()) || comp.empty() ? mem : comp;
             memoryTurn = &list == &comp;
-            std::pop_heap(list.begin(), list.end(), std::greater<>{});
+            std::pop_heap(list.begin(), list.end(), std::greater<> {});
             v = list.back().second;
             list.pop_back();
         }
@@ -111,7 +111,7 @@ Plan planOnStreams(const Graph& graph, const std::vector<StreamId>& streamOf, co
         plan.streams = std::max(plan.streams, s.value() + 1);
     plan.launches.reserve(order.size());
     for (const OpId v : order)
-        plan.launches.push_back(Launch{{v}, streamOf[v.value()], {}});
+        plan.launches.push_back(Launch { { v }, streamOf[v.value()], {} });
     addDependencyWaits(graph, plan);
     return plan;
 }

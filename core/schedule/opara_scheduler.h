@@ -24,15 +24,15 @@ namespace opsched {
 
 struct OparaStats {
     std::size_t streams = 0; // streams Algorithm 1 launched
-    std::size_t syncs = 0;   // cross-stream waits in the plan
-    double seconds = 0;      // time oparaPlan took
+    std::size_t syncs = 0; // cross-stream waits in the plan
+    double seconds = 0; // time oparaPlan took
 };
 
 // What Algorithm 2 needs to know about one op.
 struct OparaOpProfile {
     bool launchesKernels = true; // false for views (a plain concat): no resources, no interference
     bool memoryIntensive = false;
-    double demand = 0;           // warps of the device its largest kernel occupies
+    double demand = 0; // warps of the device its largest kernel occupies
 };
 
 // Algorithm 1: the stream of every op (indexed by op id), numbered in order of first use.

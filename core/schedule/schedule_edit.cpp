@@ -10,11 +10,11 @@ namespace {
 void dropEmpty(Schedule& s)
 {
     for (auto& stage : s.stages)
-        stage.groups.erase(std::remove_if(stage.groups.begin(), stage.groups.end(),
-                                          [](const auto& g) { return g.empty(); }),
-                           stage.groups.end());
+        stage.groups.erase(
+            std::remove_if(stage.groups.begin(), stage.groups.end(), [](const auto& g) { return g.empty(); }),
+            stage.groups.end());
     s.stages.erase(std::remove_if(s.stages.begin(), s.stages.end(), [](const Stage& st) { return st.groups.empty(); }),
-                   s.stages.end());
+        s.stages.end());
 }
 
 // Takes op out, leaving its (possibly empty) group in place so indices stay meaningful.
@@ -37,7 +37,7 @@ std::optional<OpPlace> findOp(const Schedule& schedule, OpId op)
             const auto& group = schedule.stages[s].groups[g];
             const auto it = std::find(group.begin(), group.end(), op);
             if (it != group.end())
-                return OpPlace{s, g, static_cast<std::size_t>(it - group.begin())};
+                return OpPlace { s, g, static_cast<std::size_t>(it - group.begin()) };
         }
     return std::nullopt;
 }
@@ -51,7 +51,7 @@ Schedule moveOp(const Schedule& schedule, OpId op, std::size_t stage, std::size_
     Schedule out = schedule;
     const OpPlace from = takeOut(out, op);
     if (stage == out.stages.size())
-        out.stages.push_back(Stage{});
+        out.stages.push_back(Stage {});
     auto& groups = out.stages[stage].groups;
     if (group >= groups.size()) {
         groups.emplace_back();
@@ -73,8 +73,8 @@ Schedule moveOpToNewStage(const Schedule& schedule, OpId op, std::size_t beforeS
         throw Error("there is no stage " + std::to_string(beforeStage));
     Schedule out = schedule;
     takeOut(out, op);
-    out.stages.insert(out.stages.begin() + static_cast<std::ptrdiff_t>(beforeStage),
-                      Stage{StageStrategy::Concurrent, {{op}}});
+    out.stages.insert(
+        out.stages.begin() + static_cast<std::ptrdiff_t>(beforeStage), Stage { StageStrategy::Concurrent, { { op } } });
     dropEmpty(out);
     return out;
 }

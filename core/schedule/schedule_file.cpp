@@ -5,9 +5,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace opsched {
@@ -48,7 +48,7 @@ ScheduleDocument makeScheduleDocument(const Graph& graph, Schedule schedule, std
 
 ScheduleDocument makePlanDocument(const Graph& graph, Plan plan, std::string scheduler)
 {
-    ScheduleDocument doc = makeScheduleDocument(graph, Schedule{}, std::move(scheduler));
+    ScheduleDocument doc = makeScheduleDocument(graph, Schedule {}, std::move(scheduler));
     doc.schedule.reset();
     doc.plan = std::move(plan);
     return doc;
@@ -62,7 +62,7 @@ Plan ScheduleDocument::executablePlan(const Graph& graph) const
     if (const auto it = params.find("lowering"); it != params.end() && it->is_string())
         if (const auto parsed = parseLowering(it->get<std::string>()))
             lowering = *parsed;
-    return lowerSchedule(graph, schedule.value_or(Schedule{}), lowering);
+    return lowerSchedule(graph, schedule.value_or(Schedule {}), lowering);
 }
 
 nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
@@ -94,7 +94,7 @@ nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
         return j;
     }
     auto& stages = j["stages"] = nlohmann::ordered_json::array();
-    for (const auto& stage : doc.schedule.value_or(Schedule{}).stages) {
+    for (const auto& stage : doc.schedule.value_or(Schedule {}).stages) {
         nlohmann::ordered_json s;
         s["strategy"] = toString(stage.strategy);
         auto& groups = s["groups"] = nlohmann::ordered_json::array();
@@ -120,8 +120,8 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
     if (!version.is_number_integer())
         fail("field \"version\" must be an integer");
     if (version.get<int>() != kScheduleFormatVersion)
-        fail("version " + std::to_string(version.get<int>()) + " is not supported (this opsched reads version " +
-             std::to_string(kScheduleFormatVersion) + ")");
+        fail("version " + std::to_string(version.get<int>()) + " is not supported (this opsched reads version "
+            + std::to_string(kScheduleFormatVersion) + ")");
 
     ScheduleDocument doc;
     doc.model = stringField(j, "model");
@@ -203,8 +203,8 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
                 l.ops.push_back(opByName(name, where));
             const auto& stream = field(jl, "stream");
             if (!stream.is_number_unsigned() || stream.get<std::uint64_t>() >= plan.streams)
-                fail(where + ": \"stream\" must be an integer from 0 to " + std::to_string(plan.streams - 1) +
-                     " (the plan's \"streams\" is " + std::to_string(plan.streams) + ")");
+                fail(where + ": \"stream\" must be an integer from 0 to " + std::to_string(plan.streams - 1)
+                    + " (the plan's \"streams\" is " + std::to_string(plan.streams) + ")");
             l.stream = StreamId(stream.get<std::uint32_t>());
             if (jl.contains("wait_for"))
                 l.waitFor = indexList(jl.at("wait_for"), where + ": \"wait_for\"");

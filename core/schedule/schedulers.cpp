@@ -10,12 +10,13 @@ namespace opsched {
 
 const std::vector<std::string>& schedulerNames()
 {
-    static const std::vector<std::string> names{"sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble", "opara"};
+    static const std::vector<std::string> names { "sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble",
+        "opara" };
     return names;
 }
 
-Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering,
-                   StageCostModel& cost, nlohmann::ordered_json& params)
+Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering, StageCostModel& cost,
+    nlohmann::ordered_json& params)
 {
     Plan plan = lowerSchedule(graph, schedule, lowering.value_or(Lowering::Barriers));
     Lowering chosen = lowering.value_or(Lowering::Barriers);
@@ -24,7 +25,7 @@ Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<L
         Plan events = lowerSchedule(graph, schedule, Lowering::Events);
         const double barrierSeconds = cost.planLatency(graph, plan);
         const double eventSeconds = cost.planLatency(graph, events);
-        params["lowering_ms"] = {{"barriers", barrierSeconds * 1e3}, {"events", eventSeconds * 1e3}};
+        params["lowering_ms"] = { { "barriers", barrierSeconds * 1e3 }, { "events", eventSeconds * 1e3 } };
         if (eventSeconds < barrierSeconds) {
             chosen = Lowering::Events;
             plan = std::move(events);
@@ -36,8 +37,8 @@ Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<L
     return plan;
 }
 
-SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
-                             const SchedulerParams& params)
+SchedulerOutput runScheduler(
+    const std::string& name, const Graph& graph, StageCostModel& cost, const SchedulerParams& params)
 {
     SchedulerOutput out;
     out.scheduler = name;
@@ -49,7 +50,9 @@ SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageC
         out.params["max_groups"] = params.s;
     } else if (name == "ios" || name == "ios-parallel" || name == "ios-merge") {
         IosOptions o;
-        o.variant = name == "ios" ? IosVariant::Both : name == "ios-parallel" ? IosVariant::Parallel : IosVariant::Merge;
+        o.variant = name == "ios"    ? IosVariant::Both
+            : name == "ios-parallel" ? IosVariant::Parallel
+                                     : IosVariant::Merge;
         o.maxGroupOps = params.r;
         o.maxGroups = params.s;
         o.maxPartOps = params.maxPartOps;

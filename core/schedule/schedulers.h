@@ -1,9 +1,9 @@
 // Every scheduler behind one call, so the CLI, the GUI and the batch profiler run them the same way.
 #pragma once
 
-#include "schedule/ios_scheduler.h"
 #include "plan/lowering.h"
 #include "plan/plan.h"
+#include "schedule/ios_scheduler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +14,8 @@
 namespace opsched {
 
 struct SchedulerParams {
-    std::size_t r = 3;          // IOS: ops per group
-    std::size_t s = 8;          // IOS: groups per stage; greedy: ops per stage
+    std::size_t r = 3; // IOS: ops per group
+    std::size_t s = 8; // IOS: groups per stage; greedy: ops per stage
     std::size_t maxPartOps = 24;
     // How stage schedules become plans (plan/lowering.h); with `best`, both lowerings are
     // evaluated whole on the cost model and the faster is kept.
@@ -30,7 +30,7 @@ struct SchedulerOutput {
     Plan plan;
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     double searchSeconds = 0;
-    std::size_t states = 0;      // IOS only
+    std::size_t states = 0; // IOS only
     std::size_t transitions = 0; // IOS only
 };
 
@@ -39,11 +39,11 @@ const std::vector<std::string>& schedulerNames();
 
 // A stage schedule lowered as asked (nullopt: both ways, the faster on `cost` kept); records the
 // choice in `params` ("lowering", and "lowering_ms" when both were evaluated) unless it is barriers.
-Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering,
-                   StageCostModel& cost, nlohmann::ordered_json& params);
+Plan lowerWithCost(const Graph& graph, const Schedule& schedule, std::optional<Lowering> lowering, StageCostModel& cost,
+    nlohmann::ordered_json& params);
 
 // Throws Error naming the scheduler when it is unknown or its parameters are invalid.
-SchedulerOutput runScheduler(const std::string& name, const Graph& graph, StageCostModel& cost,
-                             const SchedulerParams& params = {});
+SchedulerOutput runScheduler(
+    const std::string& name, const Graph& graph, StageCostModel& cost, const SchedulerParams& params = {});
 
 } // namespace opsched

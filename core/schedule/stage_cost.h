@@ -25,7 +25,11 @@ public:
 
 class SimulatedStageCost : public StageCostModel {
 public:
-    explicit SimulatedStageCost(const SimDevice& device, SimOptions options = {}) : device_(device), options_(options) {}
+    explicit SimulatedStageCost(const SimDevice& device, SimOptions options = {})
+        : device_(device)
+        , options_(options)
+    {
+    }
     double stageLatency(const Graph& graph, const Stage& stage) override
     {
         // Keyed by the graph's instance id: a new graph may live at a freed graph's address.

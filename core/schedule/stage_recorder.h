@@ -16,7 +16,10 @@ namespace opsched {
 
 class StageRecorder : public StageCostModel {
 public:
-    explicit StageRecorder(StageCostModel& measured) : inner_(measured) {}
+    explicit StageRecorder(StageCostModel& measured)
+        : inner_(measured)
+    {
+    }
     double stageLatency(const Graph& graph, const Stage& stage) override;
     std::string deviceName() const override { return inner_.deviceName(); }
     const SimDevice& deviceModel() const override { return inner_.deviceModel(); }

@@ -57,8 +57,8 @@ double rmsLog(const std::vector<double>& sim, const std::vector<double>& measure
 
 } // namespace
 
-std::vector<double> simulateStages(const std::vector<CalibrationStage>& stages, const SimDevice& device,
-                                   const SimOptions& options)
+std::vector<double> simulateStages(
+    const std::vector<CalibrationStage>& stages, const SimDevice& device, const SimOptions& options)
 {
     StageSimulator sim;
     std::vector<double> out;
@@ -74,8 +74,8 @@ CalibrationQuality calibrationQuality(const std::vector<double>& simulated, cons
         throw Error("comparing simulated with measured latencies needs two or more stages with both");
     for (std::size_t i = 0; i < measured.size(); ++i)
         if (!(measured[i] > 0) || !(simulated[i] > 0))
-            throw Error("stage " + std::to_string(i) + " has no positive latency (simulated " +
-                        std::to_string(simulated[i]) + " s, measured " + std::to_string(measured[i]) + " s)");
+            throw Error("stage " + std::to_string(i) + " has no positive latency (simulated "
+                + std::to_string(simulated[i]) + " s, measured " + std::to_string(measured[i]) + " s)");
     CalibrationQuality q;
     q.spearman = spearmanCorrelation(simulated, measured);
     q.rmsLogError = rmsLog(simulated, measured);
@@ -87,7 +87,7 @@ CalibrationQuality calibrationQuality(const std::vector<double>& simulated, cons
 }
 
 FitResult fitSimDevice(const std::vector<CalibrationStage>& stages, const SimDevice& base, const SimOptions& options,
-                       const FitOptions& fit)
+    const FitOptions& fit)
 {
     // Stages of views only (a concat written in place) take no time in the simulator whatever its
     // constants: they carry nothing to fit, and no log error.
@@ -97,8 +97,8 @@ FitResult fitSimDevice(const std::vector<CalibrationStage>& stages, const SimDev
         if (stages[i].measured > 0 && std::isfinite(stages[i].measured) && baseSeconds[i] > 0)
             usable.push_back(&stages[i]);
     if (usable.size() < 2)
-        throw Error("fitting the simulator needs two or more measured stages that run kernels (got " +
-                    std::to_string(usable.size()) + ")");
+        throw Error("fitting the simulator needs two or more measured stages that run kernels (got "
+            + std::to_string(usable.size()) + ")");
 
     // The fit sample: chosen stages first (they are what the final schedule pays), then the others
     // evenly spread, so a large search does not make every evaluation slow.
@@ -140,8 +140,8 @@ FitResult fitSimDevice(const std::vector<CalibrationStage>& stages, const SimDev
             anyStep = true;
             const Bounds b = boundsOf(names[p], base);
             const double v = simConstant(best, names[p]);
-            std::vector<double> candidates = v > 0 ? std::vector<double>{ v * steps[p], v / steps[p] }
-                                                   : std::vector<double>{ b.fromZero };
+            std::vector<double> candidates
+                = v > 0 ? std::vector<double> { v * steps[p], v / steps[p] } : std::vector<double> { b.fromZero };
             bool improved = false;
             for (double c : candidates) {
                 c = std::clamp(c, b.lo, b.hi);

@@ -30,7 +30,7 @@ double gemmWarps(const GemmShape& g)
 double convWarps(const Shape& out, double reduction)
 {
     const double m = static_cast<double>(out.batch() * out.height() * out.width());
-    return gemmWarps({1.0, m, static_cast<double>(out.channels()), reduction});
+    return gemmWarps({ 1.0, m, static_cast<double>(out.channels()), reduction });
 }
 
 // Element-wise style kernels: 4 elements per thread.
@@ -103,8 +103,8 @@ KernelDesc layerKernel(const Graph& graph, const Op& op, const Layer& layer)
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
         const bool depthwise = c->groups > 1 && c->groups == c->outChannels;
         const double reduction = layer.output.elements() > 0
-                                     ? layer.cost.flops / (2.0 * static_cast<double>(layer.output.elements()))
-                                     : 1.0;
+            ? layer.cost.flops / (2.0 * static_cast<double>(layer.output.elements()))
+            : 1.0;
         k.warps = depthwise ? elementWarps(layer.output) : convWarps(layer.output, reduction);
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
         k.warps = matrixWarps(fullyConnectedShape(graph, layer, *g));
@@ -153,7 +153,8 @@ KernelDesc mergedConvKernel(const Graph& graph, const std::vector<OpId>& ops)
     const double inChannels = static_cast<double>(graph.tensor(first.layers.front().weights.front()).shape[1]);
     const double m = static_cast<double>(out0.batch() * out0.height() * out0.width());
     KernelDesc k;
-    k.flops = 2.0 * m * static_cast<double>(cout) * inChannels * static_cast<double>(kh * kw) + m * static_cast<double>(cout);
+    k.flops = 2.0 * m * static_cast<double>(cout) * inChannels * static_cast<double>(kh * kw)
+        + m * static_cast<double>(cout);
     const double weights = static_cast<double>(cout) * inChannels * static_cast<double>(kh * kw) * 4.0;
     k.bytes = inBytes + weights + m * static_cast<double>(cout) * 4.0;
     Shape stacked = out0;
@@ -185,7 +186,7 @@ KernelDesc mergedGemmKernel(const Graph& graph, const std::vector<OpId>& ops)
     const bool activation = first.layers.front().activation.kind != ActivationKind::None;
     desc.flops = 2.0 * m * n * k + m * biasColumns + (activation ? m * n : 0.0);
     desc.bytes = static_cast<double>(graph.tensor(first.inputs.front().front()).bytes()) + weightBytes + m * n * 4.0;
-    desc.warps = matrixWarps({1.0, m, n, k});
+    desc.warps = matrixWarps({ 1.0, m, n, k });
     desc.memoryBound = desc.flops < 8.0 * desc.bytes;
     return desc;
 }
@@ -196,14 +197,14 @@ std::vector<KernelDesc> kernelsOf(const Graph& graph, const std::vector<OpId>& o
 {
     if (ops.size() > 1) {
         const bool gemms = std::holds_alternative<MatMul>(graph.op(ops.front()).layers.front().params);
-        return {gemms ? mergedGemmKernel(graph, ops) : mergedConvKernel(graph, ops)};
+        return { gemms ? mergedGemmKernel(graph, ops) : mergedConvKernel(graph, ops) };
     }
     std::vector<KernelDesc> out;
     const Op& op = graph.op(ops.front());
     // A plain concatenation is a view: its producers write straight into slices of its output
     // (the executors' memory plan does the same), so it launches nothing.
-    const bool plainConcat = op.kind == OpKind::Concat &&
-                             std::all_of(op.inputs.begin(), op.inputs.end(), [](const auto& t) { return t.size() == 1; });
+    const bool plainConcat = op.kind == OpKind::Concat
+        && std::all_of(op.inputs.begin(), op.inputs.end(), [](const auto& t) { return t.size() == 1; });
     if (plainConcat)
         return out;
     for (const auto& layer : op.layers)

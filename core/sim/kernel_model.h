@@ -15,7 +15,7 @@ namespace opsched {
 struct KernelDesc {
     double flops = 0;
     double bytes = 0;
-    double warps = 1;   // warps the kernel's grid asks for
+    double warps = 1; // warps the kernel's grid asks for
     bool memoryBound = false;
 };
 

@@ -18,7 +18,7 @@ constexpr int kVersion = 1;
 // damaged or mistyped file). Rates and sizes must be positive; penalties and costs may be 0.
 struct Field {
     const char* name;
-    double SimDevice::* member;
+    double SimDevice::*member;
     bool fitted; // a fit may change it
     double lo, hi;
 };

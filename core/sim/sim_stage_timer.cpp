@@ -11,10 +11,10 @@ std::string simDeviceFingerprint(const SimDevice& d)
 {
     std::string s = d.name;
     char buf[64];
-    for (double v : {static_cast<double>(d.multiprocessors), static_cast<double>(d.maxWarpsPerMultiprocessor),
-                     d.peakFlops, d.memoryBandwidth, d.l2Bytes, d.saturationWarpsPerSm, d.computeEfficiency,
-                     d.memoryEfficiency, d.hostLaunchSeconds, d.launchLatencySeconds, d.deviceLaunchSeconds, d.eventWaitSeconds,
-                     d.barrierSeconds, d.streamSyncSeconds, d.concurrencyPenalty, d.contention}) {
+    for (double v : { static_cast<double>(d.multiprocessors), static_cast<double>(d.maxWarpsPerMultiprocessor),
+             d.peakFlops, d.memoryBandwidth, d.l2Bytes, d.saturationWarpsPerSm, d.computeEfficiency, d.memoryEfficiency,
+             d.hostLaunchSeconds, d.launchLatencySeconds, d.deviceLaunchSeconds, d.eventWaitSeconds, d.barrierSeconds,
+             d.streamSyncSeconds, d.concurrencyPenalty, d.contention }) {
         std::snprintf(buf, sizeof buf, "|%.17g", v);
         s += buf;
     }
@@ -32,7 +32,7 @@ SimStageTimer::~SimStageTimer() = default;
 TimerIdentity SimStageTimer::identity() const
 {
     return { "sim:" + device_.name, "opsched-sim/" + simDeviceFingerprint(device_),
-             std::string("cuda_graph=") + (options_.cudaGraph ? "on" : "off") };
+        std::string("cuda_graph=") + (options_.cudaGraph ? "on" : "off") };
 }
 
 const KernelTable& SimStageTimer::tableFor(const Graph& graph)
@@ -55,7 +55,7 @@ double SimStageTimer::timeOp(const Graph& graph, OpId op)
     if (op.value() >= graph.opCount())
         throw Error("op " + std::to_string(op.value()) + " is not in " + graph.name());
     Plan alone;
-    alone.launches.push_back(Launch{{op}, StreamId(0), {}});
+    alone.launches.push_back(Launch { { op }, StreamId(0), {} });
     const SimResult r = simulate(graph, alone, device_, options_, &tableFor(graph));
     return r.opEnd[op.value()] - r.opStart[op.value()];
 }

@@ -16,10 +16,10 @@ struct SimKernel {
     std::uint32_t launch = 0;
     std::uint32_t part = 0;
     std::uint32_t stream = 0;
-    double issue = 0;     // when the host has issued it (in a CUDA graph: when the graph starts)
-    double solo = 0;      // seconds alone on the device
-    double lanes = 1;     // lanes it asks for
-    double granted = 0;   // lanes it holds while it runs
+    double issue = 0; // when the host has issued it (in a CUDA graph: when the graph starts)
+    double solo = 0; // seconds alone on the device
+    double lanes = 1; // lanes it asks for
+    double granted = 0; // lanes it holds while it runs
     double computeSeconds = 0, memorySeconds = 0; // its arithmetic and its traffic on the whole device
     double remaining = 1; // fraction of its work left
     double start = kInf;
@@ -45,8 +45,12 @@ struct SimKernel {
 class SegmentSimulator {
 public:
     SegmentSimulator(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
-                     const KernelTable* table)
-        : graph_(graph), plan_(plan), device_(device), options_(options), table_(table)
+        const KernelTable* table)
+        : graph_(graph)
+        , plan_(plan)
+        , device_(device)
+        , options_(options)
+        , table_(table)
     {
     }
 
@@ -59,11 +63,11 @@ public:
             return;
         double lastIssue = -kInf;
         for (const auto& k : kernels_) {
-            out.push_back({k.issue - device_.hostLaunchSeconds, k.issue, HostCallKind::Launch, k.launch});
+            out.push_back({ k.issue - device_.hostLaunchSeconds, k.issue, HostCallKind::Launch, k.launch });
             lastIssue = std::max(lastIssue, k.issue);
         }
         if (std::isfinite(lastIssue) && segmentEnd > lastIssue)
-            out.push_back({lastIssue, segmentEnd, HostCallKind::Wait, ~0U});
+            out.push_back({ lastIssue, segmentEnd, HostCallKind::Wait, ~0U });
     }
 
     // Streams the last run() put kernels on: the barrier after it joins that many.
@@ -81,7 +85,7 @@ public:
 
     // spans and warps may be null when only the latency is wanted (the IOS search).
     double run(std::uint32_t first, std::uint32_t last, double begin, std::vector<KernelSpan>* spans,
-               std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
+        std::vector<WarpSample>* warps, std::vector<double>& launchEnd)
     {
         buildKernels(first, last, begin);
         // Each stream's kernels in order: its next kernel to launch, and the one after each.
@@ -95,8 +99,8 @@ public:
         std::vector<double> streamFree(plan_.streams, begin);
         std::vector<char> streamBusy(plan_.streams, 0); // a kernel launched and not yet ended
         std::vector<std::pair<double, std::size_t>> launched; // (time it reaches the device, kernel)
-        std::vector<std::size_t> waiting;                      // reached the device, no lanes yet
-        std::vector<std::size_t> running;                      // holding lanes
+        std::vector<std::size_t> waiting; // reached the device, no lanes yet
+        std::vector<std::size_t> running; // holding lanes
         std::vector<std::uint32_t> partsLeft(last - first, 0);
         for (const auto& k : kernels_)
             ++partsLeft[k.launch - first];
@@ -151,7 +155,7 @@ public:
                 if (--partsLeft[k.launch - first] == 0)
                     launchEnd[k.launch] = now;
                 if (spans)
-                    spans->push_back({k.launch, k.part, StreamId(k.stream), k.start, k.end, k.desc.warps});
+                    spans->push_back({ k.launch, k.part, StreamId(k.stream), k.start, k.end, k.desc.warps });
                 running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
                 ++done;
             }
@@ -175,8 +179,8 @@ private:
     // Launches what can be launched at `now`, one kernel at a time, earliest submitted first, and
     // returns when the next launch may happen (infinity: not before a kernel ends).
     double launchKernels(std::vector<std::size_t>& next, const std::vector<double>& streamFree,
-                         std::vector<char>& streamBusy, const std::vector<double>& launchEnd,
-                         std::vector<std::pair<double, std::size_t>>& launched, double now)
+        std::vector<char>& streamBusy, const std::vector<double>& launchEnd,
+        std::vector<std::pair<double, std::size_t>>& launched, double now)
     {
         for (;;) {
             std::size_t pick = kNoKernel;
@@ -220,7 +224,7 @@ private:
         if (!warps.empty() && warps.back().time == now)
             warps.back().activeWarps = active;
         else
-            warps.push_back({now, active});
+            warps.push_back({ now, active });
     }
 
     void buildKernels(std::uint32_t first, std::uint32_t last, double begin)
@@ -256,7 +260,7 @@ private:
                 kernels_.push_back(k);
             }
             if (descs.empty()) {
-                views_.push_back({l, prev, host});
+                views_.push_back({ l, prev, host });
                 viewLaunch_[l] = true;
             }
         }
@@ -286,7 +290,10 @@ private:
         }
     }
 
-    double gap() const { return options_.cudaGraph ? 0.4 * device_.launchLatencySeconds : device_.launchLatencySeconds; }
+    double gap() const
+    {
+        return options_.cudaGraph ? 0.4 * device_.launchLatencySeconds : device_.launchLatencySeconds;
+    }
 
     // When the kernel may be launched: issued, its stream predecessor (and a view before it) ended,
     // and for its first part every launch it waits for ended. Infinity while one has not.
@@ -385,7 +392,7 @@ private:
     std::vector<View> views_;
     std::vector<bool> viewLaunch_; // by launch index: launches without kernels
     std::vector<std::size_t> nextOnStream_; // by kernel: the next kernel on its stream
-    double lanesInUse_ = 0;   // lanes granted to running kernels
+    double lanesInUse_ = 0; // lanes granted to running kernels
     double launcherFree_ = 0; // when the device can launch the next kernel
 };
 
@@ -394,11 +401,16 @@ private:
 const char* toString(HostCallKind kind)
 {
     switch (kind) {
-    case HostCallKind::Launch: return "cudaLaunchKernel";
-    case HostCallKind::GraphLaunch: return "cudaGraphLaunch";
-    case HostCallKind::Wait: return "wait for stage";
-    case HostCallKind::Barrier: return "barrier";
-    case HostCallKind::Other: return "CUDA API call";
+    case HostCallKind::Launch:
+        return "cudaLaunchKernel";
+    case HostCallKind::GraphLaunch:
+        return "cudaGraphLaunch";
+    case HostCallKind::Wait:
+        return "wait for stage";
+    case HostCallKind::Barrier:
+        return "barrier";
+    case HostCallKind::Other:
+        return "CUDA API call";
     }
     return "host";
 }
@@ -420,7 +432,7 @@ KernelTable::KernelTable(const Graph& graph)
 {
     perOp_.reserve(graph.opCount());
     for (const auto& op : graph.ops())
-        perOp_.push_back(kernelsOf(graph, {op.id}));
+        perOp_.push_back(kernelsOf(graph, { op.id }));
 }
 
 namespace {
@@ -438,8 +450,8 @@ double barrierSeconds(const SimDevice& device, const SimOptions& options, std::u
 
 // Runs the plan segment by segment (a barrier leaves the device idle) and returns the latency.
 double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
-                   const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
-                   std::vector<WarpSample>* warps, std::vector<HostCall>* host = nullptr)
+    const KernelTable* kernels, std::vector<double>& launchEnd, std::vector<KernelSpan>* spans,
+    std::vector<WarpSample>* warps, std::vector<HostCall>* host = nullptr)
 {
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<std::uint32_t> cuts = plan.barriers;
@@ -458,7 +470,7 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
         if (first > 0 && joined > 0) {
             const double barrier = barrierSeconds(device, options, joined);
             if (host && !options.cudaGraph)
-                host->push_back({t, t + barrier, HostCallKind::Barrier, ~0U});
+                host->push_back({ t, t + barrier, HostCallKind::Barrier, ~0U });
             t += barrier;
         }
         const double begin = t;
@@ -473,10 +485,10 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
     if (host && options.cudaGraph && end > 0) {
         // One call launches the graph; the host then waits for all of it.
         const double launched = std::min(device.hostLaunchSeconds, end);
-        host->push_back({0.0, launched, HostCallKind::GraphLaunch, ~0U});
-        host->push_back({launched, end, HostCallKind::Wait, ~0U});
+        host->push_back({ 0.0, launched, HostCallKind::GraphLaunch, ~0U });
+        host->push_back({ launched, end, HostCallKind::Wait, ~0U });
     } else if (host && end > t) {
-        host->push_back({t, end, HostCallKind::Barrier, ~0U});
+        host->push_back({ t, end, HostCallKind::Barrier, ~0U });
     }
     return end;
 }
@@ -484,20 +496,20 @@ double runSegments(const Graph& graph, const Plan& plan, const SimDevice& device
 } // namespace
 
 SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options,
-                   const KernelTable* kernels)
+    const KernelTable* kernels)
 {
     SimResult result;
     const auto m = static_cast<std::uint32_t>(plan.launches.size());
     std::vector<double> launchEnd;
-    const double t =
-        runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps, &result.host);
+    const double t
+        = runSegments(graph, plan, device, options, kernels, launchEnd, &result.kernels, &result.warps, &result.host);
     result.latency = t;
-    std::stable_sort(result.host.begin(), result.host.end(),
-                     [](const HostCall& a, const HostCall& b) { return a.start < b.start; });
+    std::stable_sort(
+        result.host.begin(), result.host.end(), [](const HostCall& a, const HostCall& b) { return a.start < b.start; });
     // Every segment ends with a sample of 0 warps; one more marks the end of the run (after the
     // final join), so the curve spans the latency.
     if (result.warps.empty() || result.warps.back().time < t)
-        result.warps.push_back({t, 0.0});
+        result.warps.push_back({ t, 0.0 });
 
     result.opStart.assign(graph.opCount(), 0.0);
     result.opEnd.assign(graph.opCount(), 0.0);
@@ -510,7 +522,7 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
             result.opEnd[id.value()] = launchEnd[l];
         }
     std::sort(result.kernels.begin(), result.kernels.end(),
-              [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
+        [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
 
     // Averaged over the time some kernel runs (the union of their intervals), as the CUPTI path
     // averages measured samples: warps are only ever active while a kernel runs.
@@ -529,9 +541,9 @@ SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device
 }
 
 double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& device, const SimOptions& options,
-                     const KernelTable* kernels)
+    const KernelTable* kernels)
 {
-    const Plan plan = compileSchedule(graph, Schedule{{stage}});
+    const Plan plan = compileSchedule(graph, Schedule { { stage } });
     std::vector<double> launchEnd;
     return runSegments(graph, plan, device, options, kernels, launchEnd, nullptr, nullptr);
 }

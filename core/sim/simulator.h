@@ -36,15 +36,15 @@ private:
 
 struct KernelSpan {
     std::uint32_t launch = 0; // index into plan.launches
-    std::uint32_t part = 0;   // kernel index within the launch
+    std::uint32_t part = 0; // kernel index within the launch
     StreamId stream;
-    double start = 0;         // seconds
+    double start = 0; // seconds
     double end = 0;
     double warps = 0;
 };
 
 struct WarpSample {
-    double time = 0;          // seconds; the value holds until the next sample
+    double time = 0; // seconds; the value holds until the next sample
     double activeWarps = 0;
 };
 
@@ -68,21 +68,21 @@ struct HostCall {
 };
 
 struct SimResult {
-    double latency = 0;                  // seconds, first issue to last kernel end
-    std::vector<KernelSpan> kernels;     // in start order
-    std::vector<HostCall> host;          // in time order, end to end from 0 to the latency
-    std::vector<double> opStart, opEnd;  // per op id, seconds
-    std::vector<WarpSample> warps;       // step function; warps > 0 only while some kernel runs
-    double averageActiveWarps = 0;       // time-weighted over the time some kernel runs
+    double latency = 0; // seconds, first issue to last kernel end
+    std::vector<KernelSpan> kernels; // in start order
+    std::vector<HostCall> host; // in time order, end to end from 0 to the latency
+    std::vector<double> opStart, opEnd; // per op id, seconds
+    std::vector<WarpSample> warps; // step function; warps > 0 only while some kernel runs
+    double averageActiveWarps = 0; // time-weighted over the time some kernel runs
 };
 
 // The plan must be valid for the graph (validate(graph, plan) empty).
 SimResult simulate(const Graph& graph, const Plan& plan, const SimDevice& device, const SimOptions& options = {},
-                   const KernelTable* kernels = nullptr);
+    const KernelTable* kernels = nullptr);
 
 // Latency of one stage run on its own (its launches, then the barrier that ends it), as the
 // IOS search needs it.
 double simulateStage(const Graph& graph, const Stage& stage, const SimDevice& device, const SimOptions& options = {},
-                     const KernelTable* kernels = nullptr);
+    const KernelTable* kernels = nullptr);
 
 } // namespace opsched

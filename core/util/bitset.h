@@ -11,12 +11,16 @@ namespace opsched {
 class DynamicBitset {
 public:
     DynamicBitset() = default;
-    explicit DynamicBitset(std::size_t bits) : bits_(bits), words_((bits + 63) / 64, 0) {}
+    explicit DynamicBitset(std::size_t bits)
+        : bits_(bits)
+        , words_((bits + 63) / 64, 0)
+    {
+    }
 
     std::size_t size() const { return bits_; }
 
-    void set(std::size_t i) { words_[i / 64] |= (std::uint64_t{1} << (i % 64)); }
-    void reset(std::size_t i) { words_[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }
+    void set(std::size_t i) { words_[i / 64] |= (std::uint64_t { 1 } << (i % 64)); }
+    void reset(std::size_t i) { words_[i / 64] &= ~(std::uint64_t { 1 } << (i % 64)); }
     bool test(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1U; }
 
     std::size_t count() const
@@ -70,8 +74,7 @@ public:
     }
 
     // Calls f(index) for every set bit, in increasing order.
-    template <typename F>
-    void forEach(F&& f) const
+    template <typename F> void forEach(F&& f) const
     {
         for (std::size_t w = 0; w < words_.size(); ++w) {
             std::uint64_t word = words_[w];

@@ -10,7 +10,10 @@ namespace opsched {
 // SplitMix64: used to derive independent seeds and as a stream generator.
 class SplitMix64 {
 public:
-    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+    explicit SplitMix64(std::uint64_t seed)
+        : state_(seed)
+    {
+    }
 
     std::uint64_t next()
     {

@@ -18,7 +18,7 @@ public:
 private:
     void block(const std::uint8_t* p);
     std::array<std::uint32_t, 8> h_;
-    std::array<std::uint8_t, 64> buffer_{};
+    std::array<std::uint8_t, 64> buffer_ {};
     std::size_t buffered_ = 0;
     std::uint64_t length_ = 0;
 };

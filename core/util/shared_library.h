@@ -19,11 +19,7 @@ public:
     const std::string& error() const { return error_; } // why it could not be opened
 
     // The symbol cast to a function pointer type, or nullptr.
-    template <typename F>
-    F symbol(const char* name) const
-    {
-        return reinterpret_cast<F>(rawSymbol(name));
-    }
+    template <typename F> F symbol(const char* name) const { return reinterpret_cast<F>(rawSymbol(name)); }
 
 private:
     void* rawSymbol(const char* name) const;

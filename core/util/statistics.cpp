@@ -59,8 +59,8 @@ std::vector<double> averageRanks(const std::vector<double>& values)
 double spearmanCorrelation(const std::vector<double>& a, const std::vector<double>& b)
 {
     if (a.size() != b.size())
-        throw Error("rank correlation of series of different lengths (" + std::to_string(a.size()) + " and " +
-                    std::to_string(b.size()) + ")");
+        throw Error("rank correlation of series of different lengths (" + std::to_string(a.size()) + " and "
+            + std::to_string(b.size()) + ")");
     if (a.size() < 2)
         throw Error("rank correlation needs at least two pairs of values");
     const auto ra = averageRanks(a);

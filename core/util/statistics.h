@@ -15,7 +15,10 @@ double quantileSorted(const std::vector<double>& sorted, double q);
 // mean of the two middle values for an even count). The one definition every median and
 // percentile in opsched uses.
 double quantile(std::vector<double> values, double q);
-inline double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+inline double median(std::vector<double> values)
+{
+    return quantile(std::move(values), 0.5);
+}
 
 // Median and the 10th/90th percentiles of repeated measurements.
 struct Spread {

@@ -14,8 +14,16 @@ namespace opsched::zoo {
 struct Window {
     std::int64_t h = 1, w = 1;
     Window() = default;
-    Window(std::int64_t square) : h(square), w(square) {} // NOLINT(google-explicit-constructor)
-    Window(std::int64_t hh, std::int64_t ww) : h(hh), w(ww) {}
+    Window(std::int64_t square)
+        : h(square)
+        , w(square)
+    {
+    } // NOLINT(google-explicit-constructor)
+    Window(std::int64_t hh, std::int64_t ww)
+        : h(hh)
+        , w(ww)
+    {
+    }
 };
 
 using Terms = std::vector<InputTerm>;
@@ -27,18 +35,18 @@ public:
     TensorId input(const std::string& name, Shape shape);
 
     // Conv (+ bias) with a fused activation. Padding is symmetric.
-    TensorId conv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
-                  Window stride = {}, Window pad = {0}, Activation act = Activation::relu(), std::int64_t groups = 1);
+    TensorId conv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel, Window stride = {},
+        Window pad = { 0 }, Activation act = Activation::relu(), std::int64_t groups = 1);
     // Relu, then conv without activation (NasNet's 1x1 adapters).
     TensorId reluConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
-                      Window stride = {}, Window pad = {0});
+        Window stride = {}, Window pad = { 0 });
     // Relu, depthwise conv, pointwise conv: one unit (IOS's Relu-SepConv).
-    TensorId reluSepConv(const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel,
-                         Window stride, Window pad);
-    TensorId maxPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad = {0},
-                     bool ceilMode = false);
-    TensorId avgPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad = {0},
-                     bool countIncludePad = false);
+    TensorId reluSepConv(
+        const std::string& name, const Terms& in, std::int64_t outChannels, Window kernel, Window stride, Window pad);
+    TensorId maxPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad = { 0 },
+        bool ceilMode = false);
+    TensorId avgPool(const std::string& name, const Terms& in, Window kernel, Window stride, Window pad = { 0 },
+        bool countIncludePad = false);
     TensorId globalAvgPool(const std::string& name, const Terms& in);
     TensorId relu(const std::string& name, const Terms& in);
     // Sums within terms, concatenates terms: an Add, a Concat, or both at once.

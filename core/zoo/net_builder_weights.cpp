@@ -70,7 +70,7 @@ TensorId NetBuilder::scaledOp(const std::string& name, OpKind kind, const Terms&
             at = l.output;
         }
     }
-    const auto out = builder_.addOp({name, kind, in, std::move(layers)});
+    const auto out = builder_.addOp({ name, kind, in, std::move(layers) });
     setSignal(out, s ? std::move(*s) : unitSignal(channels(out))); // transformers normalise themselves
     return out;
 }

@@ -18,18 +18,19 @@ Graph randomDag(std::int64_t batch, const RandomDagParams& params)
 
     SplitMix64 rng(params.seed);
     NetBuilder b("random", hashString("random-weights", params.seed));
-    const auto input = b.input("input", Shape{batch, 32, 28, 28});
+    const auto input = b.input("input", Shape { batch, 32, 28, 28 });
 
-    std::vector<TensorId> previousLevel{input};
+    std::vector<TensorId> previousLevel { input };
     std::vector<TensorId> earlier; // all ops before the previous level
     int made = 0;
     for (int level = 0; made < params.ops; ++level) {
-        const int count = std::min(params.ops - made, 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(params.width))));
+        const int count
+            = std::min(params.ops - made, 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(params.width))));
         std::vector<TensorId> current;
         for (int i = 0; i < count; ++i) {
             // One input from the level just above keeps the levels honest; up to two more from
             // anywhere earlier add skip edges.
-            InputTerm term{previousLevel[rng.below(previousLevel.size())]};
+            InputTerm term { previousLevel[rng.below(previousLevel.size())] };
             if (level > 0) {
                 const int extra = static_cast<int>(rng.below(3));
                 for (int e = 0; e < extra; ++e) {
@@ -39,7 +40,7 @@ Graph randomDag(std::int64_t batch, const RandomDagParams& params)
                         term.push_back(t);
                 }
             }
-            current.push_back(b.conv("op" + std::to_string(made++), {term}, 32, 3, 1, 1));
+            current.push_back(b.conv("op" + std::to_string(made++), { term }, 32, 3, 1, 1));
         }
         if (level > 0)
             earlier.insert(earlier.end(), previousLevel.begin(), previousLevel.end());

@@ -24,8 +24,8 @@ UndirectedGraph erdosRenyi(int n, double p, std::uint64_t seed)
 UndirectedGraph barabasiAlbert(int n, int m, std::uint64_t seed)
 {
     if (m < 1 || n <= m)
-        throw ModelRefError("Barabasi-Albert graph needs n > m >= 1 (got n=" + std::to_string(n) +
-                            ", m=" + std::to_string(m) + ")");
+        throw ModelRefError(
+            "Barabasi-Albert graph needs n > m >= 1 (got n=" + std::to_string(n) + ", m=" + std::to_string(m) + ")");
     SplitMix64 rng(seed);
     UndirectedGraph g;
     g.nodes = n;
@@ -38,9 +38,8 @@ UndirectedGraph barabasiAlbert(int n, int m, std::uint64_t seed)
             bool anyDegree = false;
             for (int u = 0; u < v; ++u)
                 anyDegree = anyDegree || (!taken(u) && degree[static_cast<std::size_t>(u)] > 0);
-            auto weight = [&](int u) -> long {
-                return taken(u) ? 0 : (anyDegree ? degree[static_cast<std::size_t>(u)] : 1);
-            };
+            auto weight
+                = [&](int u) -> long { return taken(u) ? 0 : (anyDegree ? degree[static_cast<std::size_t>(u)] : 1); };
             long weightSum = 0;
             for (int u = 0; u < v; ++u)
                 weightSum += weight(u);

@@ -28,17 +28,17 @@ TensorId stage(NetBuilder& b, const std::string& s, TensorId x, std::int64_t cha
         const auto& p = preds[static_cast<std::size_t>(v)];
         const std::string name = s + ".node" + std::to_string(v);
         if (p.empty()) {
-            out[static_cast<std::size_t>(v)] = b.reluSepConv(name, {{x}}, channels, 3, 2, 1);
+            out[static_cast<std::size_t>(v)] = b.reluSepConv(name, { { x } }, channels, 3, 2, 1);
         } else {
             InputTerm sum;
             for (int u : p)
                 sum.push_back(out[static_cast<std::size_t>(u)]);
-            out[static_cast<std::size_t>(v)] = b.reluSepConv(name, {sum}, channels, 3, 1, 1);
+            out[static_cast<std::size_t>(v)] = b.reluSepConv(name, { sum }, channels, 3, 1, 1);
         }
         if (!hasSucc[static_cast<std::size_t>(v)])
             sinks.push_back(out[static_cast<std::size_t>(v)]);
     }
-    return b.combine(s + ".output", {sinks});
+    return b.combine(s + ".output", { sinks });
 }
 
 } // namespace
@@ -47,17 +47,17 @@ Graph randWire(std::int64_t batch, std::uint64_t seed)
 {
     constexpr std::int64_t c = 154;
     NetBuilder b("randwire", hashString("randwire-weights", seed));
-    auto x = b.input("input", Shape{batch, 3, 224, 224});
-    x = b.conv("conv1", {{x}}, c / 2, 3, 2, 1, Activation::none());
-    const int nodes[] = {16, 32, 32, 32};
+    auto x = b.input("input", Shape { batch, 3, 224, 224 });
+    x = b.conv("conv1", { { x } }, c / 2, 3, 2, 1, Activation::none());
+    const int nodes[] = { 16, 32, 32, 32 };
     for (int i = 0; i < 4; ++i) {
         const std::string name = "stage" + std::to_string(i + 2);
         x = stage(b, name, x, c << i, nodes[i], hashString(name, seed));
     }
-    x = b.relu("relu", {{x}});
-    x = b.conv("conv_head", {{x}}, 1280, 1, 1, 0, Activation::none());
-    x = b.globalAvgPool("avgpool", {{x}});
-    b.fullyConnected("fc", {{x}}, 1000);
+    x = b.relu("relu", { { x } });
+    x = b.conv("conv_head", { { x } }, 1280, 1, 1, 0, Activation::none());
+    x = b.globalAvgPool("avgpool", { { x } });
+    b.fullyConnected("fc", { { x } }, 1000);
     return std::move(b).finish();
 }
 

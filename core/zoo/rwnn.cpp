@@ -25,9 +25,12 @@ namespace {
 UndirectedGraph moduleGraph(const RwnnParams& p, std::uint64_t seed)
 {
     switch (p.generator) {
-    case RwnnParams::Generator::WattsStrogatz: return wattsStrogatz(p.nodes, 4, 0.75, seed);
-    case RwnnParams::Generator::ErdosRenyi: return erdosRenyi(p.nodes, 0.2, seed);
-    case RwnnParams::Generator::BarabasiAlbert: return barabasiAlbert(p.nodes, 5, seed);
+    case RwnnParams::Generator::WattsStrogatz:
+        return wattsStrogatz(p.nodes, 4, 0.75, seed);
+    case RwnnParams::Generator::ErdosRenyi:
+        return erdosRenyi(p.nodes, 0.2, seed);
+    case RwnnParams::Generator::BarabasiAlbert:
+        return barabasiAlbert(p.nodes, 5, seed);
     }
     return {};
 }
@@ -35,7 +38,7 @@ UndirectedGraph moduleGraph(const RwnnParams& p, std::uint64_t seed)
 // `count` distinct nodes: `fixed` and count-1 random others from [lo, hi), sorted.
 std::vector<int> pickNodes(SplitMix64& rng, int count, int fixed, int lo, int hi)
 {
-    std::vector<int> out{fixed};
+    std::vector<int> out { fixed };
     while (static_cast<int>(out.size()) < count) {
         const int v = lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(hi - lo)));
         if (std::find(out.begin(), out.end(), v) == out.end())
@@ -55,8 +58,8 @@ Graph rwnn(std::int64_t batch, const RwnnParams& p)
     if (n < 2 || n > 256)
         throw ModelRefError("zoo:rwnn: n (nodes per module) must be between 2 and 256, got " + std::to_string(n));
     if (c < 1 || 2 * c > n)
-        throw ModelRefError("zoo:rwnn: channels must be between 1 and n/2 (" + std::to_string(n / 2) + "), got " +
-                            std::to_string(c));
+        throw ModelRefError(
+            "zoo:rwnn: channels must be between 1 and n/2 (" + std::to_string(n / 2) + "), got " + std::to_string(c));
     if (p.generator == RwnnParams::Generator::WattsStrogatz && n <= 4)
         throw ModelRefError("zoo:rwnn: gen=ws needs n > 4");
     if (p.generator == RwnnParams::Generator::BarabasiAlbert && n <= 5)
@@ -65,9 +68,9 @@ Graph rwnn(std::int64_t batch, const RwnnParams& p)
         throw ModelRefError("zoo:rwnn: width must be 1-4096 and res 8-1024");
 
     NetBuilder b("rwnn", hashString("rwnn-weights", p.seed));
-    auto x = b.input("input", Shape{batch, 3, p.resolution, p.resolution});
-    x = b.conv("stem1", {{x}}, p.width / 2 > 0 ? p.width / 2 : 1, 3, 2, 1);
-    x = b.conv("stem2", {{x}}, p.width, 3, 2, 1);
+    auto x = b.input("input", Shape { batch, 3, p.resolution, p.resolution });
+    x = b.conv("stem1", { { x } }, p.width / 2 > 0 ? p.width / 2 : 1, 3, 2, 1);
+    x = b.conv("stem2", { { x } }, p.width, 3, 2, 1);
 
     std::vector<TensorId> previousOutputs(static_cast<std::size_t>(c), x);
     for (int m = 0; m < p.modules; ++m) {
@@ -90,7 +93,8 @@ Graph rwnn(std::int64_t batch, const RwnnParams& p)
             inputs = pickNodes(rng, c, 0, 1, n);
             outputs = pickNodes(rng, c, n - 1, 0, n - 1);
         }
-        auto isIn = [](const std::vector<int>& set, int v) { return std::find(set.begin(), set.end(), v) != set.end(); };
+        auto isIn
+            = [](const std::vector<int>& set, int v) { return std::find(set.begin(), set.end(), v) != set.end(); };
         for (int v = 0; v < n; ++v) {
             if (!preds[static_cast<std::size_t>(v)].empty() || isIn(inputs, v))
                 continue;
@@ -131,15 +135,17 @@ Graph rwnn(std::int64_t batch, const RwnnParams& p)
                 sum.push_back(previousOutputs[static_cast<std::size_t>(in - inputs.begin())]);
             std::sort(sum.begin(), sum.end());
             sum.erase(std::unique(sum.begin(), sum.end()), sum.end());
-            out[static_cast<std::size_t>(v)] = b.reluSepConv(prefix + ".n" + std::to_string(v), {sum}, p.width, 3, 1, 1);
+            out[static_cast<std::size_t>(v)]
+                = b.reluSepConv(prefix + ".n" + std::to_string(v), { sum }, p.width, 3, 1, 1);
         }
         for (int i = 0; i < c; ++i)
-            previousOutputs[static_cast<std::size_t>(i)] = out[static_cast<std::size_t>(outputs[static_cast<std::size_t>(i)])];
+            previousOutputs[static_cast<std::size_t>(i)]
+                = out[static_cast<std::size_t>(outputs[static_cast<std::size_t>(i)])];
     }
     InputTerm last(previousOutputs.begin(), previousOutputs.end());
-    x = last.size() > 1 ? b.combine("head.sum", {last}) : last.front();
-    x = b.globalAvgPool("head.avgpool", {{x}});
-    b.fullyConnected("head.fc", {{x}}, 1000);
+    x = last.size() > 1 ? b.combine("head.sum", { last }) : last.front();
+    x = b.globalAvgPool("head.avgpool", { { x } });
+    b.fullyConnected("head.fc", { { x } }, 1000);
     return std::move(b).finish();
 }
 

@@ -28,10 +28,10 @@ ParsedSpec parse(std::string_view spec)
         const std::string_view item = rest.substr(0, amp);
         const auto eq = item.find('=');
         if (eq == std::string_view::npos || eq == 0)
-            throw ModelRefError("zoo:" + std::string(spec) + ": parameter '" + std::string(item) +
-                                "' is not of the form key=value");
+            throw ModelRefError(
+                "zoo:" + std::string(spec) + ": parameter '" + std::string(item) + "' is not of the form key=value");
         out.params[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
-        rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+        rest = amp == std::string_view::npos ? std::string_view {} : rest.substr(amp + 1);
     }
     return out;
 }
@@ -44,7 +44,7 @@ std::int64_t integer(const ParsedSpec& s, const std::string& key, std::int64_t f
     std::int64_t value = 0;
     const auto& text = it->second;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size())
+    if (ec != std::errc {} || end != text.data() + text.size())
         throw ModelRefError("zoo:" + s.name + ": parameter " + key + "='" + text + "' is not an integer");
     return value;
 }
@@ -53,25 +53,24 @@ std::int64_t integer(const ParsedSpec& s, const std::string& key, std::int64_t f
 
 const std::vector<ZooEntry>& catalogue()
 {
-    static const std::vector<ZooEntry> entries{
-        {"inception_v3", "Inception V3, 299x299, Conv-Relu units (IOS Table 2: 119)", {}},
-        {"randwire", "RandWire, WS(4, 0.75) stages, Relu-SepConv units (IOS Table 2: 120)", {"seed"}},
-        {"nasnet_a", "NASNet-A large, 331x331, stem 96, filters 168 (IOS Table 2: 374)", {}},
-        {"squeezenet", "SqueezeNet 1.0 with bypass, 224x224 (IOS Table 2: 50)", {}},
-        {"googlenet", "GoogLeNet / Inception v1, 224x224", {}},
-        {"random", "random layered DAG of 3x3 conv units, for tests", {"ops", "width", "seed"}},
-        {"rwnn",
-         "stacked random modules (DiviML): gen=ws|er|ba, n nodes, C channels between modules, dep=sdep|wdep",
-         {"gen", "n", "modules", "channels", "dep", "seed", "width", "res"}},
-        {"bert", "BERT-base: 12 post-LN layers, hidden 768, 12 heads, vocab 30522; seq tokens (128)",
-         {"seq", "layers"}},
-        {"gpt2", "GPT-2 small: 12 pre-LN layers, hidden 768, causal, tied LM head; seq tokens (128)",
-         {"seq", "layers"}},
-        {"t5", "T5-small: 6+6 layers (layers= per stack), d_model 512, 8 heads, RMS norm; seq tokens (128)",
-         {"seq", "layers"}},
-        {"vit", "ViT-B/16, 224x224: 16x16 patches, class token, 12 pre-LN layers", {"layers"}},
-        {"gpt3", "GPT-3 175B decoder layers (96), d_model 12288, d_ff 49152; one step of tokens (20); cost-only",
-         {"layers", "tokens"}},
+    static const std::vector<ZooEntry> entries {
+        { "inception_v3", "Inception V3, 299x299, Conv-Relu units (IOS Table 2: 119)", {} },
+        { "randwire", "RandWire, WS(4, 0.75) stages, Relu-SepConv units (IOS Table 2: 120)", { "seed" } },
+        { "nasnet_a", "NASNet-A large, 331x331, stem 96, filters 168 (IOS Table 2: 374)", {} },
+        { "squeezenet", "SqueezeNet 1.0 with bypass, 224x224 (IOS Table 2: 50)", {} },
+        { "googlenet", "GoogLeNet / Inception v1, 224x224", {} },
+        { "random", "random layered DAG of 3x3 conv units, for tests", { "ops", "width", "seed" } },
+        { "rwnn", "stacked random modules (DiviML): gen=ws|er|ba, n nodes, C channels between modules, dep=sdep|wdep",
+            { "gen", "n", "modules", "channels", "dep", "seed", "width", "res" } },
+        { "bert", "BERT-base: 12 post-LN layers, hidden 768, 12 heads, vocab 30522; seq tokens (128)",
+            { "seq", "layers" } },
+        { "gpt2", "GPT-2 small: 12 pre-LN layers, hidden 768, causal, tied LM head; seq tokens (128)",
+            { "seq", "layers" } },
+        { "t5", "T5-small: 6+6 layers (layers= per stack), d_model 512, 8 heads, RMS norm; seq tokens (128)",
+            { "seq", "layers" } },
+        { "vit", "ViT-B/16, 224x224: 16x16 patches, class token, 12 pre-LN layers", { "layers" } },
+        { "gpt3", "GPT-3 175B decoder layers (96), d_model 12288, d_ff 49152; one step of tokens (20); cost-only",
+            { "layers", "tokens" } },
     };
     return entries;
 }
@@ -92,8 +91,8 @@ Graph build(std::string_view spec, std::int64_t batch)
             std::string keys;
             for (const auto& k : entry->parameters)
                 keys += (keys.empty() ? "" : ", ") + k;
-            throw ModelRefError("zoo:" + s.name + " has no parameter '" + key + "'" +
-                                (keys.empty() ? std::string(" (it takes none)") : " (accepted: " + keys + ")"));
+            throw ModelRefError("zoo:" + s.name + " has no parameter '" + key + "'"
+                + (keys.empty() ? std::string(" (it takes none)") : " (accepted: " + keys + ")"));
         }
     if (batch < 1 || batch > 65536)
         throw ModelRefError("batch size must be between 1 and 65536, got " + std::to_string(batch));

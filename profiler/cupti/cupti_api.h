@@ -24,8 +24,7 @@ inline const SharedLibrary& library()
 
 // dl::cuptiX(args...) calls libcupti's cuptiX, resolved on first use.
 #define OPSCHED_CUPTI_CALL(name)                                                                                       \
-    template <typename... Args>                                                                                        \
-    CUptiResult name(Args&&... args)                                                                                   \
+    template <typename... Args> CUptiResult name(Args&&... args)                                                       \
     {                                                                                                                  \
         static const auto fn = library().symbol<decltype(&::name)>(#name);                                             \
         return fn ? fn(std::forward<Args>(args)...) : CUPTI_ERROR_NOT_INITIALIZED;                                     \

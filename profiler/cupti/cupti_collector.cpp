@@ -134,8 +134,8 @@ void CUPTIAPI bufferCompleted(
     std::free(buffer);
 }
 
-constexpr CUpti_ActivityKind kCorrelationKinds[] = {
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+constexpr CUpti_ActivityKind kCorrelationKinds[]
+    = { CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER };
 
 void disableKinds()
 {
@@ -175,7 +175,8 @@ std::string startKernels()
 }
 
 // The kernels (and, in `apiCalls`, the API calls) recorded since startKernels.
-std::vector<CollectedKernel> stopKernels(std::vector<std::string>& messages, std::vector<CollectedApiCall>* apiCalls = nullptr)
+std::vector<CollectedKernel> stopKernels(
+    std::vector<std::string>& messages, std::vector<CollectedApiCall>* apiCalls = nullptr)
 {
     if (auto r = dl::cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS)
         messages.push_back(describe(r, "cuptiActivityFlushAll"));

@@ -38,8 +38,8 @@ struct CollectedKernel {
 struct CollectedApiCall {
     std::uint64_t start = 0, end = 0; // CUPTI's ns clock
     std::uint32_t threadId = 0, correlationId = 0;
-    bool driver = false;              // a driver call (cuLaunchKernel), else a runtime one
-    std::string name;                 // "cudaLaunchKernel", "cuLaunchKernel", ...
+    bool driver = false; // a driver call (cuLaunchKernel), else a runtime one
+    std::string name; // "cudaLaunchKernel", "cuLaunchKernel", ...
     std::optional<std::uint64_t> externalId; // the plan launch pushed with ExternalIdScope
 };
 

@@ -17,7 +17,8 @@ inline std::string describe(CUptiResult result, const char* call)
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
         why = "no permission to read the GPU's performance counters: run as root, or load the NVIDIA driver with "
-              "NVreg_RestrictProfilingToAdminUsers=0, a.k.a. RmProfilingAdminOnly (https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+              "NVreg_RestrictProfilingToAdminUsers=0, a.k.a. RmProfilingAdminOnly "
+              "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
         break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_HARDWARE_BUSY:

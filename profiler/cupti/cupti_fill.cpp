@@ -41,7 +41,7 @@ std::optional<double> averageWhileBusy(const Collection& collection)
         } else {
             // The first busy interval ending after the sample starts, then those it reaches.
             auto it = std::lower_bound(merged.begin(), merged.end(), w.start,
-                                       [](const auto& interval, std::uint64_t t) { return interval.second <= t; });
+                [](const auto& interval, std::uint64_t t) { return interval.second <= t; });
             for (; it != merged.end() && it->first < w.end; ++it)
                 overlap += static_cast<double>(std::min(w.end, it->second) - std::max(w.start, it->first));
         }
@@ -64,10 +64,9 @@ std::vector<CollectedApiCall> hostRow(std::vector<CollectedApiCall> calls)
             ++launches[c.threadId];
     if (launches.empty())
         return {};
-    const std::uint32_t thread
-        = std::max_element(launches.begin(), launches.end(), [](const auto& a, const auto& b) {
-              return a.second != b.second ? a.second < b.second : a.first > b.first; // ties: lower id
-          })->first;
+    const std::uint32_t thread = std::max_element(launches.begin(), launches.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second < b.second : a.first > b.first; // ties: lower id
+    })->first;
     std::erase_if(calls, [&](const CollectedApiCall& c) { return c.threadId != thread || c.end < c.start; });
     // Runtime before driver at equal starts, so the runtime call encloses the driver one.
     std::sort(calls.begin(), calls.end(), [](const CollectedApiCall& a, const CollectedApiCall& b) {
@@ -123,7 +122,7 @@ void fillRun(store::RunRecord& run, const Collection& collection,
         run.kernels.push_back(std::move(r));
     }
     for (auto& call : hostRow(collection.apiCalls)) {
-        store::HostCallRecord h{ rel(call.start), rel(call.end), std::move(call.name), std::nullopt };
+        store::HostCallRecord h { rel(call.start), rel(call.end), std::move(call.name), std::nullopt };
         if (launchOfCall && h.name.find("Launch") != std::string::npos)
             h.launchId = launchOfCall(call.externalId);
         run.hostCalls.push_back(std::move(h));

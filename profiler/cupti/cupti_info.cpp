@@ -12,7 +12,7 @@ CuptiInfo queryCupti()
 #ifdef OPSCHED_HAVE_CUPTI
     info.built = true;
     // CUPTI is opened at run time, so opsched starts where it is not installed.
-    static const SharedLibrary cupti({"libcupti.so.13", "libcupti.so"});
+    static const SharedLibrary cupti({ "libcupti.so.13", "libcupti.so" });
     using GetVersion = int (*)(std::uint32_t*);
     std::uint32_t version = 0;
     if (auto getVersion = cupti.symbol<GetVersion>("cuptiGetVersion"); getVersion && getVersion(&version) == 0)

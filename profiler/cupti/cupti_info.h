@@ -8,7 +8,7 @@ namespace opsched {
 struct CuptiInfo {
     bool built = false;
     unsigned apiVersion = 0; // CUPTI_API_VERSION of the loaded library
-    std::string reason;      // why profiling is not available, when not
+    std::string reason; // why profiling is not available, when not
 };
 
 CuptiInfo queryCupti();

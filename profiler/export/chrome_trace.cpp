@@ -18,7 +18,6 @@ double us(std::int64_t ns)
     return static_cast<double>(ns) / 1000.0;
 }
 
-
 nlohmann::ordered_json meta(const char* what, int tid, const std::string& name)
 {
     return { { "ph", "M" }, { "name", what }, { "pid", kPid }, { "tid", tid }, { "args", { { "name", name } } } };
@@ -34,8 +33,8 @@ nlohmann::ordered_json sortIndex(int tid, int index)
 // database), so the trace then has no arrows rather than wrong ones.
 std::optional<Plan> storedPlanShape(const store::RunRecord& run)
 {
-    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches") ||
-        !run.schedule->plan["launches"].is_array())
+    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches")
+        || !run.schedule->plan["launches"].is_array())
         return std::nullopt;
     const auto& j = run.schedule->plan;
     Plan plan;
@@ -43,8 +42,8 @@ std::optional<Plan> storedPlanShape(const store::RunRecord& run)
     const std::size_t n = j["launches"].size();
     auto index = [n](const nlohmann::json& v) { return v.is_number_unsigned() && v.get<std::uint64_t>() <= n; };
     for (const auto& jl : j["launches"]) {
-        if (!jl.is_object() || !jl.contains("stream") || !jl["stream"].is_number_unsigned() ||
-            jl["stream"].get<std::uint64_t>() > 4096)
+        if (!jl.is_object() || !jl.contains("stream") || !jl["stream"].is_number_unsigned()
+            || jl["stream"].get<std::uint64_t>() > 4096)
             return std::nullopt;
         Launch l;
         l.stream = StreamId(jl["stream"].get<std::uint32_t>());
@@ -74,8 +73,8 @@ std::optional<Plan> storedPlanShape(const store::RunRecord& run)
 std::vector<std::string> launchNames(const store::RunRecord& run)
 {
     std::vector<std::string> names;
-    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches") ||
-        !run.schedule->plan["launches"].is_array())
+    if (!run.schedule || !run.schedule->plan.is_object() || !run.schedule->plan.contains("launches")
+        || !run.schedule->plan["launches"].is_array())
         return names;
     for (const auto& launch : run.schedule->plan["launches"]) {
         std::string name;
@@ -160,7 +159,8 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
         std::vector<double> ends(n, 0);
         std::vector<const Span*> byLaunch(n, nullptr);
         for (const auto& [key, span] : spans)
-            if (key.first >= 0 && static_cast<std::size_t>(key.first) < n && !byLaunch[static_cast<std::size_t>(key.first)]) {
+            if (key.first >= 0 && static_cast<std::size_t>(key.first) < n
+                && !byLaunch[static_cast<std::size_t>(key.first)]) {
                 const auto l = static_cast<std::size_t>(key.first);
                 byLaunch[l] = &span;
                 drawn[l] = true;

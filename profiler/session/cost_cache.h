@@ -3,8 +3,8 @@
 // measurement. Worth it for measured costs; on the simulated GPU recomputing is as cheap.
 #pragma once
 
-#include "schedule/stage_cost.h"
 #include "plan/stage_signature.h"
+#include "schedule/stage_cost.h"
 
 #include <memory>
 #include <string>

@@ -87,8 +87,8 @@ void CudaBackend::run(
     run.kernels.clear();
     run.warps.clear();
     run.hostCalls.clear();
-    cupti::fillRun(run, collection,
-        [&](const cupti::CollectedKernel& k) { return launchOfExternalId(k.externalId, launches); },
+    cupti::fillRun(
+        run, collection, [&](const cupti::CollectedKernel& k) { return launchOfExternalId(k.externalId, launches); },
         [&](std::optional<std::uint64_t> external) { return launchOfExternalId(external, launches); });
     const std::size_t unattributed = attributeKernels(run.kernels, out.plan);
     if (unattributed)

@@ -31,12 +31,12 @@ std::string jobKey(const std::string& modelSha256, const ProfileJob& job, const 
 {
     return "model=" + modelSha256 + ";scheduler=" + job.scheduler + ";batch=" + std::to_string(job.batch)
         + ";device=" + deviceKey + ";r=" + std::to_string(settings.r) + ";s=" + std::to_string(settings.s)
-        + ";part=" + std::to_string(settings.maxPartOps) + ";cuda_graph=" + (settings.cudaGraph ? "1" : "0")
-        + ";warps=" + (settings.warps ? "1" : "0")
+        + ";part=" + std::to_string(settings.maxPartOps) + ";cuda_graph=" + (settings.cudaGraph ? "1" : "0") + ";warps="
+        + (settings.warps ? "1" : "0")
         // Only when not the default, so the keys of existing databases still match (resume).
-        + (settings.lowering == Lowering::Barriers ? ""
-                                                   : std::string(";lowering=") +
-                                                         (settings.lowering ? toString(*settings.lowering) : "best"));
+        + (settings.lowering == Lowering::Barriers
+                ? ""
+                : std::string(";lowering=") + (settings.lowering ? toString(*settings.lowering) : "best"));
 }
 
 std::string jobLabel(const std::string& modelName, const ProfileJob& job, const std::string& deviceKey)

@@ -132,7 +132,7 @@ void fillSimulatedRun(store::RunRecord& run, const Graph& graph, const Scheduler
 
     run.hostCalls.reserve(result.host.size());
     for (const auto& call : result.host) {
-        store::HostCallRecord h{ toNs(call.start), toNs(call.end), toString(call.kind), std::nullopt };
+        store::HostCallRecord h { toNs(call.start), toNs(call.end), toString(call.kind), std::nullopt };
         if (call.launch != ~0U)
             h.launchId = call.launch;
         run.hostCalls.push_back(std::move(h));

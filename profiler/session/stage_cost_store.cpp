@@ -13,13 +13,13 @@ store::Store openCache(const std::string& path)
     if (file.has_parent_path())
         std::filesystem::create_directories(file.parent_path(), ec);
     if (ec)
-        throw Error("cost cache '" + path + "': cannot create its folder (" + ec.message() +
-                    "); pass --cost-cache-file FILE elsewhere or --no-cost-cache");
+        throw Error("cost cache '" + path + "': cannot create its folder (" + ec.message()
+            + "); pass --cost-cache-file FILE elsewhere or --no-cost-cache");
     try {
         return store::Store::open(path, store::OpenMode::ReadWrite);
     } catch (const store::StoreError& e) {
-        throw Error("cost cache '" + path + "' cannot be used: " + e.what() +
-                    "; remove the file to start a new cache, or pass --no-cost-cache");
+        throw Error("cost cache '" + path + "' cannot be used: " + e.what()
+            + "; remove the file to start a new cache, or pass --no-cost-cache");
     }
 }
 

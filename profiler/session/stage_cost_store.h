@@ -19,7 +19,7 @@ public:
 
     std::unordered_map<std::string, double> load(const std::string& timerKey, std::int64_t batch) override;
     void add(const std::string& timerKey, std::int64_t batch,
-             const std::vector<std::pair<std::string, double>>& entries) override;
+        const std::vector<std::pair<std::string, double>>& entries) override;
 
     const std::string& path() const { return store_.path(); }
     std::size_t size() { return store_.costCacheSize(); }

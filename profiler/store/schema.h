@@ -27,8 +27,9 @@ struct OpenedDatabase {
 // build knows: the file is first opened read-only and checked (SQLite header, application_id,
 // user_version, PRAGMA quick_check); only then is it opened for writing (WAL) and migrated.
 // ReadWrite creates a missing (or zero-length) file, or fills a blank SQLite file (no tables, no
-// marks: what a writer killed while creating the file leaves); several processes may do so at once. ReadOnly migrates an older file in memory, so
-// reading an old file never changes it. Throws StoreError with a message that says what the file is.
+// marks: what a writer killed while creating the file leaves); several processes may do so at once. ReadOnly migrates
+// an older file in memory, so reading an old file never changes it. Throws StoreError with a message that says what the
+// file is.
 OpenedDatabase openDatabase(const std::string& path, OpenMode mode);
 
 // The current schema, for a fresh file (also sets application_id and user_version), under the

@@ -111,8 +111,14 @@ ScheduleId Store::putSchedule(ModelId model, const ScheduleRecord& s)
     auto insert = db_.prepare(R"sql(
 INSERT INTO schedules(model_id, scheduler, format, document, plan, params, search_seconds, states, transitions)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
-    insert.bind(1, model.value()).bind(2, s.scheduler).bind(3, s.format).bind(4, s.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    insert.bind(5, s.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(6, s.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(7, s.searchSeconds).bind(8, s.states);
+    insert.bind(1, model.value())
+        .bind(2, s.scheduler)
+        .bind(3, s.format)
+        .bind(4, s.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    insert.bind(5, s.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .bind(6, s.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .bind(7, s.searchSeconds)
+        .bind(8, s.states);
     insert.bind(9, s.transitions).run();
     return ScheduleId(db_.lastInsertId());
 }
@@ -209,7 +215,8 @@ INSERT INTO warp_samples(run_id, time_ns, duration_ns, active_warps, sm_active_p
                 .run();
     }
     if (!run.hostCalls.empty()) {
-        auto call = db_.prepare("INSERT INTO host_calls(run_id, start_ns, end_ns, name, launch_id) VALUES (?1, ?2, ?3, ?4, ?5)");
+        auto call = db_.prepare(
+            "INSERT INTO host_calls(run_id, start_ns, end_ns, name, launch_id) VALUES (?1, ?2, ?3, ?4, ?5)");
         for (const auto& c : run.hostCalls)
             call.bind(1, id.value()).bind(2, c.startNs).bind(3, c.endNs).bind(4, c.name).bind(5, c.launchId).run();
     }

@@ -201,7 +201,8 @@ WHERE k.run_id = ?1 ORDER BY k.start, k.streamId, k.rowid)sql");
     while (w.step())
         r.warps.push_back({ w.getInt(0), w.getInt(1), w.getDouble(2), w.getOptionalDouble(3) });
 
-    auto h = db_.prepare("SELECT start_ns, end_ns, name, launch_id FROM host_calls WHERE run_id = ?1 ORDER BY start_ns");
+    auto h
+        = db_.prepare("SELECT start_ns, end_ns, name, launch_id FROM host_calls WHERE run_id = ?1 ORDER BY start_ns");
     h.bind(1, id.value());
     while (h.step())
         r.hostCalls.push_back({ h.getInt(0), h.getInt(1), h.getText(2), h.getOptionalInt(3) });

@@ -34,9 +34,9 @@ int main()
 {
     const SimDevice& v100 = findSimDevice("sim:v100");
     std::printf("IOS search on sim:v100, batch 1, r=3, s=8 (median of 5, fresh cost cache each run)\n");
-    std::printf("%-14s %6s %6s %9s %12s %10s %10s\n", "model", "ops", "parts", "reused", "states", "transitions",
-                "search_s");
-    for (const char* m : {"zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet"}) {
+    std::printf(
+        "%-14s %6s %6s %9s %12s %10s %10s\n", "model", "ops", "parts", "reused", "states", "transitions", "search_s");
+    for (const char* m : { "zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet" }) {
         const Graph g = loadModel(m);
         IosResult last;
         const double s = medianSeconds(5, [&] {
@@ -44,7 +44,7 @@ int main()
             last = iosSchedule(g, cost);
         });
         std::printf("%-14s %6zu %6zu %9zu %12zu %10zu %10.3f\n", g.name().c_str(), g.opCount(), last.parts,
-                    last.reusedParts, last.states, last.transitions, s);
+            last.reusedParts, last.states, last.transitions, s);
     }
 
     const Graph big = loadModel("zoo:random?ops=1000&width=8&seed=1");

@@ -2,9 +2,9 @@
 // whole run visible (folding does the work) and zoomed in (binary search does), and 100 streams
 // scrolled to the middle. Renders offscreen into a QImage; prints medians of 50 repaints against
 // the 16 ms frame budget.
-#include "kernel_stats.h"
-#include "range_stats.h"
-#include "timeline_view.h"
+#include "timeline/kernel_stats.h"
+#include "timeline/range_stats.h"
+#include "timeline/timeline_view.h"
 
 #include <QApplication>
 #include <QImage>
@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -45,8 +45,8 @@ int main(int argc, char** argv)
     double t = 0;
     for (int i = 0; i < kSpans; ++i) {
         const double d = 1e-6 * (1 + (i * 7919) % 50); // 1..50 us
-        data->rows.addSpan(static_cast<std::size_t>(i % kRows), {t, t + d, static_cast<std::uint32_t>(i),
-                                                                  static_cast<std::uint32_t>(i % 13)});
+        data->rows.addSpan(static_cast<std::size_t>(i % kRows),
+            { t, t + d, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i % 13) });
         if (i % kRows == kRows - 1)
             t += d;
     }
@@ -61,15 +61,15 @@ int main(int argc, char** argv)
         for (std::size_t i = 0; i < from.size(); ++i) {
             if (i % 10 != 0)
                 continue;
-            auto it = std::lower_bound(to.begin(), to.end(), from[i].end,
-                                       [](const TimelineSpan& s, double t) { return s.start < t; });
+            auto it = std::lower_bound(
+                to.begin(), to.end(), from[i].end, [](const TimelineSpan& s, double t) { return s.start < t; });
             if (it != to.end())
-                data->flows.push_back({from[i].end, it->start, static_cast<std::uint32_t>(r),
-                                       static_cast<std::uint32_t>((r + 1) % kRows)});
+                data->flows.push_back({ from[i].end, it->start, static_cast<std::uint32_t>(r),
+                    static_cast<std::uint32_t>((r + 1) % kRows) });
         }
     }
     std::sort(data->flows.begin(), data->flows.end(),
-              [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+        [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
 
     TimelineView view;
     view.resize(1600, 400);
@@ -100,7 +100,7 @@ int main(int argc, char** argv)
         const int stream = i % 100;
         builder.addOp(stream, t, t + d, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i % 13));
         builder.addKernel(stream, t, t + d, static_cast<std::uint32_t>(i % 13),
-                         {"kernel_" + std::to_string(i % 1000), static_cast<std::uint32_t>(i), 64, {}});
+            { "kernel_" + std::to_string(i % 1000), static_cast<std::uint32_t>(i), 64, {} });
         if (stream == 99)
             t += d;
     }
@@ -130,8 +130,9 @@ int main(int argc, char** argv)
     std::printf("  whole run, ruler, range, flows shown: %.2f ms per repaint (median of 50)\n", whole);
     std::printf("  200 us visible, flows shown:          %.2f ms per repaint (median of 50)\n", zoomed);
     std::printf("  100 streams + kernel rows, scrolled:  %.2f ms per repaint (median of 50)\n", scrolled);
-    std::printf("  range statistics + kernel summary (1000 names), half of 100k spans: %.2f ms (median of 50)\n", statistics);
-    const double worst = std::max({plain, whole, zoomed, scrolled});
+    std::printf(
+        "  range statistics + kernel summary (1000 names), half of 100k spans: %.2f ms (median of 50)\n", statistics);
+    const double worst = std::max({ plain, whole, zoomed, scrolled });
     std::printf("  worst median %.2f ms: %s the 16 ms frame budget\n", worst, worst < 16 ? "within" : "OVER");
     return worst < 16 ? 0 : 1;
 }

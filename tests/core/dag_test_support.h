@@ -22,8 +22,7 @@ inline void PrintTo(const Shape& s, std::ostream* os)
 {
     *os << (s.dims.empty() ? std::string("[]") : s.toString());
 }
-template <typename Tag>
-void PrintTo(const Index<Tag>& i, std::ostream* os)
+template <typename Tag> void PrintTo(const Index<Tag>& i, std::ostream* os)
 {
     *os << "#" << i.value();
 }

@@ -75,14 +75,14 @@ TEST(Blocks, DiamondChainDiamond)
 {
     // diamond 0 -> {1,2} -> 3, chain 3 -> 4 -> 5, diamond 5 -> {6,7} -> 8
     const Dag dag = Dag::fromEdges(
-        9, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {5, 7}, {6, 8}, {7, 8}});
+        9, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 }, { 3, 4 }, { 4, 5 }, { 5, 6 }, { 5, 7 }, { 6, 8 }, { 7, 8 } });
     const auto p = findBlocks(dag);
-    EXPECT_EQ(p.cutNodes, (Nodes{0, 3, 4, 5, 8}));
+    EXPECT_EQ(p.cutNodes, (Nodes { 0, 3, 4, 5, 8 }));
     ASSERT_EQ(p.blocks.size(), 4U);
-    EXPECT_EQ(p.blocks[0].nodes, (Nodes{0}));
-    EXPECT_EQ(p.blocks[1].nodes, (Nodes{1, 2, 3}));
-    EXPECT_EQ(p.blocks[2].nodes, (Nodes{4, 5}));
-    EXPECT_EQ(p.blocks[3].nodes, (Nodes{6, 7, 8}));
+    EXPECT_EQ(p.blocks[0].nodes, (Nodes { 0 }));
+    EXPECT_EQ(p.blocks[1].nodes, (Nodes { 1, 2, 3 }));
+    EXPECT_EQ(p.blocks[2].nodes, (Nodes { 4, 5 }));
+    EXPECT_EQ(p.blocks[3].nodes, (Nodes { 6, 7, 8 }));
     EXPECT_EQ(p.blocks[0].width, 1U);
     EXPECT_EQ(p.blocks[1].width, 2U);
     EXPECT_EQ(p.blocks[2].width, 1U);
@@ -91,13 +91,13 @@ TEST(Blocks, DiamondChainDiamond)
     EXPECT_EQ(*p.blocks[2].exit, 5U);
     EXPECT_EQ(*p.blocks[3].exit, 8U);
     ASSERT_NE(p.largest(), nullptr);
-    EXPECT_EQ(p.largest()->nodes, (Nodes{1, 2, 3}));
+    EXPECT_EQ(p.largest()->nodes, (Nodes { 1, 2, 3 }));
     expectValidPartition(dag, p, "diamond-chain-diamond");
 }
 
 TEST(Blocks, NoCutNodesGivesOneOpenBlock)
 {
-    const Dag dag = Dag::fromEdges(4, {{0, 1}, {2, 3}});
+    const Dag dag = Dag::fromEdges(4, { { 0, 1 }, { 2, 3 } });
     const auto p = findBlocks(dag);
     EXPECT_TRUE(p.cutNodes.empty());
     ASSERT_EQ(p.blocks.size(), 1U);

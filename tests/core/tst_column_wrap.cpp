@@ -21,7 +21,7 @@ Dag diamonds(std::uint32_t blocks)
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
     for (std::uint32_t k = 0; k < blocks; ++k) {
         const std::uint32_t a = 4 * k;
-        edges.insert(edges.end(), {{a, a + 1}, {a, a + 2}, {a + 1, a + 3}, {a + 2, a + 3}});
+        edges.insert(edges.end(), { { a, a + 1 }, { a, a + 2 }, { a + 1, a + 3 }, { a + 2, a + 3 } });
         if (k + 1 < blocks)
             edges.emplace_back(a + 3, a + 4);
     }
@@ -39,8 +39,8 @@ void expectWellFormed(const Dag& dag, const LayeredLayout& l)
         EXPECT_LE(l.right(u), l.width + kEps);
         EXPECT_LE(l.bottom(u), l.height + kEps);
         for (std::uint32_t v = u + 1; v < dag.size(); ++v) {
-            const bool apart = l.right(u) <= l.left(v) + kEps || l.right(v) <= l.left(u) + kEps ||
-                               l.bottom(u) <= l.top(v) + kEps || l.bottom(v) <= l.top(u) + kEps;
+            const bool apart = l.right(u) <= l.left(v) + kEps || l.right(v) <= l.left(u) + kEps
+                || l.bottom(u) <= l.top(v) + kEps || l.bottom(v) <= l.top(u) + kEps;
             EXPECT_TRUE(apart) << u << " and " << v << " overlap";
         }
     }
@@ -58,7 +58,7 @@ void expectWellFormed(const Dag& dag, const LayeredLayout& l)
 
 TEST(ColumnWrap, TallChainsOfBlocksFoldIntoColumns)
 {
-    for (std::uint32_t blocks : {12U, 40U, 100U}) {
+    for (std::uint32_t blocks : { 12U, 40U, 100U }) {
         const Dag dag = diamonds(blocks);
         const LayeredLayout tall = layeredLayout(dag);
         const LayeredLayout wrapped = wrapIntoColumns(tall);
@@ -94,7 +94,7 @@ TEST(ColumnWrap, ShortOrWideDrawingsStayAsTheyAre)
     // 30 independent chains of 3: wider than tall.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
     for (std::uint32_t c = 0; c < 30; ++c)
-        edges.insert(edges.end(), {{3 * c, 3 * c + 1}, {3 * c + 1, 3 * c + 2}});
+        edges.insert(edges.end(), { { 3 * c, 3 * c + 1 }, { 3 * c + 1, 3 * c + 2 } });
     const Dag wide = Dag::fromEdges(90, edges);
     EXPECT_EQ(wrapIntoColumns(layeredLayout(wide)).nodes, layeredLayout(wide).nodes);
 }

@@ -54,17 +54,17 @@ double bruteLongestPath(const Dag& dag, const std::vector<double>& w)
 
 TEST(Dag, FromEdgesDropsDuplicatesAndSorts)
 {
-    const Dag dag = Dag::fromEdges(4, {{0, 2}, {0, 1}, {0, 2}, {2, 3}, {1, 3}, {0, 1}, {2, 3}});
+    const Dag dag = Dag::fromEdges(4, { { 0, 2 }, { 0, 1 }, { 0, 2 }, { 2, 3 }, { 1, 3 }, { 0, 1 }, { 2, 3 } });
     ASSERT_EQ(dag.size(), 4U);
     EXPECT_EQ(dag.edgeCount(), 4U);
-    EXPECT_EQ(dag.successors[0], (std::vector<std::uint32_t>{1, 2}));
-    EXPECT_EQ(dag.successors[2], (std::vector<std::uint32_t>{3}));
-    EXPECT_EQ(dag.predecessors[3], (std::vector<std::uint32_t>{1, 2}));
+    EXPECT_EQ(dag.successors[0], (std::vector<std::uint32_t> { 1, 2 }));
+    EXPECT_EQ(dag.successors[2], (std::vector<std::uint32_t> { 3 }));
+    EXPECT_EQ(dag.predecessors[3], (std::vector<std::uint32_t> { 1, 2 }));
     EXPECT_TRUE(dag.predecessors[0].empty());
     EXPECT_TRUE(dag.successors[3].empty());
-    const Dag loops = Dag::fromEdges(2, {{1, 1}, {1, 1}, {0, 1}}); // self loops are kept, once
+    const Dag loops = Dag::fromEdges(2, { { 1, 1 }, { 1, 1 }, { 0, 1 } }); // self loops are kept, once
     EXPECT_EQ(loops.edgeCount(), 2U);
-    EXPECT_EQ(loops.predecessors[1], (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ(loops.predecessors[1], (std::vector<std::uint32_t> { 0, 1 }));
 }
 
 TEST(Dag, EmptyGraph)
@@ -80,11 +80,11 @@ TEST(Dag, EmptyGraph)
 
 TEST(Dag, TopologicalOrderPrefersSmallestReadyIndex)
 {
-    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(3, {{2, 0}, {1, 0}})), (std::vector<std::uint32_t>{1, 2, 0}));
-    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(4, {{3, 1}})), (std::vector<std::uint32_t>{0, 2, 3, 1}));
+    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(3, { { 2, 0 }, { 1, 0 } })), (std::vector<std::uint32_t> { 1, 2, 0 }));
+    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(4, { { 3, 1 } })), (std::vector<std::uint32_t> { 0, 2, 3, 1 }));
     // 4 becomes ready after 3 but is smaller than the still-waiting 5.
-    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(6, {{3, 4}, {0, 5}, {5, 1}, {5, 2}})),
-              (std::vector<std::uint32_t>{0, 3, 4, 5, 1, 2}));
+    EXPECT_EQ(*topologicalOrder(Dag::fromEdges(6, { { 3, 4 }, { 0, 5 }, { 5, 1 }, { 5, 2 } })),
+        (std::vector<std::uint32_t> { 0, 3, 4, 5, 1, 2 }));
 }
 
 TEST(Dag, TopologicalOrderIsValidAndStableOnRandomDags)
@@ -109,18 +109,18 @@ TEST(Dag, TopologicalOrderIsValidAndStableOnRandomDags)
 
 TEST(Dag, CyclesHaveNoTopologicalOrder)
 {
-    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(1, {{0, 0}})).has_value());
-    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(3, {{0, 1}, {1, 1}, {1, 2}})).has_value());
-    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(2, {{0, 1}, {1, 0}})).has_value());
-    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(5, {{0, 1}, {1, 2}, {2, 3}, {3, 1}, {3, 4}})).has_value());
+    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(1, { { 0, 0 } })).has_value());
+    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(3, { { 0, 1 }, { 1, 1 }, { 1, 2 } })).has_value());
+    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(2, { { 0, 1 }, { 1, 0 } })).has_value());
+    EXPECT_FALSE(topologicalOrder(Dag::fromEdges(5, { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 1 }, { 3, 4 } })).has_value());
 }
 
 TEST(Dag, FindCycleOnSmallCycles)
 {
-    EXPECT_EQ(findCycle(Dag::fromEdges(1, {{0, 0}})), (std::vector<std::uint32_t>{0}));
-    EXPECT_EQ(findCycle(Dag::fromEdges(3, {{0, 1}, {2, 2}})), (std::vector<std::uint32_t>{2}));
-    const auto two = findCycle(Dag::fromEdges(3, {{0, 1}, {1, 2}, {2, 1}}));
-    EXPECT_EQ(std::set<std::uint32_t>(two.begin(), two.end()), (std::set<std::uint32_t>{1, 2}));
+    EXPECT_EQ(findCycle(Dag::fromEdges(1, { { 0, 0 } })), (std::vector<std::uint32_t> { 0 }));
+    EXPECT_EQ(findCycle(Dag::fromEdges(3, { { 0, 1 }, { 2, 2 } })), (std::vector<std::uint32_t> { 2 }));
+    const auto two = findCycle(Dag::fromEdges(3, { { 0, 1 }, { 1, 2 }, { 2, 1 } }));
+    EXPECT_EQ(std::set<std::uint32_t>(two.begin(), two.end()), (std::set<std::uint32_t> { 1, 2 }));
     EXPECT_EQ(two.size(), 2U);
 }
 
@@ -182,18 +182,18 @@ TEST(Dag, InducedSubgraphKeepsExactlyTheInnerEdges)
 
 TEST(Dag, LongestPathKnownCases)
 {
-    const Dag diamond = Dag::fromEdges(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+    const Dag diamond = Dag::fromEdges(4, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 } });
     std::vector<std::uint32_t> path;
-    EXPECT_DOUBLE_EQ(longestPath(diamond, {1, 5, 2, 1}, &path), 7.0);
-    EXPECT_EQ(path, (std::vector<std::uint32_t>{0, 1, 3}));
-    EXPECT_DOUBLE_EQ(longestPath(diamond, {1, 2, 5, 1}, &path), 7.0);
-    EXPECT_EQ(path, (std::vector<std::uint32_t>{0, 2, 3}));
+    EXPECT_DOUBLE_EQ(longestPath(diamond, { 1, 5, 2, 1 }, &path), 7.0);
+    EXPECT_EQ(path, (std::vector<std::uint32_t> { 0, 1, 3 }));
+    EXPECT_DOUBLE_EQ(longestPath(diamond, { 1, 2, 5, 1 }, &path), 7.0);
+    EXPECT_EQ(path, (std::vector<std::uint32_t> { 0, 2, 3 }));
     // An isolated heavy node beats a light chain.
-    const Dag split = Dag::fromEdges(3, {{0, 1}});
-    EXPECT_DOUBLE_EQ(longestPath(split, {1, 1, 10}, &path), 10.0);
-    EXPECT_EQ(path, (std::vector<std::uint32_t>{2}));
-    EXPECT_DOUBLE_EQ(longestPath(Dag::fromEdges(1, {}), {3.5}, &path), 3.5);
-    EXPECT_EQ(path, (std::vector<std::uint32_t>{0}));
+    const Dag split = Dag::fromEdges(3, { { 0, 1 } });
+    EXPECT_DOUBLE_EQ(longestPath(split, { 1, 1, 10 }, &path), 10.0);
+    EXPECT_EQ(path, (std::vector<std::uint32_t> { 2 }));
+    EXPECT_DOUBLE_EQ(longestPath(Dag::fromEdges(1, {}), { 3.5 }, &path), 3.5);
+    EXPECT_EQ(path, (std::vector<std::uint32_t> { 0 }));
 }
 
 TEST(Dag, LongestPathMatchesBruteForce)

@@ -51,12 +51,11 @@ Shape outputShape(const Shape& in, LayerParams params, OpKind kind = OpKind::Con
 {
     GraphBuilder b("t", 1);
     const auto x = b.addInput("x", in);
-    return b.shapeOf(b.addOp({"op", kind, {{x}}, {layer(std::move(params))}}));
+    return b.shapeOf(b.addOp({ "op", kind, { { x } }, { layer(std::move(params)) } }));
 }
 
 // Runs f, which must throw GraphError whose message names `opName`.
-template <typename F>
-void expectGraphError(F&& f, const std::string& opName)
+template <typename F> void expectGraphError(F&& f, const std::string& opName)
 {
     try {
         f();
@@ -116,12 +115,12 @@ void expectIrInvariants(const Graph& g)
 Graph smallGraph(std::int64_t batch = 1, std::uint64_t seed = 42)
 {
     GraphBuilder b("small", seed);
-    const auto x = b.addInput("input", Shape{batch, 3, 16, 16});
-    const auto a = b.addOp({"a", OpKind::Conv, {{x}}, {layer(conv(8, 3, 1, 1), Activation::relu())}});
-    const auto bb = b.addOp({"b", OpKind::Conv, {{a}}, {layer(conv(8, 3, 2, 1))}});
-    const auto c = b.addOp({"c", OpKind::Pool, {{a}}, {layer(pool(PoolKind::Max, 2, 2))}});
-    const auto d = b.addOp({"d", OpKind::Concat, {{bb}, {c}}, {layer(Identity{})}});
-    b.addOp({"e", OpKind::Gemm, {{d}}, {layer(Gemm{10, true})}});
+    const auto x = b.addInput("input", Shape { batch, 3, 16, 16 });
+    const auto a = b.addOp({ "a", OpKind::Conv, { { x } }, { layer(conv(8, 3, 1, 1), Activation::relu()) } });
+    const auto bb = b.addOp({ "b", OpKind::Conv, { { a } }, { layer(conv(8, 3, 2, 1)) } });
+    const auto c = b.addOp({ "c", OpKind::Pool, { { a } }, { layer(pool(PoolKind::Max, 2, 2)) } });
+    const auto d = b.addOp({ "d", OpKind::Concat, { { bb }, { c } }, { layer(Identity {}) } });
+    b.addOp({ "e", OpKind::Gemm, { { d } }, { layer(Gemm { 10, true }) } });
     return std::move(b).finish();
 }
 
@@ -133,21 +132,21 @@ TEST(GraphBuilder, IrInvariantsOnBuiltGraphs)
     expectIrInvariants(small);
     EXPECT_EQ(small.opCount(), 5U);
     ASSERT_EQ(small.outputs().size(), 1U);
-    EXPECT_EQ(small.tensor(small.outputs()[0]).shape, (Shape{1, 10}));
+    EXPECT_EQ(small.tensor(small.outputs()[0]).shape, (Shape { 1, 10 }));
     EXPECT_EQ(small.consumers(small.op(*small.findOp("a")).output).size(), 2U);
     EXPECT_FALSE(small.findOp("nope").has_value());
-    for (const char* ref : {"zoo:inception_v3", "zoo:nasnet_a", "zoo:randwire", "zoo:random?ops=60&width=6&seed=3"})
+    for (const char* ref : { "zoo:inception_v3", "zoo:nasnet_a", "zoo:randwire", "zoo:random?ops=60&width=6&seed=3" })
         expectIrInvariants(loadModel(ref));
 }
 
 TEST(GraphBuilder, ConvShapes)
 {
-    EXPECT_EQ(outputShape({1, 3, 224, 224}, conv(64, 7, 2, 3)), (Shape{1, 64, 112, 112}));
-    EXPECT_EQ(outputShape({2, 16, 35, 35}, conv(32, 3, 2)), (Shape{2, 32, 17, 17}));
-    EXPECT_EQ(outputShape({1, 16, 8, 8}, conv(16, 3, 1, 1, 16)), (Shape{1, 16, 8, 8})); // depthwise
+    EXPECT_EQ(outputShape({ 1, 3, 224, 224 }, conv(64, 7, 2, 3)), (Shape { 1, 64, 112, 112 }));
+    EXPECT_EQ(outputShape({ 2, 16, 35, 35 }, conv(32, 3, 2)), (Shape { 2, 32, 17, 17 }));
+    EXPECT_EQ(outputShape({ 1, 16, 8, 8 }, conv(16, 3, 1, 1, 16)), (Shape { 1, 16, 8, 8 })); // depthwise
     Conv2d dil = conv(4, 3);
     dil.dilationH = dil.dilationW = 3; // span 7
-    EXPECT_EQ(outputShape({1, 2, 10, 12}, dil), (Shape{1, 4, 4, 6}));
+    EXPECT_EQ(outputShape({ 1, 2, 10, 12 }, dil), (Shape { 1, 4, 4, 6 }));
     // Asymmetric kernel, stride, padding and dilation, grouped.
     Conv2d c = conv(16, 1, 1, 0, 4);
     c.kernelH = 3;
@@ -157,67 +156,69 @@ TEST(GraphBuilder, ConvShapes)
     c.padLeft = 2;
     c.padRight = 1;
     c.dilationH = 2;
-    EXPECT_EQ(outputShape({1, 8, 17, 23}, c), (Shape{1, 16, 7, 22}));
-    EXPECT_EQ(weightShapes(layer(c), Shape{1, 8, 17, 23}), (std::vector<Shape>{{16, 2, 3, 5}, {16}}));
+    EXPECT_EQ(outputShape({ 1, 8, 17, 23 }, c), (Shape { 1, 16, 7, 22 }));
+    EXPECT_EQ(weightShapes(layer(c), Shape { 1, 8, 17, 23 }), (std::vector<Shape> { { 16, 2, 3, 5 }, { 16 } }));
     Conv2d noBias = conv(16, 1);
     noBias.bias = false;
-    EXPECT_EQ(weightShapes(layer(noBias), Shape{1, 8, 4, 4}), (std::vector<Shape>{{16, 8, 1, 1}}));
+    EXPECT_EQ(weightShapes(layer(noBias), Shape { 1, 8, 4, 4 }), (std::vector<Shape> { { 16, 8, 1, 1 } }));
     // Inception's factorised 1x7 / 7x1 convs keep the spatial size.
     Conv2d k17 = conv(128, 1);
     k17.kernelW = 7;
     k17.padLeft = k17.padRight = 3;
-    EXPECT_EQ(outputShape({1, 768, 17, 17}, k17), (Shape{1, 128, 17, 17}));
+    EXPECT_EQ(outputShape({ 1, 768, 17, 17 }, k17), (Shape { 1, 128, 17, 17 }));
 }
 
 TEST(GraphBuilder, PoolShapes)
 {
-    EXPECT_EQ(outputShape({1, 64, 112, 112}, pool(PoolKind::Max, 3, 2), OpKind::Pool), (Shape{1, 64, 55, 55}));
-    EXPECT_EQ(outputShape({1, 64, 112, 112}, pool(PoolKind::Max, 3, 2, 0, true), OpKind::Pool), (Shape{1, 64, 56, 56}));
-    EXPECT_EQ(outputShape({1, 4, 8, 8}, pool(PoolKind::Max, 3, 2, 0, true), OpKind::Pool), (Shape{1, 4, 4, 4}));
-    EXPECT_EQ(outputShape({1, 4, 8, 8}, pool(PoolKind::Average, 3, 1, 1), OpKind::Pool), (Shape{1, 4, 8, 8}));
-    EXPECT_EQ(outputShape({1, 4, 14, 14}, pool(PoolKind::Max, 2, 2, 0, true), OpKind::Pool), (Shape{1, 4, 7, 7}));
+    EXPECT_EQ(outputShape({ 1, 64, 112, 112 }, pool(PoolKind::Max, 3, 2), OpKind::Pool), (Shape { 1, 64, 55, 55 }));
+    EXPECT_EQ(
+        outputShape({ 1, 64, 112, 112 }, pool(PoolKind::Max, 3, 2, 0, true), OpKind::Pool), (Shape { 1, 64, 56, 56 }));
+    EXPECT_EQ(outputShape({ 1, 4, 8, 8 }, pool(PoolKind::Max, 3, 2, 0, true), OpKind::Pool), (Shape { 1, 4, 4, 4 }));
+    EXPECT_EQ(outputShape({ 1, 4, 8, 8 }, pool(PoolKind::Average, 3, 1, 1), OpKind::Pool), (Shape { 1, 4, 8, 8 }));
+    EXPECT_EQ(outputShape({ 1, 4, 14, 14 }, pool(PoolKind::Max, 2, 2, 0, true), OpKind::Pool), (Shape { 1, 4, 7, 7 }));
     // Ceil mode never adds a window that starts in the right padding (PyTorch / ONNX rule).
-    EXPECT_EQ(outputShape({1, 4, 5, 5}, pool(PoolKind::Max, 2, 2, 1, true), OpKind::Pool), (Shape{1, 4, 3, 3}));
-    EXPECT_EQ(outputShape({1, 4, 4, 4}, pool(PoolKind::Max, 1, 2, 0, true), OpKind::Pool), (Shape{1, 4, 2, 2}));
-    EXPECT_EQ(outputShape({1, 4, 6, 6}, pool(PoolKind::Max, 3, 2, 1, true), OpKind::Pool), (Shape{1, 4, 4, 4}));
-    EXPECT_EQ(outputShape({2, 64, 7, 9}, Pool2d{PoolKind::GlobalAverage}, OpKind::Pool), (Shape{2, 64, 1, 1}));
-    EXPECT_EQ(outputShape({2, 64, 7, 9}, Pool2d{PoolKind::GlobalMax}, OpKind::Pool), (Shape{2, 64, 1, 1}));
+    EXPECT_EQ(outputShape({ 1, 4, 5, 5 }, pool(PoolKind::Max, 2, 2, 1, true), OpKind::Pool), (Shape { 1, 4, 3, 3 }));
+    EXPECT_EQ(outputShape({ 1, 4, 4, 4 }, pool(PoolKind::Max, 1, 2, 0, true), OpKind::Pool), (Shape { 1, 4, 2, 2 }));
+    EXPECT_EQ(outputShape({ 1, 4, 6, 6 }, pool(PoolKind::Max, 3, 2, 1, true), OpKind::Pool), (Shape { 1, 4, 4, 4 }));
+    EXPECT_EQ(outputShape({ 2, 64, 7, 9 }, Pool2d { PoolKind::GlobalAverage }, OpKind::Pool), (Shape { 2, 64, 1, 1 }));
+    EXPECT_EQ(outputShape({ 2, 64, 7, 9 }, Pool2d { PoolKind::GlobalMax }, OpKind::Pool), (Shape { 2, 64, 1, 1 }));
 }
 
 TEST(GraphBuilder, GemmFlattenReshapeShapes)
 {
-    EXPECT_EQ(outputShape({2, 64, 1, 1}, Gemm{10, true}, OpKind::Gemm), (Shape{2, 10}));
-    EXPECT_EQ(weightShapes(layer(Gemm{10, true}), Shape{2, 64, 3, 3}), (std::vector<Shape>{{10, 576}, {10}}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Flatten{1}, OpKind::Reshape), (Shape{2, 60}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Flatten{2}, OpKind::Reshape), (Shape{6, 20}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Flatten{0}, OpKind::Reshape), (Shape{1, 120}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Reshape{{0, -1}}, OpKind::Reshape), (Shape{2, 60}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Reshape{{0, 0, 20}}, OpKind::Reshape), (Shape{2, 3, 20}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Reshape{{-1, 5}}, OpKind::Reshape), (Shape{24, 5}));
-    EXPECT_EQ(outputShape({2, 3, 4, 5}, Reshape{{0, 3, -1, 5}}, OpKind::Reshape), (Shape{2, 3, 4, 5}));
-    expectGraphError([] { outputShape({2, 3, 4, 5}, Reshape{{-1, -1}}, OpKind::Reshape); }, "op");
-    expectGraphError([] { outputShape({2, 3, 4, 5}, Reshape{{0, 7, -1}}, OpKind::Reshape); }, "op");
-    expectGraphError([] { outputShape({2, 3, 4, 5}, Reshape{{2, 30}}, OpKind::Reshape); }, "op");
+    EXPECT_EQ(outputShape({ 2, 64, 1, 1 }, Gemm { 10, true }, OpKind::Gemm), (Shape { 2, 10 }));
+    EXPECT_EQ(
+        weightShapes(layer(Gemm { 10, true }), Shape { 2, 64, 3, 3 }), (std::vector<Shape> { { 10, 576 }, { 10 } }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Flatten { 1 }, OpKind::Reshape), (Shape { 2, 60 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Flatten { 2 }, OpKind::Reshape), (Shape { 6, 20 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Flatten { 0 }, OpKind::Reshape), (Shape { 1, 120 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Reshape { { 0, -1 } }, OpKind::Reshape), (Shape { 2, 60 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Reshape { { 0, 0, 20 } }, OpKind::Reshape), (Shape { 2, 3, 20 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Reshape { { -1, 5 } }, OpKind::Reshape), (Shape { 24, 5 }));
+    EXPECT_EQ(outputShape({ 2, 3, 4, 5 }, Reshape { { 0, 3, -1, 5 } }, OpKind::Reshape), (Shape { 2, 3, 4, 5 }));
+    expectGraphError([] { outputShape({ 2, 3, 4, 5 }, Reshape { { -1, -1 } }, OpKind::Reshape); }, "op");
+    expectGraphError([] { outputShape({ 2, 3, 4, 5 }, Reshape { { 0, 7, -1 } }, OpKind::Reshape); }, "op");
+    expectGraphError([] { outputShape({ 2, 3, 4, 5 }, Reshape { { 2, 30 } }, OpKind::Reshape); }, "op");
 }
 
 TEST(GraphBuilder, ConcatAndSumOfTerms)
 {
     GraphBuilder b("t", 1);
-    const auto x = b.addInput("x", Shape{1, 8, 5, 5});
-    const auto y = b.addInput("y", Shape{1, 8, 5, 5});
-    const auto z = b.addInput("z", Shape{1, 4, 5, 5});
-    const auto w = b.addInput("w", Shape{1, 8, 5, 5});
-    const auto cat = b.addOp({"cat", OpKind::Concat, {{x}, {z}, {y}}, {layer(Identity{})}});
-    EXPECT_EQ(b.shapeOf(cat), (Shape{1, 20, 5, 5}));
-    const auto sum = b.addOp({"sum", OpKind::Add, {{x, y}}, {layer(Identity{})}});
-    EXPECT_EQ(b.shapeOf(sum), (Shape{1, 8, 5, 5}));
+    const auto x = b.addInput("x", Shape { 1, 8, 5, 5 });
+    const auto y = b.addInput("y", Shape { 1, 8, 5, 5 });
+    const auto z = b.addInput("z", Shape { 1, 4, 5, 5 });
+    const auto w = b.addInput("w", Shape { 1, 8, 5, 5 });
+    const auto cat = b.addOp({ "cat", OpKind::Concat, { { x }, { z }, { y } }, { layer(Identity {}) } });
+    EXPECT_EQ(b.shapeOf(cat), (Shape { 1, 20, 5, 5 }));
+    const auto sum = b.addOp({ "sum", OpKind::Add, { { x, y } }, { layer(Identity {}) } });
+    EXPECT_EQ(b.shapeOf(sum), (Shape { 1, 8, 5, 5 }));
     // Sum inside a term, then concat with another term.
-    const auto both = b.addOp({"both", OpKind::Concat, {{x, y}, {z}}, {layer(Identity{})}});
-    EXPECT_EQ(b.shapeOf(both), (Shape{1, 12, 5, 5}));
+    const auto both = b.addOp({ "both", OpKind::Concat, { { x, y }, { z } }, { layer(Identity {}) } });
+    EXPECT_EQ(b.shapeOf(both), (Shape { 1, 12, 5, 5 }));
     // A conv reading a concatenation sees the combined channels.
-    const auto c = b.addOp({"conv", OpKind::Conv, {{x}, {z}}, {layer(conv(6, 1))}});
-    EXPECT_EQ(b.shapeOf(c), (Shape{1, 6, 5, 5}));
-    b.addOp({"add3", OpKind::Add, {{x, y, w}}, {layer(Identity{})}});
+    const auto c = b.addOp({ "conv", OpKind::Conv, { { x }, { z } }, { layer(conv(6, 1)) } });
+    EXPECT_EQ(b.shapeOf(c), (Shape { 1, 6, 5, 5 }));
+    b.addOp({ "add3", OpKind::Add, { { x, y, w } }, { layer(Identity {}) } });
     const Graph g = std::move(b).finish();
     // Summing three tensors costs two additions per element.
     EXPECT_DOUBLE_EQ(g.op(*g.findOp("add3")).cost.flops, 2.0 * 200);
@@ -232,55 +233,65 @@ TEST(GraphBuilder, ErrorsNameTheOp)
         bool seeded = true;
     };
     const Case cases[] = {
-        {"ghost_reader", [](GraphBuilder& b, TensorId, TensorId, TensorId) {
-             b.addOp({"ghost_reader", OpKind::Conv, {{TensorId(999)}}, {layer(conv(4, 1))}});
-         }},
-        {"twice", [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
-             b.addOp({"twice", OpKind::Conv, {{x}}, {layer(conv(4, 1))}});
-             b.addOp({"twice", OpKind::Pool, {{x}}, {layer(Pool2d{PoolKind::GlobalMax})}});
-         }},
-        {"bad_groups", [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
-             b.addOp({"bad_groups", OpKind::Conv, {{x}}, {layer(conv(8, 3, 1, 1, 4))}});
-         }},
-        {"bad_concat", [](GraphBuilder& b, TensorId x, TensorId y, TensorId) {
-             b.addOp({"bad_concat", OpKind::Concat, {{x}, {y}}, {layer(Identity{})}});
-         }},
-        {"bad_sum", [](GraphBuilder& b, TensorId x, TensorId, TensorId z) {
-             b.addOp({"bad_sum", OpKind::Add, {{x, z}}, {layer(Identity{})}});
-         }},
-        {"reads_weight", [](GraphBuilder& b, TensorId, TensorId, TensorId) {
-             const auto w = b.addWeight("w", Shape{1, 3, 8, 8}, WeightData::seeded(1, 1.0F));
-             b.addOp({"reads_weight", OpKind::Identity, {{w}}, {layer(Identity{})}});
-         }},
-        {"no_weights", [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
-             b.addOp({"no_weights", OpKind::Conv, {{x}}, {layer(conv(4, 1))}});
-         }, false},
+        { "ghost_reader",
+            [](GraphBuilder& b, TensorId, TensorId, TensorId) {
+                b.addOp({ "ghost_reader", OpKind::Conv, { { TensorId(999) } }, { layer(conv(4, 1)) } });
+            } },
+        { "twice",
+            [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
+                b.addOp({ "twice", OpKind::Conv, { { x } }, { layer(conv(4, 1)) } });
+                b.addOp({ "twice", OpKind::Pool, { { x } }, { layer(Pool2d { PoolKind::GlobalMax }) } });
+            } },
+        { "bad_groups",
+            [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
+                b.addOp({ "bad_groups", OpKind::Conv, { { x } }, { layer(conv(8, 3, 1, 1, 4)) } });
+            } },
+        { "bad_concat",
+            [](GraphBuilder& b, TensorId x, TensorId y, TensorId) {
+                b.addOp({ "bad_concat", OpKind::Concat, { { x }, { y } }, { layer(Identity {}) } });
+            } },
+        { "bad_sum",
+            [](GraphBuilder& b, TensorId x, TensorId, TensorId z) {
+                b.addOp({ "bad_sum", OpKind::Add, { { x, z } }, { layer(Identity {}) } });
+            } },
+        { "reads_weight",
+            [](GraphBuilder& b, TensorId, TensorId, TensorId) {
+                const auto w = b.addWeight("w", Shape { 1, 3, 8, 8 }, WeightData::seeded(1, 1.0F));
+                b.addOp({ "reads_weight", OpKind::Identity, { { w } }, { layer(Identity {}) } });
+            } },
+        { "no_weights",
+            [](GraphBuilder& b, TensorId x, TensorId, TensorId) {
+                b.addOp({ "no_weights", OpKind::Conv, { { x } }, { layer(conv(4, 1)) } });
+            },
+            false },
     };
     for (const auto& c : cases)
-        expectGraphError([&] {
-            GraphBuilder b("t", c.seeded ? std::optional<std::uint64_t>(1) : std::nullopt);
-            const auto x = b.addInput("x", Shape{1, 6, 5, 5});
-            const auto y = b.addInput("y", Shape{1, 4, 6, 6});
-            const auto z = b.addInput("z", Shape{1, 4, 5, 5});
-            c.add(b, x, y, z);
-        }, c.op);
+        expectGraphError(
+            [&] {
+                GraphBuilder b("t", c.seeded ? std::optional<std::uint64_t>(1) : std::nullopt);
+                const auto x = b.addInput("x", Shape { 1, 6, 5, 5 });
+                const auto y = b.addInput("y", Shape { 1, 4, 6, 6 });
+                const auto z = b.addInput("z", Shape { 1, 4, 5, 5 });
+                c.add(b, x, y, z);
+            },
+            c.op);
     EXPECT_THROW(GraphBuilder("empty", 1).finish(), GraphError);
-    EXPECT_THROW(GraphBuilder("t", 1).addInput("x", Shape{1, 0, 4, 4}), GraphError);
+    EXPECT_THROW(GraphBuilder("t", 1).addInput("x", Shape { 1, 0, 4, 4 }), GraphError);
 }
 
 TEST(GraphBuilder, ConvFlopsMatchFormula)
 {
-    for (std::int64_t n : {1, 3})
-        for (std::int64_t g : {1, 2, 4}) {
+    for (std::int64_t n : { 1, 3 })
+        for (std::int64_t g : { 1, 2, 4 }) {
             GraphBuilder b("t", 1);
-            const auto x = b.addInput("x", Shape{n, 8, 10, 12});
+            const auto x = b.addInput("x", Shape { n, 8, 10, 12 });
             Conv2d c = conv(16, 3, 2, 1, g);
             c.kernelW = 5;
             c.padLeft = c.padRight = 2;
-            b.addOp({"conv", OpKind::Conv, {{x}}, {layer(c)}});
+            b.addOp({ "conv", OpKind::Conv, { { x } }, { layer(c) } });
             const Graph graph = std::move(b).finish();
             const std::int64_t ho = 5, wo = 6; // (10+2-3)/2+1, (12+4-5)/2+1
-            ASSERT_EQ(graph.tensor(graph.op(OpId(0)).output).shape, (Shape{n, 16, ho, wo}));
+            ASSERT_EQ(graph.tensor(graph.op(OpId(0)).output).shape, (Shape { n, 16, ho, wo }));
             const double outElems = static_cast<double>(n * 16 * ho * wo);
             const double expected = 2.0 * outElems * static_cast<double>((8 / g) * 3 * 5) + outElems;
             EXPECT_DOUBLE_EQ(graph.op(OpId(0)).cost.flops, expected) << "n=" << n << " g=" << g;
@@ -304,7 +315,7 @@ TEST(GraphBuilder, WithBatchScalesActivationsNotWeights)
             EXPECT_EQ(b.shape, a.shape.withBatch(8)) << a.name;
     }
     EXPECT_EQ(g8.weightCount(), g1.weightCount());
-    for (const char* name : {"a", "b", "e"}) {
+    for (const char* name : { "a", "b", "e" }) {
         const auto id = *g1.findOp(name);
         EXPECT_DOUBLE_EQ(g8.op(id).cost.flops, 8.0 * g1.op(id).cost.flops) << name;
     }
@@ -348,16 +359,16 @@ TEST(GraphBuilder, SeededWeightsAreDeterministicAndBounded)
 
     // Another seed gives other values.
     EXPECT_NE(weightOf(smallGraph(1, 43), "a.weight").weight->values(count), va);
-    const auto stored = WeightData::stored({1.0F, 2.0F});
+    const auto stored = WeightData::stored({ 1.0F, 2.0F });
     EXPECT_FALSE(stored->isSeeded());
-    EXPECT_EQ(stored->values(3), (std::vector<float>{1.0F, 2.0F, 0.0F}));
+    EXPECT_EQ(stored->values(3), (std::vector<float> { 1.0F, 2.0F, 0.0F }));
 }
 
 TEST(GraphBuilder, WithWeightReplacesOneWeightInACopy)
 {
     const Graph g = smallGraph();
-    const auto weight = std::find_if(g.tensors().begin(), g.tensors().end(),
-                                     [](const Tensor& t) { return t.name == "a.weight"; });
+    const auto weight
+        = std::find_if(g.tensors().begin(), g.tensors().end(), [](const Tensor& t) { return t.name == "a.weight"; });
     ASSERT_NE(weight, g.tensors().end());
     const auto count = static_cast<std::size_t>(weight->shape.elements());
     const Graph changed = GraphBuilder::withWeight(g, weight->id, WeightData::stored(std::vector<float>(count, 0.5F)));
@@ -368,5 +379,5 @@ TEST(GraphBuilder, WithWeightReplacesOneWeightInACopy)
     EXPECT_NE(g.tensor(weight->id).weight->values(count), std::vector<float>(count, 0.5F)); // the original stays
     EXPECT_NE(changed.instanceId(), g.instanceId()); // other values: caches must not mistake one for the other
     EXPECT_EQ(changed.opCount(), g.opCount());
-    EXPECT_THROW(GraphBuilder::withWeight(g, g.inputs().front(), WeightData::stored({1.0F})), GraphError);
+    EXPECT_THROW(GraphBuilder::withWeight(g, g.inputs().front(), WeightData::stored({ 1.0F })), GraphError);
 }

@@ -76,7 +76,8 @@ void expectWellFormed(const Dag& dag, const LayeredLayout& layout)
                 EXPECT_LT(edge.points[i].y, edge.points[i + 1].y);
             // The virtual points of a long edge keep clear of every box in their layer.
             for (std::size_t i = 1; i + 1 < edge.points.size(); ++i) {
-                const auto layer = static_cast<std::size_t>(std::floor(edge.points[i].y / (o.nodeHeight + o.layerGap) + kEps));
+                const auto layer
+                    = static_cast<std::size_t>(std::floor(edge.points[i].y / (o.nodeHeight + o.layerGap) + kEps));
                 ASSERT_LT(layer, byLayer.size());
                 for (auto w : byLayer[layer])
                     EXPECT_TRUE(edge.points[i].x < layout.left(w) || edge.points[i].x > layout.right(w))
@@ -117,7 +118,7 @@ TEST(LayeredLayout, EmptyAndSingleNode)
 
 TEST(LayeredLayout, ChainIsAStraightColumn)
 {
-    for (std::size_t n : {2U, 5U, 40U}) {
+    for (std::size_t n : { 2U, 5U, 40U }) {
         const Dag dag = test::chainDag(n);
         const LayeredLayout layout = layeredLayout(dag);
         expectWellFormed(dag, layout);
@@ -139,7 +140,7 @@ TEST(LayeredLayout, LayersAreLongestPaths)
 {
     // 0 -> 1 -> 2 -> 3 and a shortcut 0 -> 3: node 3 is on layer 3, the shortcut gets 2 virtual points.
     // 4 is a source feeding 3 only: it sits just above 3.
-    const Dag dag = Dag::fromEdges(5, {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {4, 3}});
+    const Dag dag = Dag::fromEdges(5, { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 0, 3 }, { 4, 3 } });
     const LayeredLayout layout = layeredLayout(dag);
     expectWellFormed(dag, layout);
     EXPECT_EQ(layout.nodes[3].layer, 3U);
@@ -149,16 +150,16 @@ TEST(LayeredLayout, LayersAreLongestPaths)
 
 TEST(LayeredLayout, RejectsCycles)
 {
-    EXPECT_THROW(layeredLayout(Dag::fromEdges(3, {{0, 1}, {1, 2}, {2, 0}})), std::invalid_argument);
+    EXPECT_THROW(layeredLayout(Dag::fromEdges(3, { { 0, 1 }, { 1, 2 }, { 2, 0 } })), std::invalid_argument);
 }
 
 TEST(LayeredLayout, RandomDagsKeepInvariantsAndReduceCrossings)
 {
     std::size_t before = 0, after = 0;
     for (int seed = 1; seed <= 12; ++seed)
-        for (int width : {2, 4, 8}) {
-            const std::string ref = "zoo:random?ops=" + std::to_string(20 + 10 * seed) + "&width=" +
-                                    std::to_string(width) + "&seed=" + std::to_string(seed);
+        for (int width : { 2, 4, 8 }) {
+            const std::string ref = "zoo:random?ops=" + std::to_string(20 + 10 * seed)
+                + "&width=" + std::to_string(width) + "&seed=" + std::to_string(seed);
             SCOPED_TRACE(ref);
             const Dag dag = zooDag(ref);
             const LayeredLayout layout = layeredLayout(dag);
@@ -183,15 +184,15 @@ TEST(LayeredLayout, GenericRandomDags)
 
 TEST(LayeredLayout, ZooNetworks)
 {
-    for (const char* ref : {"zoo:inception_v3", "zoo:googlenet", "zoo:squeezenet", "zoo:randwire", "zoo:nasnet_a"}) {
+    for (const char* ref : { "zoo:inception_v3", "zoo:googlenet", "zoo:squeezenet", "zoo:randwire", "zoo:nasnet_a" }) {
         SCOPED_TRACE(ref);
         const Dag dag = zooDag(ref);
         const auto start = std::chrono::steady_clock::now();
         const LayeredLayout layout = layeredLayout(dag);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         expectWellFormed(dag, layout);
-        std::printf("%-18s %4zu ops %3zu layers %5zu virtual points, crossings %zu -> %zu, %.1f ms\n", ref,
-                    dag.size(), layout.layerCount, layout.virtualPoints, layout.initialCrossings, layout.crossings, ms);
+        std::printf("%-18s %4zu ops %3zu layers %5zu virtual points, crossings %zu -> %zu, %.1f ms\n", ref, dag.size(),
+            layout.layerCount, layout.virtualPoints, layout.initialCrossings, layout.crossings, ms);
     }
 }
 

@@ -77,20 +77,21 @@ void expectEqualBits(const DynamicBitset& b, const std::vector<bool>& ref)
 
 TEST(Reachability, MatchesDepthFirstSearchOnRandomDags)
 {
-    const double densities[] = {0.02, 0.08, 0.2, 0.5, 0.9};
+    const double densities[] = { 0.02, 0.08, 0.2, 0.5, 0.9 };
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
         const std::size_t n = 1 + seed % 40;
         const double density = densities[seed % 5];
-        expectMatchesBruteForce(randomDag(n, density, seed), "n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+        expectMatchesBruteForce(
+            randomDag(n, density, seed), "n=" + std::to_string(n) + " seed=" + std::to_string(seed));
     }
 }
 
 TEST(Reachability, CrossesBitsetWordBoundaries)
 {
-    for (std::size_t n : {63U, 64U, 65U, 127U, 128U, 129U, 130U, 200U})
-        for (double density : {0.01, 0.03, 0.1})
-            expectMatchesBruteForce(randomDag(n, density, n * 31 + static_cast<std::uint64_t>(density * 100)),
-                                    "n=" + std::to_string(n));
+    for (std::size_t n : { 63U, 64U, 65U, 127U, 128U, 129U, 130U, 200U })
+        for (double density : { 0.01, 0.03, 0.1 })
+            expectMatchesBruteForce(
+                randomDag(n, density, n * 31 + static_cast<std::uint64_t>(density * 100)), "n=" + std::to_string(n));
     // A long chain: the first node reaches all 129 others across three words.
     const Reachability chain(chainDag(130));
     EXPECT_EQ(chain.descendants(0).count(), 129U);
@@ -104,7 +105,7 @@ TEST(Reachability, CrossesBitsetWordBoundaries)
 TEST(Reachability, Comparable)
 {
     // 0 -> 1 -> 3, 0 -> 2, and 4 alone.
-    const Reachability r(Dag::fromEdges(5, {{0, 1}, {1, 3}, {0, 2}}));
+    const Reachability r(Dag::fromEdges(5, { { 0, 1 }, { 1, 3 }, { 0, 2 } }));
     EXPECT_TRUE(r.comparable(0, 3));
     EXPECT_TRUE(r.comparable(3, 0));
     EXPECT_TRUE(r.comparable(2, 2));
@@ -117,13 +118,13 @@ TEST(Reachability, Comparable)
 
 TEST(Reachability, RejectsCycles)
 {
-    EXPECT_THROW(Reachability(Dag::fromEdges(2, {{0, 1}, {1, 0}})), GraphError);
-    EXPECT_THROW(Reachability(Dag::fromEdges(1, {{0, 0}})), GraphError);
+    EXPECT_THROW(Reachability(Dag::fromEdges(2, { { 0, 1 }, { 1, 0 } })), GraphError);
+    EXPECT_THROW(Reachability(Dag::fromEdges(1, { { 0, 0 } })), GraphError);
 }
 
 TEST(DynamicBitset, OperationsMatchReference)
 {
-    for (std::size_t n : {0U, 1U, 63U, 64U, 65U, 200U})
+    for (std::size_t n : { 0U, 1U, 63U, 64U, 65U, 200U })
         for (std::uint64_t seed = 1; seed <= 20; ++seed) {
             SCOPED_TRACE("size " + std::to_string(n) + " seed " + std::to_string(seed));
             const auto ra = randomBits(n, 0.1 * static_cast<double>(seed % 11), seed);
@@ -159,4 +160,3 @@ TEST(DynamicBitset, OperationsMatchReference)
             EXPECT_TRUE(r == DynamicBitset(n));
         }
 }
-

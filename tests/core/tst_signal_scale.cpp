@@ -44,10 +44,10 @@ TEST(SignalScale, CoverageAndScale)
     c.kernelH = c.kernelW = 3;
     c.padTop = c.padBottom = c.padLeft = c.padRight = 1;
     // On 4x4: per axis 2 + 3 + 3 + 2 of 12 taps land inside.
-    EXPECT_NEAR(tapCoverage(c, Shape{1, 1, 4, 4}), (10.0 / 12) * (10.0 / 12), 1e-12);
+    EXPECT_NEAR(tapCoverage(c, Shape { 1, 1, 4, 4 }), (10.0 / 12) * (10.0 / 12), 1e-12);
     Conv2d one;
     one.outChannels = 1;
-    EXPECT_DOUBLE_EQ(tapCoverage(one, Shape{1, 1, 4, 4}), 1.0);
+    EXPECT_DOUBLE_EQ(tapCoverage(one, Shape { 1, 1, 4, 4 }), 1.0);
     // Uniform in +-a has variance a^2/3: 9 taps of unit variance to variance 2.
     const double a = heUniformScale(9, 1.0, 1.0, 2.0);
     EXPECT_NEAR(9 * a * a / 3, 2.0, 1e-6);
@@ -55,7 +55,7 @@ TEST(SignalScale, CoverageAndScale)
 
 TEST(SignalScale, ReluAndPoolMoments)
 {
-    const Signal centred{{0.0, 0.0}, 2.0};
+    const Signal centred { { 0.0, 0.0 }, 2.0 };
     const Signal r = afterActivation(Activation::relu(), centred);
     EXPECT_NEAR(r.mean[0], std::sqrt(1.0 / std::numbers::pi), 1e-6); // sqrt(2) / sqrt(2 pi)
     EXPECT_NEAR(r.variance, 1.0 - 1.0 / std::numbers::pi, 1e-6);
@@ -63,19 +63,19 @@ TEST(SignalScale, ReluAndPoolMoments)
     EXPECT_EQ(afterActivation(Activation::relu(), r).mean, r.mean); // a second ReLU passes it
 
     Layer max;
-    max.params = Pool2d{PoolKind::Max, 3, 3, 1, 1};
-    const auto m = signalThrough(max, Signal{{0.0}, 1.0}, Shape{1, 1, 8, 8});
+    max.params = Pool2d { PoolKind::Max, 3, 3, 1, 1 };
+    const auto m = signalThrough(max, Signal { { 0.0 }, 1.0 }, Shape { 1, 1, 8, 8 });
     ASSERT_TRUE(m);
     EXPECT_NEAR(m->mean[0], 1.485, 0.005); // the largest of 9 standard Gaussians
     EXPECT_NEAR(m->variance, 0.357, 0.005);
     Layer average;
-    average.params = Pool2d{PoolKind::Average, 3, 3, 1, 1};
-    const auto avg = signalThrough(average, Signal{{0.5}, 0.9}, Shape{1, 1, 8, 8});
+    average.params = Pool2d { PoolKind::Average, 3, 3, 1, 1 };
+    const auto avg = signalThrough(average, Signal { { 0.5 }, 0.9 }, Shape { 1, 1, 8, 8 });
     EXPECT_EQ(avg->mean[0], 0.5);
     EXPECT_NEAR(avg->variance, 0.3, 1e-12);
     Layer matmul;
-    matmul.params = MatMul{};
-    EXPECT_FALSE(signalThrough(matmul, centred, Shape{1, 2}));
+    matmul.params = MatMul {};
+    EXPECT_FALSE(signalThrough(matmul, centred, Shape { 1, 2 }));
 }
 
 TEST(SignalScale, ConvFiltersDropTheSharedMean)

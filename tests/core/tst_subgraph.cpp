@@ -28,8 +28,8 @@ std::vector<std::vector<float>> runWhole(const Graph& g, const std::vector<std::
 
 // Runs `parts` (each a set of ops, the sets in an order that follows the graph) one after another,
 // passing values by original tensor id; returns the graph's outputs.
-std::vector<std::vector<float>> runSplit(const Graph& g, const std::vector<std::vector<OpId>>& parts,
-                                         const std::vector<std::vector<float>>& inputs)
+std::vector<std::vector<float>> runSplit(
+    const Graph& g, const std::vector<std::vector<OpId>>& parts, const std::vector<std::vector<float>>& inputs)
 {
     std::unordered_map<std::uint32_t, std::vector<float>> values;
     for (std::size_t k = 0; k < inputs.size(); ++k)
@@ -158,13 +158,13 @@ TEST(Subgraph, RefusesBadSets)
 {
     const Graph g = loadModel(kRwnn);
     EXPECT_THROW(extractSubgraph(g, {}, "empty"), GraphError);
-    EXPECT_THROW(extractSubgraph(g, {OpId(0), OpId(0)}, "twice"), GraphError);
-    EXPECT_THROW(extractSubgraph(g, {OpId(g.opCount())}, "range"), GraphError);
+    EXPECT_THROW(extractSubgraph(g, { OpId(0), OpId(0) }, "twice"), GraphError);
+    EXPECT_THROW(extractSubgraph(g, { OpId(g.opCount()) }, "range"), GraphError);
     // Op 1 reads op 0's output (the stem): listing 1 before 0 reads a value before its producer.
     ASSERT_FALSE(g.predecessors(OpId(1)).empty());
     const OpId pred(g.predecessors(OpId(1)).front());
     try {
-        extractSubgraph(g, {OpId(1), pred}, "backwards");
+        extractSubgraph(g, { OpId(1), pred }, "backwards");
         FAIL() << "a set listed against the graph's order was accepted";
     } catch (const GraphError& e) {
         EXPECT_NE(std::string(e.what()).find("before op"), std::string::npos) << e.what();
@@ -176,11 +176,11 @@ TEST(Subgraph, SplitRunEqualsWholeRun)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (oneDNN) in this build";
     std::mt19937 rng(11);
-    for (const char* model : {kRwnn, "zoo:squeezenet", "zoo:random?ops=14&width=8&seed=5"}) {
+    for (const char* model : { kRwnn, "zoo:squeezenet", "zoo:random?ops=14&width=8&seed=5" }) {
         const Graph g = loadModel(model);
         const auto inputs = cpu::seededInputs(g, 3);
         const auto whole = runWhole(g, inputs);
-        for (std::size_t count : {std::size_t{1}, std::size_t{2}, std::size_t{5}, g.opCount()}) {
+        for (std::size_t count : { std::size_t { 1 }, std::size_t { 2 }, std::size_t { 5 }, g.opCount() }) {
             const auto parts = contiguousChunks(g.opCount(), count, rng);
             const auto split = runSplit(g, parts, inputs);
             // Not bit-equal: fused epilogues and layouts differ at the cuts (summation order).

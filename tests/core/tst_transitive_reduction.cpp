@@ -49,9 +49,9 @@ TEST(TransitiveReduction, KeepsReachabilityAndIsMinimalOnRandomDags)
 
 TEST(TransitiveReduction, DiamondWithShortcut)
 {
-    const Dag dag = Dag::fromEdges(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {0, 3}});
+    const Dag dag = Dag::fromEdges(4, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 }, { 0, 3 } });
     const Dag red = transitiveReduction(dag);
-    EXPECT_EQ(edgesOf(red), (Edges{{0, 1}, {0, 2}, {1, 3}, {2, 3}}));
+    EXPECT_EQ(edgesOf(red), (Edges { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 } }));
 }
 
 TEST(TransitiveReduction, ChainWithAllTransitiveEdges)
@@ -67,7 +67,7 @@ TEST(TransitiveReduction, ChainWithAllTransitiveEdges)
 
 TEST(TransitiveReduction, AlreadyReducedGraphsAreUnchanged)
 {
-    const Dag diamond = Dag::fromEdges(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+    const Dag diamond = Dag::fromEdges(4, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 } });
     EXPECT_EQ(edgesOf(transitiveReduction(diamond)), edgesOf(diamond));
     EXPECT_EQ(transitiveReduction(Dag::fromEdges(5, {})).edgeCount(), 0U);
     EXPECT_EQ(transitiveReduction(Dag::fromEdges(0, {})).size(), 0U);

@@ -28,15 +28,15 @@ std::set<std::pair<int, int>> ringLattice(int n, int k)
 
 TEST(WattsStrogatz, SimpleGraphWithNkOverTwoEdges)
 {
-    for (int n : {5, 8, 16, 32, 41})
-        for (int k : {2, 4, 6})
-            for (double p : {0.0, 0.1, 0.5, 0.75, 1.0})
-                for (std::uint64_t seed : {1U, 2U, 99U}) {
+    for (int n : { 5, 8, 16, 32, 41 })
+        for (int k : { 2, 4, 6 })
+            for (double p : { 0.0, 0.1, 0.5, 0.75, 1.0 })
+                for (std::uint64_t seed : { 1U, 2U, 99U }) {
                     if (n <= k)
                         continue;
                     const auto g = wattsStrogatz(n, k, p, seed);
-                    const std::string what = "n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                                             " p=" + std::to_string(p) + " seed=" + std::to_string(seed);
+                    const std::string what = "n=" + std::to_string(n) + " k=" + std::to_string(k)
+                        + " p=" + std::to_string(p) + " seed=" + std::to_string(seed);
                     EXPECT_EQ(g.nodes, n) << what;
                     EXPECT_EQ(g.edges.size(), static_cast<std::size_t>(n * k / 2)) << what;
                     std::set<std::pair<int, int>> unique;
@@ -66,8 +66,8 @@ TEST(WattsStrogatz, DeterministicPerSeed)
 
 TEST(WattsStrogatz, ZeroProbabilityGivesTheRingLattice)
 {
-    for (int n : {3, 5, 9, 16, 32})
-        for (int k : {2, 4, 8}) {
+    for (int n : { 3, 5, 9, 16, 32 })
+        for (int k : { 2, 4, 8 }) {
             if (n <= k)
                 continue;
             const auto g = wattsStrogatz(n, k, 0.0, 7);
@@ -82,10 +82,10 @@ TEST(WattsStrogatz, ZeroProbabilityGivesTheRingLattice)
 
 TEST(WattsStrogatz, BadParametersThrow)
 {
-    EXPECT_THROW(wattsStrogatz(10, 3, 0.5, 1), ModelRefError);  // odd k
-    EXPECT_THROW(wattsStrogatz(10, 0, 0.5, 1), ModelRefError);  // k < 2
+    EXPECT_THROW(wattsStrogatz(10, 3, 0.5, 1), ModelRefError); // odd k
+    EXPECT_THROW(wattsStrogatz(10, 0, 0.5, 1), ModelRefError); // k < 2
     EXPECT_THROW(wattsStrogatz(10, -2, 0.5, 1), ModelRefError);
-    EXPECT_THROW(wattsStrogatz(4, 4, 0.5, 1), ModelRefError);   // n <= k
+    EXPECT_THROW(wattsStrogatz(4, 4, 0.5, 1), ModelRefError); // n <= k
     EXPECT_THROW(wattsStrogatz(0, 2, 0.5, 1), ModelRefError);
     EXPECT_THROW(wattsStrogatz(10, 4, -0.1, 1), ModelRefError);
     EXPECT_THROW(wattsStrogatz(10, 4, 1.5, 1), ModelRefError);

@@ -70,13 +70,14 @@ TEST(Width, KnownGraphs)
     EXPECT_TRUE(computeWidth(Dag::fromEdges(0, {})).chains.empty());
     EXPECT_EQ(computeWidth(chainDag(9)).width, 1U);
     EXPECT_EQ(computeWidth(Dag::fromEdges(6, {})).width, 6U);
-    const Dag diamond = Dag::fromEdges(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+    const Dag diamond = Dag::fromEdges(4, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 } });
     const auto r = computeWidth(diamond);
     EXPECT_EQ(r.width, 2U);
-    EXPECT_EQ(r.antichain, (std::vector<std::uint32_t>{1, 2}));
+    EXPECT_EQ(r.antichain, (std::vector<std::uint32_t> { 1, 2 }));
     expectValidResult(diamond, r, "diamond");
     // A fork into three chains of different lengths, joined again: width 3.
-    const Dag fork = Dag::fromEdges(8, {{0, 1}, {0, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {1, 7}, {3, 7}, {6, 7}});
+    const Dag fork = Dag::fromEdges(
+        8, { { 0, 1 }, { 0, 2 }, { 2, 3 }, { 0, 4 }, { 4, 5 }, { 5, 6 }, { 1, 7 }, { 3, 7 }, { 6, 7 } });
     EXPECT_EQ(computeWidth(fork).width, 3U);
     expectValidResult(fork, computeWidth(fork), "fork");
 }
@@ -95,7 +96,7 @@ TEST(Width, MatchesExhaustiveSearchOnSmallDags)
 
 TEST(Width, LargeGraphsGiveValidAntichainAndChainCover)
 {
-    for (double density : {0.005, 0.02, 0.1, 0.4}) {
+    for (double density : { 0.005, 0.02, 0.1, 0.4 }) {
         const Dag dag = randomDag(300, density, static_cast<std::uint64_t>(density * 1000) + 17);
         const Reachability reach(dag);
         const auto r = computeWidth(dag, reach);

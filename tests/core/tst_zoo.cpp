@@ -24,17 +24,17 @@ namespace {
 
 struct Expected {
     const char* ref;
-    std::size_t ios;   // IOS Table 2
-    std::size_t ops;   // what the zoo builds today
+    std::size_t ios; // IOS Table 2
+    std::size_t ops; // what the zoo builds today
     Shape output;
 };
 
 const Expected kNetworks[] = {
-    {"zoo:inception_v3", 119, 120, {1, 1000}},
-    {"zoo:randwire", 120, 121, {1, 1000}},
-    {"zoo:nasnet_a", 374, 375, {1, 1000}},
-    {"zoo:squeezenet", 50, 50, {1, 1000, 1, 1}},
-    {"zoo:googlenet", 81, 81, {1, 1000}},
+    { "zoo:inception_v3", 119, 120, { 1, 1000 } },
+    { "zoo:randwire", 120, 121, { 1, 1000 } },
+    { "zoo:nasnet_a", 374, 375, { 1, 1000 } },
+    { "zoo:squeezenet", 50, 50, { 1, 1000, 1, 1 } },
+    { "zoo:googlenet", 81, 81, { 1, 1000 } },
 };
 
 std::map<OpKind, std::size_t> kindCounts(const Graph& g)
@@ -83,7 +83,8 @@ TEST(Zoo, OpCountsAndOutputs)
     for (const auto& n : kNetworks) {
         const Graph g = loadModel(n.ref);
         EXPECT_EQ(g.opCount(), n.ops) << n.ref;
-        EXPECT_LE(std::abs(static_cast<double>(g.opCount()) - static_cast<double>(n.ios)), 0.05 * static_cast<double>(n.ios))
+        EXPECT_LE(
+            std::abs(static_cast<double>(g.opCount()) - static_cast<double>(n.ios)), 0.05 * static_cast<double>(n.ios))
             << n.ref << " has " << g.opCount() << " ops, IOS counts " << n.ios;
         EXPECT_EQ(g.batch(), 1);
         ASSERT_EQ(g.outputs().size(), 1U) << n.ref;
@@ -101,7 +102,7 @@ TEST(Zoo, OpKinds)
     EXPECT_EQ(inception.at(OpKind::Gemm), 1U);
     EXPECT_EQ(inception.at(OpKind::Concat), 11U);
 
-    for (const char* ref : {"zoo:randwire", "zoo:nasnet_a"}) {
+    for (const char* ref : { "zoo:randwire", "zoo:nasnet_a" }) {
         const Graph g = loadModel(ref);
         const auto kinds = kindCounts(g);
         const auto sep = kinds.at(OpKind::ReluSepConv);
@@ -122,15 +123,15 @@ TEST(Zoo, Widths)
 TEST(Zoo, IntermediateShapes)
 {
     const Graph inception = loadModel("zoo:inception_v3");
-    EXPECT_EQ(shapeOf(inception, "Mixed_5b.concat"), (Shape{1, 256, 35, 35}));
-    EXPECT_EQ(shapeOf(inception, "Mixed_6a.concat"), (Shape{1, 768, 17, 17}));
-    EXPECT_EQ(shapeOf(inception, "Mixed_7c.concat"), (Shape{1, 2048, 8, 8}));
+    EXPECT_EQ(shapeOf(inception, "Mixed_5b.concat"), (Shape { 1, 256, 35, 35 }));
+    EXPECT_EQ(shapeOf(inception, "Mixed_6a.concat"), (Shape { 1, 768, 17, 17 }));
+    EXPECT_EQ(shapeOf(inception, "Mixed_7c.concat"), (Shape { 1, 2048, 8, 8 }));
 
     const Graph nasnet = loadModel("zoo:nasnet_a");
-    EXPECT_EQ(shapeOf(nasnet, "cell_0.concat"), (Shape{1, 1008, 42, 42}));
-    EXPECT_EQ(shapeOf(nasnet, "cell_6.concat"), (Shape{1, 2016, 21, 21}));
-    EXPECT_EQ(shapeOf(nasnet, "cell_12.concat"), (Shape{1, 4032, 11, 11}));
-    EXPECT_EQ(shapeOf(nasnet, "cell_17.concat"), (Shape{1, 4032, 11, 11}));
+    EXPECT_EQ(shapeOf(nasnet, "cell_0.concat"), (Shape { 1, 1008, 42, 42 }));
+    EXPECT_EQ(shapeOf(nasnet, "cell_6.concat"), (Shape { 1, 2016, 21, 21 }));
+    EXPECT_EQ(shapeOf(nasnet, "cell_12.concat"), (Shape { 1, 4032, 11, 11 }));
+    EXPECT_EQ(shapeOf(nasnet, "cell_17.concat"), (Shape { 1, 4032, 11, 11 }));
 }
 
 TEST(Zoo, BatchChangesShapes)
@@ -139,12 +140,12 @@ TEST(Zoo, BatchChangesShapes)
     const Graph four = loadModel("zoo:inception_v3", 4);
     EXPECT_EQ(four.batch(), 4);
     EXPECT_EQ(four.opCount(), one.opCount());
-    EXPECT_EQ(four.tensor(four.outputs()[0]).shape, (Shape{4, 1000}));
-    EXPECT_EQ(shapeOf(four, "Mixed_5b.concat"), (Shape{4, 256, 35, 35}));
+    EXPECT_EQ(four.tensor(four.outputs()[0]).shape, (Shape { 4, 1000 }));
+    EXPECT_EQ(shapeOf(four, "Mixed_5b.concat"), (Shape { 4, 256, 35, 35 }));
     EXPECT_EQ(four.weightCount(), one.weightCount());
     EXPECT_NEAR(four.totalFlops(), 4.0 * one.totalFlops(), 1e-9 * four.totalFlops());
     EXPECT_EQ(loadModel("zoo:squeezenet", 4).tensor(loadModel("zoo:squeezenet", 4).outputs()[0]).shape,
-              (Shape{4, 1000, 1, 1}));
+        (Shape { 4, 1000, 1, 1 }));
 }
 
 TEST(Zoo, RandWireSeeds)
@@ -160,10 +161,10 @@ TEST(Zoo, RandWireSeeds)
 
 TEST(Zoo, RandomDagHasExactlyTheRequestedOps)
 {
-    for (int ops : {1, 2, 7, 50, 333})
-        for (int width : {1, 3, 16}) {
-            const std::string ref = "zoo:random?ops=" + std::to_string(ops) + "&width=" + std::to_string(width) +
-                                    "&seed=" + std::to_string(ops + width);
+    for (int ops : { 1, 2, 7, 50, 333 })
+        for (int width : { 1, 3, 16 }) {
+            const std::string ref = "zoo:random?ops=" + std::to_string(ops) + "&width=" + std::to_string(width)
+                + "&seed=" + std::to_string(ops + width);
             const Graph g = loadModel(ref);
             EXPECT_EQ(g.opCount(), static_cast<std::size_t>(ops)) << ref;
             if (width == 1) {
@@ -176,18 +177,18 @@ TEST(Zoo, RandomDagHasExactlyTheRequestedOps)
 
 TEST(Zoo, BadReferencesThrowHelpfulErrors)
 {
-    expectRefError("zoo:alexnet", {"alexnet", "inception_v3", "randwire"});
-    expectRefError("zoo:randwire?depth=3", {"depth", "seed"});
-    expectRefError("zoo:inception_v3?seed=3", {"seed", "takes none"});
-    expectRefError("zoo:randwire?seed=abc", {"seed", "abc", "not an integer"});
-    expectRefError("zoo:random?ops=12x", {"ops", "not an integer"});
-    expectRefError("zoo:random?ops=", {"ops", "not an integer"});
-    expectRefError("zoo:random?ops", {"key=value"});
-    expectRefError("zoo:random?ops=0", {"ops", "0"});
-    expectRefError("zoo:random?width=0", {"width", "0"});
-    expectRefError("zoo:random?ops=-5", {"ops"});
-    expectRefError("zoo:inception_v3", {"batch", "0"}, 0);
-    expectRefError("zoo:googlenet", {"batch"}, -2);
+    expectRefError("zoo:alexnet", { "alexnet", "inception_v3", "randwire" });
+    expectRefError("zoo:randwire?depth=3", { "depth", "seed" });
+    expectRefError("zoo:inception_v3?seed=3", { "seed", "takes none" });
+    expectRefError("zoo:randwire?seed=abc", { "seed", "abc", "not an integer" });
+    expectRefError("zoo:random?ops=12x", { "ops", "not an integer" });
+    expectRefError("zoo:random?ops=", { "ops", "not an integer" });
+    expectRefError("zoo:random?ops", { "key=value" });
+    expectRefError("zoo:random?ops=0", { "ops", "0" });
+    expectRefError("zoo:random?width=0", { "width", "0" });
+    expectRefError("zoo:random?ops=-5", { "ops" });
+    expectRefError("zoo:inception_v3", { "batch", "0" }, 0);
+    expectRefError("zoo:googlenet", { "batch" }, -2);
 }
 
 TEST(Zoo, FilePaths)
@@ -199,9 +200,9 @@ TEST(Zoo, FilePaths)
     const fs::path other = dir / "model.txt";
     std::ofstream(onnx) << "not really onnx";
     std::ofstream(other) << "hello";
-    expectRefError(onnx.string(), {"ONNX", onnx.string()});
-    expectRefError(other.string(), {"unknown model format"});
-    expectRefError((dir / "missing.onnx").string(), {"missing.onnx", "neither"});
+    expectRefError(onnx.string(), { "ONNX", onnx.string() });
+    expectRefError(other.string(), { "unknown model format" });
+    expectRefError((dir / "missing.onnx").string(), { "missing.onnx", "neither" });
     fs::remove_all(dir);
 }
 
@@ -230,7 +231,7 @@ TEST(Zoo, SummaryOfInception)
     EXPECT_NEAR(sum, s.criticalPathFlops, 1e-6 * sum);
 
     const auto doc = modelInfoJson(g, s);
-    for (const char* key : {"model", "batch", "ops", "width", "blocks", "critical_path_flops"})
+    for (const char* key : { "model", "batch", "ops", "width", "blocks", "critical_path_flops" })
         EXPECT_TRUE(doc.contains(key)) << key;
     EXPECT_EQ(doc["model"], "inception_v3");
     EXPECT_EQ(doc["batch"], 1);
@@ -254,10 +255,10 @@ struct TransformerExpected {
 };
 
 const TransformerExpected kTransformers[] = {
-    {"zoo:bert", 269, {{1, 128, 768}, {1, 1, 768}}, 105e6, 112e6},      // BERT-base: 110M
-    {"zoo:gpt2", 282, {{1, 128, 50257}}, 120e6, 126e6},                 // GPT-2 small: 124M
-    {"zoo:t5", 373, {{1, 128, 32128}}, 58e6, 63e6},                     // T5-small: 60.5M
-    {"zoo:vit", 272, {{1, 1000}}, 85e6, 88e6},                          // ViT-B/16: 86.6M
+    { "zoo:bert", 269, { { 1, 128, 768 }, { 1, 1, 768 } }, 105e6, 112e6 }, // BERT-base: 110M
+    { "zoo:gpt2", 282, { { 1, 128, 50257 } }, 120e6, 126e6 }, // GPT-2 small: 124M
+    { "zoo:t5", 373, { { 1, 128, 32128 } }, 58e6, 63e6 }, // T5-small: 60.5M
+    { "zoo:vit", 272, { { 1, 1000 } }, 85e6, 88e6 }, // ViT-B/16: 86.6M
 };
 
 std::size_t countKind(const Graph& g, OpKind kind)
@@ -303,7 +304,7 @@ TEST(ZooTransformers, OneOpPerKernel)
     const Graph gpt2 = loadModel("zoo:gpt2");
     EXPECT_EQ(gpt2.op(*gpt2.findOp("l0.ffn.fc1")).lastLayer().activation.kind, ActivationKind::GeluTanh);
     const Op& mask = gpt2.op(*gpt2.findOp("l11.attn.bias"));
-    EXPECT_EQ(gpt2.tensor(mask.layers.front().weights.front()).shape, (Shape{1, 1, 128, 128}));
+    EXPECT_EQ(gpt2.tensor(mask.layers.front().weights.front()).shape, (Shape { 1, 1, 128, 128 }));
     const Op& head = gpt2.op(*gpt2.findOp("lm_head"));
     const Op& lookup = gpt2.op(*gpt2.findOp("embeddings.lookup"));
     EXPECT_EQ(head.layers.front().weights.front(), lookup.layers.front().weights.front());
@@ -313,28 +314,28 @@ TEST(ZooTransformers, OneOpPerKernel)
     EXPECT_EQ(countKind(t5, OpKind::Softmax), 6U + 6 * 2);
     EXPECT_EQ(countKind(t5, OpKind::Multiply), 0U);
     EXPECT_TRUE(std::get<LayerNorm>(t5.op(*t5.findOp("encoder.l0.ln1")).layers.front().params).rms);
-    EXPECT_EQ(shapeOf(t5, "decoder.l5.cross.scores"), (Shape{1, 8, 128, 128}));
+    EXPECT_EQ(shapeOf(t5, "decoder.l5.cross.scores"), (Shape { 1, 8, 128, 128 }));
     const Op& bias = t5.op(*t5.findOp("decoder.l3.attn.bias"));
-    EXPECT_EQ(t5.tensor(bias.layers.front().weights.front()).shape, (Shape{1, 8, 128, 128}));
+    EXPECT_EQ(t5.tensor(bias.layers.front().weights.front()).shape, (Shape { 1, 8, 128, 128 }));
     EXPECT_EQ(t5.inputs().size(), 2U);
 
     // ViT: a 16x16 stride-16 patch conv, 196 patches and a class token.
     const Graph vit = loadModel("zoo:vit");
     EXPECT_EQ(countKind(vit, OpKind::Conv), 1U);
-    EXPECT_EQ(shapeOf(vit, "patch_embed"), (Shape{1, 768, 14, 14}));
-    EXPECT_EQ(shapeOf(vit, "embeddings.add"), (Shape{1, 197, 768}));
+    EXPECT_EQ(shapeOf(vit, "patch_embed"), (Shape { 1, 768, 14, 14 }));
+    EXPECT_EQ(shapeOf(vit, "embeddings.add"), (Shape { 1, 197, 768 }));
 }
 
 TEST(ZooTransformers, AttentionShapes)
 {
     const Graph g = loadModel("zoo:bert");
-    EXPECT_EQ(shapeOf(g, "l0.attn.q"), (Shape{1, 128, 768}));
-    EXPECT_EQ(shapeOf(g, "l0.attn.q.t"), (Shape{1, 12, 128, 64}));
-    EXPECT_EQ(shapeOf(g, "l0.attn.k.t"), (Shape{1, 12, 64, 128}));
-    EXPECT_EQ(shapeOf(g, "l0.attn.scores"), (Shape{1, 12, 128, 128}));
-    EXPECT_EQ(shapeOf(g, "l0.attn.context"), (Shape{1, 12, 128, 64}));
-    EXPECT_EQ(shapeOf(g, "l0.attn.context.merge"), (Shape{1, 128, 768}));
-    EXPECT_EQ(shapeOf(g, "l0.ffn.fc1"), (Shape{1, 128, 3072}));
+    EXPECT_EQ(shapeOf(g, "l0.attn.q"), (Shape { 1, 128, 768 }));
+    EXPECT_EQ(shapeOf(g, "l0.attn.q.t"), (Shape { 1, 12, 128, 64 }));
+    EXPECT_EQ(shapeOf(g, "l0.attn.k.t"), (Shape { 1, 12, 64, 128 }));
+    EXPECT_EQ(shapeOf(g, "l0.attn.scores"), (Shape { 1, 12, 128, 128 }));
+    EXPECT_EQ(shapeOf(g, "l0.attn.context"), (Shape { 1, 12, 128, 64 }));
+    EXPECT_EQ(shapeOf(g, "l0.attn.context.merge"), (Shape { 1, 128, 768 }));
+    EXPECT_EQ(shapeOf(g, "l0.ffn.fc1"), (Shape { 1, 128, 3072 }));
     // Q, K and V are three ops side by side: no path joins them.
     const auto q = *g.findOp("l0.attn.q"), k = *g.findOp("l0.attn.k"), v = *g.findOp("l0.attn.v");
     EXPECT_EQ(g.predecessors(q).size(), 1U);
@@ -347,26 +348,27 @@ TEST(ZooTransformers, SeqAndLayersParameters)
 {
     const Graph short64 = loadModel("zoo:bert?seq=64&layers=2");
     EXPECT_EQ(short64.opCount(), 3U + 2 * 22 + 2);
-    EXPECT_EQ(shapeOf(short64, "l1.attn.scores"), (Shape{1, 12, 64, 64}));
+    EXPECT_EQ(shapeOf(short64, "l1.attn.scores"), (Shape { 1, 12, 64, 64 }));
     EXPECT_FALSE(short64.findOp("l2.attn.q").has_value());
-    EXPECT_EQ(short64.tensor(short64.outputs()[0]).shape, (Shape{1, 64, 768}));
+    EXPECT_EQ(short64.tensor(short64.outputs()[0]).shape, (Shape { 1, 64, 768 }));
 
     const Graph gpt = loadModel("zoo:gpt2?layers=3&seq=32");
     EXPECT_EQ(gpt.opCount(), 2U + 3 * 23 + 1 + 3);
-    EXPECT_EQ(gpt.tensor(gpt.outputs()[0]).shape, (Shape{1, 32, 50257}));
+    EXPECT_EQ(gpt.tensor(gpt.outputs()[0]).shape, (Shape { 1, 32, 50257 }));
 
     const Graph t5 = loadModel("zoo:t5?layers=1&seq=16");
     EXPECT_EQ(t5.opCount(), (1U + 22 + 1) + (1 + 39 + 1 + 3));
-    EXPECT_EQ(shapeOf(t5, "encoder.l0.attn.bias"), (Shape{1, 8, 16, 16}));
+    EXPECT_EQ(shapeOf(t5, "encoder.l0.attn.bias"), (Shape { 1, 8, 16, 16 }));
 
     const Graph vit = loadModel("zoo:vit?layers=1");
     EXPECT_EQ(vit.opCount(), 5U + 22 + 3);
-    EXPECT_EQ(loadModel("zoo:bert?seq=1").tensor(loadModel("zoo:bert?seq=1").outputs()[0]).shape, (Shape{1, 1, 768}));
+    EXPECT_EQ(
+        loadModel("zoo:bert?seq=1").tensor(loadModel("zoo:bert?seq=1").outputs()[0]).shape, (Shape { 1, 1, 768 }));
 }
 
 TEST(ZooTransformers, Rebatching)
 {
-    for (const char* ref : {"zoo:bert?layers=2", "zoo:gpt2?layers=2", "zoo:t5?layers=2", "zoo:vit?layers=2"}) {
+    for (const char* ref : { "zoo:bert?layers=2", "zoo:gpt2?layers=2", "zoo:t5?layers=2", "zoo:vit?layers=2" }) {
         const Graph one = loadModel(ref);
         const Graph four = loadModel(ref, 4);
         const Graph rebatched = one.withBatch(4);
@@ -399,7 +401,7 @@ TEST(ZooTransformers, WeightsKeepActivationsAtUnitScale)
             sum += x;
             most = std::max(most, static_cast<double>(std::abs(x)));
         }
-        return std::pair{sum / static_cast<double>(v.size()), most};
+        return std::pair { sum / static_cast<double>(v.size()), most };
     };
     const auto [scaleMean, scaleMax] = meanAndMax(values("l0.ln1", 0, 0));
     EXPECT_NEAR(scaleMean, 1.0, 0.02);
@@ -423,13 +425,13 @@ TEST(ZooTransformers, WeightsKeepActivationsAtUnitScale)
 
 TEST(ZooTransformers, BadParametersAreRefused)
 {
-    expectRefError("zoo:bert?seq=0", {"zoo:bert", "seq", "between 1 and 512", "got 0"});
-    expectRefError("zoo:bert?seq=513", {"seq", "512", "513"});
-    expectRefError("zoo:gpt2?seq=1025", {"zoo:gpt2", "seq", "1024"});
-    expectRefError("zoo:t5?layers=0", {"zoo:t5", "layers", "got 0"});
-    expectRefError("zoo:bert?layers=-3", {"layers", "-3"});
-    expectRefError("zoo:gpt2?layers=many", {"layers", "many", "not an integer"});
-    expectRefError("zoo:vit?seq=128", {"zoo:vit", "seq", "layers"});
-    expectRefError("zoo:bert?heads=16", {"heads", "seq, layers"});
-    expectRefError("zoo:bert", {"batch"}, 0);
+    expectRefError("zoo:bert?seq=0", { "zoo:bert", "seq", "between 1 and 512", "got 0" });
+    expectRefError("zoo:bert?seq=513", { "seq", "512", "513" });
+    expectRefError("zoo:gpt2?seq=1025", { "zoo:gpt2", "seq", "1024" });
+    expectRefError("zoo:t5?layers=0", { "zoo:t5", "layers", "got 0" });
+    expectRefError("zoo:bert?layers=-3", { "layers", "-3" });
+    expectRefError("zoo:gpt2?layers=many", { "layers", "many", "not an integer" });
+    expectRefError("zoo:vit?seq=128", { "zoo:vit", "seq", "layers" });
+    expectRefError("zoo:bert?heads=16", { "heads", "seq, layers" });
+    expectRefError("zoo:bert", { "batch" }, 0);
 }

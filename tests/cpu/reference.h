@@ -17,28 +17,49 @@ namespace opsched::test {
 inline float activate(float x, const Activation& a)
 {
     switch (a.kind) {
-    case ActivationKind::None: return x;
-    case ActivationKind::Relu: return std::max(x, 0.0F);
-    case ActivationKind::Clip: return std::min(std::max(x, a.alpha), a.beta);
-    case ActivationKind::Sigmoid: return 1.0F / (1.0F + std::exp(-x));
-    case ActivationKind::HardSigmoid: return std::max(0.0F, std::min(1.0F, a.alpha * x + a.beta));
-    case ActivationKind::HardSwish: return x * std::min(std::max(x + 3.0F, 0.0F), 6.0F) / 6.0F;
-    case ActivationKind::Tanh: return std::tanh(x);
-    case ActivationKind::Gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+    case ActivationKind::None:
+        return x;
+    case ActivationKind::Relu:
+        return std::max(x, 0.0F);
+    case ActivationKind::Clip:
+        return std::min(std::max(x, a.alpha), a.beta);
+    case ActivationKind::Sigmoid:
+        return 1.0F / (1.0F + std::exp(-x));
+    case ActivationKind::HardSigmoid:
+        return std::max(0.0F, std::min(1.0F, a.alpha * x + a.beta));
+    case ActivationKind::HardSwish:
+        return x * std::min(std::max(x + 3.0F, 0.0F), 6.0F) / 6.0F;
+    case ActivationKind::Tanh:
+        return std::tanh(x);
+    case ActivationKind::Gelu:
+        return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
     case ActivationKind::GeluTanh:
-        return static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / 3.141592653589793) * (x + 0.044715 * x * x * x))));
-    case ActivationKind::Erf: return std::erf(x);
-    case ActivationKind::Sqrt: return std::sqrt(x);
-    case ActivationKind::Exp: return std::exp(x);
-    case ActivationKind::Log: return std::log(x);
-    case ActivationKind::Abs: return std::abs(x);
-    case ActivationKind::Neg: return -x;
-    case ActivationKind::Reciprocal: return 1.0F / x;
-    case ActivationKind::Pow: return std::pow(x, a.alpha);
-    case ActivationKind::Not: return x == 0.0F ? 1.0F : 0.0F;
-    case ActivationKind::NonZero: return x != 0.0F ? 1.0F : 0.0F;
-    case ActivationKind::Truncate: return std::trunc(x);
-    default: throw std::runtime_error("reference: unknown activation");
+        return static_cast<float>(
+            0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / 3.141592653589793) * (x + 0.044715 * x * x * x))));
+    case ActivationKind::Erf:
+        return std::erf(x);
+    case ActivationKind::Sqrt:
+        return std::sqrt(x);
+    case ActivationKind::Exp:
+        return std::exp(x);
+    case ActivationKind::Log:
+        return std::log(x);
+    case ActivationKind::Abs:
+        return std::abs(x);
+    case ActivationKind::Neg:
+        return -x;
+    case ActivationKind::Reciprocal:
+        return 1.0F / x;
+    case ActivationKind::Pow:
+        return std::pow(x, a.alpha);
+    case ActivationKind::Not:
+        return x == 0.0F ? 1.0F : 0.0F;
+    case ActivationKind::NonZero:
+        return x != 0.0F ? 1.0F : 0.0F;
+    case ActivationKind::Truncate:
+        return std::trunc(x);
+    default:
+        throw std::runtime_error("reference: unknown activation");
     }
 }
 
@@ -49,9 +70,9 @@ inline void activateAll(HostTensor& t, const Activation& a)
 }
 
 inline HostTensor referenceConv(const HostTensor& in, const Conv2d& c, const std::vector<float>& w,
-                                const std::vector<float>* bias, const Shape& out)
+    const std::vector<float>* bias, const Shape& out)
 {
-    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()))};
+    HostTensor o { out.dims, std::vector<float>(static_cast<std::size_t>(out.elements())) };
     const std::int64_t n = in.dims[0], ci = in.dims[1], h = in.dims[2], wd = in.dims[3];
     const std::int64_t co = out[1], oh = out[2], ow = out[3], g = c.groups, cig = ci / g, cog = co / g;
     for (std::int64_t b = 0; b < n; ++b)
@@ -67,8 +88,10 @@ inline HostTensor referenceConv(const HostTensor& in, const Conv2d& c, const std
                                 const std::int64_t ix = x * c.strideW - c.padLeft + kx * c.dilationW;
                                 if (iy < 0 || iy >= h || ix < 0 || ix >= wd)
                                     continue;
-                                const float v = in.data[static_cast<std::size_t>(((b * ci + grp * cig + ic) * h + iy) * wd + ix)];
-                                acc += v * w[static_cast<std::size_t>(((oc * cig + ic) * c.kernelH + ky) * c.kernelW + kx)];
+                                const float v
+                                    = in.data[static_cast<std::size_t>(((b * ci + grp * cig + ic) * h + iy) * wd + ix)];
+                                acc += v
+                                    * w[static_cast<std::size_t>(((oc * cig + ic) * c.kernelH + ky) * c.kernelW + kx)];
                             }
                     o.data[static_cast<std::size_t>(((b * co + oc) * oh + y) * ow + x)] = static_cast<float>(acc);
                 }
@@ -77,7 +100,7 @@ inline HostTensor referenceConv(const HostTensor& in, const Conv2d& c, const std
 
 inline HostTensor referencePool(const HostTensor& in, const Pool2d& p, const Shape& out)
 {
-    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()))};
+    HostTensor o { out.dims, std::vector<float>(static_cast<std::size_t>(out.elements())) };
     const std::int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3], oh = out[2], ow = out[3];
     const bool global = p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax;
     const bool isMax = p.kind == PoolKind::Max || p.kind == PoolKind::GlobalMax;
@@ -110,12 +133,13 @@ inline HostTensor referencePool(const HostTensor& in, const Pool2d& p, const Sha
 inline HostTensor referenceSoftmax(const HostTensor& in, int axis)
 {
     HostTensor o = in;
-    const std::int64_t outer = product({in.dims.begin(), in.dims.begin() + axis});
+    const std::int64_t outer = product({ in.dims.begin(), in.dims.begin() + axis });
     const std::int64_t len = in.dims[static_cast<std::size_t>(axis)];
     const std::int64_t inner = product(in.dims, static_cast<std::size_t>(axis) + 1);
     for (std::int64_t a = 0; a < outer; ++a)
         for (std::int64_t i = 0; i < inner; ++i) {
-            auto at = [&](std::int64_t k) -> float& { return o.data[static_cast<std::size_t>((a * len + k) * inner + i)]; };
+            auto at
+                = [&](std::int64_t k) -> float& { return o.data[static_cast<std::size_t>((a * len + k) * inner + i)]; };
             float mx = -INFINITY;
             for (std::int64_t k = 0; k < len; ++k)
                 mx = std::max(mx, at(k));
@@ -131,7 +155,7 @@ inline HostTensor referenceSoftmax(const HostTensor& in, int axis)
 // NumPy broadcasting product of several tensors.
 inline HostTensor referenceProduct(const std::vector<HostTensor>& ts, const Shape& out)
 {
-    HostTensor o{out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()), 1.0F)};
+    HostTensor o { out.dims, std::vector<float>(static_cast<std::size_t>(out.elements()), 1.0F) };
     const std::size_t rank = out.dims.size();
     for (const auto& t : ts) {
         std::vector<std::int64_t> dims(rank - t.dims.size(), 1);
@@ -163,7 +187,7 @@ inline HostTensor referenceCombine(const std::vector<std::vector<HostTensor>>& t
     }
     if (sums.size() == 1)
         return sums.front();
-    HostTensor o{sums.front().dims, {}};
+    HostTensor o { sums.front().dims, {} };
     o.dims[1] = 0;
     for (const auto& s : sums)
         o.dims[1] += s.dims[1];
@@ -180,8 +204,10 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
 {
     std::vector<HostTensor> values(g.tensors().size());
     for (std::size_t k = 0; k < g.inputs().size(); ++k)
-        values[g.inputs()[k].value()] = {g.tensor(g.inputs()[k]).shape.dims, inputs[k]};
-    auto weight = [&](TensorId id) { return g.tensor(id).weight->values(static_cast<std::size_t>(g.tensor(id).shape.elements())); };
+        values[g.inputs()[k].value()] = { g.tensor(g.inputs()[k]).shape.dims, inputs[k] };
+    auto weight = [&](TensorId id) {
+        return g.tensor(id).weight->values(static_cast<std::size_t>(g.tensor(id).shape.elements()));
+    };
     for (auto id : g.topologicalOrder()) {
         const Op& op = g.op(id);
         std::vector<std::vector<HostTensor>> terms;
@@ -197,7 +223,7 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
             for (const auto& t : terms)
                 operands.push_back(t.front());
             for (auto w : op.layers.front().weights)
-                operands.push_back({g.tensor(w).shape.dims, weight(w)});
+                operands.push_back({ g.tensor(w).shape.dims, weight(w) });
             cur = operands.front();
         } else if (isProduct) {
             std::vector<HostTensor> ts;
@@ -209,7 +235,7 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
         }
         for (const auto& layer : op.layers) {
             if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
-                const auto bias = c->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                const auto bias = c->bias ? weight(layer.weights.at(1)) : std::vector<float> {};
                 cur = referenceConv(cur, *c, weight(layer.weights.at(0)), c->bias ? &bias : nullptr, layer.output);
             } else if (const auto* p = std::get_if<Pool2d>(&layer.params)) {
                 cur = referencePool(cur, *p, layer.output);
@@ -217,14 +243,15 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
                 activateAll(cur, e->activation);
             } else if (const auto* gm = std::get_if<Gemm>(&layer.params)) {
                 const auto w = weight(layer.weights.at(0));
-                const auto bias = gm->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                const auto bias = gm->bias ? weight(layer.weights.at(1)) : std::vector<float> {};
                 const std::int64_t n = cur.dims[0], k = product(cur.dims, 1), o = gm->outFeatures;
-                HostTensor r{{n, o}, std::vector<float>(static_cast<std::size_t>(n * o))};
+                HostTensor r { { n, o }, std::vector<float>(static_cast<std::size_t>(n * o)) };
                 for (std::int64_t b = 0; b < n; ++b)
                     for (std::int64_t j = 0; j < o; ++j) {
                         double acc = gm->bias ? bias[static_cast<std::size_t>(j)] : 0.0;
                         for (std::int64_t i = 0; i < k; ++i)
-                            acc += cur.data[static_cast<std::size_t>(b * k + i)] * w[static_cast<std::size_t>(j * k + i)];
+                            acc += cur.data[static_cast<std::size_t>(b * k + i)]
+                                * w[static_cast<std::size_t>(j * k + i)];
                         r.data[static_cast<std::size_t>(b * o + j)] = static_cast<float>(acc);
                     }
                 cur = std::move(r);
@@ -241,21 +268,21 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
                     for (std::size_t i = 0; i < cur.data.size(); ++i)
                         cur.data[i] += operands.at(2).data[i % operands.at(2).data.size()];
             } else if (const auto* ln = std::get_if<LayerNorm>(&layer.params)) {
-                const auto bias = ln->bias ? weight(layer.weights.at(1)) : std::vector<float>{};
+                const auto bias = ln->bias ? weight(layer.weights.at(1)) : std::vector<float> {};
                 cur = referenceLayerNorm(cur, *ln, weight(layer.weights.at(0)), ln->bias ? &bias : nullptr);
             } else if (const auto* ga = std::get_if<Gather>(&layer.params)) {
                 if (ga->dataIsWeight) {
                     cur = referenceGather(operands.at(1), operands.at(0), ga->axis);
                 } else {
-                    HostTensor idx{ga->indicesDims, {}};
+                    HostTensor idx { ga->indicesDims, {} };
                     for (auto i : ga->indices)
                         idx.data.push_back(static_cast<float>(i));
                     cur = referenceGather(cur, idx, ga->axis);
                 }
             } else if (const auto* wh = std::get_if<Where>(&layer.params)) {
                 cur = referenceWhere(operands.at(static_cast<std::size_t>(wh->operand[0])),
-                                     operands.at(static_cast<std::size_t>(wh->operand[1])),
-                                     operands.at(static_cast<std::size_t>(wh->operand[2])));
+                    operands.at(static_cast<std::size_t>(wh->operand[1])),
+                    operands.at(static_cast<std::size_t>(wh->operand[2])));
             } else if (std::holds_alternative<Expand>(layer.params)) {
                 cur = referenceExpand(cur, layer.output.dims);
             } else if (const auto* cat = std::get_if<Concat>(&layer.params)) {
@@ -276,8 +303,8 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
                 for (auto t : layer.weights)
                     w.push_back(weight(t));
                 cur = referenceBatchNorm(cur, w, bn->epsilon);
-            } else if (!std::holds_alternative<Multiply>(layer.params) && !std::holds_alternative<Flatten>(layer.params) &&
-                       !std::holds_alternative<Reshape>(layer.params) && !std::holds_alternative<Identity>(layer.params)) {
+            } else if (!std::holds_alternative<Multiply>(layer.params) && !std::holds_alternative<Flatten>(layer.params)
+                && !std::holds_alternative<Reshape>(layer.params) && !std::holds_alternative<Identity>(layer.params)) {
                 throw std::runtime_error(std::string("reference: no ") + layer.kindName());
             }
             cur.dims = layer.output.dims; // views change dimensions only

@@ -70,7 +70,7 @@ inline std::vector<std::int64_t> broadcastDims(const std::vector<HostTensor>& ts
 
 inline HostTensor referenceBinary(BinaryKind kind, const std::vector<HostTensor>& ops)
 {
-    HostTensor o{broadcastDims(ops), {}};
+    HostTensor o { broadcastDims(ops), {} };
     o.data.resize(static_cast<std::size_t>(product(o.dims)));
     for (std::int64_t i = 0; i < product(o.dims); ++i) {
         const auto idx = unravel(i, o.dims);
@@ -78,16 +78,36 @@ inline HostTensor referenceBinary(BinaryKind kind, const std::vector<HostTensor>
         for (std::size_t k = 1; k < ops.size(); ++k) {
             const float v = broadcastAt(ops[k], idx);
             switch (kind) {
-            case BinaryKind::Add: acc += v; break;
-            case BinaryKind::Sub: acc -= v; break;
-            case BinaryKind::Mul: acc *= v; break;
-            case BinaryKind::Div: acc /= v; break;
-            case BinaryKind::Pow: acc = std::pow(acc, v); break;
-            case BinaryKind::Min: acc = std::min(acc, v); break;
-            case BinaryKind::Max: acc = std::max(acc, v); break;
-            case BinaryKind::Equal: acc = acc == v ? 1.0F : 0.0F; break;
-            case BinaryKind::Less: acc = acc < v ? 1.0F : 0.0F; break;
-            case BinaryKind::Greater: acc = acc > v ? 1.0F : 0.0F; break;
+            case BinaryKind::Add:
+                acc += v;
+                break;
+            case BinaryKind::Sub:
+                acc -= v;
+                break;
+            case BinaryKind::Mul:
+                acc *= v;
+                break;
+            case BinaryKind::Div:
+                acc /= v;
+                break;
+            case BinaryKind::Pow:
+                acc = std::pow(acc, v);
+                break;
+            case BinaryKind::Min:
+                acc = std::min(acc, v);
+                break;
+            case BinaryKind::Max:
+                acc = std::max(acc, v);
+                break;
+            case BinaryKind::Equal:
+                acc = acc == v ? 1.0F : 0.0F;
+                break;
+            case BinaryKind::Less:
+                acc = acc < v ? 1.0F : 0.0F;
+                break;
+            case BinaryKind::Greater:
+                acc = acc > v ? 1.0F : 0.0F;
+                break;
             }
         }
         o.data[static_cast<std::size_t>(i)] = acc;
@@ -102,9 +122,9 @@ inline HostTensor referenceMatMul(HostTensor a, HostTensor b, const std::vector<
     if (b.dims.size() == 1)
         b.dims.push_back(1);
     const std::int64_t m = a.dims[a.dims.size() - 2], k = a.dims.back(), n = b.dims.back();
-    HostTensor batchA{{a.dims.begin(), a.dims.end() - 2}, {}}, batchB{{b.dims.begin(), b.dims.end() - 2}, {}};
-    const auto batch = broadcastDims({batchA, batchB});
-    HostTensor o{outDims, std::vector<float>(static_cast<std::size_t>(product(batch) * m * n))};
+    HostTensor batchA { { a.dims.begin(), a.dims.end() - 2 }, {} }, batchB { { b.dims.begin(), b.dims.end() - 2 }, {} };
+    const auto batch = broadcastDims({ batchA, batchB });
+    HostTensor o { outDims, std::vector<float>(static_cast<std::size_t>(product(batch) * m * n)) };
     for (std::int64_t bi = 0; bi < product(batch); ++bi) {
         const auto idx = unravel(bi, batch);
         // The operand's own batch index: right-aligned, size-1 batch axes broadcast.
@@ -113,15 +133,15 @@ inline HostTensor referenceMatMul(HostTensor a, HostTensor b, const std::vector<
             std::vector<std::int64_t> own(full.size() - 2);
             for (std::size_t d = 0; d < own.size(); ++d)
                 own[d] = full[d] == 1 ? 0 : idx[d + shift];
-            return ravel(own, {full.begin(), full.end() - 2});
+            return ravel(own, { full.begin(), full.end() - 2 });
         };
         const std::int64_t oa = batchOffset(a.dims) * m * k, ob = batchOffset(b.dims) * k * n;
         for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t j = 0; j < n; ++j) {
                 double acc = 0;
                 for (std::int64_t p = 0; p < k; ++p)
-                    acc += static_cast<double>(a.data[static_cast<std::size_t>(oa + i * k + p)]) *
-                           b.data[static_cast<std::size_t>(ob + p * n + j)];
+                    acc += static_cast<double>(a.data[static_cast<std::size_t>(oa + i * k + p)])
+                        * b.data[static_cast<std::size_t>(ob + p * n + j)];
                 o.data[static_cast<std::size_t>((bi * m + i) * n + j)] = static_cast<float>(acc);
             }
     }
@@ -132,7 +152,7 @@ inline HostTensor referenceConcat(const std::vector<HostTensor>& ops, int axis)
 {
     const auto rank = static_cast<int>(ops.front().dims.size());
     const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-    HostTensor o{ops.front().dims, {}};
+    HostTensor o { ops.front().dims, {} };
     o.dims[a] = 0;
     for (const auto& t : ops)
         o.dims[a] += t.dims[a];
@@ -173,7 +193,7 @@ inline HostTensor referenceSlice(const HostTensor& in, const Slice& s)
                 picks[a].push_back(i);
         }
     }
-    HostTensor o{{}, {}};
+    HostTensor o { {}, {} };
     for (const auto& p : picks)
         o.dims.push_back(static_cast<std::int64_t>(p.size()));
     for (std::int64_t i = 0; i < product(o.dims); ++i) {
@@ -187,7 +207,7 @@ inline HostTensor referenceSlice(const HostTensor& in, const Slice& s)
 
 inline HostTensor referenceTranspose(const HostTensor& in, const std::vector<std::int64_t>& perm)
 {
-    HostTensor o{{}, {}};
+    HostTensor o { {}, {} };
     for (auto p : perm)
         o.dims.push_back(in.dims[static_cast<std::size_t>(p)]);
     o.data.resize(in.data.size());
@@ -205,7 +225,7 @@ inline HostTensor referenceTranspose(const HostTensor& in, const std::vector<std
 inline HostTensor referencePad(const HostTensor& in, const Pad& p)
 {
     const std::size_t rank = in.dims.size();
-    HostTensor o{in.dims, {}};
+    HostTensor o { in.dims, {} };
     for (std::size_t d = 0; d < rank; ++d)
         o.dims[d] += p.pads[d] + p.pads[d + rank];
     for (std::int64_t i = 0; i < product(o.dims); ++i) {
@@ -253,7 +273,7 @@ inline HostTensor referenceReduce(const HostTensor& in, const Reduce& r, const s
         const double v = in.data[static_cast<std::size_t>(i)];
         a = r.kind == ReduceKind::Max ? std::max(a, v) : a + v;
     }
-    HostTensor o{outDims, {}};
+    HostTensor o { outDims, {} };
     for (double a : acc)
         o.data.push_back(static_cast<float>(r.kind == ReduceKind::Mean ? a / static_cast<double>(count) : a));
     return o;
@@ -266,8 +286,8 @@ inline HostTensor referenceBatchNorm(const HostTensor& in, const std::vector<std
     for (std::int64_t i = 0; i < product(in.dims); ++i) {
         const auto ch = static_cast<std::size_t>((i / inner) % c);
         const double x = in.data[static_cast<std::size_t>(i)];
-        o.data[static_cast<std::size_t>(i)] =
-            static_cast<float>(w[0][ch] * (x - w[2][ch]) / std::sqrt(static_cast<double>(w[3][ch]) + eps) + w[1][ch]);
+        o.data[static_cast<std::size_t>(i)]
+            = static_cast<float>(w[0][ch] * (x - w[2][ch]) / std::sqrt(static_cast<double>(w[3][ch]) + eps) + w[1][ch]);
     }
     return o;
 }
@@ -277,13 +297,13 @@ inline HostTensor referenceBatchNorm(const HostTensor& in, const std::vector<std
 namespace opsched::test {
 
 // Layer norm (or RMS norm) over the dimensions from `axis` on, in double.
-inline HostTensor referenceLayerNorm(const HostTensor& in, const LayerNorm& l, const std::vector<float>& scale,
-                                     const std::vector<float>* bias)
+inline HostTensor referenceLayerNorm(
+    const HostTensor& in, const LayerNorm& l, const std::vector<float>& scale, const std::vector<float>* bias)
 {
     const auto rank = static_cast<int>(in.dims.size());
     const auto axis = static_cast<std::size_t>(l.axis < 0 ? l.axis + rank : l.axis);
     const std::int64_t inner = product(in.dims, axis), rows = product(in.dims) / inner;
-    HostTensor o{in.dims, std::vector<float>(in.data.size())};
+    HostTensor o { in.dims, std::vector<float>(in.data.size()) };
     for (std::int64_t r = 0; r < rows; ++r) {
         double mean = 0, var = 0;
         for (std::int64_t i = 0; i < inner; ++i)
@@ -296,7 +316,8 @@ inline HostTensor referenceLayerNorm(const HostTensor& in, const LayerNorm& l, c
         var /= static_cast<double>(inner);
         for (std::int64_t i = 0; i < inner; ++i) {
             const auto k = static_cast<std::size_t>(i);
-            const double y = (in.data[static_cast<std::size_t>(r * inner + i)] - mean) / std::sqrt(var + l.epsilon) * scale[k];
+            const double y
+                = (in.data[static_cast<std::size_t>(r * inner + i)] - mean) / std::sqrt(var + l.epsilon) * scale[k];
             o.data[static_cast<std::size_t>(r * inner + i)] = static_cast<float>(bias ? y + (*bias)[k] : y);
         }
     }
@@ -311,12 +332,12 @@ inline HostTensor referenceGather(const HostTensor& data, const HostTensor& indi
     std::vector<std::int64_t> dims(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(a));
     dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
     dims.insert(dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.dims.end());
-    HostTensor o{dims, std::vector<float>(static_cast<std::size_t>(product(dims)))};
+    HostTensor o { dims, std::vector<float>(static_cast<std::size_t>(product(dims))) };
     for (std::int64_t i = 0; i < product(dims); ++i) {
         const auto idx = unravel(i, dims);
         std::vector<std::int64_t> at(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(a));
         const std::vector<std::int64_t> which(idx.begin() + static_cast<std::ptrdiff_t>(a),
-                                              idx.begin() + static_cast<std::ptrdiff_t>(a + indices.dims.size()));
+            idx.begin() + static_cast<std::ptrdiff_t>(a + indices.dims.size()));
         auto row = static_cast<std::int64_t>(indices.data[static_cast<std::size_t>(ravel(which, indices.dims))]);
         if (row < 0)
             row += data.dims[a];
@@ -329,7 +350,7 @@ inline HostTensor referenceGather(const HostTensor& data, const HostTensor& indi
 
 inline HostTensor referenceWhere(const HostTensor& c, const HostTensor& x, const HostTensor& y)
 {
-    HostTensor o{broadcastDims({c, x, y}), {}};
+    HostTensor o { broadcastDims({ c, x, y }), {} };
     o.data.resize(static_cast<std::size_t>(product(o.dims)));
     for (std::int64_t i = 0; i < product(o.dims); ++i) {
         const auto idx = unravel(i, o.dims);
@@ -340,7 +361,7 @@ inline HostTensor referenceWhere(const HostTensor& c, const HostTensor& x, const
 
 inline HostTensor referenceExpand(const HostTensor& in, const std::vector<std::int64_t>& outDims)
 {
-    HostTensor o{outDims, std::vector<float>(static_cast<std::size_t>(product(outDims)))};
+    HostTensor o { outDims, std::vector<float>(static_cast<std::size_t>(product(outDims))) };
     for (std::int64_t i = 0; i < product(outDims); ++i)
         o.data[static_cast<std::size_t>(i)] = broadcastAt(in, unravel(i, outDims));
     return o;

@@ -19,8 +19,8 @@ TEST(InceptionOnCpu, MergedOneByThreeAndThreeByOnePairsMatchSequential)
     const Plan plan = runScheduler("ios-merge", g, cost).plan;
     const OpId a = *g.findOp("Mixed_7b.branch3x3_2a"), b = *g.findOp("Mixed_7b.branch3x3_2b");
     EXPECT_TRUE(std::any_of(plan.launches.begin(), plan.launches.end(), [&](const Launch& l) {
-        return l.ops.size() == 2 && std::find(l.ops.begin(), l.ops.end(), a) != l.ops.end() &&
-               std::find(l.ops.begin(), l.ops.end(), b) != l.ops.end();
+        return l.ops.size() == 2 && std::find(l.ops.begin(), l.ops.end(), a) != l.ops.end()
+            && std::find(l.ops.begin(), l.ops.end(), b) != l.ops.end();
     })) << "ios-merge no longer merges the 1x3 / 3x1 pair";
     const auto inputs = cpu::seededInputs(g, 3);
     cpu::CpuExecutor merged(g, plan);

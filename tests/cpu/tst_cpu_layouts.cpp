@@ -26,33 +26,35 @@ namespace {
 Graph epilogueGraph(std::int64_t batch)
 {
     GraphBuilder b("epilogues_b" + std::to_string(batch), 3);
-    const auto x = b.addInput("x", Shape{batch, 3, 7, 7});
-    const auto c1 = b.addOp({"c1", OpKind::Conv, {{x}}, {layer(conv(16, 3, 3, 1, 1), Activation::relu())}});
-    const auto c2 = b.addOp({"c2", OpKind::Conv, {{c1}}, {layer(conv(16, 3, 3, 1, 1))}});
-    const auto add = b.addOp({"add", OpKind::Add, {{c2, c1}}, {layer(Identity{}, Activation::relu())}});
-    const auto c3 = b.addOp({"c3", OpKind::Conv, {{add}}, {layer(conv(16, 1, 1))}});
-    const auto sig = b.addOp({"sig", OpKind::Activation, {{c3}}, {layer(Eltwise{{ActivationKind::Sigmoid}})}});
-    const auto mul = b.addOp({"mul", OpKind::Multiply, {{c3}, {sig}}, {layer(Multiply{})}});
+    const auto x = b.addInput("x", Shape { batch, 3, 7, 7 });
+    const auto c1 = b.addOp({ "c1", OpKind::Conv, { { x } }, { layer(conv(16, 3, 3, 1, 1), Activation::relu()) } });
+    const auto c2 = b.addOp({ "c2", OpKind::Conv, { { c1 } }, { layer(conv(16, 3, 3, 1, 1)) } });
+    const auto add = b.addOp({ "add", OpKind::Add, { { c2, c1 } }, { layer(Identity {}, Activation::relu()) } });
+    const auto c3 = b.addOp({ "c3", OpKind::Conv, { { add } }, { layer(conv(16, 1, 1)) } });
+    const auto sig
+        = b.addOp({ "sig", OpKind::Activation, { { c3 } }, { layer(Eltwise { { ActivationKind::Sigmoid } }) } });
+    const auto mul = b.addOp({ "mul", OpKind::Multiply, { { c3 }, { sig } }, { layer(Multiply {}) } });
     // x * hardsigmoid(x / 6 + 1/2) after a pool: HardSwish as the pool's activation.
-    const auto pooled = b.addOp({"maxpool", OpKind::Pool, {{mul}}, {layer(Pool2d{PoolKind::Max, 3, 3, 1, 1, 1, 1, 1, 1})}});
-    const auto hs = b.addOp({"hsig", OpKind::Activation, {{pooled}},
-                             {layer(Eltwise{{ActivationKind::HardSigmoid, 1.0F / 6.0F, 0.5F}})}});
-    const auto hswish = b.addOp({"hswish", OpKind::Multiply, {{pooled}, {hs}}, {layer(Multiply{})}});
-    const auto c4 = b.addOp({"c4", OpKind::Conv, {{hswish}}, {layer(conv(8, 1, 1))}});
+    const auto pooled = b.addOp(
+        { "maxpool", OpKind::Pool, { { mul } }, { layer(Pool2d { PoolKind::Max, 3, 3, 1, 1, 1, 1, 1, 1 }) } });
+    const auto hs = b.addOp({ "hsig", OpKind::Activation, { { pooled } },
+        { layer(Eltwise { { ActivationKind::HardSigmoid, 1.0F / 6.0F, 0.5F } }) } });
+    const auto hswish = b.addOp({ "hswish", OpKind::Multiply, { { pooled }, { hs } }, { layer(Multiply {}) } });
+    const auto c4 = b.addOp({ "c4", OpKind::Conv, { { hswish } }, { layer(conv(8, 1, 1)) } });
     // A residual whose other operand is produced later: not folded into c5.
-    const auto c5 = b.addOp({"c5", OpKind::Conv, {{mul}}, {layer(conv(8, 3, 3, 1, 1))}});
-    const auto c6 = b.addOp({"c6", OpKind::Conv, {{mul}}, {layer(conv(8, 1, 1))}});
-    const auto add2 = b.addOp({"add2", OpKind::Add, {{c5, c6, c4}}, {layer(Identity{})}});
-    b.addOp({"pool", OpKind::Pool, {{add2}}, {layer(Pool2d{PoolKind::GlobalAverage})}});
+    const auto c5 = b.addOp({ "c5", OpKind::Conv, { { mul } }, { layer(conv(8, 3, 3, 1, 1)) } });
+    const auto c6 = b.addOp({ "c6", OpKind::Conv, { { mul } }, { layer(conv(8, 1, 1)) } });
+    const auto add2 = b.addOp({ "add2", OpKind::Add, { { c5, c6, c4 } }, { layer(Identity {}) } });
+    b.addOp({ "pool", OpKind::Pool, { { add2 } }, { layer(Pool2d { PoolKind::GlobalAverage }) } });
     return std::move(b).finish();
 }
 
-class Layouts : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
+class Layouts : public ::testing::TestWithParam<std::tuple<bool, bool>> { };
 
 TEST_P(Layouts, MatchReference)
 {
     const auto [channelsLast, fuse] = GetParam();
-    for (std::int64_t batch : {1, 2}) {
+    for (std::int64_t batch : { 1, 2 }) {
         const Graph g = epilogueGraph(batch);
         const auto inputs = cpu::seededInputs(g, 3);
         cpu::CpuOptions o;
@@ -72,26 +74,26 @@ TEST_P(Layouts, MatchReference)
         // Folded: the residual Add into c2, x * sigmoid(x) into c3, x * hardsigmoid(x) into the
         // pool; the 3-term Add is not a residual.
         EXPECT_EQ(ex.layout().epilogues().size(), fuse ? 3U : 0U);
-        EXPECT_EQ(ex.layout().values()[static_cast<std::size_t>(ex.layout().valueOf(g.op(*g.findOp("c1")).output))].channelsLast,
-                  channelsLast);
+        EXPECT_EQ(ex.layout()
+                      .values()[static_cast<std::size_t>(ex.layout().valueOf(g.op(*g.findOp("c1")).output))]
+                      .channelsLast,
+            channelsLast);
         EXPECT_EQ(ex.run(inputs), got) << "a second run differs";
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, Layouts, ::testing::Combine(::testing::Bool(), ::testing::Bool()),
-                         [](const auto& p) {
-                             return std::string(std::get<0>(p.param) ? "nhwc" : "nchw") +
-                                    (std::get<1>(p.param) ? "_fused" : "_unfused");
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, Layouts, ::testing::Combine(::testing::Bool(), ::testing::Bool()), [](const auto& p) {
+    return std::string(std::get<0>(p.param) ? "nhwc" : "nchw") + (std::get<1>(p.param) ? "_fused" : "_unfused");
+});
 
 TEST(Winograd, LargeThreeByThreeConvsMatchReference)
 {
     // 3x3 stride 1 with 32+ channels on 16x16 runs as Winograd; its rounding error stays small.
     GraphBuilder b("winograd", 3);
-    const auto x = b.addInput("x", Shape{1, 32, 16, 16});
-    const auto c1 = b.addOp({"c1", OpKind::Conv, {{x}}, {layer(conv(48, 3, 3, 1, 1), Activation::relu())}});
-    const auto c2 = b.addOp({"c2", OpKind::Conv, {{c1}}, {layer(conv(32, 3, 3, 1, 1))}});
-    b.addOp({"add", OpKind::Add, {{c2, x}}, {layer(Identity{})}});
+    const auto x = b.addInput("x", Shape { 1, 32, 16, 16 });
+    const auto c1 = b.addOp({ "c1", OpKind::Conv, { { x } }, { layer(conv(48, 3, 3, 1, 1), Activation::relu()) } });
+    const auto c2 = b.addOp({ "c2", OpKind::Conv, { { c1 } }, { layer(conv(32, 3, 3, 1, 1)) } });
+    b.addOp({ "add", OpKind::Add, { { c2, x } }, { layer(Identity {}) } });
     const Graph g = std::move(b).finish();
     const auto inputs = cpu::seededInputs(g, 9);
     const auto want = referenceRun(g, inputs);
@@ -99,7 +101,7 @@ TEST(Winograd, LargeThreeByThreeConvsMatchReference)
     for (const auto& out : want)
         for (float v : out)
             scale = std::max(scale, std::abs(v));
-    for (bool winograd : {false, true}) {
+    for (bool winograd : { false, true }) {
         cpu::CpuOptions o;
         o.threads = 1;
         o.winograd = winograd;
@@ -125,7 +127,7 @@ TEST(ChannelsLast, OnlyLayoutFreeChainsAndNeverInputsOutputsOrMergedOutputs)
 
 TEST(ChannelsLast, WholeNetworksAgreeWithNchw)
 {
-    for (const char* model : {"zoo:squeezenet", "zoo:googlenet"}) {
+    for (const char* model : { "zoo:squeezenet", "zoo:googlenet" }) {
         const Graph g = loadModel(model);
         const Plan plan = compileSchedule(g, sequentialSchedule(g));
         const auto inputs = cpu::seededInputs(g, 1);

@@ -33,7 +33,7 @@ const Value& valueOf(const TensorLayout& layout, const Graph& g, const char* op)
 
 TEST(PlaceBlocks, ReusesBytesOfBlocksThatAreNotLiveTogether)
 {
-    const std::vector<Block> blocks{{1000, 0, 1}, {1000, 2, 3}, {500, 1, 2}};
+    const std::vector<Block> blocks { { 1000, 0, 1 }, { 1000, 2, 3 }, { 500, 1, 2 } };
     const Placement p = placeBlocks(blocks);
     EXPECT_TRUE(placementConflicts(blocks, p).empty());
     EXPECT_EQ(p.offsets[0], p.offsets[1]); // same bytes, at different times
@@ -46,8 +46,8 @@ TEST(PlaceBlocks, RandomBlocksNeverConflictAndStayNearTheLowerBound)
     std::vector<Block> blocks;
     for (int i = 0; i < 300; ++i) {
         const auto first = static_cast<std::uint32_t>(rng.below(100));
-        blocks.push_back({static_cast<std::int64_t>(1 + rng.below(1 << 16)), first,
-                          first + static_cast<std::uint32_t>(rng.below(10))});
+        blocks.push_back({ static_cast<std::int64_t>(1 + rng.below(1 << 16)), first,
+            first + static_cast<std::uint32_t>(rng.below(10)) });
     }
     const Placement p = placeBlocks(blocks);
     EXPECT_TRUE(placementConflicts(blocks, p).empty());
@@ -67,9 +67,9 @@ TEST(PlaceBlocks, RandomBlocksNeverConflictAndStayNearTheLowerBound)
 
 TEST(PlaceBlocks, DetectsConflicts)
 {
-    const std::vector<Block> blocks{{100, 0, 2}, {100, 1, 3}};
-    EXPECT_FALSE(placementConflicts(blocks, Placement{{0, 0}, 128}).empty());
-    EXPECT_TRUE(placementConflicts(blocks, Placement{{0, 128}, 256}).empty());
+    const std::vector<Block> blocks { { 100, 0, 2 }, { 100, 1, 3 } };
+    EXPECT_FALSE(placementConflicts(blocks, Placement { { 0, 0 }, 128 }).empty());
+    EXPECT_TRUE(placementConflicts(blocks, Placement { { 0, 128 }, 256 }).empty());
 }
 
 struct ZooCase {
@@ -84,7 +84,7 @@ void PrintTo(const ZooCase& c, std::ostream* os)
     *os << c.model << " " << c.scheduler << " batch " << c.batch;
 }
 
-class LayoutOnZoo : public ::testing::TestWithParam<ZooCase> {};
+class LayoutOnZoo : public ::testing::TestWithParam<ZooCase> { };
 
 TEST_P(LayoutOnZoo, LiveTensorsNeverShareBytesAndBuffersAreReused)
 {
@@ -101,16 +101,15 @@ TEST_P(LayoutOnZoo, LiveTensorsNeverShareBytesAndBuffersAreReused)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Zoo, LayoutOnZoo,
-    ::testing::Values(ZooCase{"zoo:squeezenet", "sequential", 1}, ZooCase{"zoo:squeezenet", "ios-merge", 1},
-                      ZooCase{"zoo:squeezenet", "ios-merge", 2}, ZooCase{"zoo:googlenet", "greedy", 1},
-                      ZooCase{"zoo:googlenet", "ios", 1}, ZooCase{"zoo:inception_v3", "ios-merge", 1},
-                      ZooCase{"zoo:inception_v3", "sequential", 2}, ZooCase{"zoo:nasnet_a", "sequential", 1},
-                      ZooCase{"zoo:randwire", "greedy", 1}, ZooCase{"zoo:random?ops=60&width=6&seed=3", "ios", 1}),
+INSTANTIATE_TEST_SUITE_P(Zoo, LayoutOnZoo,
+    ::testing::Values(ZooCase { "zoo:squeezenet", "sequential", 1 }, ZooCase { "zoo:squeezenet", "ios-merge", 1 },
+        ZooCase { "zoo:squeezenet", "ios-merge", 2 }, ZooCase { "zoo:googlenet", "greedy", 1 },
+        ZooCase { "zoo:googlenet", "ios", 1 }, ZooCase { "zoo:inception_v3", "ios-merge", 1 },
+        ZooCase { "zoo:inception_v3", "sequential", 2 }, ZooCase { "zoo:nasnet_a", "sequential", 1 },
+        ZooCase { "zoo:randwire", "greedy", 1 }, ZooCase { "zoo:random?ops=60&width=6&seed=3", "ios", 1 }),
     [](const auto& param) {
-        std::string name = std::string(param.param.model).substr(4, 10) + "_" + param.param.scheduler + "_b" +
-                           std::to_string(param.param.batch);
+        std::string name = std::string(param.param.model).substr(4, 10) + "_" + param.param.scheduler + "_b"
+            + std::to_string(param.param.batch);
         for (auto& ch : name)
             if (!std::isalnum(static_cast<unsigned char>(ch)))
                 ch = '_';
@@ -120,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Layout, ConcatInputsAreWrittenInPlaceAtBatchOneInNchw)
 {
     const Graph g = loadModel("zoo:googlenet");
-    const TensorLayout layout(g, compileSchedule(g, sequentialSchedule(g)), LayoutOptions{.channelsLast = false});
+    const TensorLayout layout(g, compileSchedule(g, sequentialSchedule(g)), LayoutOptions { .channelsLast = false });
     const Value& cat = valueOf(layout, g, "inception3a.concat");
     const Value& b1 = valueOf(layout, g, "inception3a.branch1");
     const Value& b2 = valueOf(layout, g, "inception3a.branch2");
@@ -143,8 +142,9 @@ TEST(Layout, ChannelsLastKeepsConvChainsNhwcAndConcatsAsCopies)
     EXPECT_TRUE(layout.check().empty());
     // Graph inputs and outputs are NCHW, and nothing with one spatial position is marked.
     for (const auto& v : layout.values()) {
-        if (v.tensor.valid() && (g.tensor(v.tensor).role == TensorRole::Input ||
-                                 std::find(g.outputs().begin(), g.outputs().end(), v.tensor) != g.outputs().end())) {
+        if (v.tensor.valid()
+            && (g.tensor(v.tensor).role == TensorRole::Input
+                || std::find(g.outputs().begin(), g.outputs().end(), v.tensor) != g.outputs().end())) {
             EXPECT_FALSE(v.channelsLast) << v.name;
         }
         if (v.dims.size() != 4 || v.dims[2] * v.dims[3] == 1) {
@@ -167,7 +167,7 @@ TEST(Layout, MergedStackLandsInTheConcatInItsOrder)
         found = true;
         EXPECT_TRUE(ll.outputsAreSlices);
         EXPECT_EQ(g.op(ll.stackOrder.back()).name, "fire2.expand1x1");
-        EXPECT_EQ(ll.channelOffsets, (std::vector<std::int64_t>{0, 64}));
+        EXPECT_EQ(ll.channelOffsets, (std::vector<std::int64_t> { 0, 64 }));
     }
     EXPECT_TRUE(found);
     const Value& cat = valueOf(layout, g, "fire2.concat");
@@ -204,18 +204,18 @@ TEST(Layout, OperandLayersReadTheirTermsInPlace)
         return l;
     };
     GraphBuilder b("operands", 3);
-    const auto x = b.addInput("x", Shape{2, 3, 4});
-    const auto y = b.addInput("y", Shape{3, 4});
-    const auto t = b.addOp({"t", OpKind::Transpose, {{x}}, {layer(Transpose{{0, 2, 1}})}});
-    const auto sum = b.addOp({"sub", OpKind::Subtract, {{x}, {y}}, {layer(Binary{BinaryKind::Sub})}});
-    const auto mm = b.addOp({"mm", OpKind::MatMul, {{sum}, {t}}, {layer(MatMul{})}});
-    b.addOp({"flat", OpKind::Reshape, {{mm}}, {layer(Reshape{{0, -1}})}});
-    b.addOp({"cat", OpKind::Concat, {{mm}, {mm}}, {layer(Concat{2, {}})}});
+    const auto x = b.addInput("x", Shape { 2, 3, 4 });
+    const auto y = b.addInput("y", Shape { 3, 4 });
+    const auto t = b.addOp({ "t", OpKind::Transpose, { { x } }, { layer(Transpose { { 0, 2, 1 } }) } });
+    const auto sum = b.addOp({ "sub", OpKind::Subtract, { { x }, { y } }, { layer(Binary { BinaryKind::Sub }) } });
+    const auto mm = b.addOp({ "mm", OpKind::MatMul, { { sum }, { t } }, { layer(MatMul {}) } });
+    b.addOp({ "flat", OpKind::Reshape, { { mm } }, { layer(Reshape { { 0, -1 } }) } });
+    b.addOp({ "cat", OpKind::Concat, { { mm }, { mm } }, { layer(Concat { 2, {} }) } });
     const Graph g = std::move(b).finish();
     const Plan plan = compileSchedule(g, sequentialSchedule(g));
     const TensorLayout layout(g, plan);
     EXPECT_TRUE(layout.check().empty()) << layout.check().front();
-    for (const char* name : {"sub", "mm", "cat"}) {
+    for (const char* name : { "sub", "mm", "cat" }) {
         const OpLayout& ol = layout.op(*g.findOp(name));
         EXPECT_EQ(ol.input, -1) << name;
         EXPECT_FALSE(ol.combine) << name;

@@ -27,8 +27,8 @@ std::vector<std::vector<int>> partitionsHere()
 {
     const auto cores = cpu::availableCores();
     if (cores.size() >= 2)
-        return {{cores[0]}, {cores[1]}};
-    return {{cores.at(0)}};
+        return { { cores[0] }, { cores[1] } };
+    return { { cores.at(0) } };
 }
 
 float scaleOf(const std::vector<std::vector<float>>& outs)
@@ -60,7 +60,7 @@ Plan randomPlan(const Graph& g, std::uint32_t streams, std::mt19937& rng)
         const std::size_t id = ready[k];
         ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(k));
         Launch l;
-        l.ops = {OpId(static_cast<std::uint32_t>(id))};
+        l.ops = { OpId(static_cast<std::uint32_t>(id)) };
         l.stream = StreamId(std::uniform_int_distribution<std::uint32_t>(0, streams - 1)(rng));
         for (auto p : g.predecessors(OpId(static_cast<std::uint32_t>(id))))
             if (plan.launches[launchOf[p]].stream != l.stream)
@@ -99,13 +99,13 @@ void expectTimingsHonourPlan(const Plan& plan, const std::vector<cpu::LaunchTimi
 TEST(Partitions, SchedulerPlansMatchSerial)
 {
     SimulatedStageCost cost(findSimDevice("sim:v100"));
-    for (const char* model : {"zoo:googlenet", "zoo:randwire?seed=1"}) {
+    for (const char* model : { "zoo:googlenet", "zoo:randwire?seed=1" }) {
         const Graph g = loadModel(model);
         const auto inputs = cpu::seededInputs(g, 2);
         cpu::CpuOptions serial;
         serial.threads = 1;
         const auto want = cpu::CpuExecutor(g, compileSchedule(g, sequentialSchedule(g)), serial).run(inputs);
-        for (const char* scheduler : {"greedy", "ios", "ios-merge", "nimble"}) {
+        for (const char* scheduler : { "greedy", "ios", "ios-merge", "nimble" }) {
             const Plan plan = runScheduler(scheduler, g, cost).plan;
             cpu::CpuOptions o;
             o.partitions = partitionsHere();
@@ -129,7 +129,7 @@ TEST(Partitions, RandomPlansMatchSerial)
         cpu::CpuOptions serial;
         serial.threads = 1;
         const auto want = cpu::CpuExecutor(g, compileSchedule(g, sequentialSchedule(g)), serial).run(inputs);
-        for (std::uint32_t streams : {2U, 3U}) {
+        for (std::uint32_t streams : { 2U, 3U }) {
             const Plan plan = randomPlan(g, streams, rng);
             ASSERT_TRUE(validate(g, plan).empty()) << validate(g, plan).front();
             cpu::CpuOptions o;
@@ -174,10 +174,10 @@ TEST(Partitions, BadPartitionsAreRefused)
         }
         return std::string("no error");
     };
-    EXPECT_NE(message({{}}).find("CPU partition 0 has no cores"), std::string::npos);
-    EXPECT_NE(message({{100000}}).find("core 100000 is not available"), std::string::npos);
-    EXPECT_NE(message({{-1}}).find("core -1 is not available"), std::string::npos);
-    EXPECT_NE(message({{core}, {core}}).find("in another partition too"), std::string::npos);
+    EXPECT_NE(message({ {} }).find("CPU partition 0 has no cores"), std::string::npos);
+    EXPECT_NE(message({ { 100000 } }).find("core 100000 is not available"), std::string::npos);
+    EXPECT_NE(message({ { -1 } }).find("core -1 is not available"), std::string::npos);
+    EXPECT_NE(message({ { core }, { core } }).find("in another partition too"), std::string::npos);
 }
 
 } // namespace

@@ -18,7 +18,7 @@ using opsched::test::planError;
 
 namespace {
 
-class ZooOnCpu : public ::testing::TestWithParam<const char*> {};
+class ZooOnCpu : public ::testing::TestWithParam<const char*> { };
 
 TEST_P(ZooOnCpu, SchedulesAgreeAndRunsRepeat)
 {
@@ -36,7 +36,7 @@ TEST_P(ZooOnCpu, SchedulesAgreeAndRunsRepeat)
     EXPECT_LT(sequential.peakArenaBytes(), sequential.activationBytes() / 3);
 
     SimulatedStageCost cost(findSimDevice("sim:v100"));
-    for (const char* scheduler : {"greedy", "ios", "ios-merge"}) {
+    for (const char* scheduler : { "greedy", "ios", "ios-merge" }) {
         const Plan plan = runScheduler(scheduler, g, cost).plan;
         cpu::CpuExecutor ex(g, plan);
         EXPECT_LE(planError(ex.run(inputs), expected), kPlanTolerance) << scheduler;
@@ -46,7 +46,7 @@ TEST_P(ZooOnCpu, SchedulesAgreeAndRunsRepeat)
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooOnCpu, ::testing::Values("zoo:squeezenet", "zoo:googlenet"),
-                         [](const auto& param) { return std::string(param.param).substr(4); });
+    [](const auto& param) { return std::string(param.param).substr(4); });
 
 // ios-merge runs each fire module's expand1x1 and expand3x3 as one 3x3 convolution.
 TEST(ZooMerge, SqueezeNetExpandPairsMatchSeparateConvs)
@@ -56,8 +56,8 @@ TEST(ZooMerge, SqueezeNetExpandPairsMatchSeparateConvs)
     const Plan plan = runScheduler("ios-merge", g, cost).plan;
     const OpId e1 = *g.findOp("fire3.expand1x1"), e3 = *g.findOp("fire3.expand3x3");
     EXPECT_TRUE(std::any_of(plan.launches.begin(), plan.launches.end(), [&](const Launch& l) {
-        return l.merged() && std::find(l.ops.begin(), l.ops.end(), e1) != l.ops.end() &&
-               std::find(l.ops.begin(), l.ops.end(), e3) != l.ops.end();
+        return l.merged() && std::find(l.ops.begin(), l.ops.end(), e1) != l.ops.end()
+            && std::find(l.ops.begin(), l.ops.end(), e3) != l.ops.end();
     }));
     const auto inputs = cpu::seededInputs(g, 2);
     cpu::CpuExecutor merged(g, plan);

@@ -31,13 +31,13 @@ Graph withScaledWeight(const Graph& g, const std::string& name, float factor)
     throw std::runtime_error("no weight " + name);
 }
 
-bool checkPasses(const Graph& g, const std::vector<std::vector<float>>& got,
-                 const std::vector<std::vector<float>>& want)
+bool checkPasses(
+    const Graph& g, const std::vector<std::vector<float>>& got, const std::vector<std::vector<float>>& want)
 {
     bool pass = true;
     for (std::size_t k = 0; k < want.size(); ++k) {
         const auto& shape = g.tensor(g.outputs()[k]).shape.dims;
-        pass = pass && compareOutput("y", got[k], shape, want[k], shape, Tolerance{}).passed;
+        pass = pass && compareOutput("y", got[k], shape, want[k], shape, Tolerance {}).passed;
     }
     return pass;
 }
@@ -49,13 +49,13 @@ TEST(ZooFault, FivePercentOnOneLateConvFailsThePlanChecks)
     const auto inputs = cpu::seededInputs(g, 1);
     const auto want = test::runSequential(g, inputs);
     SimulatedStageCost cost(findSimDevice("sim:v100"));
-    for (const char* scheduler : {"greedy", "ios", "nimble", "opara"}) {
+    for (const char* scheduler : { "greedy", "ios", "nimble", "opara" }) {
         const Plan plan = runScheduler(scheduler, g, cost).plan;
         const auto good = cpu::CpuExecutor(g, plan, test::kOneThread).run(inputs);
         const auto bad = cpu::CpuExecutor(faulty, plan, test::kOneThread).run(inputs);
         const float goodError = test::planError(good, want), badError = test::planError(bad, want);
         std::printf("%-7s max|y - sequential| / max|sequential|: unperturbed %.2e, faulty %.2e (tolerance %.0e)\n",
-                    scheduler, goodError, badError, test::kPlanTolerance);
+            scheduler, goodError, badError, test::kPlanTolerance);
         EXPECT_LE(goodError, test::kPlanTolerance) << scheduler;
         EXPECT_GT(badError, test::kPlanTolerance) << scheduler;
         EXPECT_TRUE(checkPasses(g, good, want)) << scheduler;

@@ -8,8 +8,8 @@
 #include "exec/cpu/cpu_executor.h"
 #include "import/onnx_importer.h"
 #include "import/tensor_proto_io.h"
-#include "schedule/basic_schedulers.h"
 #include "plan/plan.h"
+#include "schedule/basic_schedulers.h"
 #include "util/error.h"
 
 #include "support/onnx_test_cases.h"
@@ -32,58 +32,58 @@ constexpr double kAtol = 1e-5;
 // pytorch-converted/ and pytorch-operator/ cases the importer rejects on purpose (node/ cases:
 // kNodeImportLimits), with a fragment of the reason it gives: models exported at opset 6, 1-D and
 // 3-D convolutions and pools, dilated pools.
-const std::map<std::string, std::string> kPytorchImportLimits{
-    {"test_PoissonNLLLLoss_no_reduce", "opset 6 is older"},
-    {"test_Softsign", "opset 6 is older"},
-    {"test_operator_basic", "opset 6 is older"},
-    {"test_operator_params", "opset 6 is older"},
-    {"test_operator_pow", "opset 6 is older"},
-    {"test_AvgPool1d", "opset 6 is older"},
-    {"test_AvgPool1d_stride", "opset 6 is older"},
-    {"test_AvgPool2d", "opset 6 is older"},
-    {"test_AvgPool2d_stride", "opset 6 is older"},
-    {"test_AvgPool3d", "opset 6 is older"},
-    {"test_AvgPool3d_stride", "opset 6 is older"},
-    {"test_AvgPool3d_stride1_pad0_gpu_input", "opset 6 is older"},
-    {"test_BatchNorm1d_3d_input_eval", "opset 6 is older"},
-    {"test_BatchNorm2d_eval", "opset 6 is older"},
-    {"test_BatchNorm2d_momentum_eval", "opset 6 is older"},
-    {"test_BatchNorm3d_eval", "opset 6 is older"},
-    {"test_BatchNorm3d_momentum_eval", "opset 6 is older"},
-    {"test_Conv1d", "only 2-D convolution"},
-    {"test_Conv1d_dilated", "only 2-D convolution"},
-    {"test_Conv1d_groups", "only 2-D convolution"},
-    {"test_Conv1d_pad1", "only 2-D convolution"},
-    {"test_Conv1d_pad1size1", "only 2-D convolution"},
-    {"test_Conv1d_pad2", "only 2-D convolution"},
-    {"test_Conv1d_pad2size1", "only 2-D convolution"},
-    {"test_Conv1d_stride", "only 2-D convolution"},
-    {"test_Conv3d", "only 2-D convolution"},
-    {"test_Conv3d_dilated", "only 2-D convolution"},
-    {"test_Conv3d_dilated_strided", "only 2-D convolution"},
-    {"test_Conv3d_groups", "only 2-D convolution"},
-    {"test_Conv3d_no_bias", "only 2-D convolution"},
-    {"test_Conv3d_stride", "only 2-D convolution"},
-    {"test_Conv3d_stride_padding", "only 2-D convolution"},
-    {"test_GLU", "opset 6 is older"},
-    {"test_GLU_dim", "opset 6 is older"},
-    {"test_Linear", "opset 6 is older"},
-    {"test_MaxPool1d", "only 2-D pooling"},
-    {"test_MaxPool1d_stride", "only 2-D pooling"},
-    {"test_MaxPool1d_stride_padding_dilation", "only 2-D pooling"},
-    {"test_MaxPool2d_stride_padding_dilation", "pooling with dilations"},
-    {"test_MaxPool3d", "only 2-D pooling"},
-    {"test_MaxPool3d_stride", "only 2-D pooling"},
-    {"test_MaxPool3d_stride_padding", "only 2-D pooling"},
-    {"test_operator_add_broadcast", "opset 6 is older"},
-    {"test_operator_add_size1_broadcast", "opset 6 is older"},
-    {"test_operator_add_size1_right_broadcast", "opset 6 is older"},
-    {"test_operator_add_size1_singleton_broadcast", "opset 6 is older"},
-    {"test_operator_addconstant", "opset 6 is older"},
-    {"test_operator_addmm", "opset 6 is older"},
-    {"test_operator_maxpool", "only 2-D pooling"},
-    {"test_operator_mm", "opset 6 is older"},
-    {"test_operator_non_float_params", "opset 6 is older"},
+const std::map<std::string, std::string> kPytorchImportLimits {
+    { "test_PoissonNLLLLoss_no_reduce", "opset 6 is older" },
+    { "test_Softsign", "opset 6 is older" },
+    { "test_operator_basic", "opset 6 is older" },
+    { "test_operator_params", "opset 6 is older" },
+    { "test_operator_pow", "opset 6 is older" },
+    { "test_AvgPool1d", "opset 6 is older" },
+    { "test_AvgPool1d_stride", "opset 6 is older" },
+    { "test_AvgPool2d", "opset 6 is older" },
+    { "test_AvgPool2d_stride", "opset 6 is older" },
+    { "test_AvgPool3d", "opset 6 is older" },
+    { "test_AvgPool3d_stride", "opset 6 is older" },
+    { "test_AvgPool3d_stride1_pad0_gpu_input", "opset 6 is older" },
+    { "test_BatchNorm1d_3d_input_eval", "opset 6 is older" },
+    { "test_BatchNorm2d_eval", "opset 6 is older" },
+    { "test_BatchNorm2d_momentum_eval", "opset 6 is older" },
+    { "test_BatchNorm3d_eval", "opset 6 is older" },
+    { "test_BatchNorm3d_momentum_eval", "opset 6 is older" },
+    { "test_Conv1d", "only 2-D convolution" },
+    { "test_Conv1d_dilated", "only 2-D convolution" },
+    { "test_Conv1d_groups", "only 2-D convolution" },
+    { "test_Conv1d_pad1", "only 2-D convolution" },
+    { "test_Conv1d_pad1size1", "only 2-D convolution" },
+    { "test_Conv1d_pad2", "only 2-D convolution" },
+    { "test_Conv1d_pad2size1", "only 2-D convolution" },
+    { "test_Conv1d_stride", "only 2-D convolution" },
+    { "test_Conv3d", "only 2-D convolution" },
+    { "test_Conv3d_dilated", "only 2-D convolution" },
+    { "test_Conv3d_dilated_strided", "only 2-D convolution" },
+    { "test_Conv3d_groups", "only 2-D convolution" },
+    { "test_Conv3d_no_bias", "only 2-D convolution" },
+    { "test_Conv3d_stride", "only 2-D convolution" },
+    { "test_Conv3d_stride_padding", "only 2-D convolution" },
+    { "test_GLU", "opset 6 is older" },
+    { "test_GLU_dim", "opset 6 is older" },
+    { "test_Linear", "opset 6 is older" },
+    { "test_MaxPool1d", "only 2-D pooling" },
+    { "test_MaxPool1d_stride", "only 2-D pooling" },
+    { "test_MaxPool1d_stride_padding_dilation", "only 2-D pooling" },
+    { "test_MaxPool2d_stride_padding_dilation", "pooling with dilations" },
+    { "test_MaxPool3d", "only 2-D pooling" },
+    { "test_MaxPool3d_stride", "only 2-D pooling" },
+    { "test_MaxPool3d_stride_padding", "only 2-D pooling" },
+    { "test_operator_add_broadcast", "opset 6 is older" },
+    { "test_operator_add_size1_broadcast", "opset 6 is older" },
+    { "test_operator_add_size1_right_broadcast", "opset 6 is older" },
+    { "test_operator_add_size1_singleton_broadcast", "opset 6 is older" },
+    { "test_operator_addconstant", "opset 6 is older" },
+    { "test_operator_addmm", "opset 6 is older" },
+    { "test_operator_maxpool", "only 2-D pooling" },
+    { "test_operator_mm", "opset 6 is older" },
+    { "test_operator_non_float_params", "opset 6 is older" },
 };
 
 struct FolderCounts {
@@ -101,7 +101,8 @@ Comparison compare(const std::vector<float>& got, const TensorData& want)
     Comparison c;
     if (static_cast<std::int64_t>(got.size()) != want.shape.elements() || got.size() != want.values.size()) {
         c.ok = false;
-        c.problem = "has " + std::to_string(got.size()) + " values, the reference " + std::to_string(want.values.size());
+        c.problem
+            = "has " + std::to_string(got.size()) + " values, the reference " + std::to_string(want.values.size());
         return c;
     }
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -138,13 +139,14 @@ std::string runCase(const fs::path& dir, const PreparedCase& prepared, const Gra
             return "no test data for graph input '" + t.name + "'";
         TensorData data = readTensorProto(it->second.string());
         if (data.shape.elements() != t.shape.elements())
-            return "input '" + t.name + "' is " + data.shape.toString() + " in the test data, " + t.shape.toString() +
-                   " in the graph";
+            return "input '" + t.name + "' is " + data.shape.toString() + " in the test data, " + t.shape.toString()
+                + " in the graph";
         inputs.push_back(std::move(data.values));
     }
     const TestDataSet data = readTestDataSet((dir / "test_data_set_0").string());
     if (data.outputs.size() != g.outputs().size())
-        return std::to_string(g.outputs().size()) + " outputs, the reference has " + std::to_string(data.outputs.size());
+        return std::to_string(g.outputs().size()) + " outputs, the reference has "
+            + std::to_string(data.outputs.size());
     cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), [] {
         cpu::CpuOptions o;
         o.threads = 1;
@@ -170,7 +172,7 @@ TEST(OnnxConformance, SupportedCasesMatchReferenceOutputsOnCpu)
     std::vector<std::string> failures, limitLines, unsupportedLines;
     std::map<std::string, FolderCounts> counts;
     std::set<std::string> limitsSeen;
-    for (const std::string folder : {"node", "pytorch-converted", "pytorch-operator"}) {
+    for (const std::string folder : { "node", "pytorch-converted", "pytorch-operator" }) {
         FolderCounts& n = counts[folder];
         const auto& limits = folder == "node" ? kNodeImportLimits : kPytorchImportLimits;
         for (const auto& dir : onnxTestCases(root / folder)) {
@@ -225,7 +227,7 @@ TEST(OnnxConformance, SupportedCasesMatchReferenceOutputsOnCpu)
     for (const auto& [folder, n] : counts)
         std::printf("[ conform  ] %-18s cases %4d: supported %3d, passed %3d, failed %3d, known limits %2d, "
                     "unsupported ops %4d\n",
-                    folder.c_str(), n.seen, n.supported, n.passed, n.failed, n.limits, n.seen - n.supported);
+            folder.c_str(), n.seen, n.supported, n.passed, n.failed, n.limits, n.seen - n.supported);
     for (const auto& line : failures)
         std::printf("[ FAILED   ] %s\n", line.c_str());
     for (const auto& line : limitLines)

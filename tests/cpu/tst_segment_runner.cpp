@@ -59,7 +59,11 @@ TwoDeviceMapping randomMapping(const Graph& g, std::uint32_t devices, std::mt199
 // Returns zeros of the right sizes after `work` (or throws when told to): orchestration without oneDNN.
 class FakeExecutor final : public exec::SegmentExecutor {
 public:
-    FakeExecutor(const Graph& g, bool fail) : graph_(g), fail_(fail) {}
+    FakeExecutor(const Graph& g, bool fail)
+        : graph_(g)
+        , fail_(fail)
+    {
+    }
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>&) override
     {
         if (fail_)
@@ -79,8 +83,8 @@ std::vector<std::vector<int>> twoPartitions()
 {
     const auto cores = cpu::availableCores();
     if (cores.size() >= 2)
-        return {{cores[0]}, {cores[1]}};
-    return {{cores.at(0)}, {cores.at(0)}}; // one core: two executors on it, one after the other
+        return { { cores[0] }, { cores[1] } };
+    return { { cores.at(0) }, { cores.at(0) } }; // one core: two executors on it, one after the other
 }
 
 } // namespace
@@ -141,8 +145,8 @@ TEST(SegmentPlan, RefusesBadOrders)
     std::mt19937 rng(1);
     auto m = randomMapping(g, 2, rng);
     auto missing = m;
-    missing.order[missing.deviceOf[0]].erase(std::find(missing.order[missing.deviceOf[0]].begin(),
-                                                       missing.order[missing.deviceOf[0]].end(), 0U));
+    missing.order[missing.deviceOf[0]].erase(
+        std::find(missing.order[missing.deviceOf[0]].begin(), missing.order[missing.deviceOf[0]].end(), 0U));
     EXPECT_THROW(exec::cutSegments(g, missing.deviceOf, missing.order), Error);
     auto wrongDevice = m;
     wrongDevice.deviceOf[0] = 1 - wrongDevice.deviceOf[0];
@@ -162,9 +166,8 @@ TEST(SegmentRunner, TwoPartitionsGiveTheSingleDeviceOutputs)
     for (int trial = 0; trial < 4; ++trial) {
         const auto m = randomMapping(g, 2, rng);
         auto segments = exec::cutSegments(g, m.deviceOf, m.order);
-        exec::SegmentRunner runner(g, segments, {"cpu:0", "cpu:1"}, [&](const Subgraph& sub, std::uint32_t u) {
-            return exec::makeCpuSegmentExecutor(sub.graph, parts[u]);
-        });
+        exec::SegmentRunner runner(g, segments, { "cpu:0", "cpu:1" },
+            [&](const Subgraph& sub, std::uint32_t u) { return exec::makeCpuSegmentExecutor(sub.graph, parts[u]); });
         for (int run = 0; run < 3; ++run) {
             const auto got = runner.run(inputs);
             EXPECT_LT(maxAbsDiff(got, want), 1e-4F) << "trial " << trial << " run " << run;
@@ -193,7 +196,7 @@ TEST(SegmentRunner, AWorkerErrorIsRethrownNamedAndNothingStalls)
     // The first segment of device 1 fails; device 0's segments waiting on it must not hang.
     const auto failing = static_cast<std::size_t>(
         std::find_if(segments.begin(), segments.end(), [](const auto& s) { return s.device == 1; }) - segments.begin());
-    exec::SegmentRunner runner(g, segments, {"cpu:0", "cuda:0"}, [&](const Subgraph& sub, std::uint32_t u) {
+    exec::SegmentRunner runner(g, segments, { "cpu:0", "cuda:0" }, [&](const Subgraph& sub, std::uint32_t u) {
         const bool fail = u == 1 && sub.ops.front() == segments[failing].ops.front();
         return std::make_unique<FakeExecutor>(sub.graph, fail);
     });
@@ -215,12 +218,12 @@ TEST(SegmentRunner, ABuildErrorIsReportedByTheConstructor)
     std::mt19937 rng(2);
     const auto m = randomMapping(g, 2, rng);
     try {
-        exec::SegmentRunner runner(g, exec::cutSegments(g, m.deviceOf, m.order), {"cpu", "cuda:0"},
-                                   [&](const Subgraph& sub, std::uint32_t u) -> std::unique_ptr<exec::SegmentExecutor> {
-                                       if (u == 1)
-                                           throw Error("no CUDA device (test)");
-                                       return std::make_unique<FakeExecutor>(sub.graph, false);
-                                   });
+        exec::SegmentRunner runner(g, exec::cutSegments(g, m.deviceOf, m.order), { "cpu", "cuda:0" },
+            [&](const Subgraph& sub, std::uint32_t u) -> std::unique_ptr<exec::SegmentExecutor> {
+                if (u == 1)
+                    throw Error("no CUDA device (test)");
+                return std::make_unique<FakeExecutor>(sub.graph, false);
+            });
         FAIL() << "the build failure was not reported";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("cuda:0, segment 0 of"), std::string::npos) << e.what();
@@ -237,18 +240,19 @@ TEST(SegmentRunner, RefusesOrdersThatWaitInACycle)
     std::vector<std::uint32_t> deviceOf(n, 1);
     deviceOf[0] = deviceOf[n - 1] = 0;
     std::vector<std::vector<std::uint32_t>> order(2);
-    order[0] = {static_cast<std::uint32_t>(n - 1), 0U};
+    order[0] = { static_cast<std::uint32_t>(n - 1), 0U };
     for (std::uint32_t i = 1; i + 1 < n; ++i)
         order[1].push_back(i);
     const auto segments = exec::cutSegments(g, deviceOf, order);
-    const auto factory = [&](const Subgraph& sub, std::uint32_t) { return std::make_unique<FakeExecutor>(sub.graph, false); };
+    const auto factory
+        = [&](const Subgraph& sub, std::uint32_t) { return std::make_unique<FakeExecutor>(sub.graph, false); };
     try {
-        exec::SegmentRunner runner(g, segments, {"cpu:0", "cpu:1"}, factory);
+        exec::SegmentRunner runner(g, segments, { "cpu:0", "cpu:1" }, factory);
         FAIL() << "orders that wait in a cycle were accepted";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
     }
-    order[0] = {0U, static_cast<std::uint32_t>(n - 1)};
-    exec::SegmentRunner ok(g, exec::cutSegments(g, deviceOf, order), {"cpu:0", "cpu:1"}, factory);
+    order[0] = { 0U, static_cast<std::uint32_t>(n - 1) };
+    exec::SegmentRunner ok(g, exec::cutSegments(g, deviceOf, order), { "cpu:0", "cpu:1" }, factory);
     EXPECT_EQ(ok.run(cpu::seededInputs(g, 1)).size(), g.outputs().size());
 }

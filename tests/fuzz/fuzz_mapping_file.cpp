@@ -4,8 +4,8 @@
 #include "fuzz_support.h"
 #include "json_mutator.h"
 
-#include "map/mapping_file.h"
-#include "map/mapping_plan.h"
+#include "map/bridge/mapping_plan.h"
+#include "map/files/mapping_file.h"
 #include "model/model_ref.h"
 #include "util/error.h"
 
@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto problem = opsched::map::problemFromDocument(graph, doc);
             const auto times = opsched::map::evaluate(problem, doc.mapping);
             if (times.feasible && (!std::isfinite(times.makespan) || times.makespan < 0))
-                opsched::fuzz::finding("a feasible mapping evaluated to a makespan that is not finite and non-negative");
+                opsched::fuzz::finding(
+                    "a feasible mapping evaluated to a makespan that is not finite and non-negative");
             if (!times.feasible && times.problem.empty())
                 opsched::fuzz::finding("an infeasible mapping without a reason");
             if (!times.feasible)

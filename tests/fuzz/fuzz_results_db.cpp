@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)opsched::store::compareRuns(runs);
         for (const auto& summary : runs) {
             const auto run = store.loadRun(summary.id);
-            for (const auto format : {opsched::profiler::ExportFormat::Schedule, opsched::profiler::ExportFormat::ChromeTrace,
-                                      opsched::profiler::ExportFormat::Csv})
+            for (const auto format : { opsched::profiler::ExportFormat::Schedule,
+                     opsched::profiler::ExportFormat::ChromeTrace, opsched::profiler::ExportFormat::Csv })
                 (void)opsched::profiler::exportRun(run, format);
         }
         (void)store.costCacheEntries();

@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (!opsched::validate(graph, *doc.schedule).empty())
                 return 0;
             simulateIfValid(graph, doc.executablePlan(graph));
-            for (const auto lowering : {opsched::Lowering::Barriers, opsched::Lowering::Events}) {
+            for (const auto lowering : { opsched::Lowering::Barriers, opsched::Lowering::Events }) {
                 const opsched::Plan plan = opsched::lowerSchedule(graph, *doc.schedule, lowering);
                 if (!opsched::validate(graph, plan).empty())
                     opsched::fuzz::finding("a valid schedule lowered to an invalid plan");

@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     try {
         const opsched::SimDevice device = opsched::simDeviceFromJson(j, "fuzz input");
-        for (const bool cudaGraph : {false, true}) {
-            const opsched::SimResult r = opsched::simulate(graph, greedy, device, opsched::SimOptions{cudaGraph});
+        for (const bool cudaGraph : { false, true }) {
+            const opsched::SimResult r = opsched::simulate(graph, greedy, device, opsched::SimOptions { cudaGraph });
             if (!std::isfinite(r.latency) || !(r.latency > 0))
                 opsched::fuzz::finding("an accepted device gives a latency that is not finite and positive");
             if (!std::isfinite(r.averageActiveWarps) || r.averageActiveWarps < 0)

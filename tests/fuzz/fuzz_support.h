@@ -18,7 +18,8 @@ public:
     explicit ScratchFile(const char* suffix)
     {
         const char* shm = "/dev/shm";
-        const std::filesystem::path dir = std::filesystem::is_directory(shm) ? shm : std::filesystem::temp_directory_path();
+        const std::filesystem::path dir
+            = std::filesystem::is_directory(shm) ? shm : std::filesystem::temp_directory_path();
         path_ = (dir / ("opsched-fuzz-" + std::to_string(::getpid()) + suffix)).string();
     }
     ~ScratchFile() { removeAll(); }
@@ -36,7 +37,7 @@ public:
 private:
     void removeAll()
     {
-        for (const char* side : {"", "-wal", "-shm", "-journal"})
+        for (const char* side : { "", "-wal", "-shm", "-journal" })
             std::remove((path_ + side).c_str());
     }
     std::string path_;

@@ -26,7 +26,10 @@ namespace opsched::fuzz {
 
 class JsonMutator {
 public:
-    explicit JsonMutator(unsigned seed) : rng_(seed) {}
+    explicit JsonMutator(unsigned seed)
+        : rng_(seed)
+    {
+    }
 
     // Mutates doc in place: 1 to 3 edits at random nodes.
     void mutate(nlohmann::json& doc)
@@ -58,26 +61,37 @@ private:
 
     nlohmann::json interestingNumber()
     {
-        static const double kValues[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-300, 1e300, 1e38, -1e38, 4294967296.0,
-                                         9007199254740993.0, std::numeric_limits<double>::min()};
+        static const double kValues[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-300, 1e300, 1e38, -1e38, 4294967296.0,
+            9007199254740993.0, std::numeric_limits<double>::min() };
         switch (rng_() % 4) {
-        case 0: return static_cast<std::int64_t>(rng_() % 5) - 1;
-        case 1: return std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(rng_() % 2);
-        case 2: return std::numeric_limits<std::int64_t>::min();
-        default: return kValues[pick(std::size(kValues))];
+        case 0:
+            return static_cast<std::int64_t>(rng_() % 5) - 1;
+        case 1:
+            return std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(rng_() % 2);
+        case 2:
+            return std::numeric_limits<std::int64_t>::min();
+        default:
+            return kValues[pick(std::size(kValues))];
         }
     }
 
     nlohmann::json otherValue()
     {
         switch (rng_() % 7) {
-        case 0: return nullptr;
-        case 1: return rng_() % 2 == 0;
-        case 2: return interestingNumber();
-        case 3: return keys_.empty() ? std::string() : keys_[pick(keys_.size())];
-        case 4: return nlohmann::json::array();
-        case 5: return nlohmann::json::object();
-        default: return *nodes_[pick(nodes_.size())]; // another subtree of the same file
+        case 0:
+            return nullptr;
+        case 1:
+            return rng_() % 2 == 0;
+        case 2:
+            return interestingNumber();
+        case 3:
+            return keys_.empty() ? std::string() : keys_[pick(keys_.size())];
+        case 4:
+            return nlohmann::json::array();
+        case 5:
+            return nlohmann::json::object();
+        default:
+            return *nodes_[pick(nodes_.size())]; // another subtree of the same file
         }
     }
 
@@ -96,28 +110,38 @@ private:
         if (j.is_array() && !j.empty()) {
             const std::size_t i = pick(j.size());
             switch (rng_() % 4) {
-            case 0: j.erase(i); return;
+            case 0:
+                j.erase(i);
+                return;
             case 1: {
                 nlohmann::json copy = j[i]; // a copy: inserting grows the array under a reference
                 j.insert(j.begin() + static_cast<std::ptrdiff_t>(pick(j.size() + 1)), std::move(copy));
                 return;
             }
-            case 2: std::swap(j[i], j[pick(j.size())]); return;
-            default: j[i] = otherValue(); return;
+            case 2:
+                std::swap(j[i], j[pick(j.size())]);
+                return;
+            default:
+                j[i] = otherValue();
+                return;
             }
         }
         if (j.is_object() && !j.empty()) {
             auto it = std::next(j.begin(), static_cast<std::ptrdiff_t>(pick(j.size())));
             const std::string key = it.key();
             switch (rng_() % 3) {
-            case 0: j.erase(key); return;
+            case 0:
+                j.erase(key);
+                return;
             case 1: { // rename to another key of the file: the reader sees a known key in the wrong place
                 nlohmann::json v = std::move(it.value());
                 j.erase(key);
                 j[keys_[pick(keys_.size())]] = std::move(v);
                 return;
             }
-            default: it.value() = otherValue(); return;
+            default:
+                it.value() = otherValue();
+                return;
             }
         }
         if (j.is_string() && rng_() % 3 == 0) {
@@ -150,9 +174,9 @@ inline std::size_t mutateJson(std::uint8_t* data, std::size_t size, std::size_t 
 
 } // namespace opsched::fuzz
 
-#define OPSCHED_FUZZ_JSON_MUTATOR                                                                                   \
-    extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,      \
-                                                   unsigned seed)                                                   \
-    {                                                                                                               \
-        return opsched::fuzz::mutateJson(data, size, maxSize, seed);                                                \
+#define OPSCHED_FUZZ_JSON_MUTATOR                                                                                      \
+    extern "C" std::size_t LLVMFuzzerCustomMutator(                                                                    \
+        std::uint8_t* data, std::size_t size, std::size_t maxSize, unsigned seed)                                      \
+    {                                                                                                                  \
+        return opsched::fuzz::mutateJson(data, size, maxSize, seed);                                                   \
     }

@@ -4,10 +4,10 @@
 // json_mutator.h, every other mutation is that one), so CI catches a regression in seconds.
 // Prints how many inputs ran. libFuzzer builds (the fuzz preset) use libFuzzer's own main.
 #include <algorithm>
-#include <exception>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,8 +17,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 // Defined by targets that mutate their inputs' structure (json_mutator.h); absent otherwise.
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize,
-                                               unsigned seed) __attribute__((weak));
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t maxSize, unsigned seed)
+    __attribute__((weak));
 
 namespace {
 
@@ -33,7 +33,7 @@ Bytes readAll(const std::filesystem::path& p)
 Bytes mutate(const Bytes& in, const Bytes& other, std::mt19937_64& rng)
 {
     Bytes b = in;
-    const auto pick = [&](std::size_t n) { return n == 0 ? std::size_t{0} : static_cast<std::size_t>(rng() % n); };
+    const auto pick = [&](std::size_t n) { return n == 0 ? std::size_t { 0 } : static_cast<std::size_t>(rng() % n); };
     const int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits; ++e) {
         switch (rng() % 5) {
@@ -42,7 +42,7 @@ Bytes mutate(const Bytes& in, const Bytes& other, std::mt19937_64& rng)
                 b[pick(b.size())] ^= static_cast<std::uint8_t>(1U << (rng() % 8));
             break;
         case 1: { // overwrite a run with one interesting byte
-            static constexpr std::uint8_t kBytes[] = {0x00, 0xff, 0x7f, 0x80, '"', '-', '9', '{', '[', ','};
+            static constexpr std::uint8_t kBytes[] = { 0x00, 0xff, 0x7f, 0x80, '"', '-', '9', '{', '[', ',' };
             const std::size_t at = pick(b.size()), n = 1 + pick(8);
             for (std::size_t k = at; k < std::min(b.size(), at + n); ++k)
                 b[k] = kBytes[rng() % std::size(kBytes)];
@@ -56,7 +56,7 @@ Bytes mutate(const Bytes& in, const Bytes& other, std::mt19937_64& rng)
                 break;
             const std::size_t at = pick(b.size()), n = 1 + pick(std::min<std::size_t>(64, b.size() - at));
             b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at),
-                     b.begin() + static_cast<std::ptrdiff_t>(at + n));
+                b.begin() + static_cast<std::ptrdiff_t>(at + n));
             break;
         }
         default: { // splice: a prefix of this input, a suffix of another
@@ -147,12 +147,12 @@ int main(int argc, char** argv)
     for (long m = 0; m < mutations; ++m) {
         const Bytes& base = inputs[static_cast<std::size_t>(m) % inputs.size()];
         const Bytes next = (LLVMFuzzerCustomMutator && m % 2 == 1) ? customMutate(base, rng)
-                                                                    : mutate(base, inputs[rng() % inputs.size()], rng);
+                                                                   : mutate(base, inputs[rng() % inputs.size()], rng);
         if (!runOne(next))
             return 1;
         ++runs;
     }
     std::printf("replay: %zu corpus inputs and %ld mutations (seed %llu) ran without a finding\n", inputs.size(), runs,
-                static_cast<unsigned long long>(seed));
+        static_cast<unsigned long long>(seed));
     return 0;
 }

@@ -24,10 +24,10 @@ inline std::string whyNoCuda()
     return {};
 }
 
-#define OPSCHED_SKIP_WITHOUT_CUDA()                                                \
-    do {                                                                           \
-        if (const std::string why = ::opsched::test::whyNoCuda(); !why.empty())    \
-            GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";             \
+#define OPSCHED_SKIP_WITHOUT_CUDA()                                                                                    \
+    do {                                                                                                               \
+        if (const std::string why = ::opsched::test::whyNoCuda(); !why.empty())                                        \
+            GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";                                                 \
     } while (0)
 
 // Largest |got - want| over all outputs, relative to the largest |want| (absolute where every

@@ -28,12 +28,12 @@ inline void PrintTo(const PlanCase& c, std::ostream* os)
 inline std::vector<PlanCase> planCases()
 {
     std::vector<PlanCase> cases;
-    const std::vector<std::string> models{"zoo:random?ops=30&width=4&seed=1", "zoo:random?ops=40&width=6&seed=2",
-                                          "zoo:random?ops=25&width=3&seed=9", "zoo:squeezenet", "zoo:googlenet"};
+    const std::vector<std::string> models { "zoo:random?ops=30&width=4&seed=1", "zoo:random?ops=40&width=6&seed=2",
+        "zoo:random?ops=25&width=3&seed=9", "zoo:squeezenet", "zoo:googlenet" };
     for (const auto& m : models)
         for (const auto& s : schedulerNames())
-            for (std::int64_t b : {1, 2})
-                cases.push_back({m, s, b});
+            for (std::int64_t b : { 1, 2 })
+                cases.push_back({ m, s, b });
     return cases;
 }
 

@@ -19,31 +19,31 @@ namespace {
 
 TEST(ConvVariant, ParsesEveryKeyAndKeepsDefaults)
 {
-    EXPECT_EQ(gpu::parseConvVariant(""), ConvVariant{});
+    EXPECT_EQ(gpu::parseConvVariant(""), ConvVariant {});
     const ConvVariant v = gpu::parseConvVariant("epilogue=separate,algo=heuristic,workspace-mb=64");
     EXPECT_EQ(v.epilogue, ConvVariant::Epilogue::Separate);
     EXPECT_EQ(v.algo, ConvVariant::Algo::Heuristic);
-    EXPECT_EQ(v.workspaceBytes, std::int64_t{64} << 20);
+    EXPECT_EQ(v.workspaceBytes, std::int64_t { 64 } << 20);
     const ConvVariant only = gpu::parseConvVariant("algo=heuristic");
     EXPECT_EQ(only.epilogue, ConvVariant::Epilogue::Fused);
-    EXPECT_EQ(only.workspaceBytes, std::int64_t{256} << 20);
+    EXPECT_EQ(only.workspaceBytes, std::int64_t { 256 } << 20);
     EXPECT_EQ(gpu::parseConvVariant("workspace-mb=0").workspaceBytes, 0);
     // The canonical form reads back.
-    for (const ConvVariant& w : {ConvVariant{}, v, only})
+    for (const ConvVariant& w : { ConvVariant {}, v, only })
         EXPECT_EQ(gpu::parseConvVariant(gpu::toString(w)), w) << gpu::toString(w);
-    EXPECT_EQ(gpu::toString(ConvVariant{}), "epilogue=fused,algo=find,workspace-mb=256");
+    EXPECT_EQ(gpu::toString(ConvVariant {}), "epilogue=fused,algo=find,workspace-mb=256");
 }
 
 TEST(ConvVariant, RefusesWhatItDoesNotKnowByName)
 {
     const std::pair<const char*, const char*> bad[] = {
-        {"epilogue=fast", "epilogue is fused or separate"},
-        {"algo=best", "algo is find or heuristic"},
-        {"workspace-mb=-1", "workspace-mb"},
-        {"workspace-mb=12x", "workspace-mb"},
-        {"workspace-mb=99999999", "workspace-mb"},
-        {"layout=nhwc", "unknown key 'layout'"},
-        {"separate", "is not KEY=VALUE"},
+        { "epilogue=fast", "epilogue is fused or separate" },
+        { "algo=best", "algo is find or heuristic" },
+        { "workspace-mb=-1", "workspace-mb" },
+        { "workspace-mb=12x", "workspace-mb" },
+        { "workspace-mb=99999999", "workspace-mb" },
+        { "layout=nhwc", "unknown key 'layout'" },
+        { "separate", "is not KEY=VALUE" },
     };
     for (const auto& [text, message] : bad) {
         try {
@@ -58,8 +58,8 @@ TEST(ConvVariant, RefusesWhatItDoesNotKnowByName)
 std::vector<ConvVariant> everyVariant()
 {
     std::vector<ConvVariant> all;
-    for (auto epilogue : {ConvVariant::Epilogue::Fused, ConvVariant::Epilogue::Separate})
-        for (auto algo : {ConvVariant::Algo::Find, ConvVariant::Algo::Heuristic}) {
+    for (auto epilogue : { ConvVariant::Epilogue::Fused, ConvVariant::Epilogue::Separate })
+        for (auto algo : { ConvVariant::Algo::Find, ConvVariant::Algo::Heuristic }) {
             ConvVariant v;
             v.epilogue = epilogue;
             v.algo = algo;

@@ -7,8 +7,8 @@
 #include "cuda_test_support.h"
 #include "import/onnx_importer.h"
 #include "import/tensor_proto_io.h"
-#include "schedule/basic_schedulers.h"
 #include "plan/plan.h"
+#include "schedule/basic_schedulers.h"
 #include "util/error.h"
 
 #include "support/onnx_test_cases.h"

@@ -29,11 +29,11 @@ exec::SegmentRunner alternating(const Graph& g, bool tf32)
         deviceOf[i] = i % 2;
         order[i % 2].push_back(i);
     }
-    return exec::SegmentRunner(g, exec::cutSegments(g, deviceOf, order), {"cpu", "cuda:0"},
-                               [tf32](const Subgraph& sub, std::uint32_t u) {
-                                   return u == 1 ? exec::makeCudaSegmentExecutor(sub.graph, 0, tf32)
-                                                 : exec::makeCpuSegmentExecutor(sub.graph, {});
-                               });
+    return exec::SegmentRunner(
+        g, exec::cutSegments(g, deviceOf, order), { "cpu", "cuda:0" }, [tf32](const Subgraph& sub, std::uint32_t u) {
+            return u == 1 ? exec::makeCudaSegmentExecutor(sub.graph, 0, tf32)
+                          : exec::makeCpuSegmentExecutor(sub.graph, {});
+        });
 }
 
 } // namespace

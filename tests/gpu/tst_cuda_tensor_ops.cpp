@@ -3,11 +3,11 @@
 // uses reference_tensor_ops.h), with fused activations, at batch 1 and 2, TF32 off: max relative
 // error 1e-3. Skipped visibly without a device.
 #include "cpu/reference.h"
-#include "support/test_layers.h"
 #include "cuda_test_support.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
 #include "schedule/basic_schedulers.h"
+#include "support/test_layers.h"
 #include "util/error.h"
 
 using namespace opsched;
@@ -117,9 +117,9 @@ TEST(CudaTensorOps, ConcatOnAnyAxisWithConstants)
         const auto c
             = weight(b, "c", Shape { batch, 3, 1 }, std::vector<float>(static_cast<std::size_t>(batch * 3), 0.75F));
         b.addOp({ "last_axis", OpKind::Concat, { { x }, { y } },
-            { layer(Concat{-1, {}}, { ActivationKind::Tanh }, { c }) } });
-        b.addOp({ "axis1", OpKind::Concat, { { x }, { z }, { x } }, { layer(Concat{1, {}}) } });
-        b.addOp({ "axis0", OpKind::Concat, { { x }, { x } }, { layer(Concat{0, {}}, Activation::relu()) } });
+            { layer(Concat { -1, {} }, { ActivationKind::Tanh }, { c }) } });
+        b.addOp({ "axis1", OpKind::Concat, { { x }, { z }, { x } }, { layer(Concat { 1, {} }) } });
+        b.addOp({ "axis0", OpKind::Concat, { { x }, { x } }, { layer(Concat { 0, {} }, Activation::relu()) } });
         expectMatchesReference(std::move(b).finish());
     }
 }
@@ -192,13 +192,13 @@ TEST(CudaTensorOps, LongReductionsMatchReference)
 {
     OPSCHED_SKIP_WITHOUT_CUDA();
     GraphBuilder b("reduce_long", 3);
-    const auto x = b.addInput("x", Shape{2, 3, 32, 33});
+    const auto x = b.addInput("x", Shape { 2, 3, 32, 33 });
     auto reduce = [&](const char* name, Reduce r, Activation act = {}) {
-        b.addOp({name, OpKind::Reduce, {{x}}, {layer(std::move(r), act)}});
+        b.addOp({ name, OpKind::Reduce, { { x } }, { layer(std::move(r), act) } });
     };
-    reduce("mean_hw", Reduce{ReduceKind::Mean, {2, 3}, true});
-    reduce("max_all", Reduce{ReduceKind::Max, {}, false}, Activation::relu());
-    reduce("sum_nhw", Reduce{ReduceKind::Sum, {0, 2, 3}, false}); // reduced axes not contiguous
+    reduce("mean_hw", Reduce { ReduceKind::Mean, { 2, 3 }, true });
+    reduce("max_all", Reduce { ReduceKind::Max, {}, false }, Activation::relu());
+    reduce("sum_nhw", Reduce { ReduceKind::Sum, { 0, 2, 3 }, false }); // reduced axes not contiguous
     expectMatchesReference(std::move(b).finish());
 }
 
@@ -235,7 +235,7 @@ TEST(CudaTensorOps, ChainsReuseTheArenaSafely)
         const auto red
             = b.addOp({ "red", OpKind::Reduce, { { p } }, { layer(Reduce { ReduceKind::Mean, { 1 }, true }) } });
         const auto sum = b.addOp({ "sum", OpKind::Add, { { p }, { red } }, { layer(Binary { BinaryKind::Sub }) } });
-        b.addOp({ "cat", OpKind::Concat, { { sum }, { p }, { r } }, { layer(Concat{-1, {}}, Activation::relu()) } });
+        b.addOp({ "cat", OpKind::Concat, { { sum }, { p }, { r } }, { layer(Concat { -1, {} }, Activation::relu()) } });
         expectMatchesReference(std::move(b).finish());
     }
 }

@@ -35,7 +35,7 @@ std::vector<std::vector<float>> expectedOutputs(const Graph& g, const std::vecto
     return ex.run(inputs);
 }
 
-class ZooOnCuda : public ::testing::TestWithParam<ZooCase> {};
+class ZooOnCuda : public ::testing::TestWithParam<ZooCase> { };
 
 TEST_P(ZooOnCuda, MatchesTheCpuUnderThePlan)
 {
@@ -44,7 +44,7 @@ TEST_P(ZooOnCuda, MatchesTheCpuUnderThePlan)
     const Graph g = loadModel(c.model, c.batch);
     const Plan plan = test::planFor(g, c.scheduler);
     const auto inputs = cpu::seededInputs(g, 1);
-    gpu::CudaExecutor ex(g, plan, gpu::CudaOptions{0, false});
+    gpu::CudaExecutor ex(g, plan, gpu::CudaOptions { 0, false });
     const auto got = ex.run(inputs);
     EXPECT_LE(test::maxRelativeError(got, expectedOutputs(g, inputs)), 1e-3);
     EXPECT_EQ(ex.run(inputs), got) << "a second replay differs";
@@ -57,20 +57,20 @@ TEST_P(ZooOnCuda, MatchesTheCpuUnderThePlan)
 std::vector<ZooCase> zooCases()
 {
     std::vector<ZooCase> cases;
-    for (const char* model : {"zoo:squeezenet", "zoo:googlenet", "zoo:inception_v3"})
-        for (const char* s : {"sequential", "greedy", "ios", "ios-merge", "nimble", "opara"})
-            cases.push_back({model, s, 1});
-    for (const char* s : {"sequential", "nimble", "opara"}) {
-        cases.push_back({"zoo:randwire", s, 1});
-        cases.push_back({"zoo:nasnet_a", s, 1});
+    for (const char* model : { "zoo:squeezenet", "zoo:googlenet", "zoo:inception_v3" })
+        for (const char* s : { "sequential", "greedy", "ios", "ios-merge", "nimble", "opara" })
+            cases.push_back({ model, s, 1 });
+    for (const char* s : { "sequential", "nimble", "opara" }) {
+        cases.push_back({ "zoo:randwire", s, 1 });
+        cases.push_back({ "zoo:nasnet_a", s, 1 });
     }
-    cases.push_back({"zoo:squeezenet", "ios-merge", 2}); // merged slices copied out
-    cases.push_back({"zoo:googlenet", "nimble", 4});
+    cases.push_back({ "zoo:squeezenet", "ios-merge", 2 }); // merged slices copied out
+    cases.push_back({ "zoo:googlenet", "nimble", 4 });
     return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, ZooOnCuda, ::testing::ValuesIn(zooCases()), [](const auto& param) {
-    return test::caseName({param.param.model, param.param.scheduler, param.param.batch});
+    return test::caseName({ param.param.model, param.param.scheduler, param.param.batch });
 });
 
 TEST(CudaStageTimer, RefusesWithoutADeviceAndSuggestsTheSimulator)
@@ -101,8 +101,8 @@ TEST(CudaStageTimer, TimesStagesOpsAndPlans)
     EXPECT_LT(op, 0.1);
     // fire2's expand convs: concurrently, and merged into one conv.
     const OpId e1 = *g.findOp("fire2.expand1x1"), e3 = *g.findOp("fire2.expand3x3");
-    const double concurrent = timer->timeStage(g, Stage{StageStrategy::Concurrent, {{e1}, {e3}}});
-    const double merged = timer->timeStage(g, Stage{StageStrategy::Merge, {{e1}, {e3}}});
+    const double concurrent = timer->timeStage(g, Stage { StageStrategy::Concurrent, { { e1 }, { e3 } } });
+    const double merged = timer->timeStage(g, Stage { StageStrategy::Merge, { { e1 }, { e3 } } });
     EXPECT_GT(concurrent, 0.0);
     EXPECT_GT(merged, 0.0);
     const Plan plan = compileSchedule(g, sequentialSchedule(g));

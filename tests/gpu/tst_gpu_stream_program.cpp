@@ -18,12 +18,12 @@ namespace {
 Graph twoChains()
 {
     zoo::NetBuilder nb("two_chains", 3);
-    const TensorId x = nb.input("x", Shape{1, 4, 8, 8});
-    const TensorId a1 = nb.conv("a1", {{x}}, 4, 3, 1, 1);
-    const TensorId a2 = nb.conv("a2", {{a1}}, 4, 3, 1, 1);
-    const TensorId b1 = nb.conv("b1", {{x}}, 4, 3, 1, 1);
-    const TensorId b2 = nb.conv("b2", {{b1}}, 4, 3, 1, 1);
-    nb.combine("c", {{a2}, {b2}});
+    const TensorId x = nb.input("x", Shape { 1, 4, 8, 8 });
+    const TensorId a1 = nb.conv("a1", { { x } }, 4, 3, 1, 1);
+    const TensorId a2 = nb.conv("a2", { { a1 } }, 4, 3, 1, 1);
+    const TensorId b1 = nb.conv("b1", { { x } }, 4, 3, 1, 1);
+    const TensorId b2 = nb.conv("b2", { { b1 } }, 4, 3, 1, 1);
+    nb.combine("c", { { a2 }, { b2 } });
     return std::move(nb).finish();
 }
 
@@ -32,7 +32,7 @@ OpId op(const Graph& g, const char* name)
     return *g.findOp(name);
 }
 
-class ProgramOnPlans : public ::testing::TestWithParam<test::PlanCase> {};
+class ProgramOnPlans : public ::testing::TestWithParam<test::PlanCase> { };
 
 TEST_P(ProgramOnPlans, OrdersEveryDependencyAndNothingMoreThanThePlan)
 {
@@ -51,8 +51,10 @@ TEST_P(ProgramOnPlans, OrdersEveryDependencyAndNothingMoreThanThePlan)
         DynamicBitset missing = want[i], extra = got[i];
         missing.subtract(got[i]);
         extra.subtract(want[i]);
-        EXPECT_TRUE(missing.none()) << "launch " << i << " may start before " << missing.count() << " launches it must follow";
-        EXPECT_TRUE(extra.none()) << "launch " << i << " is ordered after " << extra.count() << " launches the plan leaves free";
+        EXPECT_TRUE(missing.none()) << "launch " << i << " may start before " << missing.count()
+                                    << " launches it must follow";
+        EXPECT_TRUE(extra.none()) << "launch " << i << " is ordered after " << extra.count()
+                                  << " launches the plan leaves free";
     }
     // Events: one per waited-on launch and per fork/join, never more waits than the plan's plus
     // two per stream and segment.
@@ -64,16 +66,16 @@ TEST_P(ProgramOnPlans, OrdersEveryDependencyAndNothingMoreThanThePlan)
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, ProgramOnPlans, ::testing::ValuesIn(test::planCases()),
-                         [](const auto& param) { return test::caseName(param.param); });
+    [](const auto& param) { return test::caseName(param.param); });
 
 TEST(StreamProgram, IndependentLaunchesOnTwoStreamsStayConcurrent)
 {
     const Graph g = twoChains();
     Plan plan;
     plan.streams = 2;
-    plan.launches = {{{op(g, "a1")}, StreamId(0U), {}}, {{op(g, "b1")}, StreamId(1U), {}},
-                     {{op(g, "a2")}, StreamId(0U), {}}, {{op(g, "b2")}, StreamId(1U), {}},
-                     {{op(g, "c")}, StreamId(0U), {3}}};
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
+        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
+        { { op(g, "c") }, StreamId(0U), { 3 } } };
     const StreamProgram program = buildStreamProgram(g, plan);
     EXPECT_TRUE(programProblems(program, plan).empty());
     const auto before = programHappensBefore(program, plan.launches.size());
@@ -91,10 +93,10 @@ TEST(StreamProgram, BarrierIsAJoinThenAForkThroughStreamZero)
     const Graph g = twoChains();
     Plan plan;
     plan.streams = 2;
-    plan.launches = {{{op(g, "a1")}, StreamId(0U), {}}, {{op(g, "b1")}, StreamId(1U), {}},
-                     {{op(g, "a2")}, StreamId(1U), {}}, {{op(g, "b2")}, StreamId(0U), {}},
-                     {{op(g, "c")}, StreamId(0U), {}}};
-    plan.barriers = {2, 4};
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
+        { { op(g, "a2") }, StreamId(1U), {} }, { { op(g, "b2") }, StreamId(0U), {} },
+        { { op(g, "c") }, StreamId(0U), {} } };
+    plan.barriers = { 2, 4 };
     const StreamProgram program = buildStreamProgram(g, plan);
     EXPECT_TRUE(programProblems(program, plan).empty());
     const auto before = programHappensBefore(program, plan.launches.size());
@@ -120,9 +122,9 @@ TEST(StreamProgram, ProblemsAreFoundInABrokenProgram)
     const Graph g = twoChains();
     Plan plan;
     plan.streams = 2;
-    plan.launches = {{{op(g, "a1")}, StreamId(0U), {}}, {{op(g, "b1")}, StreamId(1U), {}},
-                     {{op(g, "a2")}, StreamId(0U), {}}, {{op(g, "b2")}, StreamId(1U), {}},
-                     {{op(g, "c")}, StreamId(0U), {3}}};
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
+        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
+        { { op(g, "c") }, StreamId(0U), { 3 } } };
     const StreamProgram good = buildStreamProgram(g, plan);
 
     StreamProgram noFork = good; // stream 1 starts without waiting on stream 0
@@ -140,7 +142,7 @@ TEST(StreamProgram, ProblemsAreFoundInABrokenProgram)
     EXPECT_FALSE(programProblems(ownStream, plan).empty());
 
     StreamProgram twice = good;
-    twice.ops.push_back({StreamOpKind::Launch, 0, 0});
+    twice.ops.push_back({ StreamOpKind::Launch, 0, 0 });
     EXPECT_FALSE(programProblems(twice, plan).empty());
 }
 
@@ -149,7 +151,8 @@ TEST(StreamProgram, RefusesAnInvalidPlan)
     const Graph g = twoChains();
     Plan plan;
     plan.streams = 2;
-    plan.launches = {{{op(g, "a1")}, StreamId(0U), {}}, {{op(g, "a2")}, StreamId(1U), {}}}; // a2 not ordered, ops missing
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} },
+        { { op(g, "a2") }, StreamId(1U), {} } }; // a2 not ordered, ops missing
     EXPECT_THROW(buildStreamProgram(g, plan), Error);
 }
 

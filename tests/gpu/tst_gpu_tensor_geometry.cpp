@@ -48,7 +48,8 @@ void run(const kernels::StridedCopy& c, const float* src, float* dst)
 // One step of a fold, as the reference computes it.
 float combine(int kind, float a, float b)
 {
-    return test::referenceBinary(static_cast<BinaryKind>(kind), {HostTensor{{}, {a}}, HostTensor{{}, {b}}}).data[0];
+    return test::referenceBinary(static_cast<BinaryKind>(kind), { HostTensor { {}, { a } }, HostTensor { {}, { b } } })
+        .data[0];
 }
 
 std::vector<float> runBinary(
@@ -320,7 +321,7 @@ TEST(GpuTensorGeometry, BatchNormScaleShiftMatchesReference)
 // Values in {0.5, 1, 1.5, 2}: positive (Pow stays real) and repeating (Equal finds matches).
 HostTensor repeating(std::vector<std::int64_t> dims, int seed)
 {
-    HostTensor t{std::move(dims), {}};
+    HostTensor t { std::move(dims), {} };
     for (std::int64_t i = 0; i < test::product(t.dims); ++i)
         t.data.push_back(0.5F * static_cast<float>(1 + (i * 5 + seed) % 4));
     return t;
@@ -328,23 +329,23 @@ HostTensor repeating(std::vector<std::int64_t> dims, int seed)
 
 TEST(GpuTensorGeometry, NewBinaryKindsMatchReference)
 {
-    for (auto kind : {BinaryKind::Pow, BinaryKind::Min, BinaryKind::Max, BinaryKind::Equal, BinaryKind::Less,
-                      BinaryKind::Greater}) {
-        const std::vector<HostTensor> ops{repeating({2, 3, 4}, 1), repeating({3, 1}, 2), repeating({4}, 3)};
-        expectNear(runBinary(kind, ops, {2, 3, 4}), test::referenceBinary(kind, ops).data, 1e-5F);
-        const std::vector<HostTensor> pair{repeating({1, 4}, 3), repeating({2, 1}, 1)};
-        expectNear(runBinary(kind, pair, {2, 4}), test::referenceBinary(kind, pair).data, 1e-5F);
+    for (auto kind : { BinaryKind::Pow, BinaryKind::Min, BinaryKind::Max, BinaryKind::Equal, BinaryKind::Less,
+             BinaryKind::Greater }) {
+        const std::vector<HostTensor> ops { repeating({ 2, 3, 4 }, 1), repeating({ 3, 1 }, 2), repeating({ 4 }, 3) };
+        expectNear(runBinary(kind, ops, { 2, 3, 4 }), test::referenceBinary(kind, ops).data, 1e-5F);
+        const std::vector<HostTensor> pair { repeating({ 1, 4 }, 3), repeating({ 2, 1 }, 1) };
+        expectNear(runBinary(kind, pair, { 2, 4 }), test::referenceBinary(kind, pair).data, 1e-5F);
     }
 }
 
 TEST(GpuTensorGeometry, BinaryOperandOrderPutsTheConstantFirst)
 {
     using Order = std::vector<std::size_t>;
-    EXPECT_EQ(binaryOperandOrder(Binary{BinaryKind::Sub}, 2, 1), (Order{0, 1, 2}));
-    EXPECT_EQ(binaryOperandOrder(Binary{BinaryKind::Sub, true}, 1, 1), (Order{1, 0}));
-    EXPECT_EQ(binaryOperandOrder(Binary{BinaryKind::Div, true}, 2, 1), (Order{2, 0, 1}));
-    EXPECT_THROW(binaryOperandOrder(Binary{BinaryKind::Sub, true}, 2, 0), Error);
-    EXPECT_THROW(binaryOperandOrder(Binary{BinaryKind::Sub, true}, 1, 2), Error);
+    EXPECT_EQ(binaryOperandOrder(Binary { BinaryKind::Sub }, 2, 1), (Order { 0, 1, 2 }));
+    EXPECT_EQ(binaryOperandOrder(Binary { BinaryKind::Sub, true }, 1, 1), (Order { 1, 0 }));
+    EXPECT_EQ(binaryOperandOrder(Binary { BinaryKind::Div, true }, 2, 1), (Order { 2, 0, 1 }));
+    EXPECT_THROW(binaryOperandOrder(Binary { BinaryKind::Sub, true }, 2, 0), Error);
+    EXPECT_THROW(binaryOperandOrder(Binary { BinaryKind::Sub, true }, 1, 2), Error);
 }
 
 TEST(GpuTensorGeometry, WhereSelectsWithBroadcast)
@@ -352,9 +353,9 @@ TEST(GpuTensorGeometry, WhereSelectsWithBroadcast)
     struct Case {
         std::vector<std::int64_t> condition, x, y;
     };
-    for (const auto& c : {Case{{1, 4}, {2, 3, 4}, {}}, Case{{2, 1, 1}, {3, 1}, {1, 4}}, Case{{2, 3, 4}, {4}, {3, 1}},
-                          Case{{3}, {3}, {3}}}) {
-        HostTensor condition{c.condition, {}};
+    for (const auto& c : { Case { { 1, 4 }, { 2, 3, 4 }, {} }, Case { { 2, 1, 1 }, { 3, 1 }, { 1, 4 } },
+             Case { { 2, 3, 4 }, { 4 }, { 3, 1 } }, Case { { 3 }, { 3 }, { 3 } } }) {
+        HostTensor condition { c.condition, {} };
         for (std::int64_t i = 0; i < test::product(c.condition); ++i)
             condition.data.push_back(i % 3 == 1 ? 0.0F : (i % 2 ? 1.0F : -2.0F)); // any non-zero selects x
         const auto x = seeded(c.x, 1), y = seeded(c.y, 2);
@@ -362,15 +363,17 @@ TEST(GpuTensorGeometry, WhereSelectsWithBroadcast)
         const auto e = whereGeometry(condition.dims, x.dims, y.dims, want.dims);
         ASSERT_EQ(e.kind, kernels::kSelect);
         ASSERT_EQ(e.count, 3);
-        const HostTensor* srcs[] = {&condition, &x, &y};
+        const HostTensor* srcs[] = { &condition, &x, &y };
         std::vector<float> got;
         for (std::int64_t i = 0; i < test::product(want.dims); ++i) {
-            auto at = [&](int k) { return srcs[k]->data.at(static_cast<std::size_t>(walk(i, e.dims, e.strides[k], e.rank))); };
+            auto at = [&](int k) {
+                return srcs[k]->data.at(static_cast<std::size_t>(walk(i, e.dims, e.strides[k], e.rank)));
+            };
             got.push_back(at(0) != 0.0F ? at(1) : at(2));
         }
         expectNear(got, want.data, 0);
     }
-    EXPECT_THROW(whereGeometry({2}, {3}, {3}, {3}), Error);
+    EXPECT_THROW(whereGeometry({ 2 }, { 3 }, { 3 }, { 3 }), Error);
 }
 
 TEST(GpuTensorGeometry, ExpandBroadcastsAndGrowsTheRank)
@@ -378,20 +381,20 @@ TEST(GpuTensorGeometry, ExpandBroadcastsAndGrowsTheRank)
     struct Case {
         std::vector<std::int64_t> in, shape;
     };
-    for (const auto& c : {Case{{3, 1}, {2, 3, 4}}, Case{{4}, {2, 1, 4}}, Case{{1}, {5}}, Case{{2, 3}, {2, 3}},
-                          Case{{3, 1}, {1, 1}}, Case{{2, 1, 3}, {2, 2, 4, 3}}}) {
+    for (const auto& c : { Case { { 3, 1 }, { 2, 3, 4 } }, Case { { 4 }, { 2, 1, 4 } }, Case { { 1 }, { 5 } },
+             Case { { 2, 3 }, { 2, 3 } }, Case { { 3, 1 }, { 1, 1 } }, Case { { 2, 1, 3 }, { 2, 2, 4, 3 } } }) {
         const auto x = seeded(c.in, 1);
-        const auto want = test::referenceExpand(x, test::broadcastDims({x, HostTensor{c.shape, {}}}));
+        const auto want = test::referenceExpand(x, test::broadcastDims({ x, HostTensor { c.shape, {} } }));
         std::vector<float> got(want.data.size(), NAN);
         run(expandCopy(x.dims, want.dims), x.data.data(), got.data());
         expectNear(got, want.data, 0);
     }
-    EXPECT_THROW(expandCopy({3}, {4}), Error);
+    EXPECT_THROW(expandCopy({ 3 }, { 4 }), Error);
 }
 
 // A RowNorm interpreted as tensor_kernel_params.h defines it.
-std::vector<float> runRowNorm(const kernels::RowNorm& p, const HostTensor& x, const HostTensor& scale,
-                              const HostTensor* bias)
+std::vector<float> runRowNorm(
+    const kernels::RowNorm& p, const HostTensor& x, const HostTensor& scale, const HostTensor* bias)
 {
     std::vector<float> out;
     for (std::int64_t r = 0; r < p.rows; ++r) {
@@ -421,11 +424,11 @@ TEST(GpuTensorGeometry, RowNormMatchesReference)
         std::vector<std::int64_t> scale, bias; // bias empty: none
         std::int64_t rows, cols;
     };
-    for (const auto& c : {Case{{2, 5, 8}, LayerNorm{-1, 1e-5F, true, false}, {8}, {8}, 10, 8},
-                          Case{{2, 3, 4, 5}, LayerNorm{2, 1e-3F, false, false}, {5}, {}, 6, 20},
-                          Case{{2, 3, 4, 5}, LayerNorm{1, 1e-5F, true, false}, {1, 4, 5}, {5}, 2, 60},
-                          Case{{3, 16}, LayerNorm{-1, 1e-6F, false, true}, {16}, {}, 3, 16},
-                          Case{{3, 2, 6}, LayerNorm{-2, 1e-6F, true, true}, {2, 6}, {1}, 3, 12}}) {
+    for (const auto& c : { Case { { 2, 5, 8 }, LayerNorm { -1, 1e-5F, true, false }, { 8 }, { 8 }, 10, 8 },
+             Case { { 2, 3, 4, 5 }, LayerNorm { 2, 1e-3F, false, false }, { 5 }, {}, 6, 20 },
+             Case { { 2, 3, 4, 5 }, LayerNorm { 1, 1e-5F, true, false }, { 1, 4, 5 }, { 5 }, 2, 60 },
+             Case { { 3, 16 }, LayerNorm { -1, 1e-6F, false, true }, { 16 }, {}, 3, 16 },
+             Case { { 3, 2, 6 }, LayerNorm { -2, 1e-6F, true, true }, { 2, 6 }, { 1 }, 3, 12 } }) {
         const auto x = seeded(c.in, 1), scale = seeded(c.scale, 2), bias = seeded(c.bias, 3);
         const HostTensor* b = c.bias.empty() ? nullptr : &bias;
         const auto p = rowNormGeometry(c.norm, x.dims, scale.dims, b ? &bias.dims : nullptr);
@@ -433,37 +436,39 @@ TEST(GpuTensorGeometry, RowNormMatchesReference)
         EXPECT_EQ(p.cols, c.cols);
         EXPECT_EQ(p.rms, c.norm.rms);
         // The reference takes one value per normalised element: broadcast the parameters to that.
-        const auto axis = static_cast<std::size_t>(c.norm.axis < 0 ? c.norm.axis + static_cast<int>(c.in.size()) : c.norm.axis);
+        const auto axis
+            = static_cast<std::size_t>(c.norm.axis < 0 ? c.norm.axis + static_cast<int>(c.in.size()) : c.norm.axis);
         const std::vector<std::int64_t> normalised(c.in.begin() + static_cast<std::ptrdiff_t>(axis), c.in.end());
         const auto fullBias = test::referenceExpand(bias, normalised).data;
-        const auto want = test::referenceLayerNorm(x, c.norm, test::referenceExpand(scale, normalised).data,
-                                                   b ? &fullBias : nullptr);
+        const auto want = test::referenceLayerNorm(
+            x, c.norm, test::referenceExpand(scale, normalised).data, b ? &fullBias : nullptr);
         expectNear(runRowNorm(p, x, scale, b), want.data, 1e-5F);
     }
     // Threads: whole warps, about four elements each, at most a block's 1024.
-    EXPECT_EQ(rowNormGeometry(LayerNorm{}, {4, 8}, {8}, nullptr).threads, 32);
-    EXPECT_EQ(rowNormGeometry(LayerNorm{}, {4, 768}, {768}, nullptr).threads, 192);
-    EXPECT_EQ(rowNormGeometry(LayerNorm{}, {2, 100000}, {100000}, nullptr).threads, 1024);
+    EXPECT_EQ(rowNormGeometry(LayerNorm {}, { 4, 8 }, { 8 }, nullptr).threads, 32);
+    EXPECT_EQ(rowNormGeometry(LayerNorm {}, { 4, 768 }, { 768 }, nullptr).threads, 192);
+    EXPECT_EQ(rowNormGeometry(LayerNorm {}, { 2, 100000 }, { 100000 }, nullptr).threads, 1024);
     // One value per normalised element, whatever its dims (the graph builder checks only counts).
-    EXPECT_EQ(rowNormGeometry(LayerNorm{1}, {2, 4, 5}, {20}, nullptr).scaleCount, 20);
+    EXPECT_EQ(rowNormGeometry(LayerNorm { 1 }, { 2, 4, 5 }, { 20 }, nullptr).scaleCount, 20);
     // Parameters that do not cover a trailing part of the normalised axes.
-    EXPECT_THROW(rowNormGeometry(LayerNorm{}, {2, 5}, {4}, nullptr), Error);
-    EXPECT_THROW(rowNormGeometry(LayerNorm{}, {2, 5}, {2, 5}, nullptr), Error);
-    EXPECT_THROW(rowNormGeometry(LayerNorm{1}, {2, 4, 5}, {4}, nullptr), Error);
-    const std::vector<std::int64_t> badBias{3};
-    EXPECT_THROW(rowNormGeometry(LayerNorm{1}, {2, 4, 5}, {4, 5}, &badBias), Error);
-    EXPECT_THROW(rowNormGeometry(LayerNorm{3}, {2, 5}, {5}, nullptr), Error);
+    EXPECT_THROW(rowNormGeometry(LayerNorm {}, { 2, 5 }, { 4 }, nullptr), Error);
+    EXPECT_THROW(rowNormGeometry(LayerNorm {}, { 2, 5 }, { 2, 5 }, nullptr), Error);
+    EXPECT_THROW(rowNormGeometry(LayerNorm { 1 }, { 2, 4, 5 }, { 4 }, nullptr), Error);
+    const std::vector<std::int64_t> badBias { 3 };
+    EXPECT_THROW(rowNormGeometry(LayerNorm { 1 }, { 2, 4, 5 }, { 4, 5 }, &badBias), Error);
+    EXPECT_THROW(rowNormGeometry(LayerNorm { 3 }, { 2, 5 }, { 5 }, nullptr), Error);
 }
 
 // A GatherRows interpreted as tensor_kernel_params.h defines it (ids rounded, negatives wrapped).
 std::vector<float> runGather(const kernels::GatherRows& g, const HostTensor& data, const std::vector<float>& ids,
-                             const std::vector<std::int64_t>& indices)
+    const std::vector<std::int64_t>& indices)
 {
     std::vector<float> out;
     for (std::int64_t i = 0; i < g.outer * g.count * g.inner; ++i) {
         const std::int64_t within = i % g.inner, slot = (i / g.inner) % g.count, outer = i / (g.inner * g.count);
-        std::int64_t index = ids.empty() ? indices.at(static_cast<std::size_t>(slot))
-                                         : static_cast<std::int64_t>(std::nearbyint(ids.at(static_cast<std::size_t>(slot))));
+        std::int64_t index = ids.empty()
+            ? indices.at(static_cast<std::size_t>(slot))
+            : static_cast<std::int64_t>(std::nearbyint(ids.at(static_cast<std::size_t>(slot))));
         if (index < 0)
             index += g.axisLen;
         out.push_back(data.data.at(static_cast<std::size_t>((outer * g.axisLen + index) * g.inner + within)));
@@ -474,8 +479,8 @@ std::vector<float> runGather(const kernels::GatherRows& g, const HostTensor& dat
 TEST(GpuTensorGeometry, GatherMatchesReference)
 {
     // An embedding: [10, 6] table, [2, 3] token ids (as floats, one negative).
-    const auto table = seeded({10, 6}, 1);
-    const HostTensor ids{{2, 3}, {0.0F, 3.0F, 9.0F, -1.0F, 5.0F, 3.0F}};
+    const auto table = seeded({ 10, 6 }, 1);
+    const HostTensor ids { { 2, 3 }, { 0.0F, 3.0F, 9.0F, -1.0F, 5.0F, 3.0F } };
     const auto want = test::referenceGather(table, ids, 0);
     const auto g = gatherGeometry(table.dims, 0, 6, want.dims);
     EXPECT_EQ(g.outer, 1);
@@ -484,14 +489,14 @@ TEST(GpuTensorGeometry, GatherMatchesReference)
     expectNear(runGather(g, table, ids.data, {}), want.data, 0);
 
     // Constant indices on any axis, negative ones made non-negative, a scalar index dropping its axis.
-    const auto data = seeded({2, 5, 4}, 2);
+    const auto data = seeded({ 2, 5, 4 }, 2);
     struct Case {
         int axis;
         std::vector<std::int64_t> indices, dims;
     };
-    for (const auto& c : {Case{1, {3, -1, 0, 0}, {2, 2}}, Case{-1, {2}, {}}, Case{0, {1, 0, -2}, {3}},
-                          Case{2, {-4, 3}, {1, 2}}}) {
-        HostTensor indices{c.dims, {}};
+    for (const auto& c : { Case { 1, { 3, -1, 0, 0 }, { 2, 2 } }, Case { -1, { 2 }, {} },
+             Case { 0, { 1, 0, -2 }, { 3 } }, Case { 2, { -4, 3 }, { 1, 2 } } }) {
+        HostTensor indices { c.dims, {} };
         for (auto i : c.indices)
             indices.data.push_back(static_cast<float>(i));
         const auto expected = test::referenceGather(data, indices, c.axis);
@@ -501,10 +506,10 @@ TEST(GpuTensorGeometry, GatherMatchesReference)
             EXPECT_GE(i, 0);
         expectNear(runGather(cg, data, {}, normalised), expected.data, 0);
     }
-    EXPECT_THROW(normalisedGatherIndices({5}, 5), Error);
-    EXPECT_THROW(normalisedGatherIndices({-6}, 5), Error);
-    EXPECT_THROW(gatherGeometry({10, 6}, 0, 6, {2, 3, 5}), Error);
-    EXPECT_THROW(gatherGeometry({10, 6}, 2, 1, {10}), Error);
+    EXPECT_THROW(normalisedGatherIndices({ 5 }, 5), Error);
+    EXPECT_THROW(normalisedGatherIndices({ -6 }, 5), Error);
+    EXPECT_THROW(gatherGeometry({ 10, 6 }, 0, 6, { 2, 3, 5 }), Error);
+    EXPECT_THROW(gatherGeometry({ 10, 6 }, 2, 1, { 10 }), Error);
 }
 
 } // namespace

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace opsched::test {
@@ -34,7 +34,7 @@ public:
 
     // dims: -1 becomes a symbolic dimension named `symbol`.
     ModelMaker& input(const std::string& name, const std::vector<std::int64_t>& dims,
-                      int type = onnx::TensorProto::FLOAT, const std::string& symbol = "N")
+        int type = onnx::TensorProto::FLOAT, const std::string& symbol = "N")
     {
         auto* v = graph().add_input();
         v->set_name(name);
@@ -100,7 +100,7 @@ public:
     }
 
     onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs, const std::string& name = "")
+        const std::vector<std::string>& outputs, const std::string& name = "")
     {
         auto* n = graph().add_node();
         n->set_op_type(op);
@@ -156,7 +156,7 @@ public:
 
     static std::string writeBytes(const std::string& bytes, const std::string& stem)
     {
-        static std::atomic<int> counter{0};
+        static std::atomic<int> counter { 0 };
         const auto dir = tempDir();
         std::filesystem::create_directories(dir);
         const auto path = dir / (stem + "_" + std::to_string(counter++) + ".onnx");

@@ -32,8 +32,8 @@ std::string importError(const std::string& path, std::int64_t batch = 0)
 ModelMaker reluModel()
 {
     ModelMaker m;
-    m.input("x", {1, 3, 4, 4}).output("y");
-    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.input("x", { 1, 3, 4, 4 }).output("y");
+    m.node("Relu", { "x" }, { "y" }, "relu");
     return m;
 }
 
@@ -55,35 +55,35 @@ TEST(OnnxImportErrors, NotAProtobuf)
 TEST(OnnxImportErrors, TruncatedFile)
 {
     ModelMaker m = reluModel();
-    m.ramp("unused", {64, 64}); // enough bytes to cut in the middle of
+    m.ramp("unused", { 64, 64 }); // enough bytes to cut in the middle of
     const std::string bytes = m.model().SerializeAsString();
-    for (std::size_t cut : {bytes.size() / 2, bytes.size() - 3})
+    for (std::size_t cut : { bytes.size() / 2, bytes.size() - 3 })
         EXPECT_CONTAINS(importError(ModelMaker::writeBytes(bytes.substr(0, cut), "cut")), "truncated");
 }
 
 TEST(OnnxImportErrors, CheckerFailure)
 {
     ModelMaker m;
-    m.input("x", {1, 3}).output("y");
-    m.node("Relu", {"x", "x"}, {"y"}, "relu"); // Relu takes one input
+    m.input("x", { 1, 3 }).output("y");
+    m.node("Relu", { "x", "x" }, { "y" }, "relu"); // Relu takes one input
     EXPECT_CONTAINS(importError(m.save()), "ONNX checker");
 }
 
 TEST(OnnxImportErrors, ShapeInferenceFailure)
 {
     ModelMaker m;
-    m.input("a", {1, 3}).input("b", {1, 4}).output("y", {1, 4});
-    m.node("Add", {"a", "b"}, {"y"}, "add");
+    m.input("a", { 1, 3 }).input("b", { 1, 4 }).output("y", { 1, 4 });
+    m.node("Add", { "a", "b" }, { "y" }, "add");
     EXPECT_CONTAINS(importError(m.save()), "shape inference");
 }
 
 TEST(OnnxImportErrors, CycleIsNamed)
 {
     ModelMaker m;
-    m.input("x", {1, 3}).output("y");
-    m.node("Add", {"x", "b"}, {"a"}, "first");
-    m.node("Relu", {"a"}, {"b"}, "second");
-    m.node("Relu", {"a"}, {"y"}, "out");
+    m.input("x", { 1, 3 }).output("y");
+    m.node("Add", { "x", "b" }, { "a" }, "first");
+    m.node("Relu", { "a" }, { "b" }, "second");
+    m.node("Relu", { "a" }, { "y" }, "out");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "cycle");
     EXPECT_CONTAINS(message, "'first' (Add)");
@@ -93,9 +93,9 @@ TEST(OnnxImportErrors, CycleIsNamed)
 TEST(OnnxImportErrors, MissingInputsAreAllListed)
 {
     ModelMaker m;
-    m.input("x", {1, 3}).output("y").output("lost");
-    m.node("Add", {"x", "ghost"}, {"a"}, "add");
-    m.node("Mul", {"a", "phantom"}, {"y"}, "mul");
+    m.input("x", { 1, 3 }).output("y").output("lost");
+    m.node("Add", { "x", "ghost" }, { "a" }, "add");
+    m.node("Mul", { "a", "phantom" }, { "y" }, "mul");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "'add' (Add) reads 'ghost'");
     EXPECT_CONTAINS(message, "'mul' (Mul) reads 'phantom'");
@@ -105,9 +105,9 @@ TEST(OnnxImportErrors, MissingInputsAreAllListed)
 TEST(OnnxImportErrors, UnsortedNodesAreSorted)
 {
     ModelMaker m;
-    m.input("x", {1, 3}).output("y", {1, 3});
-    m.node("Relu", {"a"}, {"y"}, "second");
-    m.node("Sigmoid", {"x"}, {"a"}, "first");
+    m.input("x", { 1, 3 }).output("y", { 1, 3 });
+    m.node("Relu", { "a" }, { "y" }, "second");
+    m.node("Sigmoid", { "x" }, { "a" }, "first");
     const Graph g = importOnnx(m.save());
     EXPECT_EQ(g.op(OpId(0)).name, "first");
 }
@@ -115,20 +115,20 @@ TEST(OnnxImportErrors, UnsortedNodesAreSorted)
 TEST(OnnxImportErrors, ShapesThatCannotBeInferred)
 {
     ModelMaker symbolic;
-    symbolic.input("x", {1, 3, -1, 8}, onnx::TensorProto::FLOAT, "height").output("y");
-    symbolic.node("Relu", {"x"}, {"y"}, "relu");
+    symbolic.input("x", { 1, 3, -1, 8 }, onnx::TensorProto::FLOAT, "height").output("y");
+    symbolic.node("Relu", { "x" }, { "y" }, "relu");
     EXPECT_CONTAINS(importError(symbolic.save()), "dimension 2 is symbolic ('height')");
 
     ModelMaker shapeless;
     shapeless.output("y");
     shapeless.graph().add_input()->set_name("x");
     shapeless.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-    shapeless.node("Relu", {"x"}, {"y"}, "relu");
+    shapeless.node("Relu", { "x" }, { "y" }, "relu");
     EXPECT_CONTAINS(importError(shapeless.save()), "'shape'"); // the checker insists
 
     ModelMaker runtimeShape; // the reshape target comes from the data
-    runtimeShape.input("x", {1, 6}).input("s", {2}, onnx::TensorProto::INT64).output("y", {2, 3});
-    runtimeShape.node("Reshape", {"x", "s"}, {"y"}, "reshape");
+    runtimeShape.input("x", { 1, 6 }).input("s", { 2 }, onnx::TensorProto::INT64).output("y", { 2, 3 });
+    runtimeShape.node("Reshape", { "x", "s" }, { "y" }, "reshape");
     const auto message = importError(runtimeShape.save());
     EXPECT_CONTAINS(message, "'reshape' (Reshape)");
     EXPECT_CONTAINS(message, "shape");
@@ -137,26 +137,26 @@ TEST(OnnxImportErrors, ShapesThatCannotBeInferred)
 TEST(OnnxImportErrors, AbsurdDimensions)
 {
     ModelMaker m;
-    m.input("x", {1, 3, 1000000, 1000000}).output("y");
-    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.input("x", { 1, 3, 1000000, 1000000 }).output("y");
+    m.node("Relu", { "x" }, { "y" }, "relu");
     EXPECT_CONTAINS(importError(m.save()), "too large");
 
     ModelMaker grow; // a reshape target far beyond anything the IR holds
-    grow.input("x", {1, 4}).ints("t", {1, 4, 4294967296LL * 4}).output("y");
-    grow.node("Reshape", {"x", "t"}, {"y"}, "reshape");
+    grow.input("x", { 1, 4 }).ints("t", { 1, 4, 4294967296LL * 4 }).output("y");
+    grow.node("Reshape", { "x", "t" }, { "y" }, "reshape");
     EXPECT_CONTAINS(importError(grow.save()), "'reshape' (Reshape)");
 }
 
 TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
 {
     ModelMaker m;
-    m.input("x", {1, 3, 4, 4}).output("y").output("z");
-    m.node("Hardmax", {"x"}, {"a"}, "hardmax_1");
-    m.node("LRN", {"a"}, {"b"}, "");
+    m.input("x", { 1, 3, 4, 4 }).output("y").output("z");
+    m.node("Hardmax", { "x" }, { "a" }, "hardmax_1");
+    m.node("LRN", { "a" }, { "b" }, "");
     auto& lrn = *m.graph().mutable_node(1);
-    ModelMaker::attr(lrn, "size", std::int64_t{3});
-    m.node("Relu", {"b"}, {"y"}, "relu");
-    m.node("FusedThing", {"x"}, {"z"}, "custom").set_domain("com.example");
+    ModelMaker::attr(lrn, "size", std::int64_t { 3 });
+    m.node("Relu", { "b" }, { "y" }, "relu");
+    m.node("FusedThing", { "x" }, { "z" }, "custom").set_domain("com.example");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 nodes are not supported");
     EXPECT_CONTAINS(message, "'hardmax_1' (Hardmax)");
@@ -168,14 +168,14 @@ TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
 TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)
 {
     ModelMaker m;
-    m.input("x", {1, 3, 8, 8}).input("v", {2, 6}).ramp("B", {6, 4}).output("p").output("g").output("t");
-    auto& pool = m.node("MaxPool", {"x"}, {"p"}, "pool");
-    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
-    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t>{2, 2});
-    auto& gemm = m.node("Gemm", {"v", "B"}, {"g"}, "gemm");
-    ModelMaker::attr(gemm, "transA", std::int64_t{1});
-    m.ints("reps", {1, 1, 2, 1});
-    m.node("Tile", {"x", "reps"}, {"t"}, "tile"); // an op opsched only evaluates on constants
+    m.input("x", { 1, 3, 8, 8 }).input("v", { 2, 6 }).ramp("B", { 6, 4 }).output("p").output("g").output("t");
+    auto& pool = m.node("MaxPool", { "x" }, { "p" }, "pool");
+    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t> { 2, 2 });
+    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t> { 2, 2 });
+    auto& gemm = m.node("Gemm", { "v", "B" }, { "g" }, "gemm");
+    ModelMaker::attr(gemm, "transA", std::int64_t { 1 });
+    m.ints("reps", { 1, 1, 2, 1 });
+    m.node("Tile", { "x", "reps" }, { "t" }, "tile"); // an op opsched only evaluates on constants
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 problems");
     EXPECT_CONTAINS(message, "'pool' (MaxPool): pooling with dilations");
@@ -186,11 +186,11 @@ TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)
 TEST(OnnxImportErrors, FailuresDoNotCascade)
 {
     ModelMaker m;
-    m.input("x", {1, 3, 4, 4}).output("y");
-    auto& pool = m.node("MaxPool", {"x"}, {"p"}, "pool");
-    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t>{2, 2});
-    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t>{2, 2});
-    m.node("Relu", {"p"}, {"y"}, "after");
+    m.input("x", { 1, 3, 4, 4 }).output("y");
+    auto& pool = m.node("MaxPool", { "x" }, { "p" }, "pool");
+    ModelMaker::attr(pool, "kernel_shape", std::vector<std::int64_t> { 2, 2 });
+    ModelMaker::attr(pool, "dilations", std::vector<std::int64_t> { 2, 2 });
+    m.node("Relu", { "p" }, { "y" }, "after");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "1 problem importing");
     EXPECT_EQ(message.find("'after'"), std::string::npos) << message;
@@ -203,22 +203,22 @@ TEST(OnnxImportErrors, OpsetsOutOfRange)
     EXPECT_CONTAINS(importError(future.save()), "opset 18 is newer");
 
     ModelMaker old(6);
-    old.input("a", {1, 3}).input("b", {1, 3}).output("y");
-    old.node("Add", {"a", "b"}, {"y"}, "add"); // Add changed (broadcasting) in opset 7
+    old.input("a", { 1, 3 }).input("b", { 1, 3 }).output("y");
+    old.node("Add", { "a", "b" }, { "y" }, "add"); // Add changed (broadcasting) in opset 7
     EXPECT_CONTAINS(importError(old.save()), "Add");
 
     ModelMaker unchanged(6); // Relu kept its opset-6 definition: fine
-    unchanged.input("x", {1, 3}).output("y");
-    unchanged.node("Relu", {"x"}, {"y"}, "relu");
+    unchanged.input("x", { 1, 3 }).output("y");
+    unchanged.node("Relu", { "x" }, { "y" }, "relu");
     EXPECT_EQ(importOnnx(unchanged.save()).opCount(), 1U);
 }
 
 TEST(OnnxImportErrors, ConstantOutputsAndBadBatch)
 {
     ModelMaker m;
-    m.input("x", {1, 3}).weight("c", {2}, {1, 2}).output("y").output("k");
-    m.node("Relu", {"x"}, {"y"}, "relu");
-    m.node("Identity", {"c"}, {"k"}, "const_out");
+    m.input("x", { 1, 3 }).weight("c", { 2 }, { 1, 2 }).output("y").output("k");
+    m.node("Relu", { "x" }, { "y" }, "relu");
+    m.node("Identity", { "c" }, { "k" }, "const_out");
     EXPECT_CONTAINS(importError(m.save()), "graph output 'k' is a constant");
     EXPECT_CONTAINS(importError(reluModel().save(), -2), "batch size must be positive");
 }
@@ -226,9 +226,9 @@ TEST(OnnxImportErrors, ConstantOutputsAndBadBatch)
 TEST(OnnxImportErrors, DamagedInitializer)
 {
     ModelMaker m;
-    m.input("x", {1, 2, 4, 4}).ramp("W", {3, 2, 1, 1}).output("y");
+    m.input("x", { 1, 2, 4, 4 }).ramp("W", { 3, 2, 1, 1 }).output("y");
     m.graph().mutable_initializer(0)->mutable_float_data()->RemoveLast();
-    m.node("Conv", {"x", "W"}, {"y"}, "conv");
+    m.node("Conv", { "x", "W" }, { "y" }, "conv");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "initializer");
 }
@@ -244,8 +244,8 @@ TEST(OnnxImportErrors, DamagedBytesNeverCrash)
     for (int round = 0; round < 150; ++round) {
         std::string bytes = original;
         for (int k = std::uniform_int_distribution<int>(1, 4)(rng); k > 0; --k)
-            bytes[std::uniform_int_distribution<std::size_t>(0, bytes.size() - 1)(rng)] =
-                static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+            bytes[std::uniform_int_distribution<std::size_t>(0, bytes.size() - 1)(rng)]
+                = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
         try {
             importOnnx(ModelMaker::writeBytes(bytes, "damaged"));
             ++imported;

@@ -69,7 +69,7 @@ TEST(OnnxTestData, NodeCasesImportWithReferenceShapes)
     fs::remove_all(tempDir, ec);
     std::printf("[ counts   ] node cases %d: %d with supported ops, %d imported, %d rejected as known limits, %d "
                 "with unsupported ops\n",
-                n.cases, n.supported, n.imported, n.limits, n.cases - n.supported);
+        n.cases, n.supported, n.imported, n.limits, n.cases - n.supported);
     for (const auto& [name, reason] : kNodeImportLimits)
         EXPECT_TRUE(limitsSeen.count(name)) << name << " is on kNodeImportLimits but was not seen";
     EXPECT_EQ(n.imported + n.limits, n.supported);

@@ -26,11 +26,11 @@ const fs::path kNodeData = fs::path(OPSCHED_ONNX_TESTDATA) / "node";
 TEST(TensorProtoIo, WriteThenReadFloat)
 {
     const auto file = tempDir("roundtrip") / "t.pb";
-    TensorData t{"x", Shape{2, 3}, DataType::Float32, {1, 2, 3, 4, 5, -6.5F}};
+    TensorData t { "x", Shape { 2, 3 }, DataType::Float32, { 1, 2, 3, 4, 5, -6.5F } };
     writeTensorProto(file.string(), t);
     const TensorData back = readTensorProto(file.string());
     EXPECT_EQ(back.name, "x");
-    EXPECT_EQ(back.shape, (Shape{2, 3}));
+    EXPECT_EQ(back.shape, (Shape { 2, 3 }));
     EXPECT_EQ(back.sourceType, DataType::Float32);
     EXPECT_EQ(back.values, t.values);
 }
@@ -41,11 +41,11 @@ TEST(TensorProtoIo, ReadsReferenceFloatAndInt64Files)
     if (!fs::is_directory(dir))
         GTEST_SKIP() << "libonnx-testdata is not installed";
     const TensorData data = readTensorProto((dir / "input_0.pb").string());
-    EXPECT_EQ(data.shape, (Shape{2, 3, 4}));
+    EXPECT_EQ(data.shape, (Shape { 2, 3, 4 }));
     EXPECT_EQ(data.values.size(), 24U);
     const TensorData shape = readTensorProto((dir / "input_1.pb").string());
     EXPECT_EQ(shape.sourceType, DataType::Int64);
-    EXPECT_EQ(shape.values, (std::vector<float>{4, 2, 3}));
+    EXPECT_EQ(shape.values, (std::vector<float> { 4, 2, 3 }));
 }
 
 TEST(TensorProtoIo, ReadsATestDataSet)
@@ -56,8 +56,8 @@ TEST(TensorProtoIo, ReadsATestDataSet)
     const TestDataSet set = readTestDataSet(dir.string());
     ASSERT_EQ(set.inputs.size(), 1U);
     ASSERT_EQ(set.outputs.size(), 2U);
-    EXPECT_EQ(set.inputs[0].shape, (Shape{2, 6}));
-    EXPECT_EQ(set.outputs[1].shape, (Shape{2, 3}));
+    EXPECT_EQ(set.inputs[0].shape, (Shape { 2, 6 }));
+    EXPECT_EQ(set.outputs[1].shape, (Shape { 2, 3 }));
     // Split halves: the second output holds columns 3..5 of the input.
     EXPECT_EQ(set.outputs[1].values[0], set.inputs[0].values[3]);
 }
@@ -95,9 +95,10 @@ TEST(TensorProtoIo, Errors)
     };
     EXPECT_NE(message([&] { readTensorProto((dir / "missing.pb").string()); }).find("no such file"), std::string::npos);
     std::ofstream(dir / "text.pb") << "this is not a tensor";
-    EXPECT_NE(message([&] { readTensorProto((dir / "text.pb").string()); }).find("not a TensorProto"), std::string::npos);
+    EXPECT_NE(
+        message([&] { readTensorProto((dir / "text.pb").string()); }).find("not a TensorProto"), std::string::npos);
     EXPECT_NE(message([&] { readTestDataSet((dir / "nowhere").string()); }).find("no such test-data folder"),
-              std::string::npos);
+        std::string::npos);
     EXPECT_NE(message([&] { readTestDataSet(dir.string()); }).find("input_0.pb"), std::string::npos);
 }
 

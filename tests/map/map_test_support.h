@@ -1,8 +1,8 @@
 // Random mapping problems and the exhaustive optimum the mappers are checked against.
 #pragma once
 
-#include "map/batched_problem.h"
-#include "map/mapping_problem.h"
+#include "map/problem/mapping_problem.h"
+#include "map/problem/throughput_problem.h"
 #include "util/random.h"
 
 #include <algorithm>
@@ -21,12 +21,12 @@ inline MappingProblem randomProblem(std::uint64_t seed, std::size_t n, std::size
     SplitMix64 rng(seed);
     MappingProblem p;
     for (std::size_t u = 0; u < devices; ++u)
-        p.devices.push_back({"dev" + std::to_string(u)});
+        p.devices.push_back({ "dev" + std::to_string(u) });
     p.links.assign(devices, std::vector<Link>(devices));
     for (std::size_t u = 0; u < devices; ++u)
         for (std::size_t v = 0; v < devices; ++v)
             if (u != v)
-                p.links[u][v] = {(1 + 9 * rng.uniform()) * 1e9, (5 + 45 * rng.uniform()) * 1e-6};
+                p.links[u][v] = { (1 + 9 * rng.uniform()) * 1e9, (5 + 45 * rng.uniform()) * 1e-6 };
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
     for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t j = i + 1; j < n; ++j)
@@ -47,7 +47,8 @@ inline MappingProblem randomProblem(std::uint64_t seed, std::size_t n, std::size
 }
 
 // Chains of small random modules joined at single tasks: separators everywhere MILP-SPLIT cuts.
-inline MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)
+inline MappingProblem modularProblem(
+    std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)
 {
     const MappingProblem parts = randomProblem(seed, modules * (perModule + 1) + 1, devices, 0.0);
     MappingProblem p = parts;
@@ -78,8 +79,8 @@ inline MappingProblem modularProblem(std::uint64_t seed, std::size_t modules, st
 
 // A source, `channels` parallel chains of `length` tasks, a sink; each chain task also feeds the
 // next task of another chain with probability `cross` (RWNN-like mixing).
-inline MappingProblem forkJoinProblem(std::uint64_t seed, std::size_t channels, std::size_t length,
-                                      std::size_t devices, double cross = 0.3)
+inline MappingProblem forkJoinProblem(
+    std::uint64_t seed, std::size_t channels, std::size_t length, std::size_t devices, double cross = 0.3)
 {
     const std::size_t n = channels * length + 2;
     MappingProblem p = randomProblem(seed, n, devices, 0.0);
@@ -126,7 +127,7 @@ inline MappingProblem layeredProblem(std::uint64_t seed, std::size_t layers, std
 inline void makeHeterogeneous(MappingProblem& p, std::uint64_t seed)
 {
     SplitMix64 rng(seed * 7919 + 11);
-    const double speed[] = {1.0, 0.4, 2.5, 1.6};
+    const double speed[] = { 1.0, 0.4, 2.5, 1.6 };
     for (auto& t : p.tasks) {
         const double base = t.seconds[0];
         for (std::size_t u = 0; u < t.seconds.size(); ++u)
@@ -258,7 +259,7 @@ inline double prunedExhaustiveOptimum(const MappingProblem& p)
                 start = std::max(start, end[q] + p.commSeconds(q, device[q], device[t]));
             end[t] = start + p.seconds(t, device[t]);
             load[device[t]] += p.seconds(t, device[t]);
-            bound = std::max({bound, end[t], load[device[t]]});
+            bound = std::max({ bound, end[t], load[device[t]] });
         }
         if (!std::isfinite(bound) || bound > best * (1 + 1e-12))
             continue; // no order of this assignment can beat `best` (or it cannot run at all)
@@ -271,7 +272,7 @@ inline double prunedExhaustiveOptimum(const MappingProblem& p)
 
 // The throughput optimum by brute force: every split of every op x every topological order
 // (each device's batches of an op together).
-inline double exhaustiveBatched(const BatchedProblem& p)
+inline double exhaustiveThroughput(const ThroughputProblem& p)
 {
     double best = kUnsupported;
     const std::size_t n = p.base.taskCount(), choices = p.splits.size();
@@ -288,7 +289,7 @@ inline double exhaustiveBatched(const BatchedProblem& p)
             c /= choices;
         }
         for (const auto& o : orders) {
-            const auto t = evaluate(p, batchedWithOrder(p, split, o));
+            const auto t = evaluate(p, throughputWithOrder(p, split, o));
             if (t.feasible)
                 best = std::min(best, t.makespan);
         }

@@ -1,10 +1,10 @@
 // Cost tables (cost_table.h): what opsched writes reads back bit for bit and gives the same
 // mappings; malformed tables are refused naming the line or record and the field; the paper's
 // presets keep Table II's ratios.
-#include "map/cost_table.h"
-#include "map/mappers.h"
-#include "map/paper_devices.h"
-#include "map/problem_builder.h"
+#include "map/problem/cost_table.h"
+#include "map/problem/paper_devices.h"
+#include "map/problem/problem_builder.h"
+#include "map/solvers/mappers.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 
@@ -15,19 +15,22 @@
 namespace opsched::map {
 namespace {
 
-Graph smallGraph() { return zoo::build("random?ops=12&width=3&seed=5", 1); }
+Graph smallGraph()
+{
+    return zoo::build("random?ops=12&width=3&seed=5", 1);
+}
 
 MappingProblem simulatedProblem(const Graph& g)
 {
     std::vector<DeviceCosts> devices;
-    std::vector<std::string> names{"sim:xeon", "sim:t4", "sim:a100"};
+    std::vector<std::string> names { "sim:xeon", "sim:t4", "sim:a100" };
     for (const auto& n : names)
         devices.push_back(*simulatedDeviceCosts(g, n));
     std::vector<std::vector<Link>> links(3, std::vector<Link>(3));
     for (std::size_t u = 0; u < 3; ++u)
         for (std::size_t v = 0; v < 3; ++v)
             if (u != v)
-                links[u][v] = {(5.0 + static_cast<double>(u + 2 * v)) * 1e9, 7e-6 * static_cast<double>(1 + u)};
+                links[u][v] = { (5.0 + static_cast<double>(u + 2 * v)) * 1e9, 7e-6 * static_cast<double>(1 + u) };
     return buildProblem(g, devices, links);
 }
 
@@ -75,7 +78,7 @@ TEST(CostTable, JsonAndCsvRoundTripGiveTheSameMappings)
         for (std::size_t t = 0; t < p.taskCount(); ++t)
             EXPECT_EQ(c.opSeconds[t], p.tasks[t].seconds[p.devices[0].name == d.name ? 0 : d.name == "sim:t4" ? 1 : 2]);
     }
-    for (const char* mapper : {"heft", "greedy", "milp-split"}) {
+    for (const char* mapper : { "heft", "greedy", "milp-split" }) {
         MapperOptions o;
         o.maxNodes = 2000;
         o.timeLimitSeconds = 15;
@@ -101,7 +104,7 @@ TEST(CostTable, MalformedCsvIsRefusedNamingLineAndField)
     EXPECT_NE(csv("op,dev,batch,ms\n").find("c.csv:1: the header"), std::string::npos);
     EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,1\n").find("c.csv:2: 3 fields"), std::string::npos);
     EXPECT_NE(csv("op,device,batch,ms\n# note\na,sim:t4,1,-2\n").find("c.csv:3: field 'ms': negative cost"),
-              std::string::npos);
+        std::string::npos);
     EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,1,fast\n").find("c.csv:2: field 'ms'"), std::string::npos);
     EXPECT_NE(csv("op,device,batch,ms\na,sim:t4,0,1\n").find("c.csv:2: field 'batch'"), std::string::npos);
     EXPECT_NE(csv("op,device,batch,ms\n,sim:t4,1,1\n").find("field 'op' is empty"), std::string::npos);
@@ -112,21 +115,26 @@ TEST(CostTable, MalformedCsvIsRefusedNamingLineAndField)
 TEST(CostTable, MalformedJsonIsRefusedNamingTheRecord)
 {
     auto json = [](const std::string& text) { return errorOf([&] { parseCostTableJson(text, "c.json"); }); };
-    EXPECT_NE(json("{\n\"format\": \"opsched-cost-table\",\n  oops\n}").find("c.json:3: not valid JSON"), std::string::npos);
+    EXPECT_NE(
+        json("{\n\"format\": \"opsched-cost-table\",\n  oops\n}").find("c.json:3: not valid JSON"), std::string::npos);
     EXPECT_NE(json("{\"format\": \"x\"}").find("not an opsched cost table"), std::string::npos);
     const std::string head = "{\"format\": \"opsched-cost-table\", \"version\": 1, ";
-    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}, "
-                          "{\"op\": \"b\", \"device\": \"d\", \"batch\": 1, \"ms\": -1}]}")
+    EXPECT_NE(json(head
+                  + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}, "
+                    "{\"op\": \"b\", \"device\": \"d\", \"batch\": 1, \"ms\": -1}]}")
                   .find("costs[1].ms: negative cost"),
-              std::string::npos);
-    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"batch\": 1, \"ms\": 1}]}").find("costs[0]: field 'device' is missing"),
-              std::string::npos);
-    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1.5, \"ms\": 1}]}").find("costs[0].batch"),
-              std::string::npos);
-    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}], \"links\": "
-                          "[{\"from\": \"d\", \"to\": \"e\", \"gbps\": 0}]}")
+        std::string::npos);
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"batch\": 1, \"ms\": 1}]}")
+                  .find("costs[0]: field 'device' is missing"),
+        std::string::npos);
+    EXPECT_NE(json(head + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1.5, \"ms\": 1}]}")
+                  .find("costs[0].batch"),
+        std::string::npos);
+    EXPECT_NE(json(head
+                  + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}], \"links\": "
+                    "[{\"from\": \"d\", \"to\": \"e\", \"gbps\": 0}]}")
                   .find("links[0]: bandwidth"),
-              std::string::npos);
+        std::string::npos);
 }
 
 TEST(CostTable, MissingOpsDevicesAndBatchesAreNamed)
@@ -137,21 +145,26 @@ TEST(CostTable, MissingOpsDevicesAndBatchesAreNamed)
     EXPECT_NE(errorOf([&] { tableDeviceCosts(t, g, "sim:t4", 4); }).find("has no cost at batch 4"), std::string::npos);
     CostTable extra = t;
     extra.set("not_an_op", "sim:t4", 1, 1e-3);
-    EXPECT_NE(errorOf([&] { tableDeviceCosts(extra, g, "sim:t4", 1); }).find("op 'not_an_op' is not in"), std::string::npos);
+    EXPECT_NE(
+        errorOf([&] { tableDeviceCosts(extra, g, "sim:t4", 1); }).find("op 'not_an_op' is not in"), std::string::npos);
     CostTable missing = parseCostTableCsv("op,device,batch,ms\n" + g.ops().front().name + ",sim:t4,1,1\n", "m.csv");
     EXPECT_NE(errorOf([&] { tableDeviceCosts(missing, g, "sim:t4", 1); }).find("no costs for op"), std::string::npos);
 }
 
 TEST(CostTable, LinksFilesAndPerPairOverrides)
 {
-    const std::vector<std::string> names{"a", "b", "c"};
-    std::vector<std::vector<Link>> links(3, std::vector<Link>(3, Link{1e9, 0}));
-    applyLinks(links, names, {{"a", "b", {50e9, 2e-6}}, {"b", "a", {40e9, 3e-6}}, {"a", "c", {10e9, 1e-6}}}, "l");
+    const std::vector<std::string> names { "a", "b", "c" };
+    std::vector<std::vector<Link>> links(3, std::vector<Link>(3, Link { 1e9, 0 }));
+    applyLinks(links, names,
+        { { "a", "b", { 50e9, 2e-6 } }, { "b", "a", { 40e9, 3e-6 } }, { "a", "c", { 10e9, 1e-6 } } }, "l");
     EXPECT_EQ(links[0][1].bandwidthBytesPerSecond, 50e9);
     EXPECT_EQ(links[1][0].bandwidthBytesPerSecond, 40e9); // its own direction given
     EXPECT_EQ(links[2][0].bandwidthBytesPerSecond, 10e9); // both ways
-    EXPECT_EQ(links[1][2].bandwidthBytesPerSecond, 1e9);  // not listed: the default
-    EXPECT_NE(errorOf([&] { applyLinks(links, names, {{"a", "z", {1e9, 0}}}, "l.csv"); }).find("'z'"), std::string::npos);
+    EXPECT_EQ(links[1][2].bandwidthBytesPerSecond, 1e9); // not listed: the default
+    EXPECT_NE(errorOf([&] {
+        applyLinks(links, names, { { "a", "z", { 1e9, 0 } } }, "l.csv");
+    }).find("'z'"),
+        std::string::npos);
 }
 
 TEST(CostTable, PaperPresetsKeepTableTwoRatios)

@@ -1,12 +1,12 @@
 // The mappers against the exhaustive optimum (every device assignment x every per-device order,
 // each evaluated whole) on small random problems: the MILP finds it, MILP-SPLIT finds the MILP's
 // answer on graphs with separators, no heuristic beats it, and the lower bound never exceeds it.
-#include "map/exact_search.h"
-#include "map/heuristic_mappers.h"
-#include "map/lower_bound.h"
-#include "map/mappers.h"
-#include "map/milp_mapper.h"
-#include "map/modules.h"
+#include "map/bounds/lower_bound.h"
+#include "map/problem/modules.h"
+#include "map/solvers/exact_search.h"
+#include "map/solvers/heuristic_mappers.h"
+#include "map/solvers/mappers.h"
+#include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 
 #include <gtest/gtest.h>
@@ -30,8 +30,8 @@ std::vector<Case> cases()
 {
     std::vector<Case> out;
     for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-        out.push_back({seed, 5 + seed % 3, 2});   // 5-7 tasks, 2 devices
-        out.push_back({100 + seed, 4 + seed % 3, 3}); // 4-6 tasks, 3 devices
+        out.push_back({ seed, 5 + seed % 3, 2 }); // 5-7 tasks, 2 devices
+        out.push_back({ 100 + seed, 4 + seed % 3, 3 }); // 4-6 tasks, 3 devices
     }
     return out;
 }
@@ -45,7 +45,7 @@ TEST(MappersExhaustive, HeuristicsAndBoundAgainstTheOptimum)
         const double bound = lowerBound(p);
         EXPECT_LE(bound, optimum + kTolerance) << "seed " << c.seed;
         EXPECT_LE(simpleLowerBound(p), optimum + kTolerance) << "seed " << c.seed;
-        for (const char* name : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
+        for (const char* name : { "bd", "met", "greedy", "heft", "sa", "ea" }) {
             const MapResult r = runMapper(name, p);
             ASSERT_TRUE(r.times.feasible) << name;
             EXPECT_GE(r.times.makespan, optimum - kTolerance) << name << " seed " << c.seed;

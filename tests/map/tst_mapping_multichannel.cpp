@@ -3,10 +3,10 @@
 // speeds and links), every mapping evaluated whole by evaluate(), the makespan the mappers report:
 // MILP-SPLIT must reach it, chunked MILP-SPLIT (channels cut) stay within a stated factor of it,
 // and the bound stay below it and within a stated fraction of it.
-#include "map/lower_bound.h"
-#include "map/mappers.h"
-#include "map/milp_mapper.h"
-#include "map/module_bound.h"
+#include "map/bounds/lower_bound.h"
+#include "map/bounds/module_bound.h"
+#include "map/solvers/mappers.h"
+#include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 
 #include "graph/reachability.h"
@@ -41,15 +41,16 @@ std::vector<Instance> instances()
     std::vector<Instance> out;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         const std::size_t k = 2 + seed % 2;
-        out.push_back({"random " + std::to_string(300 + seed), test::randomProblem(300 + seed, k == 3 ? 8 : 9, k, 0.3)});
-        out.push_back({"fork-join " + std::to_string(400 + seed),
-                       test::forkJoinProblem(400 + seed, 2 + seed % 2, k == 3 ? 2 : 3, k)});
-        out.push_back({"layered " + std::to_string(500 + seed),
-                       test::layeredProblem(500 + seed, k == 3 ? 3 : 4, k == 3 ? 3 : 2, k)});
+        out.push_back(
+            { "random " + std::to_string(300 + seed), test::randomProblem(300 + seed, k == 3 ? 8 : 9, k, 0.3) });
+        out.push_back({ "fork-join " + std::to_string(400 + seed),
+            test::forkJoinProblem(400 + seed, 2 + seed % 2, k == 3 ? 2 : 3, k) });
+        out.push_back({ "layered " + std::to_string(500 + seed),
+            test::layeredProblem(500 + seed, k == 3 ? 3 : 4, k == 3 ? 3 : 2, k) });
     }
     for (auto& inst : out)
-        inst.name += ", " + std::to_string(inst.problem.taskCount()) + " tasks, " +
-                     std::to_string(inst.problem.deviceCount()) + " devices";
+        inst.name += ", " + std::to_string(inst.problem.taskCount()) + " tasks, "
+            + std::to_string(inst.problem.deviceCount()) + " devices";
     // The same graphs with devices that differ per task (no device fastest for everything).
     const std::size_t plain = out.size();
     for (std::size_t i = 0; i < plain; ++i) {
@@ -94,8 +95,8 @@ void printSummary(const char* what, std::vector<double> v)
 TEST(MultiChannelOptimum, PrunedExhaustiveSearchAgreesWithThePlainOne)
 {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        for (auto p : {test::forkJoinProblem(700 + seed, 2, 2, 2), test::layeredProblem(710 + seed, 3, 2, 2),
-                       test::randomProblem(720 + seed, 7, 2, 0.3), test::forkJoinProblem(730 + seed, 2, 1, 3)}) {
+        for (auto p : { test::forkJoinProblem(700 + seed, 2, 2, 2), test::layeredProblem(710 + seed, 3, 2, 2),
+                 test::randomProblem(720 + seed, 7, 2, 0.3), test::forkJoinProblem(730 + seed, 2, 1, 3) }) {
             EXPECT_NEAR(test::prunedExhaustiveOptimum(p), test::exhaustiveOptimum(p), 1e-15) << "seed " << seed;
             test::makeHeterogeneous(p, seed);
             EXPECT_NEAR(test::prunedExhaustiveOptimum(p), test::exhaustiveOptimum(p), 1e-15) << "seed " << seed;
@@ -126,11 +127,12 @@ TEST(MultiChannelOptimum, MilpSplitReachesItAndChunkedStaysWithinAFactor)
         EXPECT_GE(ratio, 1 - kTolerance) << inst.name;
         EXPECT_LE(ratio, kChunkedFactor) << inst.name << ": " << cut.note;
         ratios.push_back(ratio);
-        std::printf("%-42s optimum %.4f ms, chunked milp-split / optimum %.4f\n", inst.name.c_str(), optimum * 1e3, ratio);
+        std::printf(
+            "%-42s optimum %.4f ms, chunked milp-split / optimum %.4f\n", inst.name.c_str(), optimum * 1e3, ratio);
     }
     printSummary("chunked milp-split / optimum", ratios);
     const double worst = *std::max_element(ratios.begin(), ratios.end());
-    EXPECT_GT(worst, 1 + 1e-6);              // the instances do reach where chunking loses
+    EXPECT_GT(worst, 1 + 1e-6); // the instances do reach where chunking loses
     EXPECT_GT(1.1 * worst, kChunkedFactor); // and a mapping 10% worse than the worst would fail
 }
 
@@ -143,7 +145,7 @@ TEST(MultiChannelOptimum, LowerBoundWithinAStatedFraction)
         // These graphs fit one module of the default cap: the bound is its proven optimum.
         EXPECT_NEAR(lowerBound(p), optimum, optimum * kTolerance) << inst.name;
         // Cut into modules of 4 tasks, the paper's recursion with module optima stays below it.
-        const double bound = moduleChainLowerBound(p, {4, 100000});
+        const double bound = moduleChainLowerBound(p, { 4, 100000 });
         EXPECT_LE(bound, optimum * (1 + kTolerance)) << inst.name;
         EXPECT_LE(simpleLowerBound(p), optimum * (1 + kTolerance)) << inst.name;
         EXPECT_GE(bound, kBoundFraction * optimum) << inst.name; // a bound of 0 fails here
@@ -160,9 +162,9 @@ TEST(MultiChannelOptimum, LowerBoundNeverExceedsTheOptimum)
 {
     for (std::uint64_t seed = 1; seed <= 120; ++seed) {
         const std::size_t k = 2 + seed % 2;
-        MappingProblem p = seed % 3 == 0   ? test::forkJoinProblem(800 + seed, 2, 2, k)
-                           : seed % 3 == 1 ? test::layeredProblem(800 + seed, 3, 2, k)
-                                           : test::randomProblem(800 + seed, 7, k, 0.35);
+        MappingProblem p = seed % 3 == 0 ? test::forkJoinProblem(800 + seed, 2, 2, k)
+            : seed % 3 == 1              ? test::layeredProblem(800 + seed, 3, 2, k)
+                                         : test::randomProblem(800 + seed, 7, k, 0.35);
         if (seed % 2)
             test::makeHeterogeneous(p, seed);
         if (seed % 4 < 2)
@@ -170,7 +172,7 @@ TEST(MultiChannelOptimum, LowerBoundNeverExceedsTheOptimum)
         const double optimum = test::prunedExhaustiveOptimum(p);
         EXPECT_LE(lowerBound(p), optimum * (1 + kTolerance)) << "seed " << seed;
         EXPECT_LE(simpleLowerBound(p), optimum * (1 + kTolerance)) << "seed " << seed;
-        EXPECT_LE(simpleLowerBound(p, {0, 1, 2}), optimum * (1 + kTolerance)) << "seed " << seed;
+        EXPECT_LE(simpleLowerBound(p, { 0, 1, 2 }), optimum * (1 + kTolerance)) << "seed " << seed;
     }
 }
 

@@ -1,13 +1,13 @@
 // MILP-SPLIT's modules (module_chain.h), its join, and the paper's lower bound with module optima
 // (module_bound.h), held to the exhaustive optimum on small instances. Every limit here is a node
 // or evaluation count, never the clock, so the answers do not depend on how loaded the machine is.
-#include "map/exact_search.h"
-#include "map/heuristic_mappers.h"
-#include "map/lower_bound.h"
-#include "map/mappers.h"
-#include "map/milp_mapper.h"
-#include "map/module_bound.h"
-#include "map/module_chain.h"
+#include "map/bounds/lower_bound.h"
+#include "map/bounds/module_bound.h"
+#include "map/problem/module_chain.h"
+#include "map/solvers/exact_search.h"
+#include "map/solvers/heuristic_mappers.h"
+#include "map/solvers/mappers.h"
+#include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@ constexpr double kTolerance = 1e-9; // relative
 // its first C tasks, its outputs the last C; every input feeds every output (the narrowest cut
 // inside a module has C outputs but C*C edges), output c feeds the next module's input c.
 // `wdep` drops the input -> output edges at random (each output keeps one input).
-MappingProblem stackProblem(std::uint64_t seed, std::size_t modules, std::size_t channels, std::size_t devices,
-                            bool wdep = false)
+MappingProblem stackProblem(
+    std::uint64_t seed, std::size_t modules, std::size_t channels, std::size_t devices, bool wdep = false)
 {
     const std::size_t n = modules * 2 * channels + 2;
     MappingProblem p = test::randomProblem(seed, n, devices, 0.0);
@@ -56,13 +56,13 @@ std::vector<std::uint32_t> sorted(std::vector<std::uint32_t> v)
 
 TEST(ModuleChain, FindsTheModulesOfAMultiChannelStack)
 {
-    for (std::size_t channels : {2, 3}) {
+    for (std::size_t channels : { 2, 3 }) {
         const std::size_t modules = 4, size = 2 * channels;
         const MappingProblem p = stackProblem(1, modules, channels, 2);
         const ModuleChain chain = moduleChain(p.dag, size + 1);
         // The source alone (a separator), the four modules (the last with the sink).
         ASSERT_EQ(chain.blocks.size(), modules + 1) << channels << " channels";
-        EXPECT_EQ(chain.blocks[0], std::vector<std::uint32_t>{0});
+        EXPECT_EQ(chain.blocks[0], std::vector<std::uint32_t> { 0 });
         for (std::size_t m = 0; m < modules; ++m) {
             std::vector<std::uint32_t> expected;
             for (std::size_t i = 0; i < size; ++i)
@@ -77,7 +77,7 @@ TEST(ModuleChain, FindsTheModulesOfAMultiChannelStack)
                 EXPECT_FALSE(chain.separatorJoin[m + 2]);
             }
         }
-        EXPECT_EQ(chain.boundary[1], std::vector<std::uint32_t>{0});
+        EXPECT_EQ(chain.boundary[1], std::vector<std::uint32_t> { 0 });
         EXPECT_TRUE(chain.separatorJoin[1]);
     }
 }
@@ -86,17 +86,18 @@ TEST(ModuleChain, NarrowCutPrefersTheFewestOutputsThenEdges)
 {
     // Two triangles-with-tail joined by one edge: 0->1, 0->2, 1->3, 2->3 | 3->4 ... The narrowest
     // cut within [2, 5] tasks is after task 3 (one output, one edge).
-    const Dag dag = Dag::fromEdges(8, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {3, 5}, {4, 6}, {5, 6}, {6, 7}});
-    const auto blocks = narrowCutBlocks(dag, {0, 1, 2, 3, 4, 5, 6, 7}, 5);
+    const Dag dag = Dag::fromEdges(
+        8, { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 }, { 3, 4 }, { 3, 5 }, { 4, 6 }, { 5, 6 }, { 6, 7 } });
+    const auto blocks = narrowCutBlocks(dag, { 0, 1, 2, 3, 4, 5, 6, 7 }, 5);
     ASSERT_GE(blocks.size(), 2u);
-    EXPECT_EQ(sorted(blocks[0]), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(sorted(blocks[0]), (std::vector<std::uint32_t> { 0, 1, 2, 3 }));
     // Every task in exactly one block; the boundaries list every task with a later successor.
     std::vector<std::uint32_t> all;
     for (const auto& b : blocks)
         all.insert(all.end(), b.begin(), b.end());
-    EXPECT_EQ(sorted(all), (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(sorted(all), (std::vector<std::uint32_t> { 0, 1, 2, 3, 4, 5, 6, 7 }));
     const auto boundary = chainBoundaries(dag, blocks);
-    EXPECT_EQ(boundary[1], std::vector<std::uint32_t>{3});
+    EXPECT_EQ(boundary[1], std::vector<std::uint32_t> { 3 });
 }
 
 TEST(MilpSplitModules, ExactWhereThePaperIsAndNeverWorseThanItsPool)
@@ -117,7 +118,7 @@ TEST(MilpSplitModules, ExactWhereThePaperIsAndNeverWorseThanItsPool)
         EXPECT_EQ(exact.status, SolveStatus::Optimal) << "seed " << seed << ": " << exact.note;
         EXPECT_NEAR(exact.times.makespan, optimum, optimum * kTolerance) << "seed " << seed;
         // The bound's join over separators is exact too: it reaches the optimum.
-        EXPECT_NEAR(moduleChainLowerBound(single, {4, 200000}), optimum, optimum * kTolerance) << "seed " << seed;
+        EXPECT_NEAR(moduleChainLowerBound(single, { 4, 200000 }), optimum, optimum * kTolerance) << "seed " << seed;
 
         // Two channels cut between modules: feasible, never below the optimum, never above the
         // best list heuristic or the EA (both in its pool).
@@ -147,15 +148,15 @@ TEST(ModuleLowerBound, NeverExceedsTheExhaustiveOptimum)
     std::vector<double> ratios;
     for (std::uint64_t seed = 1; seed <= 150; ++seed) {
         const std::size_t k = 2 + seed % 2;
-        MappingProblem p = seed % 4 == 0   ? stackProblem(900 + seed, 2, 2, k, seed % 8 == 0)
-                           : seed % 4 == 1 ? test::forkJoinProblem(900 + seed, 2, 3, k)
-                           : seed % 4 == 2 ? test::layeredProblem(900 + seed, 4, 2, k)
-                                           : test::randomProblem(900 + seed, 8, k, 0.3);
+        MappingProblem p = seed % 4 == 0 ? stackProblem(900 + seed, 2, 2, k, seed % 8 == 0)
+            : seed % 4 == 1              ? test::forkJoinProblem(900 + seed, 2, 3, k)
+            : seed % 4 == 2              ? test::layeredProblem(900 + seed, 4, 2, k)
+                                         : test::randomProblem(900 + seed, 8, k, 0.3);
         if (seed % 3 == 0)
             test::makeHeterogeneous(p, seed);
         const double optimum = test::prunedExhaustiveOptimum(p);
-        for (std::size_t cap : {3, 4, 6}) {
-            const double bound = moduleChainLowerBound(p, {cap, 100000});
+        for (std::size_t cap : { 3, 4, 6 }) {
+            const double bound = moduleChainLowerBound(p, { cap, 100000 });
             EXPECT_LE(bound, optimum * (1 + kTolerance)) << "seed " << seed << ", cap " << cap;
             tighter += bound > simpleLowerBound(p) * (1 + 1e-6) ? 1 : 0;
             ++count;
@@ -168,7 +169,7 @@ TEST(ModuleLowerBound, NeverExceedsTheExhaustiveOptimum)
     std::sort(ratios.begin(), ratios.end());
     std::printf("module bound (cap 3) / optimum over 150 graphs: min %.3f, median %.3f, max %.3f; above "
                 "simpleLowerBound in %zu of %zu\n",
-                ratios.front(), ratios[ratios.size() / 2], ratios.back(), tighter, count);
+        ratios.front(), ratios[ratios.size() / 2], ratios.back(), tighter, count);
     EXPECT_GT(tighter, count / 4);
 }
 
@@ -177,7 +178,7 @@ TEST(ModuleLowerBound, RefusesReleaseTimesAndEmptyProblems)
     MappingProblem p = test::randomProblem(5, 6, 2, 0.3);
     p.release.assign(p.taskCount(), std::vector<double>(2, 1e-3));
     EXPECT_EQ(moduleChainLowerBound(p), 0.0);
-    EXPECT_EQ(moduleChainLowerBound(MappingProblem{}), 0.0);
+    EXPECT_EQ(moduleChainLowerBound(MappingProblem {}), 0.0);
 }
 
 TEST(ExactSearch, NodeLimitStopsItDeterministically)

@@ -1,9 +1,9 @@
 // Symmetry breaking (symmetry_cuts.h): which devices and nodes are found interchangeable, that a
 // relabelled mapping keeps its makespan and meets the cuts, and that the cuts never remove the
 // optimum: the MILP with each criterion reaches the exhaustive optimum, as it does without.
-#include "map/milp_mapper.h"
-#include "map/pipeline_mapper.h"
-#include "map/symmetry_cuts.h"
+#include "map/solvers/milp_mapper.h"
+#include "map/solvers/pipeline_mapper.h"
+#include "map/solvers/symmetry_cuts.h"
 #include "map_test_support.h"
 #include "util/error.h"
 
@@ -21,13 +21,13 @@ MappingProblem nodeProblem(std::uint64_t seed, std::size_t n, std::size_t nodes)
     MappingProblem p = test::randomProblem(seed, n, 2 * nodes, 0.3);
     p.devices.clear();
     for (std::size_t g = 0; g < nodes; ++g) {
-        p.devices.push_back({"n" + std::to_string(g) + "/fast", kUnsupported, static_cast<int>(g)});
-        p.devices.push_back({"n" + std::to_string(g) + "/slow", kUnsupported, static_cast<int>(g)});
+        p.devices.push_back({ "n" + std::to_string(g) + "/fast", kUnsupported, static_cast<int>(g) });
+        p.devices.push_back({ "n" + std::to_string(g) + "/slow", kUnsupported, static_cast<int>(g) });
     }
     for (std::size_t u = 0; u < p.deviceCount(); ++u)
         for (std::size_t v = 0; v < p.deviceCount(); ++v)
             if (u != v)
-                p.links[u][v] = p.devices[u].node == p.devices[v].node ? Link{8e9, 10e-6} : Link{2e9, 30e-6};
+                p.links[u][v] = p.devices[u].node == p.devices[v].node ? Link { 8e9, 10e-6 } : Link { 2e9, 30e-6 };
     for (auto& t : p.tasks) {
         const double base = t.seconds[0];
         for (std::size_t u = 0; u < p.deviceCount(); ++u)
@@ -43,10 +43,10 @@ MappingProblem identicalDevices(std::uint64_t seed, std::size_t n)
     for (std::size_t u = 0; u < 4; ++u)
         for (std::size_t v = 0; v < 4; ++v)
             if (u != v)
-                p.links[u][v] = {4e9, 20e-6};
+                p.links[u][v] = { 4e9, 20e-6 };
     for (auto& t : p.tasks) {
         const double base = t.seconds[0];
-        t.seconds = {base, base, base, 1.5 * base};
+        t.seconds = { base, base, base, 1.5 * base };
     }
     return p;
 }
@@ -56,14 +56,14 @@ TEST(SymmetryCuts, FindsIdenticalDevicesOnly)
     MappingProblem p = identicalDevices(3, 6);
     auto c = findSymmetries(p);
     ASSERT_EQ(c.devices.size(), 1U);
-    EXPECT_EQ(c.devices[0], (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(c.devices[0], (std::vector<std::uint32_t> { 0, 1, 2 }));
     EXPECT_TRUE(c.nodes.empty());
     EXPECT_DOUBLE_EQ(c.compression(), 6.0);
     // One link different: device 2 is no longer interchangeable with 0 and 1.
-    p.links[2][3] = {1e9, 20e-6};
+    p.links[2][3] = { 1e9, 20e-6 };
     c = findSymmetries(p);
     ASSERT_EQ(c.devices.size(), 1U);
-    EXPECT_EQ(c.devices[0], (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ(c.devices[0], (std::vector<std::uint32_t> { 0, 1 }));
     // A release time (a module's entry device) breaks it too.
     p.release.assign(p.taskCount(), std::vector<double>(4, 0.0));
     p.release[0][1] = 1e-3;
@@ -90,7 +90,7 @@ TEST(SymmetryCuts, RelabelledMappingKeepsItsMakespanAndMeetsTheCuts)
         for (auto& d : device)
             d = static_cast<std::uint32_t>(rng.next() % p.deviceCount());
         const Mapping m = mappingWithOrder(p, device, breadthFirstOrder(p.dag));
-        for (Symmetry s : {Symmetry::Tasks, Symmetry::Time}) {
+        for (Symmetry s : { Symmetry::Tasks, Symmetry::Time }) {
             const Mapping c = permuteMapping(m, canonicalPermutation(classes, latencyValues(p, m, s)));
             EXPECT_NEAR(evaluate(p, c).makespan, evaluate(p, m).makespan, 1e-12);
             const auto v = latencyValues(p, c, s);
@@ -113,13 +113,13 @@ TEST(SymmetryCuts, NeverRemoveTheLatencyOptimum)
     if (!milpAvailable())
         GTEST_SKIP() << "no CBC in this build";
     std::vector<MappingProblem> problems;
-    for (std::uint64_t seed : {1, 2, 3})
+    for (std::uint64_t seed : { 1, 2, 3 })
         problems.push_back(identicalDevices(seed, 6));
-    for (std::uint64_t seed : {4, 5})
+    for (std::uint64_t seed : { 4, 5 })
         problems.push_back(nodeProblem(seed, 6, 2));
     for (const auto& p : problems) {
         const double best = test::prunedExhaustiveOptimum(p);
-        for (Symmetry s : {Symmetry::None, Symmetry::Tasks, Symmetry::Time, Symmetry::Batches}) {
+        for (Symmetry s : { Symmetry::None, Symmetry::Tasks, Symmetry::Time, Symmetry::Batches }) {
             MapperOptions o;
             o.symmetry = s;
             o.timeLimitSeconds = 30;
@@ -147,7 +147,7 @@ TEST(SymmetryCuts, PipelineOptimumKeptAndAtLeastReplicated)
     MapperOptions o;
     o.timeLimitSeconds = 10;
     const double none = mapPipeline("milp", p, o).times.period;
-    for (Symmetry s : {Symmetry::Tasks, Symmetry::Time, Symmetry::Batches}) {
+    for (Symmetry s : { Symmetry::Tasks, Symmetry::Time, Symmetry::Batches }) {
         o.symmetry = s;
         const PipelineResult r = mapPipeline("milp", p, o);
         EXPECT_EQ(r.status, SolveStatus::Optimal);

@@ -2,10 +2,10 @@
 // waiting only for the batches holding its inputs, so devices overlap different inputs; the
 // throughput lower bound (the paper's recursion with L - b + 1) never above the exhaustive
 // optimum; MILP-SPLIT never worse than the batched heuristics.
-#include "map/batched_mappers.h"
-#include "map/batched_problem.h"
-#include "map/lower_bound.h"
-#include "map/throughput_bound.h"
+#include "map/bounds/lower_bound.h"
+#include "map/bounds/throughput_bound.h"
+#include "map/problem/throughput_problem.h"
+#include "map/solvers/throughput_mappers.h"
 #include "map_test_support.h"
 
 #include <gtest/gtest.h>
@@ -18,9 +18,9 @@ namespace opsched::map {
 namespace {
 
 // Costs grow sub-linearly with the batch: t(p) = t(1) * (0.4 + 0.6 p); pipelined twins added.
-BatchedProblem pipelinedProblem(const MappingProblem& base, std::int64_t inputs, double fixed = 0.4)
+ThroughputProblem pipelinedProblem(const MappingProblem& base, std::int64_t inputs, double fixed = 0.4)
 {
-    BatchedProblem p;
+    ThroughputProblem p;
     p.base = base;
     p.inputs = inputs;
     p.sizes = paperBatchSizes(inputs);
@@ -35,7 +35,7 @@ BatchedProblem pipelinedProblem(const MappingProblem& base, std::int64_t inputs,
     return p;
 }
 
-std::uint32_t findSplit(const BatchedProblem& p, const std::vector<std::int64_t>& counts, bool pipelined)
+std::uint32_t findSplit(const ThroughputProblem& p, const std::vector<std::int64_t>& counts, bool pipelined)
 {
     for (std::uint32_t s = 0; s < p.splits.size(); ++s)
         if (p.splits[s] == counts && p.pipelined(s) == pipelined)
@@ -46,7 +46,7 @@ std::uint32_t findSplit(const BatchedProblem& p, const std::vector<std::int64_t>
 
 TEST(ThroughputPipeline, PipelinedTwins)
 {
-    BatchedProblem p;
+    ThroughputProblem p;
     p.inputs = 16;
     p.sizes = paperBatchSizes(16);
     p.splits = enumerateSplits(16, p.sizes, 3);
@@ -60,7 +60,7 @@ TEST(ThroughputPipeline, PipelinedTwins)
             EXPECT_EQ(p.batchesOn(s, u), p.splits[s][u] / 4);
     }
     // One input: one batch size, nothing to pipeline; L = 1 stays the latency model.
-    BatchedProblem one;
+    ThroughputProblem one;
     one.inputs = 1;
     one.sizes = paperBatchSizes(1);
     one.splits = enumerateSplits(1, one.sizes, 3);
@@ -73,22 +73,22 @@ TEST(ThroughputPipeline, PipelinedTwins)
 TEST(ThroughputPipeline, BatchesFlowThroughDevices)
 {
     MappingProblem base;
-    base.devices = {{"dev0"}, {"dev1"}};
+    base.devices = { { "dev0" }, { "dev1" } };
     base.links.assign(2, std::vector<Link>(2));
-    base.links[0][1] = {1e9, 1e-4}; // 1 GB/s, 0.1 ms
-    base.links[1][0] = {1e9, 1e-4};
-    base.dag = Dag::fromEdges(2, {{0, 1}});
-    base.tasks = {{"a", {1e-3, kUnsupported}, 0, 1e6, 0}, {"b", {kUnsupported, 1e-3}, 1e6, 1e6, 0}};
-    BatchedProblem p = pipelinedProblem(base, 4, 0.0); // t(s) = s ms: batching gains nothing
-    const std::uint32_t whole0 = findSplit(p, {4, 0}, false), whole1 = findSplit(p, {0, 4}, false);
-    const std::uint32_t pipe0 = findSplit(p, {4, 0}, true), pipe1 = findSplit(p, {0, 4}, true);
-    const std::vector<std::uint32_t> order{0, 1};
-    const BatchedTimes whole = evaluate(p, batchedWithOrder(p, {whole0, whole1}, order));
+    base.links[0][1] = { 1e9, 1e-4 }; // 1 GB/s, 0.1 ms
+    base.links[1][0] = { 1e9, 1e-4 };
+    base.dag = Dag::fromEdges(2, { { 0, 1 } });
+    base.tasks = { { "a", { 1e-3, kUnsupported }, 0, 1e6, 0 }, { "b", { kUnsupported, 1e-3 }, 1e6, 1e6, 0 } };
+    ThroughputProblem p = pipelinedProblem(base, 4, 0.0); // t(s) = s ms: batching gains nothing
+    const std::uint32_t whole0 = findSplit(p, { 4, 0 }, false), whole1 = findSplit(p, { 0, 4 }, false);
+    const std::uint32_t pipe0 = findSplit(p, { 4, 0 }, true), pipe1 = findSplit(p, { 0, 4 }, true);
+    const std::vector<std::uint32_t> order { 0, 1 };
+    const ThroughputTimes whole = evaluate(p, throughputWithOrder(p, { whole0, whole1 }, order));
     ASSERT_TRUE(whole.feasible) << whole.problem;
     // 4 ms of a, 4 MB over the link (0.1 ms + 4 ms), 4 ms of b.
     EXPECT_NEAR(whole.makespan, 4e-3 + 4.1e-3 + 4e-3, 1e-12);
     EXPECT_EQ(whole.transfers, 1u);
-    const BatchedTimes piped = evaluate(p, batchedWithOrder(p, {pipe0, pipe1}, order));
+    const ThroughputTimes piped = evaluate(p, throughputWithOrder(p, { pipe0, pipe1 }, order));
     ASSERT_TRUE(piped.feasible) << piped.problem;
     // a's batches end at 1, 2, 3, 4 ms; each input's result arrives 1.1 ms later; b runs 1 ms each.
     ASSERT_EQ(piped.batchStart[1][1].size(), 4u);
@@ -99,7 +99,7 @@ TEST(ThroughputPipeline, BatchesFlowThroughDevices)
     EXPECT_NEAR(piped.makespan, 4e-3 + 1.1e-3 + 1e-3, 1e-12);
     EXPECT_EQ(piped.transfers, 4u);
     // Only a pipelined: b (one batch) waits for every input, but transfers overlap a's later batches.
-    const BatchedTimes half = evaluate(p, batchedWithOrder(p, {pipe0, whole1}, order));
+    const ThroughputTimes half = evaluate(p, throughputWithOrder(p, { pipe0, whole1 }, order));
     EXPECT_NEAR(half.makespan, 4e-3 + 1.1e-3 + 4e-3, 1e-12);
 }
 
@@ -110,15 +110,15 @@ TEST(ThroughputPipeline, PipelinesPayWhereDevicesCanOverlap)
     int better = 0;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         const auto base = test::randomProblem(700 + seed, 4, 2, 0.5);
-        BatchedProblem piped = pipelinedProblem(base, 4, 0.2);
-        BatchedProblem whole = piped;
+        ThroughputProblem piped = pipelinedProblem(base, 4, 0.2);
+        ThroughputProblem whole = piped;
         whole.splits.resize(5);
         whole.pieces.resize(5);
-        const double a = test::exhaustiveBatched(piped), b = test::exhaustiveBatched(whole);
+        const double a = test::exhaustiveThroughput(piped), b = test::exhaustiveThroughput(whole);
         EXPECT_LE(a, b + 1e-15) << "seed " << seed;
         better += a < b * (1 - 1e-9);
         std::printf("seed %llu: optimum %.4f ms with pipelined splits, %.4f ms without\n",
-                    static_cast<unsigned long long>(seed), a * 1e3, b * 1e3);
+            static_cast<unsigned long long>(seed), a * 1e3, b * 1e3);
     }
     EXPECT_GE(better, 1);
 }
@@ -129,10 +129,10 @@ TEST(ThroughputPipeline, BoundNeverAboveTheExhaustiveOptimum)
 {
     std::vector<std::pair<std::string, MappingProblem>> cases;
     for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-        cases.push_back({"random, 4 ops", test::randomProblem(800 + seed, 4, 2, 0.5)});
-        cases.push_back({"fork-join, 4 ops", test::forkJoinProblem(810 + seed, 2, 1, 2)});
-        cases.push_back({"modular, 4 ops", test::modularProblem(820 + seed, 1, 2, 2)});
-        cases.push_back({"chain, 4 ops", test::randomProblem(830 + seed, 4, 2, 1.0)});
+        cases.push_back({ "random, 4 ops", test::randomProblem(800 + seed, 4, 2, 0.5) });
+        cases.push_back({ "fork-join, 4 ops", test::forkJoinProblem(810 + seed, 2, 1, 2) });
+        cases.push_back({ "modular, 4 ops", test::modularProblem(820 + seed, 1, 2, 2) });
+        cases.push_back({ "chain, 4 ops", test::randomProblem(830 + seed, 4, 2, 1.0) });
     }
     const std::size_t plain = cases.size();
     for (std::size_t i = 0; i < plain; ++i) {
@@ -144,15 +144,16 @@ TEST(ThroughputPipeline, BoundNeverAboveTheExhaustiveOptimum)
     double worst = 1, best = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto p = pipelinedProblem(cases[i].second, 4);
-        const double optimum = test::exhaustiveBatched(p), bound = batchedLowerBound(p), recursive = throughputRecursiveBound(p);
+        const double optimum = test::exhaustiveThroughput(p), bound = throughputLowerBound(p),
+                     recursive = throughputRecursiveBound(p);
         ASSERT_TRUE(std::isfinite(optimum)) << cases[i].first;
         EXPECT_LE(bound, optimum * (1 + 1e-12)) << "case " << i << ": " << cases[i].first;
-        EXPECT_LE(recursive, bound * (1 + 1e-12)); // batchedLowerBound includes it
+        EXPECT_LE(recursive, bound * (1 + 1e-12)); // throughputLowerBound includes it
         EXPECT_GT(recursive, 0.0);
         worst = std::min(worst, bound / optimum);
         best = std::max(best, bound / optimum);
         std::printf("case %2zu %-32s optimum %.4f ms, bound / optimum %.4f (recursion alone %.4f)\n", i,
-                    cases[i].first.c_str(), optimum * 1e3, bound / optimum, recursive / optimum);
+            cases[i].first.c_str(), optimum * 1e3, bound / optimum, recursive / optimum);
     }
     std::printf("bound / optimum from %.4f to %.4f\n", worst, best);
 }
@@ -169,13 +170,13 @@ TEST(ThroughputPipeline, RecursionOnAChainStaysBelowTheOptimum)
     const auto p = pipelinedProblem(base, 8);
     std::vector<std::vector<std::uint32_t>> single;
     for (std::uint32_t i = 0; i < 5; ++i)
-        single.push_back({i});
-    const double optimum = test::exhaustiveBatched(p), recursive = throughputRecursiveBound(p);
+        single.push_back({ i });
+    const double optimum = test::exhaustiveThroughput(p), recursive = throughputRecursiveBound(p);
     EXPECT_LE(throughputRecursiveBound(p, single), optimum * (1 + 1e-12));
     EXPECT_LE(recursive, optimum * (1 + 1e-12));
-    EXPECT_LE(batchedLowerBound(p), optimum * (1 + 1e-12));
+    EXPECT_LE(throughputLowerBound(p), optimum * (1 + 1e-12));
     std::printf("chain of 5, L = 8: optimum %.4f ms, recursive bound %.4f ms, whole bound %.4f ms\n", optimum * 1e3,
-                recursive * 1e3, batchedLowerBound(p) * 1e3);
+        recursive * 1e3, throughputLowerBound(p) * 1e3);
 }
 
 // MILP-SPLIT (node-limited MILP windows, iteration-limited SA and EA) is never worse than any
@@ -188,12 +189,12 @@ TEST(ThroughputPipeline, SplitNeverWorseThanTheHeuristics)
     for (std::uint64_t seed = 1; seed <= 1; ++seed) { // one: each MILP window's root costs seconds
         const auto base = test::modularProblem(seed, 2, 2, 2);
         const auto p = pipelinedProblem(base, 4);
-        const auto split = runBatchedMapper("milp-split", p, o);
+        const auto split = runThroughputMapper("milp-split", p, o);
         ASSERT_TRUE(split.times.feasible);
         EXPECT_NEAR(split.times.makespan, evaluate(p, split.mapping).makespan, 1e-15);
-        EXPECT_LE(batchedLowerBound(p), split.times.makespan * (1 + 1e-12));
-        for (const char* h : {"bd", "met", "greedy", "heft", "sa", "ea"}) {
-            const auto r = runBatchedMapper(h, p, o);
+        EXPECT_LE(throughputLowerBound(p), split.times.makespan * (1 + 1e-12));
+        for (const char* h : { "bd", "met", "greedy", "heft", "sa", "ea" }) {
+            const auto r = runThroughputMapper(h, p, o);
             EXPECT_LE(split.times.makespan, r.times.makespan * (1 + 1e-12)) << h << ", seed " << seed;
         }
     }

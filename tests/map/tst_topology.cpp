@@ -1,9 +1,9 @@
 // Topologies (topology.h): the shipped Fig. 8 system, links inside and between nodes with
 // per-pair overrides, malformed files refused by field, and the symmetry the paper counts
 // (6! x 4^6 ~ 2.9e6) found in it.
-#include "map/problem_builder.h"
-#include "map/symmetry_cuts.h"
-#include "map/topology.h"
+#include "map/problem/problem_builder.h"
+#include "map/problem/topology.h"
+#include "map/solvers/symmetry_cuts.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 
@@ -72,7 +72,7 @@ TEST(Topology, ExplicitNodesAndOverrides)
                   {"devices": [{"name": "g", "type": "sim:t4"}, {"name": "c", "type": "cpu"}]}],
         "intra_node": {"gbps": 25, "latency_us": 10}, "inter_node": {"gbps": 10},
         "links": [{"from": "big/g", "to": "n1/g", "gbps": 50, "latency_us": 1}]})",
-                                     "t.json");
+        "t.json");
     ASSERT_EQ(t.devices.size(), 3U);
     EXPECT_EQ(t.devices[0].name, "big/g");
     EXPECT_DOUBLE_EQ(t.devices[0].memoryBytes, 80.0 * 1024 * 1024 * 1024);
@@ -90,24 +90,27 @@ TEST(Topology, MalformedFilesAreRefusedByField)
     const std::string devs = R"("node_devices": [{"name": "g", "type": "sim:a100"}], )";
     EXPECT_NE(errorOf("{\n\"format\":\n}").find("t.json:3: not valid JSON"), std::string::npos);
     EXPECT_NE(errorOf(R"({"format": "opsched-cost-table"})").find("not an opsched topology"), std::string::npos);
-    EXPECT_NE(errorOf(head + R"("nodes": 2, )" + devs + R"("inter_node": {"gbps": 1}})").find("'intra_node' is missing"),
-              std::string::npos);
-    EXPECT_NE(errorOf(head + R"("nodes": 2, )" + devs + R"("intra_node": {"gbps": 1}})").find("'inter_node' is missing"),
-              std::string::npos);
+    EXPECT_NE(
+        errorOf(head + R"("nodes": 2, )" + devs + R"("inter_node": {"gbps": 1}})").find("'intra_node' is missing"),
+        std::string::npos);
+    EXPECT_NE(
+        errorOf(head + R"("nodes": 2, )" + devs + R"("intra_node": {"gbps": 1}})").find("'inter_node' is missing"),
+        std::string::npos);
     EXPECT_NE(errorOf(head + R"("nodes": 1, )" + devs + R"("intra_node": {"gbps": -3}})").find("intra_node.gbps"),
-              std::string::npos);
+        std::string::npos);
     EXPECT_NE(errorOf(head + R"("nodes": 1, "node_devices": [{"name": "g"}], "intra_node": {"gbps": 1}})")
                   .find("node_devices[0]: field 'type' is missing"),
-              std::string::npos);
+        std::string::npos);
     EXPECT_NE(errorOf(head + R"("nodes": 1, "node_devices": [{"name": "g", "type": "x"}, {"name": "g", "type": "x"}],
                                 "intra_node": {"gbps": 1}})")
                   .find("listed twice"),
-              std::string::npos);
-    EXPECT_NE(errorOf(head + R"("nodes": 1, )" + devs +
-                      R"("intra_node": {"gbps": 1}, "links": [{"from": "n0/g", "to": "n9/g", "gbps": 1}]})")
+        std::string::npos);
+    EXPECT_NE(errorOf(head + R"("nodes": 1, )" + devs
+                  + R"("intra_node": {"gbps": 1}, "links": [{"from": "n0/g", "to": "n9/g", "gbps": 1}]})")
                   .find("'n9/g'"),
-              std::string::npos);
-    EXPECT_NE(errorOf(head + R"("nodes": 0, )" + devs + R"("intra_node": {"gbps": 1}})").find("nodes: 0"), std::string::npos);
+        std::string::npos);
+    EXPECT_NE(
+        errorOf(head + R"("nodes": 0, )" + devs + R"("intra_node": {"gbps": 1}})").find("nodes: 0"), std::string::npos);
 }
 
 } // namespace

@@ -14,7 +14,8 @@ namespace opsched::test {
 
 class CountingTimer : public StageTimer {
 public:
-    explicit CountingTimer(SimDevice truth, TimerIdentity identity = { "fake:0 Simulated H100", "1.0/13000/91900", "tf32=on" })
+    explicit CountingTimer(
+        SimDevice truth, TimerIdentity identity = { "fake:0 Simulated H100", "1.0/13000/91900", "tf32=on" })
         : sim_(std::move(truth))
         , identity_(std::move(identity))
     {

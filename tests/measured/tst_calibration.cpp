@@ -77,7 +77,7 @@ TEST(Calibration, FitRecoversAClearlyBetterSimulator)
     const SimDevice& base = findSimDevice("sim:h100");
     FitOptions options;
     options.maxStages = 300;
-    const FitResult fit = fitSimDevice(r.stages, base, SimOptions{}, options);
+    const FitResult fit = fitSimDevice(r.stages, base, SimOptions {}, options);
     EXPECT_LT(fit.after.rmsLogError, 0.5 * fit.before.rmsLogError)
         << fit.before.rmsLogError << " -> " << fit.after.rmsLogError;
     EXPECT_LT(fit.after.meanAbsRelError, 0.5 * fit.before.meanAbsRelError);
@@ -96,7 +96,7 @@ TEST(Calibration, FitRecoversAClearlyBetterSimulator)
             measured.push_back(s.measured);
         }
     EXPECT_EQ(fit.stagesCompared, timed.size());
-    const auto again = calibrationQuality(simulateStages(timed, fit.device, SimOptions{}), measured);
+    const auto again = calibrationQuality(simulateStages(timed, fit.device, SimOptions {}), measured);
     EXPECT_DOUBLE_EQ(again.rmsLogError, fit.after.rmsLogError);
 }
 
@@ -104,7 +104,7 @@ TEST(Calibration, ATruthEqualToTheBaseNeedsNoChange)
 {
     test::CountingTimer timer(findSimDevice("sim:h100"));
     const Recorded r = record({ "zoo:squeezenet" }, timer);
-    const FitResult fit = fitSimDevice(r.stages, findSimDevice("sim:h100"), SimOptions{});
+    const FitResult fit = fitSimDevice(r.stages, findSimDevice("sim:h100"), SimOptions {});
     EXPECT_NEAR(fit.before.rmsLogError, 0.0, 1e-12);
     EXPECT_NEAR(fit.before.spearman, 1.0, 1e-12);
     for (const auto& name : fittedSimConstants())
@@ -113,7 +113,7 @@ TEST(Calibration, ATruthEqualToTheBaseNeedsNoChange)
 
 TEST(Calibration, TooFewStagesIsAClearError)
 {
-    EXPECT_THROW(fitSimDevice({}, findSimDevice("sim:h100"), SimOptions{}), Error);
+    EXPECT_THROW(fitSimDevice({}, findSimDevice("sim:h100"), SimOptions {}), Error);
     EXPECT_THROW(calibrationQuality({ 1.0 }, { 1.0 }), Error);
     EXPECT_THROW(calibrationQuality({ 1.0, 2.0 }, { 1.0, 0.0 }), Error);
 }

@@ -18,7 +18,10 @@ namespace {
 using test::CountingTimer;
 using test::MemoryCostStore;
 
-const SimDevice& h100() { return findSimDevice("sim:h100"); }
+const SimDevice& h100()
+{
+    return findSimDevice("sim:h100");
+}
 
 // NASNet-A's 375 ops with the default pruning take the search tens of seconds here; lighter pruning
 // keeps the repeated cells (what the cache is about) and the test fast.
@@ -34,7 +37,10 @@ SchedulerParams lightPruning()
 // Asks the wrapped model and records every stage's signature, to count what the search asked.
 class RecordingCost : public StageCostModel {
 public:
-    explicit RecordingCost(StageCostModel& inner) : inner_(inner) {}
+    explicit RecordingCost(StageCostModel& inner)
+        : inner_(inner)
+    {
+    }
     double stageLatency(const Graph& graph, const Stage& stage) override
     {
         if (!sigs_ || graph_ != graph.instanceId()) {
@@ -178,7 +184,10 @@ TEST(MeasuredStageCost, DeviceModelAndNameAreWhatItWasGiven)
 // A timer that returns garbage is reported, not cached.
 class BrokenTimer : public CountingTimer {
 public:
-    BrokenTimer() : CountingTimer(findSimDevice("sim:h100")) {}
+    BrokenTimer()
+        : CountingTimer(findSimDevice("sim:h100"))
+    {
+    }
     double timeStage(const Graph&, const Stage&) override { return -1; }
 };
 

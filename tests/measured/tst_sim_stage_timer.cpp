@@ -16,7 +16,7 @@ TEST(SimStageTimer, FloorLiesBelowEveryScheduleOnEveryNetwork)
     for (bool cudaGraph : { false, true }) {
         for (const char* model : { "zoo:squeezenet", "zoo:googlenet", "zoo:inception_v3", "zoo:randwire" }) {
             const Graph g = loadModel(model, 1);
-            SimStageTimer timer(findSimDevice("sim:v100"), SimOptions{ cudaGraph });
+            SimStageTimer timer(findSimDevice("sim:v100"), SimOptions { cudaGraph });
             std::vector<double> ops;
             for (const auto& op : g.ops())
                 ops.push_back(timer.timeOp(g, op.id));
@@ -43,7 +43,7 @@ TEST(SimStageTimer, StagesAreTheSimulatorsAndIdentityFollowsTheConstants)
     const SimDevice& h100 = findSimDevice("sim:h100");
     SimStageTimer timer(h100);
     SimulatedStageCost cost(h100);
-    const Stage stage{ StageStrategy::Concurrent, { { OpId(0) } } };
+    const Stage stage { StageStrategy::Concurrent, { { OpId(0) } } };
     EXPECT_EQ(timer.timeStage(g, stage), cost.stageLatency(g, stage));
 
     SimDevice other = h100;
@@ -53,7 +53,7 @@ TEST(SimStageTimer, StagesAreTheSimulatorsAndIdentityFollowsTheConstants)
     EXPECT_EQ(a.device, "sim:h100");
     EXPECT_EQ(a.device, b.device);
     EXPECT_NE(a.driver, b.driver);
-    EXPECT_NE(a.options, SimStageTimer(h100, SimOptions{ true }).identity().options);
+    EXPECT_NE(a.options, SimStageTimer(h100, SimOptions { true }).identity().options);
 }
 
 } // namespace

@@ -17,7 +17,10 @@ namespace {
 
 using test::CountingTimer;
 
-const SimDevice& h100() { return findSimDevice("sim:h100"); }
+const SimDevice& h100()
+{
+    return findSimDevice("sim:h100");
+}
 
 TEST(StageCostStore, SecondRunFromTheFileTimesNothing)
 {

@@ -41,19 +41,19 @@ TEST(Statistics, OneMedianForEveryCaller)
 {
     // Unsorted input, even and odd counts: the mean of the middle two, the middle one (the stored
     // runs, the stage timer, the layout and the CLI all use this one).
-    EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
-    EXPECT_DOUBLE_EQ(median({5.0, 1.0, 3.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({ 4.0, 1.0, 3.0, 2.0 }), 2.5);
+    EXPECT_DOUBLE_EQ(median({ 5.0, 1.0, 3.0 }), 3.0);
     EXPECT_DOUBLE_EQ(median({}), 0.0);
-    EXPECT_DOUBLE_EQ(quantile({10.0, 0.0}, 0.1), 1.0);
-    EXPECT_DOUBLE_EQ(quantile({3.0, 1.0, 2.0}, 1.0), 3.0);
-    EXPECT_DOUBLE_EQ(median({7.0, 1.0, 5.0, 3.0}), spreadOf({7.0, 1.0, 5.0, 3.0}).median);
+    EXPECT_DOUBLE_EQ(quantile({ 10.0, 0.0 }, 0.1), 1.0);
+    EXPECT_DOUBLE_EQ(quantile({ 3.0, 1.0, 2.0 }, 1.0), 3.0);
+    EXPECT_DOUBLE_EQ(median({ 7.0, 1.0, 5.0, 3.0 }), spreadOf({ 7.0, 1.0, 5.0, 3.0 }).median);
 }
 
 TEST(Statistics, TiedValuesShareTheirAverageRank)
 {
-    EXPECT_EQ(averageRanks({ 10, 20, 30 }), (std::vector<double>{ 1, 2, 3 }));
-    EXPECT_EQ(averageRanks({ 30, 10, 20 }), (std::vector<double>{ 3, 1, 2 }));
-    EXPECT_EQ(averageRanks({ 5, 1, 5, 1, 7 }), (std::vector<double>{ 3.5, 1.5, 3.5, 1.5, 5 }));
+    EXPECT_EQ(averageRanks({ 10, 20, 30 }), (std::vector<double> { 1, 2, 3 }));
+    EXPECT_EQ(averageRanks({ 30, 10, 20 }), (std::vector<double> { 3, 1, 2 }));
+    EXPECT_EQ(averageRanks({ 5, 1, 5, 1, 7 }), (std::vector<double> { 3.5, 1.5, 3.5, 1.5, 5 }));
 }
 
 TEST(Statistics, SpearmanMatchesKnownValues)
@@ -64,7 +64,7 @@ TEST(Statistics, SpearmanMatchesKnownValues)
     };
     const std::vector<Case> cases = {
         { { 1, 2, 3, 4, 5 }, { 10, 20, 30, 40, 50 }, 1.0 },
-        { { 1, 2, 3, 4, 5 }, { 1, 4, 9, 16, 1000 }, 1.0 },   // monotone, not linear
+        { { 1, 2, 3, 4, 5 }, { 1, 4, 9, 16, 1000 }, 1.0 }, // monotone, not linear
         { { 1, 2, 3, 4, 5 }, { 5, 4, 3, 2, 1 }, -1.0 },
         // Ranks a = 1..5, b = 2 1 4 3 5: 1 - 6*sum(d^2)/(n(n^2-1)) = 1 - 6*4/120 = 0.8.
         { { 1, 2, 3, 4, 5 }, { 2, 1, 4, 3, 5 }, 0.8 },
@@ -82,7 +82,7 @@ TEST(Statistics, SpearmanMatchesKnownValues)
 Graph diamondWithLoner()
 {
     zoo::NetBuilder b("diamond", 1);
-    const auto x = b.input("x", Shape{ 1, 8, 8, 8 });
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
     const auto a = b.conv("a", { { x } }, 8, 3, 1, 1);
     const auto bb = b.conv("b", { { a } }, 8, 3, 1, 1);
     const auto c = b.conv("c", { { a } }, 8, 1);

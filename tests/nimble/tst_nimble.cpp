@@ -33,7 +33,7 @@ Graph randomGraph(std::size_t n, double density, std::uint64_t seed)
 {
     SplitMix64 rng(seed);
     zoo::NetBuilder b("nimble-random", seed);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
     std::vector<TensorId> outs;
     for (std::size_t i = 0; i < n; ++i) {
         InputTerm term;
@@ -42,7 +42,7 @@ Graph randomGraph(std::size_t n, double density, std::uint64_t seed)
                 term.push_back(t);
         if (term.empty())
             term.push_back(x);
-        outs.push_back(b.conv("op" + std::to_string(i), {term}, 8, 3, 1, 1));
+        outs.push_back(b.conv("op" + std::to_string(i), { term }, 8, 3, 1, 1));
     }
     return std::move(b).finish();
 }
@@ -51,10 +51,10 @@ Graph randomGraph(std::size_t n, double density, std::uint64_t seed)
 Graph chainGraph(std::size_t n, bool independent)
 {
     zoo::NetBuilder b(independent ? "independent" : "chain", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
     auto t = x;
     for (std::size_t i = 0; i < n; ++i)
-        t = b.conv("op" + std::to_string(i), {{independent ? x : t}}, 8, 3, 1, 1);
+        t = b.conv("op" + std::to_string(i), { { independent ? x : t } }, 8, 3, 1, 1);
     return std::move(b).finish();
 }
 
@@ -70,8 +70,8 @@ std::vector<std::uint32_t> streamOf(const Graph& g, const Plan& plan)
 // Ground truth for a graph of at most 8 ops, from plain DFS and the definitions alone.
 struct Truth {
     std::size_t n = 0;
-    std::vector<std::vector<char>> reach;  // reach[u][v]: a path u -> v of length >= 1
-    std::vector<std::vector<char>> meg;    // meg[u][v]: edge u -> v and no longer path u -> v
+    std::vector<std::vector<char>> reach; // reach[u][v]: a path u -> v of length >= 1
+    std::vector<std::vector<char>> meg; // meg[u][v]: edge u -> v and no longer path u -> v
     std::size_t megEdges = 0;
 };
 
@@ -210,8 +210,8 @@ void expectMaxConcurrency(const Graph& g, const Plan& plan, const std::string& w
     for (std::uint32_t u = 0; u < g.opCount(); ++u)
         for (std::uint32_t v = u + 1; v < g.opCount(); ++v)
             if (stream[u] == stream[v]) {
-                ASSERT_TRUE(reach.comparable(u, v)) << what << ": independent ops " << u << " and " << v
-                                                    << " share stream " << stream[u];
+                ASSERT_TRUE(reach.comparable(u, v))
+                    << what << ": independent ops " << u << " and " << v << " share stream " << stream[u];
             }
     std::uint32_t opened = 0;
     for (const auto& l : plan.launches) {
@@ -231,9 +231,9 @@ std::vector<SmallCase> smallCases(std::size_t maxOps)
 {
     std::vector<SmallCase> cases;
     for (std::size_t n = 1; n <= maxOps; ++n)
-        for (const double density : {0.2, 0.4, 0.7})
+        for (const double density : { 0.2, 0.4, 0.7 })
             for (std::uint64_t seed = 1; seed <= 4; ++seed)
-                cases.push_back({n, density, seed * 1000 + n});
+                cases.push_back({ n, density, seed * 1000 + n });
     return cases;
 }
 
@@ -253,8 +253,8 @@ TEST(Nimble, SmallRandomGraphsGetValidPlansWithMaximumConcurrency)
         expectConsistentStats(g, plan, stats, describe(c));
     }
     for (int seed = 1; seed <= 10; ++seed) {
-        const std::string ref =
-            "zoo:random?ops=8&width=" + std::to_string(1 + seed % 4) + "&seed=" + std::to_string(seed);
+        const std::string ref
+            = "zoo:random?ops=8&width=" + std::to_string(1 + seed % 4) + "&seed=" + std::to_string(seed);
         const Graph g = loadModel(ref);
         NimbleStats stats;
         const Plan plan = nimblePlan(g, &stats);
@@ -322,7 +322,7 @@ TEST(Nimble, ChainRunsOnOneStreamWithoutSyncs)
 
 TEST(Nimble, IndependentOpsEachGetAStream)
 {
-    for (const std::size_t k : {1U, 2U, 5U}) {
+    for (const std::size_t k : { 1U, 2U, 5U }) {
         const Graph g = chainGraph(k, true);
         NimbleStats stats;
         const Plan plan = nimblePlan(g, &stats);
@@ -337,10 +337,10 @@ TEST(Nimble, IndependentOpsEachGetAStream)
 TEST(Nimble, TransitiveEdgesNeedNoSync)
 {
     zoo::NetBuilder b("triangle", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{a}}, 8, 1);
-    b.conv("c", {{a, bb}}, 8, 1);
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { a } }, 8, 1);
+    b.conv("c", { { a, bb } }, 8, 1);
     const Graph g = std::move(b).finish();
     NimbleStats stats;
     const Plan plan = nimblePlan(g, &stats);
@@ -355,12 +355,12 @@ TEST(Nimble, TransitiveEdgesNeedNoSync)
 TEST(Nimble, MayUseMoreStreamsThanTheWidth)
 {
     zoo::NetBuilder b("bowtie", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{x}}, 8, 3, 1, 1);
-    const auto c = b.conv("c", {{a, bb}}, 8, 1);
-    b.conv("d", {{c}}, 8, 1);
-    b.conv("e", {{c}}, 8, 3, 1, 1);
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { x } }, 8, 3, 1, 1);
+    const auto c = b.conv("c", { { a, bb } }, 8, 1);
+    b.conv("d", { { c } }, 8, 1);
+    b.conv("e", { { c } }, 8, 3, 1, 1);
     const Graph g = std::move(b).finish();
     NimbleStats stats;
     const Plan plan = nimblePlan(g, &stats);
@@ -371,7 +371,7 @@ TEST(Nimble, MayUseMoreStreamsThanTheWidth)
     EXPECT_EQ(stats.megEdges, 4U);
 }
 
-class NimbleOnZoo : public ::testing::TestWithParam<const char*> {};
+class NimbleOnZoo : public ::testing::TestWithParam<const char*> { };
 
 TEST_P(NimbleOnZoo, ValidDeterministicAndSimulates)
 {
@@ -384,13 +384,13 @@ TEST_P(NimbleOnZoo, ValidDeterministicAndSimulates)
     EXPECT_EQ(nimblePlan(g), plan);
 
     // Nimble replays a captured CUDA graph.
-    const SimResult sim = simulate(g, plan, findSimDevice("sim:v100"), SimOptions{.cudaGraph = true});
+    const SimResult sim = simulate(g, plan, findSimDevice("sim:v100"), SimOptions { .cudaGraph = true });
     EXPECT_TRUE(std::isfinite(sim.latency)) << GetParam();
     EXPECT_GT(sim.latency, 0.0) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, NimbleOnZoo,
-                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
-                                           "zoo:googlenet", "zoo:random?ops=1000&width=8&seed=1"));
+    ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet",
+        "zoo:random?ops=1000&width=8&seed=1"));
 
 } // namespace

@@ -87,7 +87,7 @@ std::size_t kernelCount(const Graph& g)
 
 // --- Zoo networks ---------------------------------------------------------------------------
 
-class OparaOnZoo : public ::testing::TestWithParam<const char*> {};
+class OparaOnZoo : public ::testing::TestWithParam<const char*> { };
 
 TEST_P(OparaOnZoo, ValidDeterministicTopological)
 {
@@ -174,7 +174,7 @@ TEST_P(OparaOnZoo, EveryWaitIsNeeded)
 TEST_P(OparaOnZoo, SimulatesAsOneCudaGraph)
 {
     const Graph g = loadModel(GetParam());
-    const SimResult sim = simulate(g, oparaPlan(g, v100()), v100(), SimOptions{.cudaGraph = true});
+    const SimResult sim = simulate(g, oparaPlan(g, v100()), v100(), SimOptions { .cudaGraph = true });
     EXPECT_TRUE(std::isfinite(sim.latency));
     EXPECT_GT(sim.latency, 0.0);
     // Every kernel ran, and none before its inputs were ready: a simulation that stalls or skips
@@ -186,18 +186,17 @@ TEST_P(OparaOnZoo, SimulatesAsOneCudaGraph)
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, OparaOnZoo,
-                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
-                                           "zoo:googlenet", "zoo:random?ops=40&width=4&seed=1",
-                                           "zoo:random?ops=60&width=6&seed=3", "zoo:random?ops=80&width=8&seed=7",
-                                           "zoo:random?ops=120&width=12&seed=11"));
+    ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet",
+        "zoo:random?ops=40&width=4&seed=1", "zoo:random?ops=60&width=6&seed=3", "zoo:random?ops=80&width=8&seed=7",
+        "zoo:random?ops=120&width=12&seed=11"));
 
 // Algorithm 2 against plain topological order on the same streams, launched as one CUDA graph.
-class OparaLatency : public ::testing::TestWithParam<const char*> {};
+class OparaLatency : public ::testing::TestWithParam<const char*> { };
 
 TEST_P(OparaLatency, NoWorseThanTopologicalOrderOnTheSameStreams)
 {
     const Graph g = loadModel(GetParam());
-    const SimOptions graphLaunch{.cudaGraph = true};
+    const SimOptions graphLaunch { .cudaGraph = true };
     const double opara = simulate(g, oparaPlan(g, v100()), v100(), graphLaunch).latency;
     const Plan topoPlan = planOnStreams(g, oparaStreams(g), g.topologicalOrder());
     ASSERT_TRUE(validate(g, topoPlan).empty());
@@ -220,7 +219,7 @@ struct H100Record {
     double nimbleMs, oparaMs;
 };
 
-class RankedAsOnTheH100 : public ::testing::TestWithParam<H100Record> {};
+class RankedAsOnTheH100 : public ::testing::TestWithParam<H100Record> { };
 
 TEST_P(RankedAsOnTheH100, NimbleVersusOpara)
 {
@@ -228,15 +227,15 @@ TEST_P(RankedAsOnTheH100, NimbleVersusOpara)
     const Graph g = loadModel(h.model);
     const SimDevice& h100 = findSimDevice("sim:h100");
     const KernelTable table(g);
-    const SimOptions graphLaunch{.cudaGraph = true};
+    const SimOptions graphLaunch { .cudaGraph = true };
     const double nimble = simulate(g, nimblePlan(g), h100, graphLaunch, &table).latency;
     const double opara = simulate(g, oparaPlan(g, h100), h100, graphLaunch, &table).latency;
     RecordProperty("nimble_ms", std::to_string(nimble * 1e3));
     RecordProperty("opara_ms", std::to_string(opara * 1e3));
     const auto message = [&] {
-        return std::string(h.model) + ": simulated nimble " + std::to_string(nimble * 1e3) + " ms, opara " +
-               std::to_string(opara * 1e3) + " ms; H100 " + std::to_string(h.nimbleMs) + " / " +
-               std::to_string(h.oparaMs) + " ms";
+        return std::string(h.model) + ": simulated nimble " + std::to_string(nimble * 1e3) + " ms, opara "
+            + std::to_string(opara * 1e3) + " ms; H100 " + std::to_string(h.nimbleMs) + " / "
+            + std::to_string(h.oparaMs) + " ms";
     };
     if (std::abs(h.nimbleMs / h.oparaMs - 1.0) < 0.01) // a tie on the H100: within 2% here
         EXPECT_NEAR(nimble / opara, 1.0, 0.02) << message();
@@ -247,10 +246,8 @@ TEST_P(RankedAsOnTheH100, NimbleVersusOpara)
 }
 
 INSTANTIATE_TEST_SUITE_P(BatchOne, RankedAsOnTheH100,
-                         ::testing::Values(H100Record{"zoo:inception_v3", 1.227, 1.820},
-                                           H100Record{"zoo:squeezenet", 0.438, 0.473},
-                                           H100Record{"zoo:randwire", 1.588, 1.985},
-                                           H100Record{"zoo:nasnet_a", 4.731, 4.719}));
+    ::testing::Values(H100Record { "zoo:inception_v3", 1.227, 1.820 }, H100Record { "zoo:squeezenet", 0.438, 0.473 },
+        H100Record { "zoo:randwire", 1.588, 1.985 }, H100Record { "zoo:nasnet_a", 4.731, 4.719 }));
 
 // --- Algorithm 1 on small graphs --------------------------------------------------------------
 
@@ -258,11 +255,11 @@ INSTANTIATE_TEST_SUITE_P(BatchOne, RankedAsOnTheH100,
 TEST(OparaStreams, FirstSuccessorKeepsThePredecessorsStream)
 {
     zoo::NetBuilder b("fork", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{a}}, 8, 1);
-    const auto c = b.conv("c", {{a}}, 8, 3, 1, 1);
-    b.combine("d", {{bb}, {c}});
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { a } }, 8, 1);
+    const auto c = b.conv("c", { { a } }, 8, 3, 1, 1);
+    b.combine("d", { { bb }, { c } });
     const Graph g = std::move(b).finish();
 
     const auto s = oparaStreams(g);
@@ -282,11 +279,11 @@ TEST(OparaStreams, FirstSuccessorKeepsThePredecessorsStream)
 TEST(OparaStreams, TakesTheNextPredecessorWhoseStreamIsFree)
 {
     zoo::NetBuilder b("next", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{x}}, 8, 1);
-    b.conv("c", {{a}}, 8, 1);
-    b.combine("d", {{a}, {bb}});
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { x } }, 8, 1);
+    b.conv("c", { { a } }, 8, 1);
+    b.combine("d", { { a }, { bb } });
     const Graph g = std::move(b).finish();
 
     const auto s = oparaStreams(g);
@@ -302,11 +299,11 @@ TEST(OparaStreams, TakesTheNextPredecessorWhoseStreamIsFree)
 TEST(OparaStreams, LaterSuccessorTakesAStreamNoEarlierSuccessorJoined)
 {
     zoo::NetBuilder b("later", 1);
-    const auto x = b.input("x", Shape{1, 8, 8, 8});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{x}}, 8, 1);
-    b.combine("c", {{a}, {bb}});
-    b.conv("d", {{bb}}, 8, 1);
+    const auto x = b.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { x } }, 8, 1);
+    b.combine("c", { { a }, { bb } });
+    b.conv("d", { { bb } }, 8, 1);
     const Graph g = std::move(b).finish();
 
     const auto s = oparaStreams(g);
@@ -318,9 +315,9 @@ TEST(OparaStreams, LaterSuccessorTakesAStreamNoEarlierSuccessorJoined)
 TEST(OparaStreams, ChainNeedsOneStreamAndNoSync)
 {
     zoo::NetBuilder b("chain", 1);
-    auto x = b.input("x", Shape{1, 8, 8, 8});
+    auto x = b.input("x", Shape { 1, 8, 8, 8 });
     for (int i = 0; i < 5; ++i)
-        x = b.conv("c" + std::to_string(i), {{x}}, 8, 3, 1, 1);
+        x = b.conv("c" + std::to_string(i), { { x } }, 8, 3, 1, 1);
     const Graph g = std::move(b).finish();
     OparaStats stats;
     const Plan plan = oparaPlan(g, v100(), &stats);
@@ -336,13 +333,13 @@ TEST(OparaStreams, ChainNeedsOneStreamAndNoSync)
 TEST(OparaLaunchOrder, AlternatesClassesAndTakesTheLeastDemandFirst)
 {
     zoo::NetBuilder b("mixed", 1);
-    const auto x = b.input("x", Shape{1, 64, 56, 56});
-    b.conv("conv_big", {{x}}, 256, 3, 1, 1);           // compute-bound, fills the GPU
-    b.maxPool("pool_big", {{x}}, 3, 1, 1);             // memory-bound, fills the GPU
-    b.conv("conv_small", {{x}}, 64, 3, 2, 1);          // compute-bound, few warps
-    b.conv("pointwise", {{x}}, 16, 1);                 // 1x1 to few channels: memory-bound
-    b.avgPool("pool_small", {{x}}, 3, 2, 1);           // memory-bound, fewer warps than pool_big
-    b.relu("relu", {{x}});                             // memory-bound, as many warps as pool_big
+    const auto x = b.input("x", Shape { 1, 64, 56, 56 });
+    b.conv("conv_big", { { x } }, 256, 3, 1, 1); // compute-bound, fills the GPU
+    b.maxPool("pool_big", { { x } }, 3, 1, 1); // memory-bound, fills the GPU
+    b.conv("conv_small", { { x } }, 64, 3, 2, 1); // compute-bound, few warps
+    b.conv("pointwise", { { x } }, 16, 1); // 1x1 to few channels: memory-bound
+    b.avgPool("pool_small", { { x } }, 3, 2, 1); // memory-bound, fewer warps than pool_big
+    b.relu("relu", { { x } }); // memory-bound, as many warps as pool_big
     const Graph g = std::move(b).finish();
 
     const auto profile = oparaProfile(g, v100());
@@ -364,18 +361,18 @@ TEST(OparaLaunchOrder, AlternatesClassesAndTakesTheLeastDemandFirst)
     std::vector<std::string> names;
     for (const OpId op : opsOf(oparaPlan(g, v100())))
         names.push_back(g.op(op).name);
-    EXPECT_EQ(names, (std::vector<std::string>{"pointwise", "conv_small", "pool_small", "conv_big", "pool_big",
-                                               "relu"}));
+    EXPECT_EQ(
+        names, (std::vector<std::string> { "pointwise", "conv_small", "pool_small", "conv_big", "pool_big", "relu" }));
 }
 
 // A branch becomes ready only when its input is done: Algorithm 2 picks among ready ops only.
 TEST(OparaLaunchOrder, ChoosesAmongReadyOpsOnly)
 {
     zoo::NetBuilder b("ready", 1);
-    const auto x = b.input("x", Shape{1, 64, 56, 56});
-    const auto big = b.conv("conv_big", {{x}}, 256, 3, 1, 1);
-    b.maxPool("after_big", {{big}}, 3, 1, 1);
-    b.conv("conv_small", {{x}}, 64, 3, 2, 1);
+    const auto x = b.input("x", Shape { 1, 64, 56, 56 });
+    const auto big = b.conv("conv_big", { { x } }, 256, 3, 1, 1);
+    b.maxPool("after_big", { { big } }, 3, 1, 1);
+    b.conv("conv_small", { { x } }, 64, 3, 2, 1);
     const Graph g = std::move(b).finish();
 
     const auto profile = oparaProfile(g, v100());
@@ -383,7 +380,7 @@ TEST(OparaLaunchOrder, ChoosesAmongReadyOpsOnly)
     for (const OpId op : oparaLaunchOrder(g, profile))
         names.push_back(g.op(op).name);
     // Only compute work is ready at first: the smaller conv goes first, the pool when it can.
-    EXPECT_EQ(names, (std::vector<std::string>{"conv_small", "conv_big", "after_big"}));
+    EXPECT_EQ(names, (std::vector<std::string> { "conv_small", "conv_big", "after_big" }));
     expectAlgorithm2(g, profile, oparaLaunchOrder(g, profile));
 }
 
@@ -413,17 +410,17 @@ TEST(OparaPlan, ImpliedDependenciesNeedNoWait)
 {
     // a and b on stream 0, c on stream 1 after both: waiting for b covers a (stream order).
     zoo::NetBuilder nb("implied", 1);
-    const auto x = nb.input("x", Shape{1, 8, 8, 8});
-    const auto a = nb.conv("a", {{x}}, 8, 1);
-    const auto b = nb.conv("b", {{a}}, 8, 1);
-    nb.combine("c", {{a}, {b}});
+    const auto x = nb.input("x", Shape { 1, 8, 8, 8 });
+    const auto a = nb.conv("a", { { x } }, 8, 1);
+    const auto b = nb.conv("b", { { a } }, 8, 1);
+    nb.combine("c", { { a }, { b } });
     const Graph g = std::move(nb).finish();
     std::vector<StreamId> streams(g.opCount(), StreamId(0U));
     streams[id(g, "c").value()] = StreamId(1U);
     const Plan plan = planOnStreams(g, streams, g.topologicalOrder());
     EXPECT_TRUE(validate(g, plan).empty());
     ASSERT_EQ(plan.launches.size(), 3U);
-    EXPECT_EQ(plan.launches[2].waitFor, (std::vector<std::uint32_t>{1}));
+    EXPECT_EQ(plan.launches[2].waitFor, (std::vector<std::uint32_t> { 1 }));
 }
 
 } // namespace

@@ -162,7 +162,7 @@ TEST(CuptiFill, KernelsAndSamplesBecomeRunRecordsRelativeToTheStart)
 }
 
 cupti::CollectedApiCall apiCall(const char* name, std::uint64_t start, std::uint64_t end, std::uint32_t thread,
-                                bool driver = false, std::optional<std::uint64_t> external = std::nullopt)
+    bool driver = false, std::optional<std::uint64_t> external = std::nullopt)
 {
     cupti::CollectedApiCall c;
     c.name = name;
@@ -177,33 +177,33 @@ cupti::CollectedApiCall apiCall(const char* name, std::uint64_t start, std::uint
 TEST(CuptiFill, HostRowKeepsTheLaunchingThreadWithoutNestedDriverCalls)
 {
     std::vector<cupti::CollectedApiCall> calls = {
-        apiCall("cudaEventRecord", 300, 340, 1),
-        apiCall("cudaLaunchKernel", 100, 200, 1, false, 0),
-        apiCall("cuLaunchKernel", 120, 180, 1, true),         // inside cudaLaunchKernel: told twice
-        apiCall("cuLaunchKernel", 220, 260, 1, true, 1),       // cuDNN's own driver launch: kept
-        apiCall("cudaLaunchKernel", 500, 600, 2),              // another thread, fewer launches
+        apiCall("cudaEventRecord", 300, 340, 1), apiCall("cudaLaunchKernel", 100, 200, 1, false, 0),
+        apiCall("cuLaunchKernel", 120, 180, 1, true), // inside cudaLaunchKernel: told twice
+        apiCall("cuLaunchKernel", 220, 260, 1, true, 1), // cuDNN's own driver launch: kept
+        apiCall("cudaLaunchKernel", 500, 600, 2), // another thread, fewer launches
         apiCall("cudaStreamSynchronize", 400, 900, 1),
-        apiCall("cudaGetDevice", 410, 420, 1),                 // inside the synchronize: dropped
+        apiCall("cudaGetDevice", 410, 420, 1), // inside the synchronize: dropped
     };
     const auto row = cupti::hostRow(calls);
     std::vector<std::string> names;
     for (const auto& c : row)
         names.push_back(c.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"cudaLaunchKernel", "cuLaunchKernel", "cudaEventRecord",
-                                               "cudaStreamSynchronize"}));
+    EXPECT_EQ(names,
+        (std::vector<std::string> {
+            "cudaLaunchKernel", "cuLaunchKernel", "cudaEventRecord", "cudaStreamSynchronize" }));
     for (std::size_t i = 1; i < row.size(); ++i)
         EXPECT_GE(row[i].start, row[i - 1].end) << "calls overlap at " << i;
     EXPECT_TRUE(cupti::hostRow({}).empty());
     // No launch at all: no thread to pick.
-    EXPECT_TRUE(cupti::hostRow({apiCall("cudaGetDevice", 1, 2, 1)}).empty());
+    EXPECT_TRUE(cupti::hostRow({ apiCall("cudaGetDevice", 1, 2, 1) }).empty());
 }
 
 TEST(CuptiFill, HostCallsBecomeRecordsWithTheirLaunch)
 {
     cupti::Collection c;
     c.startNs = 1'000;
-    c.apiCalls = {apiCall("cudaLaunchKernel", 1'100, 1'200, 5, false, 7), apiCall("cudaEventRecord", 1'250, 1'260, 5),
-                  apiCall("cudaDeviceSynchronize", 1'300, 2'000, 5)};
+    c.apiCalls = { apiCall("cudaLaunchKernel", 1'100, 1'200, 5, false, 7), apiCall("cudaEventRecord", 1'250, 1'260, 5),
+        apiCall("cudaDeviceSynchronize", 1'300, 2'000, 5) };
     store::RunRecord run;
     cupti::fillRun(run, c, {}, [](std::optional<std::uint64_t> id) {
         return id ? std::optional<std::int64_t>(static_cast<std::int64_t>(*id) * 10) : std::nullopt;

@@ -96,7 +96,7 @@ TEST(ChromeTrace, FlowsPairUpAndGoBetweenStreamsForwardInTime)
     // The window's arrows as flow events: each "s" on the stream that ends a wait, its "f" on another
     // stream no earlier; Nimble's waits into Inception's concats show as joins into their consumers.
     test::TempDir dir;
-    for (const char* scheduler : {"nimble", "greedy"}) {
+    for (const char* scheduler : { "nimble", "greedy" }) {
         const auto run = storedRun(dir, "zoo:inception_v3", scheduler);
         const auto doc = profiler::chromeTrace(run);
         std::map<int, std::pair<const nlohmann::ordered_json*, const nlohmann::ordered_json*>> flows;

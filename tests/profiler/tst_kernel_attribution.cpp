@@ -65,8 +65,7 @@ TEST(KernelAttribution, CollectedKernelsBecomeRecordsTiedToLaunchesOpsAndParts)
     c.kernels = { kernel(1'000'900, 1'001'000, externalIdOfLaunch(2), 30),
         kernel(1'000'100, 1'000'300, externalIdOfLaunch(0), 10),
         kernel(1'000'500, 1'000'700, externalIdOfLaunch(1), 21, 8),
-        kernel(1'000'200, 1'000'450, externalIdOfLaunch(1), 20, 8),
-        kernel(1'000'800, 1'000'850, std::nullopt, 99) };
+        kernel(1'000'200, 1'000'450, externalIdOfLaunch(1), 20, 8), kernel(1'000'800, 1'000'850, std::nullopt, 99) };
     store::RunRecord run;
     cupti::fillRun(run, c,
         [&](const cupti::CollectedKernel& k) { return launchOfExternalId(k.externalId, plan.launches.size()); });

@@ -8,7 +8,7 @@ using namespace opsched;
 
 namespace {
 
-class BasicSchedulersOnZoo : public ::testing::TestWithParam<const char*> {};
+class BasicSchedulersOnZoo : public ::testing::TestWithParam<const char*> { };
 
 TEST_P(BasicSchedulersOnZoo, ProduceValidSchedules)
 {
@@ -16,7 +16,7 @@ TEST_P(BasicSchedulersOnZoo, ProduceValidSchedules)
     const Schedule seq = sequentialSchedule(g);
     EXPECT_EQ(seq.stages.size(), g.opCount());
     EXPECT_TRUE(validate(g, seq).empty());
-    for (std::size_t cap : {1U, 3U, 8U, 64U}) {
+    for (std::size_t cap : { 1U, 3U, 8U, 64U }) {
         const Schedule greedy = greedySchedule(g, cap);
         EXPECT_EQ(greedy.opCount(), g.opCount());
         EXPECT_TRUE(validate(g, greedy).empty()) << "cap " << cap;
@@ -26,8 +26,8 @@ TEST_P(BasicSchedulersOnZoo, ProduceValidSchedules)
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, BasicSchedulersOnZoo,
-                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
-                                           "zoo:googlenet", "zoo:random?ops=60&width=6&seed=3"));
+    ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet",
+        "zoo:random?ops=60&width=6&seed=3"));
 
 TEST(BasicSchedulers, GreedyRejectsZeroGroups)
 {

@@ -1,6 +1,6 @@
 // The IOS dynamic program against exhaustive search with the same cost model.
-#include "model/model_ref.h"
 #include "graph/reachability.h"
+#include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/ios_scheduler.h"
 #include "sim/simulator.h"
@@ -23,7 +23,11 @@ namespace {
 class BruteForce {
 public:
     BruteForce(const Graph& g, StageCostModel& cost, IosVariant variant, std::size_t r, std::size_t s)
-        : g_(g), cost_(cost), variant_(variant), r_(r), s_(s)
+        : g_(g)
+        , cost_(cost)
+        , variant_(variant)
+        , r_(r)
+        , s_(s)
     {
     }
 
@@ -68,8 +72,8 @@ private:
             return std::numeric_limits<double>::infinity();
         std::sort(stage.groups.begin(), stage.groups.end());
         const bool single = stage.groups.size() == 1 && stage.groups.front().size() == 1;
-        const bool singles =
-            std::all_of(stage.groups.begin(), stage.groups.end(), [](const auto& gr) { return gr.size() == 1; });
+        const bool singles
+            = std::all_of(stage.groups.begin(), stage.groups.end(), [](const auto& gr) { return gr.size() == 1; });
         double best = std::numeric_limits<double>::infinity();
         if (variant_ != IosVariant::Merge || single)
             best = cost_.stageLatency(g_, stage);
@@ -99,7 +103,7 @@ struct Case {
     IosVariant variant;
 };
 
-class IosOptimality : public ::testing::TestWithParam<Case> {};
+class IosOptimality : public ::testing::TestWithParam<Case> { };
 
 TEST_P(IosOptimality, MatchesExhaustiveSearch)
 {
@@ -132,11 +136,11 @@ std::vector<Case> cases()
     std::vector<Case> out;
     for (int seed = 1; seed <= 12; ++seed) {
         const int ops = 4 + seed % 5; // 4..8 ops
-        const std::string model = "zoo:random?ops=" + std::to_string(ops) + "&width=" + std::to_string(2 + seed % 3) +
-                                  "&seed=" + std::to_string(seed);
-        out.push_back({model, 8, 8, IosVariant::Parallel});
-        out.push_back({model, 2, 2, IosVariant::Parallel});
-        out.push_back({model, 3, 8, IosVariant::Both});
+        const std::string model = "zoo:random?ops=" + std::to_string(ops) + "&width=" + std::to_string(2 + seed % 3)
+            + "&seed=" + std::to_string(seed);
+        out.push_back({ model, 8, 8, IosVariant::Parallel });
+        out.push_back({ model, 2, 2, IosVariant::Parallel });
+        out.push_back({ model, 3, 8, IosVariant::Both });
     }
     return out;
 }
@@ -162,7 +166,7 @@ TEST(IosScheduler, MergeFindsMergeableSiblings)
 TEST(IosScheduler, NoWorseThanSequentialAndGreedyOnTheZoo)
 {
     const SimDevice& v100 = findSimDevice("sim:v100");
-    for (const char* m : {"zoo:inception_v3", "zoo:squeezenet", "zoo:googlenet", "zoo:randwire"}) {
+    for (const char* m : { "zoo:inception_v3", "zoo:squeezenet", "zoo:googlenet", "zoo:randwire" }) {
         const Graph g = loadModel(m);
         SimulatedStageCost cost(v100);
         const IosResult r = iosSchedule(g, cost);

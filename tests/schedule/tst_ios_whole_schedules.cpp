@@ -28,7 +28,10 @@ namespace {
 class WholeScheduleSearch {
 public:
     WholeScheduleSearch(const Graph& g, const SimDevice& device, const SimOptions& options)
-        : g_(g), device_(device), options_(options), table_(g)
+        : g_(g)
+        , device_(device)
+        , options_(options)
+        , table_(g)
     {
         const auto order = g.topologicalOrder();
         rank_.resize(g.opCount());
@@ -82,8 +85,8 @@ private:
     {
         Stage stage;
         for (auto& members : test::componentsOf(g_, s)) {
-            std::sort(members.begin(), members.end(),
-                      [&](OpId a, OpId b) { return rank_[a.value()] < rank_[b.value()]; });
+            std::sort(
+                members.begin(), members.end(), [&](OpId a, OpId b) { return rank_[a.value()] < rank_[b.value()]; });
             stage.groups.push_back(members);
         }
         std::sort(stage.groups.begin(), stage.groups.end());
@@ -125,28 +128,28 @@ struct Instance {
 std::string nameOf(const ::testing::TestParamInfo<Instance>& info)
 {
     const Instance& c = info.param;
-    return "ops" + std::to_string(c.ops) + "_width" + std::to_string(c.width) + "_seed" + std::to_string(c.seed) +
-           "_" + std::string(c.device).substr(4) + (c.cudaGraph ? "_graph" : "");
+    return "ops" + std::to_string(c.ops) + "_width" + std::to_string(c.width) + "_seed" + std::to_string(c.seed) + "_"
+        + std::string(c.device).substr(4) + (c.cudaGraph ? "_graph" : "");
 }
 
 std::vector<Instance> instances()
 {
     std::vector<Instance> out;
-    for (const char* device : {"sim:v100", "sim:h100"})
-        for (int ops : {5, 6, 7, 8})
-            for (int width : {2, 3, 4})
+    for (const char* device : { "sim:v100", "sim:h100" })
+        for (int ops : { 5, 6, 7, 8 })
+            for (int width : { 2, 3, 4 })
                 for (std::uint64_t seed = 1; seed <= 10; ++seed)
-                    out.push_back({ops, width, seed, device, seed % 3 == 2});
+                    out.push_back({ ops, width, seed, device, seed % 3 == 2 });
     return out;
 }
 
-class IosAgainstWholeSchedules : public ::testing::TestWithParam<Instance> {};
+class IosAgainstWholeSchedules : public ::testing::TestWithParam<Instance> { };
 
 TEST_P(IosAgainstWholeSchedules, NeverSlowerThanTheBestStageSchedule)
 {
     const Instance& c = GetParam();
-    const std::string ref = "zoo:random?ops=" + std::to_string(c.ops) + "&width=" + std::to_string(c.width) +
-                            "&seed=" + std::to_string(c.seed);
+    const std::string ref = "zoo:random?ops=" + std::to_string(c.ops) + "&width=" + std::to_string(c.width)
+        + "&seed=" + std::to_string(c.seed);
     const Graph g = loadModel(ref);
     ASSERT_LE(g.opCount(), 8U) << ref;
     const SimDevice& device = findSimDevice(c.device);
@@ -157,7 +160,7 @@ TEST_P(IosAgainstWholeSchedules, NeverSlowerThanTheBestStageSchedule)
     const double best = exhaustive.best();
     ASSERT_GT(exhaustive.evaluated(), 0U);
 
-    for (const IosVariant variant : {IosVariant::Both, IosVariant::Parallel}) {
+    for (const IosVariant variant : { IosVariant::Both, IosVariant::Parallel }) {
         SimulatedStageCost cost(device, sim);
         IosOptions o;
         o.variant = variant;
@@ -167,10 +170,10 @@ TEST_P(IosAgainstWholeSchedules, NeverSlowerThanTheBestStageSchedule)
         ASSERT_TRUE(validate(g, r.schedule).empty()) << ref;
         const double ios = simulate(g, compileSchedule(g, r.schedule), device, sim).latency;
         const char* name = variant == IosVariant::Both ? "ios" : "ios-parallel";
-        EXPECT_LE(ios, best * (1 + 1e-9)) << ref << " on " << c.device << (c.cudaGraph ? " (graph)" : "") << ": "
-                                          << name << " " << ios * 1e3 << " ms " << describe(g, r.schedule)
-                                          << "vs best of " << exhaustive.evaluated() << " schedules " << best * 1e3
-                                          << " ms " << describe(g, exhaustive.bestSchedule());
+        EXPECT_LE(ios, best * (1 + 1e-9))
+            << ref << " on " << c.device << (c.cudaGraph ? " (graph)" : "") << ": " << name << " " << ios * 1e3
+            << " ms " << describe(g, r.schedule) << "vs best of " << exhaustive.evaluated() << " schedules "
+            << best * 1e3 << " ms " << describe(g, exhaustive.bestSchedule());
 
         // The events lowering keeps the launches and drops the joins nothing needs; it can lose (a
         // later stage's kernel then contends with the critical path), so `best` keeps the faster.

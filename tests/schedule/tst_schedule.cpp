@@ -1,7 +1,7 @@
 #include "model/model_ref.h"
-#include "schedule_test_support.h"
-#include "schedule/basic_schedulers.h"
 #include "plan/schedule.h"
+#include "schedule/basic_schedulers.h"
+#include "schedule_test_support.h"
 #include "zoo/net_builder.h"
 
 #include <gtest/gtest.h>
@@ -16,12 +16,12 @@ namespace {
 Graph diamond()
 {
     zoo::NetBuilder b("diamond", 1);
-    const auto x = b.input("x", Shape{1, 8, 16, 16});
-    const auto a = b.conv("a", {{x}}, 8, 1);
-    const auto bb = b.conv("b", {{a}}, 8, 1);
-    const auto c = b.conv("c", {{a}}, 8, 3, 1, 1);
-    b.combine("d", {{bb}, {c}});
-    b.conv("e", {{x}}, 8, 3, 2, 1);
+    const auto x = b.input("x", Shape { 1, 8, 16, 16 });
+    const auto a = b.conv("a", { { x } }, 8, 1);
+    const auto bb = b.conv("b", { { a } }, 8, 1);
+    const auto c = b.conv("c", { { a } }, 8, 3, 1, 1);
+    b.combine("d", { { bb }, { c } });
+    b.conv("e", { { x } }, 8, 3, 2, 1);
     return std::move(b).finish();
 }
 
@@ -35,16 +35,16 @@ TEST(Schedule, SequentialAndGreedyAreValid)
 TEST(Schedule, ConcurrentStagesWithChainsInAGroupAreValid)
 {
     const Graph g = diamond();
-    Schedule s{{Stage{StageStrategy::Concurrent, {{id(g, "a"), id(g, "b")}, {id(g, "e")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "c")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "d")}}}}};
+    Schedule s { { Stage { StageStrategy::Concurrent, { { id(g, "a"), id(g, "b") }, { id(g, "e") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "c") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "d") } } } } };
     EXPECT_TRUE(validate(g, s).empty());
 }
 
 TEST(Schedule, ReportsMissingAndDuplicateOps)
 {
     const Graph g = diamond();
-    Schedule s{{Stage{StageStrategy::Concurrent, {{id(g, "a")}, {id(g, "a")}}}}};
+    Schedule s { { Stage { StageStrategy::Concurrent, { { id(g, "a") }, { id(g, "a") } } } } };
     const auto problems = validate(g, s);
     EXPECT_TRUE(mentions(problems, "'a' is scheduled more than once"));
     EXPECT_TRUE(mentions(problems, "'d' is not scheduled"));
@@ -61,37 +61,37 @@ TEST(Schedule, ReportsBackwardDependencies)
 TEST(Schedule, DependentOpsInOneStageMustShareAGroup)
 {
     const Graph g = diamond();
-    Schedule s{{Stage{StageStrategy::Concurrent, {{id(g, "a")}, {id(g, "b")}, {id(g, "e")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "c")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "d")}}}}};
+    Schedule s { { Stage { StageStrategy::Concurrent, { { id(g, "a") }, { id(g, "b") }, { id(g, "e") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "c") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "d") } } } } };
     EXPECT_TRUE(mentions(validate(g, s), "joins two groups"));
 }
 
 TEST(Schedule, BackwardsInsideAGroup)
 {
     const Graph g = diamond();
-    Schedule s{{Stage{StageStrategy::Concurrent, {{id(g, "b"), id(g, "a")}, {id(g, "e")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "c")}}},
-                Stage{StageStrategy::Concurrent, {{id(g, "d")}}}}};
+    Schedule s { { Stage { StageStrategy::Concurrent, { { id(g, "b"), id(g, "a") }, { id(g, "e") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "c") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "d") } } } } };
     EXPECT_TRUE(mentions(validate(g, s), "runs backwards inside its group"));
 }
 
 TEST(Schedule, MergeStagesAcceptOnlyMergeableConvs)
 {
     const Graph g = diamond();
-    Schedule ok{{Stage{StageStrategy::Concurrent, {{id(g, "a")}, {id(g, "e")}}},
-                 Stage{StageStrategy::Merge, {{id(g, "b")}, {id(g, "c")}}},
-                 Stage{StageStrategy::Concurrent, {{id(g, "d")}}}}};
+    Schedule ok { { Stage { StageStrategy::Concurrent, { { id(g, "a") }, { id(g, "e") } } },
+        Stage { StageStrategy::Merge, { { id(g, "b") }, { id(g, "c") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "d") } } } } };
     EXPECT_TRUE(validate(g, ok).empty()) << validate(g, ok).front();
 
     // a and e read the same input but e has stride 2.
-    Schedule bad{{Stage{StageStrategy::Merge, {{id(g, "a")}, {id(g, "e")}}},
-                  Stage{StageStrategy::Concurrent, {{id(g, "b")}, {id(g, "c")}}},
-                  Stage{StageStrategy::Concurrent, {{id(g, "d")}}}}};
+    Schedule bad { { Stage { StageStrategy::Merge, { { id(g, "a") }, { id(g, "e") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "b") }, { id(g, "c") } } },
+        Stage { StageStrategy::Concurrent, { { id(g, "d") } } } } };
     EXPECT_TRUE(mentions(validate(g, bad), "another stride"));
 
-    EXPECT_NE(mergeProblem(g, {id(g, "b"), id(g, "d")}).find("not a plain convolution"), std::string::npos);
-    EXPECT_NE(mergeProblem(g, {id(g, "b")}).find("at least two"), std::string::npos);
+    EXPECT_NE(mergeProblem(g, { id(g, "b"), id(g, "d") }).find("not a plain convolution"), std::string::npos);
+    EXPECT_NE(mergeProblem(g, { id(g, "b") }).find("at least two"), std::string::npos);
 }
 
 TEST(Schedule, GreedyPutsAllReadyOpsInOneStageUpToTheCap)

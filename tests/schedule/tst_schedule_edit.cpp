@@ -70,7 +70,7 @@ TEST(ScheduleEdit, BadIndicesThrow)
     const Schedule seq = sequentialSchedule(g);
     EXPECT_THROW(moveOp(seq, id(g, "conv1"), 999, 0, 0), Error);
     EXPECT_THROW(moveOp(seq, id(g, "conv1"), 0, 5, 0), Error);
-    EXPECT_THROW(moveOp(Schedule{}, id(g, "conv1"), 0, 0, 0), Error);
+    EXPECT_THROW(moveOp(Schedule {}, id(g, "conv1"), 0, 0, 0), Error);
     EXPECT_THROW(setStrategy(seq, 999, StageStrategy::Merge), Error);
 }
 

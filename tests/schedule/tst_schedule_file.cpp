@@ -89,13 +89,13 @@ TEST(ScheduleFile, RefusesImpossibleHeaderValues)
 {
     const Graph g = loadModel("zoo:squeezenet");
     const auto good = nlohmann::json::parse(toJson(g, makeScheduleDocument(g, sequentialSchedule(g), "s")).dump());
-    for (const auto& batch : {nlohmann::json(-3), nlohmann::json(0), nlohmann::json(1e9), nlohmann::json(2.5),
-                              nlohmann::json("8")}) {
+    for (const auto& batch :
+        { nlohmann::json(-3), nlohmann::json(0), nlohmann::json(1e9), nlohmann::json(2.5), nlohmann::json("8") }) {
         auto j = good;
         j["batch"] = batch;
         expectError(g, j, "field \"batch\" must be an integer between 1 and 65536, not " + batch.dump());
     }
-    for (const auto& latency : {nlohmann::json(-1.0), nlohmann::json("fast")}) {
+    for (const auto& latency : { nlohmann::json(-1.0), nlohmann::json("fast") }) {
         auto j = good;
         j["latency_ms"] = latency;
         expectError(g, j, "field \"latency_ms\" must be a non-negative number or null");
@@ -111,12 +111,13 @@ TEST(ScheduleFile, RefusesImpossibleHeaderValues)
     j["latency_ms"] = nullptr;
     EXPECT_NO_THROW(scheduleFromJson(g, j)); // absent values are fine
 
-    const auto plan = nlohmann::json::parse(toJson(g, makePlanDocument(g, compileSchedule(g, sequentialSchedule(g)), "p")).dump());
+    const auto plan
+        = nlohmann::json::parse(toJson(g, makePlanDocument(g, compileSchedule(g, sequentialSchedule(g)), "p")).dump());
     j = plan;
     j["launches"][0]["stream"] = 4294967296ULL; // would wrap to stream 0 as a 32-bit number
     expectError(g, j, "launch 0: \"stream\" must be an integer from 0 to 0");
     j = plan;
-    j["launches"][3]["wait_for"] = nlohmann::json::array({4294967297ULL});
+    j["launches"][3]["wait_for"] = nlohmann::json::array({ 4294967297ULL });
     expectError(g, j, "must hold launch indices");
 }
 

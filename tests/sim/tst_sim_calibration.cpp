@@ -17,7 +17,7 @@ struct Target {
     double iosSpeedup;
 };
 
-class V100Calibration : public ::testing::TestWithParam<Target> {};
+class V100Calibration : public ::testing::TestWithParam<Target> { };
 
 double run(const Graph& g, const Schedule& s)
 {
@@ -35,8 +35,8 @@ TEST_P(V100Calibration, SequentialOverIosWithin20PercentOfThePaper)
 }
 
 INSTANTIATE_TEST_SUITE_P(IosPaper, V100Calibration,
-                         ::testing::Values(Target{"zoo:inception_v3", 1.62}, Target{"zoo:randwire", 1.41},
-                                           Target{"zoo:nasnet_a", 1.43}, Target{"zoo:squeezenet", 1.18}));
+    ::testing::Values(Target { "zoo:inception_v3", 1.62 }, Target { "zoo:randwire", 1.41 },
+        Target { "zoo:nasnet_a", 1.43 }, Target { "zoo:squeezenet", 1.18 }));
 
 TEST(V100Calibration, GreedyIsSlowerThanSequentialOnSqueezeNet)
 {

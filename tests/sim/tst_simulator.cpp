@@ -1,8 +1,8 @@
 // The simulated GPU must show what the IOS, Nimble and Opara papers measured; each property is a test.
 #include "model/model_ref.h"
+#include "plan/plan.h"
 #include "schedule/basic_schedulers.h"
 #include "schedule/opara_scheduler.h"
-#include "plan/plan.h"
 #include "schedule/schedulers.h"
 #include "schedule/stage_cost.h"
 #include "session/sim_run.h"
@@ -20,10 +20,10 @@ namespace {
 Graph twoBranches(std::int64_t batch, std::int64_t channels, std::int64_t size)
 {
     zoo::NetBuilder b("two", 1);
-    const auto x = b.input("x", Shape{batch, channels, size, size});
-    const auto l = b.conv("left", {{x}}, channels, 3, 1, 1);
-    const auto r = b.conv("right", {{x}}, channels, 3, 1, 1);
-    b.combine("cat", {{l, r}});
+    const auto x = b.input("x", Shape { batch, channels, size, size });
+    const auto l = b.conv("left", { { x } }, channels, 3, 1, 1);
+    const auto r = b.conv("right", { { x } }, channels, 3, 1, 1);
+    b.combine("cat", { { l, r } });
     return std::move(b).finish();
 }
 
@@ -39,8 +39,8 @@ Schedule oneAfterAnother(const Graph& g)
 
 Schedule together(const Graph& g)
 {
-    return Schedule{{Stage{StageStrategy::Concurrent, {{*g.findOp("left")}, {*g.findOp("right")}}},
-                     Stage{StageStrategy::Concurrent, {{*g.findOp("cat")}}}}};
+    return Schedule { { Stage { StageStrategy::Concurrent, { { *g.findOp("left") }, { *g.findOp("right") } } },
+        Stage { StageStrategy::Concurrent, { { *g.findOp("cat") } } } } };
 }
 
 TEST(Simulator, SmallConcurrentKernelsFinishSoonerTogether)
@@ -71,9 +71,9 @@ TEST(Simulator, EveryKernelLaunchCostsTime)
 {
     auto chain = [](int n) {
         zoo::NetBuilder b("chain", 1);
-        auto x = b.input("x", Shape{1, 8, 4, 4});
+        auto x = b.input("x", Shape { 1, 8, 4, 4 });
         for (int i = 0; i < n; ++i)
-            x = b.relu("r" + std::to_string(i), {{x}});
+            x = b.relu("r" + std::to_string(i), { { x } });
         return std::move(b).finish();
     };
     const SimDevice& d = findSimDevice("sim:v100");
@@ -96,13 +96,13 @@ TEST(Simulator, EveryCrossStreamSyncCostsTime)
     // Replace the barrier by one event: cat (stream 0) waits for right (stream 1).
     Plan events = p;
     events.barriers.clear();
-    events.launches[2].waitFor = {1};
+    events.launches[2].waitFor = { 1 };
     ASSERT_TRUE(validate(g, events).empty());
     const double withEvent = simulate(g, events, d).latency;
     EXPECT_LT(withEvent, withBarrier);
     // An extra, redundant wait still costs its event.
     Plan redundant = events;
-    redundant.launches[1].waitFor = {0};
+    redundant.launches[1].waitFor = { 0 };
     ASSERT_TRUE(validate(g, redundant).empty());
     EXPECT_GT(simulate(g, redundant, d).latency, withEvent);
 }
@@ -110,7 +110,7 @@ TEST(Simulator, EveryCrossStreamSyncCostsTime)
 TEST(Simulator, BiggerBatchesLeaveLessRoomForConcurrency)
 {
     double previous = 1e9;
-    for (std::int64_t batch : {1, 8, 64}) {
+    for (std::int64_t batch : { 1, 8, 64 }) {
         const Graph g = loadModel("zoo:inception_v3", batch);
         const double gain = latency(g, sequentialSchedule(g)) / latency(g, greedySchedule(g));
         EXPECT_LT(gain, previous) << "batch " << batch;
@@ -179,7 +179,7 @@ TEST(Simulator, FasterDevicesAreFaster)
 
 TEST(Simulator, DevicePresets)
 {
-    for (const char* name : {"sim:v100", "sim:a100", "sim:h100", "sim:t4", "sim:k80", "sim:rtx2080ti", "v100"})
+    for (const char* name : { "sim:v100", "sim:a100", "sim:h100", "sim:t4", "sim:k80", "sim:rtx2080ti", "v100" })
         EXPECT_NO_THROW(findSimDevice(name)) << name;
     try {
         findSimDevice("sim:quantum");
@@ -193,13 +193,13 @@ TEST(Simulator, DevicePresets)
 TEST(Simulator, MergedConvRunsAsOneKernel)
 {
     zoo::NetBuilder b("merge", 1);
-    const auto x = b.input("x", Shape{1, 64, 17, 17});
-    const auto m1 = b.conv("m1", {{x}}, 64, {1, 3}, 1, {0, 1});
-    const auto m2 = b.conv("m2", {{x}}, 64, {3, 1}, 1, {1, 0});
-    b.combine("cat", {{m1}, {m2}});
+    const auto x = b.input("x", Shape { 1, 64, 17, 17 });
+    const auto m1 = b.conv("m1", { { x } }, 64, { 1, 3 }, 1, { 0, 1 });
+    const auto m2 = b.conv("m2", { { x } }, 64, { 3, 1 }, 1, { 1, 0 });
+    b.combine("cat", { { m1 }, { m2 } });
     const Graph g = std::move(b).finish();
-    const Schedule merged{{Stage{StageStrategy::Merge, {{*g.findOp("m1")}, {*g.findOp("m2")}}},
-                           Stage{StageStrategy::Concurrent, {{*g.findOp("cat")}}}}};
+    const Schedule merged { { Stage { StageStrategy::Merge, { { *g.findOp("m1") }, { *g.findOp("m2") } } },
+        Stage { StageStrategy::Concurrent, { { *g.findOp("cat") } } } } };
     const Plan p = compileSchedule(g, merged);
     const SimResult r = simulate(g, p, findSimDevice("sim:v100"));
     EXPECT_EQ(r.kernels.size(), 1U); // one stacked conv; the plain concat is a view
@@ -237,20 +237,20 @@ const KernelSpan& spanOf(const Graph& g, const Plan& p, const SimResult& r, cons
 TEST(LaunchOrder, AGpuFillingKernelSubmittedFirstBlocksASmallOne)
 {
     zoo::NetBuilder b("blocking", 1);
-    const auto x = b.input("x", Shape{1, 64, 56, 56});
-    b.conv("big", {{x}}, 256, 3, 1, 1);
-    b.conv("small", {{x}}, 32, 3, 2, 1);
+    const auto x = b.input("x", Shape { 1, 64, 56, 56 });
+    b.conv("big", { { x } }, 256, 3, 1, 1);
+    b.conv("small", { { x } }, 32, 3, 2, 1);
     const Graph g = std::move(b).finish();
     const SimDevice& d = findSimDevice("sim:v100");
     const KernelTable table(g);
     ASSERT_EQ(demandedLanes(table.of(*g.findOp("big")).front(), d), d.lanes()); // the premise: it fills the GPU
     ASSERT_LT(demandedLanes(table.of(*g.findOp("small")).front(), d), d.lanes() / 2);
 
-    const Plan bigFirst = inOrder(g, {{"big", 1}, {"small", 0}});
-    const Plan smallFirst = inOrder(g, {{"small", 0}, {"big", 1}});
-    for (const bool cudaGraph : {false, true}) {
+    const Plan bigFirst = inOrder(g, { { "big", 1 }, { "small", 0 } });
+    const Plan smallFirst = inOrder(g, { { "small", 0 }, { "big", 1 } });
+    for (const bool cudaGraph : { false, true }) {
         SCOPED_TRACE(cudaGraph ? "cuda graph" : "host launches");
-        const SimOptions o{.cudaGraph = cudaGraph};
+        const SimOptions o { .cudaGraph = cudaGraph };
         const SimResult blocked = simulate(g, bigFirst, d, o);
         const SimResult free = simulate(g, smallFirst, d, o);
         EXPECT_GE(spanOf(g, bigFirst, blocked, "small").start, spanOf(g, bigFirst, blocked, "big").end)
@@ -268,25 +268,27 @@ TEST(LaunchOrder, AGpuFillingKernelSubmittedFirstBlocksASmallOne)
 TEST(LaunchOrder, TheCriticalBranchLaunchedLastStartsLast)
 {
     zoo::NetBuilder b("fork", 1);
-    const auto x = b.input("x", Shape{1, 192, 28, 28});
-    const auto head = b.conv("head", {{x}}, 192, 1);
-    const auto l1 = b.conv("long1", {{head}}, 96, 1);
-    const auto l2 = b.conv("long2", {{l1}}, 128, 3, 1, 1);
-    const auto s1 = b.conv("short1", {{head}}, 32, 1);
-    const auto s2 = b.conv("short2", {{head}}, 32, 1);
-    const auto s3 = b.relu("short3", {{head}});
-    b.combine("cat", {{l2}, {s1}, {s2}, {s3}});
+    const auto x = b.input("x", Shape { 1, 192, 28, 28 });
+    const auto head = b.conv("head", { { x } }, 192, 1);
+    const auto l1 = b.conv("long1", { { head } }, 96, 1);
+    const auto l2 = b.conv("long2", { { l1 } }, 128, 3, 1, 1);
+    const auto s1 = b.conv("short1", { { head } }, 32, 1);
+    const auto s2 = b.conv("short2", { { head } }, 32, 1);
+    const auto s3 = b.relu("short3", { { head } });
+    b.combine("cat", { { l2 }, { s1 }, { s2 }, { s3 } });
     const Graph g = std::move(b).finish();
 
-    const Plan criticalFirst = inOrder(g, {{"head", 0}, {"long1", 0}, {"long2", 0}, {"short1", 1}, {"short2", 2},
-                                           {"short3", 3}, {"cat", 0}});
-    const Plan criticalLast = inOrder(g, {{"head", 0}, {"short1", 1}, {"short2", 2}, {"short3", 3}, {"long1", 0},
-                                          {"long2", 0}, {"cat", 0}});
-    for (const char* device : {"sim:h100", "sim:v100"})
-        for (const bool cudaGraph : {false, true}) {
+    const Plan criticalFirst = inOrder(g,
+        { { "head", 0 }, { "long1", 0 }, { "long2", 0 }, { "short1", 1 }, { "short2", 2 }, { "short3", 3 },
+            { "cat", 0 } });
+    const Plan criticalLast = inOrder(g,
+        { { "head", 0 }, { "short1", 1 }, { "short2", 2 }, { "short3", 3 }, { "long1", 0 }, { "long2", 0 },
+            { "cat", 0 } });
+    for (const char* device : { "sim:h100", "sim:v100" })
+        for (const bool cudaGraph : { false, true }) {
             SCOPED_TRACE(std::string(device) + (cudaGraph ? ", cuda graph" : ", host launches"));
             const SimDevice& d = findSimDevice(device);
-            const SimOptions o{.cudaGraph = cudaGraph};
+            const SimOptions o { .cudaGraph = cudaGraph };
             const SimResult first = simulate(g, criticalFirst, d, o);
             const SimResult last = simulate(g, criticalLast, d, o);
             EXPECT_GT(spanOf(g, criticalLast, last, "long1").start, spanOf(g, criticalFirst, first, "long1").start);
@@ -301,16 +303,16 @@ TEST(LaunchOrder, TheCriticalBranchLaunchedLastStartsLast)
 TEST(LaunchOrder, WithoutLaunchCostTheOrderOfIndependentSmallKernelsDoesNotMatter)
 {
     zoo::NetBuilder b("pair", 1);
-    const auto x = b.input("x", Shape{1, 64, 14, 14});
-    const auto a = b.conv("a", {{x}}, 64, 3, 1, 1);
-    const auto c = b.conv("c", {{x}}, 64, 1);
-    b.combine("cat", {{a}, {c}});
+    const auto x = b.input("x", Shape { 1, 64, 14, 14 });
+    const auto a = b.conv("a", { { x } }, 64, 3, 1, 1);
+    const auto c = b.conv("c", { { x } }, 64, 1);
+    b.combine("cat", { { a }, { c } });
     const Graph g = std::move(b).finish();
     SimDevice d = findSimDevice("sim:h100");
     d.deviceLaunchSeconds = 0;
-    const SimOptions o{.cudaGraph = true};
-    const double ac = simulate(g, inOrder(g, {{"a", 0}, {"c", 1}, {"cat", 0}}), d, o).latency;
-    const double ca = simulate(g, inOrder(g, {{"c", 1}, {"a", 0}, {"cat", 0}}), d, o).latency;
+    const SimOptions o { .cudaGraph = true };
+    const double ac = simulate(g, inOrder(g, { { "a", 0 }, { "c", 1 }, { "cat", 0 } }), d, o).latency;
+    const double ca = simulate(g, inOrder(g, { { "c", 1 }, { "a", 0 }, { "cat", 0 } }), d, o).latency;
     EXPECT_NEAR(ac, ca, 1e-12);
 }
 
@@ -334,8 +336,7 @@ std::vector<std::pair<Time, Time>> busyIntervals(const std::vector<Span>& kernel
     return merged;
 }
 
-template <typename Time>
-bool covered(const std::vector<std::pair<Time, Time>>& busy, Time from, Time to, Time slack)
+template <typename Time> bool covered(const std::vector<std::pair<Time, Time>>& busy, Time from, Time to, Time slack)
 {
     for (const auto& [a, b] : busy)
         if (a <= from + slack && to <= b + slack)
@@ -343,8 +344,7 @@ bool covered(const std::vector<std::pair<Time, Time>>& busy, Time from, Time to,
     return false;
 }
 
-template <typename Time>
-double total(const std::vector<std::pair<Time, Time>>& busy)
+template <typename Time> double total(const std::vector<std::pair<Time, Time>>& busy)
 {
     double sum = 0;
     for (const auto& [a, b] : busy)
@@ -352,7 +352,7 @@ double total(const std::vector<std::pair<Time, Time>>& busy)
     return sum;
 }
 
-class WarpsLineUp : public ::testing::TestWithParam<const char*> {};
+class WarpsLineUp : public ::testing::TestWithParam<const char*> { };
 
 // Every sample with active warps lies within the kernels' busy time, and the average is taken over
 // that time (as for CUPTI data), in the simulator's result and in the run it records.
@@ -364,9 +364,9 @@ TEST_P(WarpsLineUp, OnEverySchedulerWithAndWithoutCudaGraph)
     SimulatedStageCost cost(d);
     for (const auto& name : schedulerNames()) {
         const SchedulerOutput out = runScheduler(name, g, cost);
-        for (const bool cudaGraph : {false, true}) {
+        for (const bool cudaGraph : { false, true }) {
             SCOPED_TRACE(name + (cudaGraph ? " with cuda graph" : " without cuda graph"));
-            const SimOptions options{.cudaGraph = cudaGraph};
+            const SimOptions options { .cudaGraph = cudaGraph };
             const SimResult r = simulate(g, out.plan, d, options, &table);
             ASSERT_FALSE(r.kernels.empty());
             const auto busy = busyIntervals(r.kernels, &KernelSpan::start, &KernelSpan::end);
@@ -387,13 +387,13 @@ TEST_P(WarpsLineUp, OnEverySchedulerWithAndWithoutCudaGraph)
 
             // The recorded run: nanosecond samples against nanosecond kernels.
             store::RunRecord run;
-            profiler::fillSimulatedRun(run, g, out, d, {.sim = options, .repeats = 1, .warps = true});
+            profiler::fillSimulatedRun(run, g, out, d, { .sim = options, .repeats = 1, .warps = true });
             const auto busyNs = busyIntervals(run.kernels, &store::KernelRecord::start, &store::KernelRecord::end);
             double areaNs = 0;
             for (const auto& w : run.warps) {
                 if (w.activeWarps <= 0)
                     continue;
-                EXPECT_TRUE(covered(busyNs, w.timeNs, w.timeNs + w.durationNs, std::int64_t{0}))
+                EXPECT_TRUE(covered(busyNs, w.timeNs, w.timeNs + w.durationNs, std::int64_t { 0 }))
                     << w.activeWarps << " warps at " << w.timeNs << " ns for " << w.durationNs << " ns";
                 areaNs += w.activeWarps * static_cast<double>(w.durationNs);
             }
@@ -404,8 +404,8 @@ TEST_P(WarpsLineUp, OnEverySchedulerWithAndWithoutCudaGraph)
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, WarpsLineUp,
-                         ::testing::Values("zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet",
-                                           "zoo:googlenet", "zoo:random"));
+    ::testing::Values(
+        "zoo:inception_v3", "zoo:randwire", "zoo:nasnet_a", "zoo:squeezenet", "zoo:googlenet", "zoo:random"));
 
 } // namespace
 
@@ -419,8 +419,8 @@ TEST(SimulatorHost, HostCallsCoverTheRunEndToEndAndPrecedeTheirKernels)
     const Graph g = loadModel("zoo:inception_v3");
     const SimDevice& device = findSimDevice("sim:h100");
     SimulatedStageCost cost(device);
-    for (const char* scheduler : {"sequential", "greedy", "nimble"})
-        for (const bool graph : {false, true}) {
+    for (const char* scheduler : { "sequential", "greedy", "nimble" })
+        for (const bool graph : { false, true }) {
             const SchedulerOutput out = runScheduler(scheduler, g, cost, SchedulerParams {});
             SimOptions options;
             options.cudaGraph = graph;

@@ -43,10 +43,10 @@ inline Conv2d with(Conv2d c, auto&& edit)
     return c;
 }
 
-inline Pool2d pool(PoolKind kind, std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil = false,
-                   bool includePad = false)
+inline Pool2d pool(
+    PoolKind kind, std::int64_t k, std::int64_t s, std::int64_t pad, bool ceil = false, bool includePad = false)
 {
-    Pool2d p{kind, k, k, s, s, pad, pad, pad, pad};
+    Pool2d p { kind, k, k, s, s, pad, pad, pad, pad };
     p.ceilMode = ceil;
     p.countIncludePad = includePad;
     return p;
@@ -83,47 +83,54 @@ inline void PrintTo(const PoolCase& c, std::ostream* os)
 inline Graph graphOf(const ConvCase& c)
 {
     GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, c.channels, 9, 8});
-    b.addOp({"conv", OpKind::Conv, {{x}}, {layer(c.conv, c.act)}});
+    const auto x = b.addInput("x", Shape { c.batch, c.channels, 9, 8 });
+    b.addOp({ "conv", OpKind::Conv, { { x } }, { layer(c.conv, c.act) } });
     return std::move(b).finish();
 }
 
 inline Graph graphOf(const PoolCase& c)
 {
     GraphBuilder b(c.name, 3);
-    const auto x = b.addInput("x", Shape{c.batch, 3, 6, 7});
-    b.addOp({"pool", OpKind::Pool, {{x}}, {layer(c.pool, c.act)}});
+    const auto x = b.addInput("x", Shape { c.batch, 3, 6, 7 });
+    b.addOp({ "pool", OpKind::Pool, { { x } }, { layer(c.pool, c.act) } });
     return std::move(b).finish();
 }
 
 inline std::vector<ConvCase> convCases()
 {
-    return {
-        ConvCase{"same3x3_relu", conv(6, 3, 3, 1, 1), Activation::relu(), 4, 1},
-        ConvCase{"relu_no_bias", with(conv(6, 3, 3, 1, 1), [](Conv2d& c) { c.bias = false; }), Activation::relu(), 4, 2},
-        ConvCase{"asym_pads_no_bias", with(conv(5, 5, 3, 2), [](Conv2d& c) { c.padTop = 2, c.padLeft = 1, c.padBottom = 0, c.padRight = 1, c.strideW = 1, c.bias = false; }), {}, 3, 2},
-        ConvCase{"grouped_dilated_clip", with(conv(6, 3, 3, 1, 2), [](Conv2d& c) { c.groups = 2, c.dilationH = c.dilationW = 2; }), {ActivationKind::Clip, -0.2F, 0.3F}, 4, 1},
-        ConvCase{"depthwise_hardswish", with(conv(4, 3, 3, 2, 1), [](Conv2d& c) { c.groups = 4; }), {ActivationKind::HardSwish}, 4, 2},
-        ConvCase{"pointwise_sigmoid", conv(7, 1, 1), {ActivationKind::Sigmoid}, 5, 1},
-        ConvCase{"tanh", conv(3, 2, 2, 1, 0), {ActivationKind::Tanh}, 2, 1},
-        ConvCase{"hardsigmoid", conv(3, 3, 1, 1, 1), {ActivationKind::HardSigmoid, 0.2F, 0.5F}, 2, 1},
-        ConvCase{"relu6", conv(3, 3, 3, 2, 1), Activation::relu6(), 3, 2}};
+    return { ConvCase { "same3x3_relu", conv(6, 3, 3, 1, 1), Activation::relu(), 4, 1 },
+        ConvCase {
+            "relu_no_bias", with(conv(6, 3, 3, 1, 1), [](Conv2d& c) { c.bias = false; }), Activation::relu(), 4, 2 },
+        ConvCase { "asym_pads_no_bias",
+            with(conv(5, 5, 3, 2),
+                [](Conv2d& c) {
+                    c.padTop = 2, c.padLeft = 1, c.padBottom = 0, c.padRight = 1, c.strideW = 1, c.bias = false;
+                }),
+            {}, 3, 2 },
+        ConvCase { "grouped_dilated_clip",
+            with(conv(6, 3, 3, 1, 2), [](Conv2d& c) { c.groups = 2, c.dilationH = c.dilationW = 2; }),
+            { ActivationKind::Clip, -0.2F, 0.3F }, 4, 1 },
+        ConvCase { "depthwise_hardswish", with(conv(4, 3, 3, 2, 1), [](Conv2d& c) { c.groups = 4; }),
+            { ActivationKind::HardSwish }, 4, 2 },
+        ConvCase { "pointwise_sigmoid", conv(7, 1, 1), { ActivationKind::Sigmoid }, 5, 1 },
+        ConvCase { "tanh", conv(3, 2, 2, 1, 0), { ActivationKind::Tanh }, 2, 1 },
+        ConvCase { "hardsigmoid", conv(3, 3, 1, 1, 1), { ActivationKind::HardSigmoid, 0.2F, 0.5F }, 2, 1 },
+        ConvCase { "relu6", conv(3, 3, 3, 2, 1), Activation::relu6(), 3, 2 } };
 }
 
 inline std::vector<PoolCase> poolCases()
 {
-    return {
-        PoolCase{"max_ceil", pool(PoolKind::Max, 3, 2, 0, true), {}, 1},
-        PoolCase{"max_pad", pool(PoolKind::Max, 3, 1, 1), Activation::relu(), 2},
-        PoolCase{"avg_exclude_pad", pool(PoolKind::Average, 3, 1, 1), {}, 1},
-        PoolCase{"avg_include_pad", pool(PoolKind::Average, 3, 2, 1, false, true), {}, 2},
-        PoolCase{"avg_include_pad_ceil_overhang", pool(PoolKind::Average, 3, 2, 1, true, true), {}, 2},
-        PoolCase{"avg_exclude_pad_ceil", pool(PoolKind::Average, 2, 2, 0, true), {ActivationKind::Tanh}, 1},
-        PoolCase{"asymmetric_pads", Pool2d{PoolKind::Average, 2, 3, 2, 1, 1, 0, 0, 2, false, true}, {}, 1},
-        PoolCase{"max_ceil_big_pad", Pool2d{PoolKind::Max, 1, 1, 3, 3, 0, 0, 3, 3, false, true}, {}, 1},
-        PoolCase{"avg_floor_tail", pool(PoolKind::Average, 2, 3, 0, false, true), {}, 2},
-        PoolCase{"global_avg", Pool2d{PoolKind::GlobalAverage}, {}, 2},
-        PoolCase{"global_max", Pool2d{PoolKind::GlobalMax}, {ActivationKind::Sigmoid}, 1}};
+    return { PoolCase { "max_ceil", pool(PoolKind::Max, 3, 2, 0, true), {}, 1 },
+        PoolCase { "max_pad", pool(PoolKind::Max, 3, 1, 1), Activation::relu(), 2 },
+        PoolCase { "avg_exclude_pad", pool(PoolKind::Average, 3, 1, 1), {}, 1 },
+        PoolCase { "avg_include_pad", pool(PoolKind::Average, 3, 2, 1, false, true), {}, 2 },
+        PoolCase { "avg_include_pad_ceil_overhang", pool(PoolKind::Average, 3, 2, 1, true, true), {}, 2 },
+        PoolCase { "avg_exclude_pad_ceil", pool(PoolKind::Average, 2, 2, 0, true), { ActivationKind::Tanh }, 1 },
+        PoolCase { "asymmetric_pads", Pool2d { PoolKind::Average, 2, 3, 2, 1, 1, 0, 0, 2, false, true }, {}, 1 },
+        PoolCase { "max_ceil_big_pad", Pool2d { PoolKind::Max, 1, 1, 3, 3, 0, 0, 3, 3, false, true }, {}, 1 },
+        PoolCase { "avg_floor_tail", pool(PoolKind::Average, 2, 3, 0, false, true), {}, 2 },
+        PoolCase { "global_avg", Pool2d { PoolKind::GlobalAverage }, {}, 2 },
+        PoolCase { "global_max", Pool2d { PoolKind::GlobalMax }, { ActivationKind::Sigmoid }, 1 } };
 }
 
 } // namespace opsched::test

@@ -1,5 +1,5 @@
 // BarScale: the Compare view's latency axis, linear within one order of magnitude, log beyond. Data-driven.
-#include "bar_scale.h"
+#include "common/bar_scale.h"
 
 #include <QTest>
 
@@ -19,18 +19,18 @@ private slots:
         QTest::addColumn<bool>("logarithmic");
         QTest::addColumn<double>("low");
         QTest::addColumn<std::vector<double>>("ticks");
-        QTest::newRow("one order: linear from 0") << std::vector<double>{1e-3, 2e-3, 3e-3} << false << 0.0
-                                                  << std::vector<double>{0, 1e-3, 2e-3, 3e-3};
-        QTest::newRow("exactly 10x stays linear") << std::vector<double>{1.0, 10.0} << false << 0.0
-                                                  << std::vector<double>{0, 2, 4, 6, 8, 10};
-        QTest::newRow("CPU beside GPU: log") << std::vector<double>{0.46e-3, 61.6e-3} << true << 1e-4
-                                             << std::vector<double>{1e-4, 1e-3, 1e-2};
-        QTest::newRow("shortest on a decade starts one below") << std::vector<double>{1.0, 100.0} << true << 0.1
-                                                               << std::vector<double>{0.1, 1, 10, 100};
-        QTest::newRow("zeros and NaN ignored") << std::vector<double>{0.0, std::nan(""), 5.0} << false << 0.0
-                                               << std::vector<double>{0, 1, 2, 3, 4, 5};
-        QTest::newRow("nothing: 0..1") << std::vector<double>{} << false << 0.0
-                                       << std::vector<double>{0, 0.2, 0.4, 0.6, 0.8, 1.0};
+        QTest::newRow("one order: linear from 0")
+            << std::vector<double> { 1e-3, 2e-3, 3e-3 } << false << 0.0 << std::vector<double> { 0, 1e-3, 2e-3, 3e-3 };
+        QTest::newRow("exactly 10x stays linear")
+            << std::vector<double> { 1.0, 10.0 } << false << 0.0 << std::vector<double> { 0, 2, 4, 6, 8, 10 };
+        QTest::newRow("CPU beside GPU: log")
+            << std::vector<double> { 0.46e-3, 61.6e-3 } << true << 1e-4 << std::vector<double> { 1e-4, 1e-3, 1e-2 };
+        QTest::newRow("shortest on a decade starts one below")
+            << std::vector<double> { 1.0, 100.0 } << true << 0.1 << std::vector<double> { 0.1, 1, 10, 100 };
+        QTest::newRow("zeros and NaN ignored") << std::vector<double> { 0.0, std::nan(""), 5.0 } << false << 0.0
+                                               << std::vector<double> { 0, 1, 2, 3, 4, 5 };
+        QTest::newRow("nothing: 0..1") << std::vector<double> {} << false << 0.0
+                                       << std::vector<double> { 0, 0.2, 0.4, 0.6, 0.8, 1.0 };
     }
     void scale()
     {
@@ -50,8 +50,8 @@ private slots:
     void lengthsAreMonotonicAndVisible_data()
     {
         QTest::addColumn<std::vector<double>>("values");
-        QTest::newRow("linear") << std::vector<double>{0.4e-3, 0.5e-3, 1.2e-3, 2.0e-3};
-        QTest::newRow("log") << std::vector<double>{0.46e-3, 0.9e-3, 2.2e-3, 61.6e-3};
+        QTest::newRow("linear") << std::vector<double> { 0.4e-3, 0.5e-3, 1.2e-3, 2.0e-3 };
+        QTest::newRow("log") << std::vector<double> { 0.46e-3, 0.9e-3, 2.2e-3, 61.6e-3 };
     }
     void lengthsAreMonotonicAndVisible()
     {
@@ -72,7 +72,7 @@ private slots:
     void logKeepsShortBarsApart()
     {
         // On a linear scale these GPU bars would be 3 and 6 px of 400: on the log one they differ by tens.
-        const BarScale s({0.46e-3, 0.92e-3, 61.6e-3});
+        const BarScale s({ 0.46e-3, 0.92e-3, 61.6e-3 });
         QVERIFY(s.length(0.92e-3, 400) - s.length(0.46e-3, 400) > 30);
     }
 };

@@ -2,8 +2,8 @@
 // CLI checked before it runs, stdout lines, a bounded stderr tail, a crash reported as such, and a
 // cancel that kills a child ignoring SIGTERM once the grace period is over. Shell scripts stand
 // in for opsched-cli.
-#include "cli_process.h"
 #include "fake_cli.h"
+#include "profile/cli_process.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -34,7 +34,7 @@ private:
         p.setCliPath(fakeCli(body));
         const QString cli = p.runnableCli(QStringLiteral("none"));
         if (!cli.isEmpty())
-            p.launch(cli, {QStringLiteral("profile"), QStringLiteral("x")}, CliProcess::Stdout::Lines);
+            p.launch(cli, { QStringLiteral("profile"), QStringLiteral("x") }, CliProcess::Stdout::Lines);
         return cli;
     }
     QTemporaryDir dir_;
@@ -89,8 +89,9 @@ void TestCliProcess::stderrTailIsBounded()
     CliProcess p;
     QSignalSpy exited(&p, &CliProcess::exited);
     // 40 000 characters in chunks, then a last line: the tail keeps the end.
-    QVERIFY(!launch(p, "i=0; while [ $i -lt 400 ]; do printf '%099d\\n' $i >&2; sleep 0.001; i=$((i+1)); done\n"
-                       "echo 'the end' >&2")
+    QVERIFY(!launch(p,
+        "i=0; while [ $i -lt 400 ]; do printf '%099d\\n' $i >&2; sleep 0.001; i=$((i+1)); done\n"
+        "echo 'the end' >&2")
                  .isEmpty());
     QVERIFY(exited.wait(20000));
     QVERIFY2(p.stderrTail().size() <= 4000, qPrintable(QString::number(p.stderrTail().size())));
@@ -147,7 +148,7 @@ void TestCliProcess::aChildThatCannotStartIsReported()
     p.launch(cli, {}, CliProcess::Stdout::Discard);
     QVERIFY(failed.size() == 1 || failed.wait(10000));
     QVERIFY2(failed.at(0).at(0).toString().startsWith(QStringLiteral("Could not start")),
-             qPrintable(failed.at(0).at(0).toString()));
+        qPrintable(failed.at(0).at(0).toString()));
     QVERIFY(!p.isRunning());
     QTest::qWait(100);
     QCOMPARE(exited.size(), 0);

@@ -1,5 +1,5 @@
 // ColumnFitter: optional columns give way, in order, when a table is too narrow, and come back.
-#include "column_fitter.h"
+#include "common/column_fitter.h"
 
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
@@ -21,7 +21,7 @@ namespace {
 QStandardItemModel* numbers(QObject* parent)
 {
     auto* model = new QStandardItemModel(3, 6, parent);
-    model->setHorizontalHeaderLabels({"Name", "Count", "Total", "Avg", "Min", "Max"});
+    model->setHorizontalHeaderLabels({ "Name", "Count", "Total", "Avg", "Min", "Max" });
     for (int r = 0; r < 3; ++r) {
         model->setItem(r, 0, new QStandardItem(QStringLiteral("Mixed_7c.branch3x3dbl_%1").arg(r)));
         for (int c = 1; c < 6; ++c)
@@ -42,7 +42,8 @@ QTableView* table(QStandardItemModel* model)
 
 int numberWidth(QTableView* view)
 {
-    return std::max(view->horizontalHeader()->sectionSizeHint(1), static_cast<const QAbstractItemView*>(view)->sizeHintForColumn(1));
+    return std::max(view->horizontalHeader()->sectionSizeHint(1),
+        static_cast<const QAbstractItemView*>(view)->sizeHintForColumn(1));
 }
 
 } // namespace
@@ -66,14 +67,14 @@ void TestColumnFitter::hidesOptionalColumnsInOrder()
     QStandardItemModel* model = numbers(this);
     QAbstractItemModelTester tester(model);
     std::unique_ptr<QTableView> view(table(model));
-    auto* fitter = new opsched::ColumnFitter(view.get(), {4, 5, 3}, 80);
+    auto* fitter = new opsched::ColumnFitter(view.get(), { 4, 5, 3 }, 80);
     view->show();
     QVERIFY(QTest::qWaitForWindowExposed(view.get()));
     const int frame = view->width() - view->viewport()->width();
     view->resize(80 + static_cast<int>(numberColumns * numberWidth(view.get())) + frame, 200);
     QCoreApplication::processEvents();
     QCOMPARE(fitter->hiddenCount(), hidden);
-    const int order[] = {4, 5, 3};
+    const int order[] = { 4, 5, 3 };
     for (int i = 0; i < 3; ++i)
         QCOMPARE(view->isColumnHidden(order[i]), i < hidden);
     QVERIFY(!view->isColumnHidden(0) && !view->isColumnHidden(1) && !view->isColumnHidden(2));
@@ -82,7 +83,8 @@ void TestColumnFitter::hidesOptionalColumnsInOrder()
         for (int c = 0; c < 6; ++c)
             if (!view->isColumnHidden(c))
                 right = std::max(right, view->columnViewportPosition(c) + view->columnWidth(c));
-        QVERIFY2(right <= view->viewport()->width(), qPrintable(QStringLiteral("%1 > %2").arg(right).arg(view->viewport()->width())));
+        QVERIFY2(right <= view->viewport()->width(),
+            qPrintable(QStringLiteral("%1 > %2").arg(right).arg(view->viewport()->width())));
     }
 }
 
@@ -90,7 +92,7 @@ void TestColumnFitter::comesBackWhenWider()
 {
     QStandardItemModel* model = numbers(this);
     std::unique_ptr<QTableView> view(table(model));
-    auto* fitter = new opsched::ColumnFitter(view.get(), {4, 5, 3}, 80);
+    auto* fitter = new opsched::ColumnFitter(view.get(), { 4, 5, 3 }, 80);
     view->show();
     QVERIFY(QTest::qWaitForWindowExposed(view.get()));
     view->resize(120, 200);

@@ -1,16 +1,16 @@
 // The operator DAG view: the layout arrives from the worker thread with one box per op, the view
 // renders, colours by stage once a schedule is set, maps clicks to ops, and zooms around the cursor.
 // With OPSCHED_DAGVIEW_PNG_DIR set, the rendered images are written there for a look.
-#include "dag_view.h"
-#include "main_window.h"
-#include "schedule_result.h"
+#include "dag/dag_view.h"
+#include "schedules/schedule_result.h"
+#include "window/main_window.h"
 
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 
 #include <QDir>
-#include <QFile>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QPainter>
@@ -45,10 +45,7 @@ private slots:
     void mainWindowWiring();
 
 private:
-    static std::shared_ptr<const Graph> load(const char* ref)
-    {
-        return std::make_shared<const Graph>(loadModel(ref));
-    }
+    static std::shared_ptr<const Graph> load(const char* ref) { return std::make_shared<const Graph>(loadModel(ref)); }
     static bool waitForLayout(DagView& view)
     {
         if (view.layout())
@@ -79,9 +76,9 @@ void TestDagView::emptyViewRenders()
     QVERIFY(!view.isLayingOut());
     QVERIFY(!view.hasSchedule());
     view.setSchedule(nullptr);
-    const QImage image = renderImage(view, {300, 200});
+    const QImage image = renderImage(view, { 300, 200 });
     QCOMPARE(image.size(), QSize(300, 200));
-    QVERIFY(!view.opAt({10, 10}).valid());
+    QVERIFY(!view.opAt({ 10, 10 }).valid());
 }
 
 void TestDagView::laysOutZooNetworks_data()
@@ -122,7 +119,7 @@ void TestDagView::laysOutZooNetworks()
     save(image, QStringLiteral("dag_%1.png").arg(ref.mid(4)));
 
     // A larger export fits again, and a zoomed-in view renders only what is visible.
-    save(renderImage(view, {1600, 2400}), QStringLiteral("dag_%1_large.png").arg(ref.mid(4)));
+    save(renderImage(view, { 1600, 2400 }), QStringLiteral("dag_%1_large.png").arg(ref.mid(4)));
     view.zoomBy(8, QPointF(450, 60));
     QVERIFY(view.scale() > 0);
     save(renderImage(view, view.size()), QStringLiteral("dag_%1_zoomed.png").arg(ref.mid(4)));
@@ -159,7 +156,8 @@ void TestDagView::coloursByStage()
     for (int a = 0; a < 40; ++a)
         for (int b = a + 1; b < 40; ++b) {
             const QColor ca = stageColour(a), cb = stageColour(b);
-            const int distance = std::abs(ca.red() - cb.red()) + std::abs(ca.green() - cb.green()) + std::abs(ca.blue() - cb.blue());
+            const int distance
+                = std::abs(ca.red() - cb.red()) + std::abs(ca.green() - cb.green()) + std::abs(ca.blue() - cb.blue());
             QVERIFY2(distance >= 12, qPrintable(QStringLiteral("stages %1 and %2").arg(a).arg(b)));
         }
 
@@ -194,7 +192,7 @@ void TestDagView::clickSelectsOp()
     QVERIFY(waitForLayout(view));
 
     QSignalSpy selected(&view, &DagView::opSelected);
-    for (std::uint32_t v : {0U, 17U, 64U, static_cast<std::uint32_t>(graph->opCount() - 1)}) {
+    for (std::uint32_t v : { 0U, 17U, 64U, static_cast<std::uint32_t>(graph->opCount() - 1) }) {
         const QRectF box = view.opRect(OpId(v));
         QVERIFY(box.width() > 4 && box.height() > 2);
         QCOMPARE(view.opAt(box.center()), OpId(v));
@@ -209,13 +207,13 @@ void TestDagView::clickSelectsOp()
     QVERIFY(!view.selectedOp().valid());
 
     // A drag pans instead of selecting.
-    const QPointF before = view.mapFromLayout({0, 0});
+    const QPointF before = view.mapFromLayout({ 0, 0 });
     const QPoint start = view.opRect(OpId(17U)).center().toPoint();
     QTest::mousePress(&view, Qt::LeftButton, {}, start);
     QTest::mouseMove(&view, start + QPoint(40, 30));
     QTest::mouseRelease(&view, Qt::LeftButton, {}, start + QPoint(40, 30));
     QCOMPARE(selected.count(), 0);
-    QCOMPARE(view.mapFromLayout({0, 0}), before + QPointF(40, 30));
+    QCOMPARE(view.mapFromLayout({ 0, 0 }), before + QPointF(40, 30));
 }
 
 void TestDagView::selectOpHighlightsWithoutSignal()
@@ -250,7 +248,7 @@ void TestDagView::wheelZoomsAroundCursor()
     const QPointF cursor(300, 200);
     const QPointF under = view.mapToLayout(cursor);
     QWheelEvent wheel(cursor, view.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+        Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(&view, &wheel);
     QVERIFY(view.scale() > scale * 1.3);
     const QPointF after = view.mapToLayout(cursor);
@@ -313,11 +311,11 @@ void TestDagView::mainWindowWiring()
     QCOMPARE(view->layout()->nodes.size(), w.graph()->opCount());
 
     // Stage schedulers colour by stage; plan-only ones go back to kinds.
-    const auto sequential = computeScheduleResult(*w.graph(), ScheduleRequest{"sequential"});
+    const auto sequential = computeScheduleResult(*w.graph(), ScheduleRequest { "sequential" });
     w.showSchedule(sequential);
     QVERIFY(view->hasSchedule());
     QCOMPARE(view->stageOf(OpId(5U)), 5);
-    const auto nimble = computeScheduleResult(*w.graph(), ScheduleRequest{"nimble"});
+    const auto nimble = computeScheduleResult(*w.graph(), ScheduleRequest { "nimble" });
     QVERIFY(!nimble->output.schedule);
     w.showSchedule(nimble);
     QVERIFY(!view->hasSchedule());
@@ -340,7 +338,7 @@ void TestDagView::mainWindowWiring()
     // Another model replaces the layout.
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     QVERIFY(waitForLayout(*view));
-    QCOMPARE(view->layout()->nodes.size(), std::size_t{50});
+    QCOMPARE(view->layout()->nodes.size(), std::size_t { 50 });
     QVERIFY(!view->selectedOp().valid());
     save(w.grab().toImage(), QStringLiteral("mainwindow_dag_squeezenet.png"));
 }
@@ -372,8 +370,7 @@ void TestDagView::boxLabels()
         // Elided at the start, keeping the end that tells branches apart; never at both ends.
         QVERIFY2(label.startsWith(QStringLiteral("…")) && label.endsWith(QStringLiteral("dbl_2")), qPrintable(label));
         QCOMPARE(label.count(QStringLiteral("…")), 1);
-    }
-    else if (expected.isEmpty())
+    } else if (expected.isEmpty())
         QVERIFY2(label.isEmpty() || label == QStringLiteral("9/0"), qPrintable(label));
     else
         QCOMPARE(label, expected);
@@ -437,7 +434,7 @@ void TestDagView::legendCoversNoBox()
         std::vector<int> deviceOf(graph->opCount());
         for (std::size_t i = 0; i < deviceOf.size(); ++i)
             deviceOf[i] = static_cast<int>(i % 3);
-        view.setDevices(deviceOf, {"sim:xeon", "sim:t4", "sim:a100-with-a-long-name"}, "device");
+        view.setDevices(deviceOf, { "sim:xeon", "sim:t4", "sim:a100-with-a-long-name" }, "device");
     }
     view.fitToView();
     const QRectF legend = view.legendRect(size);
@@ -445,9 +442,14 @@ void TestDagView::legendCoversNoBox()
     QVERIFY(legend.bottom() <= size.height());
     for (std::uint32_t v = 0; v < graph->opCount(); ++v) {
         const QRectF box = view.opRect(OpId(v));
-        QVERIFY2(!box.intersects(legend), qPrintable(QStringLiteral("op %1 at %2,%3 %4x%5 under the legend at y %6")
-                                                          .arg(v).arg(box.x()).arg(box.y()).arg(box.width())
-                                                          .arg(box.height()).arg(legend.top())));
+        QVERIFY2(!box.intersects(legend),
+            qPrintable(QStringLiteral("op %1 at %2,%3 %4x%5 under the legend at y %6")
+                           .arg(v)
+                           .arg(box.x())
+                           .arg(box.y())
+                           .arg(box.width())
+                           .arg(box.height())
+                           .arg(legend.top())));
     }
 }
 

@@ -1,9 +1,9 @@
 // Exports: view images (PNG, SVG) and schedule files the CLI reads back; the comparison view.
-#include "compare_view.h"
-#include "export.h"
-#include "schedule_result.h"
-#include "schedule_results_model.h"
-#include "timeline_view.h"
+#include "common/export.h"
+#include "schedules/compare_view.h"
+#include "schedules/schedule_result.h"
+#include "schedules/schedule_results_model.h"
+#include "timeline/timeline_view.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedule_file.h"
@@ -58,7 +58,7 @@ private slots:
     {
         const Graph g = loadModel("zoo:squeezenet");
         QTemporaryDir dir;
-        for (const char* scheduler : {"ios", "nimble"}) {
+        for (const char* scheduler : { "ios", "nimble" }) {
             ScheduleRequest request;
             request.scheduler = scheduler;
             const auto result = computeScheduleResult(g, request);
@@ -82,7 +82,7 @@ private slots:
             QPainter p(&empty);
             view.render(p, empty.size());
         }
-        for (const char* s : {"sequential", "greedy", "ios"}) {
+        for (const char* s : { "sequential", "greedy", "ios" }) {
             ScheduleRequest r;
             r.scheduler = s;
             model.add(computeScheduleResult(g, r));

@@ -1,5 +1,5 @@
 // The GPU kernel summary: grouping by name or op type, a range, shares, CSV, and the table model.
-#include "kernel_stats.h"
+#include "timeline/kernel_stats.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -14,13 +14,13 @@ constexpr double us = 1e-6;
 std::shared_ptr<TimelineData> sample()
 {
     auto d = std::make_shared<TimelineData>();
-    StreamRowsBuilder rows(*d, {0, 1});
+    StreamRowsBuilder rows(*d, { 0, 1 });
     rows.addOp(0, 0, 40 * us, 0, 0);
-    rows.addKernel(0, 0 * us, 10 * us, 0, {"conv", 0, 64, {}});
-    rows.addKernel(0, 10 * us, 30 * us, 0, {"conv", 0, 64, {}});
-    rows.addKernel(0, 30 * us, 40 * us, 3, {"relu", 0, 64, {}});
+    rows.addKernel(0, 0 * us, 10 * us, 0, { "conv", 0, 64, {} });
+    rows.addKernel(0, 10 * us, 30 * us, 0, { "conv", 0, 64, {} });
+    rows.addKernel(0, 30 * us, 40 * us, 3, { "relu", 0, 64, {} });
     rows.addOp(1, 0, 40 * us, 1, 1);
-    rows.addKernel(1, 0 * us, 20 * us, 1, {"gemm, \"tiled\"", 1, 32, {}});
+    rows.addKernel(1, 0 * us, 20 * us, 1, { "gemm, \"tiled\"", 1, 32, {} });
     d->rows.finish();
     d->latency = 40 * us;
     return d;
@@ -91,7 +91,7 @@ void TestKernelStats::summarisesARange()
 void TestKernelStats::groupsByOpType()
 {
     const auto rows = kernelSummary(*sample(), std::nullopt, KernelGrouping::ByOpType,
-                                    [](std::uint32_t c) { return c == 0 ? std::string("Conv") : "type" + std::to_string(c); });
+        [](std::uint32_t c) { return c == 0 ? std::string("Conv") : "type" + std::to_string(c); });
     QCOMPARE(rows.size(), std::size_t(3));
     QCOMPARE(rows[0].name, std::string("Conv"));
     QCOMPARE(rows[0].count, std::size_t(2));
@@ -104,7 +104,7 @@ void TestKernelStats::writesCsv()
 {
     const std::string csv = kernelSummaryCsv(kernelSummary(*sample()));
     QCOMPARE(QString::fromStdString(csv).split('\n').first(),
-             QStringLiteral("name,count,total_us,avg_us,min_us,max_us,time_percent"));
+        QStringLiteral("name,count,total_us,avg_us,min_us,max_us,time_percent"));
     QVERIFY2(csv.find("conv,2,30.000,15.000,10.000,20.000,50.00\n") != std::string::npos, csv.c_str());
     // Commas and quotes in a name are quoted as RFC 4180 says.
     QVERIFY2(csv.find("\"gemm, \"\"tiled\"\"\",1,20.000") != std::string::npos, csv.c_str());
@@ -138,7 +138,7 @@ void TestKernelStats::modelSortsNumbers()
 void TestKernelStats::noKernelRows()
 {
     TimelineData d;
-    d.rows.addSpan(0, {0, 1, 0, 0});
+    d.rows.addSpan(0, { 0, 1, 0, 0 });
     d.rows.finish();
     QVERIFY(kernelSummary(d).empty());
 }

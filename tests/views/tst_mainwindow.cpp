@@ -1,50 +1,49 @@
-#include "main_window.h"
+#include "dag/op_properties_widget.h"
+#include "dag/op_table_model.h"
+#include "mapping/mapping_result.h"
 #include "model/model_ref.h"
-#include "op_table_model.h"
-#include "op_properties_widget.h"
-#include "run_compare_panel.h"
-#include "schedule_panel.h"
-#include "schedule_result.h"
-#include "mapping_result.h"
-#include "zoo/zoo.h"
-#include "timeline_view.h"
-#include "schedule_editor.h"
-#include "start_page.h"
+#include "runs/run_compare_panel.h"
 #include "schedule/schedule_edit.h"
-#include "warp_chart.h"
+#include "schedules/schedule_editor.h"
+#include "schedules/schedule_panel.h"
+#include "schedules/schedule_result.h"
+#include "timeline/timeline_view.h"
+#include "timeline/warp_chart.h"
+#include "window/main_window.h"
+#include "window/start_page.h"
+#include "zoo/zoo.h"
 
 #include <algorithm>
 #include <set>
 
 #include <QAbstractItemModel>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
-#include <QHeaderView>
-#include <QWheelEvent>
 #include <QDir>
-#include <QListWidget>
-#include <QAction>
-#include <QMessageBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
-#include <QMenuBar>
-#include <QAction>
-#include <QPainter>
 #include <QLineEdit>
-#include <QSettings>
-#include <QTabWidget>
-#include <QStandardPaths>
-#include <QTableView>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 
-#include "run_database_panel.h"
+#include "runs/run_database_panel.h"
 #include "store/store.h"
-#include <QUrl>
 #include <QTest>
+#include <QUrl>
 
 using opsched::MainWindow;
 
@@ -150,10 +149,10 @@ void TestMainWindow::remembersRecentModels()
         w.setInteractive(false);
         QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
         QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
-        QCOMPARE(w.recentFiles(), (QStringList{"zoo:googlenet", "zoo:squeezenet"}));
+        QCOMPARE(w.recentFiles(), (QStringList { "zoo:googlenet", "zoo:squeezenet" }));
         // Reopening moves an entry to the front instead of repeating it.
         QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
-        QCOMPARE(w.recentFiles(), (QStringList{"zoo:squeezenet", "zoo:googlenet"}));
+        QCOMPARE(w.recentFiles(), (QStringList { "zoo:squeezenet", "zoo:googlenet" }));
         for (int seed = 0; seed < 10; ++seed)
             QVERIFY(w.openModel(QStringLiteral("zoo:random?seed=%1").arg(seed)));
         QCOMPARE(w.recentFiles().size(), MainWindow::kMaxRecentFiles);
@@ -189,10 +188,12 @@ void TestMainWindow::sortsNumbersAsNumbers()
     QCOMPARE(model->index(0, opsched::OpTableModel::NameColumn).data().toString(), QStringLiteral("conv1"));
 
     table(w)->sortByColumn(opsched::OpTableModel::GflopColumn, Qt::DescendingOrder);
-    double previous = model->index(0, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
+    double previous
+        = model->index(0, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
     QCOMPARE(previous, w.graph()->op(opsched::OpId(0)).cost.flops); // conv1 is squeezenet's heaviest op
     for (int row = 1; row < model->rowCount(); ++row) {
-        const double flops = model->index(row, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
+        const double flops
+            = model->index(row, opsched::OpTableModel::GflopColumn).data(opsched::OpTableModel::SortRole).toDouble();
         QVERIFY(flops <= previous);
         previous = flops;
     }
@@ -238,7 +239,7 @@ void TestMainWindow::runsIosAndShowsItsTimeline()
     }
     QCOMPARE(static_cast<int>(opSpans), 120 - 11); // every op but the 11 plain concats
     QVERIFY(kernelSpans > 0);
-    QCOMPARE(kernelSpans, data->kernels.size());   // every kernel drawn once
+    QCOMPARE(kernelSpans, data->kernels.size()); // every kernel drawn once
     // A kernel lies inside its op's box on the stream above, and names that op.
     const double slack = 1e-12;
     for (std::size_t r = 1; r < data->rows.rowCount(); r += 2)
@@ -250,7 +251,8 @@ void TestMainWindow::runsIosAndShowsItsTimeline()
             QVERIFY(kernel.warps > 0);
             QVERIFY(!kernel.name.empty());
             const auto& ops = data->rows.row(r - 1);
-            const auto box = std::find_if(ops.begin(), ops.end(), [&](const opsched::TimelineSpan& op) { return op.id == kernel.op; });
+            const auto box = std::find_if(
+                ops.begin(), ops.end(), [&](const opsched::TimelineSpan& op) { return op.id == kernel.op; });
             QVERIFY2(box != ops.end(), kernel.name.c_str());
             QVERIFY2(k.start >= box->start - slack && k.end <= box->end + slack, kernel.name.c_str());
         }
@@ -301,15 +303,15 @@ void TestMainWindow::schedulesAtAnotherBatch()
     const auto one = panel->results()->result(0);
     const auto eight = panel->results()->result(1);
     QVERIFY(one && eight);
-    QCOMPARE(one->batch, std::int64_t{1});
-    QCOMPARE(eight->batch, std::int64_t{8});
+    QCOMPARE(one->batch, std::int64_t { 1 });
+    QCOMPARE(eight->batch, std::int64_t { 8 });
     QVERIFY(eight->latency > one->latency);
     // The same as scheduling the model loaded at batch 8 directly.
     opsched::ScheduleRequest direct = eight->request;
     direct.batch = 0;
     const auto reference = opsched::computeScheduleResult(opsched::loadModel("zoo:squeezenet", 8), direct);
     QCOMPARE(eight->latency, reference->latency);
-    QCOMPARE(w.graph()->batch(), std::int64_t{1}); // the open model stays as opened
+    QCOMPARE(w.graph()->batch(), std::int64_t { 1 }); // the open model stays as opened
 }
 
 // The Lowering box: greedy's stages lowered with events carry no barrier and a wait per
@@ -324,7 +326,7 @@ void TestMainWindow::lowersWithEventsWhenAsked()
     QVERIFY(lowering != nullptr);
     QCOMPARE(lowering->currentText(), QStringLiteral("barriers"));
     QSignalSpy done(panel, &opsched::SchedulePanel::finished);
-    for (const char* name : {"barriers", "events", "best"}) {
+    for (const char* name : { "barriers", "events", "best" }) {
         lowering->setCurrentText(QString::fromLatin1(name));
         panel->runScheduler(QStringLiteral("greedy"));
         QVERIFY(done.wait(30000));
@@ -370,7 +372,7 @@ void TestMainWindow::droppedFilesOpen()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("not a model");
     f.close();
-    QVERIFY(!w.openDroppedUrls({QUrl::fromLocalFile(path)}));
+    QVERIFY(!w.openDroppedUrls({ QUrl::fromLocalFile(path) }));
     // The file was tried, and refused with loadModel's reason.
     QVERIFY2(w.lastError().contains(QStringLiteral("unknown model format")), qPrintable(w.lastError()));
 }
@@ -400,7 +402,7 @@ void TestMainWindow::fitsALaptopScreen()
     QCoreApplication::processEvents();
     // It keeps (about) its share of the window's height.
     QVERIFY2(dock->height() > small + 100 && dock->height() > 0.8 * share * w.height(),
-             qPrintable(QStringLiteral("%1 -> %2").arg(small).arg(dock->height())));
+        qPrintable(QStringLiteral("%1 -> %2").arg(small).arg(dock->height())));
 }
 
 void TestMainWindow::undoShortcutsAndUnsavedEdits()
@@ -417,7 +419,8 @@ void TestMainWindow::undoShortcutsAndUnsavedEdits()
     QVERIFY(editor->isEnabled());
     const opsched::Schedule before = editor->schedule();
     const auto e3 = opsched::findOp(before, *w.graph()->findOp("fire2.expand3x3"));
-    editor->apply(opsched::moveOp(before, *w.graph()->findOp("fire2.expand1x1"), e3->stage, 1, 0), QStringLiteral("pair"));
+    editor->apply(
+        opsched::moveOp(before, *w.graph()->findOp("fire2.expand1x1"), e3->stage, 1, 0), QStringLiteral("pair"));
     QVERIFY(!(editor->schedule() == before));
 
     // The Edit menu's actions with the usual keys, wherever the focus is in the window.
@@ -499,12 +502,24 @@ void TestMainWindow::displayNames_data()
     QTest::addColumn<QString>("ref");
     QTest::addColumn<QString>("graphName");
     QTest::addColumn<QString>("shown");
-    QTest::newRow("zoo") << "zoo:inception_v3" << "inception_v3" << "inception_v3";
-    QTest::newRow("model.onnx by its folder") << "/data/resnet50/model.onnx" << "model" << "resnet50";
-    QTest::newRow("MODEL.ONNX too") << "/data/vit_b16/MODEL.onnx" << "torch_jit" << "vit_b16";
-    QTest::newRow("a named file keeps its graph name") << "/data/x/resnet.onnx" << "ResNet" << "ResNet";
-    QTest::newRow("a graph called model takes the file's name") << "/data/x/bert.onnx" << "model" << "bert";
-    QTest::newRow("relative model.onnx") << "squeeze/model.onnx" << "model" << "squeeze";
+    QTest::newRow("zoo") << "zoo:inception_v3"
+                         << "inception_v3"
+                         << "inception_v3";
+    QTest::newRow("model.onnx by its folder") << "/data/resnet50/model.onnx"
+                                              << "model"
+                                              << "resnet50";
+    QTest::newRow("MODEL.ONNX too") << "/data/vit_b16/MODEL.onnx"
+                                    << "torch_jit"
+                                    << "vit_b16";
+    QTest::newRow("a named file keeps its graph name") << "/data/x/resnet.onnx"
+                                                       << "ResNet"
+                                                       << "ResNet";
+    QTest::newRow("a graph called model takes the file's name") << "/data/x/bert.onnx"
+                                                                << "model"
+                                                                << "bert";
+    QTest::newRow("relative model.onnx") << "squeeze/model.onnx"
+                                         << "model"
+                                         << "squeeze";
 }
 
 void TestMainWindow::displayNames()
@@ -542,8 +557,8 @@ void TestMainWindow::wheelScrollsPanelsNotTheirFields()
     const QString deviceBefore = device->currentText();
     auto wheel = [](QWidget* target) {
         const QPoint at(target->width() / 2, target->height() / 2);
-        QWheelEvent event(at, target->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                          Qt::NoScrollPhase, false);
+        QWheelEvent event(
+            at, target->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
         QCoreApplication::sendEvent(target, &event);
     };
     // Scrolling over the panel passes over the fields without changing them...
@@ -596,13 +611,16 @@ void TestMainWindow::resultsTableShowsEveryColumn()
     const int last = results->horizontalHeader()->logicalIndex(columns - 1);
     const int right = results->columnViewportPosition(last) + results->columnWidth(last);
     QVERIFY2(right <= results->viewport()->width(),
-             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(results->viewport()->width())));
+        qPrintable(
+            QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(results->viewport()->width())));
     // The table itself is not cut by the panel's scroll area on the right.
     const QRect shown = results->visibleRegion().boundingRect();
-    QVERIFY2(shown.width() >= results->width() - 1, qPrintable(QStringLiteral("%1 of %2").arg(shown.width()).arg(results->width())));
+    QVERIFY2(shown.width() >= results->width() - 1,
+        qPrintable(QStringLiteral("%1 of %2").arg(shown.width()).arg(results->width())));
     QVERIFY(results->minimumHeight() >= 6 * results->verticalHeader()->defaultSectionSize());
     // ... and in view without scrolling the panel: the header and several rows.
-    const int rows = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
+    const int rows
+        = (shown.height() - results->horizontalHeader()->height()) / results->verticalHeader()->defaultSectionSize();
     QVERIFY2(rows >= 4, qPrintable(QStringLiteral("%1 rows in view").arg(rows)));
 }
 
@@ -634,7 +652,8 @@ void TestMainWindow::kernelTableShowsEveryColumn()
     QCOMPARE(kernels->model()->headerData(last, Qt::Horizontal).toString(), QStringLiteral("Time %"));
     const int right = kernels->columnViewportPosition(last) + kernels->columnWidth(last);
     QVERIFY2(right <= kernels->viewport()->width(),
-             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(kernels->viewport()->width())));
+        qPrintable(
+            QStringLiteral("columns end at %1, the table shows %2").arg(right).arg(kernels->viewport()->width())));
     QVERIFY2(kernels->columnWidth(0) >= 60, qPrintable(QString::number(kernels->columnWidth(0))));
 
     // On a 1024x640 screen's first-start window the Streams table shows what it shows without
@@ -649,8 +668,11 @@ void TestMainWindow::kernelTableShowsEveryColumn()
         if (!streams->isColumnHidden(c))
             streamsRight = std::max(streamsRight, streams->columnViewportPosition(c) + streams->columnWidth(c));
     QVERIFY2(streamsRight <= streams->viewport()->width(),
-             qPrintable(QStringLiteral("columns end at %1, the table shows %2").arg(streamsRight).arg(streams->viewport()->width())));
-    QVERIFY(!streams->isColumnHidden(0) && !streams->isColumnHidden(1) && !streams->isColumnHidden(4)); // stream, busy, ops
+        qPrintable(QStringLiteral("columns end at %1, the table shows %2")
+                       .arg(streamsRight)
+                       .arg(streams->viewport()->width())));
+    QVERIFY(
+        !streams->isColumnHidden(0) && !streams->isColumnHidden(1) && !streams->isColumnHidden(4)); // stream, busy, ops
 }
 
 void TestMainWindow::diffShowsMostStreams()
@@ -665,7 +687,7 @@ void TestMainWindow::diffShowsMostStreams()
     QTest::qWait(50);
     QVERIFY(w.openModel(QStringLiteral("zoo:inception_v3")));
     QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
-    for (const char* scheduler : {"greedy", "nimble"}) {
+    for (const char* scheduler : { "greedy", "nimble" }) {
         w.schedulePanel()->runScheduler(QString::fromUtf8(scheduler));
         QVERIFY(done.wait(30000));
     }
@@ -679,9 +701,11 @@ void TestMainWindow::diffShowsMostStreams()
     QVERIFY(b->isVisible());
     std::set<int> rows;
     for (int y = 0; y < b->height(); y += 3)
-        if (const int r = b->rowAt(y); r >= 0 && b->rowTop(static_cast<std::size_t>(r)) + b->rowHeight(static_cast<std::size_t>(r)) <= b->height())
+        if (const int r = b->rowAt(y);
+            r >= 0 && b->rowTop(static_cast<std::size_t>(r)) + b->rowHeight(static_cast<std::size_t>(r)) <= b->height())
             rows.insert(r);
-    QVERIFY2(rows.size() >= 5, qPrintable(QStringLiteral("%1 rows in view, %2 px high").arg(rows.size()).arg(b->height())));
+    QVERIFY2(
+        rows.size() >= 5, qPrintable(QStringLiteral("%1 rows in view, %2 px high").arg(rows.size()).arg(b->height())));
 }
 
 void TestMainWindow::timelineSaysWhichRunItShows()
@@ -696,12 +720,12 @@ void TestMainWindow::timelineSaysWhichRunItShows()
     QCOMPARE(timelineDock->windowTitle(), QStringLiteral("Timeline"));
     QVERIFY(runStatus->text().isEmpty());
     QSignalSpy done(w.schedulePanel(), &opsched::SchedulePanel::finished);
-    for (const char* scheduler : {"greedy", "nimble"}) {
+    for (const char* scheduler : { "greedy", "nimble" }) {
         w.schedulePanel()->runScheduler(QString::fromUtf8(scheduler));
         QVERIFY(done.wait(30000));
         const QString expected = QString::fromUtf8("squeezenet — %1 · sim:").arg(QString::fromUtf8(scheduler));
         QVERIFY2(timelineDock->windowTitle().startsWith(QStringLiteral("Timeline — ") + expected),
-                 qPrintable(timelineDock->windowTitle()));
+            qPrintable(timelineDock->windowTitle()));
         QVERIFY2(runStatus->text().contains(expected), qPrintable(runStatus->text()));
         QVERIFY(runStatus->text().contains(QStringLiteral("batch 1")));
     }
@@ -720,7 +744,7 @@ void TestMainWindow::helpListsEveryShortcut()
                 if (!a->shortcut().isEmpty()) {
                     ++withShortcut;
                     QVERIFY2(help.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()),
-                             qPrintable(a->text()));
+                        qPrintable(a->text()));
                 }
     QVERIFY(withShortcut >= 5);
     QVERIFY(help.contains(QStringLiteral("Zoom to the selected range"), Qt::CaseInsensitive));

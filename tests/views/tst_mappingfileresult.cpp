@@ -1,12 +1,12 @@
 // A mapping file written by the real opsched-cli (measured CPU partitions) read back for the open
 // model: a row per device, the file's makespan, its devices per op; another model's file, a file
-// cut short, a latency file that claims to be a throughput one and a file without costs are refused with a message naming the
-// problem. File > Open Mapping and a dropped file go through the same path in the window.
-#include "dag_view.h"
-#include "main_window.h"
-#include "mapping_file_result.h"
+// cut short, a latency file that claims to be a throughput one and a file without costs are refused with a message
+// naming the problem. File > Open Mapping and a dropped file go through the same path in the window.
+#include "dag/dag_view.h"
+#include "mapping/mapping_file_result.h"
 #include "mapping_file_support.h"
-#include "schedule_panel.h"
+#include "schedules/schedule_panel.h"
+#include "window/main_window.h"
 
 #include "model/model_ref.h"
 #include "util/error.h"
@@ -41,8 +41,8 @@ private slots:
         QVERIFY(dir_.isValid());
         test::isolateFromTheUser(QStringLiteral("tst_mappingfileresult"), dir_);
         file_ = dir_.filePath(QStringLiteral("mapping.json"));
-        QVERIFY(runCli({QString::fromLatin1(kModel), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
-                        QStringLiteral("--mapper"), QStringLiteral("milp-split"), QStringLiteral("-o"), file_}));
+        QVERIFY(runCli({ QString::fromLatin1(kModel), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
+            QStringLiteral("--mapper"), QStringLiteral("milp-split"), QStringLiteral("-o"), file_ }));
     }
 
     void readsAFileTheCliWrote()
@@ -51,7 +51,7 @@ private slots:
         const auto result = loadMappingResult(graph, file_.toStdString());
         const nlohmann::json file = readJson(file_);
         QVERIFY(result->mapping);
-        QCOMPARE(result->mapping->devices, (std::vector<std::string>{"cpu:0", "cpu:1"}));
+        QCOMPARE(result->mapping->devices, (std::vector<std::string> { "cpu:0", "cpu:1" }));
         // One timeline row per device, named after it, with every op once.
         const TimelineData& t = *result->timeline;
         std::vector<std::string> rows;
@@ -61,17 +61,17 @@ private slots:
                 rows.push_back(t.rowNames[r]);
                 spans += t.rows.row(r).size();
             }
-        QCOMPARE(rows, (std::vector<std::string>{"cpu:0", "cpu:1"}));
+        QCOMPARE(rows, (std::vector<std::string> { "cpu:0", "cpu:1" }));
         QCOMPARE(spans, graph.opCount());
         // The makespan recomputed from the file's costs and links is the one the CLI wrote.
         const double fileMs = file.at("makespan_ms").get<double>();
         QVERIFY2(std::abs(result->latency * 1e3 - fileMs) <= 1e-9 * fileMs,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(result->latency * 1e3).arg(fileMs)));
+            qPrintable(QStringLiteral("%1 vs %2").arg(result->latency * 1e3).arg(fileMs)));
         QVERIFY(!result->output.params.contains("file_makespan_ms"));
         QCOMPARE(t.flows.size(), file.at("transfers").size());
         for (const Op& op : graph.ops())
             QCOMPARE(result->mapping->devices[result->mapping->deviceOf[op.id.value()]],
-                     file.at("mapping").at(op.name).get<std::string>());
+                file.at("mapping").at(op.name).get<std::string>());
         QCOMPARE(result->output.params.at("mapper").get<std::string>(), std::string("milp-split"));
         QCOMPARE(result->output.params.at("status").get<std::string>(), file.at("status").get<std::string>());
         QCOMPARE(result->output.params.at("lower_bound_ms").get<double>(), file.at("lower_bound_ms").get<double>());
@@ -83,9 +83,9 @@ private slots:
     void readsAFileMadeAtAnotherBatch()
     {
         const QString path = dir_.filePath(QStringLiteral("batch2.json"));
-        QVERIFY(runCli({QString::fromLatin1(kModel), QStringLiteral("--batch"), QStringLiteral("2"),
-                        QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--mapper"),
-                        QStringLiteral("heft"), QStringLiteral("-o"), path}));
+        QVERIFY(runCli({ QString::fromLatin1(kModel), QStringLiteral("--batch"), QStringLiteral("2"),
+            QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--mapper"),
+            QStringLiteral("heft"), QStringLiteral("-o"), path }));
         const Graph graph = loadModel(kModel, 1); // opened at batch 1; the file says 2
         const auto result = loadMappingResult(graph, path.toStdString());
         QCOMPARE(result->batch, std::int64_t(2));
@@ -103,7 +103,8 @@ private slots:
         QVERIFY(message.contains(file_));
         const Graph squeezenet = loadModel("zoo:squeezenet", 1);
         message = refusal(squeezenet, file_);
-        QVERIFY2(message.contains(QStringLiteral("maps model rwnn, not the open model squeezenet")), qPrintable(message));
+        QVERIFY2(
+            message.contains(QStringLiteral("maps model rwnn, not the open model squeezenet")), qPrintable(message));
     }
 
     void refusesATruncatedFile()
@@ -126,7 +127,7 @@ private slots:
         const QString path = dir_.filePath(QStringLiteral("edited.json"));
 
         nlohmann::json j = good;
-        // Read as a throughput mapping (tst_batchedmappingresult), which it is not.
+        // Read as a throughput mapping (tst_throughputmappingresult), which it is not.
         j["objective"] = "throughput";
         writeText(path, j.dump());
         QVERIFY2(refusal(graph, path).contains(QStringLiteral("missing \"inputs\"")), qPrintable(refusal(graph, path)));
@@ -140,7 +141,8 @@ private slots:
         QVERIFY(refusal(graph, path).contains(QStringLiteral("not a mapping file")));
         QVERIFY(!looksLikeMappingFile(path.toStdString()));
 
-        QVERIFY(refusal(graph, dir_.filePath(QStringLiteral("missing.json"))).contains(QStringLiteral("cannot be read")));
+        QVERIFY(
+            refusal(graph, dir_.filePath(QStringLiteral("missing.json"))).contains(QStringLiteral("cannot be read")));
     }
 
     void aHandEditedMakespanIsNotTrusted()
@@ -182,9 +184,9 @@ private slots:
         QCOMPARE(window.shownResult(), shown);
 
         // Dropping a mapping file reads it as a mapping, not as a model.
-        QVERIFY(window.openDroppedUrls({QUrl::fromLocalFile(file_)}));
+        QVERIFY(window.openDroppedUrls({ QUrl::fromLocalFile(file_) }));
         QCOMPARE(results->rowCount(), 2);
-        QVERIFY(!window.openDroppedUrls({QUrl::fromLocalFile(broken)}));
+        QVERIFY(!window.openDroppedUrls({ QUrl::fromLocalFile(broken) }));
         QVERIFY(window.lastError().contains(QStringLiteral("cut short")));
         QCOMPARE(window.graph()->opCount(), loadModel(kModel, 1).opCount()); // the model stayed open
 

@@ -1,16 +1,16 @@
 // A mapping computed in the window: its timeline has a row per device named after it, a span per
 // op at the mapper's times, a flow per transfer; the DAG colours ops by device; the Schedules
 // panel offers the mappers and refuses a single device clearly.
-#include "byte_format.h"
-#include "dag_view.h"
-#include "mapping_result.h"
-#include "range_stats.h"
-#include "range_stats_model.h"
-#include "schedule_panel.h"
+#include "common/byte_format.h"
+#include "dag/dag_view.h"
+#include "mapping/mapping_result.h"
+#include "schedules/schedule_panel.h"
+#include "timeline/range_stats.h"
+#include "timeline/range_stats_model.h"
 
-#include "map/mappers.h"
-#include "zoo/zoo.h"
+#include "map/solvers/mappers.h"
 #include "util/error.h"
+#include "zoo/zoo.h"
 
 #include <QComboBox>
 #include <QSignalSpy>
@@ -81,7 +81,8 @@ private slots:
         QCOMPARE(whole.streams.size(), std::size_t(3)); // the transfer rows are not devices
         QCOMPARE(whole.ops, graph.opCount());
         const QString text = describeRange(whole);
-        QVERIFY2(text.contains(QStringLiteral("transfer")) && !text.contains(QStringLiteral("kernels")), qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("transfer")) && !text.contains(QStringLiteral("kernels")), qPrintable(text));
     }
 
     void formatsBytes_data()
@@ -118,7 +119,8 @@ private slots:
         QVERIFY(!dag.hasSchedule());
         for (const Op& op : graph->ops())
             for (const Op& other : graph->ops()) {
-                const bool same = result->mapping->deviceOf[op.id.value()] == result->mapping->deviceOf[other.id.value()];
+                const bool same
+                    = result->mapping->deviceOf[op.id.value()] == result->mapping->deviceOf[other.id.value()];
                 QCOMPARE(dag.opColour(op.id) == dag.opColour(other.id), same);
             }
         dag.setSchedule(nullptr);
@@ -141,7 +143,7 @@ private slots:
                 rows.push_back(t.rowNames[r]);
                 empty += t.rows.row(r).empty();
             }
-        QCOMPARE(rows, (std::vector<std::string>{"sim:t4", "sim:a100"}));
+        QCOMPARE(rows, (std::vector<std::string> { "sim:t4", "sim:a100" }));
         QCOMPARE(empty, std::size_t(1));
         QCOMPARE(t.rows.rowCount(), t.rowNames.size());
     }

@@ -3,9 +3,9 @@
 // simulated lists stay in process; the CLI's error, a crash, a broken file and Cancel end in a
 // message and a panel ready for the next run.
 #include "fake_cli.h"
-#include "map_process.h"
-#include "mapping_result.h"
-#include "schedule_panel.h"
+#include "mapping/map_process.h"
+#include "mapping/mapping_result.h"
+#include "schedules/schedule_panel.h"
 
 #include "model/model_ref.h"
 
@@ -54,11 +54,10 @@ private slots:
         r.mapper = QStringLiteral("heft");
         r.timeLimitSeconds = 20;
         QCOMPARE(r.arguments(QStringLiteral("/tmp/m.json")),
-                 (QStringList{QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--batch"),
-                              QStringLiteral("4"), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
-                              QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("--time-limit"),
-                              QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"),
-                              QStringLiteral("--json")}));
+            (QStringList { QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--batch"),
+                QStringLiteral("4"), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
+                QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("--time-limit"),
+                QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"), QStringLiteral("--json") }));
     }
 
     void simulatedDevicesRecognised()
@@ -66,7 +65,7 @@ private slots:
         QVERIFY(isSimulatedDeviceList("sim:t4, sim:a100"));
         QVERIFY(!isSimulatedDeviceList("sim:t4,cpu:0"));
         QVERIFY(!isSimulatedDeviceList("cuda:0,cpu"));
-        QCOMPARE(splitDeviceList(" cpu:0 , cpu:1,"), (std::vector<std::string>{"cpu:0", "cpu:1"}));
+        QCOMPARE(splitDeviceList(" cpu:0 , cpu:1,"), (std::vector<std::string> { "cpu:0", "cpu:1" }));
     }
 
     void measuredDevicesAreMappedByTheCli()
@@ -82,7 +81,7 @@ private slots:
         QVERIFY(panel.isRunning());
         QCOMPARE(started.size(), 1);
         QVERIFY2(started.at(0).at(0).toString().contains(QStringLiteral("--devices cpu:0,cpu:1 --mapper heft")),
-                 qPrintable(started.at(0).at(0).toString()));
+            qPrintable(started.at(0).at(0).toString()));
         QVERIFY(done.wait(120000));
         QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
         QVERIFY(!panel.isRunning());
@@ -90,7 +89,7 @@ private slots:
         const auto result = panel.results()->result(0);
         QVERIFY(result && result->mapping);
         QCOMPARE(result->request.scheduler, std::string("map:heft"));
-        QCOMPARE(result->mapping->devices, (std::vector<std::string>{"cpu:0", "cpu:1"}));
+        QCOMPARE(result->mapping->devices, (std::vector<std::string> { "cpu:0", "cpu:1" }));
         QVERIFY(!result->output.params.contains("file")); // the temporary file is gone
         std::size_t rows = 0;
         for (std::size_t r = 0; r < result->timeline->rows.rowCount(); ++r)
@@ -102,16 +101,16 @@ private slots:
         const QString path = dir_.filePath(QStringLiteral("again.json"));
         QProcess cli;
         cli.start(QStringLiteral(OPSCHED_CLI_PATH),
-                  {QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--devices"),
-                   QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--mapper"), QStringLiteral("heft"),
-                   QStringLiteral("-o"), path});
+            { QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--devices"),
+                QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("-o"),
+                path });
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 0);
         std::ifstream in(path.toStdString());
         const auto file = nlohmann::json::parse(in);
         const double fileMs = file.at("makespan_ms").get<double>();
         QVERIFY2(std::abs(result->latency * 1e3 - fileMs) <= 1e-9 * fileMs,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(result->latency * 1e3).arg(fileMs)));
+            qPrintable(QStringLiteral("%1 vs %2").arg(result->latency * 1e3).arg(fileMs)));
     }
 
     void theCliErrorIsShown()
@@ -154,8 +153,9 @@ private slots:
         QTest::newRow("crash") << QByteArray("echo 'measuring' >&2\nkill -SEGV $$") << QStringLiteral("crashed");
         QTest::newRow("no file") << QByteArray("exit 0") << QStringLiteral("wrote no mapping file");
         // Writes half a mapping where -o points.
-        QTest::newRow("cut short") << QByteArray("while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-                                                 "printf '{\"format\": \"opsched-mapping\", \"version\": 1,' > \"$out\"")
+        QTest::newRow("cut short") << QByteArray(
+            "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+            "printf '{\"format\": \"opsched-mapping\", \"version\": 1,' > \"$out\"")
                                    << QStringLiteral("cut short");
     }
 

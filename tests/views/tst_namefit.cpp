@@ -1,5 +1,5 @@
 // fitName: op names in narrow boxes keep their distinctive end, in the DAG and the timeline alike.
-#include "name_fit.h"
+#include "common/name_fit.h"
 
 #include <QFontMetrics>
 #include <QGuiApplication>
@@ -16,10 +16,18 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("room"); // the box is as wide as this text
         QTest::addColumn<QString>("expected");
-        QTest::newRow("whole") << "conv1" << "conv1" << "conv1";
-        QTest::newRow("last component") << "Mixed_5b.branch3x3dbl_2" << "branch3x3dbl_2" << "branch3x3dbl_2";
-        QTest::newRow("slash path") << "/features/denseblock1/conv2" << "conv2xx" << "conv2";
-        QTest::newRow("too narrow: nothing") << "Mixed_5b.branch1x1" << "M" << "";
+        QTest::newRow("whole") << "conv1"
+                               << "conv1"
+                               << "conv1";
+        QTest::newRow("last component") << "Mixed_5b.branch3x3dbl_2"
+                                        << "branch3x3dbl_2"
+                                        << "branch3x3dbl_2";
+        QTest::newRow("slash path") << "/features/denseblock1/conv2"
+                                    << "conv2xx"
+                                    << "conv2";
+        QTest::newRow("too narrow: nothing") << "Mixed_5b.branch1x1"
+                                             << "M"
+                                             << "";
     }
     void fits()
     {
@@ -45,8 +53,8 @@ private slots:
         // "Mix…" for both was the complaint: the fitted names of two blocks' branches differ.
         const QFontMetrics fm(QGuiApplication::font());
         const int room = fm.horizontalAdvance(QStringLiteral("branch5x5_1"));
-        QVERIFY(fitName(QStringLiteral("Mixed_5c.branch5x5_1"), fm, room) !=
-                fitName(QStringLiteral("Mixed_5c.branch3x3_1"), fm, room));
+        QVERIFY(fitName(QStringLiteral("Mixed_5c.branch5x5_1"), fm, room)
+            != fitName(QStringLiteral("Mixed_5c.branch3x3_1"), fm, room));
     }
 };
 

@@ -1,4 +1,4 @@
-#include "op_table_model.h"
+#include "dag/op_table_model.h"
 
 #include "model/model_ref.h"
 
@@ -79,7 +79,7 @@ void TestOpTableModel::inputsNamePredecessors()
     QVERIFY(concat);
     const int row = int(concat->value());
     QCOMPARE(model.data(model.index(row, OpTableModel::InputsColumn)).toString(),
-             QStringLiteral("fire2.expand3x3, fire2.expand1x1"));
+        QStringLiteral("fire2.expand3x3, fire2.expand1x1"));
 }
 
 void TestOpTableModel::sortRoleGivesNumbers()
@@ -101,7 +101,7 @@ void TestOpTableModel::sortRoleGivesNumbers()
 void TestOpTableModel::headers()
 {
     OpTableModel model;
-    const QStringList expected{"Name", "Type", "Output shape", "GFLOP", "MB moved", "Inputs"};
+    const QStringList expected { "Name", "Type", "Output shape", "GFLOP", "MB moved", "Inputs" };
     for (int c = 0; c < expected.size(); ++c)
         QCOMPARE(model.headerData(c, Qt::Horizontal).toString(), expected[c]);
 }

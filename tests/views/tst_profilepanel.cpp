@@ -1,26 +1,26 @@
 // ProfilePanel in the main window: a batch run by the real opsched-cli lands in the Runs panel as
 // it goes; a crashing child leaves the window working and says what happened; results databases
 // open from File > Open.
-#include "dag_view.h"
+#include "dag/dag_view.h"
 #include "fake_cli.h"
-#include "main_window.h"
-#include "profile_panel.h"
-#include "run_database_panel.h"
-#include "run_list_model.h"
-#include "schedule_results_model.h"
-#include "timeline_view.h"
+#include "profile/profile_panel.h"
+#include "runs/run_database_panel.h"
+#include "runs/run_list_model.h"
+#include "schedules/schedule_results_model.h"
+#include "timeline/timeline_view.h"
+#include "window/main_window.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QFile>
-#include <QLineEdit>
 #include <QLabel>
-#include <QPlainTextEdit>
-#include <QScrollBar>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
-#include <QAction>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -74,8 +74,9 @@ void TestProfilePanel::followsTheOpenModel()
     w.setInteractive(false);
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     const auto request = w.profilePanel()->request();
-    QCOMPARE(request.models, QStringList{QStringLiteral("zoo:squeezenet")});
-    QCOMPARE(request.schedulers, (QStringList{QStringLiteral("sequential"), QStringLiteral("greedy"), QStringLiteral("ios")}));
+    QCOMPARE(request.models, QStringList { QStringLiteral("zoo:squeezenet") });
+    QCOMPARE(request.schedulers,
+        (QStringList { QStringLiteral("sequential"), QStringLiteral("greedy"), QStringLiteral("ios") }));
     QVERIFY(request.device.startsWith(QStringLiteral("sim:")) || request.device.startsWith(QStringLiteral("cuda:")));
 
     // The run parameters reach the child's command line.
@@ -132,7 +133,7 @@ void TestProfilePanel::profilesWithTheRealCliAndListsRunsAsTheyLand()
 
     // Selecting two runs shows one in the timeline, with kernel rows, and both in the comparison.
     QSignalSpy shown(w.runsPanel(), &opsched::RunDatabasePanel::runShown);
-    w.runsPanel()->selectRows({0, 2});
+    w.runsPanel()->selectRows({ 0, 2 });
     QVERIFY(shown.wait(20000) || !shown.isEmpty());
     QTRY_VERIFY(!w.runsPanel()->isBusy());
     QCOMPARE(w.runsPanel()->selectedRuns()->rowCount(), 2);
@@ -168,7 +169,7 @@ void TestProfilePanel::windowSurvivesACrashingProfiler()
     // The window carries on: the panel can start again and the rest of the window works.
     QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
     QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
-    QCOMPARE(w.profilePanel()->request().models, QStringList{QStringLiteral("zoo:googlenet")});
+    QCOMPARE(w.profilePanel()->request().models, QStringList { QStringLiteral("zoo:googlenet") });
 }
 
 void TestProfilePanel::missingCliIsAnActionableMessage()
@@ -191,9 +192,9 @@ void TestProfilePanel::opensADatabaseFromFileOpen()
     const QString db = dir_.filePath(QStringLiteral("opened.db"));
     QProcess cli;
     cli.start(QStringLiteral(OPSCHED_CLI_PATH),
-              {QStringLiteral("profile"), QStringLiteral("zoo:squeezenet"), QStringLiteral("--schedulers"),
-               QStringLiteral("sequential,ios"), QStringLiteral("--device"), QStringLiteral("sim:v100"),
-               QStringLiteral("--db"), db, QStringLiteral("--repeat"), QStringLiteral("2")});
+        { QStringLiteral("profile"), QStringLiteral("zoo:squeezenet"), QStringLiteral("--schedulers"),
+            QStringLiteral("sequential,ios"), QStringLiteral("--device"), QStringLiteral("sim:v100"),
+            QStringLiteral("--db"), db, QStringLiteral("--repeat"), QStringLiteral("2") });
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
 
@@ -210,7 +211,7 @@ void TestProfilePanel::opensADatabaseFromFileOpen()
     QCOMPARE(w.profilePanel()->database(), db); // profiling next adds to it
     // No model is open: a stored run still shows, with op names from the run.
     QSignalSpy shown(w.runsPanel(), &opsched::RunDatabasePanel::runShown);
-    w.runsPanel()->selectRows({1});
+    w.runsPanel()->selectRows({ 1 });
     QVERIFY(shown.wait(20000));
     QVERIFY(w.timelineView()->data());
     QVERIFY(!w.timelineView()->data()->opLabels.empty());
@@ -255,7 +256,8 @@ void TestProfilePanel::userCancelIsNotAnError()
     ProfilePanel* panel = w.profilePanel();
     panel->setDatabase(dir_.filePath(QStringLiteral("cancel.db")));
     // A child that reports its plan, then waits; SIGTERM ends it as the real CLI would.
-    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 3 jobs'\nwhile true; do sleep 0.1; done"));
+    panel->process()->setCliPath(
+        fakeCli("trap 'exit 130' TERM\necho 'profiling 3 jobs'\nwhile true; do sleep 0.1; done"));
     QSignalSpy done(panel, &ProfilePanel::finished);
     panel->start();
     QVERIFY(panel->isRunning());
@@ -308,7 +310,8 @@ void TestProfilePanel::profileShortcutShowsProgress()
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     ProfilePanel* panel = w.profilePanel();
     panel->setDatabase(dir_.filePath(QStringLiteral("shortcut.db")));
-    panel->process()->setCliPath(fakeCli("trap 'exit 130' TERM\necho 'profiling 1 job'\nwhile true; do sleep 0.1; done"));
+    panel->process()->setCliPath(
+        fakeCli("trap 'exit 130' TERM\necho 'profiling 1 job'\nwhile true; do sleep 0.1; done"));
     auto* progress = panel->findChild<QProgressBar*>();
     QVERIFY(progress);
     // Ctrl+Shift+P, as the Run menu has it.

@@ -1,7 +1,7 @@
 // ProfileProcess: the opsched-cli child's progress lines, exit codes, crashes and cancellation,
 // with small shell scripts standing in for opsched-cli.
 #include "fake_cli.h"
-#include "profile_process.h"
+#include "profile/profile_process.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -1,11 +1,11 @@
 // Range statistics: busy time as the union of a stream's ops, counts of ops and kernels that
 // overlap, concurrency on average and at the peak, and the time-averaged active warps.
-#include "range_stats.h"
-#include "range_stats_model.h"
-#include "sim/sim_device.h"
-#include "schedule/stage_cost.h"
-#include "schedule/schedulers.h"
 #include "model/model_ref.h"
+#include "schedule/schedulers.h"
+#include "schedule/stage_cost.h"
+#include "sim/sim_device.h"
+#include "timeline/range_stats.h"
+#include "timeline/range_stats_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>
@@ -25,19 +25,19 @@ constexpr double us = 1e-6;
 std::shared_ptr<TimelineData> sample()
 {
     auto d = std::make_shared<TimelineData>();
-    StreamRowsBuilder rows(*d, {0, 1});
+    StreamRowsBuilder rows(*d, { 0, 1 });
     rows.addOp(0, 0 * us, 10 * us, 0, 0);
     rows.addOp(0, 10 * us, 20 * us, 1, 0);
     rows.addOp(0, 30 * us, 40 * us, 2, 0);
     rows.addOp(0, 30 * us, 40 * us, 3, 0); // merged with op 2
-    rows.addKernel(0, 0 * us, 10 * us, 0, {"conv", 0, 64, {}});
-    rows.addKernel(0, 10 * us, 20 * us, 0, {"conv", 1, 64, {}});
-    rows.addKernel(0, 30 * us, 40 * us, 0, {"merged", 2, 64, {}});
+    rows.addKernel(0, 0 * us, 10 * us, 0, { "conv", 0, 64, {} });
+    rows.addKernel(0, 10 * us, 20 * us, 0, { "conv", 1, 64, {} });
+    rows.addKernel(0, 30 * us, 40 * us, 0, { "merged", 2, 64, {} });
     rows.addOp(1, 5 * us, 25 * us, 4, 1);
-    rows.addKernel(1, 5 * us, 15 * us, 1, {"gemm", 4, 32, {}});
-    rows.addKernel(1, 15 * us, 25 * us, 1, {"relu", 4, 32, {}});
+    rows.addKernel(1, 5 * us, 15 * us, 1, { "gemm", 4, 32, {} });
+    rows.addKernel(1, 15 * us, 25 * us, 1, { "relu", 4, 32, {} });
     d->rows.finish();
-    d->warps = {{0 * us, 100}, {10 * us, 300}, {20 * us, 50}, {40 * us, 0}};
+    d->warps = { { 0 * us, 100 }, { 10 * us, 300 }, { 20 * us, 50 }, { 40 * us, 0 } };
     d->latency = 40 * us;
     return d;
 }
@@ -73,7 +73,8 @@ void TestRangeStats::ranges_data()
     QTest::newRow("first op only") << 0.0 << 4.0 << 1 << 1 << 4.0 << 0.0 << 1 << 1.0 << 0.0;
     QTest::newRow("overlap of both streams") << 6.0 << 14.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
     QTest::newRow("idle gap on stream 0") << 20.5 << 29.5 << 1 << 1 << 0.0 << 4.5 << 1 << 0.0 << 1.0;
-    QTest::newRow("merged launch counted once in busy time") << 30.0 << 40.0 << 2 << 1 << 10.0 << 0.0 << 1 << 1.0 << 0.0;
+    QTest::newRow("merged launch counted once in busy time")
+        << 30.0 << 40.0 << 2 << 1 << 10.0 << 0.0 << 1 << 1.0 << 0.0;
     QTest::newRow("reversed range") << 14.0 << 6.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
     QTest::newRow("after the run") << 50.0 << 60.0 << 0 << 0 << 0.0 << 0.0 << 0 << 0.0 << 0.0;
 }
@@ -101,8 +102,10 @@ void TestRangeStats::ranges()
     QVERIFY2(std::abs(s.streams[1].busy - busy1 * us) < 1e-12, qPrintable(QString::number(s.streams[1].busy / us)));
     QCOMPARE(static_cast<int>(s.streams[0].kernels + s.streams[1].kernels), kernels);
     QCOMPARE(s.peakConcurrency, peak);
-    QVERIFY2(std::abs(s.streams[0].concurrency - concurrency0) < 1e-9, qPrintable(QString::number(s.streams[0].concurrency)));
-    QVERIFY2(std::abs(s.streams[1].concurrency - concurrency1) < 1e-9, qPrintable(QString::number(s.streams[1].concurrency)));
+    QVERIFY2(std::abs(s.streams[0].concurrency - concurrency0) < 1e-9,
+        qPrintable(QString::number(s.streams[0].concurrency)));
+    QVERIFY2(std::abs(s.streams[1].concurrency - concurrency1) < 1e-9,
+        qPrintable(QString::number(s.streams[1].concurrency)));
     const double duration = std::abs(t1 - t0) * us;
     QVERIFY(std::abs(s.averageConcurrency - (busy0 + busy1) * us / duration) < 1e-9);
     QVERIFY(s.hasWarps);
@@ -152,7 +155,8 @@ void TestRangeStats::modelShowsStreams()
     // Stream 1 runs [5,20) beside stream 0 all the time: 2 streams; stream 0 alone on [0,5).
     QCOMPARE(model.index(1, RangeStatsModel::ConcurrencyColumn).data().toString(), QStringLiteral("2.00"));
     QCOMPARE(model.index(0, RangeStatsModel::ConcurrencyColumn).data().toString(), QStringLiteral("1.75"));
-    QVERIFY(!model.headerData(RangeStatsModel::ConcurrencyColumn, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+    QVERIFY(
+        !model.headerData(RangeStatsModel::ConcurrencyColumn, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
 }
 
 void TestRangeStats::describesARange()
@@ -194,7 +198,7 @@ void TestRangeStats::hostCallsExplainTheDeviceIdleTime()
         const RangeStats s = rangeStats(data, a, b);
         QVERIFY(s.hasHost);
         QVERIFY2(s.hostLaunchSeconds + s.hostWaitSeconds + s.hostBarrierSeconds >= 0.999 * (b - a),
-                 qPrintable(QStringLiteral("%1-%2 us").arg(a * 1e6).arg(b * 1e6)));
+            qPrintable(QStringLiteral("%1-%2 us").arg(a * 1e6).arg(b * 1e6)));
         if (b >= run - 1e-12) {
             QVERIFY2(s.hostBarrierSeconds >= 0.9 * (b - a), qPrintable(describeRange(s)));
             QVERIFY(describeRange(s).contains(QStringLiteral("joining streams")));

@@ -1,5 +1,5 @@
 // RowLayout: heights, collapsing a stream's kernel rows, lookups by pixel, and 500 streams.
-#include "row_layout.h"
+#include "timeline/row_layout.h"
 
 #include <QTest>
 
@@ -64,8 +64,7 @@ void TestRowLayout::heights()
             QCOMPARE(layout.height(r), 22);
             QCOMPARE(layout.streamRow(r), static_cast<int>(r));
             QCOMPARE(layout.hasChildren(r), kernelRows > 0);
-        }
-        else
+        } else
             QCOMPARE(layout.height(r), collapseAll ? 0 : 15);
         if (r > 0)
             QCOMPARE(layout.top(r), layout.bottom(r - 1));
@@ -150,7 +149,7 @@ void TestRowLayout::empty()
     const auto [first, last] = layout.rowsIn(0, 100);
     QCOMPARE(first, last);
     // Kernel rows before any op row belong to no stream and always show.
-    const RowLayout orphan({K::Kernels, K::Ops, K::Kernels}, {false, true, false});
+    const RowLayout orphan({ K::Kernels, K::Ops, K::Kernels }, { false, true, false });
     QCOMPARE(orphan.streamRow(0), -1);
     QCOMPARE(orphan.height(0), 15);
     QCOMPARE(orphan.height(2), 0);

@@ -1,9 +1,9 @@
 // RunDatabasePanel: a results database listed and loaded off the GUI thread, new runs appended
 // while a batch writes, selected runs handed on with their timelines, bad files reported.
-#include "run_database_panel.h"
-#include "run_list_model.h"
-#include "schedule_results_model.h"
-#include "stored_run.h"
+#include "runs/run_database_panel.h"
+#include "runs/run_list_model.h"
+#include "runs/stored_run.h"
+#include "schedules/schedule_results_model.h"
 
 #include "model/model_ref.h"
 #include "store/store.h"
@@ -88,7 +88,7 @@ void TestRunDatabasePanel::selectedRunsAreLoadedWithTheirTimelines()
     QVERIFY(listed.wait(10000));
 
     QSignalSpy shown(&panel, &RunDatabasePanel::runShown);
-    panel.selectRows({0, 1});
+    panel.selectRows({ 0, 1 });
     QVERIFY(shown.wait(10000));
     QCOMPARE(panel.selectedRuns()->rowCount(), 2);
     // The comparison computes speedups from the stored latencies.
@@ -104,7 +104,7 @@ void TestRunDatabasePanel::selectedRunsAreLoadedWithTheirTimelines()
 
     // Selecting again comes from the cache: no worker, answered at once.
     shown.clear();
-    panel.selectRows({1});
+    panel.selectRows({ 1 });
     QVERIFY(!panel.isBusy());
     QVERIFY(!shown.isEmpty());
     QCOMPARE(panel.selectedRuns()->rowCount(), 1);
@@ -118,7 +118,7 @@ void TestRunDatabasePanel::refreshAppendsRunsABatchAdds()
     QSignalSpy listed(&panel, &RunDatabasePanel::listed);
     panel.openDatabase(path);
     QVERIFY(listed.wait(10000));
-    panel.selectRows({0});
+    panel.selectRows({ 0 });
 
     writeRun(path, "greedy");
     writeRun(path, "ios");

@@ -1,6 +1,6 @@
 // RunDiff: ops matched by id across two timelines, start and duration deltas, stream changes, ops
 // present in one run only, and the sortable diff model.
-#include "run_diff.h"
+#include "runs/run_diff.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -55,7 +55,8 @@ void TestRunDiff::diffs_data()
     QTest::addColumn<bool>("moved");
     QTest::newRow("identical") << 0.0 << 10.0 << qint64(0) << 0.0 << 10.0 << qint64(0) << 0.0 << 0.0 << false;
     QTest::newRow("later in B") << 0.0 << 10.0 << qint64(0) << 5.0 << 15.0 << qint64(0) << 5.0 << 0.0 << false;
-    QTest::newRow("earlier and longer in B") << 20.0 << 30.0 << qint64(1) << 10.0 << 25.0 << qint64(1) << -10.0 << 5.0 << false;
+    QTest::newRow("earlier and longer in B")
+        << 20.0 << 30.0 << qint64(1) << 10.0 << 25.0 << qint64(1) << -10.0 << 5.0 << false;
     QTest::newRow("other stream") << 0.0 << 10.0 << qint64(0) << 0.0 << 8.0 << qint64(3) << 0.0 << -2.0 << true;
 }
 
@@ -71,8 +72,8 @@ void TestRunDiff::diffs()
     QFETCH(double, durationDelta);
     QFETCH(bool, moved);
     // Op 0 varies; op 1 is the same in both, a fixed reference.
-    const auto a = timeline({{0, streamA, startA, endA}, {1, 0, 40, 50}}, {0, 1, 3});
-    const auto b = timeline({{0, streamB, startB, endB}, {1, 0, 40, 50}}, {0, 1, 3});
+    const auto a = timeline({ { 0, streamA, startA, endA }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
+    const auto b = timeline({ { 0, streamB, startB, endB }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
     const RunDiff d = diffRuns(*a, *b);
     QCOMPARE(d.ops.size(), std::size_t(2));
     const OpDiff& op = d.ops[0];
@@ -94,14 +95,14 @@ void TestRunDiff::diffs()
 void TestRunDiff::placementsUseStreamIds()
 {
     // Streams 4 and 9: the placement says 9, not "the second op row".
-    const auto a = timeline({{0, 4, 0, 1}, {1, 9, 0, 1}}, {4, 9});
+    const auto a = timeline({ { 0, 4, 0, 1 }, { 1, 9, 0, 1 } }, { 4, 9 });
     const auto p = opPlacements(*a);
     QCOMPARE(p.size(), std::size_t(2));
     QCOMPARE(p[1]->stream, std::int64_t(9));
     // Without rowStreams (an older source), the op row's position.
     TimelineData bare;
-    bare.rows.addSpan(0, {0, 1, 0, 0});
-    bare.rows.addSpan(1, {0, 1, 1, 0});
+    bare.rows.addSpan(0, { 0, 1, 0, 0 });
+    bare.rows.addSpan(1, { 0, 1, 1, 0 });
     bare.rows.finish();
     const auto q = opPlacements(bare);
     QCOMPARE(q[1]->stream, std::int64_t(1));
@@ -110,8 +111,8 @@ void TestRunDiff::placementsUseStreamIds()
 void TestRunDiff::mergedLaunchesAndRepeats()
 {
     // Op 2 only in A, op 3 only in B; ops 0 and 1 merged into one launch in B share its span.
-    const auto a = timeline({{0, 0, 0, 5}, {1, 1, 0, 6}, {2, 0, 6, 9}}, {0, 1});
-    const auto b = timeline({{0, 0, 0, 7}, {1, 0, 0, 7}, {3, 1, 7, 9}}, {0, 1});
+    const auto a = timeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
+    const auto b = timeline({ { 0, 0, 0, 7 }, { 1, 0, 0, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
     RunDiff d = diffRuns(*a, *b, [](std::uint32_t id) { return "n" + std::to_string(id); });
     QCOMPARE(d.ops.size(), std::size_t(4));
     QCOMPARE(d.onlyInA, std::size_t(1));
@@ -135,8 +136,8 @@ void TestRunDiff::modelShowsAndSorts()
     proxy.setSourceModel(&model);
     proxy.setSortRole(RunDiffModel::SortRole);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    const auto a = timeline({{0, 0, 0, 5}, {1, 1, 0, 6}, {2, 0, 6, 9}}, {0, 1});
-    const auto b = timeline({{0, 0, 0, 7}, {1, 0, 2, 7}, {3, 1, 7, 9}}, {0, 1});
+    const auto a = timeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
+    const auto b = timeline({ { 0, 0, 0, 7 }, { 1, 0, 2, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
     model.setDiff(diffRuns(*a, *b));
     QCOMPARE(model.rowCount(), 4);
     QCOMPARE(model.columnCount(), int(RunDiffModel::ColumnCount));

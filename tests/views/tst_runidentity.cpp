@@ -1,6 +1,6 @@
 // Run identity: the one way a run is named in titles, the status bar, export names and image headers.
-#include "run_identity.h"
-#include "schedule_result.h"
+#include "runs/run_identity.h"
+#include "schedules/schedule_result.h"
 
 #include "store/records.h"
 
@@ -38,18 +38,23 @@ private slots:
         QTest::addColumn<QString>("label");
         QTest::addColumn<QString>("title");
         QTest::addColumn<QString>("stem");
-        QTest::newRow("live") << "nimble" << "sim:h100" << 4 << 0 << QString::fromUtf8("nimble · sim:h100 · batch 4 · 2.25 ms")
+        QTest::newRow("live") << "nimble"
+                              << "sim:h100" << 4 << 0 << QString::fromUtf8("nimble · sim:h100 · batch 4 · 2.25 ms")
                               << QString::fromUtf8("googlenet — nimble · sim:h100 · batch 4 · 2.25 ms")
                               << "googlenet_nimble_sim-h100_b4";
-        QTest::newRow("stored") << "nimble" << "sim:h100" << 4 << 8
+        QTest::newRow("stored") << "nimble"
+                                << "sim:h100" << 4 << 8
                                 << QString::fromUtf8("run 8: nimble · sim:h100 · batch 4 · 2.25 ms")
                                 << QString::fromUtf8("inception_v3 — run 8: nimble · sim:h100 · batch 4 · 2.25 ms")
                                 << "inception_v3_nimble_sim-h100_b4_run8";
-        QTest::newRow("mapping over two devices") << "map:milp-split" << "sim:xeon,sim:h100" << 1 << 0
-                                                  << QString::fromUtf8("map:milp-split · sim:xeon,sim:h100 · batch 1 · 2.25 ms")
-                                                  << QString::fromUtf8("googlenet — map:milp-split · sim:xeon,sim:h100 · batch 1 · 2.25 ms")
-                                                  << "googlenet_map-milp-split_sim-xeon-sim-h100_b1";
-        QTest::newRow("edited") << "ios (edited)" << "sim:v100" << 1 << 0
+        QTest::newRow("mapping over two devices")
+            << "map:milp-split"
+            << "sim:xeon,sim:h100" << 1 << 0
+            << QString::fromUtf8("map:milp-split · sim:xeon,sim:h100 · batch 1 · 2.25 ms")
+            << QString::fromUtf8("googlenet — map:milp-split · sim:xeon,sim:h100 · batch 1 · 2.25 ms")
+            << "googlenet_map-milp-split_sim-xeon-sim-h100_b1";
+        QTest::newRow("edited") << "ios (edited)"
+                                << "sim:v100" << 1 << 0
                                 << QString::fromUtf8("ios (edited) · sim:v100 · batch 1 · 2.25 ms")
                                 << QString::fromUtf8("googlenet — ios (edited) · sim:v100 · batch 1 · 2.25 ms")
                                 << "googlenet_ios-edited-_sim-v100_b1";

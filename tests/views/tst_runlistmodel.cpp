@@ -1,5 +1,5 @@
 // RunListModel: the runs of a results database as a table; refreshing with more runs appends.
-#include "run_list_model.h"
+#include "runs/run_list_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -45,9 +45,9 @@ void TestRunListModel::passesTheModelTester()
 {
     RunListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setRuns({summary(1, "sequential", 1.0), summary(2, "ios", 0.7)});
-    model.setRuns({summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9)});
-    model.setRuns({summary(7, "opara", 0.8)});
+    model.setRuns({ summary(1, "sequential", 1.0), summary(2, "ios", 0.7) });
+    model.setRuns({ summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9) });
+    model.setRuns({ summary(7, "opara", 0.8) });
     model.clear();
     QCOMPARE(model.rowCount(), 0);
 }
@@ -55,7 +55,7 @@ void TestRunListModel::passesTheModelTester()
 void TestRunListModel::showsTheRunFields()
 {
     RunListModel model;
-    model.setRuns({summary(4, "ios", 0.7254, 8)});
+    model.setRuns({ summary(4, "ios", 0.7254, 8) });
     QCOMPARE(model.columnCount(), int(RunListModel::ColumnCount));
     auto text = [&](int column) { return model.index(0, column).data().toString(); };
     QCOMPARE(text(RunListModel::RunColumn), QStringLiteral("4"));
@@ -80,26 +80,26 @@ void TestRunListModel::failedRunsShowTheirError()
     failed.status = RunStatus::Failed;
     failed.error = "unknown device cuda:7";
     RunListModel model;
-    model.setRuns({failed});
+    model.setRuns({ failed });
     QCOMPARE(model.index(0, RunListModel::SchedulerColumn).data().toString(), QStringLiteral("-"));
     QCOMPARE(model.index(0, RunListModel::LatencyColumn).data().toString(), QStringLiteral("-"));
     QCOMPARE(model.index(0, RunListModel::StatusColumn).data().toString(), QStringLiteral("failed"));
     QCOMPARE(model.index(0, RunListModel::StatusColumn).data(Qt::ToolTipRole).toString(),
-             QStringLiteral("unknown device cuda:7"));
+        QStringLiteral("unknown device cuda:7"));
 }
 
 void TestRunListModel::moreRunsAreAppended()
 {
     RunListModel model;
-    model.setRuns({summary(1, "sequential", 1.0)});
+    model.setRuns({ summary(1, "sequential", 1.0) });
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
-    model.setRuns({summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9)});
+    model.setRuns({ summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9) });
     QCOMPARE(reset.size(), 0);
     QCOMPARE(inserted.size(), 1);
     QCOMPARE(inserted.at(0).at(1).toInt(), 1);
     QCOMPARE(inserted.at(0).at(2).toInt(), 2);
-    model.setRuns({summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9)});
+    model.setRuns({ summary(1, "sequential", 1.0), summary(2, "ios", 0.7), summary(3, "greedy", 0.9) });
     QCOMPARE(inserted.size(), 1); // nothing new: no signal
     QCOMPARE(reset.size(), 0);
 }
@@ -107,9 +107,9 @@ void TestRunListModel::moreRunsAreAppended()
 void TestRunListModel::otherRunsReset()
 {
     RunListModel model;
-    model.setRuns({summary(1, "sequential", 1.0), summary(2, "ios", 0.7)});
+    model.setRuns({ summary(1, "sequential", 1.0), summary(2, "ios", 0.7) });
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
-    model.setRuns({summary(5, "sequential", 1.0)});
+    model.setRuns({ summary(5, "sequential", 1.0) });
     QCOMPARE(reset.size(), 1);
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.run(0)->id, RunId(5));
@@ -119,12 +119,12 @@ void TestRunListModel::otherRunsReset()
 void TestRunListModel::sortsNumbersAsNumbers()
 {
     RunListModel model;
-    model.setRuns({summary(9, "a", 10.0), summary(10, "b", 9.0)});
+    model.setRuns({ summary(9, "a", 10.0), summary(10, "b", 9.0) });
     const auto sort = RunListModel::SortRole;
-    QVERIFY(model.index(0, RunListModel::RunColumn).data(sort).toLongLong() <
-            model.index(1, RunListModel::RunColumn).data(sort).toLongLong());
-    QVERIFY(model.index(0, RunListModel::LatencyColumn).data(sort).toDouble() >
-            model.index(1, RunListModel::LatencyColumn).data(sort).toDouble());
+    QVERIFY(model.index(0, RunListModel::RunColumn).data(sort).toLongLong()
+        < model.index(1, RunListModel::RunColumn).data(sort).toLongLong());
+    QVERIFY(model.index(0, RunListModel::LatencyColumn).data(sort).toDouble()
+        > model.index(1, RunListModel::LatencyColumn).data(sort).toDouble());
 }
 
 QTEST_GUILESS_MAIN(TestRunListModel)

@@ -1,6 +1,6 @@
 // Hand editing: the tree model under QAbstractItemModelTester, drag-and-drop as the view performs
 // it, the verdict after each edit, undo and redo.
-#include "schedule_editor.h"
+#include "schedules/schedule_editor.h"
 
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
@@ -118,7 +118,7 @@ private slots:
         editor.edit(g, seq, "sim:h100", false);
         ScheduleEditorModel* model = editor.model();
         const QModelIndex dragged = model->indexOf(*g->findOp("fire2.expand1x1"));
-        std::unique_ptr<QMimeData> mime(model->mimeData({dragged}));
+        std::unique_ptr<QMimeData> mime(model->mimeData({ dragged }));
         QVERIFY(mime);
         // Drop onto the stage of fire2.expand3x3: a new group there.
         const auto e3 = findOp(seq, *g->findOp("fire2.expand3x3"));
@@ -130,7 +130,7 @@ private slots:
         QVERIFY(editor.isValid());
 
         // Drop on the root: the op gets a stage of its own again.
-        std::unique_ptr<QMimeData> again(model->mimeData({model->indexOf(*g->findOp("fire2.expand1x1"))}));
+        std::unique_ptr<QMimeData> again(model->mimeData({ model->indexOf(*g->findOp("fire2.expand1x1")) }));
         model->dropMimeData(again.get(), Qt::MoveAction, static_cast<int>(e3->stage) + 1, 0, QModelIndex());
         QTRY_COMPARE(editor.undoStack()->count(), 2);
         QCOMPARE(editor.schedule().stages.size(), seq.stages.size());

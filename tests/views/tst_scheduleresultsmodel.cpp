@@ -1,5 +1,5 @@
 // ScheduleResultsModel under QAbstractItemModelTester, fed with real scheduler runs.
-#include "schedule_results_model.h"
+#include "schedules/schedule_results_model.h"
 
 #include "model/model_ref.h"
 
@@ -29,7 +29,8 @@ private slots:
         model.add(computeScheduleResult(g, seq));
         QCOMPARE(model.rowCount(), 2);
         // ios now has a baseline on the same device and batch.
-        const double speedup = model.index(0, ScheduleResultsModel::SpeedupColumn).data(ScheduleResultsModel::SortRole).toDouble();
+        const double speedup
+            = model.index(0, ScheduleResultsModel::SpeedupColumn).data(ScheduleResultsModel::SortRole).toDouble();
         QVERIFY(speedup > 1.0);
         QCOMPARE(model.index(1, ScheduleResultsModel::SpeedupColumn).data().toString(), QStringLiteral("1.00x"));
         QCOMPARE(model.index(1, ScheduleResultsModel::StagesColumn).data().toInt(), 50);

@@ -1,10 +1,10 @@
 // Stored runs in the views: the timeline of a run record (op rows, kernel rows under them, stages,
 // warps), the run as a result, the way back (a computed result recorded like the profiler does),
 // the Chrome trace and CSV exports, and the kernel rows in the timeline widget.
-#include "export.h"
-#include "schedule_result.h"
-#include "stored_run.h"
-#include "timeline_view.h"
+#include "common/export.h"
+#include "runs/stored_run.h"
+#include "schedules/schedule_result.h"
+#include "timeline/timeline_view.h"
 
 #include "model/model_ref.h"
 
@@ -88,7 +88,7 @@ void TestStoredRun::timelineHasAKernelRowUnderEachStream()
     QCOMPARE(timeline->warps.size(), run_.warps.size());
     QCOMPARE(timeline->opLabels.size(), graph_->opCount());
     QCOMPARE(QString::fromStdString(timeline->opLabels[0]).section('\n', 0, 0),
-             QString::fromStdString(graph_->op(OpId(0)).name));
+        QString::fromStdString(graph_->op(OpId(0)).name));
     QVERIFY(timeline->maxWarps > 0);
 }
 
@@ -144,10 +144,11 @@ void TestStoredRun::mappingRunsNameTheirRowsAfterTheDevices()
 {
     // As profile --mapping stores it: stream u is device u, the devices in the schedule's params.
     store::RunRecord run;
-    run.model.ops = nlohmann::json::array({{{"name", "a"}, {"type", "Conv"}}, {{"name", "b"}, {"type", "Conv"}}});
+    run.model.ops
+        = nlohmann::json::array({ { { "name", "a" }, { "type", "Conv" } }, { { "name", "b" }, { "type", "Conv" } } });
     store::ScheduleRecord schedule;
     schedule.scheduler = "map:heft";
-    schedule.params["devices"] = {"cpu:0", "cpu:1"};
+    schedule.params["devices"] = { "cpu:0", "cpu:1" };
     run.schedule = schedule;
     for (std::int64_t s = 0; s < 2; ++s) {
         store::KernelRecord k;
@@ -164,7 +165,7 @@ void TestStoredRun::mappingRunsNameTheirRowsAfterTheDevices()
     for (std::size_t r = 0; r < timeline->rowNames.size(); ++r)
         if (timeline->rowKind(r) == TimelineRowKind::Ops)
             names << QString::fromStdString(timeline->rowNames[r]);
-    QCOMPARE(names, (QStringList{QStringLiteral("cpu:0"), QStringLiteral("cpu:1")}));
+    QCOMPARE(names, (QStringList { QStringLiteral("cpu:0"), QStringLiteral("cpu:1") }));
 }
 
 void TestStoredRun::runsWithoutKernelsHaveNoRows()
@@ -182,20 +183,21 @@ void TestStoredRun::exportsChromeTraceAndCsv()
 {
     QTemporaryDir dir;
     const QString trace = dir.filePath(QStringLiteral("t.trace.json"));
-    QCOMPARE(exportTrace(trace, TraceExport::ChromeTrace, graph_.get(), QStringLiteral("zoo:squeezenet"), *ios_), QString());
+    QCOMPARE(
+        exportTrace(trace, TraceExport::ChromeTrace, graph_.get(), QStringLiteral("zoo:squeezenet"), *ios_), QString());
     QFile f(trace);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
     int complete = 0;
     for (const auto& e : doc.value(QStringLiteral("traceEvents")).toArray())
-        complete += e.toObject().value(QStringLiteral("ph")).toString() == QStringLiteral("X") &&
-                    e.toObject().value(QStringLiteral("cat")).toString() == QStringLiteral("op");
+        complete += e.toObject().value(QStringLiteral("ph")).toString() == QStringLiteral("X")
+            && e.toObject().value(QStringLiteral("cat")).toString() == QStringLiteral("op");
     std::set<std::int64_t> launches; // one event per launch, merged ones included
     for (const auto& k : run_.kernels)
         launches.insert(*k.launchId);
     QCOMPARE(complete, static_cast<int>(launches.size()));
     QCOMPARE(doc.value(QStringLiteral("otherData")).toObject().value(QStringLiteral("scheduler")).toString(),
-             QStringLiteral("ios"));
+        QStringLiteral("ios"));
 
     // The stored run exports as stored, without the model.
     const QString csv = dir.filePath(QStringLiteral("k.csv"));
@@ -209,7 +211,8 @@ void TestStoredRun::exportsChromeTraceAndCsv()
     // Nothing to export from: a computed result needs its model.
     QVERIFY(!exportTrace(csv, TraceExport::KernelsCsv, nullptr, QString(), *ios_).isEmpty());
     QVERIFY(!exportTrace(dir.filePath(QStringLiteral("no/such/dir/x.csv")), TraceExport::KernelsCsv, graph_.get(),
-                         QStringLiteral("zoo:squeezenet"), *ios_).isEmpty());
+        QStringLiteral("zoo:squeezenet"), *ios_)
+                 .isEmpty());
 }
 
 void TestStoredRun::exportsTheStoredSchedule()

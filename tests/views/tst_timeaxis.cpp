@@ -1,5 +1,5 @@
 // TimeAxis: the time<->pixel mapping shared by the timeline and the warps chart. Data-driven.
-#include "time_axis.h"
+#include "timeline/time_axis.h"
 
 #include <QTest>
 

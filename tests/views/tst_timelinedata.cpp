@@ -1,6 +1,6 @@
 // Flows and the critical path of a timeline: from the simulator, and from a plan laid over spans
 // (as for stored runs), which must agree; the critical path on hand-made plans.
-#include "timeline_data.h"
+#include "timeline/timeline_data.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
@@ -23,14 +23,13 @@ bool sameFlows(std::vector<TimelineFlow> a, std::vector<TimelineFlow> b)
     auto less = [&](const TimelineFlow& x, const TimelineFlow& y) { return key(x) < key(y); };
     std::sort(a.begin(), a.end(), less);
     std::sort(b.begin(), b.end(), less);
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) {
-               return key(x) == key(y);
-           });
+    return a.size() == b.size()
+        && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) { return key(x) == key(y); });
 }
 
 Launch launch(std::uint32_t op, std::uint32_t stream, std::vector<std::uint32_t> waits = {})
 {
-    return Launch{{OpId(op)}, StreamId(stream), std::move(waits)};
+    return Launch { { OpId(op) }, StreamId(stream), std::move(waits) };
 }
 
 } // namespace
@@ -51,10 +50,14 @@ void TestTimelineData::planOverSpansAgreesWithTheSimulator_data()
 {
     QTest::addColumn<QString>("scheduler");
     QTest::addColumn<QString>("lowering");
-    QTest::newRow("nimble") << "nimble" << "";
-    QTest::newRow("opara") << "opara" << "";
-    QTest::newRow("ios, events") << "ios" << "events";
-    QTest::newRow("ios, barriers") << "ios" << "barriers";
+    QTest::newRow("nimble") << "nimble"
+                            << "";
+    QTest::newRow("opara") << "opara"
+                           << "";
+    QTest::newRow("ios, events") << "ios"
+                                 << "events";
+    QTest::newRow("ios, barriers") << "ios"
+                                   << "barriers";
 }
 
 void TestTimelineData::planOverSpansAgreesWithTheSimulator()
@@ -83,11 +86,10 @@ void TestTimelineData::planOverSpansAgreesWithTheSimulator()
         for (const auto& f : sim.flows) {
             // A join starts when the previous stage ends.
             const auto stage = std::find_if(sim.stages.begin(), sim.stages.end(),
-                                            [&](const auto& st) { return std::abs(st.second - f.from) < 1e-12; });
+                [&](const auto& st) { return std::abs(st.second - f.from) < 1e-12; });
             QVERIFY(stage != sim.stages.end());
         }
-    }
-    else {
+    } else {
         QCOMPARE(joins, 0);
         QVERIFY(!sim.flows.empty());
     }
@@ -140,24 +142,23 @@ void TestTimelineData::everyCrossStreamInputHasAnArrow()
                 startOf[span.id] = span.start;
             }
     // The drawn ops an op's inputs come from, looking through undrawn ones.
-    std::function<void(std::uint32_t, std::vector<std::uint32_t>&)> drawnInputs = [&](std::uint32_t op,
-                                                                                       std::vector<std::uint32_t>& acc) {
-        for (auto p : g.predecessors(OpId(op))) {
-            if (rowOf[p] >= 0)
-                acc.push_back(p);
-            else
-                drawnInputs(p, acc);
-        }
-    };
+    std::function<void(std::uint32_t, std::vector<std::uint32_t>&)> drawnInputs
+        = [&](std::uint32_t op, std::vector<std::uint32_t>& acc) {
+              for (auto p : g.predecessors(OpId(op))) {
+                  if (rowOf[p] >= 0)
+                      acc.push_back(p);
+                  else
+                      drawnInputs(p, acc);
+              }
+          };
     int checked = 0;
     for (std::uint32_t op = 0; op < g.opCount(); ++op) {
         if (rowOf[op] < 0)
             continue;
         std::vector<std::uint32_t> inputs;
         drawnInputs(op, inputs);
-        const bool allElsewhere = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](std::uint32_t p) {
-            return rowOf[p] != rowOf[op];
-        });
+        const bool allElsewhere = !inputs.empty()
+            && std::all_of(inputs.begin(), inputs.end(), [&](std::uint32_t p) { return rowOf[p] != rowOf[op]; });
         if (!allElsewhere)
             continue;
         ++checked;
@@ -175,15 +176,16 @@ void TestTimelineData::criticalPaths_data()
     QTest::addColumn<QVector<double>>("spans"); // start, end per op (op i = launch i)
     QTest::addColumn<QVector<quint32>>("path");
     // 0: one stream, a chain: every op.
-    QTest::newRow("chain") << 0 << QVector<double>{0, 1, 1, 3, 3, 4} << QVector<quint32>{0, 1, 2};
+    QTest::newRow("chain") << 0 << QVector<double> { 0, 1, 1, 3, 3, 4 } << QVector<quint32> { 0, 1, 2 };
     // 1: two streams, op 2 on stream 0 waits for op 1 on stream 1, which is the longer branch.
-    QTest::newRow("wait on the longer branch") << 1 << QVector<double>{0, 1, 0, 5, 5, 6} << QVector<quint32>{1, 2};
+    QTest::newRow("wait on the longer branch")
+        << 1 << QVector<double> { 0, 1, 0, 5, 5, 6 } << QVector<quint32> { 1, 2 };
     // 1 again, but stream 0's own predecessor ends later than the waited one.
-    QTest::newRow("own stream longer") << 1 << QVector<double>{0, 7, 0, 5, 7, 8} << QVector<quint32>{0, 2};
+    QTest::newRow("own stream longer") << 1 << QVector<double> { 0, 7, 0, 5, 7, 8 } << QVector<quint32> { 0, 2 };
     // 2: a barrier before op 2: the longest op before it leads there.
-    QTest::newRow("barrier") << 2 << QVector<double>{0, 2, 0, 4, 4, 5} << QVector<quint32>{1, 2};
+    QTest::newRow("barrier") << 2 << QVector<double> { 0, 2, 0, 4, 4, 5 } << QVector<quint32> { 1, 2 };
     // 3: op 1 ran no kernel (a view): the path goes through what it waited for.
-    QTest::newRow("through a view") << 3 << QVector<double>{0, 3, 1, 0, 3, 4} << QVector<quint32>{0, 2};
+    QTest::newRow("through a view") << 3 << QVector<double> { 0, 3, 1, 0, 3, 4 } << QVector<quint32> { 0, 2 };
 }
 
 void TestTimelineData::criticalPaths()
@@ -193,11 +195,25 @@ void TestTimelineData::criticalPaths()
     QFETCH(QVector<quint32>, path);
     Plan p;
     switch (plan) {
-    case 0: p.streams = 1; p.launches = {launch(0, 0), launch(1, 0), launch(2, 0)}; break;
-    case 1: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1), launch(2, 0, {1})}; break;
-    case 2: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1), launch(2, 0)}; p.barriers = {2}; break;
-    case 3: p.streams = 2; p.launches = {launch(0, 0), launch(1, 1, {0}), launch(2, 1)}; break;
-    default: QFAIL("no such plan");
+    case 0:
+        p.streams = 1;
+        p.launches = { launch(0, 0), launch(1, 0), launch(2, 0) };
+        break;
+    case 1:
+        p.streams = 2;
+        p.launches = { launch(0, 0), launch(1, 1), launch(2, 0, { 1 }) };
+        break;
+    case 2:
+        p.streams = 2;
+        p.launches = { launch(0, 0), launch(1, 1), launch(2, 0) };
+        p.barriers = { 2 };
+        break;
+    case 3:
+        p.streams = 2;
+        p.launches = { launch(0, 0), launch(1, 1, { 0 }), launch(2, 1) };
+        break;
+    default:
+        QFAIL("no such plan");
     }
     std::vector<double> start, end;
     for (int i = 0; i < spans.size(); i += 2) {

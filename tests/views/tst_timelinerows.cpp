@@ -1,5 +1,5 @@
 // TimelineRows: visible range by binary search and folding of sub-pixel spans.
-#include "timeline_rows.h"
+#include "timeline/timeline_rows.h"
 
 #include <QTest>
 
@@ -31,7 +31,7 @@ private slots:
         QFETCH(int, last);
         TimelineRows rows;
         for (int i = 4; i >= 0; --i) // added out of order: finish() sorts
-            rows.addSpan(0, {2.0 * i, 2.0 * i + 1, static_cast<std::uint32_t>(i), 0});
+            rows.addSpan(0, { 2.0 * i, 2.0 * i + 1, static_cast<std::uint32_t>(i), 0 });
         rows.finish();
         const auto [f, l] = rows.visible(0, t0, t1);
         QCOMPARE(static_cast<int>(f), first);
@@ -41,8 +41,8 @@ private slots:
     void longSpanCoveringShortOnesIsFound()
     {
         TimelineRows rows;
-        rows.addSpan(0, {0.0, 10.0, 0, 0});
-        rows.addSpan(0, {1.0, 2.0, 1, 0});
+        rows.addSpan(0, { 0.0, 10.0, 0, 0 });
+        rows.addSpan(0, { 1.0, 2.0, 1, 0 });
         rows.finish();
         const auto [f, l] = rows.visible(0, 5.0, 6.0);
         QCOMPARE(static_cast<int>(f), 0);
@@ -54,8 +54,8 @@ private slots:
         TimelineRows rows;
         // 1000 spans of 1 us back to back, then one long span.
         for (int i = 0; i < 1000; ++i)
-            rows.addSpan(0, {i * 1e-6, (i + 1) * 1e-6, static_cast<std::uint32_t>(i), 0});
-        rows.addSpan(0, {2e-3, 3e-3, 1000, 0});
+            rows.addSpan(0, { i * 1e-6, (i + 1) * 1e-6, static_cast<std::uint32_t>(i), 0 });
+        rows.addSpan(0, { 2e-3, 3e-3, 1000, 0 });
         rows.finish();
         const TimeAxis axis(0.0, 3e-3, 300.0); // 10 us per pixel: every short span is sub-pixel
         const auto items = rows.layout(0, axis, 3.0);
@@ -75,8 +75,8 @@ private slots:
     void spanAtFindsTheNarrowest()
     {
         TimelineRows rows;
-        rows.addSpan(0, {0.0, 10.0, 7, 0});
-        rows.addSpan(0, {4.0, 4.5, 8, 0});
+        rows.addSpan(0, { 0.0, 10.0, 7, 0 });
+        rows.addSpan(0, { 4.0, 4.5, 8, 0 });
         rows.finish();
         const TimeAxis axis(0.0, 10.0, 100.0);
         QCOMPARE(rows.spanAt(0, axis, 42.0)->id, 8U);
@@ -87,8 +87,8 @@ private slots:
     void extents()
     {
         TimelineRows rows;
-        rows.addSpan(2, {3.0, 4.0, 0, 0});
-        rows.addSpan(0, {1.0, 2.0, 1, 0});
+        rows.addSpan(2, { 3.0, 4.0, 0, 0 });
+        rows.addSpan(0, { 1.0, 2.0, 1, 0 });
         rows.finish();
         QCOMPARE(static_cast<int>(rows.rowCount()), 3);
         QCOMPARE(rows.firstStart(), 1.0);

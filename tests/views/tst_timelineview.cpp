@@ -1,6 +1,6 @@
 // TimelineView against the frame budget: 100,000 spans repaint in under 16 ms, with op rows
 // alone and with a kernel row under every stream (folding and binary search do the work).
-#include "timeline_view.h"
+#include "timeline/timeline_view.h"
 
 #include <QElapsedTimer>
 #include <QImage>
@@ -44,8 +44,8 @@ void TestTimelineView::repaints100kSpansInAFrame()
         const int row = i % rows;
         const auto id = static_cast<std::uint32_t>(kernelRows && row % 2 ? data->kernels.size() : i);
         if (kernelRows && row % 2)
-            data->kernels.push_back({"k" + std::to_string(i), static_cast<std::uint32_t>(i), 64, {}});
-        data->rows.addSpan(static_cast<std::size_t>(row), {t, t + d, id, static_cast<std::uint32_t>(i % 13)});
+            data->kernels.push_back({ "k" + std::to_string(i), static_cast<std::uint32_t>(i), 64, {} });
+        data->rows.addSpan(static_cast<std::size_t>(row), { t, t + d, id, static_cast<std::uint32_t>(i % 13) });
         if (row == rows - 1)
             t += d;
     }
@@ -61,11 +61,11 @@ void TestTimelineView::repaints100kSpansInAFrame()
         for (int r = 0; r < rows; ++r) {
             const auto& from = data->rows.row(static_cast<std::size_t>(r));
             for (std::size_t i = 0; i + 1 < from.size(); i += 10)
-                data->flows.push_back({from[i].end, from[i + 1].start, static_cast<std::uint32_t>(r),
-                                       static_cast<std::uint32_t>((r + 1) % rows)});
+                data->flows.push_back({ from[i].end, from[i + 1].start, static_cast<std::uint32_t>(r),
+                    static_cast<std::uint32_t>((r + 1) % rows) });
         }
         std::sort(data->flows.begin(), data->flows.end(),
-                  [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
+            [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
         QVERIFY(data->flows.size() >= 9000);
     }
 
@@ -113,12 +113,12 @@ void TestTimelineView::survivesOddData()
     view.zoomToSelection();
 
     auto odd = std::make_shared<TimelineData>();
-    odd->rows.addSpan(0, {0, 1e-3, 7, 0});
-    odd->rows.addSpan(3, {2e-4, 5e-4, 99, 1}); // rows 1 and 2 empty
+    odd->rows.addSpan(0, { 0, 1e-3, 7, 0 });
+    odd->rows.addSpan(3, { 2e-4, 5e-4, 99, 1 }); // rows 1 and 2 empty
     odd->rows.finish();
-    odd->rowKinds = {TimelineRowKind::Ops, TimelineRowKind::Kernels}; // fewer kinds than rows
-    odd->flows = {{1e-4, 3e-4, 0, 40}, {1e-4, 3e-4, 50, 0}};           // rows that do not exist
-    odd->criticalPath = {12345};
+    odd->rowKinds = { TimelineRowKind::Ops, TimelineRowKind::Kernels }; // fewer kinds than rows
+    odd->flows = { { 1e-4, 3e-4, 0, 40 }, { 1e-4, 3e-4, 50, 0 } }; // rows that do not exist
+    odd->criticalPath = { 12345 };
     odd->latency = 1e-3;
     view.setData(odd);
     view.setShowFlows(true);
@@ -130,7 +130,8 @@ void TestTimelineView::survivesOddData()
     view.nextMatch();
     paint();
     QVERIFY(view.describeAt(QPoint(TimelineView::kLabelWidth + 10, view.rowTop(1) + 3)).isEmpty()); // an empty row
-    QVERIFY(view.describeAt(QPoint(TimelineView::kLabelWidth + 10, view.rowTop(0) + 3)).startsWith(QStringLiteral("op 7")));
+    QVERIFY(
+        view.describeAt(QPoint(TimelineView::kLabelWidth + 10, view.rowTop(0) + 3)).startsWith(QStringLiteral("op 7")));
     view.setData(nullptr);
     paint();
 }
@@ -146,7 +147,7 @@ void TestTimelineView::scrollsAndCollapses()
     StreamRowsBuilder rows(*data, streams);
     for (int s = 0; s < 40; ++s) {
         rows.addOp(s, s * 1e-6, (s + 5) * 1e-6, static_cast<std::uint32_t>(s), 0);
-        rows.addKernel(s, s * 1e-6, (s + 5) * 1e-6, 0, {"k", static_cast<std::uint32_t>(s), 32, {}});
+        rows.addKernel(s, s * 1e-6, (s + 5) * 1e-6, 0, { "k", static_cast<std::uint32_t>(s), 32, {} });
     }
     data->rows.finish();
     data->latency = data->rows.lastEnd();
@@ -170,7 +171,7 @@ void TestTimelineView::scrollsAndCollapses()
     QCOMPARE(view.layout().contentHeight(), 40 * (TimelineView::kRowHeight + TimelineView::kKernelRowHeight));
     // A few streams start expanded.
     auto few = std::make_shared<TimelineData>();
-    StreamRowsBuilder fewRows(*few, {0, 1});
+    StreamRowsBuilder fewRows(*few, { 0, 1 });
     fewRows.addOp(0, 0, 1e-6, 0, 0);
     few->rows.finish();
     view.setData(few);

@@ -2,17 +2,17 @@
 // V3 on sim:v100, scrolled to its last stream, a range dragged with the mouse, and the statistics
 // the window shows for it checked against the spans themselves. Also the keys (Z, F, W/S, A/D),
 // search, flows and the critical path, the table -> timeline selection, and the exported image.
-#include "kernel_stats.h"
-#include "main_window.h"
-#include "range_stats_model.h"
-#include "schedule_panel.h"
-#include "schedule_result.h"
-#include "time_ruler.h"
-#include "timeline_panel.h"
-#include "timeline_view.h"
-#include "warp_chart.h"
-#include "export.h"
-#include "run_compare_panel.h"
+#include "common/export.h"
+#include "runs/run_compare_panel.h"
+#include "schedules/schedule_panel.h"
+#include "schedules/schedule_result.h"
+#include "timeline/kernel_stats.h"
+#include "timeline/range_stats_model.h"
+#include "timeline/time_ruler.h"
+#include "timeline/timeline_panel.h"
+#include "timeline/timeline_view.h"
+#include "timeline/warp_chart.h"
+#include "window/main_window.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -59,7 +59,8 @@ void TestTimelineWindow::initTestCase()
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
     // One settings file per process: tests of several checkouts may run at once on one machine.
-    QCoreApplication::setApplicationName(QStringLiteral("tst_timelinewindow-%1").arg(QCoreApplication::applicationPid()));
+    QCoreApplication::setApplicationName(
+        QStringLiteral("tst_timelinewindow-%1").arg(QCoreApplication::applicationPid()));
     QSettings().clear();
 }
 
@@ -103,7 +104,7 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     const QPoint names(20, view->height() / 2);
     for (int i = 0; i < 40 && view->scrollY() < view->maxScrollY(); ++i) {
         QWheelEvent wheel(names, view->mapToGlobal(names), {}, QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
-                          Qt::NoScrollPhase, false);
+            Qt::NoScrollPhase, false);
         QCoreApplication::sendEvent(view, &wheel);
     }
     QCOMPARE(view->scrollY(), view->maxScrollY());
@@ -150,7 +151,8 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     QVERIFY(summary);
     const QString text = summary->text();
     QVERIFY2(text.contains(QStringLiteral("Range")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("Δt %1").arg(QString::fromStdString(formatDuration(t1 - t0)))), qPrintable(text));
+    QVERIFY2(
+        text.contains(QStringLiteral("Δt %1").arg(QString::fromStdString(formatDuration(t1 - t0)))), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("%1 ops, %2 kernels").arg(ops).arg(kernels)), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("active warps on average")), qPrintable(text));
 
@@ -177,7 +179,9 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     QFile written(csv);
     QVERIFY(written.open(QIODevice::ReadOnly));
     QCOMPARE(written.readAll().toStdString(), kernelSummaryCsv(w.timelinePanel()->kernelModel()->rows()));
-    QVERIFY(w.timelinePanel()->exportKernelCsv(csvDir.filePath(QStringLiteral("no/such/dir/k.csv"))).contains(QStringLiteral("Cannot write")));
+    QVERIFY(w.timelinePanel()
+                ->exportKernelCsv(csvDir.filePath(QStringLiteral("no/such/dir/k.csv")))
+                .contains(QStringLiteral("Cannot write")));
 
     // The kernel summary covers the same kernels.
     const auto& rows = w.timelinePanel()->kernelModel()->rows();
@@ -235,7 +239,8 @@ void TestTimelineWindow::keysPanZoomAndFit()
     QTest::mouseMove(view, at);
     QVERIFY(view->cursorTime());
     const double before = *view->cursorTime();
-    QWheelEvent wheel(at, view->mapToGlobal(at), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(
+        at, view->mapToGlobal(at), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(view, &wheel);
     QVERIFY(view->axis().duration() < whole.duration());
     QVERIFY(std::abs(view->axis().toTime(200) - before) < view->axis().secondsPerPixel());
@@ -244,7 +249,7 @@ void TestTimelineWindow::keysPanZoomAndFit()
     const QPoint overChart(TimelineView::kLabelWidth + 300, w.warpChart()->height() / 2);
     const double at300 = view->axis().toTime(300);
     QWheelEvent chartWheel(overChart, w.warpChart()->mapToGlobal(overChart), {}, QPoint(0, 120), Qt::NoButton,
-                           Qt::NoModifier, Qt::NoScrollPhase, false);
+        Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(w.warpChart(), &chartWheel);
     QVERIFY(view->axis().duration() < before2);
     QVERIFY(std::abs(view->axis().toTime(300) - at300) < view->axis().secondsPerPixel());
@@ -382,7 +387,8 @@ void TestTimelineWindow::twoRunsSideBySide()
     QCOMPARE(diff->viewA()->sharedData(), ios);
     QCOMPARE(diff->viewB()->sharedData(), nimble);
     // One time axis, the longer run's: both views fit it, and zooming one moves the other.
-    const double longer = std::max(std::max(ios->latency, ios->rows.lastEnd()), std::max(nimble->latency, nimble->rows.lastEnd()));
+    const double longer
+        = std::max(std::max(ios->latency, ios->rows.lastEnd()), std::max(nimble->latency, nimble->rows.lastEnd()));
     QCOMPARE(diff->viewA()->axis().end(), longer);
     QCOMPARE(diff->viewB()->axis().end(), longer);
     diff->viewA()->resize(900, 300);

@@ -1,6 +1,6 @@
 // TimeRuler: 1-2-5 steps, the unit and decimals of the labels, minor ticks, and what the ruler does
 // with degenerate axes.
-#include "time_ruler.h"
+#include "timeline/time_ruler.h"
 
 #include <QTest>
 
@@ -113,15 +113,29 @@ void TestTimeRuler::ticksForAxes_data()
     QTest::addColumn<QString>("firstLabel");
     QTest::addColumn<QString>("secondLabel");
     // 10 ms over 1000 px, majors >= 80 px apart: 0.8 ms -> 1 ms.
-    QTest::newRow("10 ms") << 0.0 << 10e-3 << 1000.0 << 1e-3 << "ms" << "0 ms" << "1 ms";
+    QTest::newRow("10 ms") << 0.0 << 10e-3 << 1000.0 << 1e-3 << "ms"
+                           << "0 ms"
+                           << "1 ms";
     // 3 ms over 1000 px: 0.24 ms -> 0.5 ms, labels with one decimal.
-    QTest::newRow("3 ms") << 0.0 << 3e-3 << 1000.0 << 0.5e-3 << "ms" << "0.0 ms" << "0.5 ms";
+    QTest::newRow("3 ms") << 0.0 << 3e-3 << 1000.0 << 0.5e-3 << "ms"
+                          << "0.0 ms"
+                          << "0.5 ms";
     // Zoomed deep into a 12 ms run: labels keep the ms unit and gain decimals.
-    QTest::newRow("12 ms + 40 us") << 12e-3 << 12.04e-3 << 800.0 << 5e-6 << "ms" << "12.000 ms" << "12.005 ms";
-    QTest::newRow("900 us") << 0.0 << 900e-6 << 900.0 << 100e-6 << "us" << "0 us" << "100 us";
-    QTest::newRow("2 us") << 0.0 << 2e-6 << 1000.0 << 200e-9 << "us" << "0.0 us" << "0.2 us";
-    QTest::newRow("800 ns") << 0.0 << 800e-9 << 1000.0 << 100e-9 << "ns" << "0 ns" << "100 ns";
-    QTest::newRow("offset start") << 3.3e-3 << 7.3e-3 << 1000.0 << 0.5e-3 << "ms" << "3.5 ms" << "4.0 ms";
+    QTest::newRow("12 ms + 40 us") << 12e-3 << 12.04e-3 << 800.0 << 5e-6 << "ms"
+                                   << "12.000 ms"
+                                   << "12.005 ms";
+    QTest::newRow("900 us") << 0.0 << 900e-6 << 900.0 << 100e-6 << "us"
+                            << "0 us"
+                            << "100 us";
+    QTest::newRow("2 us") << 0.0 << 2e-6 << 1000.0 << 200e-9 << "us"
+                          << "0.0 us"
+                          << "0.2 us";
+    QTest::newRow("800 ns") << 0.0 << 800e-9 << 1000.0 << 100e-9 << "ns"
+                            << "0 ns"
+                            << "100 ns";
+    QTest::newRow("offset start") << 3.3e-3 << 7.3e-3 << 1000.0 << 0.5e-3 << "ms"
+                                  << "3.5 ms"
+                                  << "4.0 ms";
 }
 
 void TestTimeRuler::ticksForAxes()

@@ -1,6 +1,6 @@
 // Help > User Guide: the docs folder is found from a build tree inside the source, or from
 // $OPSCHED_DOCS; the guide renders its Markdown and follows links between pages.
-#include "user_guide.h"
+#include "window/user_guide.h"
 
 #include <QDir>
 #include <QFile>

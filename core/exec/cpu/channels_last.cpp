@@ -14,7 +14,7 @@ bool layoutMatters(const std::vector<std::int64_t>& dims)
 
 std::vector<std::int64_t> channelsLastStrides(const std::vector<std::int64_t>& d)
 {
-    return {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+    return { d[1] * d[2] * d[3], 1, d[3] * d[1], d[1] };
 }
 
 std::size_t firstConvLayer(const Op& op)

@@ -11,7 +11,7 @@
 namespace opsched::cpu {
 namespace {
 
-constexpr std::size_t kNone = ~std::size_t{0};
+constexpr std::size_t kNone = ~std::size_t { 0 };
 
 struct Context {
     const Graph& graph;
@@ -42,7 +42,10 @@ struct Context {
     }
 };
 
-bool singleLayer(const Op& op) { return op.layers.size() == 1; }
+bool singleLayer(const Op& op)
+{
+    return op.layers.size() == 1;
+}
 
 // The one activation of an identity-like layer (Identity, empty Eltwise), or nullopt.
 std::optional<Activation> identityActivation(const Layer& layer)
@@ -82,8 +85,8 @@ bool isSigmoid(const Op& op)
 bool isHardSigmoidOfHardSwish(const Op& op)
 {
     const auto act = pureActivation(op);
-    return act && act->kind == ActivationKind::HardSigmoid && std::abs(act->alpha - 1.0F / 6.0F) < 1e-6F &&
-           std::abs(act->beta - 0.5F) < 1e-6F;
+    return act && act->kind == ActivationKind::HardSigmoid && std::abs(act->alpha - 1.0F / 6.0F) < 1e-6F
+        && std::abs(act->beta - 0.5F) < 1e-6F;
 }
 
 // Add of two same-shape tensors (one term), then an activation: conv output + residual.
@@ -96,7 +99,7 @@ std::optional<ConvEpilogue> residual(Context& ctx, const Op& add)
         return std::nullopt;
     const auto& term = add.inputs.front();
     // Prefer the operand produced last: the other one is then ready when its convolution starts.
-    std::array<std::size_t, 2> order{0, 1};
+    std::array<std::size_t, 2> order { 0, 1 };
     auto launch = [&](TensorId t) {
         const OpId p = ctx.graph.tensor(t).producer;
         return p.valid() ? ctx.launchOf[p.value()] : 0;
@@ -110,15 +113,15 @@ std::optional<ConvEpilogue> residual(Context& ctx, const Op& add)
             continue;
         if (ctx.graph.tensor(t).shape.dims != ctx.graph.tensor(r).shape.dims)
             continue;
-        ConvEpilogue e{c, {add.id}, add.output, r, false, *act};
+        ConvEpilogue e { c, { add.id }, add.output, r, false, *act };
         // An activation op alone after the sum (an unfused Relu) joins it.
         const auto& next = ctx.graph.consumers(add.output);
-        if (act->kind == ActivationKind::None && next.size() == 1 && !ctx.isOutput[add.output.value()] &&
-            !ctx.merged[next.front().value()] && !ctx.taken[next.front().value()]) {
+        if (act->kind == ActivationKind::None && next.size() == 1 && !ctx.isOutput[add.output.value()]
+            && !ctx.merged[next.front().value()] && !ctx.taken[next.front().value()]) {
             const Op& relu = ctx.graph.op(next.front());
             const auto a = pureActivation(relu);
-            if (a && a->kind != ActivationKind::None &&
-                ctx.graph.tensor(relu.output).shape.dims == ctx.graph.tensor(add.output).shape.dims) {
+            if (a && a->kind != ActivationKind::None
+                && ctx.graph.tensor(relu.output).shape.dims == ctx.graph.tensor(add.output).shape.dims) {
                 e.absorbed.push_back(relu.id);
                 e.output = relu.output;
                 e.after = *a;
@@ -136,7 +139,8 @@ std::optional<ConvEpilogue> swish(Context& ctx, const Op& mul)
         return std::nullopt;
     const Layer& l = mul.layers.front();
     const auto* b = std::get_if<Binary>(&l.params);
-    const bool product = (b && b->kind == BinaryKind::Mul && l.weights.empty()) || std::holds_alternative<Multiply>(l.params);
+    const bool product
+        = (b && b->kind == BinaryKind::Mul && l.weights.empty()) || std::holds_alternative<Multiply>(l.params);
     if (!product)
         return std::nullopt;
     for (std::size_t k = 0; k < 2; ++k) {
@@ -145,22 +149,23 @@ std::optional<ConvEpilogue> swish(Context& ctx, const Op& mul)
         if (!sig.valid() || !c.valid() || ctx.merged[c.value()] || ctx.taken[c.value()])
             continue;
         // x * hardsigmoid(x) is HardSwish: any op without an activation of its own takes it.
-        const bool hard = isHardSigmoidOfHardSwish(ctx.graph.op(sig)) && l.activation.kind == ActivationKind::None &&
-                          ctx.graph.op(c).layers.back().activation.kind == ActivationKind::None &&
-                          !isNoopLayer(ctx.graph.op(c), ctx.graph.op(c).layers.size() - 1);
-        if (!(hard || (isSigmoid(ctx.graph.op(sig)) && ctx.convOp(c))) || ctx.graph.op(sig).inputs.front().front() != x ||
-            !ctx.soleConsumer(s, mul.id) || ctx.taken[sig.value()])
+        const bool hard = isHardSigmoidOfHardSwish(ctx.graph.op(sig)) && l.activation.kind == ActivationKind::None
+            && ctx.graph.op(c).layers.back().activation.kind == ActivationKind::None
+            && !isNoopLayer(ctx.graph.op(c), ctx.graph.op(c).layers.size() - 1);
+        if (!(hard || (isSigmoid(ctx.graph.op(sig)) && ctx.convOp(c))) || ctx.graph.op(sig).inputs.front().front() != x
+            || !ctx.soleConsumer(s, mul.id) || ctx.taken[sig.value()])
             continue;
         const auto& readers = ctx.graph.consumers(x);
-        if (ctx.isOutput[x.value()] || readers.size() != 2 ||
-            std::find(readers.begin(), readers.end(), sig) == readers.end() ||
-            std::find(readers.begin(), readers.end(), mul.id) == readers.end())
+        if (ctx.isOutput[x.value()] || readers.size() != 2
+            || std::find(readers.begin(), readers.end(), sig) == readers.end()
+            || std::find(readers.begin(), readers.end(), mul.id) == readers.end())
             continue;
         if (ctx.graph.tensor(x).shape.dims != ctx.graph.tensor(mul.output).shape.dims)
             continue;
         if (hard)
-            return ConvEpilogue{c, {sig, mul.id}, mul.output, TensorId{}, false, Activation{ActivationKind::HardSwish}};
-        return ConvEpilogue{c, {sig, mul.id}, mul.output, TensorId{}, true, l.activation};
+            return ConvEpilogue { c, { sig, mul.id }, mul.output, TensorId {}, false,
+                Activation { ActivationKind::HardSwish } };
+        return ConvEpilogue { c, { sig, mul.id }, mul.output, TensorId {}, true, l.activation };
     }
     return std::nullopt;
 }
@@ -172,8 +177,8 @@ std::vector<ConvEpilogue> convEpilogues(const Graph& graph, const Plan& plan, bo
     std::vector<ConvEpilogue> out;
     if (!enabled)
         return out;
-    Context ctx{graph, std::vector<std::size_t>(graph.opCount(), kNone), std::vector<bool>(graph.opCount()),
-                launchHappensBefore(plan), std::vector<bool>(graph.tensors().size()), std::vector<bool>(graph.opCount())};
+    Context ctx { graph, std::vector<std::size_t>(graph.opCount(), kNone), std::vector<bool>(graph.opCount()),
+        launchHappensBefore(plan), std::vector<bool>(graph.tensors().size()), std::vector<bool>(graph.opCount()) };
     for (std::size_t i = 0; i < plan.launches.size(); ++i)
         for (auto id : plan.launches[i].ops) {
             ctx.launchOf[id.value()] = i;
@@ -202,15 +207,15 @@ std::vector<ConvEpilogue> convEpilogues(const Graph& graph, const Plan& plan, bo
             continue;
         const TensorId t = relu.inputs.front().front();
         const OpId x = graph.tensor(t).producer;
-        if (!x.valid() || ctx.taken[x.value()] || ctx.merged[x.value()] || !ctx.soleConsumer(t, relu.id) ||
-            graph.tensor(t).shape.dims != graph.tensor(relu.output).shape.dims)
+        if (!x.valid() || ctx.taken[x.value()] || ctx.merged[x.value()] || !ctx.soleConsumer(t, relu.id)
+            || graph.tensor(t).shape.dims != graph.tensor(relu.output).shape.dims)
             continue;
         const Op& op = graph.op(x);
         const Layer& last = op.layers.back();
         if (last.activation.kind != ActivationKind::None || isNoopLayer(op, op.layers.size() - 1))
             continue;
         ctx.taken[x.value()] = ctx.taken[relu.id.value()] = true;
-        out.push_back(ConvEpilogue{x, {relu.id}, relu.output, TensorId{}, false, *act});
+        out.push_back(ConvEpilogue { x, { relu.id }, relu.output, TensorId {}, false, *act });
     }
     return out;
 }

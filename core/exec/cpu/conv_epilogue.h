@@ -17,12 +17,12 @@
 namespace opsched::cpu {
 
 struct ConvEpilogue {
-    OpId conv;                   // the op whose last layer runs it: a convolution, except for a lone activation
-    std::vector<OpId> absorbed;  // ops that then run nothing
-    TensorId output;             // what the convolution writes: the last absorbed op's output
-    TensorId addend;             // a residual added after the convolution (and swish); invalid: none
-    bool swish = false;          // x * sigmoid(x) after the convolution's own activation
-    Activation after;            // applied last (the Add's activation)
+    OpId conv; // the op whose last layer runs it: a convolution, except for a lone activation
+    std::vector<OpId> absorbed; // ops that then run nothing
+    TensorId output; // what the convolution writes: the last absorbed op's output
+    TensorId addend; // a residual added after the convolution (and swish); invalid: none
+    bool swish = false; // x * sigmoid(x) after the convolution's own activation
+    Activation after; // applied last (the Add's activation)
 };
 
 // At most one per op. `enabled` false: none.

@@ -1,11 +1,11 @@
 #include "exec/cpu/cpu_executor.h"
 
 #include "exec/cpu/channels_last.h"
+#include "exec/cpu/executor_layers.h"
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/merged_gemm.h"
 #include "exec/cpu/onednn_ops.h"
 #include "exec/cpu/partition_runner.h"
-#include "exec/executor_layers.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
@@ -24,13 +24,13 @@ class AlignedBuffer {
 public:
     AlignedBuffer() = default;
     explicit AlignedBuffer(std::size_t bytes)
-        : data_(static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 64), std::align_val_t{64})))
+        : data_(static_cast<std::byte*>(::operator new (std::max<std::size_t>(bytes, 64), std::align_val_t { 64 })))
     {
     }
     ~AlignedBuffer()
     {
         if (data_)
-            ::operator delete(data_, std::align_val_t{64});
+            ::operator delete (data_, std::align_val_t { 64 });
     }
     AlignedBuffer(const AlignedBuffer&) = delete;
     AlignedBuffer(AlignedBuffer&& o) noexcept { std::swap(data_, o.data_); }
@@ -73,18 +73,19 @@ bool cpuBackendAvailable()
 struct CpuExecutor::Impl {
     Graph graph;
     TensorLayout layout;
-    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-    dnnl::stream stream{engine};
+    dnnl::engine engine { dnnl::engine::kind::cpu, 0 };
+    dnnl::stream stream { engine };
     AlignedBuffer arena;
     std::vector<AlignedBuffer> scratchpads; // one per partition (one without partitions)
-    std::vector<AlignedBuffer> stagings;    // blocked-layout copies of convolution inputs and outputs
-    PrimitiveBuilder builder{engine};
-    std::vector<LaunchWork> work;           // per launch: its steps, partition and waits
+    std::vector<AlignedBuffer> stagings; // blocked-layout copies of convolution inputs and outputs
+    PrimitiveBuilder builder { engine };
+    std::vector<LaunchWork> work; // per launch: its steps, partition and waits
     std::unique_ptr<PartitionRunner> runner;
     std::vector<LaunchTiming> timings;
 
     Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
-        : graph(g), layout(graph, plan, LayoutOptions{o.channelsLast, o.fuseEpilogues, !o.partitions.empty()})
+        : graph(g)
+        , layout(graph, plan, LayoutOptions { o.channelsLast, o.fuseEpilogues, !o.partitions.empty() })
     {
     }
 
@@ -95,7 +96,7 @@ struct CpuExecutor::Impl {
     Operand operand(int value, const std::vector<std::int64_t>& dims) const
     {
         const bool cl = layout.values()[static_cast<std::size_t>(value)].channelsLast && layoutMatters(dims);
-        return {at(value), dims, cl ? channelsLastStrides(dims) : std::vector<std::int64_t>{}};
+        return { at(value), dims, cl ? channelsLastStrides(dims) : std::vector<std::int64_t> {} };
     }
     Operand tensorOperand(TensorId t) const { return operand(layout.valueOf(t), graph.tensor(t).shape.dims); }
 
@@ -125,17 +126,17 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
         const auto& stack = layout.values()[static_cast<std::size_t>(ll.stack)];
         const std::int64_t total = gemm->outDims.back();
         const Operand stackOut = operand(ll.stack, stack.dims);
-        const Operand weightsOperand{nullptr, {gemm->k, total}, {}};
+        const Operand weightsOperand { nullptr, { gemm->k, total }, {} };
         // A MatMul reads its term as an operand: nothing is combined into ol.input.
         builder.matmul(tensorOperand(first.inputs.front().front()), weightsOperand, &stacked.weights, stackOut,
-                       first.layers.front().activation, &stacked.bias);
+            first.layers.front().activation, &stacked.bias);
         // Each op's column block, strided by the stack's row length, copied out densely.
         std::vector<std::int64_t> strides(stack.dims.size(), 1);
         for (std::size_t d = stack.dims.size() - 1; d > 0; --d)
             strides[d - 1] = strides[d] * stack.dims[d];
         for (std::size_t j = 0; j < ll.stackOrder.size(); ++j) {
             const TensorId out = graph.op(ll.stackOrder[j]).output;
-            const Operand block{at(ll.stack) + ll.channelOffsets[j], graph.tensor(out).shape.dims, strides};
+            const Operand block { at(ll.stack) + ll.channelOffsets[j], graph.tensor(out).shape.dims, strides };
             builder.copy(block, tensorOperand(out));
         }
         return;
@@ -154,15 +155,15 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
     c.padRight = geometry->padRight;
     const auto& stack = layout.values()[static_cast<std::size_t>(ll.stack)];
     builder.conv(c, operand(ol.input, ol.inputDims), operand(ll.stack, stack.dims), stacked.weights, &stacked.bias,
-                 first.layers.front().activation);
+        first.layers.front().activation);
     if (ll.outputsAreSlices)
         return;
     // Batch > 1: the slices are strided; copy them out so every consumer reads dense data.
     const std::int64_t plane = stack.dims[2] * stack.dims[3];
-    const std::vector<std::int64_t> strides{stack.dims[1] * plane, plane, stack.dims[3], 1};
+    const std::vector<std::int64_t> strides { stack.dims[1] * plane, plane, stack.dims[3], 1 };
     for (std::size_t j = 0; j < ll.stackOrder.size(); ++j) {
         const TensorId out = graph.op(ll.stackOrder[j]).output;
-        const Operand slice{at(ll.stack) + ll.channelOffsets[j] * plane, graph.tensor(out).shape.dims, strides};
+        const Operand slice { at(ll.stack) + ll.channelOffsets[j] * plane, graph.tensor(out).shape.dims, strides };
         builder.copy(slice, tensorOperand(out));
     }
 }
@@ -174,7 +175,7 @@ void CpuExecutor::Impl::compileOp(const Op& op)
     const OpLayout& ol = layout.op(op.id);
     if (ol.combine)
         combine(op);
-    Operand cur = ol.input >= 0 ? operand(ol.input, ol.inputDims) : Operand{};
+    Operand cur = ol.input >= 0 ? operand(ol.input, ol.inputDims) : Operand {};
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
         const Operand out = operand(ol.layers[i], op.layers[i].output.dims);
         if (!isNoopLayer(op, i)) // noop layers view their input's bytes
@@ -197,27 +198,29 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
         [&](const auto& p) {
             using T = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<T, Conv2d>) {
-                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
+                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
                 const ConvEpilogue* e = i + 1 == op.layers.size() ? layout.epilogue(op.id) : nullptr;
                 if (e && !e->swish && !e->addend.valid() && act.kind == ActivationKind::None) {
                     builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, e->after);
                 } else if (e) { // writes the epilogue's output instead of its own
-                    const Operand addend = e->addend.valid() ? tensorOperand(e->addend) : Operand{};
-                    const ConvTail tail{e->swish, e->addend.valid() ? &addend : nullptr, e->after};
-                    builder.conv(p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, act, tail);
+                    const Operand addend = e->addend.valid() ? tensorOperand(e->addend) : Operand {};
+                    const ConvTail tail { e->swish, e->addend.valid() ? &addend : nullptr, e->after };
+                    builder.conv(
+                        p, in, tensorOperand(e->output), weights(0), bias.empty() ? nullptr : &bias, act, tail);
                 } else {
                     builder.conv(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
                 }
             } else if constexpr (std::is_same_v<T, Gemm>) {
-                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
+                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
                 builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);
             } else if constexpr (std::is_same_v<T, Pool2d>) {
                 const int scratch = layout.op(op.id).scratch[i];
-                const Operand padded =
-                    scratch >= 0 ? operand(scratch, layout.values()[static_cast<std::size_t>(scratch)].dims) : Operand{};
+                const Operand padded = scratch >= 0
+                    ? operand(scratch, layout.values()[static_cast<std::size_t>(scratch)].dims)
+                    : Operand {};
                 builder.pool(p, in, out, scratch >= 0 ? &padded : nullptr, act);
             } else if constexpr (std::is_same_v<T, Eltwise>) {
-                builder.eltwise(in, out, {p.activation, act});
+                builder.eltwise(in, out, { p.activation, act });
             } else if constexpr (std::is_same_v<T, Softmax>) {
                 builder.softmax(p.axis, in, out, act);
             } else if constexpr (std::is_same_v<T, Multiply>) {
@@ -227,10 +230,10 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                         operands.push_back(tensorOperand(term.front()));
                     builder.multiply(operands, out, act);
                 } else {
-                    builder.eltwise(in.reshaped(out.dims), out, {act});
+                    builder.eltwise(in.reshaped(out.dims), out, { act });
                 }
             } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
-                builder.eltwise(in.reshaped(out.dims), out, {act}); // a view with an activation
+                builder.eltwise(in.reshaped(out.dims), out, { act }); // a view with an activation
             } else if constexpr (std::is_same_v<T, Binary>) {
                 auto operands = operandsOf(op, layer);
                 if (p.constantFirst) // the one weight, last among the operands, is the left one
@@ -242,16 +245,16 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                     throw Error("matmul needs exactly two operands (and a bias)");
                 // A weight as the right operand: its values, for oneDNN's preferred layout.
                 const bool constantB = op.inputs.size() == 1;
-                const auto b = constantB ? weights(0) : std::vector<float>{};
-                const auto bias = p.bias ? weights(layer.weights.size() - 1) : std::vector<float>{};
+                const auto b = constantB ? weights(0) : std::vector<float> {};
+                const auto bias = p.bias ? weights(layer.weights.size() - 1) : std::vector<float> {};
                 builder.matmul(operands[0], operands[1], constantB ? &b : nullptr, out, act, p.bias ? &bias : nullptr);
             } else if constexpr (std::is_same_v<T, LayerNorm>) {
-                const auto bias = p.bias ? weights(1) : std::vector<float>{};
+                const auto bias = p.bias ? weights(1) : std::vector<float> {};
                 builder.layerNorm(p, in, out, weights(0), p.bias ? &bias : nullptr, act);
             } else if constexpr (std::is_same_v<T, Gather>) {
                 if (p.dataIsWeight)
                     builder.embedding(tensorOperand(op.inputs.front().front()), weights(0),
-                                      graph.tensor(layer.weights.at(0)).shape.dims, p.axis, out, act);
+                        graph.tensor(layer.weights.at(0)).shape.dims, p.axis, out, act);
                 else // an operand layer: its data is the op's one term
                     builder.gatherIndices(p, tensorOperand(op.inputs.front().front()), out, act);
             } else if constexpr (std::is_same_v<T, Where>) {
@@ -297,7 +300,8 @@ std::vector<Operand> CpuExecutor::Impl::operandsOf(const Op& op, const Layer& fi
 }
 
 // Layers that move data: views copied out (slice, transpose), pad, reduction.
-void CpuExecutor::Impl::compileDataLayer(const Layer& layer, const Activation& act, const Operand& in, const Operand& out)
+void CpuExecutor::Impl::compileDataLayer(
+    const Layer& layer, const Activation& act, const Operand& in, const Operand& out)
 {
     if (const auto* s = std::get_if<Slice>(&layer.params)) {
         builder.gather(in.data, sliceView(in.dims, *s), out, act);
@@ -351,7 +355,7 @@ void CpuExecutor::Impl::combine(const Op& op)
     std::int64_t c0 = 0;
     for (const auto& term : op.inputs) {
         const auto& dims = graph.tensor(term.front()).shape.dims;
-        slices.push_back(Operand{dst.data + (cl ? c0 : c0 * inner), dims, strides});
+        slices.push_back(Operand { dst.data + (cl ? c0 : c0 * inner), dims, strides });
         allSingle = allSingle && term.size() == 1;
         anyInPlace = anyInPlace || (term.size() == 1 && tensorOperand(term.front()).data == slices.back().data);
         c0 += dims[1];
@@ -390,8 +394,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
     try {
         im.arena = AlignedBuffer(peak);
     } catch (const std::bad_alloc&) {
-        throw Error("cannot allocate the " + std::to_string(peak >> 20) + " MiB arena for the activations of " +
-                    graph.name() + " (batch " + std::to_string(graph.batch()) + ")");
+        throw Error("cannot allocate the " + std::to_string(peak >> 20) + " MiB arena for the activations of "
+            + graph.name() + " (batch " + std::to_string(graph.batch()) + ")");
     }
     // oneDNN sizes each primitive for the thread count current when it is created: with
     // partitions, the count of the partition that will run it (restored afterwards).
@@ -399,7 +403,8 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const Launch& launch = plan.launches[i];
         if (!options.partitions.empty())
-            setOmpThreads(static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size()));
+            setOmpThreads(
+                static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size()));
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
@@ -428,9 +433,9 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
             im.scratchpads.emplace_back(im.builder.scratchpadBytes());
             im.stagings.emplace_back(im.builder.stagingBytes());
         } catch (const std::bad_alloc&) {
-            throw Error("cannot allocate oneDNN's scratchpad (" + std::to_string(im.builder.scratchpadBytes() >> 20) +
-                        " MiB) and the staging buffers for blocked-layout convolutions (" +
-                        std::to_string(im.builder.stagingBytes() >> 20) + " MiB)");
+            throw Error("cannot allocate oneDNN's scratchpad (" + std::to_string(im.builder.scratchpadBytes() >> 20)
+                + " MiB) and the staging buffers for blocked-layout convolutions ("
+                + std::to_string(im.builder.stagingBytes() >> 20) + " MiB)");
         }
     }
     for (const auto& w : im.work) {
@@ -477,13 +482,13 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     const auto start = std::chrono::steady_clock::now();
     const auto& ids = im.graph.inputs();
     if (inputs.size() != ids.size())
-        throw Error(im.graph.name() + " takes " + std::to_string(ids.size()) + " inputs, got " +
-                    std::to_string(inputs.size()));
+        throw Error(
+            im.graph.name() + " takes " + std::to_string(ids.size()) + " inputs, got " + std::to_string(inputs.size()));
     for (std::size_t k = 0; k < ids.size(); ++k) {
         const Tensor& t = im.graph.tensor(ids[k]);
         if (static_cast<std::int64_t>(inputs[k].size()) != t.shape.elements())
-            throw Error("input '" + t.name + "' (" + t.shape.toString() + ") needs " + std::to_string(t.shape.elements()) +
-                        " values, got " + std::to_string(inputs[k].size()));
+            throw Error("input '" + t.name + "' (" + t.shape.toString() + ") needs "
+                + std::to_string(t.shape.elements()) + " values, got " + std::to_string(inputs[k].size()));
         std::memcpy(im.at(im.layout.valueOf(t.id)), inputs[k].data(), inputs[k].size() * sizeof(float));
     }
     auto sinceStart = [&] {
@@ -500,7 +505,7 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
                 steps[s].run(im.stream);
             }
             im.stream.wait();
-            im.timings[i] = LaunchTiming{i, t0, sinceStart(), 0};
+            im.timings[i] = LaunchTiming { i, t0, sinceStart(), 0 };
         }
     }
     std::vector<std::vector<float>> outputs;
@@ -511,12 +516,33 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     return outputs;
 }
 
-const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const { return impl_->timings; }
-std::int64_t CpuExecutor::peakArenaBytes() const { return impl_->layout.peakBytes(); }
-std::int64_t CpuExecutor::activationBytes() const { return impl_->layout.activationBytes(); }
-std::int64_t CpuExecutor::weightBytes() const { return impl_->builder.weightBytes(); }
-std::int64_t CpuExecutor::scratchpadBytes() const { return static_cast<std::int64_t>(impl_->builder.scratchpadBytes()); }
-std::size_t CpuExecutor::primitiveCount() const { return impl_->builder.steps().size(); }
-const TensorLayout& CpuExecutor::layout() const { return impl_->layout; }
+const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const
+{
+    return impl_->timings;
+}
+std::int64_t CpuExecutor::peakArenaBytes() const
+{
+    return impl_->layout.peakBytes();
+}
+std::int64_t CpuExecutor::activationBytes() const
+{
+    return impl_->layout.activationBytes();
+}
+std::int64_t CpuExecutor::weightBytes() const
+{
+    return impl_->builder.weightBytes();
+}
+std::int64_t CpuExecutor::scratchpadBytes() const
+{
+    return static_cast<std::int64_t>(impl_->builder.scratchpadBytes());
+}
+std::size_t CpuExecutor::primitiveCount() const
+{
+    return impl_->builder.steps().size();
+}
+const TensorLayout& CpuExecutor::layout() const
+{
+    return impl_->layout;
+}
 
 } // namespace opsched::cpu

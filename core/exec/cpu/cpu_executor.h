@@ -26,7 +26,7 @@ struct CpuOptions {
     // Disjoint core sets (ids as the OS numbers them); stream s runs on partition
     // s % partitions.size() with one thread per core of it. Empty: one stream, launch order.
     std::vector<std::vector<int>> partitions;
-    bool channelsLast = true;  // false: NCHW activations everywhere (for comparisons)
+    bool channelsLast = true; // false: NCHW activations everywhere (for comparisons)
     bool fuseEpilogues = true; // false: residual sums and swish run as ops of their own
     // 3x3 stride-1 convolutions with enough channels and pixels as Winograd convolutions (2 to 4x
     // fewer multiplications, a larger rounding error: about 1e-6 relative against 1e-7)
@@ -59,10 +59,10 @@ public:
     // Per launch, in plan order, from the last run(); empty before the first.
     const std::vector<LaunchTiming>& lastLaunchTimings() const;
 
-    std::int64_t peakArenaBytes() const;    // the arena: every activation and scratch buffer
-    std::int64_t activationBytes() const;   // all activations side by side, without reuse
-    std::int64_t weightBytes() const;       // weights in the kernels' layouts
-    std::int64_t scratchpadBytes() const;   // oneDNN's scratchpad, shared by all primitives
+    std::int64_t peakArenaBytes() const; // the arena: every activation and scratch buffer
+    std::int64_t activationBytes() const; // all activations side by side, without reuse
+    std::int64_t weightBytes() const; // weights in the kernels' layouts
+    std::int64_t scratchpadBytes() const; // oneDNN's scratchpad, shared by all primitives
     std::size_t primitiveCount() const;
     const TensorLayout& layout() const;
 

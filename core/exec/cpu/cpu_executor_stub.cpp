@@ -5,7 +5,7 @@
 
 namespace opsched::cpu {
 
-struct CpuExecutor::Impl {};
+struct CpuExecutor::Impl { };
 
 bool cpuBackendAvailable()
 {
@@ -30,11 +30,26 @@ const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const
     return none;
 }
 
-std::int64_t CpuExecutor::peakArenaBytes() const { return 0; }
-std::int64_t CpuExecutor::activationBytes() const { return 0; }
-std::int64_t CpuExecutor::weightBytes() const { return 0; }
-std::int64_t CpuExecutor::scratchpadBytes() const { return 0; }
-std::size_t CpuExecutor::primitiveCount() const { return 0; }
+std::int64_t CpuExecutor::peakArenaBytes() const
+{
+    return 0;
+}
+std::int64_t CpuExecutor::activationBytes() const
+{
+    return 0;
+}
+std::int64_t CpuExecutor::weightBytes() const
+{
+    return 0;
+}
+std::int64_t CpuExecutor::scratchpadBytes() const
+{
+    return 0;
+}
+std::size_t CpuExecutor::primitiveCount() const
+{
+    return 0;
+}
 
 const TensorLayout& CpuExecutor::layout() const
 {

@@ -24,7 +24,8 @@ std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t s
             }
         }
         for (auto& v : values)
-            v = rows > 0 ? static_cast<float>(std::min<std::int64_t>(static_cast<std::int64_t>(rng.uniform() * static_cast<double>(rows)), rows - 1))
+            v = rows > 0 ? static_cast<float>(std::min<std::int64_t>(
+                    static_cast<std::int64_t>(rng.uniform() * static_cast<double>(rows)), rows - 1))
                          : static_cast<float>(rng.uniform() * 2.0 - 1.0);
     }
     return out;

@@ -15,20 +15,21 @@ using Dims = std::vector<std::int64_t>;
 
 // out = table gathered along `axis` by ids (integer-valued floats, negative ones count from the
 // end). Throws Error naming the first id that is not an integer in [-n, n).
-void embeddingLookup(const float* table, const Dims& tableDims, int axis, const float* ids, std::int64_t idCount,
-                     float* out);
+void embeddingLookup(
+    const float* table, const Dims& tableDims, int axis, const float* ids, std::int64_t idCount, float* out);
 
 // out = src gathered along `axis` by constant indices (already checked against the shape).
-void gatherConstant(const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out);
+void gatherConstant(
+    const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out);
 
 // out[i] = a[i'] kind b[i''] over out's dims, a and b broadcast to them: pow (oneDNN 2.6 has none)
 // and broadcasts oneDNN only runs in its reference kernel (Swin's [1,64,3,49,49] + [1,64,1,49,49]).
 void broadcastBinary(BinaryKind kind, const float* a, const Dims& aDims, const float* b, const Dims& bDims, float* out,
-                     const Dims& outDims);
+    const Dims& outDims);
 
 // out = cond != 0 ? x : y, all three broadcast to out's dims.
-void where(const float* cond, const Dims& condDims, const float* x, const Dims& xDims, const float* y, const Dims& yDims,
-           float* out, const Dims& outDims);
+void where(const float* cond, const Dims& condDims, const float* x, const Dims& xDims, const float* y,
+    const Dims& yDims, float* out, const Dims& outDims);
 
 // out = src broadcast to out's dims.
 void expand(const float* src, const Dims& srcDims, float* out, const Dims& outDims);
@@ -40,6 +41,6 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
 // y = x / sqrt(mean(x^2) + eps) * scale over rows of `inner` values (T5's RMS norm); also the
 // plain layer norm ((x - mean) / sqrt(var + eps) * scale + bias) when `center` is set.
 void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inner, float epsilon, const float* scale,
-                   const float* bias, bool center);
+    const float* bias, bool center);
 
 } // namespace opsched::cpu

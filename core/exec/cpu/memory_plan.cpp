@@ -19,7 +19,7 @@ bool liveTogether(const Block& a, const Block& b)
 // Best fit in the given order: each block goes to the smallest gap left among the placed blocks
 // it conflicts with, else after all of them.
 Placement placeInOrder(const std::vector<std::int64_t>& bytes, const std::vector<std::size_t>& order,
-                       const std::function<bool(std::size_t, std::size_t)>& conflict)
+    const std::function<bool(std::size_t, std::size_t)>& conflict)
 {
     Placement out;
     out.offsets.assign(bytes.size(), 0);
@@ -33,7 +33,7 @@ Placement placeInOrder(const std::vector<std::int64_t>& bytes, const std::vector
         busy.clear();
         for (auto j : placed)
             if (conflict(i, j))
-                busy.push_back({out.offsets[j], out.offsets[j] + alignUp(std::max<std::int64_t>(bytes[j], 1))});
+                busy.push_back({ out.offsets[j], out.offsets[j] + alignUp(std::max<std::int64_t>(bytes[j], 1)) });
         std::sort(busy.begin(), busy.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
 
         std::int64_t best = -1, bestGap = 0, cursor = 0;
@@ -75,8 +75,8 @@ Placement placeBlocks(const std::vector<Block>& blocks)
     return placeInOrder(bytes, order, [&](std::size_t i, std::size_t j) { return liveTogether(blocks[i], blocks[j]); });
 }
 
-Placement placeBlocks(const std::vector<std::int64_t>& bytes,
-                      const std::function<bool(std::size_t, std::size_t)>& conflict)
+Placement placeBlocks(
+    const std::vector<std::int64_t>& bytes, const std::function<bool(std::size_t, std::size_t)>& conflict)
 {
     std::vector<std::size_t> order(bytes.size());
     std::iota(order.begin(), order.end(), 0);
@@ -88,8 +88,8 @@ std::vector<std::string> placementConflicts(const std::vector<Block>& blocks, co
 {
     std::vector<std::string> problems;
     if (placement.offsets.size() != blocks.size())
-        return {"placement has " + std::to_string(placement.offsets.size()) + " offsets for " +
-                std::to_string(blocks.size()) + " blocks"};
+        return { "placement has " + std::to_string(placement.offsets.size()) + " offsets for "
+            + std::to_string(blocks.size()) + " blocks" };
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         const std::int64_t ai = placement.offsets[i], bi = ai + blocks[i].bytes;
         if (ai % kArenaAlignment != 0 || bi > placement.peakBytes)
@@ -97,8 +97,8 @@ std::vector<std::string> placementConflicts(const std::vector<Block>& blocks, co
         for (std::size_t j = i + 1; j < blocks.size(); ++j) {
             const std::int64_t aj = placement.offsets[j], bj = aj + blocks[j].bytes;
             if (liveTogether(blocks[i], blocks[j]) && ai < bj && aj < bi)
-                problems.push_back("blocks " + std::to_string(i) + " and " + std::to_string(j) +
-                                   " are live together and share bytes");
+                problems.push_back(
+                    "blocks " + std::to_string(i) + " and " + std::to_string(j) + " are live together and share bytes");
         }
     }
     return problems;

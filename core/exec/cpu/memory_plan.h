@@ -16,20 +16,20 @@ inline constexpr std::int64_t kArenaAlignment = 64; // a cache line, and oneDNN'
 struct Block {
     std::int64_t bytes = 0;
     std::uint32_t first = 0; // first time step it is live
-    std::uint32_t last = 0;  // last time step it is live (inclusive)
+    std::uint32_t last = 0; // last time step it is live (inclusive)
 };
 
 struct Placement {
     std::vector<std::int64_t> offsets; // per block, multiples of kArenaAlignment
-    std::int64_t peakBytes = 0;        // arena size
+    std::int64_t peakBytes = 0; // arena size
 };
 
 Placement placeBlocks(const std::vector<Block>& blocks);
 
 // The same greedy placement for any relation that says which blocks must not share bytes (the GPU
 // executor's: may run at the same time on different streams). Largest first, ties by index.
-Placement placeBlocks(const std::vector<std::int64_t>& bytes,
-                      const std::function<bool(std::size_t, std::size_t)>& conflict);
+Placement placeBlocks(
+    const std::vector<std::int64_t>& bytes, const std::function<bool(std::size_t, std::size_t)>& conflict);
 
 // Every pair of blocks that are live at the same time and share bytes, as messages; empty when the
 // placement is valid.

@@ -25,8 +25,8 @@ std::optional<MergedConvGeometry> mergedConvGeometry(const Graph& graph, const s
     bool strideSet = false;
     for (auto id : ops) {
         const Op& op = graph.op(id);
-        if (op.layers.size() != 1 || op.inputs != first.inputs ||
-            !(op.layers.front().activation == first.layers.front().activation))
+        if (op.layers.size() != 1 || op.inputs != first.inputs
+            || !(op.layers.front().activation == first.layers.front().activation))
             return std::nullopt;
         const auto* c = std::get_if<Conv2d>(&op.layers.front().params);
         if (!c || c->groups != 1 || c->dilationH != 1 || c->dilationW != 1)

@@ -31,7 +31,7 @@ std::vector<float> weightValues(const Graph& graph, TensorId weight);
 
 struct StackedWeights {
     std::vector<float> weights; // [outChannels, inChannels, kernelH, kernelW]
-    std::vector<float> bias;    // [outChannels]; zero for ops without a bias
+    std::vector<float> bias; // [outChannels]; zero for ops without a bias
 };
 
 // `ops` in stacking order: op k's filters start at the sum of the output channels before it.

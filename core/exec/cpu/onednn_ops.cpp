@@ -42,18 +42,20 @@ struct Fit {
 };
 
 Fit fitWindows(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t before, std::int64_t after,
-               std::int64_t out)
+    std::int64_t out)
 {
-    auto fits = [&](std::int64_t a) { return a >= 0 && in + before + a >= kernel && (in + before + a - kernel) / stride + 1 == out; };
+    auto fits = [&](std::int64_t a) {
+        return a >= 0 && in + before + a >= kernel && (in + before + a - kernel) / stride + 1 == out;
+    };
     if (fits(after))
-        return {in, after};
+        return { in, after };
     const std::int64_t needed = (out - 1) * stride + kernel - in - before;
     if (needed < 0 && in + needed > 0)
-        return {in + needed, 0};
+        return { in + needed, 0 };
     if (fits(needed))
-        return {in, needed};
-    throw Error("pooling window " + std::to_string(kernel) + " / stride " + std::to_string(stride) +
-                " does not give " + std::to_string(out) + " outputs from " + std::to_string(in));
+        return { in, needed };
+    throw Error("pooling window " + std::to_string(kernel) + " / stride " + std::to_string(stride) + " does not give "
+        + std::to_string(out) + " outputs from " + std::to_string(in));
 }
 
 // 3x3, stride 1, no dilation, no groups, enough channels and pixels that the transforms and the
@@ -62,8 +64,8 @@ Fit fitWindows(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::i
 // 7x7 maps of few channels).
 bool winogradPays(const Conv2d& c, const std::vector<std::int64_t>& src, const std::vector<std::int64_t>& dst)
 {
-    if (c.kernelH != 3 || c.kernelW != 3 || c.strideH != 1 || c.strideW != 1 || c.dilationH != 1 ||
-        c.dilationW != 1 || c.groups != 1 || src.size() != 4 || dst.size() != 4)
+    if (c.kernelH != 3 || c.kernelW != 3 || c.strideH != 1 || c.strideW != 1 || c.dilationH != 1 || c.dilationW != 1
+        || c.groups != 1 || src.size() != 4 || dst.size() != 4)
         return false;
     const std::int64_t ic = src[1], oc = dst[1], pixels = dst[2] * dst[3];
     return ic >= 32 && oc >= 32 && (pixels >= 14 * 14 || ic * oc >= 256 * 256);
@@ -72,8 +74,8 @@ bool winogradPays(const Conv2d& c, const std::vector<std::int64_t>& src, const s
 bool directKernel(const dnnl::primitive_desc_base& pd)
 {
     const std::string impl = pd.impl_info_str();
-    return impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos &&
-           impl.find("simple") == std::string::npos;
+    return impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos
+        && impl.find("simple") == std::string::npos;
 }
 
 } // namespace
@@ -82,7 +84,7 @@ void Step::freezeArgs()
 {
     execArgs.clear();
     for (const auto& [arg, memory] : args)
-        execArgs.push_back({arg, memory.get()});
+        execArgs.push_back({ arg, memory.get() });
 }
 
 void Step::run(dnnl::stream& stream)
@@ -95,69 +97,88 @@ void Step::run(dnnl::stream& stream)
     // The C API over prebuilt arguments: no map walk and no allocation per execution.
     if (execArgs.size() != args.size())
         freezeArgs();
-    const dnnl_status_t status = dnnl_primitive_execute(primitive.get(), stream.get(),
-                                                        static_cast<int>(execArgs.size()), execArgs.data());
+    const dnnl_status_t status
+        = dnnl_primitive_execute(primitive.get(), stream.get(), static_cast<int>(execArgs.size()), execArgs.data());
     if (status != dnnl_success)
         throw dnnl::error(status, "could not execute a primitive");
 }
 
 Operand matchLayout(const Operand& like, const Operand& o)
 {
-    if (o.strides.empty() && o.dims.size() == 4 && o.dims[2] * o.dims[3] == 1 && like.dims.size() == 4 &&
-        like.strides.size() == 4 && like.strides[1] == 1 && like.dims[1] > 1)
-        return {o.data, o.dims, {o.dims[1], 1, o.dims[1], o.dims[1]}};
+    if (o.strides.empty() && o.dims.size() == 4 && o.dims[2] * o.dims[3] == 1 && like.dims.size() == 4
+        && like.strides.size() == 4 && like.strides[1] == 1 && like.dims[1] > 1)
+        return { o.data, o.dims, { o.dims[1], 1, o.dims[1], o.dims[1] } };
     return o;
 }
 
 Operand Operand::reshaped(std::vector<std::int64_t> newDims) const
 {
     if (strides.empty() || newDims == dims)
-        return {data, std::move(newDims), strides};
+        return { data, std::move(newDims), strides };
     const std::size_t extra = newDims.size() > dims.size() ? newDims.size() - dims.size() : 0;
-    bool leadingOnes = extra > 0 && std::equal(dims.begin(), dims.end(), newDims.begin() + static_cast<std::ptrdiff_t>(extra));
+    bool leadingOnes
+        = extra > 0 && std::equal(dims.begin(), dims.end(), newDims.begin() + static_cast<std::ptrdiff_t>(extra));
     for (std::size_t i = 0; leadingOnes && i < extra; ++i)
         leadingOnes = newDims[i] == 1;
     if (!leadingOnes)
         throw Error("internal: a strided operand cannot be seen under other dimensions");
     std::vector<std::int64_t> s(extra, dims.empty() ? 1 : dims[0] * strides[0]);
     s.insert(s.end(), strides.begin(), strides.end());
-    return {data, std::move(newDims), std::move(s)};
+    return { data, std::move(newDims), std::move(s) };
 }
 
 memory::desc describe(const Operand& o)
 {
     if (o.dims.empty()) // a scalar: oneDNN has no rank 0
-        return memory::desc({1}, memory::data_type::f32, memory::dims{1});
+        return memory::desc({ 1 }, memory::data_type::f32, memory::dims { 1 });
     const memory::dims dims(o.dims.begin(), o.dims.end());
-    return memory::desc(dims, memory::data_type::f32, o.strides.empty() ? denseStrides(o.dims) : memory::dims(o.strides.begin(), o.strides.end()));
+    return memory::desc(dims, memory::data_type::f32,
+        o.strides.empty() ? denseStrides(o.dims) : memory::dims(o.strides.begin(), o.strides.end()));
 }
 
 std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& act)
 {
     switch (act.kind) {
-    case ActivationKind::None: return {};
-    case ActivationKind::Relu: return {{algorithm::eltwise_relu, 0.0F, 0.0F}};
-    case ActivationKind::Clip: return {{algorithm::eltwise_clip, act.alpha, act.beta}};
-    case ActivationKind::Sigmoid: return {{algorithm::eltwise_logistic, 0.0F, 0.0F}};
+    case ActivationKind::None:
+        return {};
+    case ActivationKind::Relu:
+        return { { algorithm::eltwise_relu, 0.0F, 0.0F } };
+    case ActivationKind::Clip:
+        return { { algorithm::eltwise_clip, act.alpha, act.beta } };
+    case ActivationKind::Sigmoid:
+        return { { algorithm::eltwise_logistic, 0.0F, 0.0F } };
     // oneDNN 2.6 has no hardsigmoid: clip(alpha * x + beta, 0, 1).
     case ActivationKind::HardSigmoid:
-        return {{algorithm::eltwise_linear, act.alpha, act.beta}, {algorithm::eltwise_clip, 0.0F, 1.0F}};
-    case ActivationKind::HardSwish: return {{algorithm::eltwise_hardswish, 0.0F, 0.0F}};
-    case ActivationKind::Tanh: return {{algorithm::eltwise_tanh, 0.0F, 0.0F}};
-    case ActivationKind::Gelu: return {{algorithm::eltwise_gelu_erf, 0.0F, 0.0F}};
-    case ActivationKind::GeluTanh: return {{algorithm::eltwise_gelu_tanh, 0.0F, 0.0F}};
-    case ActivationKind::Sqrt: return {{algorithm::eltwise_sqrt, 0.0F, 0.0F}};
-    case ActivationKind::Exp: return {{algorithm::eltwise_exp, 0.0F, 0.0F}};
-    case ActivationKind::Log: return {{algorithm::eltwise_log, 0.0F, 0.0F}};
-    case ActivationKind::Abs: return {{algorithm::eltwise_abs, 0.0F, 0.0F}};
-    case ActivationKind::Neg: return {{algorithm::eltwise_linear, -1.0F, 0.0F}};
-    case ActivationKind::Reciprocal: return {{algorithm::eltwise_pow, 1.0F, -1.0F}};
-    case ActivationKind::Pow: return {{algorithm::eltwise_pow, 1.0F, act.alpha}};
+        return { { algorithm::eltwise_linear, act.alpha, act.beta }, { algorithm::eltwise_clip, 0.0F, 1.0F } };
+    case ActivationKind::HardSwish:
+        return { { algorithm::eltwise_hardswish, 0.0F, 0.0F } };
+    case ActivationKind::Tanh:
+        return { { algorithm::eltwise_tanh, 0.0F, 0.0F } };
+    case ActivationKind::Gelu:
+        return { { algorithm::eltwise_gelu_erf, 0.0F, 0.0F } };
+    case ActivationKind::GeluTanh:
+        return { { algorithm::eltwise_gelu_tanh, 0.0F, 0.0F } };
+    case ActivationKind::Sqrt:
+        return { { algorithm::eltwise_sqrt, 0.0F, 0.0F } };
+    case ActivationKind::Exp:
+        return { { algorithm::eltwise_exp, 0.0F, 0.0F } };
+    case ActivationKind::Log:
+        return { { algorithm::eltwise_log, 0.0F, 0.0F } };
+    case ActivationKind::Abs:
+        return { { algorithm::eltwise_abs, 0.0F, 0.0F } };
+    case ActivationKind::Neg:
+        return { { algorithm::eltwise_linear, -1.0F, 0.0F } };
+    case ActivationKind::Reciprocal:
+        return { { algorithm::eltwise_pow, 1.0F, -1.0F } };
+    case ActivationKind::Pow:
+        return { { algorithm::eltwise_pow, 1.0F, act.alpha } };
     case ActivationKind::Erf:
     case ActivationKind::Not:
     case ActivationKind::NonZero:
-    case ActivationKind::Truncate: return {{algorithm::undef, 0.0F, 0.0F, nullptr, act}};
-    default: break;
+    case ActivationKind::Truncate:
+        return { { algorithm::undef, 0.0F, 0.0F, nullptr, act } };
+    default:
+        break;
     }
     throw Error(std::string("activation '") + toString(act.kind) + "' is not supported by the CPU backend");
 }
@@ -206,10 +227,10 @@ dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) c
     return a;
 }
 
-void PrimitiveBuilder::push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
-                            std::unordered_map<int, dnnl::memory> args)
+void PrimitiveBuilder::push(
+    const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args)
 {
-    steps_.push_back(Step{std::move(primitive), std::move(args), {}, {}});
+    steps_.push_back(Step { std::move(primitive), std::move(args), {}, {} });
     scratchpads_.push_back(pd.scratchpad_desc());
     scratchpadBytes_ = std::max(scratchpadBytes_, scratchpads_.back().get_size());
 }
@@ -221,8 +242,8 @@ void PrimitiveBuilder::bindScratchpad(void* buffer, std::size_t first, std::size
             steps_[i].args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratchpads_[i], engine_, buffer);
 }
 
-dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vector<float>& values,
-                                        const memory::desc& wanted)
+dnnl::memory PrimitiveBuilder::constant(
+    const memory::desc& user, const std::vector<float>& values, const memory::desc& wanted)
 {
     dnnl::memory src(user, engine_);
     std::memcpy(src.get_data_handle(), values.data(), std::min(user.get_size(), values.size() * sizeof(float)));
@@ -246,7 +267,7 @@ dnnl::memory PrimitiveBuilder::constant(const memory::desc& user, const std::vec
 
 void PrimitiveBuilder::hostStep(std::function<void()> fn)
 {
-    steps_.push_back(Step{{}, {}, std::move(fn), {}});
+    steps_.push_back(Step { {}, {}, std::move(fn), {} });
     scratchpads_.emplace_back();
 }
 
@@ -254,31 +275,31 @@ void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piec
 {
     for (const auto& p : ps) {
         if (p.host.kind != ActivationKind::None) {
-            hostOver(dst, toString(p.host.kind), [act = p.host](float* data, std::int64_t n) { applyHostActivation(act, data, n); });
+            hostOver(dst, toString(p.host.kind),
+                [act = p.host](float* data, std::int64_t n) { applyHostActivation(act, data, n); });
             continue;
         }
         dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(dst), p.alpha, p.beta);
         dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
         const auto m = bind(dst);
-        push(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
+        push(pd, dnnl::eltwise_forward(pd), { { DNNL_ARG_SRC, m }, { DNNL_ARG_DST, m } });
     }
 }
 
-
 void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                            const std::vector<float>* bias, const Activation& act, const ConvTail& tail)
+    const std::vector<float>* bias, const Activation& act, const ConvTail& tail)
 {
     if (hasHostPiece(pieces(act))) { // the convolution, then the function in host code
-        conv(c, src, dst, weights, bias, Activation{}, tail);
+        conv(c, src, dst, weights, bias, Activation {}, tail);
         eltwiseInPlace(matchLayout(src, dst), pieces(act));
         return;
     }
     if (tail.swish || tail.addend || tail.after.kind != ActivationKind::None) {
         std::vector<Piece> ps = pieces(act);
         if (tail.swish)
-            ps.push_back({algorithm::eltwise_swish, 1.0F, 0.0F});
+            ps.push_back({ algorithm::eltwise_swish, 1.0F, 0.0F });
         if (tail.addend)
-            ps.push_back({algorithm::binary_add, 0.0F, 0.0F, tail.addend});
+            ps.push_back({ algorithm::binary_add, 0.0F, 0.0F, tail.addend });
         for (const auto& p : pieces(tail.after))
             ps.push_back(p);
         if (convFused(c, src, dst, weights, bias, ps))
@@ -287,29 +308,30 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         conv(c, src, dst, weights, bias, act);
         const Operand out = matchLayout(src, dst);
         if (tail.swish)
-            eltwiseInPlace(out, {{algorithm::eltwise_swish, 1.0F, 0.0F}});
+            eltwiseInPlace(out, { { algorithm::eltwise_swish, 1.0F, 0.0F } });
         if (tail.addend) {
             dnnl::binary::desc d(algorithm::binary_add, describe(out), describe(*tail.addend), describe(out));
             dnnl::binary::primitive_desc pd(d, attr({}), engine_);
-            push(pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, bind(out)}, {DNNL_ARG_SRC_1, bind(*tail.addend)}, {DNNL_ARG_DST, bind(out)}});
+            push(pd, dnnl::binary(pd),
+                { { DNNL_ARG_SRC_0, bind(out) }, { DNNL_ARG_SRC_1, bind(*tail.addend) }, { DNNL_ARG_DST, bind(out) } });
         }
         eltwiseInPlace(out, pieces(tail.after));
         return;
     }
     const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
-    const memory::dims wdims = g > 1 ? memory::dims{g, o / g, i / g, c.kernelH, c.kernelW}
-                                     : memory::dims{o, i, c.kernelH, c.kernelW};
+    const memory::dims wdims
+        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
     const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
     const memory::desc any(wdims, memory::data_type::f32, tag::any);
-    const memory::desc biasDesc = bias ? memory::desc({o}, memory::data_type::f32, tag::x) : memory::desc();
+    const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
     const auto ps = pieces(act);
-    auto primitiveDesc = [&](const memory::desc& s, const memory::desc& d,
-                             algorithm alg = algorithm::convolution_direct) {
-        dnnl::convolution_forward::desc cd(prop_kind::forward_inference, alg, s, any,
-                                           biasDesc, d, {c.strideH, c.strideW}, {c.dilationH - 1, c.dilationW - 1},
-                                           {c.padTop, c.padLeft}, {c.padBottom, c.padRight});
-        return dnnl::convolution_forward::primitive_desc(cd, attr(ps), engine_);
-    };
+    auto primitiveDesc
+        = [&](const memory::desc& s, const memory::desc& d, algorithm alg = algorithm::convolution_direct) {
+              dnnl::convolution_forward::desc cd(prop_kind::forward_inference, alg, s, any, biasDesc, d,
+                  { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
+                  { c.padBottom, c.padRight });
+              return dnnl::convolution_forward::primitive_desc(cd, attr(ps), engine_);
+          };
     const memory::desc srcPlain = describe(src), dstPlain = describe(matchLayout(src, dst));
     auto pd = primitiveDesc(srcPlain, dstPlain);
     // Without a direct kernel for these layouts (gemm: im2col; ref: scalar loops), the layouts
@@ -343,7 +365,7 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         stagedIn_.emplace_back(steps_.size(), staged);
         stagingInBytes_ = std::max(stagingInBytes_, pd.src_desc().get_size());
         dnnl::reorder::primitive_desc r(engine_, srcPlain, engine_, pd.src_desc(), attr({}));
-        push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, srcMem}, {DNNL_ARG_TO, staged}});
+        push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, srcMem }, { DNNL_ARG_TO, staged } });
         srcMem = staged;
     }
     dnnl::memory convDst = dstMem;
@@ -352,32 +374,31 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         stagedOut_.emplace_back(steps_.size(), convDst);
         stagingOutBytes_ = std::max(stagingOutBytes_, pd.dst_desc().get_size());
     }
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, srcMem},
-                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc())},
-                                               {DNNL_ARG_DST, convDst}};
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, srcMem },
+        { DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc()) }, { DNNL_ARG_DST, convDst } };
     if (bias)
         args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
     push(pd, dnnl::convolution_forward(pd), std::move(args));
     if (convDst != dstMem) {
         dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, dstPlain, attr({}));
-        push(r, dnnl::reorder(r), {{DNNL_ARG_FROM, convDst}, {DNNL_ARG_TO, dstMem}});
+        push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, convDst }, { DNNL_ARG_TO, dstMem } });
     }
 }
 
-bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                                 const std::vector<float>* bias, const std::vector<Piece>& ps)
+bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Operand& dst,
+    const std::vector<float>& weights, const std::vector<float>* bias, const std::vector<Piece>& ps)
 {
     const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
-    const memory::dims wdims = g > 1 ? memory::dims{g, o / g, i / g, c.kernelH, c.kernelW}
-                                     : memory::dims{o, i, c.kernelH, c.kernelW};
+    const memory::dims wdims
+        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
     const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
     const memory::desc any(wdims, memory::data_type::f32, tag::any);
-    const memory::desc biasDesc = bias ? memory::desc({o}, memory::data_type::f32, tag::x) : memory::desc();
+    const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
     const Operand out = matchLayout(src, dst);
     const memory::desc dstDesc = describe(out);
     dnnl::convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct, describe(src), any,
-                                       biasDesc, dstDesc, {c.strideH, c.strideW}, {c.dilationH - 1, c.dilationW - 1},
-                                       {c.padTop, c.padLeft}, {c.padBottom, c.padRight});
+        biasDesc, dstDesc, { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
+        { c.padBottom, c.padRight });
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     try {
         pd.emplace(cd, attr(ps), engine_);
@@ -386,9 +407,8 @@ bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Oper
     }
     if (!directKernel(*pd) || pd->dst_desc() != dstDesc || pd->src_desc() != describe(src))
         return false;
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)},
-                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd->weights_desc())},
-                                               {DNNL_ARG_DST, bind(out)}};
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, bind(src) },
+        { DNNL_ARG_WEIGHTS, constant(user, weights, pd->weights_desc()) }, { DNNL_ARG_DST, bind(out) } };
     if (bias)
         args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd->bias_desc());
     for (std::size_t k = 0; k < ps.size(); ++k)
@@ -410,8 +430,8 @@ void PrimitiveBuilder::bindStaging(void* buffer, std::size_t first, std::size_t 
             m.set_data_handle(base + outOffset);
 }
 
-void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded,
-                            const Activation& act)
+void PrimitiveBuilder::pool(
+    const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act)
 {
     Operand in = src;
     const std::int64_t outH = dst.dims.at(2), outW = dst.dims.at(3);
@@ -419,12 +439,12 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
     std::int64_t pt = 0, pl = 0, pb = 0, pr = 0;
     algorithm alg = algorithm::pooling_max;
     if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax) {
-        kernel = {src.dims.at(2), src.dims.at(3)};
-        strides = {1, 1};
+        kernel = { src.dims.at(2), src.dims.at(3) };
+        strides = { 1, 1 };
         alg = p.kind == PoolKind::GlobalMax ? algorithm::pooling_max : algorithm::pooling_avg_exclude_padding;
     } else {
-        kernel = {p.kernelH, p.kernelW};
-        strides = {p.strideH, p.strideW};
+        kernel = { p.kernelH, p.kernelW };
+        strides = { p.strideH, p.strideW };
         pt = p.padTop, pl = p.padLeft, pb = p.padBottom, pr = p.padRight;
         if (p.kind == PoolKind::Average)
             alg = p.countIncludePad ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
@@ -434,7 +454,7 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
             const auto count = static_cast<std::size_t>(elements(padded->dims));
             hostStep([base, count] { std::fill(base, base + count, 0.0F); });
             const auto strides4 = denseStrides(padded->dims);
-            Operand interior{base + pt * strides4[2] + pl, src.dims, {strides4.begin(), strides4.end()}};
+            Operand interior { base + pt * strides4[2] + pl, src.dims, { strides4.begin(), strides4.end() } };
             copy(src, interior);
             in = *padded;
             pt = pl = pb = pr = 0;
@@ -445,28 +465,30 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
         pb = h.after;
         pr = w.after;
         if (h.in != in.dims[2] || w.in != in.dims[3]) {
-            const auto full = in.strides.empty() ? denseStrides(in.dims) : memory::dims(in.strides.begin(), in.strides.end());
-            in = Operand{in.data, {in.dims[0], in.dims[1], h.in, w.in}, {full.begin(), full.end()}};
+            const auto full
+                = in.strides.empty() ? denseStrides(in.dims) : memory::dims(in.strides.begin(), in.strides.end());
+            in = Operand { in.data, { in.dims[0], in.dims[1], h.in, w.in }, { full.begin(), full.end() } };
         }
     }
     const auto ps = pieces(act);
     auto primitiveDesc = [&](const memory::desc& s, const memory::desc& dd, bool& fused) {
-        dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, s, dd, strides, kernel, {pt, pl}, {pb, pr});
+        dnnl::pooling_forward::desc d(
+            prop_kind::forward_inference, alg, s, dd, strides, kernel, { pt, pl }, { pb, pr });
         return withPostOps<dnnl::pooling_forward::primitive_desc>(
-            d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+            d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
     };
     const memory::desc srcPlain = describe(in), dstPlain = describe(matchLayout(in, dst));
     bool fused = false;
     auto pd = primitiveDesc(srcPlain, dstPlain, fused);
     // oneDNN 2.6 has no jit kernel for some plain-layout max pools (Inception V3's 147 -> 73) and
     // runs its reference one, ten times slower than a blocked-layout pool plus two reorders.
-    const bool reference = std::string(pd.impl_info_str()).find("simple") != std::string::npos ||
-                           std::string(pd.impl_info_str()).find("ref") != std::string::npos;
+    const bool reference = std::string(pd.impl_info_str()).find("simple") != std::string::npos
+        || std::string(pd.impl_info_str()).find("ref") != std::string::npos;
     if (reference && in.strides.empty() && dst.strides.empty() && src.dims.at(1) % 16 == 0) {
         const memory::dims sd = srcPlain.dims(), dd = dstPlain.dims();
         bool blockedFused = false;
         auto blocked = primitiveDesc(memory::desc(sd, memory::data_type::f32, tag::nChw16c),
-                                     memory::desc(dd, memory::data_type::f32, tag::nChw16c), blockedFused);
+            memory::desc(dd, memory::data_type::f32, tag::nChw16c), blockedFused);
         if (std::string(blocked.impl_info_str()).find("jit") != std::string::npos) {
             dnnl::memory stagedSrc(blocked.src_desc(), engine_, DNNL_MEMORY_NONE);
             dnnl::memory stagedDst(blocked.dst_desc(), engine_, DNNL_MEMORY_NONE);
@@ -475,16 +497,16 @@ void PrimitiveBuilder::pool(const Pool2d& p, const Operand& src, const Operand& 
             stagingInBytes_ = std::max(stagingInBytes_, blocked.src_desc().get_size());
             stagingOutBytes_ = std::max(stagingOutBytes_, blocked.dst_desc().get_size());
             dnnl::reorder::primitive_desc r1(engine_, srcPlain, engine_, blocked.src_desc(), attr({}));
-            push(r1, dnnl::reorder(r1), {{DNNL_ARG_FROM, bind(in)}, {DNNL_ARG_TO, stagedSrc}});
-            push(blocked, dnnl::pooling_forward(blocked), {{DNNL_ARG_SRC, stagedSrc}, {DNNL_ARG_DST, stagedDst}});
+            push(r1, dnnl::reorder(r1), { { DNNL_ARG_FROM, bind(in) }, { DNNL_ARG_TO, stagedSrc } });
+            push(blocked, dnnl::pooling_forward(blocked), { { DNNL_ARG_SRC, stagedSrc }, { DNNL_ARG_DST, stagedDst } });
             dnnl::reorder::primitive_desc r2(engine_, blocked.dst_desc(), engine_, dstPlain, attr({}));
-            push(r2, dnnl::reorder(r2), {{DNNL_ARG_FROM, stagedDst}, {DNNL_ARG_TO, bind(dst)}});
+            push(r2, dnnl::reorder(r2), { { DNNL_ARG_FROM, stagedDst }, { DNNL_ARG_TO, bind(dst) } });
             if (!blockedFused)
                 eltwiseInPlace(dst, ps);
             return;
         }
     }
-    push(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, bind(in)}, {DNNL_ARG_DST, bind(matchLayout(in, dst))}});
+    push(pd, dnnl::pooling_forward(pd), { { DNNL_ARG_SRC, bind(in) }, { DNNL_ARG_DST, bind(matchLayout(in, dst)) } });
     if (!fused)
         eltwiseInPlace(dst, ps);
 }
@@ -509,32 +531,31 @@ void PrimitiveBuilder::eltwise(const Operand& src, const Operand& dst, const std
     }
     dnnl::eltwise_forward::desc d(prop_kind::forward_inference, p.algorithm, describe(src), p.alpha, p.beta);
     dnnl::eltwise_forward::primitive_desc pd(d, attr({}), engine_);
-    push(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
-    eltwiseInPlace(dst, {ps.begin() + 1, ps.end()});
+    push(pd, dnnl::eltwise_forward(pd), { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(dst) } });
+    eltwiseInPlace(dst, { ps.begin() + 1, ps.end() });
 }
 
 void PrimitiveBuilder::innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                                    const std::vector<float>* bias, const Activation& act)
+    const std::vector<float>* bias, const Activation& act)
 {
     const std::int64_t n = src.dims.at(0), k = elements(src.dims) / n, o = dst.dims.at(1);
-    const Operand flat = src.reshaped({n, k});
-    const memory::desc user({o, k}, memory::data_type::f32, tag::oi);
-    const memory::desc any({o, k}, memory::data_type::f32, tag::any);
+    const Operand flat = src.reshaped({ n, k });
+    const memory::desc user({ o, k }, memory::data_type::f32, tag::oi);
+    const memory::desc any({ o, k }, memory::data_type::f32, tag::any);
     const auto ps = pieces(act);
     auto makeDesc = [&] {
         if (!bias)
             return dnnl::inner_product_forward::desc(prop_kind::forward_inference, describe(flat), any, describe(dst));
         return dnnl::inner_product_forward::desc(prop_kind::forward_inference, describe(flat), any,
-                                                 memory::desc({o}, memory::data_type::f32, tag::x), describe(dst));
+            memory::desc({ o }, memory::data_type::f32, tag::x), describe(dst));
     };
     bool fused = false;
     auto pd = withPostOps<dnnl::inner_product_forward::primitive_desc>(
-        makeDesc(), engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(flat)},
-                                               {DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc())},
-                                               {DNNL_ARG_DST, bind(dst)}};
+        makeDesc(), engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, bind(flat) },
+        { DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc()) }, { DNNL_ARG_DST, bind(dst) } };
     if (bias)
-        args[DNNL_ARG_BIAS] = constant(memory::desc({o}, memory::data_type::f32, tag::x), *bias, pd.bias_desc());
+        args[DNNL_ARG_BIAS] = constant(memory::desc({ o }, memory::data_type::f32, tag::x), *bias, pd.bias_desc());
     push(pd, dnnl::inner_product_forward(pd), std::move(args));
     if (!fused)
         eltwiseInPlace(dst, ps);
@@ -545,12 +566,12 @@ void PrimitiveBuilder::softmax(int axis, const Operand& src, const Operand& dst,
     const auto ps = pieces(act);
     if (axis < 0)
         axis += static_cast<int>(src.dims.size());
-    dnnl::softmax_v2_forward::desc d(prop_kind::forward_inference, algorithm::softmax_accurate, describe(src),
-                                     describe(dst), axis);
+    dnnl::softmax_v2_forward::desc d(
+        prop_kind::forward_inference, algorithm::softmax_accurate, describe(src), describe(dst), axis);
     bool fused = false;
     auto pd = withPostOps<dnnl::softmax_v2_forward::primitive_desc>(
-        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
-    push(pd, dnnl::softmax_v2_forward(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
+    push(pd, dnnl::softmax_v2_forward(pd), { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(dst) } });
     if (!fused)
         eltwiseInPlace(dst, ps);
 }
@@ -574,7 +595,7 @@ void PrimitiveBuilder::multiply(const std::vector<Operand>& operands, const Oper
         ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(*full));
     } else {
         constants_.push_back(std::make_shared<std::vector<float>>(static_cast<std::size_t>(elements(dst.dims)), 1.0F));
-        cur = Operand{constants_.back()->data(), dst.dims, {}};
+        cur = Operand { constants_.back()->data(), dst.dims, {} };
     }
     const auto ps = pieces(act);
     for (std::size_t j = 0; j < ops.size(); ++j) {
@@ -582,9 +603,9 @@ void PrimitiveBuilder::multiply(const std::vector<Operand>& operands, const Oper
         dnnl::binary::desc d(algorithm::binary_mul, describe(cur), describe(ops[j]), describe(dst));
         bool fused = false;
         auto pd = withPostOps<dnnl::binary::primitive_desc>(
-            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
         push(pd, dnnl::binary(pd),
-             {{DNNL_ARG_SRC_0, bind(cur)}, {DNNL_ARG_SRC_1, bind(ops[j])}, {DNNL_ARG_DST, bind(dst)}});
+            { { DNNL_ARG_SRC_0, bind(cur) }, { DNNL_ARG_SRC_1, bind(ops[j]) }, { DNNL_ARG_DST, bind(dst) } });
         if (last && !fused)
             eltwiseInPlace(dst, ps);
         cur = dst;
@@ -597,7 +618,7 @@ void PrimitiveBuilder::sum(const std::vector<Operand>& srcs, const Operand& dst)
     for (const auto& s : srcs)
         descs.push_back(describe(s));
     dnnl::sum::primitive_desc pd(describe(dst), std::vector<float>(srcs.size(), 1.0F), descs, engine_, attr({}));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DST, bind(dst)}};
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_DST, bind(dst) } };
     for (std::size_t i = 0; i < srcs.size(); ++i)
         args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = bind(srcs[i]);
     push(pd, dnnl::sum(pd), std::move(args));
@@ -609,7 +630,7 @@ void PrimitiveBuilder::concat(const std::vector<Operand>& srcs, const Operand& d
     for (const auto& s : srcs)
         descs.push_back(describe(s));
     dnnl::concat::primitive_desc pd(describe(dst), axis, descs, engine_, attr({}));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DST, bind(dst)}};
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_DST, bind(dst) } };
     for (std::size_t i = 0; i < srcs.size(); ++i)
         args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = bind(srcs[i]);
     push(pd, dnnl::concat(pd), std::move(args));
@@ -618,7 +639,7 @@ void PrimitiveBuilder::concat(const std::vector<Operand>& srcs, const Operand& d
 void PrimitiveBuilder::copy(const Operand& src, const Operand& dst)
 {
     dnnl::reorder::primitive_desc pd(engine_, describe(src), engine_, describe(dst), attr({}));
-    push(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, bind(src)}, {DNNL_ARG_TO, bind(dst)}});
+    push(pd, dnnl::reorder(pd), { { DNNL_ARG_FROM, bind(src) }, { DNNL_ARG_TO, bind(dst) } });
 }
 
 } // namespace opsched::cpu

@@ -50,7 +50,10 @@ struct ConvTail {
 
 class PrimitiveBuilder {
 public:
-    explicit PrimitiveBuilder(const dnnl::engine& engine) : engine_(engine) {}
+    explicit PrimitiveBuilder(const dnnl::engine& engine)
+        : engine_(engine)
+    {
+    }
 
     // Whether 3x3 stride-1 convolutions large enough to gain run as Winograd convolutions
     // (slightly larger rounding error than direct ones; off: direct everywhere).
@@ -60,14 +63,14 @@ public:
     // [outChannels, inChannels / groups, kernelH, kernelW].
     // `tail` runs as post-ops where oneDNN's direct kernel takes them, else as steps after it.
     void conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-              const std::vector<float>* bias, const Activation& act, const ConvTail& tail = {});
+        const std::vector<float>* bias, const Activation& act, const ConvTail& tail = {});
     // `padded`: the zero-padded copy of src that paddedPoolInputDims asked for, or null.
     void pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act);
     // Applies the activations one after another; a plain copy when there are none.
     void eltwise(const Operand& src, const Operand& dst, const std::vector<Activation>& acts);
     // src flattened to [N, K] times weights [outFeatures, K] (+ bias).
     void innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                      const std::vector<float>* bias, const Activation& act);
+        const std::vector<float>* bias, const Activation& act);
     void softmax(int axis, const Operand& src, const Operand& dst, const Activation& act);
     // Product of the operands with NumPy broadcasting into dst (which has the broadcast shape).
     void multiply(const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
@@ -82,13 +85,13 @@ public:
     // when b is a weight, reordered once into the layout oneDNN prefers.
     // `bias`: values added to each row of the result (a Linear layer), or null.
     void matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB, const Operand& dst,
-                const Activation& act, const std::vector<float>* bias = nullptr);
+        const Activation& act, const std::vector<float>* bias = nullptr);
     // dst has src's rank, with 1 on the reduced axes.
     void reduce(ReduceKind kind, const Operand& src, const Operand& dst, const Activation& act);
     // Inference batch normalisation over axis 1, per-channel parameters of dst.dims[1] values.
     void batchNorm(const Operand& src, const Operand& dst, const std::vector<float>& scale,
-                   const std::vector<float>& shift, const std::vector<float>& mean, const std::vector<float>& variance,
-                   float epsilon, const Activation& act);
+        const std::vector<float>& shift, const std::vector<float>& mean, const std::vector<float>& variance,
+        float epsilon, const Activation& act);
     // The view of `base` (slice, transpose) copied into dense dst: a reorder, or host code when a
     // stride is negative (oneDNN memory descriptors have none).
     void gather(const float* base, const StridedView& view, const Operand& dst, const Activation& act);
@@ -98,10 +101,10 @@ public:
     // Layers transformers bring (onednn_transformer_ops.cpp). Every one applies `act` after itself.
     // Normalisation over the dimensions from `axis` on (layer norm, or RMS norm when l.rms).
     void layerNorm(const LayerNorm& l, const Operand& src, const Operand& dst, const std::vector<float>& scale,
-                   const std::vector<float>* bias, const Activation& act);
+        const std::vector<float>* bias, const Activation& act);
     // Rows of the table (a constant) by the ids in `ids` (integer-valued floats).
     void embedding(const Operand& ids, const std::vector<float>& table, const std::vector<std::int64_t>& tableDims,
-                   int axis, const Operand& dst, const Activation& act);
+        int axis, const Operand& dst, const Activation& act);
     void gatherIndices(const Gather& g, const Operand& src, const Operand& dst, const Activation& act);
     void where(const Operand& cond, const Operand& x, const Operand& y, const Operand& dst, const Activation& act);
     void expand(const Operand& src, const Operand& dst, const Activation& act);
@@ -113,20 +116,20 @@ public:
     // The largest scratchpad any primitive asked for; the steps that run one after another (all,
     // or one partition's) share one buffer: bound for steps [first, end).
     std::size_t scratchpadBytes() const { return scratchpadBytes_; }
-    void bindScratchpad(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
+    void bindScratchpad(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t { 0 });
     std::int64_t weightBytes() const { return weightBytes_; }
     // Convolutions run on oneDNN's blocked activation layouts (nChw16c, ...) where it has a direct
     // kernel for them and only a gemm (im2col) one for plain NCHW: their input is reordered into a
     // staging buffer, the output reordered back. Two buffers, shared by all such convolutions.
     std::size_t stagingBytes() const { return (stagingInBytes_ + 63) / 64 * 64 + stagingOutBytes_; }
-    void bindStaging(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t{0});
+    void bindStaging(void* buffer, std::size_t first = 0, std::size_t end = ~std::size_t { 0 });
 
 private:
     struct Piece {
         dnnl::algorithm algorithm;
         float alpha, beta;
         const Operand* operand = nullptr; // a binary post-op's second source (algorithm binary_*)
-        Activation host{};                // a function oneDNN lacks, run in host code (host_kernels.h)
+        Activation host {}; // a function oneDNN lacks, run in host code (host_kernels.h)
     };
     static bool hasHostPiece(const std::vector<Piece>& ps);
     bool onlyReferenceKernel(BinaryKind kind, const Operand& a, const Operand& b, const Operand& dst) const;
@@ -137,11 +140,12 @@ private:
     // The convolution with these post-ops on its operands' own layouts; false (nothing pushed)
     // when oneDNN has no direct kernel for that.
     bool convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
-                   const std::vector<float>* bias, const std::vector<Piece>& ps);
-    dnnl::memory constant(const dnnl::memory::desc& user, const std::vector<float>& values,
-                          const dnnl::memory::desc& wanted);
+        const std::vector<float>* bias, const std::vector<Piece>& ps);
+    dnnl::memory constant(
+        const dnnl::memory::desc& user, const std::vector<float>& values, const dnnl::memory::desc& wanted);
     dnnl::primitive_attr attr(const std::vector<Piece>& postOps) const;
-    void push(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args);
+    void push(
+        const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args);
     // Post-ops the primitive could not take, as in-place eltwise steps on dst.
     void eltwiseInPlace(const Operand& dst, const std::vector<Piece>& pieces);
     void hostStep(std::function<void()> fn);
@@ -184,6 +188,5 @@ PD withPostOps(const Desc& d, const dnnl::engine& engine, bool wantPostOps, Attr
     }
     return PD(d, attrWith(false), engine);
 }
-
 
 } // namespace opsched::cpu

@@ -29,16 +29,26 @@ Operand alignedTo(const Operand& o, std::size_t rank)
 algorithm binaryAlgorithm(BinaryKind kind)
 {
     switch (kind) {
-    case BinaryKind::Add: return algorithm::binary_add;
-    case BinaryKind::Sub: return algorithm::binary_sub;
-    case BinaryKind::Mul: return algorithm::binary_mul;
-    case BinaryKind::Div: return algorithm::binary_div;
-    case BinaryKind::Min: return algorithm::binary_min;
-    case BinaryKind::Max: return algorithm::binary_max;
-    case BinaryKind::Equal: return algorithm::binary_eq;
-    case BinaryKind::Less: return algorithm::binary_lt;
-    case BinaryKind::Greater: return algorithm::binary_gt;
-    case BinaryKind::Pow: break; // host code (binary() handles it)
+    case BinaryKind::Add:
+        return algorithm::binary_add;
+    case BinaryKind::Sub:
+        return algorithm::binary_sub;
+    case BinaryKind::Mul:
+        return algorithm::binary_mul;
+    case BinaryKind::Div:
+        return algorithm::binary_div;
+    case BinaryKind::Min:
+        return algorithm::binary_min;
+    case BinaryKind::Max:
+        return algorithm::binary_max;
+    case BinaryKind::Equal:
+        return algorithm::binary_eq;
+    case BinaryKind::Less:
+        return algorithm::binary_lt;
+    case BinaryKind::Greater:
+        return algorithm::binary_gt;
+    case BinaryKind::Pow:
+        break; // host code (binary() handles it)
     }
     throw Error("unknown binary kind");
 }
@@ -46,9 +56,12 @@ algorithm binaryAlgorithm(BinaryKind kind)
 algorithm reductionAlgorithm(ReduceKind kind)
 {
     switch (kind) {
-    case ReduceKind::Mean: return algorithm::reduction_mean;
-    case ReduceKind::Sum: return algorithm::reduction_sum;
-    case ReduceKind::Max: return algorithm::reduction_max;
+    case ReduceKind::Mean:
+        return algorithm::reduction_mean;
+    case ReduceKind::Sum:
+        return algorithm::reduction_sum;
+    case ReduceKind::Max:
+        return algorithm::reduction_max;
     }
     throw Error("unknown reduction kind");
 }
@@ -67,7 +80,7 @@ Operand PrimitiveBuilder::constantOperand(const std::vector<float>& values, std:
 {
     constants_.push_back(std::make_shared<std::vector<float>>(values));
     weightBytes_ += static_cast<std::int64_t>(values.size() * sizeof(float));
-    return Operand{constants_.back()->data(), std::move(dims), {}};
+    return Operand { constants_.back()->data(), std::move(dims), {} };
 }
 
 void PrimitiveBuilder::fill(const Operand& dst, float value)
@@ -84,7 +97,8 @@ void PrimitiveBuilder::activate(const Operand& dst, const Activation& act)
 
 // Whether oneDNN runs this broadcast only in its scalar reference kernel (a broadcast over a
 // middle dimension, as Swin's window masks): host code is several times faster there.
-bool PrimitiveBuilder::onlyReferenceKernel(BinaryKind kind, const Operand& a, const Operand& b, const Operand& dst) const
+bool PrimitiveBuilder::onlyReferenceKernel(
+    BinaryKind kind, const Operand& a, const Operand& b, const Operand& dst) const
 {
     if (a.dims != dst.dims) // the zero-fill path below; oneDNN handles it as it comes
         return false;
@@ -97,8 +111,8 @@ bool PrimitiveBuilder::onlyReferenceKernel(BinaryKind kind, const Operand& a, co
     }
 }
 
-void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst,
-                              const Activation& act)
+void PrimitiveBuilder::binary(
+    BinaryKind kind, const std::vector<Operand>& operands, const Operand& dst, const Activation& act)
 {
     if (operands.size() < 2)
         throw Error("an element-wise operation needs two operands");
@@ -106,8 +120,8 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
     std::vector<Operand> ops;
     for (const auto& o : operands)
         ops.push_back(alignedTo(o, rank));
-    const bool dense = std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.strides.empty(); }) &&
-                       dst.strides.empty();
+    const bool dense = std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.strides.empty(); })
+        && dst.strides.empty();
     if (kind == BinaryKind::Pow || (ops.size() == 2 && dense && onlyReferenceKernel(kind, ops[0], ops[1], dst))) {
         if (ops.size() != 2 || !dense)
             throw Error("internal: pow runs on two dense operands only");
@@ -119,8 +133,8 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
     // oneDNN broadcasts the second source only; the first must have dst's shape. A commutative
     // kind swaps a full-shape second operand in front; otherwise dst is zeroed and the first
     // operand added into it.
-    const bool commutative = kind == BinaryKind::Add || kind == BinaryKind::Mul || kind == BinaryKind::Min ||
-                             kind == BinaryKind::Max || kind == BinaryKind::Equal;
+    const bool commutative = kind == BinaryKind::Add || kind == BinaryKind::Mul || kind == BinaryKind::Min
+        || kind == BinaryKind::Max || kind == BinaryKind::Equal;
     if (ops[0].dims != dst.dims && commutative && ops[1].dims == dst.dims)
         std::swap(ops[0], ops[1]);
     std::vector<std::pair<algorithm, Operand>> steps;
@@ -138,9 +152,9 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
         dnnl::binary::desc d(steps[j].first, describe(cur), describe(steps[j].second), describe(dst));
         bool fused = false;
         auto pd = withPostOps<dnnl::binary::primitive_desc>(
-            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+            d, engine_, last && !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
         push(pd, dnnl::binary(pd),
-             {{DNNL_ARG_SRC_0, bind(cur)}, {DNNL_ARG_SRC_1, bind(steps[j].second)}, {DNNL_ARG_DST, bind(dst)}});
+            { { DNNL_ARG_SRC_0, bind(cur) }, { DNNL_ARG_SRC_1, bind(steps[j].second) }, { DNNL_ARG_DST, bind(dst) } });
         if (last && !fused)
             eltwiseInPlace(dst, ps);
         cur = dst;
@@ -148,13 +162,13 @@ void PrimitiveBuilder::binary(BinaryKind kind, const std::vector<Operand>& opera
 }
 
 void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vector<float>* constantB,
-                              const Operand& dst, const Activation& act, const std::vector<float>* bias)
+    const Operand& dst, const Activation& act, const std::vector<float>* bias)
 {
     // A dense [..., M, K] times a [K, N] matrix is one [rows, K] x [K, N] GEMM: leading dimensions
     // left as a batch would be many skinny GEMMs (ViT's [197, 1, 768] projections: 197 GEMVs).
     if (b.dims.size() == 2 && a.dims.size() > 2 && a.strides.empty() && dst.strides.empty()) {
         const std::int64_t rows = product(a.dims) / a.dims.back();
-        matmul(a.reshaped({rows, a.dims.back()}), b, constantB, dst.reshaped({rows, b.dims.back()}), act, bias);
+        matmul(a.reshaped({ rows, a.dims.back() }), b, constantB, dst.reshaped({ rows, b.dims.back() }), act, bias);
         return;
     }
     auto [ad, bd] = promoteMatMulOperands(a.dims, b.dims);
@@ -170,22 +184,22 @@ void PrimitiveBuilder::matmul(const Operand& a, const Operand& b, const std::vec
     const Operand weights = b.reshaped(bd);
     // A constant right operand goes into the layout oneDNN prefers, once.
     const memory::desc user = describe(weights);
-    const memory::desc wanted =
-        constantB ? memory::desc(memory::dims(bd.begin(), bd.end()), memory::data_type::f32, tag::any) : user;
+    const memory::desc wanted
+        = constantB ? memory::desc(memory::dims(bd.begin(), bd.end()), memory::data_type::f32, tag::any) : user;
     const auto ps = pieces(act);
     // A bias of N values broadcast over every other dimension.
     memory::dims biasDims(rank, 1);
     biasDims[rank - 1] = dd[rank - 1];
     const memory::desc biasDesc(biasDims, memory::data_type::f32, denseStrides(biasDims));
     if (bias && static_cast<std::int64_t>(bias->size()) != dd[rank - 1])
-        throw Error("matmul bias has " + std::to_string(bias->size()) + " values for " + std::to_string(dd[rank - 1]) +
-                    " columns");
+        throw Error("matmul bias has " + std::to_string(bias->size()) + " values for " + std::to_string(dd[rank - 1])
+            + " columns");
     const auto d = bias ? dnnl::matmul::desc(describe(src), wanted, biasDesc, describe(out))
                         : dnnl::matmul::desc(describe(src), wanted, describe(out));
     bool fused = false;
-    auto pd = withPostOps<dnnl::matmul::primitive_desc>(d, engine_, !ps.empty(),
-                                                        [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(out)}};
+    auto pd = withPostOps<dnnl::matmul::primitive_desc>(
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(out) } };
     args[DNNL_ARG_WEIGHTS] = constantB ? constant(user, *constantB, pd.weights_desc()) : bind(weights);
     if (bias)
         args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
@@ -200,22 +214,22 @@ void PrimitiveBuilder::reduce(ReduceKind kind, const Operand& src, const Operand
         throw Error("reduction output must keep the input's rank");
     // Reducing axes of extent 1 changes nothing (oneDNN refuses equal shapes).
     if (src.dims == dst.dims) {
-        eltwise(src, dst, {act});
+        eltwise(src, dst, { act });
         return;
     }
     const auto ps = pieces(act);
     dnnl::reduction::desc d(reductionAlgorithm(kind), describe(src), describe(dst), 0.0F, 0.0F);
     bool fused = false;
     auto pd = withPostOps<dnnl::reduction::primitive_desc>(
-        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
-    push(pd, dnnl::reduction(pd), {{DNNL_ARG_SRC, bind(src)}, {DNNL_ARG_DST, bind(dst)}});
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
+    push(pd, dnnl::reduction(pd), { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(dst) } });
     if (!fused)
         eltwiseInPlace(dst, ps);
 }
 
 void PrimitiveBuilder::batchNorm(const Operand& src, const Operand& dst, const std::vector<float>& scale,
-                                 const std::vector<float>& shift, const std::vector<float>& mean,
-                                 const std::vector<float>& variance, float epsilon, const Activation& act)
+    const std::vector<float>& shift, const std::vector<float>& mean, const std::vector<float>& variance, float epsilon,
+    const Activation& act)
 {
     if (src.dims.size() < 2)
         throw Error("batch normalisation needs a channel dimension");
@@ -225,26 +239,25 @@ void PrimitiveBuilder::batchNorm(const Operand& src, const Operand& dst, const s
     if (dims.size() == 2)
         dims.push_back(1);
     else if (dims.size() > 5)
-        dims = {dims[0], dims[1], product(dims) / (dims[0] * dims[1])};
+        dims = { dims[0], dims[1], product(dims) / (dims[0] * dims[1]) };
     const Operand in = src.reshaped(dims), out = dst.reshaped(dims);
     const std::int64_t channels = dims[1];
-    const memory::desc perChannel({channels}, memory::data_type::f32, tag::x);
+    const memory::desc perChannel({ channels }, memory::data_type::f32, tag::x);
     const auto ps = pieces(act);
-    const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-                       dnnl::normalization_flags::use_shift;
+    const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale
+        | dnnl::normalization_flags::use_shift;
     dnnl::batch_normalization_forward::desc d(prop_kind::forward_inference, describe(in), epsilon, flags);
     bool fused = false;
     auto pd = withPostOps<dnnl::batch_normalization_forward::primitive_desc>(
-        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece>{}); }, fused);
+        d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
     if (pd.dst_desc() != describe(out))
         throw Error("oneDNN's batch normalisation wants another output layout");
     push(pd, dnnl::batch_normalization_forward(pd),
-         {{DNNL_ARG_SRC, bind(in)},
-          {DNNL_ARG_DST, bind(out)},
-          {DNNL_ARG_SCALE, constant(perChannel, scale, perChannel)},
-          {DNNL_ARG_SHIFT, constant(perChannel, shift, perChannel)},
-          {DNNL_ARG_MEAN, constant(perChannel, mean, perChannel)},
-          {DNNL_ARG_VARIANCE, constant(perChannel, variance, perChannel)}});
+        { { DNNL_ARG_SRC, bind(in) }, { DNNL_ARG_DST, bind(out) },
+            { DNNL_ARG_SCALE, constant(perChannel, scale, perChannel) },
+            { DNNL_ARG_SHIFT, constant(perChannel, shift, perChannel) },
+            { DNNL_ARG_MEAN, constant(perChannel, mean, perChannel) },
+            { DNNL_ARG_VARIANCE, constant(perChannel, variance, perChannel) } });
     if (!fused)
         eltwiseInPlace(out, ps);
 }
@@ -259,7 +272,7 @@ void PrimitiveBuilder::gather(const float* base, const StridedView& view, const 
         hostStep([base, v, out] { copyView(base, v, out); });
     } else {
         // A reorder from the view (strides in the descriptor) into dense dst of the view's dims.
-        const Operand src{const_cast<float*>(base) + view.offset, view.dims, view.strides};
+        const Operand src { const_cast<float*>(base) + view.offset, view.dims, view.strides };
         copy(src, dst.reshaped(view.dims));
     }
     activate(dst, act);
@@ -286,8 +299,8 @@ void PrimitiveBuilder::pad(const Pad& p, const Operand& src, const Operand& dst,
         if (grows)
             fill(dst, p.value);
         if (product(dims) > 0)
-            copy(Operand{src.data + srcOffset, dims, {srcStrides.begin(), srcStrides.end()}},
-                 Operand{dst.data + dstOffset, dims, {dstStrides.begin(), dstStrides.end()}});
+            copy(Operand { src.data + srcOffset, dims, { srcStrides.begin(), srcStrides.end() } },
+                Operand { dst.data + dstOffset, dims, { dstStrides.begin(), dstStrides.end() } });
         activate(dst, act);
         return;
     }

@@ -25,7 +25,7 @@ std::int64_t elementsOf(const std::vector<std::int64_t>& dims)
 } // namespace
 
 void PrimitiveBuilder::layerNorm(const LayerNorm& l, const Operand& src, const Operand& dst,
-                                 const std::vector<float>& scale, const std::vector<float>* bias, const Activation& act)
+    const std::vector<float>& scale, const std::vector<float>* bias, const Activation& act)
 {
     requireDense(src, "layer normalisation");
     requireDense(dst, "layer normalisation");
@@ -33,7 +33,7 @@ void PrimitiveBuilder::layerNorm(const LayerNorm& l, const Operand& src, const O
     const int axis = l.axis < 0 ? l.axis + rank : l.axis;
     if (axis < 0 || axis >= rank)
         throw Error("layer normalisation axis " + std::to_string(l.axis) + " is out of range");
-    const std::int64_t inner = elementsOf({src.dims.begin() + axis, src.dims.end()});
+    const std::int64_t inner = elementsOf({ src.dims.begin() + axis, src.dims.end() });
     const std::int64_t rows = elementsOf(src.dims) / inner;
     if (static_cast<std::int64_t>(scale.size()) != inner || (bias && static_cast<std::int64_t>(bias->size()) != inner))
         throw Error("layer normalisation weights do not match the " + std::to_string(inner) + " normalised values");
@@ -51,8 +51,7 @@ void PrimitiveBuilder::layerNorm(const LayerNorm& l, const Operand& src, const O
 }
 
 void PrimitiveBuilder::embedding(const Operand& ids, const std::vector<float>& table,
-                                 const std::vector<std::int64_t>& tableDims, int axis, const Operand& dst,
-                                 const Activation& act)
+    const std::vector<std::int64_t>& tableDims, int axis, const Operand& dst, const Activation& act)
 {
     requireDense(ids, "an embedding lookup");
     requireDense(dst, "an embedding lookup");
@@ -63,7 +62,9 @@ void PrimitiveBuilder::embedding(const Operand& ids, const std::vector<float>& t
     const float* idData = ids.data;
     const std::int64_t count = elementsOf(ids.dims);
     float* out = dst.data;
-    hostStep([values, tableDims, a, idData, count, out] { embeddingLookup(values->data(), tableDims, a, idData, count, out); });
+    hostStep([values, tableDims, a, idData, count, out] {
+        embeddingLookup(values->data(), tableDims, a, idData, count, out);
+    });
     activate(dst, act);
 }
 
@@ -79,13 +80,14 @@ void PrimitiveBuilder::gatherIndices(const Gather& g, const Operand& src, const 
     activate(dst, act);
 }
 
-void PrimitiveBuilder::where(const Operand& cond, const Operand& x, const Operand& y, const Operand& dst,
-                             const Activation& act)
+void PrimitiveBuilder::where(
+    const Operand& cond, const Operand& x, const Operand& y, const Operand& dst, const Activation& act)
 {
-    for (const auto* o : {&cond, &x, &y, &dst})
+    for (const auto* o : { &cond, &x, &y, &dst })
         requireDense(*o, "where");
     const Operand c = cond, a = x, b = y, out = dst;
-    hostStep([c, a, b, out] { opsched::cpu::where(c.data, c.dims, a.data, a.dims, b.data, b.dims, out.data, out.dims); });
+    hostStep(
+        [c, a, b, out] { opsched::cpu::where(c.data, c.dims, a.data, a.dims, b.data, b.dims, out.data, out.dims); });
     activate(dst, act);
 }
 

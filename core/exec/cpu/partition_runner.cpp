@@ -38,9 +38,11 @@ void checkPartitions(const std::vector<std::vector<int>>& partitions)
             throw Error(who + " has no cores");
         for (int c : partitions[p]) {
             if (std::find(available.begin(), available.end(), c) == available.end())
-                throw Error(who + ": core " + std::to_string(c) + " is not available to this process (cores: " + list + ")");
+                throw Error(
+                    who + ": core " + std::to_string(c) + " is not available to this process (cores: " + list + ")");
             if (!seen.insert(c).second)
-                throw Error(who + ": core " + std::to_string(c) + " is in another partition too; partitions must be disjoint");
+                throw Error(
+                    who + ": core " + std::to_string(c) + " is in another partition too; partitions must be disjoint");
         }
     }
 }
@@ -70,9 +72,12 @@ void releaseCallerOmpTeam()
 }
 
 PartitionRunner::PartitionRunner(const std::vector<std::vector<int>>& partitions, std::vector<LaunchWork> launches,
-                                 std::vector<Step>& steps, const dnnl::engine& engine)
-    : partitions_(partitions), launches_(std::move(launches)), launchesOf_(partitions.size()), steps_(steps),
-      done_(std::make_unique<std::atomic<std::uint32_t>[]>(launches_.size()))
+    std::vector<Step>& steps, const dnnl::engine& engine)
+    : partitions_(partitions)
+    , launches_(std::move(launches))
+    , launchesOf_(partitions.size())
+    , steps_(steps)
+    , done_(std::make_unique<std::atomic<std::uint32_t>[]>(launches_.size()))
 {
     checkPartitions(partitions_);
     for (std::size_t i = 0; i < launches_.size(); ++i) {
@@ -169,8 +174,9 @@ void PartitionRunner::worker(int p)
                 }
             }
             const auto t1 = std::chrono::steady_clock::now();
-            (*timings_)[i] = LaunchTiming{i, std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start_).count(),
-                                          std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - start_).count(), p};
+            (*timings_)[i]
+                = LaunchTiming { i, std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start_).count(),
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - start_).count(), p };
             done_[i].store(gen, std::memory_order_release);
             done_[i].notify_all();
         }
@@ -185,7 +191,7 @@ void PartitionRunner::worker(int p)
 void PartitionRunner::run(std::vector<LaunchTiming>& timings, std::chrono::steady_clock::time_point start)
 {
     releaseCallerOmpTeam();
-    timings.assign(launches_.size(), LaunchTiming{});
+    timings.assign(launches_.size(), LaunchTiming {});
     {
         std::lock_guard lock(mutex_);
         timings_ = &timings;

@@ -42,13 +42,13 @@ void releaseCallerOmpTeam();
 struct LaunchWork {
     int partition = 0;
     std::size_t firstStep = 0, endStep = 0; // the builder's steps [firstStep, endStep)
-    std::vector<std::uint32_t> waitFor;     // launches on other partitions to finish first
+    std::vector<std::uint32_t> waitFor; // launches on other partitions to finish first
 };
 
 class PartitionRunner {
 public:
     PartitionRunner(const std::vector<std::vector<int>>& partitions, std::vector<LaunchWork> launches,
-                    std::vector<Step>& steps, const dnnl::engine& engine);
+        std::vector<Step>& steps, const dnnl::engine& engine);
     ~PartitionRunner();
     PartitionRunner(const PartitionRunner&) = delete;
     PartitionRunner& operator=(const PartitionRunner&) = delete;

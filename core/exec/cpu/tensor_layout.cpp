@@ -15,8 +15,8 @@ bool isNoopLayer(const Op& op, std::size_t layerIndex)
     const Layer& layer = op.layers[layerIndex];
     if (layer.activation.kind != ActivationKind::None)
         return false;
-    if (std::holds_alternative<Flatten>(layer.params) || std::holds_alternative<Reshape>(layer.params) ||
-        std::holds_alternative<Identity>(layer.params))
+    if (std::holds_alternative<Flatten>(layer.params) || std::holds_alternative<Reshape>(layer.params)
+        || std::holds_alternative<Identity>(layer.params))
         return true;
     if (const auto* e = std::get_if<Eltwise>(&layer.params))
         return e->activation.kind == ActivationKind::None;
@@ -71,14 +71,14 @@ std::int64_t denseBytes(const std::vector<std::int64_t>& dims)
 std::vector<std::int64_t> paddedPoolInputDims(const Layer& layer, const std::vector<std::int64_t>& in)
 {
     const auto* p = std::get_if<Pool2d>(&layer.params);
-    if (!p || p->kind != PoolKind::Average || !p->countIncludePad || !p->ceilMode || in.size() != 4 ||
-        layer.output.rank() != 4)
+    if (!p || p->kind != PoolKind::Average || !p->countIncludePad || !p->ceilMode || in.size() != 4
+        || layer.output.rank() != 4)
         return {};
     const bool pastH = (layer.output[2] - 1) * p->strideH + p->kernelH > in[2] + p->padTop + p->padBottom;
     const bool pastW = (layer.output[3] - 1) * p->strideW + p->kernelW > in[3] + p->padLeft + p->padRight;
     if (!pastH && !pastW)
         return {};
-    return {in[0], in[1], in[2] + p->padTop + p->padBottom, in[3] + p->padLeft + p->padRight};
+    return { in[0], in[1], in[2] + p->padTop + p->padBottom, in[3] + p->padLeft + p->padRight };
 }
 
 namespace {
@@ -175,7 +175,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
         values_[static_cast<std::size_t>(v)].tensor = t.id;
         values_[static_cast<std::size_t>(v)].channelsLast = cl[t.id.value()];
         for (auto c : graph.consumers(t.id))
-            values_[static_cast<std::size_t>(v)].last = std::max(values_[static_cast<std::size_t>(v)].last, stepOf[c.value()]);
+            values_[static_cast<std::size_t>(v)].last
+                = std::max(values_[static_cast<std::size_t>(v)].last, stepOf[c.value()]);
         valueOf_[t.id.value()] = v;
         activationBytes_ += t.shape.elements() * 4;
     }
@@ -195,8 +196,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
     // Ops that write their own output buffer, which may then live inside a concat's output.
     std::vector<bool> owning(nOps);
     for (const auto& op : graph.ops())
-        owning[op.id.value()] = plan.launches[launchOf[op.id.value()]].merged() || (needsCombine(op) && allNoop(op)) ||
-                                !isNoopLayer(op, op.layers.size() - 1);
+        owning[op.id.value()] = plan.launches[launchOf[op.id.value()]].merged() || (needsCombine(op) && allNoop(op))
+            || !isNoopLayer(op, op.layers.size() - 1);
 
     // Merged launches: one stacked output; at batch 1 the ops' outputs are its channel slices.
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
@@ -219,7 +220,7 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
         LaunchLayout& ll = launches_[i];
         const std::int64_t batch = graph.tensor(graph.op(ops.front()).output).shape.batch();
         ll.stack = addValue(graph.op(ops.front()).name + ":merged",
-                            {batch, geometry->outChannels, geometry->outH, geometry->outW}, launchStep(i));
+            { batch, geometry->outChannels, geometry->outH, geometry->outW }, launchStep(i));
         ll.stackOrder = ops;
         ll.outputsAreSlices = batch == 1;
         std::int64_t c0 = 0;
@@ -247,8 +248,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
             } else if (shared < 0) {
                 ol.combine = true;
                 ol.input = allNoop(op) ? valueOf(op.output) : addValue(op.name + ":input", ol.inputDims, launchStep(i));
-                values_[static_cast<std::size_t>(ol.input)].channelsLast =
-                    inputChannelsLast(graph, op, cl) && layoutMatters(ol.inputDims);
+                values_[static_cast<std::size_t>(ol.input)].channelsLast
+                    = inputChannelsLast(graph, op, cl) && layoutMatters(ol.inputDims);
                 shared = ol.input;
             } else {
                 ol.input = shared;
@@ -275,15 +276,16 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
         std::vector<std::int64_t> curDims = ol.inputDims;
         const std::size_t conv = firstConvLayer(op);
         const bool inCl = inputChannelsLast(graph, op, cl);
-        const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()]
-                                                                             : (conv < n || inCl);
+        const bool outCl
+            = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()] : (conv < n || inCl);
         for (std::size_t i = 0; i < n; ++i) {
             const Layer& layer = op.layers[i];
             const bool last = i + 1 == n;
             int v = last ? valueOf(op.output) : -1;
             auto internal = [&] {
                 const int w = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
-                values_[static_cast<std::size_t>(w)].channelsLast = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
+                values_[static_cast<std::size_t>(w)].channelsLast
+                    = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
                 return w;
             };
             if (isNoopLayer(op, i)) {
@@ -304,8 +306,8 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
     placeRoots(graph, plan, options.concurrent);
 }
 
-void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
-                                   const std::vector<std::size_t>& launchOf)
+void TensorLayout::sliceIntoConcat(
+    const Graph& graph, OpId id, const std::vector<bool>& owning, const std::vector<std::size_t>& launchOf)
 {
     const Op& op = graph.op(id);
     const OpLayout& ol = ops_[id.value()];
@@ -325,8 +327,9 @@ void TensorLayout::sliceIntoConcat(const Graph& graph, OpId id, const std::vecto
             return -1;
         const Tensor& t = graph.tensor(op.inputs[k].front());
         const int v = valueOf(t.id);
-        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat || values_[static_cast<std::size_t>(v)].channelsLast ||
-            !sameOutsideChannels(values_[static_cast<std::size_t>(v)].dims, dims))
+        if (!t.producer.valid() || !owning[t.producer.value()] || v == concat
+            || values_[static_cast<std::size_t>(v)].channelsLast
+            || !sameOutsideChannels(values_[static_cast<std::size_t>(v)].dims, dims))
             return -1;
         return v;
     };
@@ -386,7 +389,7 @@ void TensorLayout::placeRoots(const Graph& graph, const Plan& plan, bool concurr
         values_[v].arenaOffset = offset;
         if (blockOfRoot_[r] < 0) {
             blockOfRoot_[r] = static_cast<int>(blocks_.size());
-            blocks_.push_back(Block{values_[r].bytes(), values_[v].first, values_[v].last});
+            blocks_.push_back(Block { values_[r].bytes(), values_[v].first, values_[v].last });
         }
         Block& b = blocks_[static_cast<std::size_t>(blockOfRoot_[r])];
         b.first = std::min(b.first, values_[v].first);
@@ -412,10 +415,12 @@ void TensorLayout::placeRoots(const Graph& graph, const Plan& plan, bool concurr
                 t.push_back(stepOf[c.value()]);
         }
         for (const auto& e : epilogues_) {
-            touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.output))].root)])]
+            touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(
+                        values_[static_cast<std::size_t>(valueOf(e.output))].root)])]
                 .push_back(stepOf[e.conv.value()]);
             if (e.addend.valid())
-                touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(values_[static_cast<std::size_t>(valueOf(e.addend))].root)])]
+                touched[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(
+                            values_[static_cast<std::size_t>(valueOf(e.addend))].root)])]
                     .push_back(stepOf[e.conv.value()]);
         }
         const auto before = launchHappensBefore(plan);
@@ -443,7 +448,8 @@ void TensorLayout::placeRoots(const Graph& graph, const Plan& plan, bool concurr
         std::vector<std::int64_t> bytes;
         for (const auto& b : blocks_)
             bytes.push_back(b.bytes);
-        placement_ = placeBlocks(bytes, [&](std::size_t x, std::size_t y) { return !allBefore(x, y) && !allBefore(y, x); });
+        placement_
+            = placeBlocks(bytes, [&](std::size_t x, std::size_t y) { return !allBefore(x, y) && !allBefore(y, x); });
     }
     for (auto& v : values_)
         v.arenaOffset += placement_.offsets[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(v.root)])];
@@ -472,8 +478,8 @@ std::vector<std::string> TensorLayout::check() const
     for (std::size_t a = 0; a < n; ++a) {
         const Value& va = values_[a];
         const auto& block = blocks_[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(va.root)])];
-        const std::int64_t start = placement_.offsets[static_cast<std::size_t>(
-            blockOfRoot_[static_cast<std::size_t>(va.root)])];
+        const std::int64_t start
+            = placement_.offsets[static_cast<std::size_t>(blockOfRoot_[static_cast<std::size_t>(va.root)])];
         if (va.arenaOffset < start || va.arenaOffset + va.bytes() > start + block.bytes)
             problems.push_back("'" + va.name + "' lies outside its block");
         if (va.first < block.first || va.last > block.last)

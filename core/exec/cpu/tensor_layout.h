@@ -1,9 +1,9 @@
 // Where every tensor of a plan lives in the CPU executor's arena. Activations are float32 with
-// NCHW dimensions, their bytes NCHW or channels-last (exec/cpu/channels_last.h; same size). A value is a root block in the arena or lives inside another value: a channel slice of
-// a concatenation (its producer writes straight into the concat output), a channel slice of a
-// merged launch's stacked output, or a view with other dimensions (reshape, flatten, identity).
-// Slices are taken only at batch 1 and in NCHW, where they are contiguous; at larger batches a slice would be
-// strided and oneDNN would fall back to reference kernels, so concats and merged outputs copy.
+// NCHW dimensions, their bytes NCHW or channels-last (exec/cpu/channels_last.h; same size). A value is a root block in
+// the arena or lives inside another value: a channel slice of a concatenation (its producer writes straight into the
+// concat output), a channel slice of a merged launch's stacked output, or a view with other dimensions (reshape,
+// flatten, identity). Slices are taken only at batch 1 and in NCHW, where they are contiguous; at larger batches a
+// slice would be strided and oneDNN would fall back to reference kernels, so concats and merged outputs copy.
 //
 // Time steps: 0 copies the graph inputs in, launch i runs at step i + 1, and the step after the
 // last launch copies the outputs out. A root block is live from the first step any value inside
@@ -43,38 +43,38 @@ std::vector<std::int64_t> paddedPoolInputDims(const Layer& layer, const std::vec
 struct Value {
     std::string name;
     std::vector<std::int64_t> dims;
-    TensorId tensor;           // the graph tensor it holds; invalid for internal buffers
-    int parent = -1;           // value whose bytes it lives in; -1 for a root block
-    std::int64_t offset = 0;   // bytes from the parent's first byte
-    bool view = false;         // the parent's bytes under other dimensions (a noop layer)
+    TensorId tensor; // the graph tensor it holds; invalid for internal buffers
+    int parent = -1; // value whose bytes it lives in; -1 for a root block
+    std::int64_t offset = 0; // bytes from the parent's first byte
+    bool view = false; // the parent's bytes under other dimensions (a noop layer)
     bool channelsLast = false; // NHWC bytes (4-D values whose layout matters only)
-    std::uint32_t first = 0;   // steps it is written and read (inclusive)
+    std::uint32_t first = 0; // steps it is written and read (inclusive)
     std::uint32_t last = 0;
     // Filled once every value is placed:
-    int root = -1;             // the root value whose block holds it
+    int root = -1; // the root value whose block holds it
     std::int64_t arenaOffset = 0;
 
     std::int64_t bytes() const { return denseBytes(dims); }
 };
 
 struct OpLayout {
-    int input = -1;                    // value the first layer reads; -1 when it reads operands
+    int input = -1; // value the first layer reads; -1 when it reads operands
     std::vector<std::int64_t> inputDims;
-    bool combine = false;              // this op sums/concatenates its terms into `input`
-    std::vector<int> layers;           // per layer: the value it writes (noop layers: a view)
-    std::vector<int> scratch;          // per layer: a scratch buffer, or -1
+    bool combine = false; // this op sums/concatenates its terms into `input`
+    std::vector<int> layers; // per layer: the value it writes (noop layers: a view)
+    std::vector<int> scratch; // per layer: a scratch buffer, or -1
 };
 
 struct LaunchLayout {
-    int stack = -1;                          // merged launch: the stacked conv output
-    std::vector<OpId> stackOrder;            // the ops in stacked channel order
+    int stack = -1; // merged launch: the stacked conv output
+    std::vector<OpId> stackOrder; // the ops in stacked channel order
     std::vector<std::int64_t> channelOffsets; // of each op in stackOrder
-    bool outputsAreSlices = false;           // outputs are views into the stack; else copies
+    bool outputsAreSlices = false; // outputs are views into the stack; else copies
 };
 
 struct LayoutOptions {
-    bool channelsLast = true;   // false: every activation NCHW (exec/cpu/channels_last.h)
-    bool fuseEpilogues = true;  // fold residual sums and swish into convolutions (conv_epilogue.h)
+    bool channelsLast = true; // false: every activation NCHW (exec/cpu/channels_last.h)
+    bool fuseEpilogues = true; // fold residual sums and swish into convolutions (conv_epilogue.h)
     // The plan's streams run at the same time (partitioned execution): two blocks share bytes
     // only when every launch touching one happens before every launch touching the other
     // (launchHappensBefore), not merely when their step intervals are disjoint.
@@ -112,8 +112,8 @@ public:
 private:
     int addValue(std::string name, std::vector<std::int64_t> dims, std::uint32_t step);
     void setParent(int child, int parent, std::int64_t offset);
-    void sliceIntoConcat(const Graph& graph, OpId id, const std::vector<bool>& owning,
-                         const std::vector<std::size_t>& launchOf);
+    void sliceIntoConcat(
+        const Graph& graph, OpId id, const std::vector<bool>& owning, const std::vector<std::size_t>& launchOf);
     void placeRoots(const Graph& graph, const Plan& plan, bool concurrent);
 
     std::vector<Value> values_;

@@ -22,10 +22,10 @@ std::vector<std::int64_t> rowMajorStrides(const std::vector<std::int64_t>& dims)
 StridedView sliceView(const std::vector<std::int64_t>& inDims, const Slice& slice)
 {
     const auto rank = static_cast<std::int64_t>(inDims.size());
-    if (slice.starts.size() != slice.axes.size() || slice.ends.size() != slice.axes.size() ||
-        slice.steps.size() != slice.axes.size())
+    if (slice.starts.size() != slice.axes.size() || slice.ends.size() != slice.axes.size()
+        || slice.steps.size() != slice.axes.size())
         throw Error("slice needs as many starts, ends and steps as axes");
-    StridedView v{0, inDims, rowMajorStrides(inDims)};
+    StridedView v { 0, inDims, rowMajorStrides(inDims) };
     const auto inStrides = v.strides;
     for (std::size_t i = 0; i < slice.axes.size(); ++i) {
         std::int64_t axis = slice.axes[i];
@@ -60,10 +60,10 @@ StridedView sliceView(const std::vector<std::int64_t>& inDims, const Slice& slic
 StridedView transposeView(const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& perm)
 {
     if (perm.size() != inDims.size())
-        throw Error("transpose permutation has " + std::to_string(perm.size()) + " axes for rank " +
-                    std::to_string(inDims.size()));
+        throw Error("transpose permutation has " + std::to_string(perm.size()) + " axes for rank "
+            + std::to_string(inDims.size()));
     const auto inStrides = rowMajorStrides(inDims);
-    StridedView v{0, inDims, inStrides};
+    StridedView v { 0, inDims, inStrides };
     std::vector<bool> seen(perm.size());
     for (std::size_t i = 0; i < perm.size(); ++i) {
         const auto p = perm[i];
@@ -115,8 +115,12 @@ std::vector<std::int64_t> padSourceIndices(std::int64_t inSize, std::int64_t bef
         std::int64_t i = o - before;
         if (i < 0 || i >= inSize) {
             switch (mode) {
-            case PadMode::Constant: i = -1; break;
-            case PadMode::Edge: i = std::clamp<std::int64_t>(i, 0, inSize - 1); break;
+            case PadMode::Constant:
+                i = -1;
+                break;
+            case PadMode::Edge:
+                i = std::clamp<std::int64_t>(i, 0, inSize - 1);
+                break;
             case PadMode::Reflect:
                 if (period == 0) {
                     i = 0;
@@ -134,8 +138,7 @@ std::vector<std::int64_t> padSourceIndices(std::int64_t inSize, std::int64_t bef
 }
 
 void padGather(const float* src, const std::vector<std::int64_t>& inDims, float* dst,
-               const std::vector<std::int64_t>& outDims, const std::vector<std::vector<std::int64_t>>& indices,
-               float value)
+    const std::vector<std::int64_t>& outDims, const std::vector<std::vector<std::int64_t>>& indices, float value)
 {
     const std::size_t rank = outDims.size();
     for (auto d : outDims)
@@ -184,7 +187,7 @@ MatMulOperandDims promoteMatMulOperands(std::vector<std::int64_t> a, std::vector
     const std::size_t rank = std::max(a.size(), b.size());
     a.insert(a.begin(), rank - a.size(), 1);
     b.insert(b.begin(), rank - b.size(), 1);
-    return {std::move(a), std::move(b)};
+    return { std::move(a), std::move(b) };
 }
 
 } // namespace opsched::cpu

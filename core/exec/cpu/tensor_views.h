@@ -37,13 +37,13 @@ void copyView(const float* src, const StridedView& view, float* dst);
 // For one axis of Pad: the input index each output position reads, or -1 for the constant.
 // `before` may be negative (cropping). Reflect mirrors without repeating the edge and keeps
 // reflecting for pads longer than the axis (NumPy's pad); Edge repeats the border value.
-std::vector<std::int64_t> padSourceIndices(std::int64_t inSize, std::int64_t before, std::int64_t outSize, PadMode mode);
+std::vector<std::int64_t> padSourceIndices(
+    std::int64_t inSize, std::int64_t before, std::int64_t outSize, PadMode mode);
 
 // Pad as a gather: every output element reads the input at the per-axis indices, or `value`
 // where any of them is -1. indices[d] has outDims[d] entries.
 void padGather(const float* src, const std::vector<std::int64_t>& inDims, float* dst,
-               const std::vector<std::int64_t>& outDims, const std::vector<std::vector<std::int64_t>>& indices,
-               float value);
+    const std::vector<std::int64_t>& outDims, const std::vector<std::vector<std::int64_t>>& indices, float value);
 
 // ONNX MatMul's operands brought to one rank: a 1-D left operand becomes [1, K], a 1-D right one
 // [K, 1], and the shorter one gets leading 1s (its batch dimensions broadcast). Throws Error for

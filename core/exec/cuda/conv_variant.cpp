@@ -44,7 +44,7 @@ ConvVariant parseConvVariant(std::string_view text)
     while (!text.empty()) {
         const auto comma = text.find(',');
         const std::string_view item = text.substr(0, comma);
-        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        text = comma == std::string_view::npos ? std::string_view {} : text.substr(comma + 1);
         if (item.empty())
             continue;
         const auto eq = item.find('=');
@@ -57,9 +57,9 @@ ConvVariant parseConvVariant(std::string_view text)
 
 std::string toString(const ConvVariant& v)
 {
-    return std::string("epilogue=") + (v.epilogue == ConvVariant::Epilogue::Fused ? "fused" : "separate") +
-           ",algo=" + (v.algo == ConvVariant::Algo::Find ? "find" : "heuristic") +
-           ",workspace-mb=" + std::to_string(v.workspaceBytes >> 20);
+    return std::string("epilogue=") + (v.epilogue == ConvVariant::Epilogue::Fused ? "fused" : "separate")
+        + ",algo=" + (v.algo == ConvVariant::Algo::Find ? "find" : "heuristic")
+        + ",workspace-mb=" + std::to_string(v.workspaceBytes >> 20);
 }
 
 } // namespace opsched::gpu

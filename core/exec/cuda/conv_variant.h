@@ -20,7 +20,7 @@ namespace opsched::gpu {
 struct ConvVariant {
     enum class Epilogue { Fused, Separate } epilogue = Epilogue::Fused;
     enum class Algo { Find, Heuristic } algo = Algo::Find;
-    std::int64_t workspaceBytes = std::int64_t{256} << 20;
+    std::int64_t workspaceBytes = std::int64_t { 256 } << 20;
 
     friend bool operator==(const ConvVariant&, const ConvVariant&) = default;
 };

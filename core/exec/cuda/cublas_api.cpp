@@ -16,8 +16,7 @@ struct Loaded {
     std::string reason;
 };
 
-template <typename Fn>
-bool resolve(const SharedLibrary& lib, Fn& slot, const char* name, std::string& reason)
+template <typename Fn> bool resolve(const SharedLibrary& lib, Fn& slot, const char* name, std::string& reason)
 {
     slot = lib.symbol<Fn>(name);
     if (!slot && reason.empty())
@@ -27,7 +26,7 @@ bool resolve(const SharedLibrary& lib, Fn& slot, const char* name, std::string& 
 
 Loaded load()
 {
-    static const SharedLibrary lib({"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
+    static const SharedLibrary lib({ "libcublas.so.13", "libcublas.so.12", "libcublas.so" });
     Loaded out;
     if (!lib.loaded()) {
         out.reason = "cuBLAS (libcublas.so.13 or .so.12) was not found (" + lib.error() + ")";

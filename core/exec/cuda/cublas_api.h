@@ -13,10 +13,8 @@ namespace opsched::gpu {
 // cublasGemmStridedBatchedEx is overloaded in C++ (a legacy cudaDataType compute type), so its
 // type is spelled out; cublas_api.cpp checks it against the header's declaration.
 using CublasGemmStridedBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
-                                                      int, const void*, const void*, cudaDataType, int, long long int,
-                                                      const void*, cudaDataType, int, long long int, const void*,
-                                                      void*, cudaDataType, int, long long int, int,
-                                                      cublasComputeType_t, cublasGemmAlgo_t);
+    int, const void*, const void*, cudaDataType, int, long long int, const void*, cudaDataType, int, long long int,
+    const void*, void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
 
 struct CublasApi {
     decltype(&cublasGetVersion) getVersion = nullptr;

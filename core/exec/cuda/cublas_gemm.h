@@ -19,7 +19,7 @@ namespace opsched::gpu {
 class CublasGemms {
 public:
     // Per-stream workspace cuBLAS gets (NVIDIA's recommendation for Hopper; less suffices elsewhere).
-    static constexpr std::int64_t kWorkspaceBytes = std::int64_t{32} << 20;
+    static constexpr std::int64_t kWorkspaceBytes = std::int64_t { 32 } << 20;
 
     explicit CublasGemms(bool tf32);
     ~CublasGemms();
@@ -34,7 +34,7 @@ public:
     // out = row-major GEMM described by `c` (toColumnMajor), a and b as in RowMajorGemm, on
     // `stream` (the plan's stream index `index`) with `workspace` of kWorkspaceBytes or more.
     void run(const ColumnMajorGemm& c, const float* a, const float* b, float* out, cudaStream_t stream,
-             std::size_t index, void* workspace, std::int64_t workspaceBytes, const std::string& what) const;
+        std::size_t index, void* workspace, std::int64_t workspaceBytes, const std::string& what) const;
 
 private:
     const CublasApi* api_;

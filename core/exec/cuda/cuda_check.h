@@ -33,7 +33,7 @@ public:
     {
         if (bytes > 0)
             checkCuda(cudaMalloc(&data_, static_cast<std::size_t>(bytes)),
-                      what + ": cudaMalloc of " + std::to_string(bytes) + " bytes");
+                what + ": cudaMalloc of " + std::to_string(bytes) + " bytes");
         bytes_ = bytes;
     }
     ~DeviceBuffer()
@@ -41,7 +41,11 @@ public:
         if (data_)
             cudaFree(data_);
     }
-    DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    DeviceBuffer(DeviceBuffer&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr))
+        , bytes_(std::exchange(o.bytes_, 0))
+    {
+    }
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept
     {
         std::swap(data_, o.data_);

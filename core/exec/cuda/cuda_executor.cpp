@@ -22,7 +22,7 @@ struct CudaExecutor::Impl {
             runner.compileLaunch(i);
         program = buildStreamProgram(graph, plan);
         exec = runner.capture(program); // once; every run replays it
-        cudaDeviceProp prop{};
+        cudaDeviceProp prop {};
         if (cudaGetDeviceProperties(&prop, options.device) == cudaSuccess)
             deviceName = prop.name;
     }
@@ -51,9 +51,21 @@ void CudaExecutor::runEagerly(const LaunchWrapper& wrap)
     impl_->runner.runEagerly(impl_->program, wrap);
 }
 
-std::int64_t CudaExecutor::arenaBytes() const { return impl_->runner.arenaBytes(); }
-std::int64_t CudaExecutor::weightBytes() const { return impl_->runner.weightBytes(); }
-std::string CudaExecutor::deviceName() const { return impl_->deviceName; }
-std::string CudaExecutor::notes() const { return impl_->runner.notes(); }
+std::int64_t CudaExecutor::arenaBytes() const
+{
+    return impl_->runner.arenaBytes();
+}
+std::int64_t CudaExecutor::weightBytes() const
+{
+    return impl_->runner.weightBytes();
+}
+std::string CudaExecutor::deviceName() const
+{
+    return impl_->deviceName;
+}
+std::string CudaExecutor::notes() const
+{
+    return impl_->runner.notes();
+}
 
 } // namespace opsched::gpu

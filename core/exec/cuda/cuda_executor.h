@@ -25,8 +25,8 @@ bool cudaBackendAvailable();
 
 struct CudaOptions {
     int device = 0;
-    bool tf32 = true;                             // TF32 tensor cores for FP32 convolutions and cuBLAS GEMMs
-    ConvVariant conv;                             // how convolutions run (epilogue, algorithm, workspace)
+    bool tf32 = true; // TF32 tensor cores for FP32 convolutions and cuBLAS GEMMs
+    ConvVariant conv; // how convolutions run (epilogue, algorithm, workspace)
 };
 
 class CudaExecutor {
@@ -52,7 +52,7 @@ public:
     using LaunchWrapper = std::function<void(std::size_t launch, const std::function<void()>& issue)>;
     void runEagerly(const LaunchWrapper& wrap);
 
-    std::int64_t arenaBytes() const;  // activations, concurrency-safe placement
+    std::int64_t arenaBytes() const; // activations, concurrency-safe placement
     std::int64_t weightBytes() const; // weights and constants on the device
     std::string deviceName() const;
     // Empty, or what this executor does differently from the full backend, said once (e.g. cuBLAS

@@ -11,7 +11,7 @@ bool cudaBackendAvailable()
     return false;
 }
 
-struct CudaExecutor::Impl {};
+struct CudaExecutor::Impl { };
 
 CudaExecutor::CudaExecutor(const Graph&, const Plan&, CudaOptions)
 {
@@ -32,9 +32,21 @@ std::vector<double> CudaExecutor::timeReplays(int, int)
 
 void CudaExecutor::runEagerly(const LaunchWrapper&) { }
 
-std::int64_t CudaExecutor::arenaBytes() const { return 0; }
-std::int64_t CudaExecutor::weightBytes() const { return 0; }
-std::string CudaExecutor::deviceName() const { return {}; }
-std::string CudaExecutor::notes() const { return {}; }
+std::int64_t CudaExecutor::arenaBytes() const
+{
+    return 0;
+}
+std::int64_t CudaExecutor::weightBytes() const
+{
+    return 0;
+}
+std::string CudaExecutor::deviceName() const
+{
+    return {};
+}
+std::string CudaExecutor::notes() const
+{
+    return {};
+}
 
 } // namespace opsched::gpu

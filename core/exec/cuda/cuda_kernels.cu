@@ -20,8 +20,8 @@ __device__ float apply(Act a, float x)
     return applyActivation(a, x);
 }
 
-#define GRID_STRIDE(i, n) \
-    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+#define GRID_STRIDE(i, n)                                                                                              \
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n);                   \
          i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
 
 __global__ void activationKernel(const float* in, float* out, std::int64_t n, Act first, Act second)
@@ -29,8 +29,8 @@ __global__ void activationKernel(const float* in, float* out, std::int64_t n, Ac
     GRID_STRIDE(i, n) out[i] = apply(second, apply(first, in[i]));
 }
 
-__global__ void biasActivationKernel(float* data, const float* bias, std::int64_t total, std::int64_t channels,
-                                     std::int64_t inner, Act act)
+__global__ void biasActivationKernel(
+    float* data, const float* bias, std::int64_t total, std::int64_t channels, std::int64_t inner, Act act)
 {
     GRID_STRIDE(i, total)
     {
@@ -66,8 +66,8 @@ __global__ void poolKernel(const float* in, float* out, Pool p, Act act, std::in
         std::int64_t h0 = oh * p.strideH - p.padTop, w0 = ow * p.strideW - p.padLeft;
         std::int64_t h1 = min(h0 + p.kernelH, p.inH + p.padBottom), w1 = min(w0 + p.kernelW, p.inW + p.padRight);
         const std::int64_t padded = (h1 - h0) * (w1 - w0);
-        h0 = max(h0, std::int64_t{0});
-        w0 = max(w0, std::int64_t{0});
+        h0 = max(h0, std::int64_t { 0 });
+        w0 = max(w0, std::int64_t { 0 });
         h1 = min(h1, p.inH);
         w1 = min(w1, p.inW);
         float acc = p.max ? -INFINITY : 0.0F; // an empty window (all padding) is -inf, as on the CPU
@@ -132,7 +132,7 @@ constexpr int kTile = 16;
 
 // Tiled: each block computes a 16x16 tile of out, staging 16-wide slices of in and weight.
 __global__ void gemmKernel(const float* in, const float* weight, const float* bias, float* out, std::int64_t n,
-                           std::int64_t k, std::int64_t o, Act act)
+    std::int64_t k, std::int64_t o, Act act)
 {
     __shared__ float a[kTile][kTile + 1];
     __shared__ float b[kTile][kTile + 1];
@@ -169,7 +169,7 @@ __global__ void multiplyKernel(const float* a, const float* b, float* out, Broad
 }
 
 __global__ void padCopyKernel(const float* in, float* out, std::int64_t h, std::int64_t w, std::int64_t outH,
-                              std::int64_t outW, std::int64_t top, std::int64_t left, std::int64_t total)
+    std::int64_t outW, std::int64_t top, std::int64_t left, std::int64_t total)
 {
     GRID_STRIDE(i, total)
     {
@@ -189,7 +189,7 @@ cudaError_t activation(cudaStream_t stream, const float* in, float* out, std::in
 }
 
 cudaError_t biasActivation(cudaStream_t stream, float* data, const float* bias, std::int64_t batch,
-                           std::int64_t channels, std::int64_t inner, Act act)
+    std::int64_t channels, std::int64_t inner, Act act)
 {
     const std::int64_t total = batch * channels * inner;
     biasActivationKernel<<<blocksFor(total), kThreads, 0, stream>>>(data, bias, total, channels, inner, act);
@@ -210,8 +210,8 @@ cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p
     return cudaGetLastError();
 }
 
-cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
-                    std::int64_t inner)
+cudaError_t softmax(
+    cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner)
 {
     if (outer * inner <= 0)
         return cudaGetLastError();
@@ -226,7 +226,7 @@ cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64
 }
 
 cudaError_t gemm(cudaStream_t stream, const float* in, const float* weight, const float* bias, float* out,
-                 std::int64_t n, std::int64_t k, std::int64_t o, Act act)
+    std::int64_t n, std::int64_t k, std::int64_t o, Act act)
 {
     if (n <= 0 || o <= 0) // an empty grid is an invalid launch configuration, not a no-op
         return cudaGetLastError();
@@ -246,8 +246,7 @@ cudaError_t multiply(cudaStream_t stream, const float* a, const float* b, float*
 }
 
 cudaError_t padCopy(cudaStream_t stream, const float* in, float* out, std::int64_t batch, std::int64_t channels,
-                    std::int64_t h, std::int64_t w, std::int64_t outH, std::int64_t outW, std::int64_t top,
-                    std::int64_t left)
+    std::int64_t h, std::int64_t w, std::int64_t outH, std::int64_t outW, std::int64_t top, std::int64_t left)
 {
     const std::int64_t total = batch * channels * outH * outW;
     padCopyKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, h, w, outH, outW, top, left, total);

@@ -21,7 +21,7 @@ cudaError_t activation(cudaStream_t stream, const float* in, float* out, std::in
 
 // In place on [batch, channels, inner]: x = act(x + bias[c]); bias may be null.
 cudaError_t biasActivation(cudaStream_t stream, float* data, const float* bias, std::int64_t batch,
-                           std::int64_t channels, std::int64_t inner, Act act);
+    std::int64_t channels, std::int64_t inner, Act act);
 
 // Channel-slice copy/sum: for n < batch, c < channels, i < inner:
 //   dst[(n * dstChannels + dstC0 + c) * inner + i] (+)= sum_k srcs[k][(n * srcChannels + srcC0 + c) * inner + i]
@@ -51,12 +51,12 @@ cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p
 
 // Softmax over the middle dimension of [outer, axis, inner]. The last axis (inner 1, attention
 // scores) runs one warp per row, reading it coalesced; other axes one thread per row.
-cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
-                    std::int64_t inner);
+cudaError_t softmax(
+    cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner);
 
 // out[n, o] = act(sum_k in[n, k] * weight[o, k] + bias[o]); bias may be null. FP32 FMA.
 cudaError_t gemm(cudaStream_t stream, const float* in, const float* weight, const float* bias, float* out,
-                 std::int64_t n, std::int64_t k, std::int64_t o, Act act);
+    std::int64_t n, std::int64_t k, std::int64_t o, Act act);
 
 // out = act(a * b) with NumPy broadcasting: strides per output dimension, 0 where broadcast.
 inline constexpr int kMaxRank = 6;
@@ -71,7 +71,6 @@ cudaError_t multiply(cudaStream_t stream, const float* a, const float* b, float*
 // Zero-padded copy of [batch, channels, h, w] into [batch, channels, h + top + bottom, w + left + right]
 // (convolutions with asymmetric padding, which cuDNN does not take).
 cudaError_t padCopy(cudaStream_t stream, const float* in, float* out, std::int64_t batch, std::int64_t channels,
-                    std::int64_t h, std::int64_t w, std::int64_t outH, std::int64_t outW, std::int64_t top,
-                    std::int64_t left);
+    std::int64_t h, std::int64_t w, std::int64_t outH, std::int64_t outW, std::int64_t top, std::int64_t left);
 
 } // namespace opsched::gpu::kernels

@@ -30,7 +30,7 @@ CudaRuntimeStatus queryCudaRuntime()
     cudaRuntimeGetVersion(&status.runtimeVersion);
     cudaDriverGetVersion(&status.driverVersion);
     // cuDNN is opened at run time: a machine without it still runs everything else.
-    static const SharedLibrary cudnn({"libcudnn.so.9", "libcudnn.so"});
+    static const SharedLibrary cudnn({ "libcudnn.so.9", "libcudnn.so" });
     if (auto getVersion = cudnn.symbol<std::size_t (*)()>("cudnnGetVersion"))
         status.cudnnVersion = static_cast<std::int64_t>(getVersion());
     int count = 0;
@@ -45,7 +45,7 @@ CudaRuntimeStatus queryCudaRuntime()
         return status;
     }
     for (int i = 0; i < count; ++i) {
-        cudaDeviceProp prop{};
+        cudaDeviceProp prop {};
         if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
             continue;
         CudaDeviceInfo info;

@@ -19,12 +19,12 @@ struct CudaDeviceInfo {
 };
 
 struct CudaRuntimeStatus {
-    bool built = false;      // this binary was compiled with CUDA
-    bool available = false;  // at least one usable device
-    std::string reason;      // why not, when not
-    int runtimeVersion = 0;  // e.g. 13000
-    int driverVersion = 0;   // 0 when no driver is installed
-    std::int64_t cudnnVersion = 0;  // 0 when built without cuDNN
+    bool built = false; // this binary was compiled with CUDA
+    bool available = false; // at least one usable device
+    std::string reason; // why not, when not
+    int runtimeVersion = 0; // e.g. 13000
+    int driverVersion = 0; // 0 when no driver is installed
+    std::int64_t cudnnVersion = 0; // 0 when built without cuDNN
     std::vector<CudaDeviceInfo> devices;
 };
 

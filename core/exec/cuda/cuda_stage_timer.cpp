@@ -22,13 +22,14 @@ using gpu::StreamProgram;
 
 class CudaStageTimer final : public StageTimer {
 public:
-    explicit CudaStageTimer(const CudaTimerOptions& options) : options_(options)
+    explicit CudaStageTimer(const CudaTimerOptions& options)
+        : options_(options)
     {
         const CudaRuntimeStatus status = queryCudaRuntime();
         const CudaDeviceInfo& dev = status.devices.at(static_cast<std::size_t>(options.device));
         identity_.device = "cuda:" + std::to_string(options.device) + " " + dev.name;
-        identity_.driver = std::to_string(status.driverVersion) + "/" + std::to_string(status.runtimeVersion) + "/" +
-                           std::to_string(status.cudnnVersion);
+        identity_.driver = std::to_string(status.driverVersion) + "/" + std::to_string(status.runtimeVersion) + "/"
+            + std::to_string(status.cudnnVersion);
         identity_.options = std::string("tf32=") + (options.tf32 ? "on" : "off");
     }
 
@@ -52,22 +53,22 @@ public:
                 it = c.merged.emplace(key, c.runner->addMergedLaunch(ops)).first;
                 stats_.compileSeconds += secondsSince(t0);
             }
-            p.ops.push_back({StreamOpKind::Launch, 0, static_cast<std::uint32_t>(it->second)});
+            p.ops.push_back({ StreamOpKind::Launch, 0, static_cast<std::uint32_t>(it->second) });
             return measure(c, p);
         }
         // Group g on stream g, forked from stream 0 and joined back: the stage's own fork/join.
         p.streams = static_cast<std::uint32_t>(std::max<std::size_t>(stage.groups.size(), 1));
         if (p.streams > 1) {
-            p.ops.push_back({StreamOpKind::Record, 0, p.events++});
+            p.ops.push_back({ StreamOpKind::Record, 0, p.events++ });
             for (std::uint32_t s = 1; s < p.streams; ++s)
-                p.ops.push_back({StreamOpKind::Wait, s, 0});
+                p.ops.push_back({ StreamOpKind::Wait, s, 0 });
         }
         for (std::uint32_t g = 0; g < stage.groups.size(); ++g)
             for (auto id : stage.groups[g])
-                p.ops.push_back({StreamOpKind::Launch, g, c.launchOf.at(id.value())});
+                p.ops.push_back({ StreamOpKind::Launch, g, c.launchOf.at(id.value()) });
         for (std::uint32_t s = 1; s < p.streams; ++s) {
-            p.ops.push_back({StreamOpKind::Record, s, p.events});
-            p.ops.push_back({StreamOpKind::Wait, 0, p.events++});
+            p.ops.push_back({ StreamOpKind::Record, s, p.events });
+            p.ops.push_back({ StreamOpKind::Wait, 0, p.events++ });
         }
         return measure(c, p);
     }
@@ -76,7 +77,7 @@ public:
     {
         Context& c = contextFor(graph);
         StreamProgram p;
-        p.ops.push_back({StreamOpKind::Launch, 0, c.launchOf.at(op.value())});
+        p.ops.push_back({ StreamOpKind::Launch, 0, c.launchOf.at(op.value()) });
         return measure(c, p);
     }
 
@@ -108,7 +109,7 @@ private:
     Context& contextFor(const Graph& graph)
     {
         if (!context_.runner || context_.instance != graph.instanceId()) {
-            context_ = Context{};
+            context_ = Context {};
             const Plan plan = compileSchedule(graph, sequentialSchedule(graph));
             context_.runner = std::make_unique<DeviceRunner>(graph, plan, runnerOptions(), gpu::ArenaReuse::Never);
             context_.instance = graph.instanceId();
@@ -156,8 +157,8 @@ std::unique_ptr<StageTimer> makeCudaStageTimer(const CudaTimerOptions& options)
     try {
         gpu::selectDevice(options.device);
     } catch (const Error& e) {
-        throw Error("cuda:" + std::to_string(options.device) + ": " + e.what() +
-                    "; use --device sim:NAME (see `opsched-cli devices`) to estimate on a simulated GPU");
+        throw Error("cuda:" + std::to_string(options.device) + ": " + e.what()
+            + "; use --device sim:NAME (see `opsched-cli devices`) to estimate on a simulated GPU");
     }
     return std::make_unique<CudaStageTimer>(options);
 }

@@ -10,9 +10,9 @@ namespace opsched {
 
 struct CudaTimerOptions {
     int device = 0;
-    bool tf32 = true;   // TF32 tensor cores for FP32 convolutions and GEMMs (PyTorch's default for convs)
-    int warmup = 2;     // replays before timing
-    int repeats = 7;    // timed replays, back to back; the median is reported
+    bool tf32 = true; // TF32 tensor cores for FP32 convolutions and GEMMs (PyTorch's default for convs)
+    int warmup = 2; // replays before timing
+    int repeats = 7; // timed replays, back to back; the median is reported
 };
 
 // Throws Error with a message a person can act on when the build has no CUDA, there is no device

@@ -10,8 +10,8 @@ std::unique_ptr<StageTimer> makeCudaStageTimer(const CudaTimerOptions& options)
 {
     const CudaRuntimeStatus status = queryCudaRuntime();
     std::string why = status.available ? "this build of opsched has no CUDA executor" : status.reason;
-    throw Error("cuda:" + std::to_string(options.device) + ": " + why +
-                "; use --device sim:NAME (see `opsched-cli devices`) to estimate on a simulated GPU");
+    throw Error("cuda:" + std::to_string(options.device) + ": " + why
+        + "; use --device sim:NAME (see `opsched-cli devices`) to estimate on a simulated GPU");
 }
 
 } // namespace opsched

@@ -6,8 +6,7 @@
 namespace opsched::gpu {
 namespace {
 
-template <typename Fn>
-void resolve(const SharedLibrary& lib, Fn& slot, const char* name)
+template <typename Fn> void resolve(const SharedLibrary& lib, Fn& slot, const char* name)
 {
     slot = lib.symbol<Fn>(name);
     if (!slot)
@@ -16,10 +15,10 @@ void resolve(const SharedLibrary& lib, Fn& slot, const char* name)
 
 CudnnApi load()
 {
-    static const SharedLibrary lib({"libcudnn.so.9", "libcudnn.so"});
+    static const SharedLibrary lib({ "libcudnn.so.9", "libcudnn.so" });
     if (!lib.loaded())
-        throw Error("cuDNN 9 (libcudnn.so.9) was not found (" + lib.error() +
-                    "); install it or add its directory to LD_LIBRARY_PATH");
+        throw Error("cuDNN 9 (libcudnn.so.9) was not found (" + lib.error()
+            + "); install it or add its directory to LD_LIBRARY_PATH");
     CudnnApi api;
     resolve(lib, api.getVersion, "cudnnGetVersion");
     resolve(lib, api.getErrorString, "cudnnGetErrorString");

@@ -11,14 +11,14 @@ namespace {
 
 int narrow(std::int64_t v, const std::string& what)
 {
-    if (v < 0 || v > (std::int64_t{1} << 31) - 1)
+    if (v < 0 || v > (std::int64_t { 1 } << 31) - 1)
         throw Error(what + ": dimension " + std::to_string(v) + " does not fit cuDNN's int");
     return static_cast<int>(v);
 }
 
 kernels::Act toKernelAct(const Activation& a)
 {
-    return {static_cast<int>(a.kind), a.alpha, a.beta};
+    return { static_cast<int>(a.kind), a.alpha, a.beta };
 }
 
 bool symmetric(const Conv2d& c)
@@ -29,15 +29,24 @@ bool symmetric(const Conv2d& c)
 const char* algorithmName(cudnnConvolutionFwdAlgo_t algo)
 {
     switch (algo) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit_precomp_gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft_tiling";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
-    default: return "?";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+        return "implicit_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+        return "implicit_precomp_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+        return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+        return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+        return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+        return "fft_tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+        return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+        return "winograd_nonfused";
+    default:
+        return "?";
     }
 }
 
@@ -45,7 +54,7 @@ const char* algorithmName(cudnnConvolutionFwdAlgo_t algo)
 // On an H100, googlenet's convs at batch 1 mostly ran cuDNN's old implicit_convolve_sgemm kernel
 // (two thirds of the kernel time); this shows what the algorithm search saw.
 void logFind(const std::string& what, const cudnnConvolutionFwdAlgoPerf_t* perf, int returned,
-             const cudnnConvolutionFwdAlgoPerf_t& taken)
+    const cudnnConvolutionFwdAlgoPerf_t& taken)
 {
     static const bool enabled = std::getenv("OPSCHED_CUDNN_LOG") != nullptr;
     if (!enabled)
@@ -54,8 +63,8 @@ void logFind(const std::string& what, const cudnnConvolutionFwdAlgoPerf_t* perf,
     for (int i = 0; i < returned; ++i) {
         char buf[160];
         std::snprintf(buf, sizeof buf, " %s %.4f ms %zu B math %d%s", algorithmName(perf[i].algo),
-                      static_cast<double>(perf[i].time), perf[i].memory, static_cast<int>(perf[i].mathType),
-                      perf[i].status == CUDNN_STATUS_SUCCESS ? "" : " (failed)");
+            static_cast<double>(perf[i].time), perf[i].memory, static_cast<int>(perf[i].mathType),
+            perf[i].status == CUDNN_STATUS_SUCCESS ? "" : " (failed)");
         line += buf;
         line += i + 1 < returned ? "," : "";
     }
@@ -64,7 +73,9 @@ void logFind(const std::string& what, const cudnnConvolutionFwdAlgoPerf_t* perf,
 
 } // namespace
 
-CudnnContext::CudnnContext(bool tf32, const ConvVariant& variant) : tf32_(tf32), variant_(variant)
+CudnnContext::CudnnContext(bool tf32, const ConvVariant& variant)
+    : tf32_(tf32)
+    , variant_(variant)
 {
     ensureHandle(0);
 }
@@ -99,9 +110,14 @@ void* CudnnContext::findWorkspace(const std::string& what)
 }
 
 CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::vector<float>& weights,
-                     const std::vector<float>* bias, const Activation& act, const float* x, float* y,
-                     const std::string& what)
-    : api_(cudnnApi()), shape_(shape), what_(what), source_(x), x_(x), y_(y), act_(act)
+    const std::vector<float>* bias, const Activation& act, const float* x, float* y, const std::string& what)
+    : api_(cudnnApi())
+    , shape_(shape)
+    , what_(what)
+    , source_(x)
+    , x_(x)
+    , y_(y)
+    , act_(act)
 {
     const Conv2d& c = shape.conv;
     const std::int64_t inH = shape.inH + (symmetric(c) ? 0 : c.padTop + c.padBottom);
@@ -113,8 +129,8 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     }
     const std::int64_t expected = shape.outChannels * (shape.inChannels / c.groups) * c.kernelH * c.kernelW;
     if (static_cast<std::int64_t>(weights.size()) != expected)
-        throw Error(what + ": has " + std::to_string(weights.size()) + " weights, the conv needs " +
-                    std::to_string(expected));
+        throw Error(
+            what + ": has " + std::to_string(weights.size()) + " weights, the conv needs " + std::to_string(expected));
     weights_ = upload(weights.data(), weights.size(), what + ": weights");
     if (bias)
         bias_ = upload(bias->data(), bias->size(), what + ": bias");
@@ -124,40 +140,37 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     checkCudnn(api_.createFilterDescriptor(&wDesc_), what + ": cudnnCreateFilterDescriptor");
     checkCudnn(api_.createConvolutionDescriptor(&convDesc_), what + ": cudnnCreateConvolutionDescriptor");
     checkCudnn(api_.setTensor4dDescriptor(xDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
-                                          narrow(shape.inChannels, what), narrow(inH, what), narrow(inW, what)),
-               what + ": input descriptor");
+                   narrow(shape.inChannels, what), narrow(inH, what), narrow(inW, what)),
+        what + ": input descriptor");
     checkCudnn(api_.setTensor4dDescriptor(yDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
-                                          narrow(shape.outChannels, what), narrow(shape.outH, what),
-                                          narrow(shape.outW, what)),
-               what + ": output descriptor");
+                   narrow(shape.outChannels, what), narrow(shape.outH, what), narrow(shape.outW, what)),
+        what + ": output descriptor");
     checkCudnn(api_.setFilter4dDescriptor(wDesc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, narrow(shape.outChannels, what),
-                                          narrow(shape.inChannels / c.groups, what), narrow(c.kernelH, what),
-                                          narrow(c.kernelW, what)),
-               what + ": filter descriptor");
+                   narrow(shape.inChannels / c.groups, what), narrow(c.kernelH, what), narrow(c.kernelW, what)),
+        what + ": filter descriptor");
     checkCudnn(api_.setConvolution2dDescriptor(convDesc_, narrow(padH, what), narrow(padW, what),
-                                               narrow(c.strideH, what), narrow(c.strideW, what),
-                                               narrow(c.dilationH, what), narrow(c.dilationW, what),
-                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-               what + ": convolution descriptor");
+                   narrow(c.strideH, what), narrow(c.strideW, what), narrow(c.dilationH, what),
+                   narrow(c.dilationW, what), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        what + ": convolution descriptor");
     checkCudnn(api_.setConvolutionGroupCount(convDesc_, narrow(c.groups, what)), what + ": group count");
     // TF32 on: tensor-op math may convert FP32 inputs to TF32. Off: plain FP32 FMA only.
     checkCudnn(api_.setConvolutionMathType(convDesc_, context.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
-               what + ": math type");
+        what + ": math type");
 
     int n = 0, ch = 0, h = 0, w = 0;
-    checkCudnn(api_.getConvolution2dForwardOutputDim(convDesc_, xDesc_, wDesc_, &n, &ch, &h, &w),
-               what + ": output size");
+    checkCudnn(
+        api_.getConvolution2dForwardOutputDim(convDesc_, xDesc_, wDesc_, &n, &ch, &h, &w), what + ": output size");
     if (n != shape.batch || ch != shape.outChannels || h != shape.outH || w != shape.outW)
-        throw Error(what + ": cuDNN computes a " + std::to_string(n) + "x" + std::to_string(ch) + "x" +
-                    std::to_string(h) + "x" + std::to_string(w) + " output where the graph has " +
-                    std::to_string(shape.batch) + "x" + std::to_string(shape.outChannels) + "x" +
-                    std::to_string(shape.outH) + "x" + std::to_string(shape.outW));
+        throw Error(what + ": cuDNN computes a " + std::to_string(n) + "x" + std::to_string(ch) + "x"
+            + std::to_string(h) + "x" + std::to_string(w) + " output where the graph has " + std::to_string(shape.batch)
+            + "x" + std::to_string(shape.outChannels) + "x" + std::to_string(shape.outH) + "x"
+            + std::to_string(shape.outW));
 
     // The algorithm: measured once per shape (and alignment, which decides what some kernels take).
     const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 ? 'a' : 'u'; };
     std::string key;
-    for (auto v : {shape.batch, shape.inChannels, inH, inW, shape.outChannels, c.kernelH, c.kernelW, padH, padW,
-                   c.strideH, c.strideW, c.dilationH, c.dilationW, c.groups})
+    for (auto v : { shape.batch, shape.inChannels, inH, inW, shape.outChannels, c.kernelH, c.kernelW, padH, padW,
+             c.strideH, c.strideW, c.dilationH, c.dilationW, c.groups })
         key += std::to_string(v) + ",";
     key += aligned(x_);
     key += aligned(y_);
@@ -170,24 +183,22 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
         if (context.variant().algo == ConvVariant::Algo::Heuristic) {
             // cuDNN's own ranking, no measuring: the candidates in its order of preference.
             checkCudnn(api_.getConvolutionForwardAlgorithm(context.handle(0), xDesc_, wDesc_, convDesc_, yDesc_,
-                                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
-                       what + ": cudnnGetConvolutionForwardAlgorithm_v7");
+                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+                what + ": cudnnGetConvolutionForwardAlgorithm_v7");
         } else {
-            checkCudnn(api_.findConvolutionForwardAlgorithmEx(
-                           context.handle(0), xDesc_, x_, wDesc_, weights_.data(), convDesc_, yDesc_, y_,
-                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf, context.findWorkspace(what),
-                           static_cast<std::size_t>(context.workspaceLimit())),
-                       what + ": cudnnFindConvolutionForwardAlgorithmEx");
+            checkCudnn(api_.findConvolutionForwardAlgorithmEx(context.handle(0), xDesc_, x_, wDesc_, weights_.data(),
+                           convDesc_, yDesc_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
+                           context.findWorkspace(what), static_cast<std::size_t>(context.workspaceLimit())),
+                what + ": cudnnFindConvolutionForwardAlgorithmEx");
             checkCuda(cudaDeviceSynchronize(), what + ": measuring convolution algorithms");
         }
         const auto usable = std::find_if(perf, perf + returned, [&](const cudnnConvolutionFwdAlgoPerf_t& p) {
-            return p.status == CUDNN_STATUS_SUCCESS &&
-                   p.memory <= static_cast<std::size_t>(context.workspaceLimit()) &&
-                   (context.tf32() || p.mathType == CUDNN_FMA_MATH);
+            return p.status == CUDNN_STATUS_SUCCESS && p.memory <= static_cast<std::size_t>(context.workspaceLimit())
+                && (context.tf32() || p.mathType == CUDNN_FMA_MATH);
         });
         if (usable == perf + returned)
-            throw Error(what + ": cuDNN has no convolution algorithm for this shape within a " +
-                        std::to_string(context.workspaceLimit() >> 20) + " MiB workspace");
+            throw Error(what + ": cuDNN has no convolution algorithm for this shape within a "
+                + std::to_string(context.workspaceLimit() >> 20) + " MiB workspace");
         algorithm_ = *usable;
         logFind(what, perf, returned, algorithm_);
         cache.emplace(key, algorithm_);
@@ -202,12 +213,12 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     fused_ = bias && act.kind == ActivationKind::Relu && context.variant().epilogue == ConvVariant::Epilogue::Fused;
     if (fused_) {
         checkCudnn(api_.createTensorDescriptor(&biasDesc_), what + ": bias descriptor");
-        checkCudnn(api_.setTensor4dDescriptor(biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
-                                              narrow(shape.outChannels, what), 1, 1),
-                   what + ": bias descriptor");
+        checkCudnn(api_.setTensor4dDescriptor(
+                       biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, narrow(shape.outChannels, what), 1, 1),
+            what + ": bias descriptor");
         checkCudnn(api_.createActivationDescriptor(&actDesc_), what + ": activation descriptor");
         checkCudnn(api_.setActivationDescriptor(actDesc_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
-                   what + ": activation descriptor");
+            what + ": activation descriptor");
     }
 }
 
@@ -231,27 +242,26 @@ void CudnnConv::run(cudaStream_t stream, cudnnHandle_t handle, void* workspace) 
 {
     const Conv2d& c = shape_.conv;
     if (padded_.data())
-        checkCuda(kernels::padCopy(stream, source_, padded_.floats(), shape_.batch, shape_.inChannels, shape_.inH,
-                                   shape_.inW, shape_.inH + c.padTop + c.padBottom, shape_.inW + c.padLeft + c.padRight,
-                                   c.padTop, c.padLeft),
-                  what_ + ": asymmetric padding");
+        checkCuda(
+            kernels::padCopy(stream, source_, padded_.floats(), shape_.batch, shape_.inChannels, shape_.inH, shape_.inW,
+                shape_.inH + c.padTop + c.padBottom, shape_.inW + c.padLeft + c.padRight, c.padTop, c.padLeft),
+            what_ + ": asymmetric padding");
     checkCudnn(api_.setStream(handle, stream), what_ + ": cudnnSetStream");
     const float one = 1.0F, zero = 0.0F;
     if (fused_) {
-        checkCudnn(api_.convolutionBiasActivationForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(),
-                                                         convDesc_, algorithm_.algo, workspace, algorithm_.memory,
-                                                         &zero, yDesc_, y_, biasDesc_, bias_.data(), actDesc_, yDesc_,
-                                                         y_),
-                   what_ + ": cudnnConvolutionBiasActivationForward");
+        checkCudnn(api_.convolutionBiasActivationForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(), convDesc_,
+                       algorithm_.algo, workspace, algorithm_.memory, &zero, yDesc_, y_, biasDesc_, bias_.data(),
+                       actDesc_, yDesc_, y_),
+            what_ + ": cudnnConvolutionBiasActivationForward");
         return;
     }
-    checkCudnn(api_.convolutionForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(), convDesc_,
-                                       algorithm_.algo, workspace, algorithm_.memory, &zero, yDesc_, y_),
-               what_ + ": cudnnConvolutionForward");
+    checkCudnn(api_.convolutionForward(handle, &one, xDesc_, x_, wDesc_, weights_.data(), convDesc_, algorithm_.algo,
+                   workspace, algorithm_.memory, &zero, yDesc_, y_),
+        what_ + ": cudnnConvolutionForward");
     if (bias_.data() || act_.kind != ActivationKind::None)
         checkCuda(kernels::biasActivation(stream, y_, bias_.floats(), shape_.batch, shape_.outChannels,
-                                          shape_.outH * shape_.outW, toKernelAct(act_)),
-                  what_ + ": bias and activation");
+                      shape_.outH * shape_.outW, toKernelAct(act_)),
+            what_ + ": bias and activation");
 }
 
 } // namespace opsched::gpu

@@ -58,7 +58,7 @@ public:
     // `x` and `y` are the addresses the conv will run on (the measurement runs there too).
     // Throws Error starting with `what` (the op's name) when cuDNN refuses the shape.
     CudnnConv(CudnnContext& context, const ConvShape& shape, const std::vector<float>& weights,
-              const std::vector<float>* bias, const Activation& act, const float* x, float* y, const std::string& what);
+        const std::vector<float>* bias, const Activation& act, const float* x, float* y, const std::string& what);
     ~CudnnConv();
     CudnnConv(const CudnnConv&) = delete;
     CudnnConv& operator=(const CudnnConv&) = delete;
@@ -74,13 +74,13 @@ private:
     ConvShape shape_;
     std::string what_;
     const float* source_; // the input as the graph holds it
-    const float* x_;      // what cuDNN reads: the input, or its zero-padded copy
+    const float* x_; // what cuDNN reads: the input, or its zero-padded copy
     float* y_;
     cudnnTensorDescriptor_t xDesc_ = nullptr, yDesc_ = nullptr, biasDesc_ = nullptr;
     cudnnFilterDescriptor_t wDesc_ = nullptr;
     cudnnConvolutionDescriptor_t convDesc_ = nullptr;
     cudnnActivationDescriptor_t actDesc_ = nullptr;
-    cudnnConvolutionFwdAlgoPerf_t algorithm_{};
+    cudnnConvolutionFwdAlgoPerf_t algorithm_ {};
     DeviceBuffer weights_, bias_, padded_;
     bool fused_ = false;
     Activation act_;

@@ -1,10 +1,10 @@
 #include "exec/cuda/device_runner.h"
 
+#include "exec/cpu/executor_layers.h"
 #include "exec/cpu/merged_conv.h"
 #include "exec/cpu/merged_gemm.h"
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/cuda_runtime_info.h"
-#include "exec/executor_layers.h"
 
 #include <algorithm>
 #include <type_traits>
@@ -16,7 +16,7 @@ using exec::isOneOf;
 
 kernels::Act act(const Activation& a)
 {
-    return {static_cast<int>(a.kind), a.alpha, a.beta};
+    return { static_cast<int>(a.kind), a.alpha, a.beta };
 }
 
 std::int64_t elements(const std::vector<std::int64_t>& dims)
@@ -40,15 +40,20 @@ void selectDevice(int device)
     if (!status.available)
         throw Error("no CUDA device: " + status.reason);
     if (device < 0 || device >= static_cast<int>(status.devices.size()))
-        throw Error("cuda:" + std::to_string(device) + " does not exist; this machine has " +
-                    std::to_string(status.devices.size()) + " CUDA device(s) (see `opsched-cli devices`)");
+        throw Error("cuda:" + std::to_string(device) + " does not exist; this machine has "
+            + std::to_string(status.devices.size()) + " CUDA device(s) (see `opsched-cli devices`)");
     checkCuda(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
     cudnnApi(); // throws when cuDNN 9 is missing, before anything is allocated
 }
 
 DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptions& options, ArenaReuse reuse)
-    : graph_(graph), plan_(plan), options_(options), layout_(graph_, plan_), memory_(graph_, plan_, layout_, reuse),
-      cudnn_(options.tf32, options.conv), cublas_(options.tf32)
+    : graph_(graph)
+    , plan_(plan)
+    , options_(options)
+    , layout_(graph_, plan_)
+    , memory_(graph_, plan_, layout_, reuse)
+    , cudnn_(options.tf32, options.conv)
+    , cublas_(options.tf32)
 {
     for (const auto& t : graph_.tensors())
         if (t.dtype != DataType::Float32)
@@ -56,9 +61,10 @@ DeviceRunner::DeviceRunner(const Graph& graph, const Plan& plan, const CudaOptio
     for (const auto& op : graph_.ops())
         for (const auto& layer : op.layers)
             if (!exec::executorsRun(layer))
-                throw Error(opLabel(op) + ": layer kind '" + layer.kindName() + "' is not supported by the CUDA backend");
-    arena_ = DeviceBuffer(memory_.arenaBytes(), "the activation arena of " + graph_.name() + " (batch " +
-                                                    std::to_string(graph_.batch()) + ")");
+                throw Error(
+                    opLabel(op) + ": layer kind '" + layer.kindName() + "' is not supported by the CUDA backend");
+    arena_ = DeviceBuffer(memory_.arenaBytes(),
+        "the activation arena of " + graph_.name() + " (batch " + std::to_string(graph_.batch()) + ")");
     // Zeros, not garbage: stage timings never run over stray NaNs or denormals.
     checkCuda(cudaMemset(arena_.data(), 0, static_cast<std::size_t>(arena_.size())), "clearing the activation arena");
     steps_.resize(plan_.launches.size());
@@ -90,11 +96,11 @@ const float* DeviceRunner::constant(const std::vector<float>& values, const std:
 }
 
 bool DeviceRunner::pushCublasGemms(const std::vector<RowMajorGemm>& calls, const float* a, const float* b, float* y,
-                                   const std::string& what, std::vector<Step>& steps)
+    const std::string& what, std::vector<Step>& steps)
 {
     // k == 0 (an empty sum) and sizes past int stay on the own kernels, which handle them.
-    const bool fits = std::all_of(calls.begin(), calls.end(),
-                                  [](const RowMajorGemm& g) { return g.k > 0 && fitsCublasInt(toColumnMajor(g)); });
+    const bool fits = std::all_of(
+        calls.begin(), calls.end(), [](const RowMajorGemm& g) { return g.k > 0 && fitsCublasInt(toColumnMajor(g)); });
     if (!cublas_.available() || calls.empty() || !fits)
         return false;
     for (const RowMajorGemm& g : calls) {
@@ -131,7 +137,7 @@ void DeviceRunner::compileLaunch(std::size_t index)
             if (layout_.op(first.id).combine)
                 compileCombine(first, steps);
             compileMerged(ll.stackOrder, ll.channelOffsets, layout_.op(first.id).input, at(ll.stack),
-                          !ll.outputsAreSlices, steps);
+                !ll.outputsAreSlices, steps);
         }
     } catch (const Error& e) {
         // Messages from below (weights without data, ...) may not say which op; these do.
@@ -166,8 +172,8 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
             c0 += graph_.tensor(graph_.op(id).output).shape.channels();
         }
         const std::int64_t batch = graph_.batch();
-        constants_.emplace_back(batch * geometry->outChannels * geometry->outH * geometry->outW * 4,
-                                opLabel(first) + ": merged output");
+        constants_.emplace_back(
+            batch * geometry->outChannels * geometry->outH * geometry->outW * 4, opLabel(first) + ": merged output");
         compileMerged(ops, offsets, layout_.op(first.id).input, constants_.back().floats(), batch > 1, steps);
     }
     steps_.push_back(std::move(steps));
@@ -180,7 +186,7 @@ std::size_t DeviceRunner::addMergedLaunch(const std::vector<OpId>& ops)
 }
 
 void DeviceRunner::compileMerged(const std::vector<OpId>& order, const std::vector<std::int64_t>& channelOffsets,
-                                 int input, float* stack, bool copySlices, std::vector<Step>& steps)
+    int input, float* stack, bool copySlices, std::vector<Step>& steps)
 {
     const Op& first = graph_.op(order.front());
     const std::string what = opLabel(first) + " (merged launch of " + std::to_string(order.size()) + " ops)";
@@ -205,13 +211,12 @@ void DeviceRunner::compileMerged(const std::vector<OpId>& order, const std::vect
     shape.conv.padLeft = geometry->padLeft;
     shape.conv.padBottom = geometry->padBottom;
     shape.conv.padRight = geometry->padRight;
-    convs_.push_back(std::make_unique<CudnnConv>(cudnn_, shape, stacked.weights, &stacked.bias,
-                                                 first.layers.front().activation, at(input), stack, what));
+    convs_.push_back(std::make_unique<CudnnConv>(
+        cudnn_, shape, stacked.weights, &stacked.bias, first.layers.front().activation, at(input), stack, what));
     weightBytes_ += static_cast<std::int64_t>((stacked.weights.size() + stacked.bias.size()) * sizeof(float));
     const CudnnConv* conv = convs_.back().get();
-    steps.push_back([this, conv](cudaStream_t s, std::size_t k) {
-        conv->run(s, cudnn_.handle(k), workspaces_[k].data());
-    });
+    steps.push_back(
+        [this, conv](cudaStream_t s, std::size_t k) { conv->run(s, cudnn_.handle(k), workspaces_[k].data()); });
     if (!copySlices)
         return;
     // Batch > 1: the slices are strided; copy them out so every consumer reads dense data.
@@ -276,15 +281,16 @@ void DeviceRunner::compileCombine(const Op& op, std::vector<Step>& steps)
                 c.channels = channels;
                 c.inner = termInner;
                 c.accumulate = k > 0;
-                steps.push_back([c, label](cudaStream_t s, std::size_t) { checkCuda(kernels::channelCopy(s, c), label); });
+                steps.push_back(
+                    [c, label](cudaStream_t s, std::size_t) { checkCuda(kernels::channelCopy(s, c), label); });
             }
         }
         c0 += channels;
     }
 }
 
-void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::vector<std::int64_t>& inDims,
-                                int out, std::vector<Step>& steps)
+void DeviceRunner::compileLayer(
+    const Op& op, std::size_t i, int in, const std::vector<std::int64_t>& inDims, int out, std::vector<Step>& steps)
 {
     const Layer& layer = op.layers[i];
     const std::string what = opLabel(op) + " layer " + std::to_string(i) + " (" + layer.kindName() + ")";
@@ -310,9 +316,9 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 shape.outW = outDims.at(3);
                 shape.conv = p;
                 const auto w = weights(0);
-                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float>{};
-                convs_.push_back(std::make_unique<CudnnConv>(cudnn_, shape, w, bias.empty() ? nullptr : &bias,
-                                                             layer.activation, x, y, what));
+                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
+                convs_.push_back(std::make_unique<CudnnConv>(
+                    cudnn_, shape, w, bias.empty() ? nullptr : &bias, layer.activation, x, y, what));
                 weightBytes_ += static_cast<std::int64_t>((w.size() + bias.size()) * sizeof(float));
                 const CudnnConv* conv = convs_.back().get();
                 steps.push_back([this, conv](cudaStream_t s, std::size_t k) {
@@ -322,7 +328,7 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 const std::int64_t n = inDims.at(0), k = elements(inDims) / n, o = outDims.at(1);
                 const float* w = constant(weights(0), what + ": weights");
                 const float* b = p.bias && layer.weights.size() > 1 ? constant(weights(1), what + ": bias") : nullptr;
-                if (pushCublasGemms({gemmLayerProblem(n, k, o)}, x, w, y, what, steps)) {
+                if (pushCublasGemms({ gemmLayerProblem(n, k, o) }, x, w, y, what, steps)) {
                     // Bias and activation after the GEMM, as one small kernel.
                     if ((b || a.kind != 0) && n * o > 0)
                         push([=](cudaStream_t s) { return kernels::biasActivation(s, y, b, n, o, 1, a); });
@@ -376,8 +382,8 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 if (i == 0 && cpu::multipliesTerms(op)) {
                     const int rank = static_cast<int>(outDims.size());
                     if (rank > kernels::kMaxRank)
-                        throw Error(what + ": rank " + std::to_string(rank) + " is beyond the backend's " +
-                                    std::to_string(kernels::kMaxRank));
+                        throw Error(what + ": rank " + std::to_string(rank) + " is beyond the backend's "
+                            + std::to_string(kernels::kMaxRank));
                     auto shapeOf = [&](const std::vector<std::int64_t>& dims) {
                         // Right-aligned dense strides; 0 where the operand is broadcast.
                         kernels::Broadcast b;
@@ -399,7 +405,7 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                         for (int d = 0; d < rank; ++d)
                             shape.bStrides[d] = rhsShape.aStrides[d];
                         const float* rhs = tensorAt(op.inputs[k].front());
-                        const kernels::Act last = k + 1 == op.inputs.size() ? a : kernels::Act{};
+                        const kernels::Act last = k + 1 == op.inputs.size() ? a : kernels::Act {};
                         push([=](cudaStream_t s) { return kernels::multiply(s, lhs, rhs, y, shape, last); });
                         lhs = y; // then y *= the next operand
                         shape = shapeOf(outDims);
@@ -412,7 +418,7 @@ void DeviceRunner::compileLayer(const Op& op, std::size_t i, int in, const std::
                 const std::int64_t n = elements(outDims); // a view with an activation
                 push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
             } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm,
-                                         Gather, Where, Expand>) {
+                                     Gather, Where, Expand>) {
                 compileTensorLayer(op, i, x, inDims, y, steps);
             } else {
                 throw Error(what + ": not supported by the CUDA backend");
@@ -495,8 +501,8 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
     for (const auto& op : program.ops)
         if (op.kind == StreamOpKind::Launch) {
             if (op.index >= steps_.size())
-                throw Error("stream program launches " + std::to_string(op.index) + " of " +
-                            std::to_string(steps_.size()));
+                throw Error(
+                    "stream program launches " + std::to_string(op.index) + " of " + std::to_string(steps_.size()));
             compileLaunch(op.index);
         }
     prepareStreams(program);
@@ -518,7 +524,7 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
             issue(op);
             if (op.kind == StreamOpKind::Launch)
                 checkCuda(cudaStreamSynchronize(streams_.at(op.stream)),
-                          "running launch " + std::to_string(op.index) + " before capture");
+                    "running launch " + std::to_string(op.index) + " before capture");
         }
         checkCuda(cudaDeviceSynchronize(), "running the plan once before capture");
         for (const auto& op : program.ops)
@@ -550,17 +556,17 @@ std::vector<std::vector<float>> DeviceRunner::run(const GraphExec& exec, const s
 {
     const auto& ids = graph_.inputs();
     if (inputs.size() != ids.size())
-        throw Error(graph_.name() + " takes " + std::to_string(ids.size()) + " inputs, got " +
-                    std::to_string(inputs.size()));
+        throw Error(
+            graph_.name() + " takes " + std::to_string(ids.size()) + " inputs, got " + std::to_string(inputs.size()));
     cudaStream_t s = streams_.at(0);
     for (std::size_t k = 0; k < ids.size(); ++k) {
         const Tensor& t = graph_.tensor(ids[k]);
         if (static_cast<std::int64_t>(inputs[k].size()) != t.shape.elements())
-            throw Error("input '" + t.name + "' (" + t.shape.toString() + ") needs " +
-                        std::to_string(t.shape.elements()) + " values, got " + std::to_string(inputs[k].size()));
-        checkCuda(cudaMemcpyAsync(tensorAt(t.id), inputs[k].data(), inputs[k].size() * sizeof(float),
-                                  cudaMemcpyHostToDevice, s),
-                  "copying input '" + t.name + "' to the device");
+            throw Error("input '" + t.name + "' (" + t.shape.toString() + ") needs "
+                + std::to_string(t.shape.elements()) + " values, got " + std::to_string(inputs[k].size()));
+        checkCuda(cudaMemcpyAsync(
+                      tensorAt(t.id), inputs[k].data(), inputs[k].size() * sizeof(float), cudaMemcpyHostToDevice, s),
+            "copying input '" + t.name + "' to the device");
     }
     gatherErrors_.clear(s);
     checkCuda(cudaGraphLaunch(exec.get(), s), "cudaGraphLaunch");
@@ -569,7 +575,7 @@ std::vector<std::vector<float>> DeviceRunner::run(const GraphExec& exec, const s
     for (auto id : graph_.outputs()) {
         auto& host = outputs.emplace_back(static_cast<std::size_t>(graph_.tensor(id).shape.elements()));
         checkCuda(cudaMemcpyAsync(host.data(), tensorAt(id), host.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
-                  "copying output '" + graph_.tensor(id).name + "' from the device");
+            "copying output '" + graph_.tensor(id).name + "' from the device");
     }
     checkCuda(cudaStreamSynchronize(s), "running the plan of " + graph_.name());
     gatherErrors_.throwIfReported();

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "exec/cpu/tensor_layout.h"
-#include "exec/cuda/cuda_check.h"
 #include "exec/cuda/cublas_gemm.h"
+#include "exec/cuda/cuda_check.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cudnn_conv.h"
 #include "exec/cuda/gather_errors.h"
@@ -23,13 +23,19 @@ namespace opsched::gpu {
 class GraphExec {
 public:
     GraphExec() = default;
-    explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}
+    explicit GraphExec(cudaGraphExec_t exec)
+        : exec_(exec)
+    {
+    }
     ~GraphExec()
     {
         if (exec_)
             cudaGraphExecDestroy(exec_);
     }
-    GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+    GraphExec(GraphExec&& o) noexcept
+        : exec_(std::exchange(o.exec_, nullptr))
+    {
+    }
     GraphExec& operator=(GraphExec&& o) noexcept
     {
         std::swap(exec_, o.exec_);
@@ -92,19 +98,19 @@ private:
     float* tensorAt(TensorId t) const { return at(layout_.valueOf(t)); }
     void compileOp(const Op& op, std::vector<Step>& out);
     void compileLayer(const Op& op, std::size_t i, int in, const std::vector<std::int64_t>& inDims, int out,
-                      std::vector<Step>& steps);
+        std::vector<Step>& steps);
     void compileCombine(const Op& op, std::vector<Step>& steps);
     void compileMerged(const std::vector<OpId>& order, const std::vector<std::int64_t>& channelOffsets, int input,
-                       float* stack, bool copySlices, std::vector<Step>& steps);
+        float* stack, bool copySlices, std::vector<Step>& steps);
     const float* constant(const std::vector<float>& values, const std::string& what);
     // Imported models' layers (Binary, MatMul, Concat, Slice, ...): device_runner_tensor_ops.cpp.
     void compileTensorLayer(const Op& op, std::size_t i, const float* x, const std::vector<std::int64_t>& inDims,
-                            float* y, std::vector<Step>& steps);
+        float* y, std::vector<Step>& steps);
     // GEMM steps on cuBLAS (row-major a * b into y, one per call, each at its offsets), or false,
     // pushing nothing, when cuBLAS is missing or a call's sizes do not fit its int arguments; the
     // caller then pushes its own kernel.
     bool pushCublasGemms(const std::vector<RowMajorGemm>& calls, const float* a, const float* b, float* y,
-                         const std::string& what, std::vector<Step>& steps);
+        const std::string& what, std::vector<Step>& steps);
     const std::int64_t* indexConstant(const std::vector<std::int64_t>& values, const std::string& what);
     // Streams, and for those that run convolutions a cuDNN handle and a workspace as large as
     // their largest conv needs; for those that run cuBLAS GEMMs a cuBLAS handle and a workspace of
@@ -120,8 +126,8 @@ private:
     DeviceBuffer arena_;
     CudnnContext cudnn_;
     CublasGemms cublas_;
-    std::size_t cublasSteps_ = 0;   // cuBLAS steps compiled so far
-    std::vector<bool> usesCublas_;  // per launch: its stream needs a cuBLAS handle and workspace
+    std::size_t cublasSteps_ = 0; // cuBLAS steps compiled so far
+    std::vector<bool> usesCublas_; // per launch: its stream needs a cuBLAS handle and workspace
     std::vector<std::vector<Step>> steps_;
     std::vector<bool> compiled_;
     std::vector<std::unique_ptr<CudnnConv>> convs_;
@@ -132,8 +138,8 @@ private:
     std::vector<DeviceBuffer> workspaces_; // per stream, cuDNN's and cuBLAS's
     std::vector<cudaEvent_t> events_;
     std::vector<cudaEvent_t> timingEvents_; // timeBackToBack's
-    std::vector<bool> ranEagerly_;          // per launch: run once outside a capture
-    GatherErrors gatherErrors_;             // embeddings' out-of-range ids, checked by run()
+    std::vector<bool> ranEagerly_; // per launch: run once outside a capture
+    GatherErrors gatherErrors_; // embeddings' out-of-range ids, checked by run()
 };
 
 } // namespace opsched::gpu

@@ -18,17 +18,16 @@ int GatherErrors::add(const std::string& label, std::int64_t rows)
 void GatherErrors::clear(cudaStream_t stream) const
 {
     if (!empty())
-        checkCuda(cudaMemsetAsync(slot_.data(), 0, sizeof(kernels::IndexError), stream),
-                  "clearing the gathers' error slot");
+        checkCuda(
+            cudaMemsetAsync(slot_.data(), 0, sizeof(kernels::IndexError), stream), "clearing the gathers' error slot");
 }
 
 void GatherErrors::fetch(cudaStream_t stream)
 {
     fetched_ = {};
     if (!empty())
-        checkCuda(cudaMemcpyAsync(&fetched_, slot_.data(), sizeof(kernels::IndexError), cudaMemcpyDeviceToHost,
-                                  stream),
-                  "reading the gathers' error slot");
+        checkCuda(cudaMemcpyAsync(&fetched_, slot_.data(), sizeof(kernels::IndexError), cudaMemcpyDeviceToHost, stream),
+            "reading the gathers' error slot");
 }
 
 void GatherErrors::throwIfReported() const
@@ -38,9 +37,9 @@ void GatherErrors::throwIfReported() const
     const auto k = static_cast<std::size_t>(fetched_.gather - 1);
     std::ostringstream id;
     id << fetched_.id;
-    throw Error(labels_[k] + ": index " + id.str() + " is outside a table of " + std::to_string(rows_[k]) +
-                " rows (valid: " + std::to_string(-rows_[k]) + " to " + std::to_string(rows_[k] - 1) +
-                "); check the token ids against the vocabulary size");
+    throw Error(labels_[k] + ": index " + id.str() + " is outside a table of " + std::to_string(rows_[k])
+        + " rows (valid: " + std::to_string(-rows_[k]) + " to " + std::to_string(rows_[k] - 1)
+        + "); check the token ids against the vocabulary size");
 }
 
 } // namespace opsched::gpu

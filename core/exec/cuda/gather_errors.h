@@ -34,7 +34,7 @@ private:
     DeviceBuffer slot_;
     std::vector<std::string> labels_;
     std::vector<std::int64_t> rows_;
-    kernels::IndexError fetched_{};
+    kernels::IndexError fetched_ {};
 };
 
 } // namespace opsched::gpu

@@ -31,7 +31,7 @@ ColumnMajorGemm toColumnMajor(const RowMajorGemm& g)
 bool fitsCublasInt(const ColumnMajorGemm& c)
 {
     constexpr std::int64_t limit = std::numeric_limits<int>::max();
-    for (std::int64_t v : {c.m, c.n, c.k, c.ldFirst, c.ldSecond, c.ldc, c.batch})
+    for (std::int64_t v : { c.m, c.n, c.k, c.ldFirst, c.ldSecond, c.ldc, c.batch })
         if (v < 0 || v > limit)
             return false;
     return true;
@@ -65,7 +65,7 @@ std::vector<RowMajorGemm> matMulProblems(const kernels::BatchedMatMul& g)
             p.batch = 1;
             p.strideA = p.strideC = 0;
         }
-        return {p};
+        return { p };
     }
     // The outer batch axes walked on the host, one call each.
     std::int64_t calls = 1;

@@ -5,7 +5,8 @@
 namespace opsched::gpu {
 
 GpuMemoryPlan::GpuMemoryPlan(const Graph& graph, const Plan& plan, const cpu::TensorLayout& layout, ArenaReuse reuse)
-    : layout_(layout), before_(launchHappensBefore(plan))
+    : layout_(layout)
+    , before_(launchHappensBefore(plan))
 {
     const std::size_t m = plan.launches.size();
     std::vector<std::uint32_t> launchOf(graph.opCount());
@@ -14,7 +15,7 @@ GpuMemoryPlan::GpuMemoryPlan(const Graph& graph, const Plan& plan, const cpu::Te
             launchOf[id.value()] = static_cast<std::uint32_t>(i);
 
     const auto& values = layout.values();
-    touches_.assign(values.size(), Touches{DynamicBitset(m)});
+    touches_.assign(values.size(), Touches { DynamicBitset(m) });
     for (std::size_t v = 0; v < values.size(); ++v) {
         const cpu::Value& value = values[v];
         Touches& t = touches_[v];
@@ -49,7 +50,7 @@ GpuMemoryPlan::GpuMemoryPlan(const Graph& graph, const Plan& plan, const cpu::Te
         if (blockOf[r] < 0) {
             blockOf[r] = static_cast<int>(roots_.size());
             roots_.push_back(static_cast<int>(r));
-            blockTouches.push_back(Touches{DynamicBitset(m)});
+            blockTouches.push_back(Touches { DynamicBitset(m) });
             bytes.push_back(values[r].bytes());
         }
         Touches& bt = blockTouches[static_cast<std::size_t>(blockOf[r])];
@@ -60,8 +61,8 @@ GpuMemoryPlan::GpuMemoryPlan(const Graph& graph, const Plan& plan, const cpu::Te
     }
 
     const cpu::Placement placement = cpu::placeBlocks(bytes, [&](std::size_t i, std::size_t j) {
-        return reuse == ArenaReuse::Never ||
-               (!ordered(blockTouches[i], blockTouches[j]) && !ordered(blockTouches[j], blockTouches[i]));
+        return reuse == ArenaReuse::Never
+            || (!ordered(blockTouches[i], blockTouches[j]) && !ordered(blockTouches[j], blockTouches[i]));
     });
     arenaBytes_ = placement.peakBytes;
     for (std::size_t v = 0; v < values.size(); ++v)
@@ -119,8 +120,8 @@ std::vector<std::string> GpuMemoryPlan::conflicts() const
                 continue;
             if (ordered(uses[a], uses[b]) || ordered(uses[b], uses[a]))
                 continue;
-            problems.push_back("'" + values[a].name + "' and '" + values[b].name +
-                               "' share bytes and may be in use at the same time");
+            problems.push_back(
+                "'" + values[a].name + "' and '" + values[b].name + "' share bytes and may be in use at the same time");
         }
     for (std::size_t v = 0; v < n; ++v)
         if (offsets_[v] < 0 || offsets_[v] + values[v].bytes() > arenaBytes_)

@@ -19,7 +19,7 @@ namespace opsched::gpu {
 
 enum class ArenaReuse : std::uint8_t {
     WhenOrdered, // the executor's plan: blocks share bytes when the plan orders their uses
-    Never,       // every root its own bytes (timing stages out of plan order)
+    Never, // every root its own bytes (timing stages out of plan order)
 };
 
 // Launches that read or write a block. The graph inputs are written before the first launch and
@@ -27,13 +27,13 @@ enum class ArenaReuse : std::uint8_t {
 struct Touches {
     DynamicBitset launches;
     bool beforeAll = false; // written by the input copy
-    bool afterAll = false;  // read by the output copy
+    bool afterAll = false; // read by the output copy
 };
 
 class GpuMemoryPlan {
 public:
     GpuMemoryPlan(const Graph& graph, const Plan& plan, const cpu::TensorLayout& layout,
-                  ArenaReuse reuse = ArenaReuse::WhenOrdered);
+        ArenaReuse reuse = ArenaReuse::WhenOrdered);
 
     // Bytes from the arena's start to the value's first byte (layout value index).
     std::int64_t offset(int value) const { return offsets_[static_cast<std::size_t>(value)]; }
@@ -50,8 +50,8 @@ private:
 
     const cpu::TensorLayout& layout_;
     std::vector<DynamicBitset> before_;
-    std::vector<Touches> touches_;      // per value
-    std::vector<int> roots_;            // root value indices
+    std::vector<Touches> touches_; // per value
+    std::vector<int> roots_; // root value indices
     std::vector<std::int64_t> offsets_; // per value
     std::int64_t arenaBytes_ = 0;
 };

@@ -101,8 +101,8 @@ __global__ void gatherRowsKernel(const float* data, float* out, GatherRows g, Ac
 
 } // namespace
 
-cudaError_t rowNorm(cudaStream_t stream, const float* in, float* out, const float* scale, const float* bias,
-    const RowNorm& p, Act act)
+cudaError_t rowNorm(
+    cudaStream_t stream, const float* in, float* out, const float* scale, const float* bias, const RowNorm& p, Act act)
 {
     if (p.rows <= 0 || p.cols <= 0)
         return cudaGetLastError();

@@ -11,8 +11,8 @@ namespace opsched::gpu::kernels {
 
 // out = act(normalised in * scale + bias) row by row (RowNorm); scale and bias may be null when
 // their counts are 0; in == out is allowed.
-cudaError_t rowNorm(cudaStream_t stream, const float* in, float* out, const float* scale, const float* bias,
-    const RowNorm& p, Act act);
+cudaError_t rowNorm(
+    cudaStream_t stream, const float* in, float* out, const float* scale, const float* bias, const RowNorm& p, Act act);
 
 // out = act(data gathered as `g` says); an out-of-range id is reported through g.error.
 cudaError_t gatherRows(cudaStream_t stream, const float* data, float* out, const GatherRows& g, Act act);

@@ -16,15 +16,21 @@ namespace {
 
 class ProgramWriter {
 public:
-    explicit ProgramWriter(StreamProgram& p) : p_(p) {}
+    explicit ProgramWriter(StreamProgram& p)
+        : p_(p)
+    {
+    }
 
     std::uint32_t record(std::uint32_t stream)
     {
-        p_.ops.push_back({StreamOpKind::Record, stream, p_.events});
+        p_.ops.push_back({ StreamOpKind::Record, stream, p_.events });
         return p_.events++;
     }
-    void wait(std::uint32_t stream, std::uint32_t event) { p_.ops.push_back({StreamOpKind::Wait, stream, event}); }
-    void launch(std::uint32_t stream, std::uint32_t index) { p_.ops.push_back({StreamOpKind::Launch, stream, index}); }
+    void wait(std::uint32_t stream, std::uint32_t event) { p_.ops.push_back({ StreamOpKind::Wait, stream, event }); }
+    void launch(std::uint32_t stream, std::uint32_t index)
+    {
+        p_.ops.push_back({ StreamOpKind::Launch, stream, index });
+    }
 
     // Every stream in `from` (but 0) hands its work to stream 0.
     void join(const std::vector<bool>& from)
@@ -102,7 +108,8 @@ StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan)
 
 std::vector<DynamicBitset> programHappensBefore(const StreamProgram& program, std::size_t launches)
 {
-    std::vector<DynamicBitset> done(program.streams, DynamicBitset(launches)); // per stream: finished before its next op
+    std::vector<DynamicBitset> done(
+        program.streams, DynamicBitset(launches)); // per stream: finished before its next op
     std::vector<DynamicBitset> event(program.events, DynamicBitset(launches));
     std::vector<DynamicBitset> before(launches, DynamicBitset(launches));
     for (const auto& op : program.ops) {
@@ -142,8 +149,8 @@ std::vector<std::string> programProblems(const StreamProgram& program, const Pla
         const StreamOp& op = program.ops[k];
         const std::string where = "step " + std::to_string(k);
         if (op.stream >= program.streams) {
-            problems.push_back(where + " uses stream " + std::to_string(op.stream) + " of " +
-                               std::to_string(program.streams));
+            problems.push_back(
+                where + " uses stream " + std::to_string(op.stream) + " of " + std::to_string(program.streams));
             continue;
         }
         switch (op.kind) {
@@ -156,7 +163,8 @@ std::vector<std::string> programProblems(const StreamProgram& program, const Pla
             if (plan.launches[op.index].stream.value() != op.stream)
                 problems.push_back(where + " issues launch " + std::to_string(op.index) + " on the wrong stream");
             if (!forked[op.stream])
-                problems.push_back(where + ": stream " + std::to_string(op.stream) + " works before it is forked from stream 0");
+                problems.push_back(
+                    where + ": stream " + std::to_string(op.stream) + " works before it is forked from stream 0");
             break;
         case StreamOpKind::Record:
             if (op.index >= program.events || recordStream[op.index] >= 0)
@@ -194,8 +202,8 @@ std::vector<std::string> programProblems(const StreamProgram& program, const Pla
                 done[op.stream] |= event[op.index];
         }
         if (done[0].count() != m)
-            problems.push_back("the program ends with " + std::to_string(m - done[0].count()) +
-                               " launches not joined back into stream 0");
+            problems.push_back("the program ends with " + std::to_string(m - done[0].count())
+                + " launches not joined back into stream 0");
     }
     return problems;
 }

@@ -18,7 +18,7 @@ namespace opsched::gpu {
 enum class StreamOpKind : std::uint8_t {
     Launch, // run plan launch `index` on `stream`
     Record, // record event `index` on `stream`
-    Wait,   // make `stream` wait for event `index`
+    Wait, // make `stream` wait for event `index`
 };
 
 struct StreamOp {
@@ -30,7 +30,7 @@ struct StreamOp {
 
 struct StreamProgram {
     std::uint32_t streams = 1; // CUDA streams, stream 0 being the origin (the one captured)
-    std::uint32_t events = 0;  // each recorded once
+    std::uint32_t events = 0; // each recorded once
     std::vector<StreamOp> ops;
 
     std::size_t count(StreamOpKind kind) const;

@@ -206,8 +206,8 @@ std::vector<std::size_t> binaryOperandOrder(const Binary& binary, std::size_t te
         order[k] = k;
     if (binary.constantFirst) {
         if (weights != 1)
-            throw Error("an element-wise operation with its constant first needs one constant, not "
-                + std::to_string(weights));
+            throw Error(
+                "an element-wise operation with its constant first needs one constant, not " + std::to_string(weights));
         std::rotate(order.begin(), order.end() - 1, order.end());
     }
     return order;
@@ -218,7 +218,8 @@ kernels::Elementwise whereGeometry(const std::vector<std::int64_t>& conditionDim
     const std::vector<std::int64_t>& outDims)
 {
     return elementwiseLaunch(kernels::kSelect,
-        { broadcastStrides(conditionDims, outDims), broadcastStrides(xDims, outDims), broadcastStrides(yDims, outDims) },
+        { broadcastStrides(conditionDims, outDims), broadcastStrides(xDims, outDims),
+            broadcastStrides(yDims, outDims) },
         outDims);
 }
 
@@ -233,8 +234,8 @@ kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::i
     const auto rank = static_cast<int>(inDims.size());
     const int axis = norm.axis < 0 ? norm.axis + rank : norm.axis;
     if (rank < 1 || axis < 0 || axis >= rank)
-        throw Error("layer normalisation axis " + std::to_string(norm.axis) + " is out of range for "
-            + dimsText(inDims));
+        throw Error(
+            "layer normalisation axis " + std::to_string(norm.axis) + " is out of range for " + dimsText(inDims));
     const std::vector<std::int64_t> normalised(inDims.begin() + axis, inDims.end());
     // How many elements a per-row parameter covers: the whole row (whatever its dims say, as the
     // graph builder checks only the count), or a trailing part of it.
@@ -244,9 +245,10 @@ kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::i
         auto first = std::find_if(dims.begin(), dims.end(), [](std::int64_t d) { return d != 1; });
         const std::vector<std::int64_t> trimmed(first, dims.end());
         if (trimmed.size() > normalised.size()
-            || !std::equal(trimmed.begin(), trimmed.end(), normalised.end() - static_cast<std::ptrdiff_t>(trimmed.size())))
-            throw Error(std::string("layer normalisation ") + what + " " + dimsText(dims) + " does not fit the normalised axes "
-                + dimsText(normalised));
+            || !std::equal(
+                trimmed.begin(), trimmed.end(), normalised.end() - static_cast<std::ptrdiff_t>(trimmed.size())))
+            throw Error(std::string("layer normalisation ") + what + " " + dimsText(dims)
+                + " does not fit the normalised axes " + dimsText(normalised));
         return product(trimmed);
     };
     kernels::RowNorm p;
@@ -286,7 +288,8 @@ std::vector<std::int64_t> normalisedGatherIndices(const std::vector<std::int64_t
     std::vector<std::int64_t> out;
     for (auto i : indices) {
         if (i < -axisLen || i >= axisLen)
-            throw Error("gather index " + std::to_string(i) + " is out of range for an axis of " + std::to_string(axisLen));
+            throw Error(
+                "gather index " + std::to_string(i) + " is out of range for an axis of " + std::to_string(axisLen));
         out.push_back(i < 0 ? i + axisLen : i);
     }
     return out;

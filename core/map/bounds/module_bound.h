@@ -1,0 +1,33 @@
+// DiviML's lower bound (Section IV-B1) over MILP-SPLIT's module chain, with the OPTIMUM of each
+// module-sized piece (exact search, proven) where the paper has OPT, and simpleLowerBound only
+// where a piece is too large to solve or its search hits the node limit.
+//
+// Between separators the join is exact, so the bound is a dynamic program over the separators'
+// devices: dp(exit on e) = min over d of dp(entry on d) + B(stretch | entry on d, exit on e), with
+// B the stretch's proven optimum when it is one module, else the larger of its chain bound and
+// simpleLowerBound. Inside a stretch cut at multi-channel boundaries M_1..M_r (G_s = M_s and the
+// modules after it, dep(I) = I and its descendants, pre(O) = O and its ancestors in a module):
+//   LB(G_s) >= OPT(M_s) + min over inputs I of G_{s+1} fed by M_s of f(I)
+//              (every task of M_s reaches G_{s+1}: the last of M_s to end precedes all of some dep(I));
+//   LB(G_s) >= LB(G_{s+1}) + min over outputs O of M_s of OPT(pre(O))
+//              (every task of G_{s+1} is reached from M_s: the first of G_{s+1} to start waits for a pre(O));
+//   f(I) = LB(dep(I)) >= OPT(dep(I) in I's module) + min over the inputs I' it feeds of f(I'),
+//                     >= max over those I' of f(I') + min over its outputs O of OPT(pre(O) in dep(I)).
+// Transfers are not counted across channels (they may be zero), so the bound stays valid.
+#pragma once
+
+#include "map/problem/mapping_problem.h"
+
+#include <cstdint>
+
+namespace opsched::map {
+
+struct ModuleBoundOptions {
+    std::size_t maxModuleTasks = 12; // the module cap the chain is cut with
+    std::uint64_t nodesPerSolve = 40000; // exact search limit per piece; past it, simpleLowerBound
+};
+
+// The bound for the whole problem; 0 where it does not apply (release times).
+double moduleChainLowerBound(const MappingProblem& problem, const ModuleBoundOptions& options = {});
+
+} // namespace opsched::map

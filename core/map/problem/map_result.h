@@ -1,0 +1,51 @@
+// What every mapper returns, and the knobs they share.
+#pragma once
+
+#include "map/problem/mapping_problem.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace opsched::map {
+
+struct MapperOptions {
+    double timeLimitSeconds = 60; // the MILP's limit (each MILP-SPLIT module gets a share), SA's and EA's cap
+    std::uint64_t seed = 1; // SA and EA
+    std::uint64_t iterations = 0; // SA and EA evaluations; 0 picks 200 per task, at least 5000
+    // SA and EA: when > 0, run for this many wall seconds instead of `iterations` (the paper's
+    // equal-runtime comparison: `compare --equal-time` gives them MILP-SPLIT's time).
+    double runSeconds = 0;
+    std::size_t maxModuleTasks = 12; // MILP-SPLIT: largest module solved as one piece (--max-module-tasks)
+    // MILP-SPLIT: how a module is solved exactly: by the exact search where it has at most
+    // kExactSearchMaxTasks tasks and by the MILP beyond (auto), or always by the MILP.
+    enum class ModuleSolver { Auto, Milp } moduleSolver = ModuleSolver::Auto;
+    // The MILPs' branch-and-bound node limit (0: none, the default). Unlike the time limit it gives
+    // the same answer however loaded the machine is (tests); reaching it leaves status feasible.
+    std::uint64_t maxNodes = 0;
+    int logLevel = 0; // CBC's log on stderr when > 0
+    // The MILPs' symmetry breaking between interchangeable devices and nodes (symmetry_cuts.h):
+    // their #tasks, busy time or #batches in a fixed order. None by default.
+    enum class Symmetry { None, Tasks, Time, Batches } symmetry = Symmetry::None;
+    // MILP only: look for mappings strictly faster than this (seconds). When the solver proves
+    // there is none, the result is the start mapping with status optimal and `cutoffProven` set.
+    double cutoffSeconds = std::numeric_limits<double>::infinity();
+};
+
+enum class SolveStatus { Heuristic, Optimal, Feasible, Timeout };
+const char* toString(SolveStatus status);
+
+struct MapResult {
+    std::string mapper;
+    Mapping mapping;
+    MappingTimes times; // evaluate(problem, mapping)
+    SolveStatus status = SolveStatus::Heuristic;
+    // MILP: relative gap between the mapping and the solver's best bound, (ub - lb) / ub; NaN
+    // where no bound is known (heuristics).
+    double gap = std::numeric_limits<double>::quiet_NaN();
+    double solveSeconds = 0;
+    std::string note; // e.g. which heuristic started the solver, why a module fell back
+    bool cutoffProven = false; // MILP with a cutoff: nothing faster than the cutoff exists
+};
+
+} // namespace opsched::map

@@ -1,0 +1,486 @@
+#include "map/solvers/milp_split.h"
+
+#include "map/bounds/lower_bound.h"
+#include "map/problem/module_chain.h"
+#include "map/problem/modules.h"
+#include "map/solvers/exact_search.h"
+#include "map/solvers/heuristic_mappers.h"
+#include "map/solvers/milp_mapper.h"
+
+#include "util/error.h"
+#include "util/random.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+namespace opsched::map {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using StateKey = std::vector<std::uint32_t>; // devices of a boundary's tasks, in boundary order
+
+// Boundary states kept per module: entry states beyond this (the costliest) are dropped, and a
+// module with more exit states than this is only solved with its exits free.
+constexpr std::size_t kMaxEntryStates = 27;
+constexpr std::size_t kMaxExitStates = 27;
+
+// A module's mapping for one (entry, exit) pair, in global task ids.
+struct Piece {
+    double value = kUnsupported; // its makespan, from the moment the module before ended
+    std::vector<std::uint32_t> device; // per module task
+    std::vector<std::vector<std::uint32_t>> order; // per device
+};
+
+struct DpEntry {
+    double value = kUnsupported;
+    StateKey from; // the entry state at the boundary before
+    Piece piece;
+};
+
+class Splitter {
+public:
+    Splitter(const MappingProblem& p, const MapperOptions& o)
+        : p_(p)
+        , o_(o)
+        , t0_(Clock::now())
+    {
+    }
+
+    MapResult run();
+
+private:
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+    bool outOfTime() const { return elapsed() > o_.timeLimitSeconds; }
+
+    // Module j alone: its inputs from the entry state's devices (arrival = the transfer, from the
+    // moment the module before ended), tasks in `pins` held to their device.
+    MappingProblem moduleProblem(std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& pins) const;
+    MapResult solve(const MappingProblem& sub, double cutoff);
+    // Fills dp_[j + 1] from dp_[j].
+    void joinModule(std::size_t j);
+    void offer(std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks);
+    Mapping assemble() const;
+    // The modules one after another, each solved exactly from where the ones before left the
+    // devices and results (finish times, busy devices): modules overlap as the barrier cannot.
+    MapResult forwardPass();
+    void keepBestOfPool(MapResult& result);
+    void polish(MapResult& result);
+    // The biased (1+1) EA from `result` (its order kept), until the time spent so far has doubled.
+    void evolveFrom(MapResult& result);
+
+    const MappingProblem& p_;
+    MapperOptions o_;
+    Clock::time_point t0_;
+    ModuleChain chain_;
+    std::vector<std::map<StateKey, DpEntry>> dp_; // per boundary
+    double moduleLimit_ = 1;
+    bool exact_ = true;
+    bool timedOut_ = false;
+    std::size_t solves_ = 0, dropped_ = 0;
+};
+
+MappingProblem Splitter::moduleProblem(
+    std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& pins) const
+{
+    const auto& tasks = chain_.blocks[j];
+    const auto& in = chain_.boundary[j];
+    const std::size_t k = p_.deviceCount();
+    std::vector<std::vector<double>> release(tasks.size(), std::vector<double>(k, 0.0));
+    MappingProblem sub = subproblem(p_, tasks, {});
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        for (std::uint32_t v = 0; v < k; ++v)
+            release[i][v] = p_.releaseOf(tasks[i], v); // absolute: later than needed, never too early
+        for (std::uint32_t q : p_.dag.predecessors[tasks[i]]) {
+            const auto at = std::lower_bound(in.begin(), in.end(), q);
+            if (at == in.end() || *at != q)
+                continue; // inside the module
+            const std::uint32_t from = entry[static_cast<std::size_t>(at - in.begin())];
+            for (std::uint32_t v = 0; v < k; ++v) {
+                const double arrival = p_.commSeconds(q, from, v);
+                if (std::isfinite(arrival))
+                    release[i][v] = std::max(release[i][v], arrival);
+                else
+                    sub.tasks[i].seconds[v] = kUnsupported; // no link from the input's device
+            }
+        }
+        if (pins[i] != UINT32_MAX)
+            for (std::uint32_t v = 0; v < k; ++v)
+                if (v != pins[i])
+                    sub.tasks[i].seconds[v] = kUnsupported;
+    }
+    sub.release = std::move(release);
+    return sub;
+}
+
+MapResult Splitter::solve(const MappingProblem& sub, double cutoff)
+{
+    ++solves_;
+    if (outOfTime()) {
+        timedOut_ = true;
+        exact_ = false;
+        return bestListHeuristic(sub);
+    }
+    MapperOptions o = o_;
+    o.timeLimitSeconds = std::min(moduleLimit_, std::max(0.05, o_.timeLimitSeconds - elapsed()));
+    o.cutoffSeconds = cutoff;
+    const bool search = o_.moduleSolver == MapperOptions::ModuleSolver::Auto && sub.taskCount() <= kExactSearchMaxTasks;
+    MapResult r = search ? mapExactSearch(sub, o) : mapMilp(sub, o);
+    if (r.status != SolveStatus::Optimal) {
+        exact_ = false;
+        timedOut_ = timedOut_ || r.status == SolveStatus::Timeout;
+    }
+    return r;
+}
+
+void Splitter::offer(
+    std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks)
+{
+    const auto& tasks = chain_.blocks[j];
+    const auto& in = chain_.boundary[j];
+    StateKey key;
+    for (std::uint32_t t : exitTasks) {
+        const auto local = std::find(tasks.begin(), tasks.end(), t);
+        if (local != tasks.end())
+            key.push_back(r.mapping.device[static_cast<std::size_t>(local - tasks.begin())]);
+        else // passes through from an earlier module: the entry state holds it
+            key.push_back(entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
+    }
+    const double total = dp_[j].at(entry).value + r.times.makespan;
+    DpEntry& slot = dp_[j + 1][key];
+    if (total >= slot.value)
+        return;
+    slot.value = total;
+    slot.from = entry;
+    slot.piece.value = r.times.makespan;
+    slot.piece.device = r.mapping.device;
+    slot.piece.order.assign(p_.deviceCount(), {});
+    for (std::uint32_t u = 0; u < p_.deviceCount(); ++u)
+        for (std::uint32_t local : r.mapping.order[u])
+            slot.piece.order[u].push_back(tasks[local]);
+}
+
+void Splitter::joinModule(std::size_t j)
+{
+    const auto& tasks = chain_.blocks[j];
+    const auto& out = chain_.boundary[j + 1];
+    const std::size_t k = p_.deviceCount();
+    // The module's own channel outputs get every device combination; the others pass through.
+    std::vector<std::size_t> freeExits; // local indices
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        if (std::binary_search(out.begin(), out.end(), tasks[i]))
+            freeExits.push_back(i);
+    double combos = 1;
+    for (std::size_t i = 0; i < freeExits.size(); ++i)
+        combos *= static_cast<double>(k);
+    const bool enumerate = combos <= static_cast<double>(kMaxExitStates);
+    if (!enumerate)
+        exact_ = false;
+
+    // Entries from the cheapest first, so that later ones are pruned by what earlier ones found.
+    std::vector<std::pair<double, StateKey>> entries;
+    for (const auto& [key, e] : dp_[j])
+        entries.emplace_back(e.value, key);
+    std::sort(entries.begin(), entries.end());
+    if (entries.size() > kMaxEntryStates) {
+        dropped_ += entries.size() - kMaxEntryStates;
+        entries.resize(kMaxEntryStates);
+        exact_ = false;
+    }
+    auto worstKept = [&] {
+        if (!enumerate || dp_[j + 1].size() < static_cast<std::size_t>(combos))
+            return kUnsupported;
+        double worst = 0;
+        for (const auto& [key, e] : dp_[j + 1])
+            worst = std::max(worst, e.value);
+        return worst;
+    };
+    const std::vector<std::uint32_t> none(tasks.size(), UINT32_MAX);
+    for (const auto& [base, entry] : entries) {
+        // Free exits first: the optimum for this entry, and one exit state's exact value.
+        const double cutoff = worstKept() - base;
+        if (cutoff <= 0)
+            break;
+        MapResult r;
+        try {
+            r = solve(moduleProblem(j, entry, none), cutoff);
+        } catch (const Error&) {
+            continue; // nothing fits behind this entry (memory, links)
+        }
+        if (r.cutoffProven)
+            continue; // no exit state can improve from here
+        offer(j, entry, r, out);
+        if (!enumerate)
+            continue;
+        std::vector<std::uint32_t> pins = none;
+        for (std::size_t code = 0; code < static_cast<std::size_t>(combos); ++code) {
+            std::size_t c = code;
+            for (std::size_t i : freeExits) {
+                pins[i] = static_cast<std::uint32_t>(c % k);
+                c /= k;
+            }
+            bool same = true;
+            for (std::size_t i : freeExits)
+                same = same && pins[i] == r.mapping.device[i];
+            if (same)
+                continue;
+            const MappingProblem sub = moduleProblem(j, entry, pins);
+            // The exit key this pin gives, to read the best total found for it so far.
+            StateKey key;
+            const auto& in = chain_.boundary[j];
+            for (std::uint32_t t : out) {
+                const auto local = std::find(tasks.begin(), tasks.end(), t);
+                key.push_back(local != tasks.end()
+                        ? pins[static_cast<std::size_t>(local - tasks.begin())]
+                        : entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
+            }
+            const auto known = dp_[j + 1].find(key);
+            const double budget = (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base;
+            bool runnable = true;
+            for (const auto& t : sub.tasks)
+                runnable = runnable
+                    && std::any_of(t.seconds.begin(), t.seconds.end(), [](double s) { return std::isfinite(s); });
+            if (!runnable || simpleLowerBound(sub) >= budget)
+                continue;
+            try {
+                const MapResult pinned = solve(sub, budget);
+                if (!pinned.cutoffProven)
+                    offer(j, entry, pinned, out);
+            } catch (const Error&) {
+            }
+        }
+    }
+}
+
+Mapping Splitter::assemble() const
+{
+    const std::size_t q = chain_.blocks.size(), k = p_.deviceCount();
+    std::vector<const Piece*> chosen(q, nullptr);
+    StateKey state; // the last boundary has no tasks: one state
+    for (std::size_t j = q; j-- > 0;) {
+        const DpEntry& e = dp_[j + 1].at(state);
+        chosen[j] = &e.piece;
+        state = e.from;
+    }
+    Mapping m;
+    m.device.assign(p_.taskCount(), 0);
+    m.order.assign(k, {});
+    for (std::size_t j = 0; j < q; ++j) {
+        for (std::size_t i = 0; i < chain_.blocks[j].size(); ++i)
+            m.device[chain_.blocks[j][i]] = chosen[j]->device[i];
+        for (std::uint32_t u = 0; u < k; ++u)
+            m.order[u].insert(m.order[u].end(), chosen[j]->order[u].begin(), chosen[j]->order[u].end());
+    }
+    return m;
+}
+
+MapResult Splitter::forwardPass()
+{
+    const std::size_t k = p_.deviceCount();
+    std::vector<std::uint32_t> device(p_.taskCount(), 0);
+    std::vector<double> finish(p_.taskCount(), 0.0), deviceFree(k, 0.0);
+    Mapping m;
+    m.device.assign(p_.taskCount(), 0);
+    m.order.assign(k, {});
+    for (const auto& tasks : chain_.blocks) {
+        std::vector<char> inside(p_.taskCount(), 0);
+        for (std::uint32_t t : tasks)
+            inside[t] = 1;
+        MappingProblem sub = subproblem(p_, tasks, {});
+        sub.release.assign(tasks.size(), deviceFree);
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            for (std::uint32_t v = 0; v < k; ++v) {
+                sub.release[i][v] = std::max(sub.release[i][v], p_.releaseOf(tasks[i], v));
+                for (std::uint32_t q : p_.dag.predecessors[tasks[i]]) {
+                    if (inside[q])
+                        continue;
+                    const double arrival = finish[q] + p_.commSeconds(q, device[q], v);
+                    if (std::isfinite(arrival))
+                        sub.release[i][v] = std::max(sub.release[i][v], arrival);
+                    else
+                        sub.tasks[i].seconds[v] = kUnsupported;
+                }
+            }
+        const MapResult r = solve(sub, kUnsupported); // throws when nothing fits: the caller keeps the others
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            device[tasks[i]] = m.device[tasks[i]] = r.mapping.device[i];
+            finish[tasks[i]] = r.times.finish[i];
+            deviceFree[r.mapping.device[i]] = std::max(deviceFree[r.mapping.device[i]], r.times.finish[i]);
+        }
+        for (std::uint32_t u = 0; u < k; ++u)
+            for (std::uint32_t local : r.mapping.order[u])
+                m.order[u].push_back(tasks[local]);
+    }
+    MapResult result;
+    result.mapper = "forward modules";
+    result.times = evaluate(p_, m);
+    result.mapping = std::move(m);
+    return result;
+}
+
+void Splitter::polish(MapResult& result)
+{
+    // Modules solved one after another cannot see how they could overlap; a local search over
+    // single-task device moves, keeping the order found, recovers part of that.
+    std::vector<std::uint32_t> priority = *topologicalOrder(p_.dag);
+    std::stable_sort(priority.begin(), priority.end(),
+        [&](std::uint32_t a, std::uint32_t b) { return result.times.start[a] < result.times.start[b]; });
+    const std::size_t n = p_.taskCount(), k = p_.deviceCount();
+    if (k < 2)
+        return;
+    std::vector<std::uint32_t> device = result.mapping.device;
+    double best = result.times.makespan;
+    SplitMix64 rng(o_.seed ^ 0x5EED5EEDULL);
+    const std::uint64_t budget = std::max<std::uint64_t>(5000, 200 * n);
+    bool improved = false;
+    for (std::uint64_t i = 0; i < budget && !outOfTime(); ++i) {
+        const std::size_t t = rng.below(n);
+        const std::uint32_t old = device[t];
+        device[t] = static_cast<std::uint32_t>((old + 1 + rng.below(k - 1)) % k);
+        const double cost = evaluate(p_, mappingWithOrder(p_, device, priority)).makespan;
+        if (cost <= best) {
+            improved = improved || cost < best;
+            best = cost;
+        } else {
+            device[t] = old;
+        }
+    }
+    if (improved) {
+        result.mapping = mappingWithOrder(p_, device, priority);
+        result.times = evaluate(p_, result.mapping);
+        result.note += "; polished by a local search";
+    }
+}
+
+void Splitter::evolveFrom(MapResult& result)
+{
+    const std::size_t n = p_.taskCount(), k = p_.deviceCount();
+    if (k < 2 || !result.times.feasible)
+        return;
+    std::vector<std::uint32_t> priority = *topologicalOrder(p_.dag);
+    std::stable_sort(priority.begin(), priority.end(),
+        [&](std::uint32_t a, std::uint32_t b) { return result.times.start[a] < result.times.start[b]; });
+    std::vector<std::uint32_t> device = result.mapping.device, child;
+    double best = result.times.makespan;
+    SplitMix64 rng(o_.seed ^ 0xE7017EULL);
+    // With a node limit (tests) the run is a fixed 200 evaluations per task, so that the answer
+    // does not depend on the machine's load either.
+    const double until = o_.maxNodes ? 0.0 : std::min(o_.timeLimitSeconds, 2 * elapsed());
+    const std::uint64_t least = 200 * n;
+    bool improved = false;
+    for (std::uint64_t i = 0;; ++i) {
+        if (i >= least && (o_.maxNodes || ((i & 63) == 0 && elapsed() > until)))
+            break;
+        if ((i & 63) == 0 && outOfTime())
+            break;
+        child = device;
+        mutateDevices(child, k, rng);
+        const MappingTimes times = evaluate(p_, mappingWithOrder(p_, child, priority));
+        if (times.feasible && times.makespan <= best) {
+            improved = improved || times.makespan < best;
+            best = times.makespan;
+            device.swap(child);
+        }
+    }
+    if (improved) {
+        result.mapping = mappingWithOrder(p_, device, priority);
+        result.times = evaluate(p_, result.mapping);
+        result.note += "; evolved further";
+    }
+}
+
+void Splitter::keepBestOfPool(MapResult& result)
+{
+    // Where the modules' join is not exact, so that milp-split never answers worse than a mapper
+    // it could have run: the joined mapping, the best list heuristic, the EA's and SA's, each
+    // polished; the best is kept.
+    MapperOptions pool = o_;
+    pool.runSeconds = 0; // their own evaluation budgets, not an equal-time run
+    std::vector<MapResult> candidates { result };
+    try {
+        candidates.push_back(forwardPass());
+    } catch (const Error&) {
+    }
+    candidates.push_back(bestListHeuristic(p_));
+    candidates.push_back(mapEvolutionary(p_, pool));
+    candidates.push_back(mapSimulatedAnnealing(p_, pool));
+    for (auto& c : candidates)
+        if (c.times.feasible)
+            polish(c);
+    const auto best
+        = std::min_element(candidates.begin(), candidates.end(), [](const MapResult& a, const MapResult& b) {
+              return (a.times.feasible ? a.times.makespan : kUnsupported)
+                  < (b.times.feasible ? b.times.makespan : kUnsupported);
+          });
+    if (best != candidates.begin())
+        result.note += "; the polished " + best->mapper + " mapping beat the joined modules";
+    result.mapping = best->mapping;
+    result.times = best->times;
+    // So that SA and EA given the same wall time (compare --equal-time) do not overtake it.
+    evolveFrom(result);
+}
+
+MapResult Splitter::run()
+{
+    p_.validate();
+    chain_ = moduleChain(p_.dag, o_.maxModuleTasks);
+    const std::size_t q = chain_.blocks.size(), k = p_.deviceCount();
+    std::size_t expected = 0, separators = 0;
+    for (std::size_t j = 0; j < q; ++j) {
+        expected
+            += std::min<std::size_t>(kMaxEntryStates, static_cast<std::size_t>(std::pow(k, chain_.boundary[j].size())));
+        separators += chain_.separatorJoin[j + 1] ? 1 : 0;
+        exact_ = exact_ && chain_.separatorJoin[j + 1];
+    }
+    moduleLimit_ = std::max(0.5, o_.timeLimitSeconds / static_cast<double>(std::max<std::size_t>(1, expected)));
+
+    dp_.assign(q + 1, {});
+    dp_[0][StateKey {}] = DpEntry { 0.0, {}, {} };
+    for (std::size_t j = 0; j < q; ++j) {
+        joinModule(j);
+        if (dp_[j + 1].empty())
+            throw Error(
+                "milp-split: no feasible mapping for the module ending with " + p_.tasks[chain_.blocks[j].back()].name);
+    }
+
+    MapResult result;
+    result.mapper = "milp-split";
+    result.mapping = assemble();
+    result.times = evaluate(p_, result.mapping);
+    result.note = std::to_string(q) + " modules (" + std::to_string(separators) + " joined at separators), "
+        + std::to_string(solves_) + " module solves";
+    if (dropped_)
+        result.note += ", " + std::to_string(dropped_) + " boundary states dropped";
+    if (!result.times.feasible) {
+        // Each module fits on its own, but together they overflow a device's memory.
+        result.note += "; the modules' mappings together do not fit (" + result.times.problem + ")";
+        const MapResult fallback = bestListHeuristic(p_);
+        result.mapping = fallback.mapping;
+        result.times = fallback.times;
+        exact_ = false;
+    }
+    if (!exact_)
+        keepBestOfPool(result);
+    if (exact_) {
+        result.status = SolveStatus::Optimal;
+        result.gap = 0;
+    } else {
+        result.status = timedOut_ ? SolveStatus::Timeout : SolveStatus::Feasible;
+        const double lb = lowerBound(p_);
+        result.gap = std::max(0.0, (result.times.makespan - lb) / result.times.makespan);
+    }
+    result.solveSeconds = elapsed();
+    return result;
+}
+
+} // namespace
+
+MapResult mapMilpSplit(const MappingProblem& problem, const MapperOptions& options)
+{
+    if (!milpAvailable())
+        return mapMilp(problem, options); // throws the clear "needs CBC" error
+    return Splitter(problem, options).run();
+}
+
+} // namespace opsched::map

@@ -1,0 +1,161 @@
+// The operator DAG, drawn top to bottom with the layered layout of core/graph/layered_layout.h:
+// boxes labelled with op names (when big enough on screen), edges as polylines with arrowheads.
+// Boxes are coloured by op kind (as in the timeline) or, once a schedule is set, by stage with an
+// alternating palette, the box showing its stage and group (stream). Wheel zooms around the
+// cursor, dragging pans, double-click or Home fits the graph; clicking an op selects it. The
+// layout is computed on a worker thread: layout() is null until layoutReady().
+#pragma once
+
+#include "graph/graph.h"
+#include "graph/layered_layout.h"
+#include "plan/schedule.h"
+
+#include <QPointF>
+#include <QRectF>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QThread;
+
+namespace opsched {
+
+class DagView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit DagView(QWidget* parent = nullptr);
+    ~DagView() override;
+
+    // Starts laying the graph out (off the GUI thread); clears the schedule and the selection.
+    void setGraph(std::shared_ptr<const Graph> graph);
+    const std::shared_ptr<const Graph>& graph() const { return graph_; }
+    // Colours ops by the schedule's stages (copied; the pointer need not outlive the call).
+    // nullptr goes back to colouring by op kind.
+    void setSchedule(const Schedule* schedule);
+    bool hasSchedule() const { return !placement_.empty(); }
+    // Colours ops by the device a mapping puts them on (one entry per op id; names label the
+    // legend and each box). Replaces a schedule's colouring; setSchedule replaces this.
+    // `title` heads the legend (empty: "device").
+    void setDevices(std::vector<int> deviceOf, std::vector<std::string> names, std::string title = {});
+    bool hasDevices() const { return !deviceOf_.empty(); }
+    int deviceOf(OpId op) const;
+
+    // Null while the layout is being computed (or with no graph).
+    const LayeredLayout* layout() const { return layout_.get(); }
+    bool isLayingOut() const { return graph_ && !layout_ && !layoutFailed_; }
+
+    // Highlights an op and scrolls it into view if it is off screen. Does not emit opSelected.
+    // An invalid id clears the selection.
+    void selectOp(OpId op);
+    OpId selectedOp() const { return selected_; }
+
+    // The fill colour of an op's box: by kind, or by stage when a schedule is set.
+    QColor opColour(OpId op) const;
+    // Stage and group of an op in the current schedule, or -1 when there is none.
+    int stageOf(OpId op) const;
+    int groupOf(OpId op) const;
+
+    // Layout units <-> widget pixels, for the current zoom and pan.
+    QPointF mapFromLayout(const QPointF& p) const { return p * scale_ + offset_; }
+    QPointF mapToLayout(const QPointF& p) const { return (p - offset_) / scale_; }
+    // An op's box in widget pixels (empty before the layout is ready).
+    QRectF opRect(OpId op) const;
+    // The op under a widget position, or an invalid id.
+    OpId opAt(const QPointF& widgetPos) const;
+    double scale() const { return scale_; }
+    // Where the colour legend sits for a widget of `size` (bottom left, wrapped onto several lines
+    // when narrow); a fitted graph stays above it.
+    QRectF legendRect(const QSize& size) const;
+
+    // Draws the view into `painter`'s device at `size` (export, tests). Until the user zooms or
+    // pans, the graph is fitted to `size`; afterwards the current zoom and pan are kept.
+    void render(QPainter& painter, const QSize& size) const;
+    // The whole graph, whatever is zoomed into now (for image export): its natural size, and a
+    // rendering of all of it fitted to `size`.
+    QSize fullSize() const;
+    void renderWhole(QPainter& painter, const QSize& size) const;
+
+public slots:
+    void fitToView();
+    // Zooms by `factor` keeping the layout point under `anchor` (widget pixels) in place.
+    void zoomBy(double factor, const QPointF& anchor);
+
+signals:
+    void opSelected(std::uint32_t op);
+    void layoutReady();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+    QSize sizeHint() const override { return { 800, 600 }; }
+
+private:
+    struct Placement {
+        int stage = -1;
+        int group = -1;
+        bool merged = false;
+    };
+    struct ViewTransform {
+        double scale = 1;
+        QPointF offset;
+    };
+
+    void applyLayout(std::shared_ptr<const LayeredLayout> layout);
+    ViewTransform fitTransform(const QSize& size) const;
+    struct LegendEntry {
+        QColor colour; // invalid: text only
+        QString text;
+    };
+    std::vector<LegendEntry> legendEntries(QString* title) const;
+    void drawLegend(QPainter& p, const QSize& size) const;
+    void renderWith(QPainter& p, const QSize& size, const ViewTransform& t) const;
+    void setTransform(double scale, const QPointF& offset);
+    QString label(OpId op, bool longForm) const;
+    QString describe(OpId op) const;
+
+    std::shared_ptr<const Graph> graph_;
+    std::shared_ptr<const LayeredLayout> layout_;
+    bool layoutFailed_ = false;
+    std::vector<std::vector<std::uint32_t>> layers_; // ops per layer, left to right
+    std::vector<QRectF> edgeBounds_; // per layout edge, layout units
+    std::vector<Placement> placement_; // per op; empty without a schedule
+    int stageCount_ = 0;
+    std::vector<int> deviceOf_; // per op; empty unless a mapping is shown
+    std::vector<std::string> deviceNames_;
+    std::string deviceTitle_;
+    OpId selected_;
+
+    double scale_ = 1;
+    QPointF offset_;
+    bool autoFit_ = true; // until the user zooms or pans, the graph follows the widget's size
+
+    bool dragging_ = false;
+    bool moved_ = false;
+    QPointF pressPos_;
+    QPointF lastPos_;
+
+    std::uint64_t generation_ = 0;
+    std::vector<QThread*> workers_;
+};
+
+// The one-line label of a box `width` pixels wide: "Mixed_5b.branch1x1 · 9/0" when it fits, else the
+// name's last component with the tag ("branch1x1 · 9/0"), else the name alone, its end kept
+// ("…3x3dbl_2"), else the tag alone; never a name cut at both ends.
+QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width);
+
+// The fill colour of stage `stage`: golden-angle hues with alternating lightness, so neighbouring
+// stages always differ and colours do not repeat for dozens of stages.
+QColor stageColour(int stage);
+
+} // namespace opsched

@@ -1,0 +1,68 @@
+#include "mapping/map_process.h"
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+namespace opsched {
+
+QStringList MapRequest::arguments(const QString& output) const
+{
+    // --json keeps the summary text off stdout (it is discarded); the file is what is read back.
+    return { QStringLiteral("map"), model, QStringLiteral("--batch"), QString::number(batch),
+        QStringLiteral("--devices"), devices, QStringLiteral("--mapper"), mapper, QStringLiteral("--time-limit"),
+        QString::number(timeLimitSeconds), QStringLiteral("-o"), output, QStringLiteral("--json") };
+}
+
+MapProcess::MapProcess(QObject* parent)
+    : CliProcess(parent)
+{
+    setGracePeriod(3000);
+    connect(this, &CliProcess::exited, this, &MapProcess::onExited);
+    connect(this, &CliProcess::failedToStart, this,
+        [this](const QString& message) { emit finished(false, message, QString()); });
+}
+
+MapProcess::~MapProcess()
+{
+    abandon();
+}
+
+bool MapProcess::start(const MapRequest& request)
+{
+    if (isRunning())
+        return refuse(tr("A mapping is already running."));
+    const QString cli
+        = runnableCli(tr("Mapping measured devices needs opsched-cli, which was not found next to opsched or on "
+                         "PATH. Build it (cmake --build build --target opsched-cli), or set OPSCHED_CLI to its path."));
+    if (cli.isEmpty())
+        return false;
+    auto dir = std::make_unique<QTemporaryDir>();
+    if (!dir->isValid())
+        return refuse(tr("Cannot make a temporary folder for the mapping file: %1").arg(dir->errorString()));
+    dir_ = std::move(dir); // the previous run's file goes with its folder
+    output_ = dir_->filePath(QStringLiteral("mapping.json"));
+    launch(cli, request.arguments(output_), Stdout::Discard);
+    return true;
+}
+
+void MapProcess::onExited(int exitCode, QProcess::ExitStatus status)
+{
+    bool ok = false;
+    QString message;
+    if (wasCancelled())
+        message = tr("cancelled");
+    else if (status == QProcess::CrashExit)
+        message = tr("opsched-cli map crashed; the window is unaffected. Its last messages:\n%1").arg(stderrTail());
+    else if (exitCode != 0)
+        message = tr("opsched-cli map failed (exit %1):\n%2").arg(exitCode).arg(stderrTail());
+    else if (!QFileInfo(output_).isFile())
+        message = tr("opsched-cli map finished but wrote no mapping file. Its messages:\n%1").arg(stderrTail());
+    else {
+        ok = true;
+        // The time limit ending the search is worth knowing (the CLI warns on stderr).
+        message = stderrText().trimmed();
+    }
+    emit finished(ok, message, ok ? output_ : QString());
+}
+
+} // namespace opsched

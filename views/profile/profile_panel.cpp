@@ -1,0 +1,287 @@
+#include "profile/profile_panel.h"
+
+#include "exec/cuda/cuda_runtime_info.h"
+#include "schedule/schedulers.h"
+#include "sim/sim_device.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace opsched {
+namespace {
+
+const char* const kDatabaseKey = "profile/database";
+
+} // namespace
+
+QString ProfilePanel::defaultDatabase()
+{
+    // AppDataLocation is <data>/<organisation>/<application>, which for opsched is
+    // .../opsched/opsched: one folder is enough.
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(QStringLiteral("opsched/results.db"));
+}
+
+ProfilePanel::ProfilePanel(QWidget* parent)
+    : QWidget(parent)
+{
+    process_ = new ProfileProcess(this);
+
+    model_ = new QLineEdit;
+    model_->setObjectName(QStringLiteral("profileModel"));
+    model_->setPlaceholderText(tr("zoo:NAME or a model file"));
+    schedulers_ = new QListWidget;
+    schedulers_->setObjectName(QStringLiteral("profileSchedulers"));
+    for (const auto& name : schedulerNames()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(name), schedulers_);
+        const bool usual = name == "sequential" || name == "greedy" || name == "ios";
+        item->setCheckState(usual ? Qt::Checked : Qt::Unchecked);
+    }
+    schedulers_->setMaximumHeight(schedulers_->sizeHintForRow(0) * 4 + 6);
+    batches_ = new QLineEdit(QStringLiteral("1"));
+    batches_->setObjectName(QStringLiteral("profileBatches"));
+    batches_->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral(R"(\d+(,\d+)*)")), batches_));
+    batches_->setToolTip(tr("Batch sizes, comma-separated"));
+    device_ = new QComboBox;
+    device_->setObjectName(QStringLiteral("profileDevice"));
+    const CudaRuntimeStatus cuda = queryCudaRuntime();
+    for (const auto& d : cuda.devices)
+        device_->addItem(QStringLiteral("cuda:%1").arg(d.index));
+    for (const auto& d : simDevices())
+        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    device_->setCurrentText(cuda.devices.empty() ? QStringLiteral("sim:h100") : QStringLiteral("cuda:0"));
+    database_ = new QLineEdit(QSettings().value(kDatabaseKey, defaultDatabase()).toString());
+    database_->setObjectName(QStringLiteral("profileDatabase"));
+    auto* browse = new QToolButton;
+    browse->setText(QStringLiteral("..."));
+    browse->setToolTip(tr("Choose the results database"));
+    connect(browse, &QToolButton::clicked, this, &ProfilePanel::chooseDatabase);
+    warps_ = new QCheckBox(tr("record active warps"));
+    warps_->setChecked(true);
+    repeat_ = new QSpinBox;
+    repeat_->setObjectName(QStringLiteral("profileRepeat"));
+    repeat_->setRange(1, 10000);
+    repeat_->setValue(10);
+    repeat_->setToolTip(tr("Timed repeats per run (median, p10, p90)"));
+    r_ = new QSpinBox;
+    r_->setObjectName(QStringLiteral("profileR"));
+    r_->setRange(1, 16);
+    r_->setValue(3);
+    r_->setToolTip(tr("IOS pruning: most ops per group"));
+    s_ = new QSpinBox;
+    s_->setObjectName(QStringLiteral("profileS"));
+    s_->setRange(1, 16);
+    s_->setValue(8);
+    s_->setToolTip(tr("IOS pruning: most groups per stage"));
+    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
+    cudaGraph_->setObjectName(QStringLiteral("profileCudaGraph"));
+    cudaGraph_->setToolTip(tr("Simulated devices: estimate plans as one CUDA graph replay"));
+
+    startButton_ = new QPushButton(tr("Profile"));
+    startButton_->setObjectName(QStringLiteral("profileButton"));
+    startButton_->setToolTip(
+        tr("Runs opsched-cli profile in its own process; a crash there cannot take this window down"));
+    cancelButton_ = new QPushButton(tr("Cancel"));
+    cancelButton_->setObjectName(QStringLiteral("profileCancel"));
+    cancelButton_->setEnabled(false);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    progress_->setMaximumHeight(14);
+    status_ = new QLabel;
+    status_->setObjectName(QStringLiteral("profileStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    log_ = new QPlainTextEdit;
+    log_->setObjectName(QStringLiteral("profileLog"));
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(1000);
+    log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+
+    auto* dbRow = new QHBoxLayout;
+    dbRow->addWidget(database_, 1);
+    dbRow->addWidget(browse);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Model"), model_);
+    form->addRow(tr("Schedulers"), schedulers_);
+    form->addRow(tr("Batch"), batches_);
+    form->addRow(tr("Device"), device_);
+    form->addRow(tr("Database"), dbRow);
+    form->addRow(tr("Repeat"), repeat_);
+    auto* pruning = new QHBoxLayout;
+    pruning->addWidget(new QLabel(tr("r")));
+    pruning->addWidget(r_);
+    pruning->addWidget(new QLabel(tr("s")));
+    pruning->addWidget(s_);
+    pruning->addStretch();
+    form->addRow(tr("Pruning"), pruning);
+    form->addRow(QString(), warps_);
+    form->addRow(QString(), cudaGraph_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(startButton_);
+    buttons->addWidget(cancelButton_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(progress_);
+    layout->addWidget(status_);
+    layout->addWidget(log_, 1);
+
+    connect(startButton_, &QPushButton::clicked, this, &ProfilePanel::start);
+    connect(cancelButton_, &QPushButton::clicked, this, &ProfilePanel::cancel);
+    connect(process_, &ProfileProcess::started, this,
+        [this](const QString& command) { appendLog(QStringLiteral("$ ") + command); });
+    connect(process_, &ProfileProcess::outputLine, this, &ProfilePanel::appendLog);
+    connect(process_, &ProfileProcess::jobFinished, this, [this](int done, int total, const QString&) {
+        progress_->setRange(0, total);
+        progress_->setValue(done);
+        status_->setText(tr("%1 of %2 jobs done").arg(done).arg(total));
+        emit runLanded();
+    });
+    connect(process_, &ProfileProcess::finished, this, [this](bool ok, const QString& message) {
+        setRunning(false);
+        status_->setText(ok ? message : message.section(QLatin1Char('\n'), 0, 0));
+        status_->setToolTip(message);
+        appendLog(message);
+        emit runLanded(); // the last runs, and whatever a crash left
+        emit finished(ok, message);
+    });
+}
+
+void ProfilePanel::setModelRef(const QString& ref)
+{
+    if (!process_->isRunning())
+        model_->setText(ref);
+}
+
+void ProfilePanel::setDatabase(const QString& path)
+{
+    database_->setText(path);
+}
+
+void ProfilePanel::offerDatabase(const QString& path)
+{
+    if (process_->isRunning() || QFileInfo(path).absoluteFilePath() == QFileInfo(database()).absoluteFilePath())
+        return;
+    database_->setText(path);
+    status_->setText(tr("Profiling will add to %1, the database open in Runs.").arg(QFileInfo(path).fileName()));
+    status_->setToolTip(path);
+}
+
+void ProfilePanel::appendLog(const QString& line)
+{
+    QScrollBar* bar = log_->verticalScrollBar();
+    const bool follow = bar->value() >= bar->maximum() - 2; // at the end: keep following
+    log_->appendPlainText(line);
+    if (follow)
+        bar->setValue(bar->maximum());
+}
+
+void ProfilePanel::revealProgress()
+{
+    for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(w)) {
+            area->ensureWidgetVisible(log_, 0, 0);
+            area->ensureWidgetVisible(status_, 0, 10);
+            area->ensureWidgetVisible(progress_, 0, 10);
+            return;
+        }
+}
+
+QString ProfilePanel::database() const
+{
+    return database_->text().trimmed();
+}
+
+ProfileRequest ProfilePanel::request() const
+{
+    ProfileRequest r;
+    const QString model = model_->text().trimmed();
+    if (!model.isEmpty())
+        r.models << model;
+    for (int i = 0; i < schedulers_->count(); ++i)
+        if (schedulers_->item(i)->checkState() == Qt::Checked)
+            r.schedulers << schedulers_->item(i)->text();
+    r.batches = batches_->text().trimmed();
+    r.device = device_->currentText();
+    r.database = database();
+    r.warps = warps_->isChecked();
+    r.repeat = repeat_->value();
+    r.r = r_->value();
+    r.s = s_->value();
+    r.cudaGraph = cudaGraph_->isChecked();
+    return r;
+}
+
+void ProfilePanel::start()
+{
+    const ProfileRequest r = request();
+    QString problem;
+    if (r.models.isEmpty())
+        problem = tr("Open a model first (or type a model reference).");
+    else if (r.schedulers.isEmpty())
+        problem = tr("Tick at least one scheduler.");
+    else if (r.database.isEmpty())
+        problem = tr("Choose a database file to write the results to.");
+    else if (!batches_->hasAcceptableInput())
+        problem = tr("Batch sizes are numbers separated by commas, e.g. 1,8,32.");
+    if (problem.isEmpty() && !QDir().mkpath(QFileInfo(r.database).absolutePath()))
+        problem = tr("Cannot create the folder of %1.").arg(r.database);
+    if (!problem.isEmpty()) {
+        status_->setText(problem);
+        revealProgress();
+        emit finished(false, problem);
+        return;
+    }
+    QSettings().setValue(kDatabaseKey, r.database);
+    emit databaseChosen(r.database);
+    if (!process_->start(r)) {
+        status_->setText(process_->lastError());
+        emit finished(false, process_->lastError());
+        return;
+    }
+    setRunning(true);
+    progress_->setRange(0, 0); // busy until the first job reports
+    status_->setText(tr("profiling..."));
+    revealProgress();
+}
+
+void ProfilePanel::chooseDatabase()
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Results Database"), database(),
+        tr("opsched databases (*.db *.sqlite)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!file.isEmpty())
+        database_->setText(file);
+}
+
+void ProfilePanel::setRunning(bool running)
+{
+    startButton_->setEnabled(!running);
+    cancelButton_->setEnabled(running);
+    if (!running) {
+        progress_->setRange(0, std::max(1, process_->jobsTotal()));
+        progress_->setValue(process_->jobsDone());
+    }
+}
+
+} // namespace opsched

@@ -1,0 +1,59 @@
+// `opsched-cli profile` as a child process: profiling on a real GPU goes through the driver and
+// CUPTI, and a crash there must not take the window down (CliProcess). Reads the child's
+// one-line-per-job progress (on cancel, SIGTERM, the CLI finishes the current job) and turns a
+// crash or a non-zero exit into a message a person can act on.
+#pragma once
+
+#include "profile/cli_process.h"
+
+namespace opsched {
+
+struct ProfileRequest {
+    QStringList models; // model references, as opsched-cli takes them
+    QStringList schedulers; // empty: every scheduler
+    QString batches = QStringLiteral("1"); // comma-separated
+    QString device = QStringLiteral("sim:v100");
+    QString database;
+    bool warps = true;
+    int repeat = 10;
+    int r = 3;
+    int s = 8;
+    bool cudaGraph = false;
+
+    // The `opsched-cli` arguments, starting with "profile".
+    QStringList arguments() const;
+};
+
+// Inherits from CliProcess: findCli, setCliPath, setGracePeriod (5 s), isRunning, lastError,
+// cancel, wasCancelled, started.
+class ProfileProcess : public CliProcess {
+    Q_OBJECT
+
+public:
+    explicit ProfileProcess(QObject* parent = nullptr);
+
+    // False (and finished() is not emitted) when a batch is already running or no CLI is found;
+    // the reason is in lastError().
+    bool start(const ProfileRequest& request);
+    int jobsDone() const { return done_; }
+    int jobsTotal() const { return total_; }
+
+signals:
+    // One per job the child reports ("[3/42] squeezenet ios batch 1: 0.385 ms ..."): its run is in
+    // the database now.
+    void jobFinished(int done, int total, const QString& line);
+    void outputLine(const QString& line);
+    // ok: every job succeeded. message says what happened and, when not ok, what to do about it.
+    void finished(bool ok, const QString& message);
+
+private:
+    void handleLine(const QString& line);
+    void onExited(int exitCode, QProcess::ExitStatus status);
+
+    int done_ = 0;
+    int total_ = 0;
+    QStringList failedJobs_;
+    QString summary_;
+};
+
+} // namespace opsched

@@ -1,0 +1,58 @@
+// Two runs side by side on one time axis (the longer run's), run A over run B, and the per-op diff
+// table under them. The runs to choose from are those shown in the Timeline this session (results
+// computed in the window and stored runs alike).
+#pragma once
+
+#include "runs/run_diff.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace opsched {
+
+class TimelineView;
+
+class RunComparePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunComparePanel(QWidget* parent = nullptr);
+
+    // Offers a run (newest first; the same timeline or label twice is offered once). The newest becomes B and
+    // the one before it A.
+    void addRun(const QString& label, std::shared_ptr<const TimelineData> timeline,
+        std::function<QString(std::uint32_t)> describe = {});
+    void clearRuns();
+    int runCount() const;
+    void setRuns(int a, int b); // indices into the offered runs, newest first
+
+    TimelineView* viewA() const { return a_; }
+    TimelineView* viewB() const { return b_; }
+    RunDiffModel* model() const { return model_; }
+    QLabel* summary() const { return summary_; }
+
+private:
+    struct Run {
+        QString label;
+        std::shared_ptr<const TimelineData> timeline;
+        std::function<QString(std::uint32_t)> describe;
+    };
+    void update();
+
+    std::vector<Run> runs_;
+    QComboBox* pickA_ = nullptr;
+    QComboBox* pickB_ = nullptr;
+    QLabel* summary_ = nullptr;
+    TimelineView* a_ = nullptr;
+    TimelineView* b_ = nullptr;
+    RunDiffModel* model_ = nullptr;
+    QTableView* table_ = nullptr;
+};
+
+} // namespace opsched

@@ -1,0 +1,149 @@
+#include "runs/run_diff.h"
+
+#include "timeline/time_ruler.h"
+
+#include <QColor>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace opsched {
+
+RunDiff diffRuns(const TimelineData& a, const TimelineData& b, const std::function<std::string(std::uint32_t)>& name)
+{
+    RunDiff diff;
+    diff.latencyA = std::max(a.latency, a.rows.lastEnd());
+    diff.latencyB = std::max(b.latency, b.rows.lastEnd());
+    const auto pa = opPlacements(a), pb = opPlacements(b);
+    const std::size_t n = std::max(pa.size(), pb.size());
+    for (std::size_t id = 0; id < n; ++id) {
+        OpDiff d;
+        d.op = static_cast<std::uint32_t>(id);
+        if (id < pa.size())
+            d.a = pa[id];
+        if (id < pb.size())
+            d.b = pb[id];
+        if (!d.a && !d.b)
+            continue;
+        if (name)
+            d.name = name(d.op);
+        else if (id < a.opLabels.size())
+            d.name = a.opLabels[id].substr(0, a.opLabels[id].find('\n'));
+        else if (id < b.opLabels.size())
+            d.name = b.opLabels[id].substr(0, b.opLabels[id].find('\n'));
+        else
+            d.name = "op " + std::to_string(id);
+        diff.onlyInA += d.a && !d.b ? 1 : 0;
+        diff.onlyInB += d.b && !d.a ? 1 : 0;
+        diff.streamChanges += d.streamChanged() ? 1 : 0;
+        diff.ops.push_back(std::move(d));
+    }
+    return diff;
+}
+
+void RunDiffModel::setDiff(RunDiff diff)
+{
+    beginResetModel();
+    diff_ = std::move(diff);
+    endResetModel();
+}
+
+int RunDiffModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(diff_.ops.size());
+}
+
+int RunDiffModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunDiffModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const OpDiff& d = diff_.ops[static_cast<std::size_t>(index.row())];
+    const auto column = static_cast<Column>(index.column());
+    if (role == OpRole)
+        return d.op;
+    auto number = [&]() -> std::optional<double> {
+        switch (column) {
+        case StartAColumn:
+            return d.a ? std::optional<double>(d.a->start) : std::nullopt;
+        case StartBColumn:
+            return d.b ? std::optional<double>(d.b->start) : std::nullopt;
+        case StartDeltaColumn:
+            return d.inBoth() ? std::optional<double>(d.startDelta()) : std::nullopt;
+        case DurationAColumn:
+            return d.a ? std::optional<double>(d.a->duration()) : std::nullopt;
+        case DurationBColumn:
+            return d.b ? std::optional<double>(d.b->duration()) : std::nullopt;
+        case DurationDeltaColumn:
+            return d.inBoth() ? std::optional<double>(d.durationDelta()) : std::nullopt;
+        case StreamAColumn:
+            return d.a ? std::optional<double>(static_cast<double>(d.a->stream)) : std::nullopt;
+        case StreamBColumn:
+            return d.b ? std::optional<double>(static_cast<double>(d.b->stream)) : std::nullopt;
+        default:
+            return std::nullopt;
+        }
+    };
+    if (role == SortRole) {
+        if (column == OpColumn)
+            return d.op;
+        const auto v = number();
+        return v ? QVariant(*v) : QVariant(std::numeric_limits<double>::lowest());
+    }
+    if (role == Qt::DisplayRole) {
+        if (column == OpColumn)
+            return QString::fromStdString(d.name);
+        const auto v = number();
+        if (!v)
+            return QStringLiteral("—");
+        if (column == StreamAColumn || column == StreamBColumn)
+            return static_cast<qlonglong>(*v);
+        const std::string text = formatDuration(std::abs(*v));
+        const bool delta = column == StartDeltaColumn || column == DurationDeltaColumn;
+        return QString::fromStdString((delta && *v > 0 ? "+" : delta && *v < 0 ? "-" : "") + text);
+    }
+    if (role == Qt::TextAlignmentRole && column != OpColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole) {
+        if ((column == StreamBColumn && d.streamChanged()))
+            return QColor(180, 80, 0);
+        if (column == DurationDeltaColumn && d.inBoth() && std::abs(d.durationDelta()) > 1e-12)
+            return d.durationDelta() > 0 ? QColor(190, 30, 30) : QColor(20, 130, 40);
+    }
+    return {};
+}
+
+QVariant RunDiffModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case OpColumn:
+        return tr("Op");
+    case StartAColumn:
+        return tr("Start A");
+    case StartBColumn:
+        return tr("Start B");
+    case StartDeltaColumn:
+        return tr("Δ Start");
+    case DurationAColumn:
+        return tr("Duration A");
+    case DurationBColumn:
+        return tr("Duration B");
+    case DurationDeltaColumn:
+        return tr("Δ Duration");
+    case StreamAColumn:
+        return tr("Stream A");
+    case StreamBColumn:
+        return tr("Stream B");
+    default:
+        return {};
+    }
+}
+
+} // namespace opsched

@@ -1,0 +1,53 @@
+#include "runs/run_identity.h"
+
+#include "runs/stored_run.h"
+#include "schedules/schedule_result.h"
+
+#include "store/records.h"
+#include "timeline/time_ruler.h"
+
+#include <QObject>
+#include <QRegularExpression>
+
+namespace opsched {
+
+QString runLabel(const ScheduleResult& r)
+{
+    QString label = QStringLiteral("%1 · %2 · batch %3 · %4")
+                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+                        .arg(r.batch)
+                        .arg(QString::fromStdString(formatDuration(r.latency)));
+    if (r.stored)
+        label = QObject::tr("run %1: %2").arg(r.stored->id.value()).arg(label);
+    return label;
+}
+
+QString runModelName(const ScheduleResult& result, const QString& openModel)
+{
+    if (result.stored && !result.stored->model.name.empty())
+        return QString::fromStdString(result.stored->model.name);
+    return openModel;
+}
+
+QString runTitle(const ScheduleResult& result, const QString& openModel)
+{
+    const QString model = runModelName(result, openModel);
+    return model.isEmpty() ? runLabel(result) : QStringLiteral("%1 — %2").arg(model, runLabel(result));
+}
+
+QString runFileStem(const ScheduleResult& result, const QString& openModel)
+{
+    QString stem = runModelName(result, openModel);
+    if (stem.isEmpty())
+        stem = QStringLiteral("run");
+    stem += QLatin1Char('_') + QString::fromStdString(result.request.scheduler) + QLatin1Char('_')
+        + QString::fromStdString(result.request.device) + QStringLiteral("_b%1").arg(result.batch);
+    if (result.stored)
+        stem += QStringLiteral("_run%1").arg(result.stored->id.value());
+    // Device names hold ':' and ',' (sim:h100, cpu,cuda:0) and edited schedules a space and brackets.
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
+    stem.replace(unsafe, QStringLiteral("-"));
+    return stem;
+}
+
+} // namespace opsched

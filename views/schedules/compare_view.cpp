@@ -1,0 +1,117 @@
+#include "schedules/compare_view.h"
+
+#include "common/bar_scale.h"
+#include "runs/stored_run.h"
+#include "schedules/schedule_result.h"
+#include "schedules/schedule_results_model.h"
+#include "timeline/timeline_view.h"
+
+#include <QPainter>
+#include <QStringList>
+
+#include <algorithm>
+#include <vector>
+
+namespace opsched {
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMinimumHeight(120);
+}
+
+void CompareView::setModel(ScheduleResultsModel* model)
+{
+    if (model == model_)
+        return;
+    if (model_)
+        disconnect(model_, nullptr, this, nullptr);
+    model_ = model;
+    update();
+    if (!model)
+        return;
+    auto refresh = [this] { update(); };
+    connect(model, &QAbstractItemModel::rowsInserted, this, refresh);
+    connect(model, &QAbstractItemModel::modelReset, this, refresh);
+    connect(model, &QAbstractItemModel::dataChanged, this, refresh);
+}
+
+void CompareView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    render(p, size());
+}
+
+QString CompareView::barLabel(const ScheduleResult& r)
+{
+    // Scheduler, device and batch, and a stored run's id: two runs never read the same.
+    QString label = QStringLiteral("%1 · %2 · b%3")
+                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+                        .arg(r.batch);
+    if (r.stored)
+        label = QStringLiteral("#%1 ").arg(r.stored->id.value()) + label;
+    return label;
+}
+
+void CompareView::render(QPainter& p, const QSize& size) const
+{
+    p.fillRect(QRect(QPoint(0, 0), size), palette().base());
+    if (!model_ || model_->rowCount() == 0) {
+        p.setPen(palette().placeholderText().color());
+        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, tr("Run schedulers to compare them here"));
+        return;
+    }
+    const int rows = model_->rowCount();
+    std::vector<double> latencies;
+    QStringList labels;
+    for (int r = 0; r < rows; ++r) {
+        latencies.push_back(model_->result(r)->latency);
+        labels.push_back(barLabel(*model_->result(r)));
+    }
+    const BarScale scale(latencies);
+    const QFontMetrics fm(p.font());
+    int labelWidth = 0;
+    for (const QString& l : labels)
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(l));
+    // Labels take what they need up to 40% of the width; longer ones lose their middle, not their end.
+    labelWidth = std::min(labelWidth, size.width() * 2 / 5) + 12;
+    const int textWidth = fm.horizontalAdvance(QStringLiteral("00.000 ms  0.00x  00000 warps")) + 12;
+    const int barSpace = std::max(40, size.width() - labelWidth - textWidth - 8);
+    const int axisHeight = fm.height() + 8;
+    const int rowHeight = std::clamp((size.height() - 8 - axisHeight) / rows, 12, 26);
+
+    // The axis under the bars: ticks in ms, and "log" when the scale is.
+    const int axisY = 4 + rows * rowHeight + 2;
+    p.setPen(palette().mid().color());
+    p.drawLine(labelWidth, axisY, labelWidth + barSpace, axisY);
+    for (const double t : scale.ticks()) {
+        const int x = labelWidth + static_cast<int>(t > 0 ? scale.length(t, barSpace) : 0);
+        p.setPen(palette().mid().color());
+        p.drawLine(x, 4, x, axisY + 3);
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x - 40, axisY + 2, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+            QStringLiteral("%1 ms").arg(t * 1e3, 0, 'g', 3));
+    }
+    if (scale.logarithmic())
+        p.drawText(QRect(4, axisY + 2, labelWidth - 8, fm.height()), Qt::AlignRight | Qt::AlignTop, tr("log scale"));
+
+    for (int r = 0; r < rows; ++r) {
+        const auto result = model_->result(r);
+        const int y = 4 + r * rowHeight;
+        p.setPen(palette().text().color());
+        p.drawText(QRect(4, y, labelWidth - 8, rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+            fm.elidedText(labels[r], Qt::ElideMiddle, labelWidth - 8));
+        const double w = scale.length(result->latency, barSpace);
+        p.fillRect(QRectF(labelWidth, y + 3, w, rowHeight - 6),
+            spanColour(static_cast<std::uint32_t>(std::hash<std::string> {}(result->request.scheduler) % 97)));
+        const QString speedup = model_->index(r, ScheduleResultsModel::SpeedupColumn).data().toString();
+        // Mappings and CPU runs have no warp count: "-", not 0.
+        const QString warps = result->averageActiveWarps > 0 ? QString::number(result->averageActiveWarps, 'f', 0)
+                                                             : QStringLiteral("-");
+        p.drawText(QRect(labelWidth + static_cast<int>(w) + 6, y, textWidth, rowHeight),
+            Qt::AlignVCenter | Qt::AlignLeft,
+            tr("%1 ms  %2  %3 warps").arg(result->latency * 1e3, 0, 'f', 3).arg(speedup, warps));
+    }
+}
+
+} // namespace opsched

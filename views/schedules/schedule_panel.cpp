@@ -1,0 +1,391 @@
+#include "schedules/schedule_panel.h"
+
+#include "map/solvers/mappers.h"
+#include "mapping/map_process.h"
+#include "mapping/mapping_file_result.h"
+#include "mapping/mapping_result.h"
+
+#include "sim/sim_device.h"
+#include "util/error.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTableView>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace opsched {
+
+SchedulePanel::SchedulePanel(QWidget* parent)
+    : QWidget(parent)
+{
+    scheduler_ = new QComboBox;
+    scheduler_->setObjectName(QStringLiteral("schedulerCombo"));
+    for (const auto& name : schedulerNames())
+        scheduler_->addItem(QString::fromStdString(name));
+    // Mappers (DiviML) place ops across the devices of a list: "map:NAME".
+    for (const auto& m : map::mappers())
+        scheduler_->addItem(QString::fromStdString(kMapperPrefix + m.name));
+    scheduler_->setCurrentText(QStringLiteral("ios"));
+    device_ = new QComboBox;
+    device_->setObjectName(QStringLiteral("deviceCombo"));
+    for (const auto& d : simDevices())
+        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    // Device lists for the mappers; the box takes any other comma-separated list typed in.
+    device_->addItem(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
+    device_->addItem(QStringLiteral("sim:t4,sim:a100"));
+    // Measured devices: mapped by opsched-cli in a child process (costs measured on this machine).
+    device_->addItem(QStringLiteral("cpu:0,cpu:1"));
+    device_->setEditable(true);
+    device_->setToolTip(tr("The simulated GPU to schedule for; for a mapper (map:...), a comma-separated list of "
+                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
+                           "(cpu, cpu:N core partitions, cuda:N), which opsched-cli maps in a child process"));
+    device_->setCurrentText(QStringLiteral("sim:h100"));
+    connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
+        const bool list = device_->currentText().contains(QLatin1Char(','));
+        if (mapper && !list)
+            device_->setCurrentText(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
+        else if (!mapper && list)
+            device_->setCurrentText(QStringLiteral("sim:h100"));
+    });
+    batch_ = new QSpinBox;
+    batch_->setObjectName(QStringLiteral("batchSpin"));
+    batch_->setRange(1, 4096);
+    batch_->setToolTip(tr("Batch size to schedule for (the model is rebuilt at this batch)"));
+    r_ = new QSpinBox;
+    r_->setRange(1, 16);
+    r_->setValue(3);
+    r_->setToolTip(tr("IOS pruning: most ops per group"));
+    s_ = new QSpinBox;
+    s_->setRange(1, 16);
+    s_->setValue(8);
+    s_->setToolTip(tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
+    lowering_ = new QComboBox;
+    lowering_->setObjectName(QStringLiteral("loweringCombo"));
+    lowering_->addItems({ QStringLiteral("barriers"), QStringLiteral("events"), QStringLiteral("best") });
+    lowering_->setToolTip(tr("How stage schedules become plans: barriers join every stream at each stage boundary "
+                             "(what the IOS search adds up); events keep only the waits a dependency needs; best "
+                             "evaluates both and keeps the faster"));
+    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
+    cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
+
+    runButton_ = new QPushButton(tr("Run"));
+    runButton_->setObjectName(QStringLiteral("runButton"));
+    cancelButton_ = new QPushButton(tr("Cancel"));
+    cancelButton_->setEnabled(false);
+    progress_ = new QProgressBar;
+    progress_->setTextVisible(false);
+    progress_->setMaximumHeight(8);
+    progress_->setRange(0, 1);
+    status_ = new QLabel;
+    status_->setWordWrap(true);
+
+    results_ = new ScheduleResultsModel(this);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(results_);
+    proxy->setSortRole(ScheduleResultsModel::SortRole);
+    table_ = new QTableView;
+    table_->setObjectName(QStringLiteral("resultsTable"));
+    table_->setModel(proxy);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    // Every column readable without a horizontal scroll bar, and room for several results.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    // A mapping's device list ("sim:xeon,sim:t4,sim:a100") would push Search s out of view: it
+    // is elided in the middle (the tooltip has it whole).
+    table_->horizontalHeader()->setMaximumSectionSize(120);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setWordWrap(false);
+    table_->setMinimumHeight(
+        table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
+    // The panel asks for the width of every column (headers sized to their text).
+    int columns = 2 * table_->frameWidth() + 4;
+    for (int c = 0; c < ScheduleResultsModel::ColumnCount; ++c)
+        columns += std::max(table_->horizontalHeader()->sectionSizeHint(c), 40) + 6; // values can be a little wider
+    table_->setMinimumWidth(0);
+    tableWidthHint_ = columns;
+
+    // Four rows, so that the results below keep room on a laptop screen.
+    auto* form = new QFormLayout;
+    form->addRow(tr("Scheduler"), scheduler_);
+    form->addRow(tr("Device"), device_);
+    auto* batchRow = new QHBoxLayout;
+    batchRow->addWidget(batch_, 1);
+    batchRow->addSpacing(12);
+    batchRow->addWidget(new QLabel(tr("pruning r")));
+    batchRow->addWidget(r_);
+    batchRow->addWidget(new QLabel(tr("s")));
+    batchRow->addWidget(s_);
+    form->addRow(tr("Batch"), batchRow);
+    auto* loweringRow = new QHBoxLayout;
+    loweringRow->addWidget(lowering_, 1);
+    loweringRow->addWidget(cudaGraph_);
+    form->addRow(tr("Lowering"), loweringRow);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(runButton_);
+    buttons->addWidget(cancelButton_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(progress_);
+    layout->addWidget(status_);
+    layout->addWidget(table_, 1);
+
+    mapProcess_ = new MapProcess(this);
+    mapProcess_->setGracePeriod(2000);
+    connect(mapProcess_, &MapProcess::finished, this, &SchedulePanel::mapProcessFinished);
+    elapsed_ = new QTimer(this);
+    elapsed_->setInterval(1000);
+    connect(elapsed_, &QTimer::timeout, this, [this] {
+        status_->setText(
+            tr("mapping %1 on %2 with opsched-cli... %3 s")
+                .arg(QString::fromStdString(mapRequest_.scheduler), QString::fromStdString(mapRequest_.device))
+                .arg(++elapsedSeconds_));
+    });
+
+    // Results can be removed: Delete on the table, or its context menu.
+    auto* remove = new QAction(tr("Remove Result"), table_);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    table_->addAction(remove);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(remove, &QAction::triggered, this, [this, proxy] {
+        const QModelIndex current = table_->selectionModel()->currentIndex();
+        if (current.isValid())
+            results_->remove(proxy->mapToSource(current).row());
+    });
+
+    connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
+    connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this, proxy](const QModelIndex& current) {
+            if (auto r = results_->result(proxy->mapToSource(current).row()))
+                emit resultSelected(r);
+        });
+    setEnabled(false);
+}
+
+QSize SchedulePanel::sizeHint() const
+{
+    const QSize hint = QWidget::sizeHint();
+    return { std::max(hint.width(),
+                 tableWidthHint_ + layout()->contentsMargins().left() + layout()->contentsMargins().right()),
+        hint.height() };
+}
+
+SchedulePanel::~SchedulePanel()
+{
+    cancel();
+    if (worker_)
+        worker_->wait();
+    mapProcess_->abandon();
+}
+
+bool SchedulePanel::isRunning() const
+{
+    return worker_ != nullptr || mapProcess_->isRunning();
+}
+
+void SchedulePanel::setModelRef(const QString& ref)
+{
+    // A relative path would be read from the child's working folder; make it absolute.
+    const QFileInfo file(ref);
+    modelRef_ = file.isFile() ? file.absoluteFilePath() : ref;
+}
+
+void SchedulePanel::setGraph(std::shared_ptr<const Graph> graph)
+{
+    cancel();
+    if (worker_)
+        worker_->wait();
+    if (mapProcess_->isRunning()) {
+        // Its mapping is for the model being closed.
+        mapProcess_->abandon();
+        done(nullptr, tr("cancelled"));
+    }
+    graph_ = std::move(graph);
+    if (graph_)
+        batch_->setValue(static_cast<int>(graph_->batch()));
+    results_->clear();
+    // A new model's results start at the top left, not where the last model's were scrolled to.
+    table_->scrollToTop();
+    table_->horizontalScrollBar()->setValue(0);
+    status_->clear();
+    setEnabled(graph_ != nullptr);
+}
+
+void SchedulePanel::run()
+{
+    runScheduler(scheduler_->currentText());
+}
+
+void SchedulePanel::runScheduler(const QString& scheduler)
+{
+    ScheduleRequest request;
+    request.scheduler = scheduler.toStdString();
+    request.device = device_->currentText().toStdString();
+    request.r = static_cast<std::size_t>(r_->value());
+    request.s = static_cast<std::size_t>(s_->value());
+    request.cudaGraph = cudaGraph_->isChecked();
+    request.lowering = lowering_->currentText().toStdString();
+    request.batch = batch_->value();
+    start(request);
+}
+
+void SchedulePanel::startBusy(const ScheduleRequest& request, const QString& how)
+{
+    runButton_->setEnabled(false);
+    cancelButton_->setEnabled(true);
+    progress_->setRange(0, 0); // busy until the first progress report
+    status_->setText(tr("%1 %2 on %3...")
+                         .arg(how, QString::fromStdString(request.scheduler), QString::fromStdString(request.device)));
+}
+
+void SchedulePanel::start(const ScheduleRequest& request)
+{
+    if (!graph_ || isRunning())
+        return;
+    // Measured devices are timed by opsched-cli in a child process; simulated ones are mapped here.
+    if (isMapperRequest(request) && !isSimulatedDeviceList(request.device)) {
+        startMapProcess(request);
+        return;
+    }
+    cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    startBusy(request, tr("running"));
+
+    // The worker only reads the immutable graph; results come back through queued calls.
+    auto graph = graph_;
+    auto cancelled = cancelled_;
+    worker_ = QThread::create([this, graph, request, cancelled] {
+        std::shared_ptr<const ScheduleResult> result;
+        QString error;
+        try {
+            result = computeScheduleResult(*graph, request, [this, cancelled](const IosProgress& p) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, p] {
+                        progress_->setRange(0, static_cast<int>(p.partsTotal));
+                        progress_->setValue(static_cast<int>(p.partsDone));
+                    },
+                    Qt::QueuedConnection);
+                return !cancelled->load();
+            });
+        } catch (const Cancelled&) {
+            error = tr("cancelled");
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            this, [this, result, error] { done(result, error); }, Qt::QueuedConnection);
+    });
+    worker_->start();
+}
+
+void SchedulePanel::startMapProcess(const ScheduleRequest& request)
+{
+    if (modelRef_.isEmpty()) {
+        done(nullptr,
+            tr("opsched-cli needs the model's file or zoo name to map measured devices, and this model "
+               "was not opened from one"));
+        return;
+    }
+    MapRequest map;
+    map.model = modelRef_;
+    map.batch = request.batch > 0 ? request.batch : graph_->batch();
+    QStringList devices;
+    for (const auto& name : splitDeviceList(request.device))
+        devices << QString::fromStdString(name);
+    map.devices = devices.join(QLatin1Char(','));
+    map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
+    map.timeLimitSeconds = kWindowMapTimeLimitSeconds;
+    if (!mapProcess_->start(map)) {
+        done(nullptr, mapProcess_->lastError());
+        return;
+    }
+    mapRequest_ = request;
+    startBusy(request, tr("mapping"));
+    elapsedSeconds_ = 0;
+    elapsed_->start();
+}
+
+void SchedulePanel::mapProcessFinished(bool ok, const QString& message, const QString& file)
+{
+    elapsed_->stop();
+    if (!ok || !graph_) {
+        done(nullptr, message);
+        return;
+    }
+    // The file is read through the same path as File > Open Mapping.
+    std::shared_ptr<const ScheduleResult> result;
+    try {
+        result = loadMappingResult(*graph_, file.toStdString());
+    } catch (const std::exception& e) {
+        done(nullptr, QString::fromStdString(e.what()));
+        return;
+    }
+    auto named = std::make_shared<ScheduleResult>(*result);
+    named->request.scheduler = mapRequest_.scheduler; // as asked, even where the file names no mapper
+    named->output.params.erase("file"); // a temporary file, gone after this
+    done(named, QString());
+    if (!message.isEmpty())
+        status_->setText(status_->text() + QLatin1Char('\n') + message); // e.g. the time limit ended the search
+}
+
+void SchedulePanel::cancel()
+{
+    if (cancelled_)
+        cancelled_->store(true);
+    mapProcess_->cancel();
+}
+
+void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QString& error)
+{
+    if (worker_) {
+        worker_->wait();
+        delete worker_;
+        worker_ = nullptr;
+    }
+    runButton_->setEnabled(true);
+    cancelButton_->setEnabled(false);
+    // Idle: an empty bar (a full one reads as work still shown as done or going on).
+    progress_->setRange(0, 1);
+    progress_->reset();
+    if (!result) {
+        status_->setText(tr("failed: %1").arg(error));
+        emit finished(false, error);
+        return;
+    }
+    status_->setText(
+        tr("%1: %2 ms").arg(QString::fromStdString(result->request.scheduler)).arg(result->latency * 1e3, 0, 'f', 3));
+    addResult(result);
+    emit finished(true, QString());
+}
+
+void SchedulePanel::addResult(std::shared_ptr<const ScheduleResult> result)
+{
+    results_->add(result);
+    table_->selectRow(results_->rowCount() - 1);
+    emit resultSelected(result);
+}
+
+} // namespace opsched

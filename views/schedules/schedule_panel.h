@@ -1,0 +1,85 @@
+// Run any scheduler on the open model (scheduler, device, batch, r, s, CUDA graph), off the GUI thread
+// with progress and Cancel; list the results; selecting one shows its timeline. A mapper over a
+// device list that names a measured device runs as `opsched-cli map` in a child process.
+#pragma once
+
+#include "schedules/schedule_results_model.h"
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QThread;
+class QTimer;
+
+namespace opsched {
+
+class MapProcess;
+
+class SchedulePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SchedulePanel(QWidget* parent = nullptr);
+    ~SchedulePanel() override;
+    QSize sizeHint() const override; // wide enough for every column of the results table
+
+    void setGraph(std::shared_ptr<const Graph> graph); // clears the results
+    // How the open model was opened (zoo:NAME?..., a file): what opsched-cli map is given.
+    void setModelRef(const QString& ref);
+    ScheduleResultsModel* results() const { return results_; }
+    bool isRunning() const;
+    // Lists a result made elsewhere (a mapping file) and selects it, as if it had just been run.
+    void addResult(std::shared_ptr<const ScheduleResult> result);
+    MapProcess* mapProcess() const { return mapProcess_; }
+
+public slots:
+    // Starts a run with the panel's current settings (or the given scheduler).
+    void run();
+    void runScheduler(const QString& scheduler);
+    void cancel();
+
+signals:
+    void resultSelected(std::shared_ptr<const opsched::ScheduleResult> result);
+    void finished(bool ok, const QString& message);
+
+private:
+    void start(const ScheduleRequest& request);
+    void startBusy(const ScheduleRequest& request, const QString& how);
+    void startMapProcess(const ScheduleRequest& request);
+    void mapProcessFinished(bool ok, const QString& message, const QString& file);
+    void done(std::shared_ptr<const ScheduleResult> result, const QString& error);
+
+    std::shared_ptr<const Graph> graph_;
+    ScheduleResultsModel* results_ = nullptr;
+    QComboBox* scheduler_ = nullptr;
+    QComboBox* device_ = nullptr;
+    QSpinBox* batch_ = nullptr;
+    QSpinBox* r_ = nullptr;
+    QSpinBox* s_ = nullptr;
+    QComboBox* lowering_ = nullptr;
+    QCheckBox* cudaGraph_ = nullptr;
+    QPushButton* runButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QTableView* table_ = nullptr;
+    QThread* worker_ = nullptr;
+    MapProcess* mapProcess_ = nullptr;
+    ScheduleRequest mapRequest_; // what the child maps
+    QTimer* elapsed_ = nullptr; // counts the child's seconds in the status line
+    int elapsedSeconds_ = 0;
+    QString modelRef_;
+    std::shared_ptr<std::atomic<bool>> cancelled_;
+    int tableWidthHint_ = 0;
+};
+
+} // namespace opsched
