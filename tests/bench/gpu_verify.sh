@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# opsched against PyTorch on one GPU, like for like, in one command (issue 28): the same BN-folded
+# opsched against PyTorch on one GPU, like for like, in one command: the same BN-folded
 # graph, weights, input and precision on both sides, both measured in this one script run.
 #
 #   tests/bench/gpu_verify.sh [--bundle TARBALL|DIR] [--out DIR] [--work DIR] [--budget SECONDS]
@@ -31,8 +31,8 @@
 #              the other models (--write-device), then `calibrate` on the held-out model with that
 #              fitted device (--sim FILE) writes its stages; the summary reports Spearman and mean
 #              |error| of the held-out stages per model and pooled
-# Issue 30's steps (`--steps issue30`: env devices tfexport tfpytorch tfopsched tfcheck tffault opara
-# mapping; not in the default run; `--steps issue28` names the default list):
+# The transformer steps (`--steps transformers`: env devices tfexport tfpytorch tfopsched tfcheck tffault
+# opara mapping; not in the default run; `--steps likeforlike` names the default list):
 #   tfexport   tests/data/export_transformers.py --batches: bert_like, gpt2_like, t5_like (seq 128;
 #              BERT-base/GPT-2-small/T5-small widths, 2 layers each, TF_FULL=1 for 12/12/6+6) and
 #              torchvision's vit_b_16 and convnext_tiny (224x224) at batch 1 and 8: ONNX, seeded inputs,
@@ -89,22 +89,22 @@
 # (torch.compile's compiles take most of it: PYTORCH_BUDGET=600 --budget 1200 gives them more room), opsched's
 # 70 plans searched and timed 4, checks, faults and calibration 1.5.
 #
-# Issue 30's part: tests/bench/gpu_verify.sh --fresh --steps issue30 --out results30/ (about 8
+# The transformers: tests/bench/gpu_verify.sh --fresh --steps transformers --out results30/ (about 8
 # to 9 minutes on an H100, an estimate, not yet measured: env and exports 2 (vit_b_16's and
 # convnext_tiny's ONNX exports and float64 references on the CPU are most of it), PyTorch 1.5,
 # opsched's 40 plans searched and timed 2.5, checks, faults and Opara 1, mapping 1.5; each step
 # capped by its budget within --budget 570; a second call without --fresh finishes what was
-# cut). Both parts in one run: --steps issue28,issue30 --budget 1140.
+# cut). Both parts in one run: --steps likeforlike,transformers --budget 1140.
 #
 # --dry-run: no GPU needed. Same steps and logic with --backend cpu, --device sim:h100 (calibration:
 # sim:h100 standing in for the measured device), PyTorch on the CPU (wall clock; CUDA graph, TF32
-# and torch.compile reported as skipped), squeezenet1_1 and googlenet at batch 1 and 2; issue 30's
+# and torch.compile reported as skipped), squeezenet1_1 and googlenet at batch 1 and 2; the transformers'
 # steps on bert_like and t5_like at batch 1 and 2 (the CPU is too slow for all five at batch 8)
 # and the mapping over cpu:0,cpu:1 (about 5 minutes on a 2-core machine).
 #
 # Environment: PYTHON (default: /opt/torch/.venv/bin/python, else a python3 with torch),
 # TV_MODELS (comma-separated exports; empty: none), BATCHES (default 1,16), SCHEDULERS,
-# ZOO_MODELS (optional steps), TF_MODELS (issue 30's exports; dry run: bert_like,t5_like),
+# ZOO_MODELS (optional steps), TF_MODELS (the transformers' exports; dry run: bert_like,t5_like),
 # TF_BATCHES (1,8; dry run 1,2), TF_SCHEDULERS (sequential,ios,nimble,opara), TF_FULL (1: full
 # depth and vocabulary), TF_PYTORCH_BUDGET (seconds for tfpytorch, 90), MAP_ZOO (the mapping
 # step's model when there is no torchvision export), CALIBRATE_ARGS (the calibrate step's
@@ -119,7 +119,7 @@ bundle="" out_dir="" work=/tmp/opsched-gpu-verify budget=570 steps_arg="" fresh=
 all_steps=(env devices export pytorch opsched check fault lomo tests mapping search compare1 compare16 calibrate
            tfexport tfpytorch tfopsched tfcheck tffault opara)
 default_steps=(env devices export pytorch opsched check fault lomo)
-issue30_steps=(env devices tfexport tfpytorch tfopsched tfcheck tffault opara mapping)
+transformer_steps=(env devices tfexport tfpytorch tfopsched tfcheck tffault opara mapping)
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -142,12 +142,12 @@ if [ -n "$steps_arg" ]; then
   steps=()
   for s in "${asked[@]}"; do
     case $s in
-      issue28) steps+=("${default_steps[@]}") ;;
-      issue30) steps+=("${issue30_steps[@]}") ;;
+      likeforlike | issue28) steps+=("${default_steps[@]}") ;;
+      transformers | issue30) steps+=("${transformer_steps[@]}") ;;
       *) steps+=("$s") ;;
     esac
   done
-  # No step twice (issue28,issue30 both start with env devices).
+  # No step twice (likeforlike,transformers both start with env devices).
   read -r -a steps <<<"$(printf '%s\n' "${steps[@]}" | awk '!seen[$0]++' | paste -sd' ')"
   for s in "${steps[@]}"; do
     [[ " ${all_steps[*]} " == *" $s "* ]] || { echo "gpu_verify: unknown step '$s'; steps: ${all_steps[*]}" >&2; exit 2; }
@@ -659,7 +659,7 @@ step_calibrate() {
   return 0
 }
 
-# ---------------------------------------------------------------- issue 30: transformers
+# ---------------------------------------------------------------- transformers
 # The issue-28 steps (opsched, check, fault) run on the transformer exports: the model list,
 # batches, schedulers, export folder, plan folder and fault op picker swapped for the call.
 with_tf() { # with_tf FUNCTION
@@ -755,7 +755,7 @@ summarize() {
     || say "the summary script failed; the raw files are in $out_dir"
   cp -f "$commands_tsv" "$out_dir/commands.tsv" 2>/dev/null
   cp -f "$work/env.txt" "$out_dir/env.txt" 2>/dev/null
-  # The summary writes pytorch.json (issue 28's document, issue 30's under "transformers"); a copy
+  # The summary writes pytorch.json (the like-for-like document, the transformers' under "transformers"); a copy
   # where it could not.
   [ -f "$work/pytorch.json" ] && [ ! -f "$out_dir/pytorch.json" ] && cp -f "$work/pytorch.json" "$out_dir/pytorch.json"
   # One log with the tail of every command's output, in the order they ran.

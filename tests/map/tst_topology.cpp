@@ -17,7 +17,8 @@ namespace {
 
 std::string fig8Path()
 {
-    return (std::filesystem::path(__FILE__).parent_path() / "../../data/topologies/diviml_fig8.json").string();
+    // From the build's source dir, not __FILE__: a compiler cache may compile with relative paths.
+    return (std::filesystem::path(OPSCHED_SOURCE_DIR) / "data/topologies/diviml_fig8.json").string();
 }
 
 std::string errorOf(const std::string& text)

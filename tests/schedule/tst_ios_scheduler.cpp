@@ -5,7 +5,7 @@
 #include "schedule/ios_scheduler.h"
 #include "sim/simulator.h"
 
-#include "schedule/schedule_test_support.h"
+#include "support/schedule_test_support.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "schedule/schedulers.h"
 #include "sim/simulator.h"
 
-#include "schedule/schedule_test_support.h"
+#include "support/schedule_test_support.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// A throughput mapping (DiviML's batched objective, core/map/throughput_problem.h) as a
+// A throughput mapping (DiviML's batched objective, core/map/problem/throughput_problem.h) as a
 // ScheduleResult: one timeline row per device with a span per batch ("op ×n"), the transfers
 // between overlapping batches as flows, and the DAG coloured by the device that takes most of
 // each op's inputs. Read from a file (mapping_file_result.h); the window does not map throughput.

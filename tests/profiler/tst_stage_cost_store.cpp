@@ -1,8 +1,8 @@
 // The measured cost model's cache on disk (an opsched database's cost_cache table): a second run
 // times nothing, a corrupt or foreign file is refused with a message that says what to do and is
 // left as it was, and a missing folder is created.
-#include "fake_timer.h"
 #include "profiler/profiler_test_support.h"
+#include "support/fake_timer.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"

@@ -1,5 +1,5 @@
 // Block partition: cut nodes (comparable with everything), blocks in order, chains folded.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/blocks.h"
 #include "graph/width.h"

@@ -1,5 +1,5 @@
 // Transitive reduction: same reachability as the original, and no kept edge can be dropped.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/transitive_reduction.h"
 

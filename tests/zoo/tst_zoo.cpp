@@ -1,6 +1,6 @@
 // Built-in networks through model references: sizes as in IOS Table 2, shapes, parameters, errors,
 // and the `info` summary.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/reachability.h"
 #include "graph/width.h"

@@ -1,5 +1,5 @@
 // GraphBuilder: IR invariants, shape inference, errors naming the op, costs, rebatching, weights.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/graph_builder.h"
 #include "graph/shape_inference.h"

@@ -1,7 +1,7 @@
 // The layered DAG layout behind the DAG view: layers respect edges, boxes do not overlap, edges
 // run from box to box, crossing reduction never makes things worse, chains are a straight column,
 // and the whole thing is fast and deterministic on the zoo's largest network.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/layered_layout.h"
 #include "model/model_ref.h"

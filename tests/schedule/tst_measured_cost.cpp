@@ -1,7 +1,7 @@
 // The measured cost model over a fake timer whose "GPU" is the simulator: the IOS search times each
 // distinct stage once, a second run with the persistent cache times nothing, another GPU, driver or
 // batch never reuses an entry, and IOS on the measured model finds what IOS on that simulator finds.
-#include "fake_timer.h"
+#include "support/fake_timer.h"
 
 #include "model/model_ref.h"
 #include "schedule/critical_path.h"

@@ -1,7 +1,7 @@
 #include "model/model_ref.h"
 #include "plan/plan.h"
 #include "schedule/basic_schedulers.h"
-#include "schedule_test_support.h"
+#include "support/schedule_test_support.h"
 #include "zoo/net_builder.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Dag construction, topological order, cycle detection, induced subgraphs, longest path.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include <gtest/gtest.h>
 

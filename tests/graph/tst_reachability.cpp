@@ -1,5 +1,5 @@
 // Reachability (bitset transitive closure) against DFS, and the DynamicBitset it is built on.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "util/bitset.h"
 #include "util/error.h"

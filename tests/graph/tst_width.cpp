@@ -1,5 +1,5 @@
 // Width (maximum antichain) and minimum chain cover, against exhaustive search and Dilworth.
-#include "dag_test_support.h"
+#include "support/dag_test_support.h"
 
 #include "graph/width.h"
 

@@ -1,7 +1,7 @@
 // The calibration end to end with a fake GPU whose "truth" is the simulator with other constants:
 // the stages IOS considers are recorded with their measurements, and fitting sim:h100's constants
 // to them must clearly improve error and rank correlation.
-#include "fake_timer.h"
+#include "support/fake_timer.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
