@@ -2,6 +2,7 @@
 
 #include "exec/cpu/host_kernels.h"
 #include "exec/cpu/partition_runner.h"
+#include "exec/cpu/tensor_views.h"
 
 #include "util/error.h"
 
@@ -25,14 +26,6 @@ memory::dims denseStrides(const std::vector<std::int64_t>& dims)
 }
 
 namespace {
-
-std::int64_t elements(const std::vector<std::int64_t>& dims)
-{
-    std::int64_t n = 1;
-    for (auto d : dims)
-        n *= d;
-    return n;
-}
 
 // oneDNN wants (in + before + after - kernel) / stride + 1 == out. The given padding when it
 // fits, else the padding the windows need; when they stop short of the input's end, the unread
@@ -451,7 +444,7 @@ void PrimitiveBuilder::pool(
         if (padded) {
             // Padding made explicit (zeros that count); the ceil-mode overhang is then excluded.
             float* base = padded->data;
-            const auto count = static_cast<std::size_t>(elements(padded->dims));
+            const auto count = static_cast<std::size_t>(elementCount(padded->dims));
             hostStep([base, count] { std::fill(base, base + count, 0.0F); });
             const auto strides4 = denseStrides(padded->dims);
             Operand interior { base + pt * strides4[2] + pl, src.dims, { strides4.begin(), strides4.end() } };
@@ -538,7 +531,7 @@ void PrimitiveBuilder::eltwise(const Operand& src, const Operand& dst, const std
 void PrimitiveBuilder::innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
     const std::vector<float>* bias, const Activation& act)
 {
-    const std::int64_t n = src.dims.at(0), k = elements(src.dims) / n, o = dst.dims.at(1);
+    const std::int64_t n = src.dims.at(0), k = elementCount(src.dims) / n, o = dst.dims.at(1);
     const Operand flat = src.reshaped({ n, k });
     const memory::desc user({ o, k }, memory::data_type::f32, tag::oi);
     const memory::desc any({ o, k }, memory::data_type::f32, tag::any);
@@ -594,7 +587,8 @@ void PrimitiveBuilder::multiply(const std::vector<Operand>& operands, const Oper
         cur = ops[*full];
         ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(*full));
     } else {
-        constants_.push_back(std::make_shared<std::vector<float>>(static_cast<std::size_t>(elements(dst.dims)), 1.0F));
+        constants_.push_back(
+            std::make_shared<std::vector<float>>(static_cast<std::size_t>(elementCount(dst.dims)), 1.0F));
         cur = Operand { constants_.back()->data(), dst.dims, {} };
     }
     const auto ps = pieces(act);

@@ -6,6 +6,14 @@
 
 namespace opsched::cpu {
 
+std::int64_t elementCount(const std::vector<std::int64_t>& dims)
+{
+    std::int64_t n = 1;
+    for (auto d : dims)
+        n *= d;
+    return n;
+}
+
 bool StridedView::hasNegativeStride() const
 {
     return std::any_of(strides.begin(), strides.end(), [](std::int64_t s) { return s < 0; });

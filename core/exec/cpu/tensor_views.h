@@ -23,6 +23,9 @@ struct StridedView {
 
 std::vector<std::int64_t> rowMajorStrides(const std::vector<std::int64_t>& dims);
 
+// The number of elements of a dense tensor with these dimensions (1 for none).
+std::int64_t elementCount(const std::vector<std::int64_t>& dims);
+
 // ONNX Slice over `inDims`: negative starts/ends count from the end, both are clamped (to
 // [0, d] for positive steps, [-1, d-1] for negative ones), negative axes count from the last.
 // Throws Error for a step of 0 or mismatched lists.

@@ -10,14 +10,6 @@
 namespace opsched::gpu {
 namespace {
 
-std::int64_t product(const std::vector<std::int64_t>& dims)
-{
-    std::int64_t n = 1;
-    for (auto d : dims)
-        n *= d;
-    return n;
-}
-
 std::string dimsText(const std::vector<std::int64_t>& dims)
 {
     std::string s = "[";
@@ -240,8 +232,8 @@ kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::i
     // How many elements a per-row parameter covers: the whole row (whatever its dims say, as the
     // graph builder checks only the count), or a trailing part of it.
     auto cycle = [&](const std::vector<std::int64_t>& dims, const char* what) {
-        if (product(dims) == product(normalised))
-            return product(normalised);
+        if (cpu::elementCount(dims) == cpu::elementCount(normalised))
+            return cpu::elementCount(normalised);
         auto first = std::find_if(dims.begin(), dims.end(), [](std::int64_t d) { return d != 1; });
         const std::vector<std::int64_t> trimmed(first, dims.end());
         if (trimmed.size() > normalised.size()
@@ -249,11 +241,11 @@ kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::i
                 trimmed.begin(), trimmed.end(), normalised.end() - static_cast<std::ptrdiff_t>(trimmed.size())))
             throw Error(std::string("layer normalisation ") + what + " " + dimsText(dims)
                 + " does not fit the normalised axes " + dimsText(normalised));
-        return product(trimmed);
+        return cpu::elementCount(trimmed);
     };
     kernels::RowNorm p;
-    p.cols = product(normalised);
-    p.rows = p.cols > 0 ? product(inDims) / p.cols : 0;
+    p.cols = cpu::elementCount(normalised);
+    p.rows = p.cols > 0 ? cpu::elementCount(inDims) / p.cols : 0;
     p.scaleCount = cycle(scaleDims, "scale");
     p.biasCount = biasDims ? cycle(*biasDims, "bias") : 0;
     p.epsilon = norm.epsilon;
@@ -273,11 +265,11 @@ kernels::GatherRows gatherGeometry(const std::vector<std::int64_t>& dataDims, in
         throw Error("gather axis " + std::to_string(axis) + " is out of range for " + dimsText(dataDims));
     const auto at = static_cast<std::size_t>(a);
     kernels::GatherRows g;
-    g.outer = product({ dataDims.begin(), dataDims.begin() + a });
+    g.outer = cpu::elementCount({ dataDims.begin(), dataDims.begin() + a });
     g.axisLen = dataDims[at];
     g.count = indexCount;
-    g.inner = product({ dataDims.begin() + a + 1, dataDims.end() });
-    if (g.outer * g.count * g.inner != product(outDims))
+    g.inner = cpu::elementCount({ dataDims.begin() + a + 1, dataDims.end() });
+    if (g.outer * g.count * g.inner != cpu::elementCount(outDims))
         throw Error("gather of " + std::to_string(indexCount) + " indices from " + dimsText(dataDims) + " along axis "
             + std::to_string(axis) + " does not give " + dimsText(outDims));
     return g;
@@ -313,8 +305,8 @@ kernels::BatchedMatMul matMulGeometry(const std::vector<std::int64_t>& aDims, co
     g.m = ad[rank - 2];
     g.k = ad[rank - 1];
     g.n = bd[rank - 1];
-    g.batch = product(batchDims);
-    if (g.batch * g.m * g.n != product(outDims))
+    g.batch = cpu::elementCount(batchDims);
+    if (g.batch * g.m * g.n != cpu::elementCount(outDims))
         throw Error("matmul of " + shapes + " does not give " + dimsText(outDims));
     // Batch strides of each operand's matrices; 0 where that operand is broadcast.
     std::vector<std::int64_t> aStrides(rank - 2), bStrides(rank - 2);
@@ -353,7 +345,7 @@ kernels::Reduction reductionGeometry(
     }
     kernels::Reduction r;
     r.kind = static_cast<int>(kind);
-    r.reducedCount = product(reducedDims);
+    r.reducedCount = cpu::elementCount(reducedDims);
     if (r.reducedCount == 0)
         throw Error("reduce over an empty axis of " + dimsText(inDims));
     auto outStrides = cpu::rowMajorStrides(keptDims);
