@@ -147,277 +147,320 @@ Shape matmulShape(const std::string& opName, Shape a, Shape b)
     return out;
 }
 
+// One helper per family of layer kinds; inferLayerShape only dispatches. Each helper returns the
+// layer's output shape or fails with a message naming the op.
+
+// --- Windowed layers (NCHW): the output's spatial size follows from kernel, stride, padding.
+
+Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
+{
+    if (in.rank() != 4)
+        fail(opName, "conv expects an NCHW input, got " + in.toString());
+    if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
+        fail(opName,
+            "conv groups " + std::to_string(c.groups) + " do not divide channels " + std::to_string(in.channels())
+                + " -> " + std::to_string(c.outChannels));
+    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
+        fail(opName, "conv kernel, stride and dilation must be positive");
+    const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
+    const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
+    return Shape { in.batch(), c.outChannels, h, w };
+}
+
+Shape poolShape(const std::string& opName, const Pool2d& p, const Shape& in)
+{
+    if (in.rank() != 4)
+        fail(opName, "pooling expects an NCHW input, got " + in.toString());
+    if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax)
+        return Shape { in.batch(), in.channels(), 1, 1 };
+    if (p.kernelH < 1 || p.kernelW < 1 || p.strideH < 1 || p.strideW < 1)
+        fail(opName, "pool kernel and stride must be positive");
+    const auto h = windowOut(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
+    const auto w = windowOut(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
+    return Shape { in.batch(), in.channels(), h, w };
+}
+
+// --- Layers over several operands: their shape comes from the operands, not from the input.
+
+Shape binaryShape(const std::string& opName, const std::vector<Shape>& operands)
+{
+    if (operands.size() < 2)
+        fail(opName, "an element-wise operation needs two operands");
+    Shape out = operands.front();
+    for (std::size_t i = 1; i < operands.size(); ++i)
+        out = broadcast(opName, out, operands[i]);
+    return out;
+}
+
+Shape matmulLayerShape(const std::string& opName, const MatMul& m, const std::vector<Shape>& operands)
+{
+    if (operands.size() != (m.bias ? 3U : 2U))
+        fail(opName, m.bias ? "matmul with bias needs two operands and a bias" : "matmul needs exactly two operands");
+    Shape out = matmulShape(opName, operands[0], operands[1]);
+    if (m.bias && (operands[2].elements() != out.dims.back() || out.rank() < 1))
+        fail(opName,
+            "matmul bias " + operands[2].toString() + " does not match " + std::to_string(out.dims.back())
+                + " output columns");
+    return out;
+}
+
+Shape concatShape(const std::string& opName, const Concat& c, const std::vector<Shape>& operands)
+{
+    if (operands.empty())
+        fail(opName, "concat has no operands");
+    if (!c.order.empty()) {
+        std::vector<bool> seen(operands.size(), false);
+        for (auto k : c.order)
+            if (k < 0 || static_cast<std::size_t>(k) >= operands.size() || seen[static_cast<std::size_t>(k)])
+                fail(opName,
+                    "concat order is not a permutation of its " + std::to_string(operands.size()) + " operands");
+            else
+                seen[static_cast<std::size_t>(k)] = true;
+        if (c.order.size() != operands.size())
+            fail(opName, "concat order is not a permutation of its " + std::to_string(operands.size()) + " operands");
+    }
+    Shape out = operands.front();
+    const auto axis = static_cast<std::size_t>(normaliseAxis(opName, c.axis, out.rank()));
+    out.dims[axis] = 0;
+    for (const auto& s : operands) {
+        if (s.rank() != out.rank())
+            fail(opName, "concat operands differ in rank");
+        for (std::size_t d = 0; d < s.dims.size(); ++d)
+            if (d != axis && s.dims[d] != operands.front().dims[d])
+                fail(opName,
+                    "concat operands differ outside axis " + std::to_string(c.axis) + ": " + operands.front().toString()
+                        + " vs " + s.toString());
+        out.dims[axis] += s.dims[axis];
+    }
+    return out;
+}
+
+Shape whereShape(const std::string& opName, const Where& w, const std::vector<Shape>& operands)
+{
+    for (auto k : w.operand)
+        if (k < 0 || static_cast<std::size_t>(k) >= operands.size())
+            fail(opName, "where names operand " + std::to_string(k) + " of " + std::to_string(operands.size()));
+    const auto at = [&](int i) -> const Shape& {
+        return operands[static_cast<std::size_t>(w.operand[static_cast<std::size_t>(i)])];
+    };
+    return broadcast(opName, broadcast(opName, at(0), at(1)), at(2));
+}
+
+// --- Data movement: the elements are selected or rearranged, none is computed.
+
+Shape sliceShape(const std::string& opName, const Slice& sl, const Shape& in)
+{
+    Shape out = in;
+    if (sl.starts.size() != sl.axes.size() || sl.ends.size() != sl.axes.size() || sl.steps.size() != sl.axes.size())
+        fail(opName, "slice needs as many starts, ends and steps as axes");
+    for (std::size_t i = 0; i < sl.axes.size(); ++i) {
+        const auto axis = static_cast<std::size_t>(normaliseAxis(opName, sl.axes[i], in.rank()));
+        const std::int64_t d = in.dims[axis], step = sl.steps[i];
+        if (step == 0)
+            fail(opName, "slice step is 0");
+        std::int64_t start = sl.starts[i] < 0 ? sl.starts[i] + d : sl.starts[i];
+        std::int64_t end = sl.ends[i] < 0 ? sl.ends[i] + d : sl.ends[i];
+        if (step > 0) {
+            start = std::clamp<std::int64_t>(start, 0, d);
+            end = std::clamp<std::int64_t>(end, 0, d);
+            out.dims[axis] = end > start ? (end - start + step - 1) / step : 0;
+        } else {
+            start = std::clamp<std::int64_t>(start, -1, d - 1);
+            end = std::clamp<std::int64_t>(end, -1, d - 1);
+            out.dims[axis] = start > end ? (start - end - step - 1) / -step : 0;
+        }
+    }
+    return out;
+}
+
+Shape transposeShape(const std::string& opName, const Transpose& t, const Shape& in)
+{
+    if (static_cast<int>(t.perm.size()) != in.rank())
+        fail(opName,
+            "transpose permutation has " + std::to_string(t.perm.size()) + " axes for rank "
+                + std::to_string(in.rank()));
+    Shape out = in;
+    std::vector<bool> seen(t.perm.size(), false);
+    for (std::size_t i = 0; i < t.perm.size(); ++i) {
+        const auto p = t.perm[i];
+        if (p < 0 || p >= in.rank() || seen[static_cast<std::size_t>(p)])
+            fail(opName, "transpose permutation is not a permutation");
+        seen[static_cast<std::size_t>(p)] = true;
+        out.dims[i] = in.dims[static_cast<std::size_t>(p)];
+    }
+    return out;
+}
+
+Shape padShape(const std::string& opName, const Pad& p, const Shape& in)
+{
+    if (static_cast<int>(p.pads.size()) != 2 * in.rank())
+        fail(opName, "pad needs 2 x rank pads");
+    Shape out = in;
+    for (int i = 0; i < in.rank(); ++i)
+        out.dims[static_cast<std::size_t>(i)]
+            += p.pads[static_cast<std::size_t>(i)] + p.pads[static_cast<std::size_t>(i + in.rank())];
+    return out;
+}
+
+Shape gatherShape(const std::string& opName, const Gather& g, const Shape& in, const std::vector<Shape>& operands)
+{
+    if (g.dataIsWeight) {
+        if (operands.size() != 2)
+            fail(opName, "an embedding needs the indices and one table");
+        const Shape& table = operands[1];
+        const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, table.rank()));
+        std::vector<std::int64_t> dims(table.dims.begin(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+        dims.insert(dims.end(), operands[0].dims.begin(), operands[0].dims.end());
+        dims.insert(dims.end(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, table.dims.end());
+        return Shape(std::move(dims));
+    }
+    if (operands.size() != 1)
+        fail(opName, "a gather with constant indices takes one operand");
+    const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, in.rank()));
+    std::int64_t count = 1;
+    for (auto d : g.indicesDims)
+        count *= d;
+    if (count != static_cast<std::int64_t>(g.indices.size()))
+        fail(opName,
+            "gather has " + std::to_string(g.indices.size()) + " indices for shape " + Shape(g.indicesDims).toString());
+    for (auto i : g.indices)
+        if (i < -in.dims[axis] || i >= in.dims[axis])
+            fail(opName,
+                "gather index " + std::to_string(i) + " is out of range for dimension "
+                    + std::to_string(in.dims[axis]));
+    std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+    dims.insert(dims.end(), g.indicesDims.begin(), g.indicesDims.end());
+    dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());
+    return Shape(std::move(dims));
+}
+
+// --- Reductions and normalisations over axes of the input.
+
+Shape reduceShape(const std::string& opName, const Reduce& r, const Shape& in)
+{
+    std::vector<bool> reduced(static_cast<std::size_t>(in.rank()), r.axes.empty());
+    for (auto a : r.axes)
+        reduced[static_cast<std::size_t>(normaliseAxis(opName, a, in.rank()))] = true;
+    std::vector<std::int64_t> dims;
+    for (int i = 0; i < in.rank(); ++i) {
+        if (!reduced[static_cast<std::size_t>(i)])
+            dims.push_back(in[i]);
+        else if (r.keepDims)
+            dims.push_back(1);
+    }
+    return Shape(std::move(dims));
+}
+
+Shape batchNormShape(const std::string& opName, const Shape& in)
+{
+    if (in.rank() < 2)
+        fail(opName, "batch normalisation needs a channel dimension");
+    return in;
+}
+
+Shape layerNormShape(const std::string& opName, const LayerNorm& l, const Shape& in)
+{
+    if (in.rank() < 1)
+        fail(opName, "layer normalisation needs at least one dimension");
+    normaliseAxis(opName, l.axis, in.rank());
+    return in;
+}
+
+Shape softmaxShape(const std::string& opName, const Softmax& s, const Shape& in)
+{
+    if (s.axis < 0 || s.axis >= in.rank())
+        fail(opName, "softmax axis " + std::to_string(s.axis) + " out of range for " + in.toString());
+    return in;
+}
+
+// --- Dense layers and views that fold the input into a new shape.
+
+Shape gemmShape(const std::string& opName, const Gemm& g, const Shape& in)
+{
+    if (g.outFeatures < 1)
+        fail(opName, "gemm needs a positive number of output features");
+    return Shape { in.batch(), g.outFeatures };
+}
+
+Shape flattenShape(const std::string& opName, const Flatten& f, const Shape& in)
+{
+    if (f.axis < 0 || f.axis > in.rank())
+        fail(opName, "flatten axis out of range for " + in.toString());
+    std::int64_t outer = 1, inner = 1;
+    for (int i = 0; i < in.rank(); ++i)
+        (i < f.axis ? outer : inner) *= in[i];
+    return Shape { outer, inner };
+}
+
+Shape reshapeShape(const std::string& opName, const Reshape& r, const Shape& in)
+{
+    std::vector<std::int64_t> dims;
+    std::int64_t known = 1;
+    int inferred = -1;
+    for (std::size_t i = 0; i < r.target.size(); ++i) {
+        std::int64_t d = r.target[i];
+        if (d == 0) {
+            if (static_cast<int>(i) >= in.rank())
+                fail(opName, "reshape copies a dimension the input does not have");
+            d = in[static_cast<int>(i)];
+        }
+        if (d == -1) {
+            if (inferred >= 0)
+                fail(opName, "reshape has more than one -1");
+            inferred = static_cast<int>(i);
+        } else if (d < 1) {
+            fail(opName, "reshape target has dimension " + std::to_string(d));
+        } else {
+            known *= d;
+        }
+        dims.push_back(d);
+    }
+    if (inferred >= 0) {
+        if (in.elements() % known != 0)
+            fail(opName, "cannot reshape " + in.toString());
+        dims[static_cast<std::size_t>(inferred)] = in.elements() / known;
+    }
+    Shape out(std::move(dims));
+    if (out.elements() != in.elements())
+        fail(opName, "cannot reshape " + in.toString() + " to " + out.toString());
+    return out;
+}
+
+// Dispatches each layer kind to its helper above.
+struct OutputShape {
+    const std::string& opName;
+    const Shape& in;
+    const std::vector<Shape>& operands;
+
+    Shape operator()(const Conv2d& c) const { return convShape(opName, c, in); }
+    Shape operator()(const Pool2d& p) const { return poolShape(opName, p, in); }
+    Shape operator()(const Eltwise&) const { return in; }
+    Shape operator()(const Multiply&) const { return in; }
+    Shape operator()(const Identity&) const { return in; }
+    Shape operator()(const Binary&) const { return binaryShape(opName, operands); }
+    Shape operator()(const MatMul& m) const { return matmulLayerShape(opName, m, operands); }
+    Shape operator()(const Concat& c) const { return concatShape(opName, c, operands); }
+    Shape operator()(const Slice& sl) const { return sliceShape(opName, sl, in); }
+    Shape operator()(const Transpose& t) const { return transposeShape(opName, t, in); }
+    Shape operator()(const Pad& p) const { return padShape(opName, p, in); }
+    Shape operator()(const Reduce& r) const { return reduceShape(opName, r, in); }
+    Shape operator()(const BatchNorm&) const { return batchNormShape(opName, in); }
+    Shape operator()(const LayerNorm& l) const { return layerNormShape(opName, l, in); }
+    Shape operator()(const Gather& g) const { return gatherShape(opName, g, in, operands); }
+    Shape operator()(const Where& w) const { return whereShape(opName, w, operands); }
+    Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
+    Shape operator()(const Gemm& g) const { return gemmShape(opName, g, in); }
+    Shape operator()(const Softmax& s) const { return softmaxShape(opName, s, in); }
+    Shape operator()(const Flatten& f) const { return flattenShape(opName, f, in); }
+    Shape operator()(const Reshape& r) const { return reshapeShape(opName, r, in); }
+};
+
 } // namespace
 
 void inferLayerShape(const std::string& opName, Layer& layer, const Shape& in, const std::vector<Shape>& operands)
 {
     checkShape(opName, in, "input");
-    struct Visitor {
-        const std::string& opName;
-        const Shape& in;
-        const std::vector<Shape>& operands;
-
-        Shape operator()(const Conv2d& c) const
-        {
-            if (in.rank() != 4)
-                fail(opName, "conv expects an NCHW input, got " + in.toString());
-            if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
-                fail(opName,
-                    "conv groups " + std::to_string(c.groups) + " do not divide channels "
-                        + std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
-            if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
-                fail(opName, "conv kernel, stride and dilation must be positive");
-            const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
-            const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
-            return Shape { in.batch(), c.outChannels, h, w };
-        }
-        Shape operator()(const Pool2d& p) const
-        {
-            if (in.rank() != 4)
-                fail(opName, "pooling expects an NCHW input, got " + in.toString());
-            if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax)
-                return Shape { in.batch(), in.channels(), 1, 1 };
-            if (p.kernelH < 1 || p.kernelW < 1 || p.strideH < 1 || p.strideW < 1)
-                fail(opName, "pool kernel and stride must be positive");
-            const auto h = windowOut(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
-            const auto w = windowOut(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
-            return Shape { in.batch(), in.channels(), h, w };
-        }
-        Shape operator()(const Eltwise&) const { return in; }
-        Shape operator()(const Multiply&) const { return in; }
-        Shape operator()(const Identity&) const { return in; }
-        Shape operator()(const Binary&) const
-        {
-            if (operands.size() < 2)
-                fail(opName, "an element-wise operation needs two operands");
-            Shape out = operands.front();
-            for (std::size_t i = 1; i < operands.size(); ++i)
-                out = broadcast(opName, out, operands[i]);
-            return out;
-        }
-        Shape operator()(const MatMul& m) const
-        {
-            if (operands.size() != (m.bias ? 3U : 2U))
-                fail(opName,
-                    m.bias ? "matmul with bias needs two operands and a bias" : "matmul needs exactly two operands");
-            Shape out = matmulShape(opName, operands[0], operands[1]);
-            if (m.bias && (operands[2].elements() != out.dims.back() || out.rank() < 1))
-                fail(opName,
-                    "matmul bias " + operands[2].toString() + " does not match " + std::to_string(out.dims.back())
-                        + " output columns");
-            return out;
-        }
-        Shape operator()(const Concat& c) const
-        {
-            if (operands.empty())
-                fail(opName, "concat has no operands");
-            if (!c.order.empty()) {
-                std::vector<bool> seen(operands.size(), false);
-                for (auto k : c.order)
-                    if (k < 0 || static_cast<std::size_t>(k) >= operands.size() || seen[static_cast<std::size_t>(k)])
-                        fail(opName,
-                            "concat order is not a permutation of its " + std::to_string(operands.size())
-                                + " operands");
-                    else
-                        seen[static_cast<std::size_t>(k)] = true;
-                if (c.order.size() != operands.size())
-                    fail(opName,
-                        "concat order is not a permutation of its " + std::to_string(operands.size()) + " operands");
-            }
-            Shape out = operands.front();
-            const auto axis = static_cast<std::size_t>(normaliseAxis(opName, c.axis, out.rank()));
-            out.dims[axis] = 0;
-            for (const auto& s : operands) {
-                if (s.rank() != out.rank())
-                    fail(opName, "concat operands differ in rank");
-                for (std::size_t d = 0; d < s.dims.size(); ++d)
-                    if (d != axis && s.dims[d] != operands.front().dims[d])
-                        fail(opName,
-                            "concat operands differ outside axis " + std::to_string(c.axis) + ": "
-                                + operands.front().toString() + " vs " + s.toString());
-                out.dims[axis] += s.dims[axis];
-            }
-            return out;
-        }
-        Shape operator()(const Slice& sl) const
-        {
-            Shape out = in;
-            if (sl.starts.size() != sl.axes.size() || sl.ends.size() != sl.axes.size()
-                || sl.steps.size() != sl.axes.size())
-                fail(opName, "slice needs as many starts, ends and steps as axes");
-            for (std::size_t i = 0; i < sl.axes.size(); ++i) {
-                const auto axis = static_cast<std::size_t>(normaliseAxis(opName, sl.axes[i], in.rank()));
-                const std::int64_t d = in.dims[axis], step = sl.steps[i];
-                if (step == 0)
-                    fail(opName, "slice step is 0");
-                std::int64_t start = sl.starts[i] < 0 ? sl.starts[i] + d : sl.starts[i];
-                std::int64_t end = sl.ends[i] < 0 ? sl.ends[i] + d : sl.ends[i];
-                if (step > 0) {
-                    start = std::clamp<std::int64_t>(start, 0, d);
-                    end = std::clamp<std::int64_t>(end, 0, d);
-                    out.dims[axis] = end > start ? (end - start + step - 1) / step : 0;
-                } else {
-                    start = std::clamp<std::int64_t>(start, -1, d - 1);
-                    end = std::clamp<std::int64_t>(end, -1, d - 1);
-                    out.dims[axis] = start > end ? (start - end - step - 1) / -step : 0;
-                }
-            }
-            return out;
-        }
-        Shape operator()(const Transpose& t) const
-        {
-            if (static_cast<int>(t.perm.size()) != in.rank())
-                fail(opName,
-                    "transpose permutation has " + std::to_string(t.perm.size()) + " axes for rank "
-                        + std::to_string(in.rank()));
-            Shape out = in;
-            std::vector<bool> seen(t.perm.size(), false);
-            for (std::size_t i = 0; i < t.perm.size(); ++i) {
-                const auto p = t.perm[i];
-                if (p < 0 || p >= in.rank() || seen[static_cast<std::size_t>(p)])
-                    fail(opName, "transpose permutation is not a permutation");
-                seen[static_cast<std::size_t>(p)] = true;
-                out.dims[i] = in.dims[static_cast<std::size_t>(p)];
-            }
-            return out;
-        }
-        Shape operator()(const Pad& p) const
-        {
-            if (static_cast<int>(p.pads.size()) != 2 * in.rank())
-                fail(opName, "pad needs 2 x rank pads");
-            Shape out = in;
-            for (int i = 0; i < in.rank(); ++i)
-                out.dims[static_cast<std::size_t>(i)]
-                    += p.pads[static_cast<std::size_t>(i)] + p.pads[static_cast<std::size_t>(i + in.rank())];
-            return out;
-        }
-        Shape operator()(const Reduce& r) const
-        {
-            std::vector<bool> reduced(static_cast<std::size_t>(in.rank()), r.axes.empty());
-            for (auto a : r.axes)
-                reduced[static_cast<std::size_t>(normaliseAxis(opName, a, in.rank()))] = true;
-            std::vector<std::int64_t> dims;
-            for (int i = 0; i < in.rank(); ++i) {
-                if (!reduced[static_cast<std::size_t>(i)])
-                    dims.push_back(in[i]);
-                else if (r.keepDims)
-                    dims.push_back(1);
-            }
-            return Shape(std::move(dims));
-        }
-        Shape operator()(const BatchNorm&) const
-        {
-            if (in.rank() < 2)
-                fail(opName, "batch normalisation needs a channel dimension");
-            return in;
-        }
-        Shape operator()(const LayerNorm& l) const
-        {
-            if (in.rank() < 1)
-                fail(opName, "layer normalisation needs at least one dimension");
-            normaliseAxis(opName, l.axis, in.rank());
-            return in;
-        }
-        Shape operator()(const Gather& g) const
-        {
-            if (g.dataIsWeight) {
-                if (operands.size() != 2)
-                    fail(opName, "an embedding needs the indices and one table");
-                const Shape& table = operands[1];
-                const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, table.rank()));
-                std::vector<std::int64_t> dims(
-                    table.dims.begin(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis));
-                dims.insert(dims.end(), operands[0].dims.begin(), operands[0].dims.end());
-                dims.insert(dims.end(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, table.dims.end());
-                return Shape(std::move(dims));
-            }
-            if (operands.size() != 1)
-                fail(opName, "a gather with constant indices takes one operand");
-            const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, in.rank()));
-            std::int64_t count = 1;
-            for (auto d : g.indicesDims)
-                count *= d;
-            if (count != static_cast<std::int64_t>(g.indices.size()))
-                fail(opName,
-                    "gather has " + std::to_string(g.indices.size()) + " indices for shape "
-                        + Shape(g.indicesDims).toString());
-            for (auto i : g.indices)
-                if (i < -in.dims[axis] || i >= in.dims[axis])
-                    fail(opName,
-                        "gather index " + std::to_string(i) + " is out of range for dimension "
-                            + std::to_string(in.dims[axis]));
-            std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
-            dims.insert(dims.end(), g.indicesDims.begin(), g.indicesDims.end());
-            dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());
-            return Shape(std::move(dims));
-        }
-        Shape operator()(const Where& w) const
-        {
-            for (auto k : w.operand)
-                if (k < 0 || static_cast<std::size_t>(k) >= operands.size())
-                    fail(opName, "where names operand " + std::to_string(k) + " of " + std::to_string(operands.size()));
-            const auto at = [&](int i) -> const Shape& {
-                return operands[static_cast<std::size_t>(w.operand[static_cast<std::size_t>(i)])];
-            };
-            return broadcast(opName, broadcast(opName, at(0), at(1)), at(2));
-        }
-        Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
-        Shape operator()(const Gemm& g) const
-        {
-            if (g.outFeatures < 1)
-                fail(opName, "gemm needs a positive number of output features");
-            return Shape { in.batch(), g.outFeatures };
-        }
-        Shape operator()(const Softmax& s) const
-        {
-            if (s.axis < 0 || s.axis >= in.rank())
-                fail(opName, "softmax axis " + std::to_string(s.axis) + " out of range for " + in.toString());
-            return in;
-        }
-        Shape operator()(const Flatten& f) const
-        {
-            if (f.axis < 0 || f.axis > in.rank())
-                fail(opName, "flatten axis out of range for " + in.toString());
-            std::int64_t outer = 1, inner = 1;
-            for (int i = 0; i < in.rank(); ++i)
-                (i < f.axis ? outer : inner) *= in[i];
-            return Shape { outer, inner };
-        }
-        Shape operator()(const Reshape& r) const
-        {
-            std::vector<std::int64_t> dims;
-            std::int64_t known = 1;
-            int inferred = -1;
-            for (std::size_t i = 0; i < r.target.size(); ++i) {
-                std::int64_t d = r.target[i];
-                if (d == 0) {
-                    if (static_cast<int>(i) >= in.rank())
-                        fail(opName, "reshape copies a dimension the input does not have");
-                    d = in[static_cast<int>(i)];
-                }
-                if (d == -1) {
-                    if (inferred >= 0)
-                        fail(opName, "reshape has more than one -1");
-                    inferred = static_cast<int>(i);
-                } else if (d < 1) {
-                    fail(opName, "reshape target has dimension " + std::to_string(d));
-                } else {
-                    known *= d;
-                }
-                dims.push_back(d);
-            }
-            if (inferred >= 0) {
-                if (in.elements() % known != 0)
-                    fail(opName, "cannot reshape " + in.toString());
-                dims[static_cast<std::size_t>(inferred)] = in.elements() / known;
-            }
-            Shape out(std::move(dims));
-            if (out.elements() != in.elements())
-                fail(opName, "cannot reshape " + in.toString() + " to " + out.toString());
-            return out;
-        }
-    };
-    layer.output = std::visit(Visitor { opName, in, operands }, layer.params);
+    layer.output = std::visit(OutputShape { opName, in, operands }, layer.params);
     checkShape(opName, layer.output, "output");
 }
 

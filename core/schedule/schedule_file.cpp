@@ -109,21 +109,13 @@ nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
     return j;
 }
 
-ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
-{
-    if (!j.is_object())
-        fail("the document is not a JSON object");
-    const std::string format = stringField(j, "format");
-    if (format != "opsched-schedule" && format != "opsched-plan")
-        fail("format is \"" + format + "\", expected \"opsched-schedule\" or \"opsched-plan\"");
-    const auto& version = field(j, "version");
-    if (!version.is_number_integer())
-        fail("field \"version\" must be an integer");
-    if (version.get<int>() != kScheduleFormatVersion)
-        fail("version " + std::to_string(version.get<int>()) + " is not supported (this opsched reads version "
-            + std::to_string(kScheduleFormatVersion) + ")");
+namespace {
 
-    ScheduleDocument doc;
+// The header fields after format and version: model (and its fingerprint), then the optional ones.
+// Header values a program wrote are checked as strictly as the rest: an impossible one means
+// the file was damaged or edited wrongly, and using it would mislead (a batch of -3).
+void readHeader(const Graph& graph, const nlohmann::json& j, ScheduleDocument& doc)
+{
     doc.model = stringField(j, "model");
     if (doc.model != graph.name())
         fail("it was made for model '" + doc.model + "', not '" + graph.name() + "'");
@@ -132,8 +124,6 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
         if (doc.modelSha256 != modelFingerprint(graph))
             fail("it was made for another version of model '" + doc.model + "' (model_sha256 differs)");
     }
-    // Header values a program wrote are checked as strictly as the rest: an impossible one means
-    // the file was damaged or edited wrongly, and using it would mislead (a batch of -3).
     if (j.contains("batch") && !j.at("batch").is_null()) {
         const auto& b = j.at("batch");
         if (!b.is_number_integer() || b.get<std::int64_t>() < 1 || b.get<std::int64_t>() > 65536)
@@ -160,62 +150,70 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
             fail("field \"latency_ms\" must be a non-negative number or null, not " + l.dump());
         doc.latencyMs = l.get<double>();
     }
+}
 
-    auto opByName = [&](const nlohmann::json& name, const std::string& where) {
-        if (!name.is_string())
-            fail(where + ": op names must be strings");
-        const auto id = graph.findOp(name.get<std::string>());
-        if (!id)
-            fail(where + ": model '" + graph.name() + "' has no op '" + name.get<std::string>() + "'");
-        return *id;
-    };
-    auto indexList = [&](const nlohmann::json& list, const std::string& where) {
-        std::vector<std::uint32_t> out;
-        if (!list.is_array())
-            fail(where + " must be an array of launch indices");
-        for (const auto& v : list) {
-            if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max())
-                fail(where + " must hold launch indices (non-negative integers)");
-            out.push_back(v.get<std::uint32_t>());
-        }
-        return out;
-    };
+OpId opByName(const Graph& graph, const nlohmann::json& name, const std::string& where)
+{
+    if (!name.is_string())
+        fail(where + ": op names must be strings");
+    const auto id = graph.findOp(name.get<std::string>());
+    if (!id)
+        fail(where + ": model '" + graph.name() + "' has no op '" + name.get<std::string>() + "'");
+    return *id;
+}
 
-    if (format == "opsched-plan") {
-        Plan plan;
-        const auto& streams = field(j, "streams");
-        if (!streams.is_number_unsigned() || streams.get<std::uint64_t>() == 0 || streams.get<std::uint64_t>() > 1024)
-            fail("field \"streams\" must be an integer between 1 and 1024");
-        plan.streams = streams.get<std::uint32_t>();
-        const auto& launches = field(j, "launches");
-        if (!launches.is_array())
-            fail("field \"launches\" must be an array");
-        for (std::size_t i = 0; i < launches.size(); ++i) {
-            const auto& jl = launches[i];
-            const std::string where = "launch " + std::to_string(i);
-            if (!jl.is_object())
-                fail(where + " is not an object");
-            Launch l;
-            const auto& ops = field(jl, "ops");
-            if (!ops.is_array() || ops.empty())
-                fail(where + ": \"ops\" must be a non-empty array of op names");
-            for (const auto& name : ops)
-                l.ops.push_back(opByName(name, where));
-            const auto& stream = field(jl, "stream");
-            if (!stream.is_number_unsigned() || stream.get<std::uint64_t>() >= plan.streams)
-                fail(where + ": \"stream\" must be an integer from 0 to " + std::to_string(plan.streams - 1)
-                    + " (the plan's \"streams\" is " + std::to_string(plan.streams) + ")");
-            l.stream = StreamId(stream.get<std::uint32_t>());
-            if (jl.contains("wait_for"))
-                l.waitFor = indexList(jl.at("wait_for"), where + ": \"wait_for\"");
-            plan.launches.push_back(std::move(l));
-        }
-        if (j.contains("barriers"))
-            plan.barriers = indexList(j.at("barriers"), "field \"barriers\"");
-        doc.plan = std::move(plan);
-        return doc;
+std::vector<std::uint32_t> indexList(const nlohmann::json& list, const std::string& where)
+{
+    std::vector<std::uint32_t> out;
+    if (!list.is_array())
+        fail(where + " must be an array of launch indices");
+    for (const auto& v : list) {
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max())
+            fail(where + " must hold launch indices (non-negative integers)");
+        out.push_back(v.get<std::uint32_t>());
     }
+    return out;
+}
 
+// An "opsched-plan" document's streams, launches and barriers.
+Plan planFromJson(const Graph& graph, const nlohmann::json& j)
+{
+    Plan plan;
+    const auto& streams = field(j, "streams");
+    if (!streams.is_number_unsigned() || streams.get<std::uint64_t>() == 0 || streams.get<std::uint64_t>() > 1024)
+        fail("field \"streams\" must be an integer between 1 and 1024");
+    plan.streams = streams.get<std::uint32_t>();
+    const auto& launches = field(j, "launches");
+    if (!launches.is_array())
+        fail("field \"launches\" must be an array");
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+        const auto& jl = launches[i];
+        const std::string where = "launch " + std::to_string(i);
+        if (!jl.is_object())
+            fail(where + " is not an object");
+        Launch l;
+        const auto& ops = field(jl, "ops");
+        if (!ops.is_array() || ops.empty())
+            fail(where + ": \"ops\" must be a non-empty array of op names");
+        for (const auto& name : ops)
+            l.ops.push_back(opByName(graph, name, where));
+        const auto& stream = field(jl, "stream");
+        if (!stream.is_number_unsigned() || stream.get<std::uint64_t>() >= plan.streams)
+            fail(where + ": \"stream\" must be an integer from 0 to " + std::to_string(plan.streams - 1)
+                + " (the plan's \"streams\" is " + std::to_string(plan.streams) + ")");
+        l.stream = StreamId(stream.get<std::uint32_t>());
+        if (jl.contains("wait_for"))
+            l.waitFor = indexList(jl.at("wait_for"), where + ": \"wait_for\"");
+        plan.launches.push_back(std::move(l));
+    }
+    if (j.contains("barriers"))
+        plan.barriers = indexList(j.at("barriers"), "field \"barriers\"");
+    return plan;
+}
+
+// An "opsched-schedule" document's stages.
+Schedule stagesFromJson(const Graph& graph, const nlohmann::json& j)
+{
     Schedule schedule;
     const auto& stages = field(j, "stages");
     if (!stages.is_array())
@@ -239,11 +237,35 @@ ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
                 fail(where + ": each group must be an array of op names");
             auto& group = stage.groups.emplace_back();
             for (const auto& name : jg)
-                group.push_back(opByName(name, where));
+                group.push_back(opByName(graph, name, where));
         }
         schedule.stages.push_back(std::move(stage));
     }
-    doc.schedule = std::move(schedule);
+    return schedule;
+}
+
+} // namespace
+
+ScheduleDocument scheduleFromJson(const Graph& graph, const nlohmann::json& j)
+{
+    if (!j.is_object())
+        fail("the document is not a JSON object");
+    const std::string format = stringField(j, "format");
+    if (format != "opsched-schedule" && format != "opsched-plan")
+        fail("format is \"" + format + "\", expected \"opsched-schedule\" or \"opsched-plan\"");
+    const auto& version = field(j, "version");
+    if (!version.is_number_integer())
+        fail("field \"version\" must be an integer");
+    if (version.get<int>() != kScheduleFormatVersion)
+        fail("version " + std::to_string(version.get<int>()) + " is not supported (this opsched reads version "
+            + std::to_string(kScheduleFormatVersion) + ")");
+
+    ScheduleDocument doc;
+    readHeader(graph, j, doc);
+    if (format == "opsched-plan")
+        doc.plan = planFromJson(graph, j);
+    else
+        doc.schedule = stagesFromJson(graph, j);
     return doc;
 }
 

@@ -87,26 +87,24 @@ std::vector<std::string> launchNames(const store::RunRecord& run)
     return names;
 }
 
-nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
-{
-    const std::string scheduler = run.schedule ? run.schedule->scheduler : "";
-    nlohmann::ordered_json events = nlohmann::ordered_json::array();
-    events.push_back(meta("process_name", 0,
-        run.device.key + (run.simulated ? " (simulated)" : "") + ": " + run.model.name + ", " + scheduler + ", batch "
-            + std::to_string(run.batch)));
+namespace {
 
-    // Ops: the kernels of one launch make one complete event on their stream.
-    struct Span {
-        std::int64_t start = 0, end = 0, stream = 0;
-        std::size_t kernels = 0;
-        double warps = 0;
-        std::string name;
-        std::optional<std::int64_t> op, launch;
-    };
+// Ops: the kernels of one launch make one complete event on their stream.
+struct Span {
+    std::int64_t start = 0, end = 0, stream = 0;
+    std::size_t kernels = 0;
+    double warps = 0;
+    std::string name;
+    std::optional<std::int64_t> op, launch;
+};
+using SpanMap = std::map<std::pair<std::int64_t, std::int64_t>, Span>; // (launch, stream) -> span
+
+// The run's kernels gathered into spans; `streams` gets the streams they ran on, in order of first use.
+SpanMap launchSpans(const store::RunRecord& run, std::vector<std::int64_t>& streams)
+{
     const auto names = launchNames(run);
-    std::map<std::pair<std::int64_t, std::int64_t>, Span> spans; // (launch, stream) -> span
+    SpanMap spans;
     std::int64_t unmapped = 0;
-    std::vector<std::int64_t> streams;
     for (const auto& k : run.kernels) {
         // A kernel not mapped to a launch stays an event of its own.
         const std::int64_t launch = k.launchId ? *k.launchId : -1 - unmapped++;
@@ -126,6 +124,12 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
         if (std::find(streams.begin(), streams.end(), k.streamId) == streams.end())
             streams.push_back(k.streamId);
     }
+    return spans;
+}
+
+// One named track per stream, then the spans by start time.
+void addOpEvents(nlohmann::ordered_json& events, const SpanMap& spans, std::vector<std::int64_t> streams)
+{
     std::sort(streams.begin(), streams.end());
     for (auto stream : streams) {
         const int tid = static_cast<int>(stream) + 1;
@@ -150,59 +154,71 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
             { "tid", static_cast<int>(s->stream) + 1 }, { "ts", us(s->start) }, { "dur", us(s->end - s->start) },
             { "args", std::move(args) } });
     }
+}
 
-    // Flows: the arrows the window draws, from a launch's end to the start of the launch on another
-    // stream it lets go (Perfetto binds "s" and "f" to the slices enclosing their times).
-    if (const auto plan = storedPlanShape(run)) {
-        const std::size_t n = plan->launches.size();
-        std::vector<bool> drawn(n, false);
-        std::vector<double> ends(n, 0);
-        std::vector<const Span*> byLaunch(n, nullptr);
-        for (const auto& [key, span] : spans)
-            if (key.first >= 0 && static_cast<std::size_t>(key.first) < n
-                && !byLaunch[static_cast<std::size_t>(key.first)]) {
-                const auto l = static_cast<std::size_t>(key.first);
-                byLaunch[l] = &span;
-                drawn[l] = true;
-                ends[l] = static_cast<double>(span.end);
-            }
-        int id = 0;
-        for (const PlanFlow& f : planFlows(*plan, drawn, ends)) {
-            const Span& from = *byLaunch[f.from];
-            const Span& to = *byLaunch[f.to];
-            if (from.stream == to.stream)
-                continue;
-            const char* name = f.join ? "join" : "wait";
-            ++id;
-            events.push_back({ { "ph", "s" }, { "id", id }, { "name", name }, { "cat", "flow" }, { "pid", kPid },
-                { "tid", static_cast<int>(from.stream) + 1 }, { "ts", us(from.start + (from.end - from.start) / 2) } });
-            events.push_back({ { "ph", "f" }, { "bp", "e" }, { "id", id }, { "name", name }, { "cat", "flow" },
-                { "pid", kPid }, { "tid", static_cast<int>(to.stream) + 1 }, { "ts", us(to.start) } });
+// Flows: the arrows the window draws, from a launch's end to the start of the launch on another
+// stream it lets go (Perfetto binds "s" and "f" to the slices enclosing their times).
+void addFlowEvents(nlohmann::ordered_json& events, const store::RunRecord& run, const SpanMap& spans)
+{
+    const auto plan = storedPlanShape(run);
+    if (!plan)
+        return;
+    const std::size_t n = plan->launches.size();
+    std::vector<bool> drawn(n, false);
+    std::vector<double> ends(n, 0);
+    std::vector<const Span*> byLaunch(n, nullptr);
+    for (const auto& [key, span] : spans)
+        if (key.first >= 0 && static_cast<std::size_t>(key.first) < n
+            && !byLaunch[static_cast<std::size_t>(key.first)]) {
+            const auto l = static_cast<std::size_t>(key.first);
+            byLaunch[l] = &span;
+            drawn[l] = true;
+            ends[l] = static_cast<double>(span.end);
         }
+    int id = 0;
+    for (const PlanFlow& f : planFlows(*plan, drawn, ends)) {
+        const Span& from = *byLaunch[f.from];
+        const Span& to = *byLaunch[f.to];
+        if (from.stream == to.stream)
+            continue;
+        const char* name = f.join ? "join" : "wait";
+        ++id;
+        events.push_back({ { "ph", "s" }, { "id", id }, { "name", name }, { "cat", "flow" }, { "pid", kPid },
+            { "tid", static_cast<int>(from.stream) + 1 }, { "ts", us(from.start + (from.end - from.start) / 2) } });
+        events.push_back({ { "ph", "f" }, { "bp", "e" }, { "id", id }, { "name", name }, { "cat", "flow" },
+            { "pid", kPid }, { "tid", static_cast<int>(to.stream) + 1 }, { "ts", us(to.start) } });
     }
+}
 
-    // The host thread's calls on a track above the streams, as Nsight's CUDA API row.
-    if (!run.hostCalls.empty()) {
-        events.push_back(meta("thread_name", kHostTid, "host"));
-        events.push_back(sortIndex(kHostTid, -1));
-        for (const auto& h : run.hostCalls) {
-            nlohmann::ordered_json e = { { "ph", "X" }, { "name", h.name }, { "cat", "host" }, { "pid", kPid },
-                { "tid", kHostTid }, { "ts", us(h.startNs) }, { "dur", us(h.endNs - h.startNs) } };
-            if (h.launchId)
-                e["args"] = { { "launch", *h.launchId } };
-            events.push_back(std::move(e));
-        }
+// The host thread's calls on a track above the streams, as Nsight's CUDA API row.
+void addHostEvents(nlohmann::ordered_json& events, const store::RunRecord& run)
+{
+    if (run.hostCalls.empty())
+        return;
+    events.push_back(meta("thread_name", kHostTid, "host"));
+    events.push_back(sortIndex(kHostTid, -1));
+    for (const auto& h : run.hostCalls) {
+        nlohmann::ordered_json e = { { "ph", "X" }, { "name", h.name }, { "cat", "host" }, { "pid", kPid },
+            { "tid", kHostTid }, { "ts", us(h.startNs) }, { "dur", us(h.endNs - h.startNs) } };
+        if (h.launchId)
+            e["args"] = { { "launch", *h.launchId } };
+        events.push_back(std::move(e));
     }
+}
 
-    if (!run.stages.empty()) {
-        events.push_back(meta("thread_name", kStageTid, "stages"));
-        events.push_back(sortIndex(kStageTid, kStageTid));
-        for (const auto& st : run.stages)
-            events.push_back(
-                { { "ph", "X" }, { "name", "stage " + std::to_string(st.stage) }, { "cat", "stage" }, { "pid", kPid },
-                    { "tid", kStageTid }, { "ts", us(st.startNs) }, { "dur", us(st.endNs - st.startNs) } });
-    }
+void addStageEvents(nlohmann::ordered_json& events, const store::RunRecord& run)
+{
+    if (run.stages.empty())
+        return;
+    events.push_back(meta("thread_name", kStageTid, "stages"));
+    events.push_back(sortIndex(kStageTid, kStageTid));
+    for (const auto& st : run.stages)
+        events.push_back({ { "ph", "X" }, { "name", "stage " + std::to_string(st.stage) }, { "cat", "stage" },
+            { "pid", kPid }, { "tid", kStageTid }, { "ts", us(st.startNs) }, { "dur", us(st.endNs - st.startNs) } });
+}
 
+void addWarpEvents(nlohmann::ordered_json& events, const store::RunRecord& run)
+{
     for (const auto& w : run.warps) {
         events.push_back({ { "ph", "C" }, { "name", "active warps" }, { "pid", kPid }, { "ts", us(w.timeNs) },
             { "args", { { "active warps", w.activeWarps } } } });
@@ -210,10 +226,11 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
             events.push_back({ { "ph", "C" }, { "name", "SM active %" }, { "pid", kPid }, { "ts", us(w.timeNs) },
                 { "args", { { "SM active %", *w.smActivePct } } } });
     }
+}
 
-    nlohmann::ordered_json doc;
-    doc["traceEvents"] = std::move(events);
-    doc["displayTimeUnit"] = "ns";
+// The trace's otherData: what the run was.
+nlohmann::ordered_json runDescription(const store::RunRecord& run, const std::string& scheduler)
+{
     nlohmann::ordered_json other;
     other["run"] = run.id.value();
     other["model"] = run.model.name;
@@ -226,7 +243,30 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
     if (run.averageActiveWarps)
         other["average_active_warps"] = *run.averageActiveWarps;
     other["started_at"] = run.startedAt;
-    doc["otherData"] = std::move(other);
+    return other;
+}
+
+} // namespace
+
+nlohmann::ordered_json chromeTrace(const store::RunRecord& run)
+{
+    const std::string scheduler = run.schedule ? run.schedule->scheduler : "";
+    nlohmann::ordered_json events = nlohmann::ordered_json::array();
+    events.push_back(meta("process_name", 0,
+        run.device.key + (run.simulated ? " (simulated)" : "") + ": " + run.model.name + ", " + scheduler + ", batch "
+            + std::to_string(run.batch)));
+    std::vector<std::int64_t> streams;
+    const SpanMap spans = launchSpans(run, streams);
+    addOpEvents(events, spans, std::move(streams));
+    addFlowEvents(events, run, spans);
+    addHostEvents(events, run);
+    addStageEvents(events, run);
+    addWarpEvents(events, run);
+
+    nlohmann::ordered_json doc;
+    doc["traceEvents"] = std::move(events);
+    doc["displayTimeUnit"] = "ns";
+    doc["otherData"] = runDescription(run, scheduler);
     return doc;
 }
 

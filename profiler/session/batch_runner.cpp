@@ -238,14 +238,55 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
         }
     } cleanup { *this };
 
-    struct Waiting {
-        std::size_t index;
-        std::string key;
-        std::string modelName;
-        std::string otherBatch;
-        std::optional<store::RunId> after; // the newest run when it started waiting
-    };
     std::vector<Waiting> waiting;
+    runEachJob(jobs, result, complete, waiting);
+    awaitHeldJobs(jobs, result, complete, waiting);
+    result.seconds = secondsSince(t0);
+    return result;
+}
+
+// The job's key, or nullopt when it is reported already: its model did not load (failed), or the
+// database holds its run (skipped).
+std::optional<std::string> BatchRunner::keyToRun(
+    const ProfileJob& job, JobEvent& event, BatchResult& result, const std::unordered_set<std::string>& complete)
+{
+    // Skipping needs only the model's fingerprint, which does not depend on the batch.
+    std::string sha;
+    for (const auto& k : known_)
+        if (k.ref == job.modelRef) {
+            sha = k.sha256;
+            event.modelName = k.name;
+        }
+    try {
+        if (sha.empty()) {
+            sha = model(job.modelRef, job.batch).record.sha256;
+            event.modelName = loaded_->graph.name();
+        }
+    } catch (const std::exception& e) {
+        event.kind = JobEvent::Kind::Finished;
+        event.outcome = JobOutcome::Failed;
+        event.error = e.what();
+        ++result.failed;
+        if (listener_)
+            listener_(event);
+        return std::nullopt;
+    }
+    const std::string key = jobKey(sha, job, settings_, device_.key);
+    if (complete.contains(key)) {
+        event.kind = JobEvent::Kind::Finished;
+        event.outcome = JobOutcome::Skipped;
+        ++result.skipped;
+        if (listener_)
+            listener_(event);
+        return std::nullopt;
+    }
+    return key;
+}
+
+// Each job in turn: run, skipped or reported; those another batch holds go on `waiting`.
+void BatchRunner::runEachJob(const std::vector<ProfileJob>& jobs, BatchResult& result,
+    std::unordered_set<std::string>& complete, std::vector<Waiting>& waiting)
+{
     for (std::size_t i = 0; i < jobs.size() && !result.interrupted; ++i) {
         if (cancelled()) {
             result.interrupted = true;
@@ -257,36 +298,10 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
         event.total = jobs.size();
         event.job = &job;
 
-        // Skipping needs only the model's fingerprint, which does not depend on the batch.
-        std::string sha;
-        for (const auto& k : known_)
-            if (k.ref == job.modelRef) {
-                sha = k.sha256;
-                event.modelName = k.name;
-            }
-        try {
-            if (sha.empty()) {
-                sha = model(job.modelRef, job.batch).record.sha256;
-                event.modelName = loaded_->graph.name();
-            }
-        } catch (const std::exception& e) {
-            event.kind = JobEvent::Kind::Finished;
-            event.outcome = JobOutcome::Failed;
-            event.error = e.what();
-            ++result.failed;
-            if (listener_)
-                listener_(event);
+        const std::optional<std::string> found = keyToRun(job, event, result, complete);
+        if (!found)
             continue;
-        }
-        const std::string key = jobKey(sha, job, settings_, device_.key);
-        if (complete.contains(key)) {
-            event.kind = JobEvent::Kind::Finished;
-            event.outcome = JobOutcome::Skipped;
-            ++result.skipped;
-            if (listener_)
-                listener_(event);
-            continue;
-        }
+        const std::string& key = *found;
         switch (attemptJob(i, jobs, key, event, std::nullopt, result, complete)) {
         case Attempt::Cancelled:
             result.interrupted = true;
@@ -301,7 +316,11 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
             break;
         }
     }
+}
 
+void BatchRunner::awaitHeldJobs(const std::vector<ProfileJob>& jobs, BatchResult& result,
+    std::unordered_set<std::string>& complete, std::vector<Waiting>& waiting)
+{
     // The jobs other batches were running: as each ends there, skip it (done), report it (failed
     // there) or run it (given up, or its batch gone).
     while (!result.interrupted && !waiting.empty()) {
@@ -331,8 +350,6 @@ BatchResult BatchRunner::run(const std::vector<ProfileJob>& jobs)
         for (int tick = 0; tick < 10 && !waiting.empty() && !result.interrupted && !cancelled(); ++tick)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    result.seconds = secondsSince(t0);
-    return result;
 }
 
 } // namespace opsched::profiler

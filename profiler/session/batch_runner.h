@@ -95,6 +95,20 @@ private:
     Attempt attemptJob(std::size_t index, const std::vector<ProfileJob>& jobs, const std::string& key, JobEvent& event,
         std::optional<store::RunId> failedAfter, BatchResult& result, std::unordered_set<std::string>& complete);
     bool cancelled() const { return cancel_ && cancel_->load(); }
+    // A job another batch held when this one reached it.
+    struct Waiting {
+        std::size_t index;
+        std::string key;
+        std::string modelName;
+        std::string otherBatch;
+        std::optional<store::RunId> after; // the newest run when it started waiting
+    };
+    std::optional<std::string> keyToRun(
+        const ProfileJob& job, JobEvent& event, BatchResult& result, const std::unordered_set<std::string>& complete);
+    void runEachJob(const std::vector<ProfileJob>& jobs, BatchResult& result, std::unordered_set<std::string>& complete,
+        std::vector<Waiting>& waiting);
+    void awaitHeldJobs(const std::vector<ProfileJob>& jobs, BatchResult& result,
+        std::unordered_set<std::string>& complete, std::vector<Waiting>& waiting);
     const LoadedModel& model(const std::string& ref, std::int64_t batch);
     StageCostModel& costFor(std::int64_t batch);
     // Runs one job, filling `record` (the run to store), `event` (what to report) and `result`.

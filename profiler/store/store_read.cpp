@@ -83,6 +83,100 @@ bool Store::hasRun(RunId id)
     return st.step();
 }
 
+namespace {
+
+// loadRun's first query, one row: the run's own columns (0-13), its device (14-26), model (27-31)
+// and schedule (32-40, null without one).
+void readRunColumns(const Statement& st, RunRecord& r)
+{
+    r.uid = st.getText(0);
+    r.jobKey = st.getText(1);
+    r.batch = st.getInt(2);
+    r.startedAt = st.getText(3);
+    r.finishedAt = st.getText(4);
+    r.status = statusFrom(st.getText(5));
+    r.error = st.getText(6);
+    r.simulated = st.getInt(7) != 0;
+    r.cudaGraph = st.getInt(8) != 0;
+    r.warpsCollected = st.getInt(9) != 0;
+    r.averageActiveWarps = st.getOptionalDouble(10);
+    r.host = st.getText(11);
+    r.opschedVersion = st.getText(12);
+    r.notes = st.getText(13);
+}
+
+void readDeviceColumns(const Statement& st, DeviceRecord& d)
+{
+    d.key = st.getText(14);
+    d.name = st.getText(15);
+    d.simulated = st.getInt(16) != 0;
+    d.computeMajor = optInt(st, 17);
+    d.computeMinor = optInt(st, 18);
+    d.smCount = optInt(st, 19);
+    d.maxWarpsPerSm = optInt(st, 20);
+    d.clockRate = st.getOptionalInt(21);
+    d.memoryBandwidth = st.getOptionalDouble(22);
+    d.l2CacheSize = st.getOptionalInt(23);
+    d.totalMemory = st.getOptionalInt(24);
+    d.driverVersion = optInt(st, 25);
+    d.runtimeVersion = optInt(st, 26);
+}
+
+void readModelAndSchedule(const Statement& st, RunRecord& r)
+{
+    ModelRecord& m = r.model;
+    m.name = st.getText(27);
+    m.ref = st.getText(28);
+    m.sha256 = st.getText(29);
+    m.opCount = static_cast<std::size_t>(st.getInt(30));
+    m.ops = parseJson(st.getText(31), "op list");
+    if (!st.isNull(32)) {
+        ScheduleRecord s;
+        s.scheduler = st.getText(33);
+        s.format = st.getText(34);
+        s.document = parseJson(st.getText(35), "schedule");
+        s.plan = parseJson(st.getText(36), "plan");
+        s.params = parseJson(st.getText(37), "scheduler parameters");
+        s.searchSeconds = st.getDouble(38);
+        s.states = st.getInt(39);
+        s.transitions = st.getInt(40);
+        r.schedule = std::move(s);
+    }
+}
+
+// One row of loadRun's kernel query.
+KernelRecord kernelFrom(const Statement& k)
+{
+    KernelRecord kr;
+    kr.start = k.getInt(0);
+    kr.end = k.getInt(1);
+    kr.deviceId = k.getOptionalInt(2);
+    kr.contextId = k.getOptionalInt(3);
+    kr.streamId = k.getInt(4);
+    kr.correlationId = k.getOptionalInt(5);
+    kr.graphNodeId = k.getOptionalInt(6);
+    kr.gridId = k.getOptionalInt(7);
+    kr.opId = k.getOptionalInt(8);
+    kr.launchId = k.getOptionalInt(9);
+    kr.part = k.getInt(10);
+    kr.gridX = k.getOptionalInt(11);
+    kr.gridY = k.getOptionalInt(12);
+    kr.gridZ = k.getOptionalInt(13);
+    kr.blockX = k.getOptionalInt(14);
+    kr.blockY = k.getOptionalInt(15);
+    kr.blockZ = k.getOptionalInt(16);
+    kr.registersPerThread = k.getOptionalInt(17);
+    kr.staticSharedMemory = k.getOptionalInt(18);
+    kr.dynamicSharedMemory = k.getOptionalInt(19);
+    kr.localMemoryPerThread = k.getOptionalInt(20);
+    kr.shortName = k.getText(21);
+    kr.demangledName = k.getText(22);
+    kr.warps = k.getOptionalDouble(23);
+    return kr;
+}
+
+} // namespace
+
 RunRecord Store::loadRun(RunId id)
 {
     auto st = db_.prepare(R"sql(
@@ -102,52 +196,9 @@ LEFT JOIN schedules s ON s.id = r.schedule_id WHERE r.id = ?1)sql");
     }
     RunRecord r;
     r.id = id;
-    r.uid = st.getText(0);
-    r.jobKey = st.getText(1);
-    r.batch = st.getInt(2);
-    r.startedAt = st.getText(3);
-    r.finishedAt = st.getText(4);
-    r.status = statusFrom(st.getText(5));
-    r.error = st.getText(6);
-    r.simulated = st.getInt(7) != 0;
-    r.cudaGraph = st.getInt(8) != 0;
-    r.warpsCollected = st.getInt(9) != 0;
-    r.averageActiveWarps = st.getOptionalDouble(10);
-    r.host = st.getText(11);
-    r.opschedVersion = st.getText(12);
-    r.notes = st.getText(13);
-    DeviceRecord& d = r.device;
-    d.key = st.getText(14);
-    d.name = st.getText(15);
-    d.simulated = st.getInt(16) != 0;
-    d.computeMajor = optInt(st, 17);
-    d.computeMinor = optInt(st, 18);
-    d.smCount = optInt(st, 19);
-    d.maxWarpsPerSm = optInt(st, 20);
-    d.clockRate = st.getOptionalInt(21);
-    d.memoryBandwidth = st.getOptionalDouble(22);
-    d.l2CacheSize = st.getOptionalInt(23);
-    d.totalMemory = st.getOptionalInt(24);
-    d.driverVersion = optInt(st, 25);
-    d.runtimeVersion = optInt(st, 26);
-    ModelRecord& m = r.model;
-    m.name = st.getText(27);
-    m.ref = st.getText(28);
-    m.sha256 = st.getText(29);
-    m.opCount = static_cast<std::size_t>(st.getInt(30));
-    m.ops = parseJson(st.getText(31), "op list");
-    if (!st.isNull(32)) {
-        ScheduleRecord s;
-        s.scheduler = st.getText(33);
-        s.format = st.getText(34);
-        s.document = parseJson(st.getText(35), "schedule");
-        s.plan = parseJson(st.getText(36), "plan");
-        s.params = parseJson(st.getText(37), "scheduler parameters");
-        s.searchSeconds = st.getDouble(38);
-        s.states = st.getInt(39);
-        s.transitions = st.getInt(40);
-        r.schedule = std::move(s);
-    }
+    readRunColumns(st, r);
+    readDeviceColumns(st, r.device);
+    readModelAndSchedule(st, r);
 
     auto lat = db_.prepare("SELECT latency_ns FROM latency_samples WHERE run_id = ?1 ORDER BY repeat");
     lat.bind(1, id.value());
@@ -166,34 +217,8 @@ SELECT k.start, k.end, k.deviceId, k.contextId, k.streamId, k.correlationId, k.g
 FROM kernels k LEFT JOIN StringIds sn ON sn.id = k.shortName LEFT JOIN StringIds dn ON dn.id = k.demangledName
 WHERE k.run_id = ?1 ORDER BY k.start, k.streamId, k.rowid)sql");
     k.bind(1, id.value());
-    while (k.step()) {
-        KernelRecord kr;
-        kr.start = k.getInt(0);
-        kr.end = k.getInt(1);
-        kr.deviceId = k.getOptionalInt(2);
-        kr.contextId = k.getOptionalInt(3);
-        kr.streamId = k.getInt(4);
-        kr.correlationId = k.getOptionalInt(5);
-        kr.graphNodeId = k.getOptionalInt(6);
-        kr.gridId = k.getOptionalInt(7);
-        kr.opId = k.getOptionalInt(8);
-        kr.launchId = k.getOptionalInt(9);
-        kr.part = k.getInt(10);
-        kr.gridX = k.getOptionalInt(11);
-        kr.gridY = k.getOptionalInt(12);
-        kr.gridZ = k.getOptionalInt(13);
-        kr.blockX = k.getOptionalInt(14);
-        kr.blockY = k.getOptionalInt(15);
-        kr.blockZ = k.getOptionalInt(16);
-        kr.registersPerThread = k.getOptionalInt(17);
-        kr.staticSharedMemory = k.getOptionalInt(18);
-        kr.dynamicSharedMemory = k.getOptionalInt(19);
-        kr.localMemoryPerThread = k.getOptionalInt(20);
-        kr.shortName = k.getText(21);
-        kr.demangledName = k.getText(22);
-        kr.warps = k.getOptionalDouble(23);
-        r.kernels.push_back(std::move(kr));
-    }
+    while (k.step())
+        r.kernels.push_back(kernelFrom(k));
 
     auto w = db_.prepare("SELECT time_ns, duration_ns, active_warps, sm_active_pct FROM warp_samples WHERE run_id = ?1 "
                          "ORDER BY time_ns");

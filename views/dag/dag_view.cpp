@@ -370,7 +370,6 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
 {
     p.save();
     p.fillRect(QRect(QPoint(0, 0), size), palette().base());
-    const QFontMetrics fm(p.font());
     if (!graph_ || !layout_) {
         const QString message = !graph_ ? tr("No model")
             : layoutFailed_             ? tr("The graph cannot be laid out")
@@ -381,12 +380,18 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
         return;
     }
 
+    drawEdges(p, size, t);
+    drawBoxes(p, size, t);
+    drawLegend(p, size);
+    p.restore();
+}
+
+// Edges first, boxes over them. The selected op's edges last, highlighted.
+void DagView::drawEdges(QPainter& p, const QSize& size, const ViewTransform& t) const
+{
     const double s = t.scale;
     auto map = [&](double x, double y) { return QPointF(x * s + t.offset.x(), y * s + t.offset.y()); };
     const QRectF visible(QPointF(-t.offset.x() / s, -t.offset.y() / s), QSizeF(size.width() / s, size.height() / s));
-    const LayeredLayoutOptions& o = layout_->options;
-
-    // Edges first, boxes over them. The selected op's edges last, highlighted.
     p.setRenderHint(QPainter::Antialiasing, true);
     const double arrow = std::clamp(9 * s, 0.0, 9.0);
     const QColor highlight = palette().highlight().color();
@@ -418,8 +423,16 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
     }
     for (std::size_t i : selectedEdges)
         drawEdge(i, highlight, 2.0);
+}
 
-    // Boxes, with labels where they fit: the name, and the kind or the stage and group below it.
+// Boxes, with labels where they fit: the name, and the kind or the stage and group below it.
+void DagView::drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) const
+{
+    const QFontMetrics fm(p.font());
+    const double s = t.scale;
+    auto map = [&](double x, double y) { return QPointF(x * s + t.offset.x(), y * s + t.offset.y()); };
+    const LayeredLayoutOptions& o = layout_->options;
+    const QColor highlight = palette().highlight().color();
     const double boxW = o.nodeWidth * s;
     const double boxH = o.nodeHeight * s;
     const bool oneLine = boxW >= kMinTextWidth && boxH >= fm.height() + 2;
@@ -469,9 +482,6 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
             p.drawText(text, Qt::AlignCenter, line);
         }
     }
-
-    drawLegend(p, size);
-    p.restore();
 }
 
 std::vector<DagView::LegendEntry> DagView::legendEntries(QString* title) const

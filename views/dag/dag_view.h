@@ -120,6 +120,8 @@ private:
     std::vector<LegendEntry> legendEntries(QString* title) const;
     void drawLegend(QPainter& p, const QSize& size) const;
     void renderWith(QPainter& p, const QSize& size, const ViewTransform& t) const;
+    void drawEdges(QPainter& p, const QSize& size, const ViewTransform& t) const;
+    void drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) const;
     void setTransform(double scale, const QPointF& offset);
     QString label(OpId op, bool longForm) const;
     QString describe(OpId op) const;

@@ -45,7 +45,15 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     : QWidget(parent)
 {
     process_ = new ProfileProcess(this);
+    QToolButton* browse = createInputs();
+    createRunControls();
+    layOut(browse);
+    connectSignals();
+}
 
+// The form's fields; returns the database row's browse button, laid out beside the path.
+QToolButton* ProfilePanel::createInputs()
+{
     model_ = new QLineEdit;
     model_->setObjectName(QStringLiteral("profileModel"));
     model_->setPlaceholderText(tr("zoo:NAME or a model file"));
@@ -96,7 +104,12 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
     cudaGraph_->setObjectName(QStringLiteral("profileCudaGraph"));
     cudaGraph_->setToolTip(tr("Simulated devices: estimate plans as one CUDA graph replay"));
+    return browse;
+}
 
+// Start and Cancel, the progress bar, the status line and the log.
+void ProfilePanel::createRunControls()
+{
     startButton_ = new QPushButton(tr("Profile"));
     startButton_->setObjectName(QStringLiteral("profileButton"));
     startButton_->setToolTip(
@@ -117,7 +130,10 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(1000);
     log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+}
 
+void ProfilePanel::layOut(QToolButton* browse)
+{
     auto* dbRow = new QHBoxLayout;
     dbRow->addWidget(database_, 1);
     dbRow->addWidget(browse);
@@ -146,7 +162,10 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     layout->addWidget(progress_);
     layout->addWidget(status_);
     layout->addWidget(log_, 1);
+}
 
+void ProfilePanel::connectSignals()
+{
     connect(startButton_, &QPushButton::clicked, this, &ProfilePanel::start);
     connect(cancelButton_, &QPushButton::clicked, this, &ProfilePanel::cancel);
     connect(process_, &ProfileProcess::started, this,

@@ -16,6 +16,7 @@ class QListWidget;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+class QToolButton;
 
 namespace opsched {
 
@@ -48,6 +49,11 @@ signals:
     void finished(bool ok, const QString& message);
 
 private:
+    // The constructor's parts, in the order it calls them.
+    QToolButton* createInputs();
+    void createRunControls();
+    void layOut(QToolButton* browse);
+    void connectSignals();
     void chooseDatabase();
     void appendLog(const QString& line); // and follow it, unless the user scrolled up
     void revealProgress(); // scroll the panel so progress and status are in view

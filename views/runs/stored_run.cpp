@@ -34,43 +34,31 @@ std::string launchConfig(const store::KernelRecord& k)
     return "grid " + dim(k.gridX, k.gridY, k.gridZ) + ", block " + dim(k.blockX, k.blockY, k.blockZ);
 }
 
-} // namespace
-
-std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
+std::uint32_t colourFor(const std::vector<std::uint32_t>& opColour, const std::optional<std::int64_t>& op)
 {
-    auto data = std::make_shared<TimelineData>();
-    data->modelOps = run.model.opCount;
-    std::vector<std::uint32_t> opColour;
-    for (const auto& op : run.model.ops) {
-        const std::string name = op.value("name", std::string());
-        const std::string type = op.value("type", std::string());
-        data->opLabels.push_back(name + "\n" + type);
-        opColour.push_back(colourOf(type));
-    }
-    auto colourFor = [&](const std::optional<std::int64_t>& op) {
-        return op && *op >= 0 && static_cast<std::size_t>(*op) < opColour.size()
-            ? opColour[static_cast<std::size_t>(*op)]
-            : static_cast<std::uint32_t>(kLastOpKind) + 1;
-    };
+    return op && *op >= 0 && static_cast<std::size_t>(*op) < opColour.size()
+        ? opColour[static_cast<std::size_t>(*op)]
+        : static_cast<std::uint32_t>(kLastOpKind) + 1;
+}
 
-    // Streams in id order, an op row and a kernel row each.
-    std::vector<std::int64_t> streams;
-    for (const auto& k : run.kernels)
-        streams.push_back(k.streamId);
-    StreamRowsBuilder rows(*data, std::move(streams));
+// Op boxes: the kernels of one launch on one stream make one box (as the Chrome trace export).
+struct Box {
+    std::int64_t start = 0, end = 0;
+    std::optional<std::int64_t> op;
+};
+using BoxMap = std::map<std::pair<std::int64_t, std::int64_t>, Box>; // (launch, stream)
 
-    // Op boxes: the kernels of one launch on one stream make one box (as the Chrome trace export).
-    struct Box {
-        std::int64_t start = 0, end = 0;
-        std::optional<std::int64_t> op;
-    };
-    std::map<std::pair<std::int64_t, std::int64_t>, Box> boxes; // (launch, stream)
+// Each kernel in its stream's kernel row; returns the op boxes they make.
+BoxMap addKernels(TimelineData& data, StreamRowsBuilder& rows, const store::RunRecord& run,
+    const std::vector<std::uint32_t>& opColour)
+{
+    BoxMap boxes;
     std::int64_t unmapped = 0;
-    data->kernels.reserve(run.kernels.size());
+    data.kernels.reserve(run.kernels.size());
     for (const auto& k : run.kernels) {
         const std::uint32_t op = k.opId && *k.opId >= 0 ? static_cast<std::uint32_t>(*k.opId) : 0;
         rows.addKernel(k.streamId, static_cast<double>(k.start) * kNs, static_cast<double>(k.end) * kNs,
-            colourFor(k.opId),
+            colourFor(opColour, k.opId),
             { k.demangledName.empty() ? k.shortName : k.demangledName, op, k.warps.value_or(0), launchConfig(k) });
         const std::int64_t launch = k.launchId ? *k.launchId : -1 - unmapped++;
         auto [it, fresh] = boxes.try_emplace({ launch, k.streamId }, Box { k.start, k.end, k.opId });
@@ -79,8 +67,14 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
             it->second.end = std::max(it->second.end, k.end);
         }
     }
-    // A merged launch is a box for each of its ops (as in the window's own timelines); the plan
-    // that ran names them.
+    return boxes;
+}
+
+// A merged launch is a box for each of its ops (as in the window's own timelines); the plan
+// that ran names them.
+void addOpBoxes(StreamRowsBuilder& rows, const store::RunRecord& run, const BoxMap& boxes,
+    const std::vector<std::uint32_t>& opColour)
+{
     std::map<std::string, std::int64_t> opIds;
     // The documents come from a file that may be damaged: only values of the right type count.
     for (std::size_t i = 0; i < run.model.ops.size(); ++i) {
@@ -106,21 +100,49 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
         // A kernel no op claims is shown only in its kernel row.
         for (auto op : ops)
             rows.addOp(key.second, static_cast<double>(box.start) * kNs, static_cast<double>(box.end) * kNs,
-                static_cast<std::uint32_t>(op), colourFor(op));
+                static_cast<std::uint32_t>(op), colourFor(opColour, op));
     }
-    data->rows.finish();
-    // A mapping's run (profile --mapping): stream u is device u, named in the schedule's params.
+}
+
+// A mapping's run (profile --mapping): stream u is device u, named in the schedule's params.
+void nameDeviceRows(TimelineData& data, const store::RunRecord& run)
+{
     if (run.schedule && run.schedule->params.is_object() && run.schedule->params.contains("devices")
         && run.schedule->params["devices"].is_array()) {
         const auto& devices = run.schedule->params["devices"];
-        for (std::size_t r = 0; r < data->rowNames.size() && r < data->rowStreams.size(); ++r) {
-            const std::int64_t stream = data->rowStreams[r];
-            if (data->rowKind(r) == TimelineRowKind::Ops && stream >= 0
+        for (std::size_t r = 0; r < data.rowNames.size() && r < data.rowStreams.size(); ++r) {
+            const std::int64_t stream = data.rowStreams[r];
+            if (data.rowKind(r) == TimelineRowKind::Ops && stream >= 0
                 && static_cast<std::size_t>(stream) < devices.size()
                 && devices[static_cast<std::size_t>(stream)].is_string())
-                data->rowNames[r] = devices[static_cast<std::size_t>(stream)].get<std::string>();
+                data.rowNames[r] = devices[static_cast<std::size_t>(stream)].get<std::string>();
         }
     }
+}
+
+} // namespace
+
+std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
+{
+    auto data = std::make_shared<TimelineData>();
+    data->modelOps = run.model.opCount;
+    std::vector<std::uint32_t> opColour;
+    for (const auto& op : run.model.ops) {
+        const std::string name = op.value("name", std::string());
+        const std::string type = op.value("type", std::string());
+        data->opLabels.push_back(name + "\n" + type);
+        opColour.push_back(colourOf(type));
+    }
+
+    // Streams in id order, an op row and a kernel row each.
+    std::vector<std::int64_t> streams;
+    for (const auto& k : run.kernels)
+        streams.push_back(k.streamId);
+    StreamRowsBuilder rows(*data, std::move(streams));
+    const BoxMap boxes = addKernels(*data, rows, run, opColour);
+    addOpBoxes(rows, run, boxes, opColour);
+    data->rows.finish();
+    nameDeviceRows(*data, run);
 
     for (const auto& st : run.stages)
         data->stages.emplace_back(static_cast<double>(st.startNs) * kNs, static_cast<double>(st.endNs) * kNs);

@@ -27,6 +27,94 @@ void addHostActivity(RangeStats& stats, const std::vector<HostCall>& host, doubl
     }
 }
 
+// The streams' busy intervals, kept for the concurrency sweep.
+struct BusyIntervals {
+    std::vector<std::pair<double, int>> edges; // (+1 at a busy interval's start, -1 at its end)
+    std::vector<std::vector<std::pair<double, double>>> perStream;
+};
+
+// One op row's stream: the union of its op spans [first, last) clipped to [a, b] (a merged launch
+// is several op spans with the same times; they must not count twice), added to `busy`.
+StreamRangeStats streamStats(const TimelineData& data, std::size_t r, std::size_t first, std::size_t last, double a,
+    double b, BusyIntervals& busy)
+{
+    const auto& spans = data.rows.row(r);
+    StreamRangeStats s;
+    std::vector<std::pair<double, double>> intervals;
+    s.row = r;
+    s.name = r < data.rowNames.size() ? data.rowNames[r] : "row " + std::to_string(r);
+    double runStart = 0, runEnd = 0;
+    bool open = false;
+    auto close = [&] {
+        if (!open)
+            return;
+        s.busy += runEnd - runStart;
+        if (runEnd > runStart) {
+            busy.edges.emplace_back(runStart, +1);
+            busy.edges.emplace_back(runEnd, -1);
+            intervals.emplace_back(runStart, runEnd);
+        }
+        open = false;
+    };
+    for (std::size_t i = first; i < last; ++i) {
+        const TimelineSpan& span = spans[i];
+        if (span.end < a || span.start > b)
+            continue;
+        ++s.ops;
+        const double s0 = std::max(span.start, a), s1 = std::min(span.end, b);
+        if (open && s0 <= runEnd)
+            runEnd = std::max(runEnd, s1);
+        else {
+            close();
+            runStart = s0;
+            runEnd = s1;
+            open = true;
+        }
+    }
+    close();
+    busy.perStream.push_back(std::move(intervals));
+    return s;
+}
+
+// The peak concurrency, and each stream's concurrency, from the streams' busy intervals.
+void addConcurrency(RangeStats& stats, BusyIntervals& busy)
+{
+    std::vector<std::pair<double, int>>& edges = busy.edges;
+    // Peak: sweep the busy intervals' edges; at equal times ends go first, so back-to-back
+    // intervals on two streams do not count as overlapping.
+    std::sort(edges.begin(), edges.end());
+    // The number of busy streams as a step function: level[i] holds on [times[i], times[i + 1]).
+    std::vector<double> times;
+    std::vector<int> level;
+    int running = 0;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        running += edges[i].second;
+        stats.peakConcurrency = std::max(stats.peakConcurrency, running);
+        if (i + 1 == edges.size() || edges[i + 1].first != edges[i].first) {
+            times.push_back(edges[i].first);
+            level.push_back(running);
+        }
+    }
+    // Each stream's concurrency: that step function averaged over the stream's busy time.
+    for (std::size_t k = 0; k < stats.streams.size(); ++k) {
+        StreamRangeStats& s = stats.streams[k];
+        if (!(s.busy > 0))
+            continue;
+        double area = 0;
+        for (const auto& [t0i, t1i] : busy.perStream[k]) {
+            auto i = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t0i) - times.begin());
+            i = i > 0 ? i - 1 : 0;
+            for (double t = t0i; i < times.size() && t < t1i; ++i) {
+                const double next = i + 1 < times.size() ? std::min(times[i + 1], t1i) : t1i;
+                if (next > t)
+                    area += level[i] * (next - t);
+                t = std::max(t, next);
+            }
+        }
+        s.concurrency = area / s.busy;
+    }
+}
+
 } // namespace
 
 double averageWarps(const std::vector<WarpSample>& warps, double t0, double t1)
@@ -61,10 +149,7 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
     const double a = stats.start, b = stats.end;
     const std::size_t rows = data.rows.rowCount();
 
-    // Per stream: the union of its op spans clipped to the range (a merged launch is several op
-    // spans with the same times; they must not count twice).
-    std::vector<std::pair<double, int>> edges; // (+1 at a busy interval's start, -1 at its end)
-    std::vector<std::vector<std::pair<double, double>>> busyIntervals; // per stream
+    BusyIntervals busy;
     int current = -1; // index into stats.streams of the last op row
     for (std::size_t r = 0; r < rows; ++r) {
         const auto [first, last] = data.rows.visible(r, a, b);
@@ -87,79 +172,13 @@ RangeStats rangeStats(const TimelineData& data, double t0, double t1)
                 }
             continue;
         }
-        StreamRangeStats s;
-        std::vector<std::pair<double, double>> intervals;
-        s.row = r;
-        s.name = r < data.rowNames.size() ? data.rowNames[r] : "row " + std::to_string(r);
-        double runStart = 0, runEnd = 0;
-        bool open = false;
-        auto close = [&] {
-            if (!open)
-                return;
-            s.busy += runEnd - runStart;
-            if (runEnd > runStart) {
-                edges.emplace_back(runStart, +1);
-                edges.emplace_back(runEnd, -1);
-                intervals.emplace_back(runStart, runEnd);
-            }
-            open = false;
-        };
-        for (std::size_t i = first; i < last; ++i) {
-            const TimelineSpan& span = spans[i];
-            if (span.end < a || span.start > b)
-                continue;
-            ++s.ops;
-            const double s0 = std::max(span.start, a), s1 = std::min(span.end, b);
-            if (open && s0 <= runEnd)
-                runEnd = std::max(runEnd, s1);
-            else {
-                close();
-                runStart = s0;
-                runEnd = s1;
-                open = true;
-            }
-        }
-        close();
+        StreamRangeStats s = streamStats(data, r, first, last, a, b, busy);
         stats.ops += s.ops;
         stats.busy += s.busy;
         stats.streams.push_back(std::move(s));
-        busyIntervals.push_back(std::move(intervals));
         current = static_cast<int>(stats.streams.size()) - 1;
     }
-
-    // Peak: sweep the busy intervals' edges; at equal times ends go first, so back-to-back
-    // intervals on two streams do not count as overlapping.
-    std::sort(edges.begin(), edges.end());
-    // The number of busy streams as a step function: level[i] holds on [times[i], times[i + 1]).
-    std::vector<double> times;
-    std::vector<int> level;
-    int running = 0;
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-        running += edges[i].second;
-        stats.peakConcurrency = std::max(stats.peakConcurrency, running);
-        if (i + 1 == edges.size() || edges[i + 1].first != edges[i].first) {
-            times.push_back(edges[i].first);
-            level.push_back(running);
-        }
-    }
-    // Each stream's concurrency: that step function averaged over the stream's busy time.
-    for (std::size_t k = 0; k < stats.streams.size(); ++k) {
-        StreamRangeStats& s = stats.streams[k];
-        if (!(s.busy > 0))
-            continue;
-        double area = 0;
-        for (const auto& [t0i, t1i] : busyIntervals[k]) {
-            auto i = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t0i) - times.begin());
-            i = i > 0 ? i - 1 : 0;
-            for (double t = t0i; i < times.size() && t < t1i; ++i) {
-                const double next = i + 1 < times.size() ? std::min(times[i + 1], t1i) : t1i;
-                if (next > t)
-                    area += level[i] * (next - t);
-                t = std::max(t, next);
-            }
-        }
-        s.concurrency = area / s.busy;
-    }
+    addConcurrency(stats, busy);
     if (stats.duration() > 0)
         stats.averageConcurrency = stats.busy / stats.duration();
     stats.hasKernels = data.hasKernelRows();

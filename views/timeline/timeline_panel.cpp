@@ -54,7 +54,42 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     warps_ = new WarpChart;
     warps_->setObjectName(QStringLiteral("warpChart"));
 
-    // Tool row.
+    QHBoxLayout* tools = createToolRow();
+    QWidget* side = createAnalysis();
+
+    auto* plots = new QSplitter(Qt::Vertical);
+    plots->addWidget(view_);
+    plots->addWidget(warps_);
+    plots->setStretchFactor(0, 4);
+    plots->setStretchFactor(1, 1);
+    plots->setChildrenCollapsible(false);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->setObjectName(QStringLiteral("timelineSplit"));
+    split->addWidget(plots);
+    split->addWidget(side);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setSizes({ 900, 380 });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(tools);
+    layout->addWidget(split, 1);
+
+    // Wiring: one axis, one cursor, one selection.
+    connect(view_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
+    connect(view_, &TimelineView::cursorMoved, warps_, &WarpChart::setCursorTime);
+    connect(warps_, &WarpChart::zoomRequested, view_, &TimelineView::zoomAt);
+    connect(view_, &TimelineView::selectionChanged, this, [this] {
+        warps_->setSelection(view_->selection());
+        updateStatistics();
+    });
+    updateStatistics();
+}
+
+QHBoxLayout* TimelinePanel::createToolRow()
+{
     search_ = new QLineEdit;
     search_->setObjectName(QStringLiteral("timelineSearch"));
     search_->setPlaceholderText(tr("Find op or kernel (Ctrl+F)"));
@@ -103,27 +138,86 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     tools->addWidget(fit);
     tools->addWidget(zoom);
 
-    // Analysis beside the plot.
+    connectSearch(previous, next);
+    connect(flows_, &QCheckBox::toggled, view_, &TimelineView::setShowFlows);
+    connect(critical_, &QCheckBox::toggled, view_, &TimelineView::setShowCriticalPath);
+    connect(collapse, &QToolButton::clicked, this, [this] { view_->setAllCollapsed(true); });
+    connect(expand, &QToolButton::clicked, this, [this] { view_->setAllCollapsed(false); });
+    connect(fit, &QToolButton::clicked, view_, &TimelineView::resetZoom);
+    connect(zoom, &QToolButton::clicked, view_, &TimelineView::zoomToSelection);
+    return tools;
+}
+
+void TimelinePanel::connectSearch(QToolButton* previous, QToolButton* next)
+{
+    connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) { view_->setSearchText(text); });
+    connect(search_, &QLineEdit::returnPressed, this, [this] { view_->nextMatch(); });
+    connect(next, &QToolButton::clicked, view_, &TimelineView::nextMatch);
+    connect(previous, &QToolButton::clicked, view_, &TimelineView::previousMatch);
+    connect(view_, &TimelineView::searchMoved, this, [this](int current, int count) {
+        if (search_->text().trimmed().isEmpty())
+            matches_->clear();
+        else if (count == 0)
+            matches_->setText(tr("no match"));
+        else
+            matches_->setText(current < 0 ? tr("%1 matches").arg(count) : tr("%1 of %2").arg(current + 1).arg(count));
+    });
+    auto* findShortcut = new QShortcut(QKeySequence::Find, this, [this] {
+        search_->setFocus();
+        search_->selectAll();
+    });
+    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    auto* nextShortcut = new QShortcut(QKeySequence::FindNext, this, [this] { view_->nextMatch(); });
+    nextShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    auto* previousShortcut = new QShortcut(QKeySequence::FindPrevious, this, [this] { view_->previousMatch(); });
+    previousShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+}
+
+QWidget* TimelinePanel::createAnalysis()
+{
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("rangeSummary"));
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rangeTable_ = createRangeTable();
+    QWidget* kernelPage = createKernelPage();
+
+    tabs_ = new QTabWidget;
+    tabs_->setObjectName(QStringLiteral("timelineAnalysis"));
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(rangeTable_, tr("Streams"));
+    tabs_->addTab(kernelPage, tr("Kernels"));
+    auto* side = new QWidget;
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(4, 2, 2, 2);
+    sideLayout->addWidget(summary_);
+    sideLayout->addWidget(tabs_, 1);
+    side->setMinimumWidth(220);
+    return side;
+}
+
+QTableView* TimelinePanel::createRangeTable()
+{
     rangeModel_ = new RangeStatsModel(this);
     auto* rangeProxy = new QSortFilterProxyModel(this);
     rangeProxy->setSourceModel(rangeModel_);
     rangeProxy->setSortRole(RangeStatsModel::SortRole);
-    rangeTable_ = makeTable(rangeProxy, QStringLiteral("rangeTable"));
-    rangeTable_->sortByColumn(RangeStatsModel::StreamColumn, Qt::AscendingOrder);
+    QTableView* table = makeTable(rangeProxy, QStringLiteral("rangeTable"));
+    table->sortByColumn(RangeStatsModel::StreamColumn, Qt::AscendingOrder);
     // On a narrow panel (a 1024x640 screen) Conc., Kernels, then Busy % give way, so what is
     // shown needs no horizontal scrolling.
-    rangeTable_->horizontalHeader()->setSectionResizeMode(RangeStatsModel::StreamColumn, QHeaderView::Stretch);
-    new ColumnFitter(rangeTable_,
+    table->horizontalHeader()->setSectionResizeMode(RangeStatsModel::StreamColumn, QHeaderView::Stretch);
+    new ColumnFitter(table,
         { RangeStatsModel::ConcurrencyColumn, RangeStatsModel::KernelsColumn, RangeStatsModel::ShareColumn }, 70);
     // Clicking a stream brings its row into view.
-    connect(rangeTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    connect(table, &QTableView::clicked, this, [this](const QModelIndex& index) {
         view_->ensureRowVisible(index.data(RangeStatsModel::RowRole).toULongLong());
     });
+    return table;
+}
 
+QWidget* TimelinePanel::createKernelPage()
+{
     kernelModel_ = new KernelStatsModel(this);
     kernelProxy_ = new QSortFilterProxyModel(this);
     kernelProxy_->setSourceModel(kernelModel_);
@@ -157,77 +251,10 @@ TimelinePanel::TimelinePanel(QWidget* parent)
     kernelLayout->setContentsMargins(2, 2, 2, 2);
     kernelLayout->addLayout(kernelTools);
     kernelLayout->addWidget(kernelTable_);
-
-    tabs_ = new QTabWidget;
-    tabs_->setObjectName(QStringLiteral("timelineAnalysis"));
-    tabs_->setDocumentMode(true);
-    tabs_->addTab(rangeTable_, tr("Streams"));
-    tabs_->addTab(kernelPage, tr("Kernels"));
-    auto* side = new QWidget;
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(4, 2, 2, 2);
-    sideLayout->addWidget(summary_);
-    sideLayout->addWidget(tabs_, 1);
-    side->setMinimumWidth(220);
-
-    auto* plots = new QSplitter(Qt::Vertical);
-    plots->addWidget(view_);
-    plots->addWidget(warps_);
-    plots->setStretchFactor(0, 4);
-    plots->setStretchFactor(1, 1);
-    plots->setChildrenCollapsible(false);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->setObjectName(QStringLiteral("timelineSplit"));
-    split->addWidget(plots);
-    split->addWidget(side);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 1);
-    split->setSizes({ 900, 380 });
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addLayout(tools);
-    layout->addWidget(split, 1);
-
-    // Wiring: one axis, one cursor, one selection.
-    connect(view_, &TimelineView::axisChanged, warps_, &WarpChart::setAxis);
-    connect(view_, &TimelineView::cursorMoved, warps_, &WarpChart::setCursorTime);
-    connect(warps_, &WarpChart::zoomRequested, view_, &TimelineView::zoomAt);
-    connect(view_, &TimelineView::selectionChanged, this, [this] {
-        warps_->setSelection(view_->selection());
-        updateStatistics();
-    });
-    connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) { view_->setSearchText(text); });
-    connect(search_, &QLineEdit::returnPressed, this, [this] { view_->nextMatch(); });
-    connect(next, &QToolButton::clicked, view_, &TimelineView::nextMatch);
-    connect(previous, &QToolButton::clicked, view_, &TimelineView::previousMatch);
-    connect(view_, &TimelineView::searchMoved, this, [this](int current, int count) {
-        if (search_->text().trimmed().isEmpty())
-            matches_->clear();
-        else if (count == 0)
-            matches_->setText(tr("no match"));
-        else
-            matches_->setText(current < 0 ? tr("%1 matches").arg(count) : tr("%1 of %2").arg(current + 1).arg(count));
-    });
-    auto* findShortcut = new QShortcut(QKeySequence::Find, this, [this] {
-        search_->setFocus();
-        search_->selectAll();
-    });
-    findShortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    auto* nextShortcut = new QShortcut(QKeySequence::FindNext, this, [this] { view_->nextMatch(); });
-    nextShortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    auto* previousShortcut = new QShortcut(QKeySequence::FindPrevious, this, [this] { view_->previousMatch(); });
-    previousShortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(flows_, &QCheckBox::toggled, view_, &TimelineView::setShowFlows);
-    connect(critical_, &QCheckBox::toggled, view_, &TimelineView::setShowCriticalPath);
-    connect(collapse, &QToolButton::clicked, this, [this] { view_->setAllCollapsed(true); });
-    connect(expand, &QToolButton::clicked, this, [this] { view_->setAllCollapsed(false); });
-    connect(fit, &QToolButton::clicked, view_, &TimelineView::resetZoom);
-    connect(zoom, &QToolButton::clicked, view_, &TimelineView::zoomToSelection);
+    // Connected after addItems (which emits currentIndexChanged), as the statistics need the whole panel.
     connect(grouping_, &QComboBox::currentIndexChanged, this, &TimelinePanel::updateStatistics);
     connect(exportCsv, &QPushButton::clicked, this, &TimelinePanel::exportKernelCsvDialog);
-    updateStatistics();
+    return kernelPage;
 }
 
 void TimelinePanel::setData(std::shared_ptr<const TimelineData> timeline,

@@ -11,12 +11,14 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QSplitter;
 class QTabWidget;
 class QTableView;
+class QToolButton;
 
 namespace opsched {
 
@@ -50,6 +52,12 @@ signals:
     void status(const QString& message);
 
 private:
+    // The constructor's parts: the tool row above the plots, and the analysis beside them.
+    QHBoxLayout* createToolRow();
+    void connectSearch(QToolButton* previous, QToolButton* next);
+    QWidget* createAnalysis();
+    QTableView* createRangeTable();
+    QWidget* createKernelPage();
     void updateStatistics();
     void exportKernelCsvDialog();
 

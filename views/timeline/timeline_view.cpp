@@ -279,29 +279,45 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
     }
     if (scrollY < 0)
         scrollY = scrollY_;
-    const int rowsTop = kRulerHeight - scrollY; // widget y of content y 0
-    const double plotRight = kLabelWidth + axis.width();
     p.save();
     p.setClipRect(QRectF(0, kRulerHeight, size.width(), size.height() - kRulerHeight));
 
-    // Stage bands, alternating shades, behind everything.
+    drawStageBands(p, axis, size.height());
+    drawRows(p, axis, scrollY, size.height());
+    if (showFlows_)
+        drawFlows(p, axis, scrollY, size.height());
+
+    drawSelectionAndCursor(p, axis, size.height());
+    p.restore();
+    drawRuler(p, axis, size.width());
+}
+
+// Stage bands, alternating shades, behind everything.
+void TimelineView::drawStageBands(QPainter& p, const TimeAxis& axis, int height) const
+{
     for (std::size_t s = 0; s < data_->stages.size(); ++s) {
         const auto [t0, t1] = data_->stages[s];
         if (!axis.overlaps(t0, t1))
             continue;
         const double x0 = kLabelWidth + std::max(0.0, axis.toX(t0));
         const double x1 = kLabelWidth + std::min(axis.width(), axis.toX(t1));
-        p.fillRect(QRectF(x0, kRulerHeight, std::max(1.0, x1 - x0), size.height() - kRulerHeight),
+        p.fillRect(QRectF(x0, kRulerHeight, std::max(1.0, x1 - x0), height - kRulerHeight),
             s % 2 ? QColor(240, 243, 248) : QColor(228, 233, 242));
     }
+}
 
+// Each visible row: its label, then its spans (folded where too small), outlined where marked.
+void TimelineView::drawRows(QPainter& p, const TimeAxis& axis, int scrollY, int height) const
+{
+    const int rowsTop = kRulerHeight - scrollY; // widget y of content y 0
+    const double plotRight = kLabelWidth + axis.width();
     const QFont normal = p.font();
     const QFontMetrics fm(normal);
     QFont small = normal;
     small.setPointSizeF(small.pointSizeF() * 0.85);
     const QFontMetrics smallFm(small);
     const bool marked = !marks_.empty();
-    const auto [firstRow, lastRow] = layout_.rowsIn(scrollY, scrollY + size.height() - kRulerHeight);
+    const auto [firstRow, lastRow] = layout_.rowsIn(scrollY, scrollY + height - kRulerHeight);
     for (std::size_t row = firstRow; row < lastRow && row < data_->rows.rowCount(); ++row) {
         if (!layout_.shown(row))
             continue;
@@ -367,25 +383,25 @@ void TimelineView::render(QPainter& p, const QSize& size, int scrollY) const
             }
         }
     }
-    if (showFlows_)
-        drawFlows(p, axis, scrollY, size.height());
+}
 
+void TimelineView::drawSelectionAndCursor(QPainter& p, const TimeAxis& axis, int height) const
+{
+    const double plotRight = kLabelWidth + axis.width();
     if (selection_) {
         const double x0 = kLabelWidth + std::clamp(axis.toX(selection_->first), 0.0, axis.width());
         const double x1 = kLabelWidth + std::clamp(axis.toX(selection_->second), 0.0, axis.width());
-        p.fillRect(QRectF(x0, kRulerHeight, std::max(1.0, x1 - x0), size.height() - kRulerHeight), kSelectionFill);
+        p.fillRect(QRectF(x0, kRulerHeight, std::max(1.0, x1 - x0), height - kRulerHeight), kSelectionFill);
         p.setPen(QPen(kSelectionEdge, 1));
         for (double x : { x0, x1 })
             if (x > kLabelWidth && x < plotRight)
-                p.drawLine(QPointF(x, kRulerHeight), QPointF(x, size.height()));
+                p.drawLine(QPointF(x, kRulerHeight), QPointF(x, height));
     }
     if (cursorTime_ && axis.overlaps(*cursorTime_, *cursorTime_)) {
         const double x = kLabelWidth + axis.toX(*cursorTime_);
         p.setPen(QPen(kCursor, 1, Qt::DashLine));
-        p.drawLine(QPointF(x, kRulerHeight), QPointF(x, size.height()));
+        p.drawLine(QPointF(x, kRulerHeight), QPointF(x, height));
     }
-    p.restore();
-    drawRuler(p, axis, size.width());
 }
 
 void TimelineView::drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int height) const

@@ -149,6 +149,10 @@ private:
     void rebuildMarks();
     void drawRuler(QPainter& p, const TimeAxis& axis, int width) const;
     void drawFlows(QPainter& p, const TimeAxis& axis, int scrollY, int height) const;
+    // render's layers, back to front (drawFlows and drawRuler too).
+    void drawStageBands(QPainter& p, const TimeAxis& axis, int height) const;
+    void drawRows(QPainter& p, const TimeAxis& axis, int scrollY, int height) const;
+    void drawSelectionAndCursor(QPainter& p, const TimeAxis& axis, int height) const;
 
     std::shared_ptr<const TimelineData> data_;
     std::function<QString(std::uint32_t)> describe_;

@@ -267,6 +267,17 @@ void MainWindow::selectOpInTable(std::uint32_t op)
 
 void MainWindow::createDocks()
 {
+    // In this order: each dock area's tabs appear in the order their docks are tabified.
+    createModelDocks();
+    createTimelineDocks();
+    createWorkflowDocks();
+    connectProfileAndRuns();
+    connectScheduleEditor();
+}
+
+// The right column: the model summary, the selected op, and the schedules.
+void MainWindow::createModelDocks()
+{
     summary_ = new ModelSummaryWidget;
     // Wide enough for a loaded model, so the table does not jump when the first one opens.
     summary_->setMinimumWidth(summary_->fontMetrics().averageCharWidth() * 36);
@@ -296,7 +307,11 @@ void MainWindow::createDocks()
         showComparisonOf(schedules_->results());
         showSchedule(result);
     });
+}
 
+// The bottom row: the timeline, the comparison of results, and the diff of two runs.
+void MainWindow::createTimelineDocks()
+{
     // The timeline and the warps chart share one time axis: zooming one moves the other.
     timelinePanel_ = new TimelinePanel;
     timelinePanel_->setObjectName(QStringLiteral("timelinePanel"));
@@ -328,7 +343,11 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, diffDock_);
     tabifyDockWidget(timelineDock_, diffDock_);
     timelineDock_->raise();
+}
 
+// Later tabs of the right column: the schedule editor, profiling, and the runs of a database.
+void MainWindow::createWorkflowDocks()
+{
     // Editing a stage schedule shows the edited schedule's timeline as soon as it is valid.
     editor_ = new ScheduleEditor;
     editor_->setObjectName(QStringLiteral("scheduleEditor"));
@@ -355,6 +374,10 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, runsDock_);
     tabifyDockWidget(schedulesDock_, runsDock_);
     schedulesDock_->raise();
+}
+
+void MainWindow::connectProfileAndRuns()
+{
     connect(profile_, &ProfilePanel::databaseChosen, this, [this](const QString& path) {
         if (QFileInfo(path).absoluteFilePath() != QFileInfo(runs_->path()).absoluteFilePath())
             runs_->openDatabase(path);
@@ -390,7 +413,10 @@ void MainWindow::createDocks()
         lastError_ = message;
         statusBar()->showMessage(message, 8000);
     });
+}
 
+void MainWindow::connectScheduleEditor()
+{
     connect(editor_, &ScheduleEditor::evaluated, this, [this](bool valid, double) {
         if (!valid || !graph_ || !shown_)
             return;

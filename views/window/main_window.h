@@ -121,6 +121,11 @@ private:
     void showComparisonOf(ScheduleResultsModel* model);
     void createCentralWidget();
     void createDocks();
+    void createModelDocks();
+    void createTimelineDocks();
+    void createWorkflowDocks();
+    void connectProfileAndRuns();
+    void connectScheduleEditor();
     void createStatusBar();
     void openModelDialog();
     void openMappingDialog();

@@ -165,6 +165,27 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
     launches_.resize(plan.launches.size());
     stackOfOp_.assign(nOps, -1);
 
+    addTensorValues(graph, cl, stepOf);
+
+    // Ops that write their own output buffer, which may then live inside a concat's output.
+    std::vector<bool> owning(nOps);
+    for (const auto& op : graph.ops())
+        owning[op.id.value()] = plan.launches[launchOf[op.id.value()]].merged() || (needsCombine(op) && allNoop(op))
+            || !isNoopLayer(op, op.layers.size() - 1);
+
+    addMergedStacks(graph, plan);
+    assignInputs(graph, plan, cl);
+    for (const auto& op : graph.ops())
+        if (ops_[op.id.value()].combine)
+            sliceIntoConcat(graph, op.id, owning, launchOf);
+    for (const auto& op : graph.ops())
+        assignLayerValues(graph, op, cl, stepOf[op.id.value()]);
+    placeRoots(graph, plan, options.concurrent);
+}
+
+void TensorLayout::addTensorValues(
+    const Graph& graph, const std::vector<bool>& cl, const std::vector<std::uint32_t>& stepOf)
+{
     // Graph tensors, live from their producer's launch to their last consumer's.
     valueOf_.assign(graph.tensors().size(), -1);
     for (const auto& t : graph.tensors()) {
@@ -192,13 +213,10 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
             r.last = std::max(r.last, step);
         }
     }
+}
 
-    // Ops that write their own output buffer, which may then live inside a concat's output.
-    std::vector<bool> owning(nOps);
-    for (const auto& op : graph.ops())
-        owning[op.id.value()] = plan.launches[launchOf[op.id.value()]].merged() || (needsCombine(op) && allNoop(op))
-            || !isNoopLayer(op, op.layers.size() - 1);
-
+void TensorLayout::addMergedStacks(const Graph& graph, const Plan& plan)
+{
     // Merged launches: one stacked output; at batch 1 the ops' outputs are its channel slices.
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const auto& ops = plan.launches[i].ops;
@@ -233,7 +251,10 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
             c0 += graph.tensor(graph.op(id).output).shape.channels();
         }
     }
+}
 
+void TensorLayout::assignInputs(const Graph& graph, const Plan& plan, const std::vector<bool>& cl)
+{
     // The input each op's first layer reads. Merged ops read one input, combined once.
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         int shared = -1;
@@ -256,54 +277,49 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
             }
         }
     }
-    for (const auto& op : graph.ops())
-        if (ops_[op.id.value()].combine)
-            sliceIntoConcat(graph, op.id, owning, launchOf);
+}
 
+void TensorLayout::assignLayerValues(const Graph& graph, const Op& op, const std::vector<bool>& cl, std::uint32_t step)
+{
     // What each layer writes: the op's output for the last, scratch values in between; noop
     // layers view their input.
-    for (const auto& op : graph.ops()) {
-        OpLayout& ol = ops_[op.id.value()];
-        const std::uint32_t step = stepOf[op.id.value()];
-        const std::size_t n = op.layers.size();
-        ol.layers.assign(n, -1);
-        ol.scratch.assign(n, -1);
-        if (ol.combine && allNoop(op)) {
-            ol.layers.assign(n, ol.input);
-            continue;
-        }
-        int cur = ol.input;
-        std::vector<std::int64_t> curDims = ol.inputDims;
-        const std::size_t conv = firstConvLayer(op);
-        const bool inCl = inputChannelsLast(graph, op, cl);
-        const bool outCl
-            = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()] : (conv < n || inCl);
-        for (std::size_t i = 0; i < n; ++i) {
-            const Layer& layer = op.layers[i];
-            const bool last = i + 1 == n;
-            int v = last ? valueOf(op.output) : -1;
-            auto internal = [&] {
-                const int w = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
-                values_[static_cast<std::size_t>(w)].channelsLast
-                    = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
-                return w;
-            };
-            if (isNoopLayer(op, i)) {
-                if (!last)
-                    v = internal();
-                setParent(v, cur, 0);
-                values_[static_cast<std::size_t>(v)].view = true;
-            } else {
-                if (!last)
-                    v = internal();
-                if (auto padded = paddedPoolInputDims(layer, curDims); !padded.empty())
-                    ol.scratch[i] = addValue(op.name + ":" + std::to_string(i) + ":padded", padded, step);
-            }
-            ol.layers[i] = cur = v;
-            curDims = layer.output.dims;
-        }
+    OpLayout& ol = ops_[op.id.value()];
+    const std::size_t n = op.layers.size();
+    ol.layers.assign(n, -1);
+    ol.scratch.assign(n, -1);
+    if (ol.combine && allNoop(op)) {
+        ol.layers.assign(n, ol.input);
+        return;
     }
-    placeRoots(graph, plan, options.concurrent);
+    int cur = ol.input;
+    std::vector<std::int64_t> curDims = ol.inputDims;
+    const std::size_t conv = firstConvLayer(op);
+    const bool inCl = inputChannelsLast(graph, op, cl);
+    const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()] : (conv < n || inCl);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Layer& layer = op.layers[i];
+        const bool last = i + 1 == n;
+        int v = last ? valueOf(op.output) : -1;
+        auto internal = [&] {
+            const int w = addValue(op.name + ":" + std::to_string(i), layer.output.dims, step);
+            values_[static_cast<std::size_t>(w)].channelsLast
+                = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
+            return w;
+        };
+        if (isNoopLayer(op, i)) {
+            if (!last)
+                v = internal();
+            setParent(v, cur, 0);
+            values_[static_cast<std::size_t>(v)].view = true;
+        } else {
+            if (!last)
+                v = internal();
+            if (auto padded = paddedPoolInputDims(layer, curDims); !padded.empty())
+                ol.scratch[i] = addValue(op.name + ":" + std::to_string(i) + ":padded", padded, step);
+        }
+        ol.layers[i] = cur = v;
+        curDims = layer.output.dims;
+    }
 }
 
 void TensorLayout::sliceIntoConcat(

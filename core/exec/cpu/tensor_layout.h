@@ -112,6 +112,11 @@ public:
 private:
     int addValue(std::string name, std::vector<std::int64_t> dims, std::uint32_t step);
     void setParent(int child, int parent, std::int64_t offset);
+    // The constructor's steps, in the order it takes them (each relies on the ones before).
+    void addTensorValues(const Graph& graph, const std::vector<bool>& cl, const std::vector<std::uint32_t>& stepOf);
+    void addMergedStacks(const Graph& graph, const Plan& plan);
+    void assignInputs(const Graph& graph, const Plan& plan, const std::vector<bool>& cl);
+    void assignLayerValues(const Graph& graph, const Op& op, const std::vector<bool>& cl, std::uint32_t step);
     void sliceIntoConcat(
         const Graph& graph, OpId id, const std::vector<bool>& owning, const std::vector<std::size_t>& launchOf);
     void placeRoots(const Graph& graph, const Plan& plan, bool concurrent);

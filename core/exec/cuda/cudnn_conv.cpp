@@ -135,41 +135,70 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
     if (bias)
         bias_ = upload(bias->data(), bias->size(), what + ": bias");
 
-    checkCudnn(api_.createTensorDescriptor(&xDesc_), what + ": cudnnCreateTensorDescriptor");
-    checkCudnn(api_.createTensorDescriptor(&yDesc_), what + ": cudnnCreateTensorDescriptor");
-    checkCudnn(api_.createFilterDescriptor(&wDesc_), what + ": cudnnCreateFilterDescriptor");
-    checkCudnn(api_.createConvolutionDescriptor(&convDesc_), what + ": cudnnCreateConvolutionDescriptor");
-    checkCudnn(api_.setTensor4dDescriptor(xDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
-                   narrow(shape.inChannels, what), narrow(inH, what), narrow(inW, what)),
-        what + ": input descriptor");
-    checkCudnn(api_.setTensor4dDescriptor(yDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape.batch, what),
-                   narrow(shape.outChannels, what), narrow(shape.outH, what), narrow(shape.outW, what)),
-        what + ": output descriptor");
-    checkCudnn(api_.setFilter4dDescriptor(wDesc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, narrow(shape.outChannels, what),
-                   narrow(shape.inChannels / c.groups, what), narrow(c.kernelH, what), narrow(c.kernelW, what)),
-        what + ": filter descriptor");
-    checkCudnn(api_.setConvolution2dDescriptor(convDesc_, narrow(padH, what), narrow(padW, what),
-                   narrow(c.strideH, what), narrow(c.strideW, what), narrow(c.dilationH, what),
-                   narrow(c.dilationW, what), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        what + ": convolution descriptor");
-    checkCudnn(api_.setConvolutionGroupCount(convDesc_, narrow(c.groups, what)), what + ": group count");
+    describe(context, inH, inW, padH, padW);
+    chooseAlgorithm(context, inH, inW, padH, padW);
+
+    // cuDNN fuses bias + ReLU (any algorithm); anything else, or every epilogue with
+    // epilogue=separate, runs as one kernel after the conv.
+    fused_ = bias && act.kind == ActivationKind::Relu && context.variant().epilogue == ConvVariant::Epilogue::Fused;
+    if (fused_) {
+        checkCudnn(api_.createTensorDescriptor(&biasDesc_), what + ": bias descriptor");
+        checkCudnn(api_.setTensor4dDescriptor(
+                       biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, narrow(shape.outChannels, what), 1, 1),
+            what + ": bias descriptor");
+        checkCudnn(api_.createActivationDescriptor(&actDesc_), what + ": activation descriptor");
+        checkCudnn(api_.setActivationDescriptor(actDesc_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+            what + ": activation descriptor");
+    }
+}
+
+// The input (padded where the padding is asymmetric), output, filter and convolution
+// descriptors; checks that cuDNN computes the output shape the graph has.
+void CudnnConv::describe(
+    const CudnnContext& context, std::int64_t inH, std::int64_t inW, std::int64_t padH, std::int64_t padW)
+{
+    const Conv2d& c = shape_.conv;
+    checkCudnn(api_.createTensorDescriptor(&xDesc_), what_ + ": cudnnCreateTensorDescriptor");
+    checkCudnn(api_.createTensorDescriptor(&yDesc_), what_ + ": cudnnCreateTensorDescriptor");
+    checkCudnn(api_.createFilterDescriptor(&wDesc_), what_ + ": cudnnCreateFilterDescriptor");
+    checkCudnn(api_.createConvolutionDescriptor(&convDesc_), what_ + ": cudnnCreateConvolutionDescriptor");
+    checkCudnn(api_.setTensor4dDescriptor(xDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape_.batch, what_),
+                   narrow(shape_.inChannels, what_), narrow(inH, what_), narrow(inW, what_)),
+        what_ + ": input descriptor");
+    checkCudnn(api_.setTensor4dDescriptor(yDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, narrow(shape_.batch, what_),
+                   narrow(shape_.outChannels, what_), narrow(shape_.outH, what_), narrow(shape_.outW, what_)),
+        what_ + ": output descriptor");
+    checkCudnn(
+        api_.setFilter4dDescriptor(wDesc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, narrow(shape_.outChannels, what_),
+            narrow(shape_.inChannels / c.groups, what_), narrow(c.kernelH, what_), narrow(c.kernelW, what_)),
+        what_ + ": filter descriptor");
+    checkCudnn(api_.setConvolution2dDescriptor(convDesc_, narrow(padH, what_), narrow(padW, what_),
+                   narrow(c.strideH, what_), narrow(c.strideW, what_), narrow(c.dilationH, what_),
+                   narrow(c.dilationW, what_), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        what_ + ": convolution descriptor");
+    checkCudnn(api_.setConvolutionGroupCount(convDesc_, narrow(c.groups, what_)), what_ + ": group count");
     // TF32 on: tensor-op math may convert FP32 inputs to TF32. Off: plain FP32 FMA only.
     checkCudnn(api_.setConvolutionMathType(convDesc_, context.tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
-        what + ": math type");
+        what_ + ": math type");
 
     int n = 0, ch = 0, h = 0, w = 0;
     checkCudnn(
-        api_.getConvolution2dForwardOutputDim(convDesc_, xDesc_, wDesc_, &n, &ch, &h, &w), what + ": output size");
-    if (n != shape.batch || ch != shape.outChannels || h != shape.outH || w != shape.outW)
-        throw Error(what + ": cuDNN computes a " + std::to_string(n) + "x" + std::to_string(ch) + "x"
-            + std::to_string(h) + "x" + std::to_string(w) + " output where the graph has " + std::to_string(shape.batch)
-            + "x" + std::to_string(shape.outChannels) + "x" + std::to_string(shape.outH) + "x"
-            + std::to_string(shape.outW));
+        api_.getConvolution2dForwardOutputDim(convDesc_, xDesc_, wDesc_, &n, &ch, &h, &w), what_ + ": output size");
+    if (n != shape_.batch || ch != shape_.outChannels || h != shape_.outH || w != shape_.outW)
+        throw Error(what_ + ": cuDNN computes a " + std::to_string(n) + "x" + std::to_string(ch) + "x"
+            + std::to_string(h) + "x" + std::to_string(w) + " output where the graph has "
+            + std::to_string(shape_.batch) + "x" + std::to_string(shape_.outChannels) + "x"
+            + std::to_string(shape_.outH) + "x" + std::to_string(shape_.outW));
+}
 
+void CudnnConv::chooseAlgorithm(
+    CudnnContext& context, std::int64_t inH, std::int64_t inW, std::int64_t padH, std::int64_t padW)
+{
+    const Conv2d& c = shape_.conv;
     // The algorithm: measured once per shape (and alignment, which decides what some kernels take).
     const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 ? 'a' : 'u'; };
     std::string key;
-    for (auto v : { shape.batch, shape.inChannels, inH, inW, shape.outChannels, c.kernelH, c.kernelW, padH, padW,
+    for (auto v : { shape_.batch, shape_.inChannels, inH, inW, shape_.outChannels, c.kernelH, c.kernelW, padH, padW,
              c.strideH, c.strideW, c.dilationH, c.dilationW, c.groups })
         key += std::to_string(v) + ",";
     key += aligned(x_);
@@ -184,42 +213,29 @@ CudnnConv::CudnnConv(CudnnContext& context, const ConvShape& shape, const std::v
             // cuDNN's own ranking, no measuring: the candidates in its order of preference.
             checkCudnn(api_.getConvolutionForwardAlgorithm(context.handle(0), xDesc_, wDesc_, convDesc_, yDesc_,
                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
-                what + ": cudnnGetConvolutionForwardAlgorithm_v7");
+                what_ + ": cudnnGetConvolutionForwardAlgorithm_v7");
         } else {
             checkCudnn(api_.findConvolutionForwardAlgorithmEx(context.handle(0), xDesc_, x_, wDesc_, weights_.data(),
                            convDesc_, yDesc_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
-                           context.findWorkspace(what), static_cast<std::size_t>(context.workspaceLimit())),
-                what + ": cudnnFindConvolutionForwardAlgorithmEx");
-            checkCuda(cudaDeviceSynchronize(), what + ": measuring convolution algorithms");
+                           context.findWorkspace(what_), static_cast<std::size_t>(context.workspaceLimit())),
+                what_ + ": cudnnFindConvolutionForwardAlgorithmEx");
+            checkCuda(cudaDeviceSynchronize(), what_ + ": measuring convolution algorithms");
         }
         const auto usable = std::find_if(perf, perf + returned, [&](const cudnnConvolutionFwdAlgoPerf_t& p) {
             return p.status == CUDNN_STATUS_SUCCESS && p.memory <= static_cast<std::size_t>(context.workspaceLimit())
                 && (context.tf32() || p.mathType == CUDNN_FMA_MATH);
         });
         if (usable == perf + returned)
-            throw Error(what + ": cuDNN has no convolution algorithm for this shape within a "
+            throw Error(what_ + ": cuDNN has no convolution algorithm for this shape within a "
                 + std::to_string(context.workspaceLimit() >> 20) + " MiB workspace");
         algorithm_ = *usable;
-        logFind(what, perf, returned, algorithm_);
+        logFind(what_, perf, returned, algorithm_);
         cache.emplace(key, algorithm_);
     }
     // TF32 off keeps CUDNN_FMA_MATH on the descriptor: the algorithm's own math type could be
     // CUDNN_DEFAULT_MATH, which lets cuDNN use TF32 tensor cores for FP32 data (Ampere and later).
     if (context.tf32())
-        checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what + ": math type of the algorithm");
-
-    // cuDNN fuses bias + ReLU (any algorithm); anything else, or every epilogue with
-    // epilogue=separate, runs as one kernel after the conv.
-    fused_ = bias && act.kind == ActivationKind::Relu && context.variant().epilogue == ConvVariant::Epilogue::Fused;
-    if (fused_) {
-        checkCudnn(api_.createTensorDescriptor(&biasDesc_), what + ": bias descriptor");
-        checkCudnn(api_.setTensor4dDescriptor(
-                       biasDesc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, narrow(shape.outChannels, what), 1, 1),
-            what + ": bias descriptor");
-        checkCudnn(api_.createActivationDescriptor(&actDesc_), what + ": activation descriptor");
-        checkCudnn(api_.setActivationDescriptor(actDesc_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
-            what + ": activation descriptor");
-    }
+        checkCudnn(api_.setConvolutionMathType(convDesc_, algorithm_.mathType), what_ + ": math type of the algorithm");
 }
 
 CudnnConv::~CudnnConv()

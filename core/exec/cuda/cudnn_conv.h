@@ -70,6 +70,13 @@ public:
     void run(cudaStream_t stream, cudnnHandle_t handle, void* workspace) const;
 
 private:
+    // The constructor's steps (what_ and shape_ are set by then).
+    void describe(
+        const CudnnContext& context, std::int64_t inH, std::int64_t inW, std::int64_t padH, std::int64_t padW);
+    // The algorithm: measured once per shape (and alignment), then taken from the context's cache.
+    void chooseAlgorithm(
+        CudnnContext& context, std::int64_t inH, std::int64_t inW, std::int64_t padH, std::int64_t padW);
+
     const CudnnApi& api_;
     ConvShape shape_;
     std::string what_;

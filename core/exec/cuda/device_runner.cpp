@@ -289,142 +289,181 @@ void DeviceRunner::compileCombine(const Op& op, std::vector<Step>& steps)
     }
 }
 
+// The launch steps of one layer, one overload per layer kind (std::visit picks it); the imported
+// models' tensor layers go on to compileTensorLayer. Nested in DeviceRunner to reach its tensors,
+// constants and convolutions. The launches capture copies of what they use, never this object: it
+// lives only while compileLayer runs.
+struct DeviceRunner::LayerSteps {
+    DeviceRunner& runner;
+    const Op& op;
+    const std::size_t i;
+    const Layer& layer;
+    const std::string what;
+    const std::vector<std::int64_t>& inDims;
+    const std::vector<std::int64_t>& outDims;
+    float* const y;
+    const float* const x;
+    std::vector<Step>& steps;
+    const kernels::Act a;
+
+    std::vector<float> weights(std::size_t k) const { return cpu::weightValues(runner.graph_, layer.weights.at(k)); }
+    template <class Launch> void push(Launch launch) const
+    {
+        steps.push_back([launch, what = what](cudaStream_t s, std::size_t) { checkCuda(launch(s), what); });
+    }
+
+    void operator()(const Conv2d& p) const
+    {
+        ConvShape shape;
+        shape.batch = inDims.at(0);
+        shape.inChannels = inDims.at(1);
+        shape.inH = inDims.at(2);
+        shape.inW = inDims.at(3);
+        shape.outChannels = outDims.at(1);
+        shape.outH = outDims.at(2);
+        shape.outW = outDims.at(3);
+        shape.conv = p;
+        const auto w = weights(0);
+        const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
+        runner.convs_.push_back(std::make_unique<CudnnConv>(
+            runner.cudnn_, shape, w, bias.empty() ? nullptr : &bias, layer.activation, x, y, what));
+        runner.weightBytes_ += static_cast<std::int64_t>((w.size() + bias.size()) * sizeof(float));
+        const CudnnConv* conv = runner.convs_.back().get();
+        steps.push_back([self = &runner, conv](cudaStream_t s, std::size_t k) {
+            conv->run(s, self->cudnn_.handle(k), self->workspaces_[k].data());
+        });
+    }
+    void operator()(const Gemm& p) const
+    {
+        const std::int64_t n = inDims.at(0), k = elements(inDims) / n, o = outDims.at(1);
+        const float* w = runner.constant(weights(0), what + ": weights");
+        const float* b = p.bias && layer.weights.size() > 1 ? runner.constant(weights(1), what + ": bias") : nullptr;
+        if (runner.pushCublasGemms({ gemmLayerProblem(n, k, o) }, x, w, y, what, steps)) {
+            // Bias and activation after the GEMM, as one small kernel.
+            if ((b || a.kind != 0) && n * o > 0)
+                push([y = y, b, n, o, a = a](cudaStream_t s) { return kernels::biasActivation(s, y, b, n, o, 1, a); });
+        } else {
+            push([x = x, w, b, y = y, n, k, o, a = a](
+                     cudaStream_t s) { return kernels::gemm(s, x, w, b, y, n, k, o, a); });
+        }
+    }
+    void operator()(const Pool2d& p) const
+    {
+        kernels::Pool pp;
+        pp.max = p.kind == PoolKind::Max || p.kind == PoolKind::GlobalMax;
+        pp.batch = inDims.at(0);
+        pp.channels = inDims.at(1);
+        pp.inH = inDims.at(2);
+        pp.inW = inDims.at(3);
+        pp.outH = outDims.at(2);
+        pp.outW = outDims.at(3);
+        if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax) {
+            pp.kernelH = pp.inH;
+            pp.kernelW = pp.inW;
+        } else {
+            pp.kernelH = p.kernelH;
+            pp.kernelW = p.kernelW;
+            pp.strideH = p.strideH;
+            pp.strideW = p.strideW;
+            pp.padTop = p.padTop;
+            pp.padLeft = p.padLeft;
+            pp.padBottom = p.padBottom;
+            pp.padRight = p.padRight;
+            pp.countIncludePad = p.countIncludePad;
+            // Ceil mode's last window may run past the bottom/right padding: the kernel
+            // clips it there and does not count that part (PyTorch, ONNX).
+        }
+        push([x = x, y = y, pp, a = a](cudaStream_t s) { return kernels::pool(s, x, y, pp, a); });
+    }
+    void operator()(const Eltwise& p) const
+    {
+        const kernels::Act first = act(p.activation);
+        const std::int64_t n = elements(outDims);
+        push([x = x, y = y, n, first, a = a](cudaStream_t s) { return kernels::activation(s, x, y, n, first, a); });
+    }
+    void operator()(const Softmax& p) const
+    {
+        int axis = p.axis < 0 ? p.axis + static_cast<int>(inDims.size()) : p.axis;
+        std::int64_t outer = 1, inner = 1;
+        for (int d = 0; d < axis; ++d)
+            outer *= inDims[static_cast<std::size_t>(d)];
+        for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < inDims.size(); ++d)
+            inner *= inDims[d];
+        const std::int64_t len = inDims.at(static_cast<std::size_t>(axis));
+        const std::int64_t n = elements(outDims);
+        push([x = x, y = y, outer, len, inner, a = a, n](cudaStream_t s) {
+            cudaError_t err = kernels::softmax(s, x, y, outer, len, inner);
+            return err == cudaSuccess && a.kind != 0 ? kernels::activation(s, y, y, n, a) : err;
+        });
+    }
+    void operator()(const Multiply&) const
+    {
+        if (i == 0 && cpu::multipliesTerms(op)) {
+            multiplyTerms();
+        } else {
+            const std::int64_t n = elements(outDims);
+            push([x = x, y = y, n, a = a](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
+        }
+    }
+    // A first Multiply that multiplies the op's input terms: y = t0 * t1, then y *= each next term,
+    // broadcasting each to the output's shape; the activation goes with the last.
+    void multiplyTerms() const
+    {
+        const int rank = static_cast<int>(outDims.size());
+        if (rank > kernels::kMaxRank)
+            throw Error(what + ": rank " + std::to_string(rank) + " is beyond the backend's "
+                + std::to_string(kernels::kMaxRank));
+        auto shapeOf = [&](const std::vector<std::int64_t>& dims) {
+            // Right-aligned dense strides; 0 where the operand is broadcast.
+            kernels::Broadcast b;
+            b.rank = rank;
+            std::int64_t stride = 1;
+            for (int d = rank - 1; d >= 0; --d) {
+                b.dims[d] = outDims[static_cast<std::size_t>(d)];
+                const int od = d - (rank - static_cast<int>(dims.size()));
+                const std::int64_t extent = od >= 0 ? dims[static_cast<std::size_t>(od)] : 1;
+                b.aStrides[d] = extent == 1 ? 0 : stride;
+                stride *= extent;
+            }
+            return b;
+        };
+        const float* lhs = runner.tensorAt(op.inputs[0].front());
+        kernels::Broadcast shape = shapeOf(runner.graph_.tensor(op.inputs[0].front()).shape.dims);
+        for (std::size_t k = 1; k < op.inputs.size(); ++k) {
+            const auto rhsShape = shapeOf(runner.graph_.tensor(op.inputs[k].front()).shape.dims);
+            for (int d = 0; d < rank; ++d)
+                shape.bStrides[d] = rhsShape.aStrides[d];
+            const float* rhs = runner.tensorAt(op.inputs[k].front());
+            const kernels::Act last = k + 1 == op.inputs.size() ? a : kernels::Act {};
+            push([lhs, rhs, y = y, shape, last](
+                     cudaStream_t s) { return kernels::multiply(s, lhs, rhs, y, shape, last); });
+            lhs = y; // then y *= the next operand
+            shape = shapeOf(outDims);
+        }
+    }
+    template <class T> void operator()(const T&) const
+    {
+        if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
+            const std::int64_t n = elements(outDims); // a view with an activation
+            push([x = x, y = y, n, a = a](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
+        } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm,
+                                 Gather, Where, Expand>) {
+            runner.compileTensorLayer(op, i, x, inDims, y, steps);
+        } else {
+            throw Error(what + ": not supported by the CUDA backend");
+        }
+    }
+};
+
 void DeviceRunner::compileLayer(
     const Op& op, std::size_t i, int in, const std::vector<std::int64_t>& inDims, int out, std::vector<Step>& steps)
 {
     const Layer& layer = op.layers[i];
     const std::string what = opLabel(op) + " layer " + std::to_string(i) + " (" + layer.kindName() + ")";
-    const auto& outDims = layer.output.dims;
     float* y = at(out);
     const float* x = in >= 0 ? at(in) : nullptr;
-    auto weights = [&](std::size_t k) { return cpu::weightValues(graph_, layer.weights.at(k)); };
-    auto push = [&](auto launch) {
-        steps.push_back([launch, what](cudaStream_t s, std::size_t) { checkCuda(launch(s), what); });
-    };
-    const kernels::Act a = act(layer.activation);
-    std::visit(
-        [&](const auto& p) {
-            using T = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<T, Conv2d>) {
-                ConvShape shape;
-                shape.batch = inDims.at(0);
-                shape.inChannels = inDims.at(1);
-                shape.inH = inDims.at(2);
-                shape.inW = inDims.at(3);
-                shape.outChannels = outDims.at(1);
-                shape.outH = outDims.at(2);
-                shape.outW = outDims.at(3);
-                shape.conv = p;
-                const auto w = weights(0);
-                const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
-                convs_.push_back(std::make_unique<CudnnConv>(
-                    cudnn_, shape, w, bias.empty() ? nullptr : &bias, layer.activation, x, y, what));
-                weightBytes_ += static_cast<std::int64_t>((w.size() + bias.size()) * sizeof(float));
-                const CudnnConv* conv = convs_.back().get();
-                steps.push_back([this, conv](cudaStream_t s, std::size_t k) {
-                    conv->run(s, cudnn_.handle(k), workspaces_[k].data());
-                });
-            } else if constexpr (std::is_same_v<T, Gemm>) {
-                const std::int64_t n = inDims.at(0), k = elements(inDims) / n, o = outDims.at(1);
-                const float* w = constant(weights(0), what + ": weights");
-                const float* b = p.bias && layer.weights.size() > 1 ? constant(weights(1), what + ": bias") : nullptr;
-                if (pushCublasGemms({ gemmLayerProblem(n, k, o) }, x, w, y, what, steps)) {
-                    // Bias and activation after the GEMM, as one small kernel.
-                    if ((b || a.kind != 0) && n * o > 0)
-                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, b, n, o, 1, a); });
-                } else {
-                    push([=](cudaStream_t s) { return kernels::gemm(s, x, w, b, y, n, k, o, a); });
-                }
-            } else if constexpr (std::is_same_v<T, Pool2d>) {
-                kernels::Pool pp;
-                pp.max = p.kind == PoolKind::Max || p.kind == PoolKind::GlobalMax;
-                pp.batch = inDims.at(0);
-                pp.channels = inDims.at(1);
-                pp.inH = inDims.at(2);
-                pp.inW = inDims.at(3);
-                pp.outH = outDims.at(2);
-                pp.outW = outDims.at(3);
-                if (p.kind == PoolKind::GlobalAverage || p.kind == PoolKind::GlobalMax) {
-                    pp.kernelH = pp.inH;
-                    pp.kernelW = pp.inW;
-                } else {
-                    pp.kernelH = p.kernelH;
-                    pp.kernelW = p.kernelW;
-                    pp.strideH = p.strideH;
-                    pp.strideW = p.strideW;
-                    pp.padTop = p.padTop;
-                    pp.padLeft = p.padLeft;
-                    pp.padBottom = p.padBottom;
-                    pp.padRight = p.padRight;
-                    pp.countIncludePad = p.countIncludePad;
-                    // Ceil mode's last window may run past the bottom/right padding: the kernel
-                    // clips it there and does not count that part (PyTorch, ONNX).
-                }
-                push([=](cudaStream_t s) { return kernels::pool(s, x, y, pp, a); });
-            } else if constexpr (std::is_same_v<T, Eltwise>) {
-                const kernels::Act first = act(p.activation);
-                const std::int64_t n = elements(outDims);
-                push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, first, a); });
-            } else if constexpr (std::is_same_v<T, Softmax>) {
-                int axis = p.axis < 0 ? p.axis + static_cast<int>(inDims.size()) : p.axis;
-                std::int64_t outer = 1, inner = 1;
-                for (int d = 0; d < axis; ++d)
-                    outer *= inDims[static_cast<std::size_t>(d)];
-                for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < inDims.size(); ++d)
-                    inner *= inDims[d];
-                const std::int64_t len = inDims.at(static_cast<std::size_t>(axis));
-                const std::int64_t n = elements(outDims);
-                push([=](cudaStream_t s) {
-                    cudaError_t err = kernels::softmax(s, x, y, outer, len, inner);
-                    return err == cudaSuccess && a.kind != 0 ? kernels::activation(s, y, y, n, a) : err;
-                });
-            } else if constexpr (std::is_same_v<T, Multiply>) {
-                if (i == 0 && cpu::multipliesTerms(op)) {
-                    const int rank = static_cast<int>(outDims.size());
-                    if (rank > kernels::kMaxRank)
-                        throw Error(what + ": rank " + std::to_string(rank) + " is beyond the backend's "
-                            + std::to_string(kernels::kMaxRank));
-                    auto shapeOf = [&](const std::vector<std::int64_t>& dims) {
-                        // Right-aligned dense strides; 0 where the operand is broadcast.
-                        kernels::Broadcast b;
-                        b.rank = rank;
-                        std::int64_t stride = 1;
-                        for (int d = rank - 1; d >= 0; --d) {
-                            b.dims[d] = outDims[static_cast<std::size_t>(d)];
-                            const int od = d - (rank - static_cast<int>(dims.size()));
-                            const std::int64_t extent = od >= 0 ? dims[static_cast<std::size_t>(od)] : 1;
-                            b.aStrides[d] = extent == 1 ? 0 : stride;
-                            stride *= extent;
-                        }
-                        return b;
-                    };
-                    const float* lhs = tensorAt(op.inputs[0].front());
-                    kernels::Broadcast shape = shapeOf(graph_.tensor(op.inputs[0].front()).shape.dims);
-                    for (std::size_t k = 1; k < op.inputs.size(); ++k) {
-                        const auto rhsShape = shapeOf(graph_.tensor(op.inputs[k].front()).shape.dims);
-                        for (int d = 0; d < rank; ++d)
-                            shape.bStrides[d] = rhsShape.aStrides[d];
-                        const float* rhs = tensorAt(op.inputs[k].front());
-                        const kernels::Act last = k + 1 == op.inputs.size() ? a : kernels::Act {};
-                        push([=](cudaStream_t s) { return kernels::multiply(s, lhs, rhs, y, shape, last); });
-                        lhs = y; // then y *= the next operand
-                        shape = shapeOf(outDims);
-                    }
-                } else {
-                    const std::int64_t n = elements(outDims);
-                    push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
-                }
-            } else if constexpr (isOneOf<T, Flatten, Reshape, Identity>) {
-                const std::int64_t n = elements(outDims); // a view with an activation
-                push([=](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
-            } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm,
-                                     Gather, Where, Expand>) {
-                compileTensorLayer(op, i, x, inDims, y, steps);
-            } else {
-                throw Error(what + ": not supported by the CUDA backend");
-            }
-        },
-        layer.params);
+    const LayerSteps build { *this, op, i, layer, what, inDims, layer.output.dims, y, x, steps, act(layer.activation) };
+    std::visit(build, layer.params);
 }
 
 void DeviceRunner::prepareStreams(const StreamProgram& program)

@@ -93,6 +93,8 @@ public:
 
 private:
     using Step = std::function<void(cudaStream_t, std::size_t stream)>;
+    struct LayerSteps; // compileLayer's steps per layer kind (device_runner.cpp)
+    struct TensorLayerSteps; // compileTensorLayer's (device_runner_tensor_ops.cpp)
 
     float* at(int value) const;
     float* tensorAt(TensorId t) const { return at(layout_.valueOf(t)); }

@@ -33,181 +33,219 @@ const std::int64_t* DeviceRunner::indexConstant(const std::vector<std::int64_t>&
     return reinterpret_cast<const std::int64_t*>(constants_.back().data());
 }
 
+// The launch steps of one imported tensor layer, one overload per layer kind (std::visit picks
+// it). Nested in DeviceRunner to reach its tensors and constants. The launches capture copies of
+// what they use, never this object: it lives only while compileTensorLayer runs.
+struct DeviceRunner::TensorLayerSteps {
+    // One tensor per input term, then the layer's weights, each with its dimensions.
+    using OperandList = std::vector<std::pair<const float*, std::vector<std::int64_t>>>;
+
+    DeviceRunner& runner;
+    const Op& op;
+    const Layer& layer;
+    const std::string what;
+    const float* x;
+    const std::vector<std::int64_t>& inDims;
+    float* y;
+    const std::vector<std::int64_t>& outDims;
+    const kernels::Act a;
+    std::vector<Step>& steps;
+
+    template <class Launch> void push(Launch launch) const
+    {
+        steps.push_back([launch, what = what](cudaStream_t s, std::size_t) { checkCuda(launch(s), what); });
+    }
+    // Operand layers: one tensor per input term, then the layer's weights as constants.
+    OperandList operands() const
+    {
+        OperandList list;
+        for (const auto& term : op.inputs) {
+            if (term.size() != 1)
+                throw Error(what + ": an operand must be a single tensor, not a sum");
+            list.emplace_back(runner.tensorAt(term.front()), runner.graph_.tensor(term.front()).shape.dims);
+        }
+        for (auto w : layer.weights)
+            list.emplace_back(runner.constant(cpu::weightValues(runner.graph_, w), what + ": constant operand"),
+                runner.graph_.tensor(w).shape.dims);
+        return list;
+    }
+    static std::vector<std::vector<std::int64_t>> dimsOf(const OperandList& list)
+    {
+        std::vector<std::vector<std::int64_t>> dims;
+        for (const auto& o : list)
+            dims.push_back(o.second);
+        return dims;
+    }
+
+    void operator()(const Binary& p) const
+    {
+        const auto listed = operands();
+        OperandList list;
+        for (auto k : binaryOperandOrder(p, op.inputs.size(), layer.weights.size()))
+            list.push_back(listed[k]);
+        BinaryLaunches plan = binaryLaunches(p.kind, dimsOf(list), outDims);
+        for (std::size_t j = 0; j < plan.launches.size(); ++j) {
+            kernels::Elementwise e = plan.launches[j];
+            for (std::size_t slot = 0; slot < plan.operandOf[j].size(); ++slot) {
+                const int k = plan.operandOf[j][slot];
+                e.srcs[slot] = k < 0 ? y : list[static_cast<std::size_t>(k)].first;
+            }
+            const kernels::Act last = j + 1 == plan.launches.size() ? a : kernels::Act {};
+            push([e, y = y, last](cudaStream_t s) { return kernels::elementwise(s, e, y, last); });
+        }
+    }
+    void operator()(const MatMul& p) const
+    {
+        const auto list = operands();
+        const std::size_t expected = p.bias ? 3 : 2;
+        if (list.size() != expected)
+            throw Error(what + ": matmul needs " + (p.bias ? "two operands and a bias" : "exactly two operands")
+                + ", got " + std::to_string(list.size()) + " tensors");
+        const kernels::BatchedMatMul g = matMulGeometry(list[0].second, list[1].second, outDims);
+        const float* lhs = list[0].first;
+        const float* rhs = list[1].first;
+        // A Linear layer's bias: one value per output column, added with the activation after.
+        const float* bias = p.bias ? list[2].first : nullptr;
+        const std::int64_t rows = g.batch * g.m, cols = g.n;
+        const bool epilogue = (bias || a.kind != 0) && rows * cols > 0;
+        const kernels::Act inKernel = bias ? kernels::Act {} : a;
+        if (runner.pushCublasGemms(matMulProblems(g), lhs, rhs, y, what, steps)) {
+            if (epilogue)
+                push([y = y, bias, rows, cols, a = a](
+                         cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
+        } else {
+            push([lhs, rhs, y = y, g, inKernel](
+                     cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, inKernel); });
+            if (bias && rows * cols > 0)
+                push([y = y, bias, rows, cols, a = a](
+                         cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
+        }
+    }
+    void operator()(const Concat& p) const
+    {
+        auto list = operands();
+        if (!p.order.empty()) { // a constant before an activation: the layer's own order
+            OperandList ordered;
+            for (auto k : p.order)
+                ordered.push_back(list.at(static_cast<std::size_t>(k)));
+            list = std::move(ordered);
+        }
+        const int rank = static_cast<int>(outDims.size());
+        const auto copies = concatCopies(dimsOf(list), outDims, p.axis < 0 ? p.axis + rank : p.axis);
+        for (std::size_t k = 0; k < copies.size(); ++k) {
+            const kernels::StridedCopy c = copies[k];
+            const float* src = list[k].first;
+            push([src, y = y, c, a = a](cudaStream_t s) { return kernels::stridedCopy(s, src, y, c, a); });
+        }
+    }
+    void operator()(const Slice& p) const { pushCopy(denseCopy(cpu::sliceView(inDims, p))); }
+    void operator()(const Transpose& p) const { pushCopy(denseCopy(cpu::transposeView(inDims, p.perm))); }
+    void operator()(const Expand&) const { pushCopy(expandCopy(inDims, outDims)); }
+    // Slice, Transpose and Expand: one strided copy of x into y.
+    void pushCopy(const kernels::StridedCopy c) const
+    {
+        push([x = x, y = y, c, a = a](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
+    }
+    void operator()(const Pad& p) const
+    {
+        PadTables t = padGeometry(p, inDims, outDims);
+        t.gather.indices = runner.indexConstant(t.indices, what + ": pad indices");
+        const kernels::PadGather g = t.gather;
+        push([x = x, y = y, g, a = a](cudaStream_t s) { return kernels::padGather(s, x, y, g, a); });
+    }
+    void operator()(const Reduce& p) const
+    {
+        const kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
+        push([x = x, y = y, r, a = a](cudaStream_t s) { return kernels::reduce(s, x, y, r, a); });
+    }
+    void operator()(const BatchNorm& p) const
+    {
+        if (inDims.size() < 2)
+            throw Error(what + ": batch normalisation needs a channel dimension");
+        if (layer.weights.size() != 4)
+            throw Error(what + ": batch normalisation needs scale, bias, mean and variance");
+        auto w = [&](std::size_t k) { return cpu::weightValues(runner.graph_, layer.weights[k]); };
+        const ScaleShift ss = batchNormScaleShift(w(0), w(1), w(2), w(3), p.epsilon);
+        const std::int64_t batch = inDims[0], channels = inDims[1];
+        if (static_cast<std::int64_t>(ss.scale.size()) != channels)
+            throw Error(what + ": " + std::to_string(ss.scale.size()) + " statistics for " + std::to_string(channels)
+                + " channels");
+        std::int64_t inner = 1;
+        for (std::size_t d = 2; d < inDims.size(); ++d)
+            inner *= inDims[d];
+        const float* scale = runner.constant(ss.scale, what + ": scale");
+        const float* shift = runner.constant(ss.shift, what + ": shift");
+        push([x = x, y = y, scale, shift, batch, channels, inner, a = a](
+                 cudaStream_t s) { return kernels::scaleShift(s, x, y, scale, shift, batch, channels, inner, a); });
+    }
+    void operator()(const LayerNorm& p) const
+    {
+        if (layer.weights.empty())
+            throw Error(what + ": layer normalisation needs its scale");
+        const bool hasBias = p.bias && layer.weights.size() > 1;
+        const auto& biasDims = hasBias ? runner.graph_.tensor(layer.weights[1]).shape.dims : outDims;
+        const kernels::RowNorm r = rowNormGeometry(
+            p, inDims, runner.graph_.tensor(layer.weights[0]).shape.dims, hasBias ? &biasDims : nullptr);
+        const float* scale = runner.constant(cpu::weightValues(runner.graph_, layer.weights[0]), what + ": scale");
+        const float* bias
+            = hasBias ? runner.constant(cpu::weightValues(runner.graph_, layer.weights[1]), what + ": bias") : nullptr;
+        push([x = x, y = y, scale, bias, r, a = a](
+                 cudaStream_t s) { return kernels::rowNorm(s, x, y, scale, bias, r, a); });
+    }
+    void operator()(const Gather& p) const
+    {
+        const auto list = operands();
+        kernels::GatherRows g;
+        const float* data = nullptr;
+        if (p.dataIsWeight) { // the term holds token ids, the weight is the table
+            if (list.size() != 2)
+                throw Error(what + ": an embedding needs the ids and one table");
+            std::int64_t ids = 1;
+            for (auto d : list[0].second)
+                ids *= d;
+            g = gatherGeometry(list[1].second, p.axis, ids, outDims);
+            g.ids = list[0].first;
+            g.errorCode = runner.gatherErrors_.add(what, g.axisLen);
+            g.error = runner.gatherErrors_.slot();
+            data = list[1].first;
+        } else {
+            if (list.size() != 1)
+                throw Error(what + ": a gather with constant indices takes one operand");
+            g = gatherGeometry(list[0].second, p.axis, static_cast<std::int64_t>(p.indices.size()), outDims);
+            g.indices = runner.indexConstant(normalisedGatherIndices(p.indices, g.axisLen), what + ": indices");
+            data = list[0].first;
+        }
+        push([data, y = y, g, a = a](cudaStream_t s) { return kernels::gatherRows(s, data, y, g, a); });
+    }
+    void operator()(const Where& p) const
+    {
+        const auto list = operands();
+        std::array<const float*, 3> src {};
+        std::array<std::vector<std::int64_t>, 3> dims;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto at = static_cast<std::size_t>(p.operand[k]);
+            if (p.operand[k] < 0 || at >= list.size())
+                throw Error(what + ": where names operand " + std::to_string(p.operand[k]) + " of "
+                    + std::to_string(list.size()));
+            src[k] = list[at].first;
+            dims[k] = list[at].second;
+        }
+        kernels::Elementwise e = whereGeometry(dims[0], dims[1], dims[2], outDims);
+        for (std::size_t k = 0; k < 3; ++k)
+            e.srcs[k] = src[k];
+        push([e, y = y, a = a](cudaStream_t s) { return kernels::elementwise(s, e, y, a); });
+    }
+    template <class T> void operator()(const T&) const { throw Error(what + ": not an imported tensor layer"); }
+};
+
 void DeviceRunner::compileTensorLayer(const Op& op, std::size_t i, const float* x,
     const std::vector<std::int64_t>& inDims, float* y, std::vector<Step>& steps)
 {
     const Layer& layer = op.layers[i];
     const std::string what = "op '" + op.name + "' layer " + std::to_string(i) + " (" + layer.kindName() + ")";
-    const auto& outDims = layer.output.dims;
-    const kernels::Act a = toAct(layer.activation);
-    auto push = [&](auto launch) {
-        steps.push_back([launch, what](cudaStream_t s, std::size_t) { checkCuda(launch(s), what); });
-    };
-    // Operand layers: one tensor per input term, then the layer's weights as constants.
-    auto operands = [&]() {
-        std::vector<std::pair<const float*, std::vector<std::int64_t>>> list;
-        for (const auto& term : op.inputs) {
-            if (term.size() != 1)
-                throw Error(what + ": an operand must be a single tensor, not a sum");
-            list.emplace_back(tensorAt(term.front()), graph_.tensor(term.front()).shape.dims);
-        }
-        for (auto w : layer.weights)
-            list.emplace_back(
-                constant(cpu::weightValues(graph_, w), what + ": constant operand"), graph_.tensor(w).shape.dims);
-        return list;
-    };
-    auto dimsOf = [](const auto& list) {
-        std::vector<std::vector<std::int64_t>> dims;
-        for (const auto& o : list)
-            dims.push_back(o.second);
-        return dims;
-    };
-    std::visit(
-        [&](const auto& p) {
-            using T = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<T, Binary>) {
-                const auto listed = operands();
-                decltype(operands()) list;
-                for (auto k : binaryOperandOrder(p, op.inputs.size(), layer.weights.size()))
-                    list.push_back(listed[k]);
-                BinaryLaunches plan = binaryLaunches(p.kind, dimsOf(list), outDims);
-                for (std::size_t j = 0; j < plan.launches.size(); ++j) {
-                    kernels::Elementwise e = plan.launches[j];
-                    for (std::size_t slot = 0; slot < plan.operandOf[j].size(); ++slot) {
-                        const int k = plan.operandOf[j][slot];
-                        e.srcs[slot] = k < 0 ? y : list[static_cast<std::size_t>(k)].first;
-                    }
-                    const kernels::Act last = j + 1 == plan.launches.size() ? a : kernels::Act {};
-                    push([=](cudaStream_t s) { return kernels::elementwise(s, e, y, last); });
-                }
-            } else if constexpr (std::is_same_v<T, MatMul>) {
-                const auto list = operands();
-                const std::size_t expected = p.bias ? 3 : 2;
-                if (list.size() != expected)
-                    throw Error(what + ": matmul needs " + (p.bias ? "two operands and a bias" : "exactly two operands")
-                        + ", got " + std::to_string(list.size()) + " tensors");
-                const kernels::BatchedMatMul g = matMulGeometry(list[0].second, list[1].second, outDims);
-                const float* lhs = list[0].first;
-                const float* rhs = list[1].first;
-                // A Linear layer's bias: one value per output column, added with the activation after.
-                const float* bias = p.bias ? list[2].first : nullptr;
-                const std::int64_t rows = g.batch * g.m, cols = g.n;
-                const bool epilogue = (bias || a.kind != 0) && rows * cols > 0;
-                const kernels::Act inKernel = bias ? kernels::Act {} : a;
-                if (pushCublasGemms(matMulProblems(g), lhs, rhs, y, what, steps)) {
-                    if (epilogue)
-                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
-                } else {
-                    push([=](cudaStream_t s) { return kernels::batchedMatMul(s, lhs, rhs, y, g, inKernel); });
-                    if (bias && rows * cols > 0)
-                        push([=](cudaStream_t s) { return kernels::biasActivation(s, y, bias, rows, cols, 1, a); });
-                }
-            } else if constexpr (std::is_same_v<T, Concat>) {
-                auto list = operands();
-                if (!p.order.empty()) { // a constant before an activation: the layer's own order
-                    decltype(list) ordered;
-                    for (auto k : p.order)
-                        ordered.push_back(list.at(static_cast<std::size_t>(k)));
-                    list = std::move(ordered);
-                }
-                const int rank = static_cast<int>(outDims.size());
-                const auto copies = concatCopies(dimsOf(list), outDims, p.axis < 0 ? p.axis + rank : p.axis);
-                for (std::size_t k = 0; k < copies.size(); ++k) {
-                    const kernels::StridedCopy c = copies[k];
-                    const float* src = list[k].first;
-                    push([=](cudaStream_t s) { return kernels::stridedCopy(s, src, y, c, a); });
-                }
-            } else if constexpr (std::is_same_v<T, Slice>) {
-                const kernels::StridedCopy c = denseCopy(cpu::sliceView(inDims, p));
-                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
-            } else if constexpr (std::is_same_v<T, Transpose>) {
-                const kernels::StridedCopy c = denseCopy(cpu::transposeView(inDims, p.perm));
-                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
-            } else if constexpr (std::is_same_v<T, Pad>) {
-                PadTables t = padGeometry(p, inDims, outDims);
-                t.gather.indices = indexConstant(t.indices, what + ": pad indices");
-                const kernels::PadGather g = t.gather;
-                push([=](cudaStream_t s) { return kernels::padGather(s, x, y, g, a); });
-            } else if constexpr (std::is_same_v<T, Reduce>) {
-                const kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
-                push([=](cudaStream_t s) { return kernels::reduce(s, x, y, r, a); });
-            } else if constexpr (std::is_same_v<T, BatchNorm>) {
-                if (inDims.size() < 2)
-                    throw Error(what + ": batch normalisation needs a channel dimension");
-                if (layer.weights.size() != 4)
-                    throw Error(what + ": batch normalisation needs scale, bias, mean and variance");
-                auto w = [&](std::size_t k) { return cpu::weightValues(graph_, layer.weights[k]); };
-                const ScaleShift ss = batchNormScaleShift(w(0), w(1), w(2), w(3), p.epsilon);
-                const std::int64_t batch = inDims[0], channels = inDims[1];
-                if (static_cast<std::int64_t>(ss.scale.size()) != channels)
-                    throw Error(what + ": " + std::to_string(ss.scale.size()) + " statistics for "
-                        + std::to_string(channels) + " channels");
-                std::int64_t inner = 1;
-                for (std::size_t d = 2; d < inDims.size(); ++d)
-                    inner *= inDims[d];
-                const float* scale = constant(ss.scale, what + ": scale");
-                const float* shift = constant(ss.shift, what + ": shift");
-                push([=](cudaStream_t s) {
-                    return kernels::scaleShift(s, x, y, scale, shift, batch, channels, inner, a);
-                });
-            } else if constexpr (std::is_same_v<T, LayerNorm>) {
-                if (layer.weights.empty())
-                    throw Error(what + ": layer normalisation needs its scale");
-                const bool hasBias = p.bias && layer.weights.size() > 1;
-                const auto& biasDims = hasBias ? graph_.tensor(layer.weights[1]).shape.dims : outDims;
-                const kernels::RowNorm r = rowNormGeometry(
-                    p, inDims, graph_.tensor(layer.weights[0]).shape.dims, hasBias ? &biasDims : nullptr);
-                const float* scale = constant(cpu::weightValues(graph_, layer.weights[0]), what + ": scale");
-                const float* bias
-                    = hasBias ? constant(cpu::weightValues(graph_, layer.weights[1]), what + ": bias") : nullptr;
-                push([=](cudaStream_t s) { return kernels::rowNorm(s, x, y, scale, bias, r, a); });
-            } else if constexpr (std::is_same_v<T, Gather>) {
-                const auto list = operands();
-                kernels::GatherRows g;
-                const float* data = nullptr;
-                if (p.dataIsWeight) { // the term holds token ids, the weight is the table
-                    if (list.size() != 2)
-                        throw Error(what + ": an embedding needs the ids and one table");
-                    std::int64_t ids = 1;
-                    for (auto d : list[0].second)
-                        ids *= d;
-                    g = gatherGeometry(list[1].second, p.axis, ids, outDims);
-                    g.ids = list[0].first;
-                    g.errorCode = gatherErrors_.add(what, g.axisLen);
-                    g.error = gatherErrors_.slot();
-                    data = list[1].first;
-                } else {
-                    if (list.size() != 1)
-                        throw Error(what + ": a gather with constant indices takes one operand");
-                    g = gatherGeometry(list[0].second, p.axis, static_cast<std::int64_t>(p.indices.size()), outDims);
-                    g.indices = indexConstant(normalisedGatherIndices(p.indices, g.axisLen), what + ": indices");
-                    data = list[0].first;
-                }
-                push([=](cudaStream_t s) { return kernels::gatherRows(s, data, y, g, a); });
-            } else if constexpr (std::is_same_v<T, Where>) {
-                const auto list = operands();
-                std::array<const float*, 3> src {};
-                std::array<std::vector<std::int64_t>, 3> dims;
-                for (std::size_t k = 0; k < 3; ++k) {
-                    const auto at = static_cast<std::size_t>(p.operand[k]);
-                    if (p.operand[k] < 0 || at >= list.size())
-                        throw Error(what + ": where names operand " + std::to_string(p.operand[k]) + " of "
-                            + std::to_string(list.size()));
-                    src[k] = list[at].first;
-                    dims[k] = list[at].second;
-                }
-                kernels::Elementwise e = whereGeometry(dims[0], dims[1], dims[2], outDims);
-                for (std::size_t k = 0; k < 3; ++k)
-                    e.srcs[k] = src[k];
-                push([=](cudaStream_t s) { return kernels::elementwise(s, e, y, a); });
-            } else if constexpr (std::is_same_v<T, Expand>) {
-                const kernels::StridedCopy c = expandCopy(inDims, outDims);
-                push([=](cudaStream_t s) { return kernels::stridedCopy(s, x, y, c, a); });
-            } else {
-                throw Error(what + ": not an imported tensor layer");
-            }
-        },
-        layer.params);
+    const TensorLayerSteps build { *this, op, layer, what, x, inDims, y, layer.output.dims, toAct(layer.activation),
+        steps };
+    std::visit(build, layer.params);
 }
 
 } // namespace opsched::gpu

@@ -143,6 +143,22 @@ public:
     ThroughputResult run();
 
 private:
+    // The piece chosen for one exit split of a segment, and the entry split it starts from.
+    struct Choice {
+        std::int64_t entry = kFree;
+        Piece piece;
+    };
+    // The dynamic program's outcome: per segment and exit split the best choice; the best last
+    // exit and the least barrier-to-barrier time through it.
+    struct PiecePath {
+        std::vector<std::vector<Choice>> choice;
+        std::size_t bestExit = 0;
+        double makespan = kUnsupported;
+    };
+
+    void buildSegments();
+    PiecePath cheapestPath() const;
+    ThroughputMapping join(const PiecePath& dp) const;
     Piece price(
         const ThroughputProblem& sub, const SegmentTasks& seg, std::int64_t entrySplit, std::int64_t exitSplit) const;
     bool improveWindow(
@@ -359,11 +375,11 @@ void ThroughputSplitter::milpWindows(ThroughputResult& result)
     }
 }
 
-ThroughputResult ThroughputSplitter::run()
+// The segments between separators, each with its entry and exit separators; segmentOf_ per task.
+void ThroughputSplitter::buildSegments()
 {
-    const std::size_t n = p_.base.taskCount(), k = p_.base.deviceCount(), splits = p_.splits.size();
     std::vector<SegmentTasks>& segments = segments_;
-    segmentOf_.assign(n, 0);
+    segmentOf_.assign(p_.base.taskCount(), 0);
     for (const Segment& s : segmentsBetweenSeparators(p_.base.dag)) {
         SegmentTasks seg;
         seg.hasEntry = s.entry >= 0;
@@ -377,17 +393,22 @@ ThroughputResult ThroughputSplitter::run()
             segmentOf_[seg.tasks[l]] = segments.size();
         segments.push_back(std::move(seg));
     }
+}
+
+// Prices pieces segment by segment and keeps, per exit split, the cheapest path to it.
+ThroughputSplitter::PiecePath ThroughputSplitter::cheapestPath() const
+{
+    const std::size_t k = p_.base.deviceCount(), splits = p_.splits.size();
+    const std::vector<SegmentTasks>& segments = segments_;
     // Pricing takes at most half the time; the MILP on the chosen pieces and the polish the rest.
     const auto pricingDeadline = t0_ + (deadline_ - t0_) / 2;
 
     // dp[a]: the least barrier-to-barrier time up to the current separator with split a.
     std::vector<double> dp(1, 0.0);
     bool firstState = true;
-    struct Choice {
-        std::int64_t entry = kFree;
-        Piece piece;
-    };
-    std::vector<std::vector<Choice>> choice(segments.size());
+    PiecePath result;
+    std::vector<std::vector<Choice>>& choice = result.choice;
+    choice.resize(segments.size());
     for (std::size_t i = 0; i < segments.size(); ++i) {
         const SegmentTasks& seg = segments[i];
         if (seg.tasks.empty())
@@ -428,12 +449,20 @@ ThroughputResult ThroughputSplitter::run()
             bestExit = b;
     if (!std::isfinite(dp[bestExit]))
         throw Error("milp-split (throughput): no piece of some module runs on these devices");
-    const double dpMakespan = dp[bestExit];
-    const double pricingSeconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+    result.bestExit = bestExit;
+    result.makespan = dp[bestExit];
+    return result;
+}
 
+// The pieces on the cheapest path, joined into one mapping of the whole graph.
+ThroughputMapping ThroughputSplitter::join(const PiecePath& dp) const
+{
+    const std::size_t n = p_.base.taskCount(), k = p_.base.deviceCount();
+    const std::vector<SegmentTasks>& segments = segments_;
+    const std::vector<std::vector<Choice>>& choice = dp.choice;
     // The chosen path, last segment first; then the MILP on each piece in its share of the time.
     std::vector<std::pair<std::int64_t, std::int64_t>> path(segments.size()); // (entry split, exit split)
-    for (std::size_t i = segments.size(), b = bestExit; i-- > 0;) {
+    for (std::size_t i = segments.size(), b = dp.bestExit; i-- > 0;) {
         path[i] = { choice[i][b].entry, segments[i].hasExit ? static_cast<std::int64_t>(b) : kFree };
         b = choice[i][b].entry == kFree ? 0 : static_cast<std::size_t>(choice[i][b].entry);
     }
@@ -454,6 +483,17 @@ ThroughputResult ThroughputSplitter::run()
                     joined.order[u].push_back(seg.tasks[local]);
     }
     joined.split = split;
+    return joined;
+}
+
+ThroughputResult ThroughputSplitter::run()
+{
+    buildSegments();
+    const PiecePath dp = cheapestPath();
+    const double dpMakespan = dp.makespan;
+    const double pricingSeconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+
+    const ThroughputMapping joined = join(dp);
     ThroughputResult result;
     result.mapper = "milp-split";
     result.mapping = joined;
@@ -462,7 +502,7 @@ ThroughputResult ThroughputSplitter::run()
         throw Error("milp-split (throughput): the joined pieces do not form a schedule: " + result.times.problem);
     polish(result);
     milpWindows(result);
-    std::string note = "dp over " + std::to_string(segments.size()) + " pieces: " + std::to_string(dpMakespan * 1e3)
+    std::string note = "dp over " + std::to_string(segments_.size()) + " pieces: " + std::to_string(dpMakespan * 1e3)
         + " ms with barriers (priced in " + std::to_string(pricingSeconds) + " s)";
     if (polished_)
         note += "; polished by single-op moves and the EA";
