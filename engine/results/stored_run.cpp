@@ -1,4 +1,6 @@
-#include "runs/stored_run.h"
+#include "engine/results/stored_run.h"
+
+#include "engine/device_ref.h"
 
 #include "session/sim_run.h"
 #include "sim/sim_device.h"
@@ -32,6 +34,21 @@ std::string launchConfig(const store::KernelRecord& k)
             + std::to_string(z.value_or(1));
     };
     return "grid " + dim(k.gridX, k.gridY, k.gridZ) + ", block " + dim(k.blockX, k.blockY, k.blockZ);
+}
+
+// A mapping's run (profile --mapping): stream u is device u, named in the schedule's params.
+void nameDeviceRows(TimelineData& data, const store::RunRecord& run)
+{
+    if (!run.schedule || !run.schedule->params.is_object() || !run.schedule->params.contains("devices")
+        || !run.schedule->params["devices"].is_array())
+        return;
+    const auto& devices = run.schedule->params["devices"];
+    for (std::size_t r = 0; r < data.rowNames.size() && r < data.rowStreams.size(); ++r) {
+        const std::int64_t stream = data.rowStreams[r];
+        if (data.rowKind(r) == TimelineRowKind::Ops && stream >= 0 && static_cast<std::size_t>(stream) < devices.size()
+            && devices[static_cast<std::size_t>(stream)].is_string())
+            data.rowNames[r] = devices[static_cast<std::size_t>(stream)].get<std::string>();
+    }
 }
 
 } // namespace
@@ -109,18 +126,7 @@ std::shared_ptr<const TimelineData> timelineFromRun(const store::RunRecord& run)
                 static_cast<std::uint32_t>(op), colourFor(op));
     }
     data->rows.finish();
-    // A mapping's run (profile --mapping): stream u is device u, named in the schedule's params.
-    if (run.schedule && run.schedule->params.is_object() && run.schedule->params.contains("devices")
-        && run.schedule->params["devices"].is_array()) {
-        const auto& devices = run.schedule->params["devices"];
-        for (std::size_t r = 0; r < data->rowNames.size() && r < data->rowStreams.size(); ++r) {
-            const std::int64_t stream = data->rowStreams[r];
-            if (data->rowKind(r) == TimelineRowKind::Ops && stream >= 0
-                && static_cast<std::size_t>(stream) < devices.size()
-                && devices[static_cast<std::size_t>(stream)].is_string())
-                data->rowNames[r] = devices[static_cast<std::size_t>(stream)].get<std::string>();
-        }
-    }
+    nameDeviceRows(*data, run);
 
     for (const auto& st : run.stages)
         data->stages.emplace_back(static_cast<double>(st.startNs) * kNs, static_cast<double>(st.endNs) * kNs);
@@ -176,7 +182,7 @@ store::RunRecord recordFromResult(const Graph& graph, const std::string& modelRe
 {
     if (result.stored)
         return *result.stored;
-    const SimDevice& device = findSimDevice(result.request.device);
+    const SimDevice& device = engine::simDeviceFor(result.request.device); // sim:NAME, sim:FILE.json
     store::RunRecord run;
     run.device = profiler::simDeviceRecord(device);
     run.model = profiler::modelRecord(graph, modelRef);
