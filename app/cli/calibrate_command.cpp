@@ -4,7 +4,7 @@
 // constants to the measurements, and reports rank correlation and error before and after.
 #include "commands.h"
 #include "common_options.h"
-#include "device_target.h"
+#include "engine/device_target.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
@@ -87,28 +87,46 @@ nlohmann::ordered_json qualityJson(const CalibrationQuality& q)
     return j;
 }
 
+nlohmann::ordered_json calibrationJson(const std::string& device, const std::string& simRef, std::int64_t batch,
+    std::size_t stages, std::size_t chosenStages, const FitResult& result, const SimDevice& base)
+{
+    nlohmann::ordered_json j;
+    j["device"] = device;
+    j["simulated_device"] = simRef;
+    j["batch"] = batch;
+    j["stages"] = stages;
+    j["chosen_stages"] = chosenStages;
+    j["compared_stages"] = result.stagesCompared;
+    j["fit_stages"] = result.stagesUsed;
+    j["before"] = qualityJson(result.before);
+    j["after"] = qualityJson(result.after);
+    j["fitted_device"] = toJson(result.device, base.name);
+    return j;
+}
+
+struct CalibrateOptions {
+    std::vector<std::string> models;
+    std::int64_t batch = engine::kBatch.def;
+    std::string device = "cuda:0";
+    std::string sim;
+    PruningOptions pruning;
+    CostCacheOptions cache;
+    std::string csv;
+    std::string deviceOut;
+    std::size_t maxStages = engine::kCalibrateMaxStages.def;
+    bool cudaGraph = false;
+    bool json = false;
+};
+
 } // namespace
 
 Runner addCalibrateCommand(CLI::App& app)
 {
-    struct Options {
-        std::vector<std::string> models;
-        std::int64_t batch = 1;
-        std::string device = "cuda:0";
-        std::string sim;
-        PruningOptions pruning;
-        CostCacheOptions cache;
-        std::string csv;
-        std::string deviceOut;
-        std::size_t maxStages = 600;
-        bool cudaGraph = false;
-        bool json = false;
-    };
-    auto opts = std::make_shared<Options>();
+    auto opts = std::make_shared<CalibrateOptions>();
     auto* cmd = app.add_subcommand(
         "calibrate", "Simulated against measured stage latencies; fit the simulator's constants to the measurements");
     cmd->add_option("MODEL", opts->models, "zoo:NAME[?key=value&...] or model files")->required();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
+    addBatchOption(*cmd, opts->batch);
     cmd->add_option("--device,-d", opts->device,
            "Where stages are measured: cuda:N, or a simulated device standing in for one (sim:NAME, "
            "sim:FILE.json)")
@@ -121,7 +139,7 @@ Runner addCalibrateCommand(CLI::App& app)
     cmd->add_option("-o,--output", opts->csv, "Write every stage with measured, simulated and fitted latency (CSV)");
     cmd->add_option("--write-device", opts->deviceOut, "Write the fitted device (JSON; use as --device sim:FILE.json)");
     cmd->add_option("--max-stages", opts->maxStages, "Fit on at most this many stages (chosen ones first)")
-        ->check(CLI::Range(2, 1000000))
+        ->check(rangeOf(engine::kCalibrateMaxStages))
         ->capture_default_str();
     cmd->add_flag("--cuda-graph", opts->cudaGraph,
         "Simulate stages as CUDA graph replays (always so for cuda:N, whose stages are captured as graphs)");
@@ -166,18 +184,9 @@ Runner addCalibrateCommand(CLI::App& app)
         for (const auto& s : stages)
             chosenStages += s.chosen ? 1 : 0;
         if (opts->json) {
-            nlohmann::ordered_json j;
-            j["device"] = target.name();
-            j["simulated_device"] = simRef;
-            j["batch"] = opts->batch;
-            j["stages"] = stages.size();
-            j["chosen_stages"] = chosenStages;
-            j["compared_stages"] = result.stagesCompared;
-            j["fit_stages"] = result.stagesUsed;
-            j["before"] = qualityJson(result.before);
-            j["after"] = qualityJson(result.after);
-            j["fitted_device"] = toJson(result.device, base.name);
-            std::cout << j.dump(2) << "\n";
+            std::cout << calibrationJson(target.name(), simRef, opts->batch, stages.size(), chosenStages, result, base)
+                             .dump(2)
+                      << "\n";
             return kExitOk;
         }
         std::printf("calibrate on %s against %s, batch %lld%s\n", target.describe().c_str(), simRef.c_str(),

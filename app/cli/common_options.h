@@ -1,60 +1,50 @@
 // Options shared by schedule, evaluate and compare: the model, batch and device they work on, and
-// the IOS pruning limits.
+// the IOS pruning limits. Their defaults and ranges are engine/limits.h's, their devices are
+// resolved by the engine (engine/device_ref.h), as the window's are.
 #pragma once
 
+#include "engine/device_ref.h"
+#include "engine/limits.h"
+#include "engine/requests.h"
+
 #include "plan/lowering.h"
-#include "schedule/stage_cost.h"
 
 #include <CLI/CLI.hpp>
 
-#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace opsched::cli {
 
-inline constexpr const char* kDefaultDevice = "sim:v100";
+// The commands parse options and print; the engine does the work (devices, costs, requests), under
+// the same names as in the window.
+using namespace opsched::engine;
 
-struct TargetOptions {
-    std::string model;
-    std::int64_t batch = 1;
-    std::string device = kDefaultDevice;
-    bool cudaGraph = false;
+struct TargetOptions : engine::TargetRequest {
     bool json = false;
 };
 // MODEL, --batch, --device, --cuda-graph, --json.
 void addTargetOptions(CLI::App& cmd, TargetOptions& o);
+// --batch,-b with the engine's range.
+CLI::Option* addBatchOption(CLI::App& cmd, std::int64_t& batch);
 
-struct PruningOptions {
-    std::size_t r = 3;
-    std::size_t s = 8;
-    std::string lowering = "barriers"; // barriers, events or best: how stage schedules become plans
-};
+using PruningOptions = engine::PruningRequest;
 // --r, --s, --lowering.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
 // The lowering --lowering names; nullopt for `best`.
 std::optional<Lowering> loweringOf(const PruningOptions& o);
 
-// Where the measured cost model keeps its stage timings between runs.
-struct CostCacheOptions {
-    std::string file; // empty: $XDG_CACHE_HOME/opsched/stage-costs.db (or ~/.cache/...)
-    bool disabled = false; // memory only
-};
 // --cost-cache-file FILE, --no-cost-cache.
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o);
 
-// sim:NAME or sim:FILE.json -> the simulated GPU. cuda:N -> the measured cost model on GPU N (a
-// MeasuredStageCost over makeCudaStageTimer, with the persistent cache unless disabled); without a
-// usable GPU an Error that suggests --device sim:NAME. Throws Error.
-std::unique_ptr<StageCostModel> makeCostModel(
-    const std::string& device, bool cudaGraph = false, const CostCacheOptions& cache = {});
-
-// The simulated device behind a reference (sim:NAME, or sim:FILE.json as `calibrate` writes), for
-// evaluating whole plans. cuda:N and cpu are refused here with a message. Throws Error.
-const SimDevice& simDeviceFor(const std::string& device);
-
-// The GPU index of "cuda:N" ("cuda" alone is 0), or nothing when `device` is not a cuda reference.
-// Throws Error when N is not a number.
-std::optional<int> cudaDeviceIndex(const std::string& device);
+// CLI11's check of a value against one of the engine's limits (as INT or FLOAT in --help).
+template <typename T> CLI::Range rangeOf(const engine::Limit<T>& limit)
+{
+    if constexpr (std::is_integral_v<T>)
+        return CLI::Range(static_cast<int>(limit.min), static_cast<int>(limit.max));
+    else
+        return CLI::Range(static_cast<double>(limit.min), static_cast<double>(limit.max));
+}
 
 } // namespace opsched::cli

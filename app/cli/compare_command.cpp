@@ -1,7 +1,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "compare_mappers.h"
-#include "device_target.h"
+#include "engine/device_target.h"
 #include "latency_report.h"
 
 #include "model/model_ref.h"
@@ -90,18 +90,88 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
     return kExitOk;
 }
 
+struct CompareOptions {
+    TargetOptions target;
+    PruningOptions pruning;
+    CostCacheOptions cache;
+    std::string db;
+    CompareMappersOptions mappers;
+};
+
+// Every scheduler on `graph` and the device of `o`, side by side (text or JSON).
+int compareSchedulers(const Graph& graph, const CompareOptions& o)
+{
+    DeviceTarget target(o.target.device, o.target.cudaGraph, o.cache);
+    const double floor = target.floor(graph);
+    SchedulerParams params;
+    params.r = o.pruning.r;
+    params.s = o.pruning.s;
+    params.lowering = loweringOf(o.pruning);
+
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    double sequential = 0;
+    for (const auto& name : schedulerNames()) {
+        const SchedulerOutput out = runScheduler(name, graph, target.cost(), params);
+        const PlanLatency result = target.latency(graph, out.plan);
+        if (name == "sequential")
+            sequential = result.median;
+        nlohmann::ordered_json r;
+        r["scheduler"] = name;
+        r["latency_ms"] = result.median * 1e3;
+        addLatencyFields(r, result, floor);
+        r["speedup"] = sequential > 0 ? sequential / result.median : 1.0;
+        r["stages"] = out.schedule ? out.schedule->stages.size() : 0; // 0: a plan without stages
+        r["streams"] = out.plan.streams;
+        r["launches"] = out.plan.launches.size();
+        r["waits"] = out.plan.waitCount();
+        r["barriers"] = out.plan.barriers.size();
+        r["average_active_warps"] = optionalJson(result.averageActiveWarps);
+        r["search_seconds"] = out.searchSeconds;
+        r["states"] = out.states;
+        r["transitions"] = out.transitions;
+        results.push_back(std::move(r));
+    }
+    target.flush();
+    if (o.target.json) {
+        nlohmann::ordered_json doc;
+        doc["model"] = graph.name();
+        doc["batch"] = graph.batch();
+        doc["device"] = target.name();
+        doc["simulated"] = target.simulated();
+        doc["cuda_graph"] = o.target.cudaGraph;
+        doc["floor_ms"] = floor * 1e3;
+        doc["results"] = std::move(results);
+        std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        return kExitOk;
+    }
+    std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),
+        target.describe().c_str(),
+        target.simulated() ? (o.target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
+                           : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
+    // Not a lower bound on a GPU: each op alone pays its own graph launch (docs/cli.md).
+    std::printf("critical path of ops timed alone %.3f ms\n", floor * 1e3);
+    std::printf("%-13s %11s %9s %9s %8s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms",
+        "x_alone", "speedup", "stages", "streams", "avg_warps", "search_s");
+    for (const auto& r : results) {
+        const auto stages = r["stages"].get<std::size_t>();
+        char warps[16] = "-";
+        if (r["average_active_warps"].is_number())
+            std::snprintf(warps, sizeof warps, "%.0f", r["average_active_warps"].get<double>());
+        const double latency = r["latency_ms"].get<double>();
+        std::printf("%-13s %11.3f %9.3f %9.3f %7.2fx %7.2fx %7s %8u %10s %9.3f\n",
+            r["scheduler"].get<std::string>().c_str(), latency, r["p10_ms"].get<double>(), r["p90_ms"].get<double>(),
+            floor > 0 ? latency / (floor * 1e3) : 0.0, r["speedup"].get<double>(),
+            stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
+            r["search_seconds"].get<double>());
+    }
+    return kExitOk;
+}
+
 } // namespace
 
 Runner addCompareCommand(CLI::App& app)
 {
-    struct Options {
-        TargetOptions target;
-        PruningOptions pruning;
-        CostCacheOptions cache;
-        std::string db;
-        CompareMappersOptions mappers;
-    };
-    auto opts = std::make_shared<Options>();
+    auto opts = std::make_shared<CompareOptions>();
     auto* cmd = app.add_subcommand("compare", "Run every scheduler on a model and compare their latencies");
     addTargetOptions(*cmd, opts->target);
     addPruningOptions(*cmd, opts->pruning);
@@ -121,7 +191,7 @@ Runner addCompareCommand(CLI::App& app)
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,
            "With --devices: milp-split's largest module solved as one piece (default 12)")
-        ->check(CLI::Range(2, 64));
+        ->check(rangeOf(engine::kMaxModuleTasks));
     cmd->add_flag("--equal-time", opts->mappers.equalTime,
         "With --devices (latency): run sa and ea for as long as milp-split took (the paper's equal runtime)");
     addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): issue 24's inputs
@@ -152,70 +222,7 @@ Runner addCompareCommand(CLI::App& app)
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
         if (!opts->mappers.devices.empty() || devicesFromFiles(opts->mappers.files))
             return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
-        DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
-        const double floor = target.floor(graph);
-        SchedulerParams params;
-        params.r = opts->pruning.r;
-        params.s = opts->pruning.s;
-        params.lowering = loweringOf(opts->pruning);
-
-        nlohmann::ordered_json results = nlohmann::ordered_json::array();
-        double sequential = 0;
-        for (const auto& name : schedulerNames()) {
-            const SchedulerOutput out = runScheduler(name, graph, target.cost(), params);
-            const PlanLatency result = target.latency(graph, out.plan);
-            if (name == "sequential")
-                sequential = result.median;
-            nlohmann::ordered_json r;
-            r["scheduler"] = name;
-            r["latency_ms"] = result.median * 1e3;
-            addLatencyFields(r, result, floor);
-            r["speedup"] = sequential > 0 ? sequential / result.median : 1.0;
-            r["stages"] = out.schedule ? out.schedule->stages.size() : 0; // 0: a plan without stages
-            r["streams"] = out.plan.streams;
-            r["launches"] = out.plan.launches.size();
-            r["waits"] = out.plan.waitCount();
-            r["barriers"] = out.plan.barriers.size();
-            r["average_active_warps"] = optionalJson(result.averageActiveWarps);
-            r["search_seconds"] = out.searchSeconds;
-            r["states"] = out.states;
-            r["transitions"] = out.transitions;
-            results.push_back(std::move(r));
-        }
-        target.flush();
-        if (opts->target.json) {
-            nlohmann::ordered_json doc;
-            doc["model"] = graph.name();
-            doc["batch"] = graph.batch();
-            doc["device"] = target.name();
-            doc["simulated"] = target.simulated();
-            doc["cuda_graph"] = opts->target.cudaGraph;
-            doc["floor_ms"] = floor * 1e3;
-            doc["results"] = std::move(results);
-            std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-            return kExitOk;
-        }
-        std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),
-            target.describe().c_str(),
-            target.simulated() ? (opts->target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
-                               : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
-        // Not a lower bound on a GPU: each op alone pays its own graph launch (docs/cli.md).
-        std::printf("critical path of ops timed alone %.3f ms\n", floor * 1e3);
-        std::printf("%-13s %11s %9s %9s %8s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms",
-            "x_alone", "speedup", "stages", "streams", "avg_warps", "search_s");
-        for (const auto& r : results) {
-            const auto stages = r["stages"].get<std::size_t>();
-            char warps[16] = "-";
-            if (r["average_active_warps"].is_number())
-                std::snprintf(warps, sizeof warps, "%.0f", r["average_active_warps"].get<double>());
-            const double latency = r["latency_ms"].get<double>();
-            std::printf("%-13s %11.3f %9.3f %9.3f %7.2fx %7.2fx %7s %8u %10s %9.3f\n",
-                r["scheduler"].get<std::string>().c_str(), latency, r["p10_ms"].get<double>(),
-                r["p90_ms"].get<double>(), floor > 0 ? latency / (floor * 1e3) : 0.0, r["speedup"].get<double>(),
-                stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
-                r["search_seconds"].get<double>());
-        }
-        return kExitOk;
+        return compareSchedulers(graph, *opts);
     };
 }
 

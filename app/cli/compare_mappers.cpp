@@ -1,7 +1,7 @@
 #include "compare_mappers.h"
 
 #include "commands.h"
-#include "map_devices.h"
+#include "engine/map_devices.h"
 
 #include "map/bounds/lower_bound.h"
 #include "map/solvers/mappers.h"

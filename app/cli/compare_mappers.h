@@ -12,10 +12,10 @@ namespace opsched::cli {
 struct CompareMappersOptions {
     std::string devices;
     std::string link;
-    double timeLimit = 60;
+    double timeLimit = engine::kMapTimeLimitSeconds.def;
     std::string objective = "latency"; // or throughput: `inputs` split per op (as `map --objective`)
-    std::int64_t inputs = 16;
-    std::size_t maxModuleTasks = 12; // milp-split's module cap (--max-module-tasks)
+    std::int64_t inputs = engine::kMapInputs.def;
+    std::size_t maxModuleTasks = engine::kMaxModuleTasks.def; // milp-split's module cap (--max-module-tasks)
     bool equalTime = false; // sa and ea run as long as milp-split took (--equal-time)
     MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
 };

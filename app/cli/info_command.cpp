@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "common_options.h"
 
 #include "model/model_ref.h"
 #include "report/model_summary.h"
@@ -12,13 +13,13 @@ Runner addInfoCommand(CLI::App& app)
 {
     struct Options {
         std::string model;
-        std::int64_t batch = 1;
+        std::int64_t batch = engine::kBatch.def;
         bool json = false;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("info", "Describe a model: ops, work, width, blocks, critical path");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
+    addBatchOption(*cmd, opts->batch);
     cmd->add_flag("--json", opts->json, "Print a JSON document instead of the summary");
 
     return [opts]() {

@@ -2,7 +2,8 @@
 // replays on a measured device) and the critical-path floor next to it, in text and JSON alike.
 #pragma once
 
-#include "device_target.h"
+#include "common_options.h"
+#include "engine/device_target.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // `opsched-cli map`: DiviML's heterogeneous mapping of one model across several devices.
 #include "commands.h"
 #include "common_options.h"
-#include "map_devices.h"
+#include "engine/map_devices.h"
 #include "map_inputs.h"
 #include "map_pipeline.h"
 
@@ -29,7 +29,7 @@ template <typename Options> int mapThroughput(const Graph& graph, const Options&
         = throughputProblem(graph, o.devices, o.link, o.memory, o.cache, o.files, o.inputs);
     writeCostsIfAsked(o.files, problem);
     map::MapperOptions mo;
-    mo.timeLimitSeconds = o.timeLimit;
+    mo.timeLimitSeconds = o.timeLimitSeconds;
     mo.seed = o.seed;
     mo.maxModuleTasks = o.maxModuleTasks;
     mo.symmetry = symmetryOf(o.files);
@@ -65,41 +65,30 @@ template <typename Options> int mapThroughput(const Graph& graph, const Options&
 
 Runner addMapCommand(CLI::App& app)
 {
-    struct Options {
-        std::string model;
-        std::int64_t batch = 1;
-        std::string devices;
-        std::string mapper = "milp-split";
-        std::string objective = "latency";
-        std::string link;
-        std::string memory;
-        double timeLimit = 60;
-        std::uint64_t seed = 1;
+    struct Options : engine::MapRequest {
         std::string output;
         bool json = false;
         CostCacheOptions cache;
-        std::int64_t inputs = 16;
-        std::size_t maxModuleTasks = 12;
         MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
     };
     auto opts = std::make_shared<Options>();
     auto* cmd
         = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
     cmd->add_option("model", opts->model, "ONNX file or zoo:NAME")->required();
-    cmd->add_option("--batch", opts->batch, "Batch size (default 1)");
+    cmd->add_option("--batch", opts->batch, "Batch size (default 1)")->check(rangeOf(engine::kBatch));
     cmd->add_option("--devices", opts->devices,
         "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N");
     cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
     cmd->add_option("--inputs", opts->inputs,
            "--objective throughput: inputs to process (default 16), split into "
            "batches of L/4, L/2, 3L/4 or L per op and device")
-        ->check(CLI::Range(1, 4096));
+        ->check(rangeOf(engine::kMapInputs));
     cmd->add_option("--objective", opts->objective,
            "latency (one input, default), throughput (--inputs L) or pipeline (a stream of inputs, "
            "steady state: the GPT-3 case study)")
         ->check(CLI::IsMember({ "latency", "throughput", "pipeline" }));
-    cmd->add_option(
-           "--time-limit", opts->timeLimit, "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
+    cmd->add_option("--time-limit", opts->timeLimitSeconds,
+           "Seconds for milp and milp-split (and the cap of sa, ea); default 60")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--link", opts->link,
         "GBPS[,LATENCY_US] for every pair of devices (default: PCIe 4.0 x16, 25 GB/s and 10 us; "
@@ -109,7 +98,7 @@ Runner addMapCommand(CLI::App& app)
     cmd->add_option("--max-module-tasks", opts->maxModuleTasks,
            "milp-split: largest module solved as one piece (default 12; up to 16 by exact search, "
            "CBC beyond)")
-        ->check(CLI::Range(2, 64));
+        ->check(rangeOf(engine::kMaxModuleTasks));
     cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");
     cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");
     addCostCacheOptions(*cmd, opts->cache);
@@ -129,7 +118,7 @@ Runner addMapCommand(CLI::App& app)
         writeCostsIfAsked(opts->files, problem, graph.batch());
 
         map::MapperOptions mo;
-        mo.timeLimitSeconds = opts->timeLimit;
+        mo.timeLimitSeconds = opts->timeLimitSeconds;
         mo.seed = opts->seed;
         mo.maxModuleTasks = opts->maxModuleTasks;
         mo.symmetry = symmetryOf(opts->files);
@@ -144,7 +133,7 @@ Runner addMapCommand(CLI::App& app)
             std::fprintf(stderr,
                 "opsched-cli map: the time limit (%.1f s) ended the search; the best mapping found "
                 "is kept (gap %.1f%% to the solver's bound)\n",
-                opts->timeLimit, std::isnan(result.gap) ? 0.0 : result.gap * 100);
+                opts->timeLimitSeconds, std::isnan(result.gap) ? 0.0 : result.gap * 100);
         if (opts->json) {
             std::cout << json.dump(2) << "\n";
             return kExitOk;

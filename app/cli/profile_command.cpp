@@ -206,179 +206,223 @@ std::optional<std::int64_t> parseBatch(const std::string& s)
 {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || v < 1 || v > 65536)
+    if (ec != std::errc() || end != s.data() + s.size() || v < engine::kBatch.min || v > engine::kBatch.max)
         return std::nullopt;
     return v;
 }
 
-} // namespace
+struct ProfileOptions {
+    std::vector<std::string> models;
+    std::string schedulerList;
+    std::string batchList = "1";
+    std::string device = kDefaultDevice;
+    std::string db;
+    std::string mapping;
+    bool warps = false;
+    int repeat = engine::kProfileRepeat.def;
+    std::string exportDir;
+    PruningOptions pruning;
+    bool cudaGraph = false;
+    bool costCache = false;
+};
 
-Runner addProfileCommand(CLI::App& app)
+// MODEL and the options of `profile`, on `o`.
+void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
 {
-    struct Options {
-        std::vector<std::string> models;
-        std::string schedulerList;
-        std::string batchList = "1";
-        std::string device = kDefaultDevice;
-        std::string db;
-        std::string mapping;
-        bool warps = false;
-        int repeat = 10;
-        std::string exportDir;
-        PruningOptions pruning;
-        bool cudaGraph = false;
-        bool costCache = false;
-    };
-    auto opts = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("profile", "Profile every model x scheduler x batch into a results database");
-    cmd->add_option("MODEL", opts->models, "zoo:NAME[?key=value&...] or model files")->required();
+    cmd.add_option("MODEL", o.models, "zoo:NAME[?key=value&...] or model files")->required();
     // Lists are one comma-separated argument, so MODEL arguments after them stay models.
-    cmd->add_option("--schedulers", opts->schedulerList, "Comma-separated schedulers (default: all)");
-    cmd->add_option("--batch,-b", opts->batchList, "Comma-separated batch sizes")
+    cmd.add_option("--schedulers", o.schedulerList, "Comma-separated schedulers (default: all)");
+    cmd.add_option("--batch,-b", o.batchList, "Comma-separated batch sizes")
         ->check(CLI::Validator(
             [](std::string& list) {
                 if (splitList(list).empty())
                     return std::string("no batch size given");
                 for (const auto& item : splitList(list))
                     if (!parseBatch(item))
-                        return "'" + item + "' is not a batch size from 1 to 65536";
+                        return "'" + item + "' is not a batch size from " + std::to_string(engine::kBatch.min) + " to "
+                            + std::to_string(engine::kBatch.max);
                 return std::string();
             },
             "N[,N...]"))
         ->capture_default_str();
-    cmd->add_option("--device,-d", opts->device,
-           "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
+    cmd.add_option(
+           "--device,-d", o.device, "Device: sim:NAME, sim:FILE.json, or cuda:N (measured on the local GPU with CUPTI)")
         ->capture_default_str();
-    cmd->add_option("--mapping", opts->mapping,
+    cmd.add_option("--mapping", o.mapping,
         "Run this mapping (from `map -o`, CPU devices) on the one MODEL and store it as a run: one "
         "stream per device, one span per op");
-    cmd->add_option("--db", opts->db, "Results database (created if missing; complete jobs are skipped)")->required();
-    cmd->add_flag("--warps", opts->warps, "Record active warps (samples and their average)");
-    cmd->add_option("--repeat", opts->repeat, "Latency measurements per run")
-        ->check(CLI::Range(1, 100000))
+    cmd.add_option("--db", o.db, "Results database (created if missing; complete jobs are skipped)")->required();
+    cmd.add_flag("--warps", o.warps, "Record active warps (samples and their average)");
+    cmd.add_option("--repeat", o.repeat, "Latency measurements per run")
+        ->check(rangeOf(engine::kProfileRepeat))
         ->capture_default_str();
-    cmd->add_option("--export-dir", opts->exportDir, "Also write each new run's schedule and Chrome trace here");
-    addPruningOptions(*cmd, opts->pruning);
-    cmd->add_flag("--cuda-graph", opts->cudaGraph, "Run plans as one CUDA graph replay (no host launches)");
-    cmd->add_flag("--cost-cache", opts->costCache, "Keep the IOS search's stage costs in the database and reuse them");
+    cmd.add_option("--export-dir", o.exportDir, "Also write each new run's schedule and Chrome trace here");
+    addPruningOptions(cmd, o.pruning);
+    cmd.add_flag("--cuda-graph", o.cudaGraph, "Run plans as one CUDA graph replay (no host launches)");
+    cmd.add_flag("--cost-cache", o.costCache, "Keep the IOS search's stage costs in the database and reuse them");
+}
 
-    return [opts]() {
-        if (!opts->mapping.empty()) {
-            if (opts->models.size() != 1)
-                throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
-            const auto batches = splitList(opts->batchList);
-            if (batches.size() != 1)
-                throw Error("--mapping: give one batch size (the mapping's)");
-            return profileMapping(
-                opts->models.front(), *parseBatch(batches.front()), opts->mapping, opts->db, opts->repeat);
+// Every name a scheduler's, or an Error naming them.
+void checkSchedulers(const std::vector<std::string>& schedulers)
+{
+    for (const auto& s : schedulers) {
+        const auto& known = schedulerNames();
+        if (std::find(known.begin(), known.end(), s) == known.end()) {
+            std::string all;
+            for (const auto& k : known)
+                all += (all.empty() ? "" : ", ") + k;
+            throw Error("unknown scheduler '" + s + "' (schedulers: " + all + ")");
         }
-        const std::vector<std::string> schedulers
-            = opts->schedulerList.empty() ? schedulerNames() : splitList(opts->schedulerList);
-        std::vector<std::int64_t> batches;
-        for (const auto& item : splitList(opts->batchList))
-            batches.push_back(*parseBatch(item));
-        for (const auto& s : schedulers) {
-            const auto& known = schedulerNames();
-            if (std::find(known.begin(), known.end(), s) == known.end()) {
-                std::string all;
-                for (const auto& k : known)
-                    all += (all.empty() ? "" : ", ") + k;
-                throw Error("unknown scheduler '" + s + "' (schedulers: " + all + ")");
-            }
-        }
-        // cuda:N: the measured backend (refuses clearly without a GPU or CUPTI); otherwise simulated.
-        const std::optional<int> gpu = cudaDeviceIndex(opts->device);
-        if (gpu) {
-            const std::string why = profiler::cudaProfilingUnavailable(*gpu);
-            if (!why.empty())
-                throw Error("--device " + opts->device + ": " + why
-                    + "; profile on a simulated GPU instead, e.g. --device sim:h100");
-        }
-        const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(opts->device);
-        // Bad model references fail now, not half way through the batch.
-        for (const auto& m : opts->models)
-            (void)loadModel(m, batches.front());
+    }
+}
 
-        profiler::ProfileSettings settings;
-        settings.deviceRef = opts->device;
-        settings.r = opts->pruning.r;
-        settings.s = opts->pruning.s;
-        settings.lowering = loweringOf(opts->pruning);
-        settings.cudaGraph = opts->cudaGraph;
-        settings.warps = opts->warps;
-        settings.repeats = opts->repeat;
-        settings.costCache = opts->costCache;
+profiler::ProfileSettings profileSettings(const ProfileOptions& o)
+{
+    profiler::ProfileSettings settings;
+    settings.deviceRef = o.device;
+    settings.r = o.pruning.r;
+    settings.s = o.pruning.s;
+    settings.lowering = loweringOf(o.pruning);
+    settings.cudaGraph = o.cudaGraph;
+    settings.warps = o.warps;
+    settings.repeats = o.repeat;
+    settings.costCache = o.costCache;
+    return settings;
+}
 
-        store::Store db = store::Store::open(opts->db, store::OpenMode::ReadWrite);
-        if (db.migrated())
-            std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", opts->db.c_str(),
-                db.fileVersion(), store::kSchemaVersion);
-        if (!opts->exportDir.empty()) {
-            std::error_code ec;
-            std::filesystem::create_directories(opts->exportDir, ec);
-            if (ec)
-                throw Error("--export-dir " + opts->exportDir + ": " + ec.message());
-        }
+// The results database (upgraded when older), and the export folder when asked for.
+store::Store openProfileDatabase(const ProfileOptions& o)
+{
+    store::Store db = store::Store::open(o.db, store::OpenMode::ReadWrite);
+    if (db.migrated())
+        std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", o.db.c_str(),
+            db.fileVersion(), store::kSchemaVersion);
+    if (!o.exportDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.exportDir, ec);
+        if (ec)
+            throw Error("--export-dir " + o.exportDir + ": " + ec.message());
+    }
+    return db;
+}
 
-        std::unique_ptr<StageCostModel> measuredCost;
-        std::unique_ptr<profiler::RunBackend> backendOwner;
-        if (gpu) {
-            measuredCost = makeCostModel(opts->device, true, CostCacheOptions {});
-            backendOwner
-                = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *measuredCost);
-        } else {
-            backendOwner = std::make_unique<profiler::SimulatedBackend>(*simDevice, opts->cudaGraph);
-        }
-        profiler::RunBackend& backend = *backendOwner;
-        profiler::BatchRunner runner(db, backend, settings);
-        const auto jobs = profiler::expandJobs(opts->models, schedulers, batches);
-        Progress progress;
-        const std::string deviceKey = backend.device().key;
-        bool warnedWarps = false;
-        runner.setListener([&](const profiler::JobEvent& e) {
-            progress(e);
-            // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
-            if (gpu && opts->warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
-                && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
-                warnedWarps = true;
-                std::fprintf(
-                    stderr, "opsched-cli: warning: runs are stored without active warps: %s\n", e.run->notes.c_str());
-            }
-            if (opts->exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
-                || e.outcome != profiler::JobOutcome::Done)
-                return;
-            const std::string base = opts->exportDir + "/" + profiler::jobLabel(e.modelName, *e.job, deviceKey);
-            store::RunRecord run = *e.run;
-            run.id = e.runId;
-            for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
-                profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
-        });
-        gStop = false;
-        gSignal = 0;
-        StopSignals signals;
-        runner.setCancelFlag(&gStop);
-        profiler::BatchResult result;
-        try {
-            result = runner.run(jobs);
-        } catch (const store::StoreError& e) {
-            progress.finish();
-            // Every run is written in one transaction: what is there is whole.
-            const bool full = e.reason() == store::StoreError::Reason::Full;
-            throw Error(std::string(e.what()) + "; every job finished before is in the database, whole: "
-                + (full ? "once there is room, run" : "run") + " the same command to resume");
-        }
+// Where the jobs run: measured on GPU `gpu` (CUPTI) or simulated on `simDevice`.
+struct ProfileBackend {
+    std::unique_ptr<StageCostModel> measuredCost; // the measured backend's, outliving it
+    std::unique_ptr<profiler::RunBackend> backend;
+};
+
+ProfileBackend makeProfileBackend(const ProfileOptions& o, std::optional<int> gpu, const SimDevice* simDevice)
+{
+    ProfileBackend out;
+    if (gpu) {
+        out.measuredCost = makeCostModel(o.device, true, CostCacheOptions {});
+        out.backend = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *out.measuredCost);
+    } else {
+        out.backend = std::make_unique<profiler::SimulatedBackend>(*simDevice, o.cudaGraph);
+    }
+    return out;
+}
+
+// Runs the jobs until done or stopped by a signal, and says how it went (the exit code).
+int runJobs(profiler::BatchRunner& runner, const std::vector<profiler::ProfileJob>& jobs, Progress& progress,
+    const std::string& db)
+{
+    gStop = false;
+    gSignal = 0;
+    StopSignals signals;
+    runner.setCancelFlag(&gStop);
+    profiler::BatchResult result;
+    try {
+        result = runner.run(jobs);
+    } catch (const store::StoreError& e) {
         progress.finish();
+        // Every run is written in one transaction: what is there is whole.
+        const bool full = e.reason() == store::StoreError::Reason::Full;
+        throw Error(std::string(e.what()) + "; every job finished before is in the database, whole: "
+            + (full ? "once there is room, run" : "run") + " the same command to resume");
+    }
+    progress.finish();
 
-        std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,
-            result.done, result.skipped, result.failed, result.interrupted ? ", interrupted" : "", result.seconds,
-            opts->db.c_str());
-        if (result.interrupted) {
-            std::printf("interrupted: every finished job is in the database; run the same command to resume\n");
-            const int signo = gSignal.load();
-            return signo ? 128 + signo : kExitInterrupted;
+    std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,
+        result.done, result.skipped, result.failed, result.interrupted ? ", interrupted" : "", result.seconds,
+        db.c_str());
+    if (result.interrupted) {
+        std::printf("interrupted: every finished job is in the database; run the same command to resume\n");
+        const int signo = gSignal.load();
+        return signo ? 128 + signo : kExitInterrupted;
+    }
+    return result.failed ? kExitSomeJobsFailed : kExitOk;
+}
+
+// The runner of `profile`, after parsing.
+int runProfileCommand(const ProfileOptions& o)
+{
+    if (!o.mapping.empty()) {
+        if (o.models.size() != 1)
+            throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
+        const auto batches = splitList(o.batchList);
+        if (batches.size() != 1)
+            throw Error("--mapping: give one batch size (the mapping's)");
+        return profileMapping(o.models.front(), *parseBatch(batches.front()), o.mapping, o.db, o.repeat);
+    }
+    const std::vector<std::string> schedulers = o.schedulerList.empty() ? schedulerNames() : splitList(o.schedulerList);
+    std::vector<std::int64_t> batches;
+    for (const auto& item : splitList(o.batchList))
+        batches.push_back(*parseBatch(item));
+    checkSchedulers(schedulers);
+    // cuda:N: the measured backend (refuses clearly without a GPU or CUPTI); otherwise simulated.
+    const std::optional<int> gpu = cudaDeviceIndex(o.device);
+    if (gpu) {
+        const std::string why = profiler::cudaProfilingUnavailable(*gpu);
+        if (!why.empty())
+            throw Error(engine::messages::cudaUnavailable(o.device, why, "profile on a simulated GPU instead"));
+    }
+    const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(o.device);
+    // Bad model references fail now, not half way through the batch.
+    for (const auto& m : o.models)
+        (void)loadModel(m, batches.front());
+
+    const profiler::ProfileSettings settings = profileSettings(o);
+
+    store::Store db = openProfileDatabase(o);
+
+    ProfileBackend backendParts = makeProfileBackend(o, gpu, simDevice);
+    profiler::RunBackend& backend = *backendParts.backend;
+    profiler::BatchRunner runner(db, backend, settings);
+    const auto jobs = profiler::expandJobs(o.models, schedulers, batches);
+    Progress progress;
+    const std::string deviceKey = backend.device().key;
+    bool warnedWarps = false;
+    runner.setListener([&](const profiler::JobEvent& e) {
+        progress(e);
+        // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
+        if (gpu && o.warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
+            && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
+            warnedWarps = true;
+            std::fprintf(
+                stderr, "opsched-cli: warning: runs are stored without active warps: %s\n", e.run->notes.c_str());
         }
-        return result.failed ? kExitSomeJobsFailed : kExitOk;
-    };
+        if (o.exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
+            || e.outcome != profiler::JobOutcome::Done)
+            return;
+        const std::string base = o.exportDir + "/" + profiler::jobLabel(e.modelName, *e.job, deviceKey);
+        store::RunRecord run = *e.run;
+        run.id = e.runId;
+        for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
+            profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
+    });
+    return runJobs(runner, jobs, progress, o.db);
+}
+
+} // namespace
+
+Runner addProfileCommand(CLI::App& app)
+{
+    auto opts = std::make_shared<ProfileOptions>();
+    auto* cmd = app.add_subcommand("profile", "Profile every model x scheduler x batch into a results database");
+    addProfileOptions(*cmd, *opts);
+    return [opts]() { return runProfileCommand(*opts); };
 }
 
 } // namespace opsched::cli

@@ -5,7 +5,7 @@
 // check, report).
 #include "commands.h"
 #include "common_options.h"
-#include "run_check.h"
+#include "engine/run/run_check.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
 #include "run_segments.h"
@@ -48,19 +48,10 @@ double msSince(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-struct RunOptions {
-    std::string model;
-    std::int64_t batch = 1;
-    std::string schedule;
-    std::string scheduler;
-    std::string device = kDefaultDevice;
-    PruningOptions pruning;
-    std::string backend = "cpu";
+struct RunOptions : engine::RunRequest {
     std::string input;
     bool check = false;
     Tolerance tolerance;
-    int repeat = 10;
-    int threads = 0;
     std::string cpuPartitions; // "0:1", "0,1:2-3": partitions separated by ':', cores by ',' or ranges
     bool json = false;
     bool noTf32 = false; // cuda: plain FP32 convolutions
@@ -381,70 +372,77 @@ void printText(
                            .c_str());
 }
 
-} // namespace
-
-Runner addRunCommand(CLI::App& app)
+// Tolerances given on the command line win; the rest follow the single-device reference's defaults.
+void withSingleDeviceDefaults(CLI::App& cmd, Tolerance& t)
 {
-    auto opts = std::make_shared<RunOptions>();
-    auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend, measure it, check its outputs");
-    cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
+    if (cmd.count("--atol") == 0)
+        t.atol = kSingleDeviceTolerance.atol;
+    if (cmd.count("--atol-scale") == 0)
+        t.atolScale = kSingleDeviceTolerance.atolScale;
+    if (cmd.count("--rtol") == 0)
+        t.rtol = kSingleDeviceTolerance.rtol;
+}
+
+// MODEL and the options of `run`, on `o`.
+void addRunOptions(CLI::App& cmd, RunOptions& o)
+{
+    cmd.add_option("MODEL", o.model, "zoo:NAME[?key=value&...] or a model file")->required();
     auto* schedule
-        = cmd->add_option("--schedule", opts->schedule, "Schedule or plan JSON to run (default: the sequential plan)");
-    auto* scheduler = cmd->add_option("--scheduler", opts->scheduler,
+        = cmd.add_option("--schedule", o.schedule, "Schedule or plan JSON to run (default: the sequential plan)");
+    auto* scheduler = cmd.add_option("--scheduler", o.scheduler,
         "Compute this scheduler's plan and run it: sequential, greedy, ios, ios-parallel, "
         "ios-merge, nimble, opara");
     scheduler->excludes(schedule);
-    cmd->add_option("--device,-d", opts->device, "Cost model --scheduler plans for: sim:NAME")
+    cmd.add_option("--device,-d", o.device, "Cost model --scheduler plans for: sim:NAME")
         ->capture_default_str()
         ->needs(scheduler);
-    addPruningOptions(*cmd, opts->pruning);
-    cmd->add_option("--backend", opts->backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")
-        ->capture_default_str();
-    cmd->add_option("--batch,-b", opts->batch, "Batch size")->check(CLI::Range(1, 65536));
-    cmd->add_option("--input", opts->input,
+    addPruningOptions(cmd, o.pruning);
+    cmd.add_option("--backend", o.backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
+    addBatchOption(cmd, o.batch);
+    cmd.add_option("--input", o.input,
         "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
         "test_data_set_0 (default: seeded random inputs)");
     // Without --input, --mapping checks against the single-device run; the runner refuses the rest.
-    auto* check = cmd->add_flag("--check", opts->check,
+    auto* check = cmd.add_flag("--check", o.check,
         "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
         "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
-    cmd->add_option("--rtol", opts->tolerance.rtol, "--check: relative tolerance")
-        ->check(CLI::Range(0.0, 1e6))
+    cmd.add_option("--rtol", o.tolerance.rtol, "--check: relative tolerance")
+        ->check(rangeOf(engine::kTolerance))
         ->capture_default_str()
         ->needs(check);
-    cmd->add_option("--atol", opts->tolerance.atol, "--check: absolute tolerance")
-        ->check(CLI::Range(0.0, 1e6))
+    cmd.add_option("--atol", o.tolerance.atol, "--check: absolute tolerance")
+        ->check(rangeOf(engine::kTolerance))
         ->capture_default_str()
         ->needs(check);
-    cmd->add_option("--atol-scale", opts->tolerance.atolScale,
+    cmd.add_option("--atol-scale", o.tolerance.atolScale,
            "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
-        ->check(CLI::Range(0.0, 1e6))
+        ->check(rangeOf(engine::kTolerance))
         ->capture_default_str()
         ->needs(check);
-    cmd->add_option("--inject-fault", opts->fault,
+    cmd.add_option("--inject-fault", o.fault,
            "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
            "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
         ->check([](const std::string& spec) { return faultSpecProblem(spec); })
         ->needs(check);
-    cmd->add_option("--repeat", opts->repeat, "Timed runs after one warm-up")
-        ->check(CLI::Range(1, 1000000))
+    cmd.add_option("--repeat", o.repeat, "Timed runs after one warm-up")
+        ->check(rangeOf(engine::kRunRepeat))
         ->capture_default_str();
-    cmd->add_option("--threads", opts->threads, "CPU threads (default: oneDNN's, all cores)")
-        ->check(CLI::Range(1, 4096));
-    cmd->add_option("--cpu-partitions", opts->cpuPartitions,
+    cmd.add_option("--threads", o.threads, "CPU threads (default: oneDNN's, all cores)")
+        ->check(rangeOf(engine::kRunThreads));
+    cmd.add_option("--cpu-partitions", o.cpuPartitions,
         "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "
         "count (e.g. 0:1, two partitions of one core; 0-1:2-3)");
-    auto* mappingOption = cmd->add_option("--mapping", opts->mapping,
+    auto* mappingOption = cmd.add_option("--mapping", o.mapping,
         "Mapping JSON from `map -o`: run each device's ops on it (cpu, cpu:N, cuda:N), report the measured "
         "makespan next to the predicted one");
     mappingOption->excludes(scheduler);
-    cmd->add_flag("--segments", opts->segments,
+    cmd.add_flag("--segments", o.segments,
            "--mapping: run each device's ops as segments on executors of their own, one worker per device (what "
            "mappings with a cuda device always do), also for CPU-only mappings")
         ->needs(mappingOption);
-    cmd->add_flag("--json", opts->json, "Print JSON");
-    cmd->add_flag("--no-tf32", opts->noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
-    cmd->add_option("--cudnn", opts->cudnn,
+    cmd.add_flag("--json", o.json, "Print JSON");
+    cmd.add_flag("--no-tf32", o.noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
+    cmd.add_option("--cudnn", o.cudnn,
            "cuda: how convolutions run, KEY=VALUE,...: epilogue=fused|separate, algo=find|heuristic, "
            "workspace-mb=N (default epilogue=fused,algo=find,workspace-mb=256)")
         ->check([](const std::string& text) {
@@ -455,102 +453,108 @@ Runner addRunCommand(CLI::App& app)
                 return std::string(e.what());
             }
         });
+}
 
-    return [opts, cmd]() {
-        if (opts->check && opts->input.empty() && opts->mapping.empty()) {
-            std::cerr << "opsched-cli: run: --check requires --input (or --mapping, which is checked against the "
-                         "single-device run)\nRun 'opsched-cli run --help' for usage.\n";
-            return kExitUsage;
-        }
-        const InjectedFault fault = parseFault(opts->fault);
-        if (fault.inputSeed != 0 && !opts->input.empty()) {
-            std::cerr << "opsched-cli: run: --inject-fault " << fault.spec
-                      << " draws seeded inputs; the inputs come "
-                         "from --input here\nRun 'opsched-cli run --help' for usage.\n";
-            return kExitUsage;
-        }
-        RunReport report;
-        const auto start = Clock::now();
-        const Graph graph = loadModel(opts->model, opts->batch);
-        if (const auto why = zoo::costOnlyReason(graph); !why.empty())
-            throw Error(why); // issue 24: never allocate hundreds of GB for a cost-only graph
-        report.loadMs = msSince(start);
-        if (!opts->mapping.empty() && isThroughputMappingFile(opts->mapping)) {
-            // Several inputs in flight, batches per op and device: its own runner (run_throughput.h).
-            if (!opts->schedule.empty() || opts->segments || fault.inputSeed != 0 || !opts->input.empty())
-                throw Error("--mapping with a throughput file: --schedule, --segments, --inject-fault input-seed "
-                            "and --input do not apply (its inputs are seeded, one per input of the file)");
-            ThroughputRunOptions t;
-            t.check = opts->check;
-            t.repeat = opts->repeat;
-            t.json = opts->json;
-            t.tolerance = opts->tolerance;
-            if (cmd->count("--atol") == 0)
-                t.tolerance.atol = kSingleDeviceTolerance.atol;
-            if (cmd->count("--atol-scale") == 0)
-                t.tolerance.atolScale = kSingleDeviceTolerance.atolScale;
-            if (cmd->count("--rtol") == 0)
-                t.tolerance.rtol = kSingleDeviceTolerance.rtol;
-            const std::optional<Graph> faulted = graphWithFault(graph, fault); // weight=OP: the same ops
-            return runThroughputMapping(graph, faulted ? *faulted : graph, opts->mapping, t);
-        }
-        std::optional<MappingRun> mapping;
-        if (!opts->mapping.empty()) {
-            if (!opts->schedule.empty())
-                throw Error("--mapping and --schedule: give one of them");
-            if (opts->backend != "cpu")
-                throw Error("--mapping: the mapping's devices choose the backends; drop --backend " + opts->backend);
-            if (!opts->cpuPartitions.empty())
-                throw Error("--mapping: the mapping's devices choose the cores; drop --cpu-partitions");
-            mapping = prepareMappingRun(graph, opts->mapping, opts->segments);
-            if (mapping->segmented)
-                opts->backend = "segments"; // reported as such: each segment on its device's executor
-        }
-        const PlanChoice choice
-            = mapping ? PlanChoice { mapping->plan, "mapping " + opts->mapping } : choosePlan(graph, *opts);
-        RunInputs inputs = modelInputs(graph, *opts);
-        if (opts->check && opts->input.empty()) {
-            // Tolerances given on the command line win; the rest follow the reference's defaults.
-            if (cmd->count("--atol") == 0)
-                opts->tolerance.atol = kSingleDeviceTolerance.atol;
-            if (cmd->count("--atol-scale") == 0)
-                opts->tolerance.atolScale = kSingleDeviceTolerance.atolScale;
-            if (cmd->count("--rtol") == 0)
-                opts->tolerance.rtol = kSingleDeviceTolerance.rtol;
-            inputs.references = singleDeviceReference(graph, inputs.values); // before any fault touches them
-            inputs.referenceSource = kSingleDeviceReference;
-        }
-        if (fault.inputSeed != 0) {
-            inputs.values = cpu::seededInputs(graph, fault.inputSeed);
-            inputs.source = "seeded, seed " + std::to_string(fault.inputSeed) + " (--inject-fault)";
-        }
-        const std::optional<Graph> faulted = graphWithFault(graph, fault); // the same ops: plans and mappings fit
-        runPlan(faulted ? *faulted : graph, choice.plan, inputs, *opts, report, mapping ? &*mapping : nullptr);
-        if (opts->check)
-            checkOutputs(graph, inputs, *opts, report);
-        if (opts->json) {
-            nlohmann::ordered_json j = runJson(graph, choice, inputs, report, *opts);
-            if (report.segments)
-                addSegmentsJson(j, graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
-            else if (mapping)
-                addMappingJson(j, graph, *mapping, report.timings, percentile(report.latenciesMs, 0.5));
-            std::cout << j.dump(2) << "\n";
-        } else {
-            printText(graph, choice, inputs, report, *opts);
-            if (report.segments)
-                printSegmentsText(graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
-            else if (mapping)
-                printMappingText(*mapping, report.timings, percentile(report.latenciesMs, 0.5));
-        }
-        std::fflush(stdout);
+// The report, as JSON or text, with the mapping's devices or segments when it ran one.
+void printRunReport(const Graph& graph, const PlanChoice& choice, const RunInputs& inputs, const RunReport& report,
+    const RunOptions& o, const MappingRun* mapping)
+{
+    if (o.json) {
+        nlohmann::ordered_json j = runJson(graph, choice, inputs, report, o);
+        if (report.segments)
+            addSegmentsJson(j, graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
+        else if (mapping)
+            addMappingJson(j, graph, *mapping, report.timings, percentile(report.latenciesMs, 0.5));
+        std::cout << j.dump(2) << "\n";
+    } else {
+        printText(graph, choice, inputs, report, o);
+        if (report.segments)
+            printSegmentsText(graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
+        else if (mapping)
+            printMappingText(*mapping, report.timings, percentile(report.latenciesMs, 0.5));
+    }
+}
 
-        if (std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; }))
-            throw Error(checkFailureMessage(report.checks,
-                opts->input.empty() ? std::string(kSingleDeviceReference)
-                                    : "the reference in " + inputs.referenceSource,
-                opts->tolerance));
-        return kExitOk;
-    };
+// The runner of `run`, after parsing.
+int runCommand(RunOptions& o, CLI::App& cmd)
+{
+    if (o.check && o.input.empty() && o.mapping.empty()) {
+        std::cerr << "opsched-cli: run: --check requires --input (or --mapping, which is checked against the "
+                     "single-device run)\nRun 'opsched-cli run --help' for usage.\n";
+        return kExitUsage;
+    }
+    const InjectedFault fault = parseFault(o.fault);
+    if (fault.inputSeed != 0 && !o.input.empty()) {
+        std::cerr << "opsched-cli: run: --inject-fault " << fault.spec
+                  << " draws seeded inputs; the inputs come "
+                     "from --input here\nRun 'opsched-cli run --help' for usage.\n";
+        return kExitUsage;
+    }
+    RunReport report;
+    const auto start = Clock::now();
+    const Graph graph = loadModel(o.model, o.batch);
+    if (const auto why = zoo::costOnlyReason(graph); !why.empty())
+        throw Error(why); // issue 24: never allocate hundreds of GB for a cost-only graph
+    report.loadMs = msSince(start);
+    if (!o.mapping.empty() && isThroughputMappingFile(o.mapping)) {
+        // Several inputs in flight, batches per op and device: its own runner (run_throughput.h).
+        if (!o.schedule.empty() || o.segments || fault.inputSeed != 0 || !o.input.empty())
+            throw Error("--mapping with a throughput file: --schedule, --segments, --inject-fault input-seed "
+                        "and --input do not apply (its inputs are seeded, one per input of the file)");
+        ThroughputRunOptions t;
+        t.check = o.check;
+        t.repeat = o.repeat;
+        t.json = o.json;
+        t.tolerance = o.tolerance;
+        withSingleDeviceDefaults(cmd, t.tolerance);
+        const std::optional<Graph> faulted = graphWithFault(graph, fault); // weight=OP: the same ops
+        return runThroughputMapping(graph, faulted ? *faulted : graph, o.mapping, t);
+    }
+    std::optional<MappingRun> mapping;
+    if (!o.mapping.empty()) {
+        if (!o.schedule.empty())
+            throw Error("--mapping and --schedule: give one of them");
+        if (o.backend != "cpu")
+            throw Error("--mapping: the mapping's devices choose the backends; drop --backend " + o.backend);
+        if (!o.cpuPartitions.empty())
+            throw Error("--mapping: the mapping's devices choose the cores; drop --cpu-partitions");
+        mapping = prepareMappingRun(graph, o.mapping, o.segments);
+        if (mapping->segmented)
+            o.backend = "segments"; // reported as such: each segment on its device's executor
+    }
+    const PlanChoice choice = mapping ? PlanChoice { mapping->plan, "mapping " + o.mapping } : choosePlan(graph, o);
+    RunInputs inputs = modelInputs(graph, o);
+    if (o.check && o.input.empty()) {
+        withSingleDeviceDefaults(cmd, o.tolerance);
+        inputs.references = singleDeviceReference(graph, inputs.values); // before any fault touches them
+        inputs.referenceSource = kSingleDeviceReference;
+    }
+    if (fault.inputSeed != 0) {
+        inputs.values = cpu::seededInputs(graph, fault.inputSeed);
+        inputs.source = "seeded, seed " + std::to_string(fault.inputSeed) + " (--inject-fault)";
+    }
+    const std::optional<Graph> faulted = graphWithFault(graph, fault); // the same ops: plans and mappings fit
+    runPlan(faulted ? *faulted : graph, choice.plan, inputs, o, report, mapping ? &*mapping : nullptr);
+    if (o.check)
+        checkOutputs(graph, inputs, o, report);
+    printRunReport(graph, choice, inputs, report, o, mapping ? &*mapping : nullptr);
+    std::fflush(stdout);
+
+    if (std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.passed; }))
+        throw Error(checkFailureMessage(report.checks,
+            o.input.empty() ? std::string(kSingleDeviceReference) : "the reference in " + inputs.referenceSource,
+            o.tolerance));
+    return kExitOk;
+}
+
+} // namespace
+
+Runner addRunCommand(CLI::App& app)
+{
+    auto opts = std::make_shared<RunOptions>();
+    auto* cmd = app.add_subcommand("run", "Run a model's plan on a backend, measure it, check its outputs");
+    addRunOptions(*cmd, *opts);
+    return [opts, cmd]() { return runCommand(*opts, *cmd); };
 }
 
 } // namespace opsched::cli

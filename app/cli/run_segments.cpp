@@ -1,46 +1,12 @@
 #include "run_segments.h"
 
-#include "exec/cuda/cuda_executor.h"
-#include "exec/cuda/cuda_runtime_info.h"
-#include "exec/segment_executors.h"
-#include "util/error.h"
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
 namespace opsched::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// A clear refusal before anything is built: the runner would name the first CUDA segment instead.
-void checkCudaDevices(const MappingRun& run)
-{
-    for (std::size_t u = 0; u < run.cudaIndex.size(); ++u) {
-        if (run.cudaIndex[u] < 0)
-            continue;
-        const std::string& name = run.doc.devices[u];
-        const CudaRuntimeStatus status = queryCudaRuntime();
-        if (!status.available)
-            throw Error("run --mapping: device " + name + ": no CUDA device (" + status.reason
-                + "); mappings over cpu and cpu:N devices run without one");
-        if (!gpu::cudaBackendAvailable())
-            throw Error("run --mapping: device " + name
-                + ": this build of opsched has no CUDA backend (cuDNN "
-                  "headers were not found when it was built)");
-        if (run.cudaIndex[u] >= static_cast<int>(status.devices.size()))
-            throw Error("run --mapping: device " + name + " does not exist; this machine has "
-                + std::to_string(status.devices.size()) + " CUDA device(s)");
-    }
-}
 
 // The earliest segment start of the last run: per-op and segment times are reported from it.
 std::int64_t originOf(const std::vector<exec::SegmentTiming>& timings)
@@ -103,36 +69,6 @@ std::vector<OpTime> opTimes(const MappingRun& run, const SegmentRunResult& r)
 }
 
 } // namespace
-
-SegmentRunResult runMappingSegments(
-    const Graph& graph, const MappingRun& run, const std::vector<std::vector<float>>& inputs, int repeat, bool tf32)
-{
-    checkCudaDevices(run);
-    const auto start = Clock::now();
-    SegmentRunResult r;
-    auto segments = exec::cutSegments(graph, run.doc.mapping.device, run.doc.mapping.order);
-    const auto factory = [&run, tf32](const Subgraph& sub, std::uint32_t u) -> std::unique_ptr<exec::SegmentExecutor> {
-        if (run.cudaIndex[u] >= 0)
-            return exec::makeCudaSegmentExecutor(sub.graph, run.cudaIndex[u], tf32);
-        return exec::makeCpuSegmentExecutor(sub.graph, run.cores[u]);
-    };
-    exec::SegmentRunner runner(graph, std::move(segments), run.doc.devices, factory);
-    r.prepareMs = msSince(start);
-    r.outputs = runner.run(inputs); // warm-up: first touch of the arenas, caches
-    for (int i = 0; i < repeat; ++i) {
-        const auto t = Clock::now();
-        r.outputs = runner.run(inputs);
-        r.latenciesMs.push_back(msSince(t));
-    }
-    r.segments = runner.segments();
-    r.timings = runner.lastTimings();
-    r.waits = runner.waitsFor();
-    for (std::size_t s = 0; s < r.segments.size(); ++s) {
-        r.arenaBytes += runner.executor(s).arenaBytes();
-        r.weightBytes += runner.executor(s).weightBytes();
-    }
-    return r;
-}
 
 void addSegmentsJson(
     nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run, const SegmentRunResult& r, double medianMs)

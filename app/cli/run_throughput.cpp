@@ -1,8 +1,9 @@
 #include "run_throughput.h"
 
 #include "commands.h"
-#include "map_devices.h"
-#include "run_check.h"
+#include "common_options.h"
+#include "engine/map_devices.h"
+#include "engine/run/run_check.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "exec/reference_outputs.h"

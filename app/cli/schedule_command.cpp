@@ -1,6 +1,6 @@
 #include "commands.h"
 #include "common_options.h"
-#include "device_target.h"
+#include "engine/device_target.h"
 #include "latency_report.h"
 
 #include "model/model_ref.h"

@@ -5,6 +5,9 @@
 #include "timeline/warp_chart.h"
 #include "window/main_window.h"
 
+#include "engine/device_ref.h"
+#include "engine/limits.h"
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -106,9 +109,12 @@ int screenshot(opsched::MainWindow& window, const QString& model, const QString&
                 loop.quit();
             });
         if (auto* devices = window.schedulePanel()->findChild<QComboBox*>(QStringLiteral("deviceCombo"))) {
-            // A mapper's device list may be any list (measured devices run through opsched-cli).
-            if (devices->findText(device) < 0 && !device.contains(QLatin1Char(','))) {
-                std::fprintf(stderr, "opsched: unknown device %s\n", qPrintable(device));
+            // Any device the CLI takes (the panel resolves it through the engine and says what is
+            // wrong with one); a name that does not even parse is a usage error.
+            try {
+                (void)opsched::engine::parseDeviceList(device.toStdString());
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "opsched: unknown device %s: %s\n", qPrintable(device), e.what());
                 return 2;
             }
             devices->setCurrentText(device);
@@ -154,9 +160,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption schedulerOption(QStringLiteral("scheduler"),
         QStringLiteral("Scheduler for --screenshot (default: ios)."), QStringLiteral("name"), QStringLiteral("ios"));
     const QCommandLineOption deviceOption(QStringLiteral("device"),
-        QStringLiteral("Device for --screenshot (default: sim:h100); for a map:NAME "
-                       "scheduler a comma list, e.g. cpu:0,cpu:1."),
-        QStringLiteral("sim:NAME"), QStringLiteral("sim:h100"));
+        QStringLiteral("Device for --screenshot (default: %1), as opsched-cli's --device takes it; for a "
+                       "map:NAME scheduler a comma list, e.g. cpu:0,cpu:1.")
+            .arg(QLatin1String(opsched::engine::kDefaultDevice)),
+        QStringLiteral("sim:NAME"), QString::fromLatin1(opsched::engine::kDefaultDevice));
     const QCommandLineOption selectOption(QStringLiteral("select"),
         QStringLiteral("For --screenshot: show the whole run with the range A,B (fractions of it, e.g. 0.2,0.45) "
                        "selected, and its flows."),

@@ -17,7 +17,8 @@ struct ProfileJob {
     std::int64_t batch = 1;
 };
 
-// Settings shared by every job of a batch.
+// Settings shared by every job of a batch. The defaults are engine/limits.h's (the profiler is below
+// the engine and cannot include it; tests/engine's Limits test checks that they agree).
 struct ProfileSettings {
     std::string deviceRef = "sim:v100";
     std::size_t r = 3;

@@ -2,7 +2,7 @@
 """Checks that opsched's C++ sources are formatted as .clang-format says.
 
 Runs clang-format (version 14, Debian 12's; other versions format differently) in dry-run mode on
-every C++ source under the given root's core/, profiler/, views/, app/ and tests/ and prints the
+every C++ source under the given root's core/, profiler/, engine/, views/, app/ and tests/ and prints the
 first difference of each file that differs. Exits 1 on any difference, 77 (skipped) when no
 clang-format 14 is installed.
 
@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-FOLDERS = ("core", "profiler", "views", "app", "tests")
+FOLDERS = ("core", "profiler", "engine", "views", "app", "tests")
 SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh")
 SKIPPED = 77
 

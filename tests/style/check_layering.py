@@ -2,8 +2,10 @@
 """Checks the include arrows between opsched's source folders.
 
 core/'s folders form layers: a file may include its own folder and folders of lower layers only,
-so every arrow between two folders points one way (no cycle). core/ and profiler/ include no Qt;
-profiler/ builds on core/ only. Prints each offending include as file:line and exits 1.
+so every arrow between two folders points one way (no cycle). core/, profiler/ and engine/ include
+no Qt; profiler/ builds on core/ only; engine/ on profiler/ and core/ (app -> views -> engine ->
+profiler -> core): neither includes views/ or app/ headers, and core/ and profiler/ include no
+engine/ header. Prints each offending include as file:line and exits 1.
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -20,6 +22,9 @@ CORE_LAYERS = {
     "schedule": 4,
     "exec": 5, "map": 5,
 }
+# What views/ and app/ headers are included as: "schedules/schedule_panel.h", "commands.h" (app/cli's).
+UPPER_FOLDERS = ("views", "app", "cli", "gui", "common", "dag", "mapping", "profile", "runs", "schedules",
+                 "timeline", "window")
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
 
@@ -58,6 +63,9 @@ def check(root):
             if delim != '"' or "/" not in target:
                 continue
             dest = target.split("/")[0]
+            if dest == "engine":
+                problems.append(f"{where}: core/ is below engine/, but includes \"{target}\"")
+                continue
             if dest not in CORE_LAYERS or folder is None or dest == folder:
                 continue
             if folder not in CORE_LAYERS:
@@ -73,8 +81,21 @@ def check(root):
             for number, delim, target in includes(path):
                 if is_qt(delim, target):
                     problems.append(f"{rel}:{number}: profiler/ links no Qt, but includes <{target}>")
-                elif delim == '"' and target.split("/")[0] in ("views", "app"):
+                elif delim == '"' and target.split("/")[0] in ("views", "app", "engine"):
                     problems.append(f"{rel}:{number}: profiler/ builds on core/ only, but includes \"{target}\"")
+    engine = os.path.join(root, "engine")
+    if os.path.isdir(engine):
+        app_cli = os.path.join(root, "app", "cli")
+        cli_headers = set(os.listdir(app_cli)) if os.path.isdir(app_cli) else set()
+        for path in sources(engine):
+            rel = os.path.relpath(path, root)
+            for number, delim, target in includes(path):
+                if is_qt(delim, target):
+                    problems.append(f"{rel}:{number}: engine/ links no Qt, but includes <{target}>")
+                elif delim == '"' and (target.split("/")[0] in UPPER_FOLDERS
+                                       or ("/" not in target and target in cli_headers)):
+                    problems.append(f"{rel}:{number}: engine/ builds on profiler/ and core/ only (views/ and app/ "
+                                    f"build on it), but includes \"{target}\"")
     return problems
 
 
@@ -92,7 +113,8 @@ def main(argv):
     if problems:
         print(f"{len(problems)} include(s) break the layering")
         return 1
-    print("layering ok: every include between core's folders points to a lower layer; no Qt in core/ or profiler/")
+    print("layering ok: every include between core's folders points to a lower layer; no Qt in core/, profiler/ "
+          "or engine/; engine/ includes no views/ or app/ header")
     return 0
 
 

@@ -2,7 +2,7 @@
 // message loadMappingResult refuses one with.
 #pragma once
 
-#include "mapping/mapping_file_result.h"
+#include "engine/results/mapping_file_result.h"
 
 #include "graph/graph.h"
 #include "util/error.h"

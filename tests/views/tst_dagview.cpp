@@ -2,7 +2,7 @@
 // renders, colours by stage once a schedule is set, maps clicks to ops, and zooms around the cursor.
 // With OPSCHED_DAGVIEW_PNG_DIR set, the rendered images are written there for a look.
 #include "dag/dag_view.h"
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 #include "window/main_window.h"
 
 #include "model/model_ref.h"

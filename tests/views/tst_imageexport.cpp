@@ -1,7 +1,7 @@
 // Exports: view images (PNG, SVG) and schedule files the CLI reads back; the comparison view.
 #include "common/export.h"
+#include "engine/results/schedule_result.h"
 #include "schedules/compare_view.h"
-#include "schedules/schedule_result.h"
 #include "schedules/schedule_results_model.h"
 #include "timeline/timeline_view.h"
 

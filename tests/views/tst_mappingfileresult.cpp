@@ -3,7 +3,7 @@
 // cut short, a latency file that claims to be a throughput one and a file without costs are refused with a message
 // naming the problem. File > Open Mapping and a dropped file go through the same path in the window.
 #include "dag/dag_view.h"
-#include "mapping/mapping_file_result.h"
+#include "engine/results/mapping_file_result.h"
 #include "mapping_file_support.h"
 #include "schedules/schedule_panel.h"
 #include "window/main_window.h"

@@ -3,7 +3,7 @@
 // panel offers the mappers and refuses a single device clearly.
 #include "common/byte_format.h"
 #include "dag/dag_view.h"
-#include "mapping/mapping_result.h"
+#include "engine/results/mapping_result.h"
 #include "schedules/schedule_panel.h"
 #include "timeline/range_stats.h"
 #include "timeline/range_stats_model.h"

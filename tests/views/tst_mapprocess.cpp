@@ -2,9 +2,9 @@
 // child process for a device list naming cpu:N and lists its result like an in-process mapping;
 // simulated lists stay in process; the CLI's error, a crash, a broken file and Cancel end in a
 // message and a panel ready for the next run.
+#include "engine/results/mapping_result.h"
 #include "fake_cli.h"
 #include "mapping/map_process.h"
-#include "mapping/mapping_result.h"
 #include "schedules/schedule_panel.h"
 
 #include "model/model_ref.h"
@@ -65,7 +65,7 @@ private slots:
         QVERIFY(isSimulatedDeviceList("sim:t4, sim:a100"));
         QVERIFY(!isSimulatedDeviceList("sim:t4,cpu:0"));
         QVERIFY(!isSimulatedDeviceList("cuda:0,cpu"));
-        QCOMPARE(splitDeviceList(" cpu:0 , cpu:1,"), (std::vector<std::string> { "cpu:0", "cpu:1" }));
+        QCOMPARE(engine::parseDeviceNames(" cpu:0 , cpu:1,"), (std::vector<std::string> { "cpu:0", "cpu:1" }));
     }
 
     void measuredDevicesAreMappedByTheCli()

@@ -1,8 +1,8 @@
 // RunDatabasePanel: a results database listed and loaded off the GUI thread, new runs appended
 // while a batch writes, selected runs handed on with their timelines, bad files reported.
+#include "engine/results/stored_run.h"
 #include "runs/run_database_panel.h"
 #include "runs/run_list_model.h"
-#include "runs/stored_run.h"
 #include "schedules/schedule_results_model.h"
 
 #include "model/model_ref.h"

@@ -1,6 +1,6 @@
 // Run identity: the one way a run is named in titles, the status bar, export names and image headers.
+#include "engine/results/schedule_result.h"
 #include "runs/run_identity.h"
-#include "schedules/schedule_result.h"
 
 #include "store/records.h"
 

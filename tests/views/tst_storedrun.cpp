@@ -2,8 +2,8 @@
 // warps), the run as a result, the way back (a computed result recorded like the profiler does),
 // the Chrome trace and CSV exports, and the kernel rows in the timeline widget.
 #include "common/export.h"
-#include "runs/stored_run.h"
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
+#include "engine/results/stored_run.h"
 #include "timeline/timeline_view.h"
 
 #include "model/model_ref.h"

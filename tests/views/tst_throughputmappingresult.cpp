@@ -3,8 +3,8 @@
 // says, a flow per transfer the evaluator counts, the DAG coloured by each op's majority device;
 // broken throughput files are refused with a message naming the problem.
 #include "dag/dag_view.h"
-#include "mapping/mapping_file_result.h"
-#include "mapping/throughput_mapping_result.h"
+#include "engine/results/mapping_file_result.h"
+#include "engine/results/throughput_mapping_result.h"
 #include "mapping_file_support.h"
 #include "schedules/schedule_panel.h"
 #include "window/main_window.h"

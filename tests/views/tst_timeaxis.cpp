@@ -1,5 +1,5 @@
 // TimeAxis: the time<->pixel mapping shared by the timeline and the warps chart. Data-driven.
-#include "timeline/time_axis.h"
+#include "engine/timeline/time_axis.h"
 
 #include <QTest>
 

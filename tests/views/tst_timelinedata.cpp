@@ -1,6 +1,6 @@
 // Flows and the critical path of a timeline: from the simulator, and from a plan laid over spans
 // (as for stored runs), which must agree; the critical path on hand-made plans.
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"

@@ -1,5 +1,5 @@
 // TimelineRows: visible range by binary search and folding of sub-pixel spans.
-#include "timeline/timeline_rows.h"
+#include "engine/timeline/timeline_rows.h"
 
 #include <QTest>
 

@@ -3,9 +3,9 @@
 // the window shows for it checked against the spans themselves. Also the keys (Z, F, W/S, A/D),
 // search, flows and the critical path, the table -> timeline selection, and the exported image.
 #include "common/export.h"
+#include "engine/results/schedule_result.h"
 #include "runs/run_compare_panel.h"
 #include "schedules/schedule_panel.h"
-#include "schedules/schedule_result.h"
 #include "timeline/kernel_stats.h"
 #include "timeline/range_stats_model.h"
 #include "timeline/time_ruler.h"

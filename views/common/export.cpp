@@ -1,7 +1,7 @@
 #include "common/export.h"
 
-#include "runs/stored_run.h"
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
+#include "engine/results/stored_run.h"
 
 #include "export/export.h"
 

@@ -1,6 +1,6 @@
 #include "dag/op_properties_widget.h"
 
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 
 #include "schedule/schedule_edit.h"
 

@@ -6,18 +6,21 @@
 
 #include "profile/cli_process.h"
 
+#include "engine/limits.h"
+
 #include <memory>
 
 class QTemporaryDir;
 
 namespace opsched {
 
+// engine::MapRequest's fields the window sets, as the child's arguments; defaults are the engine's.
 struct MapRequest {
     QString model; // a model reference as opsched-cli takes it (zoo:NAME?..., a file path)
-    qint64 batch = 1;
+    qint64 batch = engine::kBatch.def;
     QString devices; // comma-separated
-    QString mapper = QStringLiteral("milp-split");
-    double timeLimitSeconds = 20;
+    QString mapper = QString::fromLatin1(engine::kDefaultMapper);
+    double timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
 
     // The `opsched-cli` arguments, starting with "map", writing the mapping to `output`.
     QStringList arguments(const QString& output) const;

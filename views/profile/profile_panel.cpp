@@ -1,5 +1,6 @@
 #include "profile/profile_panel.h"
 
+#include "engine/limits.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "schedule/schedulers.h"
 #include "sim/sim_device.h"
@@ -77,7 +78,8 @@ QToolButton* ProfilePanel::createInputs()
         device_->addItem(QStringLiteral("cuda:%1").arg(d.index));
     for (const auto& d : simDevices())
         device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
-    device_->setCurrentText(cuda.devices.empty() ? QStringLiteral("sim:h100") : QStringLiteral("cuda:0"));
+    device_->setCurrentText(
+        cuda.devices.empty() ? QString::fromLatin1(engine::kDefaultDevice) : QStringLiteral("cuda:0"));
     database_ = new QLineEdit(QSettings().value(kDatabaseKey, defaultDatabase()).toString());
     database_->setObjectName(QStringLiteral("profileDatabase"));
     auto* browse = new QToolButton;
@@ -88,18 +90,18 @@ QToolButton* ProfilePanel::createInputs()
     warps_->setChecked(true);
     repeat_ = new QSpinBox;
     repeat_->setObjectName(QStringLiteral("profileRepeat"));
-    repeat_->setRange(1, 10000);
-    repeat_->setValue(10);
+    repeat_->setRange(engine::kProfileRepeat.min, engine::kProfileRepeat.max);
+    repeat_->setValue(engine::kProfileRepeat.def);
     repeat_->setToolTip(tr("Timed repeats per run (median, p10, p90)"));
     r_ = new QSpinBox;
     r_->setObjectName(QStringLiteral("profileR"));
-    r_->setRange(1, 16);
-    r_->setValue(3);
+    r_->setRange(static_cast<int>(engine::kIosR.min), static_cast<int>(engine::kIosR.max));
+    r_->setValue(static_cast<int>(engine::kIosR.def));
     r_->setToolTip(tr("IOS pruning: most ops per group"));
     s_ = new QSpinBox;
     s_->setObjectName(QStringLiteral("profileS"));
-    s_->setRange(1, 16);
-    s_->setValue(8);
+    s_->setRange(static_cast<int>(engine::kIosS.min), static_cast<int>(engine::kIosS.max));
+    s_->setValue(static_cast<int>(engine::kIosS.def));
     s_->setToolTip(tr("IOS pruning: most groups per stage"));
     cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
     cudaGraph_->setObjectName(QStringLiteral("profileCudaGraph"));

@@ -6,18 +6,21 @@
 
 #include "profile/cli_process.h"
 
+#include "engine/limits.h"
+
 namespace opsched {
 
+// engine::ProfileRequest as the window holds it (Qt strings); defaults are the engine's.
 struct ProfileRequest {
     QStringList models; // model references, as opsched-cli takes them
     QStringList schedulers; // empty: every scheduler
     QString batches = QStringLiteral("1"); // comma-separated
-    QString device = QStringLiteral("sim:v100");
+    QString device = QString::fromLatin1(engine::kDefaultDevice);
     QString database;
     bool warps = true;
-    int repeat = 10;
-    int r = 3;
-    int s = 8;
+    int repeat = engine::kProfileRepeat.def;
+    int r = static_cast<int>(engine::kIosR.def);
+    int s = static_cast<int>(engine::kIosS.def);
     bool cudaGraph = false;
 
     // The `opsched-cli` arguments, starting with "profile".

@@ -1,7 +1,7 @@
 #include "runs/run_database_panel.h"
 
+#include "engine/results/stored_run.h"
 #include "runs/run_list_model.h"
-#include "runs/stored_run.h"
 #include "schedules/schedule_results_model.h"
 
 #include "store/store.h"

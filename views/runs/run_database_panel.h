@@ -4,7 +4,7 @@
 // hands them on for the timeline and the comparison.
 #pragma once
 
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 // ran and on which stream in run A and in run B. A value type (diffRuns) and its sortable table.
 #pragma once
 
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include <QAbstractTableModel>
 

@@ -1,7 +1,7 @@
 #include "runs/run_identity.h"
 
-#include "runs/stored_run.h"
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
+#include "engine/results/stored_run.h"
 
 #include "store/records.h"
 #include "timeline/time_ruler.h"

@@ -1,8 +1,8 @@
 #include "schedules/compare_view.h"
 
 #include "common/bar_scale.h"
-#include "runs/stored_run.h"
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
+#include "engine/results/stored_run.h"
 #include "schedules/schedule_results_model.h"
 #include "timeline/timeline_view.h"
 

@@ -1,5 +1,6 @@
 #include "schedules/schedule_editor.h"
 
+#include "engine/device_ref.h"
 #include "plan/plan.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -151,7 +152,7 @@ void ScheduleEditor::evaluate()
     if (valid_) {
         try {
             const Plan plan = compileSchedule(*graph_, model_->schedule());
-            latency_ = simulate(*graph_, plan, findSimDevice(device_), SimOptions { cudaGraph_ }).latency;
+            latency_ = simulate(*graph_, plan, engine::simDeviceFor(device_), SimOptions { cudaGraph_ }).latency;
         } catch (const Error& e) {
             valid_ = false;
             problems_ = { e.what() };

@@ -1,10 +1,12 @@
 #include "schedules/schedule_panel.h"
 
+#include "engine/results/mapping_file_result.h"
+#include "engine/results/mapping_result.h"
 #include "map/solvers/mappers.h"
 #include "mapping/map_process.h"
-#include "mapping/mapping_file_result.h"
-#include "mapping/mapping_result.h"
 
+#include "engine/device_ref.h"
+#include "engine/limits.h"
 #include "sim/sim_device.h"
 #include "util/error.h"
 
@@ -31,57 +33,7 @@ namespace opsched {
 SchedulePanel::SchedulePanel(QWidget* parent)
     : QWidget(parent)
 {
-    scheduler_ = new QComboBox;
-    scheduler_->setObjectName(QStringLiteral("schedulerCombo"));
-    for (const auto& name : schedulerNames())
-        scheduler_->addItem(QString::fromStdString(name));
-    // Mappers (DiviML) place ops across the devices of a list: "map:NAME".
-    for (const auto& m : map::mappers())
-        scheduler_->addItem(QString::fromStdString(kMapperPrefix + m.name));
-    scheduler_->setCurrentText(QStringLiteral("ios"));
-    device_ = new QComboBox;
-    device_->setObjectName(QStringLiteral("deviceCombo"));
-    for (const auto& d : simDevices())
-        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
-    // Device lists for the mappers; the box takes any other comma-separated list typed in.
-    device_->addItem(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
-    device_->addItem(QStringLiteral("sim:t4,sim:a100"));
-    // Measured devices: mapped by opsched-cli in a child process (costs measured on this machine).
-    device_->addItem(QStringLiteral("cpu:0,cpu:1"));
-    device_->setEditable(true);
-    device_->setToolTip(tr("The simulated GPU to schedule for; for a mapper (map:...), a comma-separated list of "
-                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
-                           "(cpu, cpu:N core partitions, cuda:N), which opsched-cli maps in a child process"));
-    device_->setCurrentText(QStringLiteral("sim:h100"));
-    connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-        const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
-        const bool list = device_->currentText().contains(QLatin1Char(','));
-        if (mapper && !list)
-            device_->setCurrentText(QStringLiteral("sim:xeon,sim:t4,sim:a100"));
-        else if (!mapper && list)
-            device_->setCurrentText(QStringLiteral("sim:h100"));
-    });
-    batch_ = new QSpinBox;
-    batch_->setObjectName(QStringLiteral("batchSpin"));
-    batch_->setRange(1, 4096);
-    batch_->setToolTip(tr("Batch size to schedule for (the model is rebuilt at this batch)"));
-    r_ = new QSpinBox;
-    r_->setRange(1, 16);
-    r_->setValue(3);
-    r_->setToolTip(tr("IOS pruning: most ops per group"));
-    s_ = new QSpinBox;
-    s_->setRange(1, 16);
-    s_->setValue(8);
-    s_->setToolTip(tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
-    lowering_ = new QComboBox;
-    lowering_->setObjectName(QStringLiteral("loweringCombo"));
-    lowering_->addItems({ QStringLiteral("barriers"), QStringLiteral("events"), QStringLiteral("best") });
-    lowering_->setToolTip(tr("How stage schedules become plans: barriers join every stream at each stage boundary "
-                             "(what the IOS search adds up); events keep only the waits a dependency needs; best "
-                             "evaluates both and keeps the faster"));
-    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
-    cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
-
+    createSettings();
     runButton_ = new QPushButton(tr("Run"));
     runButton_->setObjectName(QStringLiteral("runButton"));
     cancelButton_ = new QPushButton(tr("Cancel"));
@@ -92,38 +44,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     progress_->setRange(0, 1);
     status_ = new QLabel;
     status_->setWordWrap(true);
-
-    results_ = new ScheduleResultsModel(this);
-    auto* proxy = new QSortFilterProxyModel(this);
-    proxy->setSourceModel(results_);
-    proxy->setSortRole(ScheduleResultsModel::SortRole);
-    table_ = new QTableView;
-    table_->setObjectName(QStringLiteral("resultsTable"));
-    table_->setModel(proxy);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->setSortingEnabled(true);
-    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
-    // Every column readable without a horizontal scroll bar, and room for several results.
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setMinimumSectionSize(24);
-    // A mapping's device list ("sim:xeon,sim:t4,sim:a100") would push Search s out of view: it
-    // is elided in the middle (the tooltip has it whole).
-    table_->horizontalHeader()->setMaximumSectionSize(120);
-    table_->setTextElideMode(Qt::ElideMiddle);
-    table_->setWordWrap(false);
-    table_->setMinimumHeight(
-        table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
-    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-
-    // The panel asks for the width of every column (headers sized to their text).
-    int columns = 2 * table_->frameWidth() + 4;
-    for (int c = 0; c < ScheduleResultsModel::ColumnCount; ++c)
-        columns += std::max(table_->horizontalHeader()->sectionSizeHint(c), 40) + 6; // values can be a little wider
-    table_->setMinimumWidth(0);
-    tableWidthHint_ = columns;
+    auto* proxy = createTable();
 
     // Four rows, so that the results below keep room on a laptop screen.
     auto* form = new QFormLayout;
@@ -162,6 +83,108 @@ SchedulePanel::SchedulePanel(QWidget* parent)
                 .arg(QString::fromStdString(mapRequest_.scheduler), QString::fromStdString(mapRequest_.device))
                 .arg(++elapsedSeconds_));
     });
+    connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
+    connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this, proxy](const QModelIndex& current) {
+            if (auto r = results_->result(proxy->mapToSource(current).row()))
+                emit resultSelected(r);
+        });
+    setEnabled(false);
+}
+
+void SchedulePanel::createSettings()
+{
+    scheduler_ = new QComboBox;
+    scheduler_->setObjectName(QStringLiteral("schedulerCombo"));
+    for (const auto& name : schedulerNames())
+        scheduler_->addItem(QString::fromStdString(name));
+    // Mappers (DiviML) place ops across the devices of a list: "map:NAME".
+    for (const auto& m : map::mappers())
+        scheduler_->addItem(QString::fromStdString(kMapperPrefix + m.name));
+    scheduler_->setCurrentText(QString::fromLatin1(engine::kDefaultScheduler));
+    device_ = new QComboBox;
+    device_->setObjectName(QStringLiteral("deviceCombo"));
+    for (const auto& d : simDevices())
+        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    // Device lists for the mappers; the box takes any other device or comma-separated list typed in.
+    device_->addItem(QString::fromLatin1(engine::kDefaultMapDevices));
+    device_->addItem(QStringLiteral("sim:t4,sim:a100"));
+    // Measured devices: mapped by opsched-cli in a child process (costs measured on this machine).
+    device_->addItem(QStringLiteral("cpu:0,cpu:1"));
+    device_->setEditable(true);
+    device_->setToolTip(tr("The device to schedule for, as opsched-cli's --device takes it: sim:NAME, sim:FILE.json "
+                           "(from calibrate) or cuda:N (measured); for a mapper (map:...), a comma-separated list of "
+                           "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
+                           "(cpu, cpu:N core partitions, cuda:N), which opsched-cli maps in a child process"));
+    device_->setCurrentText(QString::fromLatin1(engine::kDefaultDevice));
+    connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
+        const bool list = device_->currentText().contains(QLatin1Char(','));
+        if (mapper && !list)
+            device_->setCurrentText(QString::fromLatin1(engine::kDefaultMapDevices));
+        else if (!mapper && list)
+            device_->setCurrentText(QString::fromLatin1(engine::kDefaultDevice));
+    });
+    batch_ = new QSpinBox;
+    batch_->setObjectName(QStringLiteral("batchSpin"));
+    batch_->setRange(static_cast<int>(engine::kBatch.min), static_cast<int>(engine::kBatch.max));
+    batch_->setValue(static_cast<int>(engine::kBatch.def));
+    batch_->setToolTip(tr("Batch size to schedule for (the model is rebuilt at this batch)"));
+    r_ = new QSpinBox;
+    r_->setObjectName(QStringLiteral("pruningR"));
+    r_->setRange(static_cast<int>(engine::kIosR.min), static_cast<int>(engine::kIosR.max));
+    r_->setValue(static_cast<int>(engine::kIosR.def));
+    r_->setToolTip(tr("IOS pruning: most ops per group"));
+    s_ = new QSpinBox;
+    s_->setObjectName(QStringLiteral("pruningS"));
+    s_->setRange(static_cast<int>(engine::kIosS.min), static_cast<int>(engine::kIosS.max));
+    s_->setValue(static_cast<int>(engine::kIosS.def));
+    s_->setToolTip(tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
+    lowering_ = new QComboBox;
+    lowering_->setObjectName(QStringLiteral("loweringCombo"));
+    lowering_->addItems({ QStringLiteral("barriers"), QStringLiteral("events"), QStringLiteral("best") });
+    lowering_->setCurrentText(QString::fromLatin1(engine::kDefaultLowering));
+    lowering_->setToolTip(tr("How stage schedules become plans: barriers join every stream at each stage boundary "
+                             "(what the IOS search adds up); events keep only the waits a dependency needs; best "
+                             "evaluates both and keeps the faster"));
+    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
+    cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
+}
+
+QSortFilterProxyModel* SchedulePanel::createTable()
+{
+    results_ = new ScheduleResultsModel(this);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(results_);
+    proxy->setSortRole(ScheduleResultsModel::SortRole);
+    table_ = new QTableView;
+    table_->setObjectName(QStringLiteral("resultsTable"));
+    table_->setModel(proxy);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    // Every column readable without a horizontal scroll bar, and room for several results.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    // A mapping's device list ("sim:xeon,sim:t4,sim:a100") would push Search s out of view: it
+    // is elided in the middle (the tooltip has it whole).
+    table_->horizontalHeader()->setMaximumSectionSize(120);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setWordWrap(false);
+    table_->setMinimumHeight(
+        table_->verticalHeader()->defaultSectionSize() * 6 + table_->horizontalHeader()->sizeHint().height() + 4);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
+    // The panel asks for the width of every column (headers sized to their text).
+    int columns = 2 * table_->frameWidth() + 4;
+    for (int c = 0; c < ScheduleResultsModel::ColumnCount; ++c)
+        columns += std::max(table_->horizontalHeader()->sectionSizeHint(c), 40) + 6; // values can be a little wider
+    table_->setMinimumWidth(0);
+    tableWidthHint_ = columns;
 
     // Results can be removed: Delete on the table, or its context menu.
     auto* remove = new QAction(tr("Remove Result"), table_);
@@ -174,15 +197,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
         if (current.isValid())
             results_->remove(proxy->mapToSource(current).row());
     });
-
-    connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
-    connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
-    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        [this, proxy](const QModelIndex& current) {
-            if (auto r = results_->result(proxy->mapToSource(current).row()))
-                emit resultSelected(r);
-        });
-    setEnabled(false);
+    return proxy;
 }
 
 QSize SchedulePanel::sizeHint() const
@@ -313,8 +328,13 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
     map.model = modelRef_;
     map.batch = request.batch > 0 ? request.batch : graph_->batch();
     QStringList devices;
-    for (const auto& name : splitDeviceList(request.device))
-        devices << QString::fromStdString(name);
+    try {
+        for (const auto& name : engine::parseDeviceNames(request.device))
+            devices << QString::fromStdString(name);
+    } catch (const std::exception& e) {
+        done(nullptr, QString::fromStdString(e.what()));
+        return;
+    }
     map.devices = devices.join(QLatin1Char(','));
     map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
     map.timeLimitSeconds = kWindowMapTimeLimitSeconds;

@@ -1,5 +1,6 @@
 // Run any scheduler on the open model (scheduler, device, batch, r, s, CUDA graph), off the GUI thread
-// with progress and Cancel; list the results; selecting one shows its timeline. A mapper over a
+// with progress and Cancel; list the results; selecting one shows its timeline. Devices, defaults
+// and ranges are the engine's (engine/device_ref.h, engine/limits.h), as opsched-cli's. A mapper over a
 // device list that names a measured device runs as `opsched-cli map` in a child process.
 #pragma once
 
@@ -15,6 +16,7 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
 class QThread;
@@ -52,6 +54,8 @@ signals:
     void finished(bool ok, const QString& message);
 
 private:
+    void createSettings(); // scheduler, device, batch, pruning, lowering: the engine's defaults and ranges
+    QSortFilterProxyModel* createTable();
     void start(const ScheduleRequest& request);
     void startBusy(const ScheduleRequest& request, const QString& how);
     void startMapProcess(const ScheduleRequest& request);

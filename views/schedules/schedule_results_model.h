@@ -2,7 +2,7 @@
 // on the same device and batch (when there is one).
 #pragma once
 
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 
 #include <QAbstractTableModel>
 

@@ -4,7 +4,7 @@
 // shows it.
 #pragma once
 
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include <QAbstractTableModel>
 

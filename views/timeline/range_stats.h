@@ -4,7 +4,7 @@
 // TimelineData alone.
 #pragma once
 
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include <string>
 #include <vector>

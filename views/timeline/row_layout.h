@@ -4,7 +4,7 @@
 // readable. Lookups are binary searches, so only the rows on screen are visited.
 #pragma once
 
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include <utility>
 #include <vector>

@@ -5,7 +5,7 @@
 // and exported images.
 #pragma once
 
-#include "timeline/time_axis.h"
+#include "engine/timeline/time_axis.h"
 
 #include <functional>
 #include <string>

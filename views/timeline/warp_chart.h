@@ -4,8 +4,8 @@
 // (launches, waits, barriers), which explain the time no kernel runs.
 #pragma once
 
-#include "timeline/time_axis.h"
-#include "timeline/timeline_data.h"
+#include "engine/timeline/time_axis.h"
+#include "engine/timeline/timeline_data.h"
 
 #include <QWidget>
 

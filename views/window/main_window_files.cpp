@@ -4,7 +4,8 @@
 
 #include "common/export.h"
 #include "dag/dag_view.h"
-#include "mapping/mapping_file_result.h"
+#include "engine/results/mapping_file_result.h"
+#include "engine/results/schedule_result.h"
 #include "model/model_ref.h"
 #include "profile/profile_panel.h"
 #include "runs/run_database_panel.h"
@@ -12,7 +13,6 @@
 #include "schedules/compare_view.h"
 #include "schedules/schedule_editor.h"
 #include "schedules/schedule_panel.h"
-#include "schedules/schedule_result.h"
 #include "timeline/timeline_view.h"
 #include "timeline/warp_chart.h"
 #include "window/start_page.h"

@@ -74,6 +74,12 @@ MappingDocument mappingFromJson(const Graph& graph, const nlohmann::json& j)
     doc.model = stringField(j, "model");
     doc.mapper = j.contains("mapper") && j.at("mapper").is_string() ? j.at("mapper").get<std::string>() : "";
     doc.makespanMs = j.contains("makespan_ms") ? numberField(j, "makespan_ms") : 0.0;
+    // What the solver said: kept as given, ignored when of another type (hand-made files).
+    doc.status = j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
+    if (j.contains("lower_bound_ms") && j.at("lower_bound_ms").is_number())
+        doc.lowerBoundMs = j.at("lower_bound_ms").get<double>();
+    if (j.contains("solve_s") && j.at("solve_s").is_number())
+        doc.solveSeconds = j.at("solve_s").get<double>();
     const json::DeviceList devices = json::readDevices(j);
     doc.devices = devices.names;
     auto deviceOf = [&](const std::string& name) { return devices.of(name); };

@@ -37,6 +37,9 @@ struct MappingDocument {
     std::vector<std::string> devices;
     Mapping mapping; // device indices into `devices`; tasks are op ids
     double makespanMs = 0; // predicted
+    std::string status; // optimal, feasible, timeout, heuristic; empty when the file says none
+    double lowerBoundMs = 0; // 0 when the file gives none
+    double solveSeconds = 0; // the mapper's time, 0 when the file gives none
     std::vector<double> costsMs; // [op * devices + device], as the mapper saw them
     std::vector<std::vector<Link>> links;
 };

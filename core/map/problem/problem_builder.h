@@ -6,6 +6,7 @@
 #include "map/problem/throughput_problem.h"
 
 #include "graph/graph.h"
+#include "sim/sim_cpu.h"
 #include "sim/sim_device.h"
 
 #include <functional>
@@ -15,18 +16,9 @@
 
 namespace opsched::map {
 
-// A simulated CPU for mapping studies (the DiviML paper's Xeon): a roofline per op plus a fixed
-// dispatch cost. Not a GPU model: ops run one at a time, each using every core.
-struct SimCpu {
-    std::string name; // "xeon": referenced as sim:xeon
-    std::string description;
-    double peakFlops = 0; // FP32, all cores
-    double memoryBandwidth = 0;
-    double efficiency = 0.5; // share of the roofline a library kernel reaches
-    double dispatchSeconds = 0;
-    double memoryBytes = 0;
-};
-const std::vector<SimCpu>& simCpus();
+// The simulated CPUs (sim:xeon) are core/sim's: sim/sim_cpu.h.
+using opsched::SimCpu;
+using opsched::simCpus;
 
 struct DeviceCosts {
     std::string name; // as the user wrote it: "sim:a100", "cpu:0"
@@ -34,9 +26,10 @@ struct DeviceCosts {
     double memoryBytes = kUnsupported; // infinity: no limit
 };
 
-// Each op alone on a simulated GPU (launch and completion included), as simulateStage times it.
+// Each op alone on a simulated GPU (launch and completion included), as simulateStage times it;
+// on a simulated CPU, sim/sim_cpu.h's.
 std::vector<double> simulatedOpSeconds(const Graph& graph, const SimDevice& device);
-std::vector<double> simulatedOpSeconds(const Graph& graph, const SimCpu& cpu);
+using opsched::simulatedOpSeconds;
 
 // Costs of a simulated device named "sim:NAME" (a GPU preset or a simulated CPU), with its
 // memory. Nothing for names that are not simulated devices.

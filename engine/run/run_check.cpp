@@ -1,4 +1,4 @@
-#include "run_check.h"
+#include "engine/run/run_check.h"
 
 #include "exec/reference_outputs.h"
 #include "graph/graph_builder.h"
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace opsched::cli {
+namespace opsched::engine {
 namespace {
 
 constexpr const char* kFaultForms = "input-seed=N (N other than 1) or weight=OP";
@@ -100,4 +100,4 @@ std::string checkFailureMessage(
         + reference + " beyond " + toleranceText(tolerance) + worst;
 }
 
-} // namespace opsched::cli
+} // namespace opsched::engine

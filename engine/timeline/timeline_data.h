@@ -3,7 +3,7 @@
 // in stored_run.h), so the views never compute anything themselves.
 #pragma once
 
-#include "timeline/timeline_rows.h"
+#include "engine/timeline/timeline_rows.h"
 
 #include "graph/graph.h"
 #include "plan/plan.h"

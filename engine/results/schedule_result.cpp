@@ -1,8 +1,8 @@
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 
-#include "mapping/mapping_result.h"
+#include "engine/results/mapping_result.h"
 
-#include "sim/sim_device.h"
+#include "engine/device_target.h"
 
 #include <optional>
 
@@ -10,13 +10,21 @@ namespace opsched {
 
 namespace {
 
-void simulateInto(const Graph& graph, const SimDevice& device, const SimOptions& options, ScheduleResult& result)
+// The plan simulated on the device's model (for a measured device, the preset closest to it) for
+// the timeline; a measured device's latency is then its median over replays on the GPU.
+void timeInto(const Graph& graph, engine::DeviceTarget& target, const SimOptions& options, ScheduleResult& result)
 {
+    const SimDevice& device = target.cost().deviceModel();
     const SimResult sim = simulate(graph, result.output.plan, device, options);
     result.latency = sim.latency;
     result.averageActiveWarps = sim.averageActiveWarps;
     result.timeline
         = std::make_shared<const TimelineData>(timelineFromSimulation(graph, result.output.plan, sim, device));
+    if (!target.simulated()) {
+        result.latency = target.latency(graph, result.output.plan).median;
+        result.output.params["timeline"] = "simulated on sim:" + device.name;
+        target.flush();
+    }
 }
 
 // The model at the request's batch: the same ops (ids and names), other shapes and costs.
@@ -35,17 +43,15 @@ std::shared_ptr<const ScheduleResult> evaluateSchedule(
 {
     std::optional<Graph> rebuilt;
     const Graph& graph = atBatch(openGraph, request, rebuilt);
-    const SimDevice& device = findSimDevice(request.device);
+    engine::DeviceTarget target(request.device, request.cudaGraph);
     auto result = std::make_shared<ScheduleResult>();
     result->request = request;
     result->batch = graph.batch();
     result->output.scheduler = request.scheduler;
     result->output.schedule = schedule;
-    const SimOptions options { request.cudaGraph };
-    SimulatedStageCost cost(device, options);
-    result->output.plan = lowerWithCost(
-        graph, schedule, parseLowering(request.lowering), cost, result->output.params); // "best": nullopt
-    simulateInto(graph, device, options, *result);
+    result->output.plan = lowerWithCost(graph, schedule, parseLowering(request.lowering), target.cost(),
+        result->output.params); // "best": nullopt
+    timeInto(graph, target, SimOptions { request.cudaGraph }, *result);
     return result;
 }
 
@@ -56,9 +62,7 @@ std::shared_ptr<const ScheduleResult> computeScheduleResult(
         return computeMappingResult(openGraph, request);
     std::optional<Graph> rebuilt;
     const Graph& graph = atBatch(openGraph, request, rebuilt);
-    const SimDevice& device = findSimDevice(request.device);
-    const SimOptions options { request.cudaGraph };
-    SimulatedStageCost cost(device, options);
+    engine::DeviceTarget target(request.device, request.cudaGraph);
     SchedulerParams params;
     params.r = request.r;
     params.s = request.s;
@@ -68,8 +72,8 @@ std::shared_ptr<const ScheduleResult> computeScheduleResult(
     auto result = std::make_shared<ScheduleResult>();
     result->request = request;
     result->batch = graph.batch();
-    result->output = runScheduler(request.scheduler, graph, cost, params);
-    simulateInto(graph, device, options, *result);
+    result->output = runScheduler(request.scheduler, graph, target.cost(), params);
+    timeInto(graph, target, SimOptions { request.cudaGraph }, *result);
     return result;
 }
 

@@ -1,4 +1,4 @@
-#include "timeline/timeline_rows.h"
+#include "engine/timeline/timeline_rows.h"
 
 #include <algorithm>
 #include <limits>

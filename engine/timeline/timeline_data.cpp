@@ -1,4 +1,4 @@
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
 
 #include "plan/plan_flows.h"
 

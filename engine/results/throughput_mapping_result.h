@@ -4,7 +4,7 @@
 // each op's inputs. Read from a file (mapping_file_result.h); the window does not map throughput.
 #pragma once
 
-#include "mapping/mapping_result.h"
+#include "engine/results/mapping_result.h"
 
 #include "map/problem/throughput_problem.h"
 

@@ -3,7 +3,9 @@
 // computeScheduleResult, through the same core calls as `opsched-cli schedule`.
 #pragma once
 
-#include "timeline/timeline_data.h"
+#include "engine/timeline/timeline_data.h"
+
+#include "engine/requests.h"
 
 #include "schedule/schedulers.h"
 
@@ -18,15 +20,8 @@ struct RunRecord;
 
 namespace opsched {
 
-struct ScheduleRequest {
-    std::string scheduler = "ios";
-    std::string device = "sim:v100";
-    std::size_t r = 3;
-    std::size_t s = 8;
-    bool cudaGraph = false;
-    std::string lowering = "barriers"; // barriers, events or best (plan/lowering.h, schedulers.h)
-    std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
-};
+// Scheduler, device (a reference, engine/device_ref.h), batch, pruning, lowering: as the CLI takes them.
+using engine::ScheduleRequest;
 
 // For a mapping (mapping_result.h): which device each op runs on.
 struct MappingView {
@@ -40,7 +35,7 @@ struct ScheduleResult {
     ScheduleRequest request;
     std::int64_t batch = 1;
     SchedulerOutput output;
-    double latency = 0; // seconds, simulated
+    double latency = 0; // seconds: simulated, or measured on a cuda:N device
     double averageActiveWarps = 0;
     std::shared_ptr<const TimelineData> timeline;
     std::shared_ptr<const store::RunRecord> stored; // set for a run read from a results database
@@ -51,7 +46,10 @@ struct ScheduleResult {
 std::shared_ptr<const ScheduleResult> evaluateSchedule(
     const Graph& graph, const Schedule& schedule, const ScheduleRequest& request);
 
-// Throws opsched::Error (unknown scheduler or device, cancelled search).
+// The device is resolved by the engine, as `opsched-cli schedule --device` resolves it: sim:NAME,
+// sim:FILE.json, cuda:N (measured; the timeline is simulated on the closest preset); cpu, cpu:N and
+// unknown names are refused with the CLI's message. Throws opsched::Error (unknown scheduler or
+// device, cancelled search).
 std::shared_ptr<const ScheduleResult> computeScheduleResult(
     const Graph& graph, const ScheduleRequest& request, const std::function<bool(const IosProgress&)>& progress = {});
 

@@ -1,4 +1,4 @@
-#include "mapping/throughput_mapping_result.h"
+#include "engine/results/throughput_mapping_result.h"
 
 #include "map/bridge/mapping_plan.h"
 

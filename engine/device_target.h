@@ -4,7 +4,7 @@
 // critical-path floor, the same way for both.
 #pragma once
 
-#include "common_options.h"
+#include "engine/device_ref.h"
 
 #include "schedule/measured_stage_cost.h"
 #include "sim/sim_stage_timer.h"
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace opsched::cli {
+namespace opsched::engine {
 
 // Whole-plan replays timed on a measured device.
 inline constexpr int kPlanReplays = 100;
@@ -58,4 +58,4 @@ private:
     double floor_ = 0;
 };
 
-} // namespace opsched::cli
+} // namespace opsched::engine

@@ -2,7 +2,7 @@
 // cpu, cpu:N and cuda:N) and the links between them.
 #pragma once
 
-#include "common_options.h"
+#include "engine/device_ref.h"
 
 #include "map/problem/problem_builder.h"
 #include "map/problem/throughput_problem.h"
@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-namespace opsched::cli {
+namespace opsched::engine {
 
-// "sim:xeon,sim:t4,sim:a100" -> the names, checked: no duplicates, no empty names.
-std::vector<std::string> parseDeviceList(const std::string& list);
-
-// Costs of each op on `device`. Throws Error for a device that does not exist here (no GPU, a CPU
-// partition beyond the cores there are), naming what there is.
+// Costs of each op on `device`: simulated for sim:NAME (GPU presets, simulated CPUs, the paper's
+// devices) and sim:FILE.json, measured for cpu, cpu:N and cuda:N. Throws Error for a device that
+// does not exist here (no GPU, a CPU partition beyond the cores there are), naming what there is.
 // `all` is the whole --devices list (cpu:N partitions split the cores among those listed).
+map::DeviceCosts deviceCosts(
+    const Graph& graph, const DeviceRef& device, const CostCacheOptions& cache, const std::vector<std::string>& all);
 map::DeviceCosts deviceCosts(
     const Graph& graph, const std::string& device, const CostCacheOptions& cache, const std::vector<std::string>& all);
 
@@ -65,4 +65,4 @@ std::vector<double> parseMemory(const std::string& list, std::size_t devices);
 // (cpu:0 .. cpu:P-1, P = the partitions named in one device list).
 std::vector<int> partitionCores(int index, int partitions);
 
-} // namespace opsched::cli
+} // namespace opsched::engine

@@ -1,4 +1,4 @@
-#include "timeline/time_axis.h"
+#include "engine/timeline/time_axis.h"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace opsched::cli {
+namespace opsched::engine {
 
 // --inject-fault SPEC (docs/cli.md, for testing the check): the run computes something other than
 // its reference, so --check must fail; the reference itself is left alone.
@@ -43,4 +43,4 @@ std::string toleranceText(const Tolerance& tolerance);
 std::string checkFailureMessage(
     const std::vector<OutputComparison>& checks, const std::string& reference, const Tolerance& tolerance);
 
-} // namespace opsched::cli
+} // namespace opsched::engine

@@ -3,7 +3,7 @@
 // so repainting costs what is visible, not what was recorded.
 #pragma once
 
-#include "timeline/time_axis.h"
+#include "engine/timeline/time_axis.h"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 // file (objective "throughput") is shown as throughput_mapping_result.h draws it.
 #pragma once
 
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
 
 #include <memory>
 #include <string>

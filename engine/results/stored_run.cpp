@@ -1,4 +1,6 @@
-#include "runs/stored_run.h"
+#include "engine/results/stored_run.h"
+
+#include "engine/device_ref.h"
 
 #include "session/sim_run.h"
 #include "sim/sim_device.h"
@@ -198,7 +200,7 @@ store::RunRecord recordFromResult(const Graph& graph, const std::string& modelRe
 {
     if (result.stored)
         return *result.stored;
-    const SimDevice& device = findSimDevice(result.request.device);
+    const SimDevice& device = engine::simDeviceFor(result.request.device); // sim:NAME, sim:FILE.json
     store::RunRecord run;
     run.device = profiler::simDeviceRecord(device);
     run.model = profiler::modelRecord(graph, modelRef);

@@ -1,4 +1,4 @@
-#include "map_devices.h"
+#include "engine/map_devices.h"
 
 #include "exec/cpu/cpu_executor.h"
 #include "graph/fingerprint.h"
@@ -17,25 +17,7 @@
 #include <sstream>
 #include <thread>
 
-namespace opsched::cli {
-
-std::vector<std::string> parseDeviceList(const std::string& list)
-{
-    std::vector<std::string> out;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        if (item.empty())
-            throw Error("--devices: an empty device name in '" + list + "'");
-        for (const auto& seen : out)
-            if (seen == item)
-                throw Error("--devices: " + item + " is listed twice");
-        out.push_back(item);
-    }
-    if (out.empty())
-        throw Error("--devices: no devices given");
-    return out;
-}
+namespace opsched::engine {
 
 map::Link parseLink(const std::string& text)
 {
@@ -85,10 +67,6 @@ std::vector<double> parseMemory(const std::string& list, std::size_t devices)
 
 namespace {
 
-} // namespace
-
-namespace {
-
 // Measured CPU op costs live in the same cache file as the measured GPU's stage costs, under a key
 // naming the device, its cores, the model (fingerprint) and this opsched (its kernels change
 // between versions); entries are the ops' names.
@@ -130,7 +108,7 @@ map::MappingProblem mappingProblemFor(const Graph& graph, const std::vector<std:
         // Between CPU partitions the link is measured on this graph: the hand-off between workers.
         std::vector<std::size_t> cpus;
         for (std::size_t u = 0; u < names.size(); ++u)
-            if (names[u].rfind("cpu:", 0) == 0)
+            if (parseDeviceRef(names[u]).kind == DeviceKind::CpuPartition)
                 cpus.push_back(u);
         if (cpus.size() >= 2) {
             const auto a = *cpuCoresOf(names[cpus[0]], names), b = *cpuCoresOf(names[cpus[1]], names);
@@ -184,25 +162,23 @@ std::vector<int> partitionCores(int index, int partitions)
 
 std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std::vector<std::string>& all)
 {
-    if (device == "cpu")
+    const DeviceRef ref = parseDeviceRef(device);
+    if (ref.kind == DeviceKind::Cpu)
         return std::vector<int> {};
-    if (device.rfind("cpu:", 0) != 0)
+    if (ref.kind != DeviceKind::CpuPartition)
         return std::nullopt;
-    int partitions = 0, index = -1;
+    int partitions = 0;
     for (const auto& d : all) {
-        if (d == "cpu")
+        const DeviceKind kind = parseDeviceRef(d).kind;
+        if (kind == DeviceKind::Cpu)
             throw Error("--devices: cpu (every core) cannot be listed with CPU partitions cpu:N");
-        if (d.rfind("cpu:", 0) == 0)
+        if (kind == DeviceKind::CpuPartition)
             ++partitions;
     }
-    const std::string number = device.substr(4);
-    if (number.empty() || number.size() > 4 || number.find_first_not_of("0123456789") != std::string::npos)
-        throw Error("device " + device + ": cpu:N needs a partition number");
-    index = std::stoi(number);
-    if (index >= partitions)
+    if (ref.index >= partitions)
         throw Error("device " + device + ": with " + std::to_string(partitions)
             + " CPU partitions listed, they are numbered cpu:0 .. cpu:" + std::to_string(partitions - 1));
-    return partitionCores(index, partitions);
+    return partitionCores(ref.index, partitions);
 }
 
 std::vector<double> cachedCpuOpSeconds(
@@ -294,21 +270,29 @@ double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, c
 }
 
 map::DeviceCosts deviceCosts(
-    const Graph& graph, const std::string& device, const CostCacheOptions& cache, const std::vector<std::string>& all)
+    const Graph& graph, const DeviceRef& device, const CostCacheOptions& cache, const std::vector<std::string>& all)
 {
-    if (auto sim = map::simulatedDeviceCosts(graph, device))
-        return *sim;
-    if (auto cores = cpuCoresOf(device, all)) {
+    switch (device.kind) {
+    case DeviceKind::SimPreset:
+        if (auto sim = device.prefixed() ? map::simulatedDeviceCosts(graph, device.text) : std::nullopt)
+            return *sim;
+        break;
+    case DeviceKind::SimFile:
+        // A calibrated GPU (`calibrate --write-device`): simulated like the presets, memory unknown.
+        return { device.text, map::simulatedOpSeconds(graph, simDeviceFor(device)), map::kUnsupported };
+    case DeviceKind::Cpu:
+    case DeviceKind::CpuPartition: {
+        const auto cores = *cpuCoresOf(device.text, all);
         const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-        const double share = cores->empty() ? 1.0
-                                            : static_cast<double>(cores->size())
+        const double share = cores.empty() ? 1.0
+                                           : static_cast<double>(cores.size())
                 / static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
-        return { device, cachedCpuOpSeconds(graph, device, *cores, cache), ram * share };
+        return { device.text, cachedCpuOpSeconds(graph, device.text, cores, cache), ram * share };
     }
-    if (cudaDeviceIndex(device)) {
+    case DeviceKind::Cuda: {
         // One-op stages on the GPU, timed (and cached) like the schedulers' stages.
-        auto model = makeCostModel(device, false, cache);
-        map::DeviceCosts out { device, std::vector<double>(graph.opCount()), map::kUnsupported };
+        auto model = costModelFor(device, false, cache);
+        map::DeviceCosts out { device.text, std::vector<double>(graph.opCount()), map::kUnsupported };
         for (const Op& op : graph.ops()) {
             Stage stage;
             stage.groups = { { op.id } };
@@ -316,7 +300,14 @@ map::DeviceCosts deviceCosts(
         }
         return out;
     }
-    throw Error("unknown device '" + device + "' (use sim:NAME, cpu, cpu:N or cuda:N)");
+    }
+    throw Error(messages::unknownMapDevice(device.text));
 }
 
-} // namespace opsched::cli
+map::DeviceCosts deviceCosts(
+    const Graph& graph, const std::string& device, const CostCacheOptions& cache, const std::vector<std::string>& all)
+{
+    return deviceCosts(graph, parseDeviceRef(device), cache, all);
+}
+
+} // namespace opsched::engine

@@ -6,22 +6,25 @@
 // same kind of result.
 #pragma once
 
-#include "schedules/schedule_result.h"
+#include "engine/results/schedule_result.h"
+
+#include "engine/device_ref.h"
+#include "engine/limits.h"
 
 #include "map/problem/mapping_problem.h"
 
 namespace opsched {
 
 inline constexpr const char* kMapperPrefix = "map:"; // scheduler names "map:milp-split", ...
-// The MILPs' time limit for a mapping started in the window (in process or through opsched-cli).
-inline constexpr double kWindowMapTimeLimitSeconds = 20;
+// The MILPs' time limit for a mapping started in the window (in process or through opsched-cli):
+// the CLI's default.
+inline constexpr double kWindowMapTimeLimitSeconds = engine::kMapTimeLimitSeconds.def;
 
 bool isMapperRequest(const ScheduleRequest& request);
 
-// "sim:t4, sim:a100" -> {"sim:t4", "sim:a100"} (blanks trimmed, empty items dropped).
-std::vector<std::string> splitDeviceList(const std::string& list);
-// Whether every device of the list is simulated (sim:...), i.e. mapped in the window's process.
-bool isSimulatedDeviceList(const std::string& list);
+// Device lists are parsed by the engine, as `opsched-cli map --devices` parses them:
+// engine::parseDeviceList, engine::isSimulatedDeviceList (mapped in the window's process).
+using engine::isSimulatedDeviceList;
 
 // What a mapping result carries beside its schedule (the result's params).
 struct MappingSummary {

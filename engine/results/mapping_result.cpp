@@ -1,13 +1,14 @@
-#include "mapping/mapping_result.h"
+#include "engine/results/mapping_result.h"
 
+#include "engine/map_devices.h"
 #include "map/bounds/lower_bound.h"
 #include "map/bridge/mapping_plan.h"
+
 #include "map/problem/problem_builder.h"
 #include "map/solvers/mappers.h"
 #include "util/error.h"
 
 #include <algorithm>
-#include <sstream>
 
 namespace opsched {
 
@@ -95,27 +96,6 @@ void finishDeviceTimeline(TimelineData& data, const StreamRowsBuilder& rows, con
     data.latency = makespanSeconds;
 }
 
-std::vector<std::string> splitDeviceList(const std::string& list)
-{
-    std::vector<std::string> names;
-    std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');) {
-        const auto first = item.find_first_not_of(" \t");
-        if (first == std::string::npos)
-            continue;
-        names.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
-    }
-    return names;
-}
-
-bool isSimulatedDeviceList(const std::string& list)
-{
-    for (const auto& name : splitDeviceList(list))
-        if (name.rfind("sim:", 0) != 0)
-            return false;
-    return true;
-}
-
 std::shared_ptr<ScheduleResult> mappingResultBase(const Graph& graph, const std::vector<std::string>& devices,
     std::vector<int> deviceOf, double makespanSeconds, const ScheduleRequest& request, const MappingSummary& summary)
 {
@@ -151,7 +131,8 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
 std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGraph, const ScheduleRequest& request)
 {
     const std::string mapper = request.scheduler.substr(std::string(kMapperPrefix).size());
-    const std::vector<std::string> names = splitDeviceList(request.device);
+    const std::vector<engine::DeviceRef> refs = engine::parseDeviceList(request.device);
+    const std::vector<std::string> names = engine::deviceNames(refs);
     if (names.size() < 2)
         throw Error("a mapper places ops across several devices: pick a device list such as "
                     "sim:xeon,sim:t4,sim:a100 ("
@@ -159,20 +140,14 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
     const Graph graph
         = request.batch > 0 && request.batch != openGraph.batch() ? openGraph.withBatch(request.batch) : openGraph;
     std::vector<map::DeviceCosts> devices;
-    for (const auto& name : names) {
-        auto costs = map::simulatedDeviceCosts(graph, name);
-        if (!costs)
-            throw Error(name
+    for (const auto& ref : refs) {
+        if (!ref.simulated())
+            throw Error(ref.text
                 + " is not a simulated device: measured devices (cpu, cpu:N, cuda:N) are mapped by "
                   "opsched-cli map, which the Schedules panel runs for a list that names one");
-        devices.push_back(std::move(*costs));
+        devices.push_back(engine::deviceCosts(graph, ref, {}, names)); // as `map --devices` costs it
     }
-    std::vector<std::vector<map::Link>> links(names.size(), std::vector<map::Link>(names.size()));
-    for (std::size_t u = 0; u < names.size(); ++u)
-        for (std::size_t v = 0; v < names.size(); ++v)
-            if (u != v)
-                links[u][v] = map::defaultLink(names[u], names[v]);
-    const map::MappingProblem problem = map::buildProblem(graph, devices, links);
+    const map::MappingProblem problem = map::buildProblem(graph, devices, engine::linksFor(names, std::nullopt));
     map::MapperOptions options;
     options.timeLimitSeconds = kWindowMapTimeLimitSeconds; // the window stays responsive; the CLI takes --time-limit
     const map::MapResult r = map::runMapper(mapper, problem, options);

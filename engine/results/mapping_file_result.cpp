@@ -1,7 +1,7 @@
-#include "mapping/mapping_file_result.h"
+#include "engine/results/mapping_file_result.h"
 
-#include "mapping/mapping_result.h"
-#include "mapping/throughput_mapping_result.h"
+#include "engine/results/mapping_result.h"
+#include "engine/results/throughput_mapping_result.h"
 
 #include "map/files/throughput_mapping_file.h"
 
@@ -145,13 +145,7 @@ std::shared_ptr<const ScheduleResult> loadMappingResult(const Graph& openGraph, 
     if (!times.feasible)
         fail(path, "its mapping cannot run: " + times.problem);
 
-    MappingSummary summary;
-    summary.mapper = doc.mapper;
-    summary.status = text(j, "status");
-    if (j.contains("lower_bound_ms") && j.at("lower_bound_ms").is_number())
-        summary.lowerBoundMs = j.at("lower_bound_ms").get<double>();
-    if (j.contains("solve_s") && j.at("solve_s").is_number())
-        summary.solveSeconds = j.at("solve_s").get<double>();
+    const MappingSummary summary { doc.mapper, doc.status, doc.lowerBoundMs, doc.solveSeconds };
     auto result = mappingResult(
         graph, problem, doc.mapping, times, requestFor(doc.mapper, doc.devices, graph.batch()), summary);
     noteFileMakespan(*result, path, doc.makespanMs);

@@ -1,9 +1,9 @@
-#include "device_target.h"
+#include "engine/device_target.h"
 
 #include "schedule/critical_path.h"
 #include "sim/simulator.h"
 
-namespace opsched::cli {
+namespace opsched::engine {
 
 DeviceTarget::DeviceTarget(const std::string& device, bool cudaGraph, const CostCacheOptions& cache)
     : cudaGraph_(cudaGraph)
@@ -65,4 +65,4 @@ void DeviceTarget::flush()
         measured_->flush();
 }
 
-} // namespace opsched::cli
+} // namespace opsched::engine

@@ -2,8 +2,8 @@
 // with a kernel row under each stream, and a ScheduleResult for the results table and comparison.
 #pragma once
 
-#include "schedules/schedule_result.h"
-#include "timeline/timeline_data.h"
+#include "engine/results/schedule_result.h"
+#include "engine/timeline/timeline_data.h"
 
 #include "store/records.h"
 

@@ -1,0 +1,54 @@
+// The defaults and limits of what a user asks for (device, batch, IOS pruning, mapping time, ...),
+// defined once: opsched-cli's options check their values against these ranges and start from
+// these defaults, and the window's spin boxes and combo boxes take the same ranges and defaults.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace opsched::engine {
+
+// A quantity's accepted range (inclusive) and its value when none is given.
+template <typename T> struct Limit {
+    T min;
+    T max;
+    T def;
+};
+
+// The device a schedule, evaluation, run or profile is for when none is named.
+inline constexpr const char* kDefaultDevice = "sim:v100";
+// The device list the window offers a mapper first (DiviML's CPU + T4 + A100).
+inline constexpr const char* kDefaultMapDevices = "sim:xeon,sim:t4,sim:a100";
+// The scheduler the window runs first.
+inline constexpr const char* kDefaultScheduler = "ios";
+// How stage schedules become plans when not said: barriers, events or best (plan/lowering.h).
+inline constexpr const char* kDefaultLowering = "barriers";
+// The mapper `map` and the window use when none is named.
+inline constexpr const char* kDefaultMapper = "milp-split";
+
+// Batch size of a model (--batch, the Batch spin boxes).
+inline constexpr Limit<std::int64_t> kBatch { 1, 65536, 1 };
+// IOS pruning: most ops per group (--r) and most groups per stage (--s).
+inline constexpr Limit<std::size_t> kIosR { 1, 64, 3 };
+inline constexpr Limit<std::size_t> kIosS { 1, 64, 8 };
+// Seconds the MILP mappers may search (--time-limit: any positive number; the window's mappings).
+inline constexpr Limit<double> kMapTimeLimitSeconds { 0, 1e9, 60 }; // min exclusive: above 0
+// Inputs of a throughput mapping (map --inputs; compare --inputs takes any positive count).
+inline constexpr Limit<std::int64_t> kMapInputs { 1, 4096, 16 };
+// milp-split's largest module solved as one piece (--max-module-tasks).
+inline constexpr Limit<std::size_t> kMaxModuleTasks { 2, 64, 12 };
+// Seed of sa and ea (map --seed).
+inline constexpr std::uint64_t kDefaultMapSeed = 1;
+// Latency measurements per stored run (profile --repeat, the Profile panel's Repeat).
+inline constexpr Limit<int> kProfileRepeat { 1, 100000, 10 };
+// Timed runs after one warm-up (run --repeat).
+inline constexpr Limit<int> kRunRepeat { 1, 1000000, 10 };
+// CPU threads of a run (run --threads; 0, the default: oneDNN's, all cores).
+inline constexpr Limit<int> kRunThreads { 1, 4096, 0 };
+// Stages a calibration fits on (calibrate --max-stages).
+inline constexpr Limit<std::size_t> kCalibrateMaxStages { 2, 1000000, 600 };
+// Relative and absolute tolerances of run --check (--rtol, --atol, --atol-scale); their defaults
+// are Tolerance's (exec/output_check.h), def here is the least one.
+inline constexpr Limit<double> kTolerance { 0.0, 1e6, 0.0 };
+
+} // namespace opsched::engine

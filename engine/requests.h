@@ -1,0 +1,88 @@
+// What a user asks opsched to do (schedule, evaluate, map, run, profile), with the defaults of
+// limits.h: opsched-cli's options fill these, and the window's panels build the same requests.
+#pragma once
+
+#include "engine/limits.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opsched::engine {
+
+// The model and device a command works on (MODEL, --batch, --device, --cuda-graph).
+struct TargetRequest {
+    std::string model; // zoo:NAME[?key=value&...] or a model file
+    std::int64_t batch = kBatch.def;
+    std::string device = kDefaultDevice; // a device reference (device_ref.h)
+    bool cudaGraph = false;
+};
+
+// IOS pruning and lowering (--r, --s, --lowering).
+struct PruningRequest {
+    std::size_t r = kIosR.def;
+    std::size_t s = kIosS.def;
+    std::string lowering = kDefaultLowering; // barriers, events or best
+};
+
+// One scheduler (or mapper, "map:NAME" over a device list) on an open model, as the window runs
+// it; `opsched-cli schedule` takes the same through TargetRequest and PruningRequest.
+struct ScheduleRequest {
+    std::string scheduler = kDefaultScheduler;
+    std::string device = kDefaultDevice; // a device reference, or a comma list for a mapper
+    std::size_t r = kIosR.def;
+    std::size_t s = kIosS.def;
+    bool cudaGraph = false;
+    std::string lowering = kDefaultLowering; // barriers, events or best (plan/lowering.h, schedulers.h)
+    std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
+};
+
+// A schedule or plan file evaluated on a device (`evaluate`).
+struct EvaluateRequest {
+    TargetRequest target;
+    std::string scheduleFile;
+    std::string lowering; // empty: as the file says, else barriers
+};
+
+// A model's ops mapped across devices (`map`, the window's mappers).
+struct MapRequest {
+    std::string model;
+    std::int64_t batch = kBatch.def;
+    std::string devices; // comma-separated device references
+    std::string mapper = kDefaultMapper;
+    std::string objective = "latency"; // latency, throughput or pipeline
+    std::string link; // GBPS[,LATENCY_US]; empty: the default links
+    std::string memory; // GB per device; empty: each device's own
+    double timeLimitSeconds = kMapTimeLimitSeconds.def;
+    std::uint64_t seed = kDefaultMapSeed;
+    std::int64_t inputs = kMapInputs.def;
+    std::size_t maxModuleTasks = kMaxModuleTasks.def;
+};
+
+// A plan run on a backend and measured (`run`).
+struct RunRequest {
+    std::string model;
+    std::int64_t batch = kBatch.def;
+    std::string schedule; // a schedule or plan file; empty: the sequential plan (or `scheduler`'s)
+    std::string scheduler;
+    std::string device = kDefaultDevice; // the cost model `scheduler` plans for
+    PruningRequest pruning;
+    std::string backend = "cpu"; // cpu or cuda
+    int repeat = kRunRepeat.def;
+    int threads = kRunThreads.def;
+};
+
+// Every model x scheduler x batch profiled into a results database (`profile`, the Profile panel).
+struct ProfileRequest {
+    std::vector<std::string> models;
+    std::vector<std::string> schedulers; // empty: every scheduler
+    std::string batches = "1"; // comma-separated
+    std::string device = kDefaultDevice;
+    std::string database;
+    int repeat = kProfileRepeat.def;
+    PruningRequest pruning;
+    bool cudaGraph = false;
+    bool warps = false;
+};
+
+} // namespace opsched::engine
