@@ -96,8 +96,8 @@ Runner addMapCommand(CLI::App& app)
     cmd->add_option("--memory", opts->memory, "GB per device, in --devices order (default: each device's own)");
     cmd->add_option("--seed", opts->seed, "Seed of sa and ea (default 1)");
     cmd->add_option("--max-module-tasks", opts->maxModuleTasks,
-           "milp-split: largest module solved as one piece (default 12; up to 16 by exact search, "
-           "CBC beyond)")
+           "milp-split: largest module solved as one piece (default 12; by its exact branch and bound, "
+           "which proves modules of a dozen or two tasks)")
         ->check(rangeOf(engine::kMaxModuleTasks));
     cmd->add_option("-o,--output", opts->output, "Write the mapping JSON to FILE (run --mapping reads it)");
     cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");

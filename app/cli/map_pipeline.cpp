@@ -34,6 +34,7 @@ int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, c
     j["milps"] = r.milps;
     j["symmetry_cuts"] = r.cuts;
     j["symmetry_compression"] = r.compression;
+    j["note"] = r.note;
     j["devices"] = nlohmann::ordered_json::array();
     for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
         std::size_t ops = 0;
@@ -59,6 +60,8 @@ int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, c
     std::printf("latency      %.4f ms for one input alone\n", r.latency * 1e3);
     std::printf("status       %s, %zu MILPs, %zu symmetry cuts, %.3f s\n", map::toString(r.status), r.milps, r.cuts,
         r.solveSeconds);
+    if (!r.note.empty())
+        std::printf("note         %s\n", r.note.c_str());
     for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
         std::size_t ops = 0;
         for (auto d : r.device)

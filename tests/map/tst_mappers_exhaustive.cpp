@@ -8,6 +8,7 @@
 #include "map/solvers/mappers.h"
 #include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
+#include "util/error.h"
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,26 @@ TEST(ExactSearch, FindsTheExhaustiveOptimumAndHonoursCutoffs)
         EXPECT_FALSE(a.cutoffProven);
         EXPECT_NEAR(a.times.makespan, optimum, kTolerance);
     }
+}
+
+// Beyond 32 tasks (the task sets are 64-bit masks): a 40-task chain whose optimum is every task
+// on the device that is fastest for all of them (no parallelism; crossing only adds transfers).
+TEST(ExactSearch, TakesUpTo64Tasks)
+{
+    auto p = randomProblem(41, 40, 2, 0.0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (std::uint32_t i = 0; i + 1 < 40; ++i)
+        edges.emplace_back(i, i + 1);
+    p.dag = Dag::fromEdges(40, edges);
+    double sum = 0;
+    for (auto& t : p.tasks) {
+        t.seconds[1] = 1.5 * t.seconds[0];
+        sum += t.seconds[0];
+    }
+    const MapResult r = mapExactSearch(p, {});
+    EXPECT_EQ(r.status, SolveStatus::Optimal) << r.note;
+    EXPECT_NEAR(r.times.makespan, sum, kTolerance);
+    EXPECT_THROW(mapExactSearch(randomProblem(1, kExactSearchLimit + 1, 2), {}), Error);
 }
 
 TEST(ExactSearch, AgreesWithTheMilpOnLargerProblems)

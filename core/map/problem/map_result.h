@@ -18,7 +18,7 @@ struct MapperOptions {
     double runSeconds = 0;
     std::size_t maxModuleTasks = 12; // MILP-SPLIT: largest module solved as one piece (--max-module-tasks)
     // MILP-SPLIT: how a module is solved exactly: by the exact search where it has at most
-    // kExactSearchMaxTasks tasks and by the MILP beyond (auto), or always by the MILP.
+    // kExactSearchLimit (64) tasks and by the MILP beyond (auto), or always by the MILP.
     enum class ModuleSolver { Auto, Milp } moduleSolver = ModuleSolver::Auto;
     // The MILPs' branch-and-bound node limit (0: none, the default). Unlike the time limit it gives
     // the same answer however loaded the machine is (tests); reaching it leaves status feasible.

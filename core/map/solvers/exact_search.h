@@ -1,22 +1,27 @@
 // An exact branch and bound for small mapping problems (MILP-SPLIT's modules): it builds every
 // schedule in which each task starts as early as its device and inputs allow, appending tasks in
-// order of start time (ties by index, so each schedule is built once), and prunes with the
-// critical-path and load bounds. It answers the same question as the MILP, on the same model,
-// and is checked against it and against exhaustive search; on modules of a dozen tasks it takes
-// milliseconds where CBC takes seconds.
+// order of start time (ties by index, so each schedule is built once), and prunes with chain
+// bounds taken device by device (a task's earliest completion on each device, its inputs'
+// transfers there and its successors' chain from there included) and load bounds (convex
+// combinations of the devices' next free moments plus remaining loads, a few weightings). It
+// answers the same question as the MILP, on the same model, and is checked against it and
+// against exhaustive search; on modules of a dozen tasks it takes milliseconds where CBC takes
+// seconds.
 #pragma once
 
 #include "map/problem/map_result.h"
 
 namespace opsched::map {
 
-// Tasks above which the search is not offered (MILP-SPLIT uses the MILP beyond).
+// Tasks above which the search is not offered by default (MILP-SPLIT uses the MILP beyond), and
+// the most it takes at all.
 inline constexpr std::size_t kExactSearchMaxTasks = 16;
+inline constexpr std::size_t kExactSearchLimit = 64;
 
 // Status optimal when the search finished (the result is then optimal, or, with a cutoff, proven
 // not to beat it: cutoffProven), timeout when the time limit or MapperOptions::maxNodes stopped it
 // (best found so far; the node limit gives the same answer however loaded the machine is).
-// Throws Error when the problem has more than kExactSearchMaxTasks tasks or no feasible mapping.
+// Throws Error when the problem has more than kExactSearchLimit tasks or no feasible mapping.
 MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& options);
 
 } // namespace opsched::map

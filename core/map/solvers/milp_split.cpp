@@ -125,8 +125,8 @@ MapResult Splitter::solve(const MappingProblem& sub, double cutoff)
     MapperOptions o = o_;
     o.timeLimitSeconds = std::min(moduleLimit_, std::max(0.05, o_.timeLimitSeconds - elapsed()));
     o.cutoffSeconds = cutoff;
-    const bool search = o_.moduleSolver == MapperOptions::ModuleSolver::Auto && sub.taskCount() <= kExactSearchMaxTasks;
-    MapResult r = search ? mapExactSearch(sub, o) : mapMilp(sub, o);
+    const bool autoSolver = o_.moduleSolver == MapperOptions::ModuleSolver::Auto;
+    MapResult r = autoSolver && sub.taskCount() <= kExactSearchLimit ? mapExactSearch(sub, o) : mapMilp(sub, o);
     if (r.status != SolveStatus::Optimal) {
         exact_ = false;
         timedOut_ = timedOut_ || r.status == SolveStatus::Timeout;

@@ -1,6 +1,6 @@
 // MILP-SPLIT: DiviML's divide and conquer. The graph is cut into a chain of modules where every
 // channel crosses (module_chain.h: separators, then narrow directed cuts); each module is solved
-// exactly (exact search up to kExactSearchMaxTasks tasks, CBC beyond) for every state of the
+// exactly (exact search up to kExactSearchLimit tasks, CBC beyond) for every state of the
 // boundary before it (the devices of the channel outputs that feed it) and every state of the
 // boundary after it (the devices of its own channel outputs), and a dynamic program joins them:
 //   dp(j+1, b) = min over a of dp(j, a) + OPT(module j | entry state a, exit state b),

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #ifdef OPSCHED_HAVE_CBC
 #include "map/solvers/cbc_model.h"
@@ -103,6 +104,11 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
         m.addRow(row, 'E', 1);
     }
     for (std::uint32_t u = 0; u < k; ++u) {
+        // Devices left out of the window keep their load whatever it does: without their rows the
+        // period is the window's own devices' (resolveNodes: two nodes made faster than the rest,
+        // which a later round then relieves; with their rows nothing below a tie would be found).
+        if (!allowed.empty() && !allowed[u])
+            continue;
         row.clear(); // loads[u] + work <= period
         for (std::size_t i = 0; i < n; ++i)
             if (x[i][u] >= 0)
@@ -148,13 +154,20 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
                 val.push_back(device[tasks[i]] == u ? 1.0 : 0.0);
             }
     Cbc_setMIPStartI(m.model, static_cast<int>(idx.size()), idx.data(), val.data());
+    // CBC 2.10 aborted once (a CLP assertion in the dual simplex, window unknown) in a 600 s
+    // multi-node run, whose many small windows get fractions of a second each: those gain
+    // nothing from preprocessing, which a stop mid-way is known to upset (the throughput MILP
+    // turned it off after segfaults there). The long single-node MILP keeps it.
+    if (seconds < 2)
+        Cbc_setParameter(m.model, "preprocess", "off");
     m.solve(seconds, o.logLevel, o.maxNodes);
     out.optimal = Cbc_isProvenOptimal(m.model) != 0;
     out.timedOut = Cbc_isSecondsLimitReached(m.model) != 0;
     const double* solution = Cbc_bestSolution(m.model);
     if (!solution)
         return out;
-    // Kept only when the window's period (then its work) is no worse than the start's.
+    // Kept only when the period (then the window's devices' own largest load, then its work) is no
+    // worse than the start's.
     auto score = [&](const std::vector<std::uint32_t>& d) {
         std::vector<double> busy = loads.busy;
         double work = 0;
@@ -162,7 +175,11 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
             busy[d[tasks[i]]] += p.seconds(tasks[i], d[tasks[i]]);
             work += p.seconds(tasks[i], d[tasks[i]]);
         }
-        return std::make_pair(*std::max_element(busy.begin(), busy.end()), work);
+        double own = 0;
+        for (std::uint32_t u = 0; u < k; ++u)
+            if (allowed.empty() || allowed[u])
+                own = std::max(own, busy[u]);
+        return std::make_tuple(*std::max_element(busy.begin(), busy.end()), own, work);
     };
     std::vector<std::uint32_t> found = device;
     for (std::size_t i = 0; i < n; ++i) {
@@ -173,8 +190,10 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
                 found[tasks[i]] = u;
             }
     }
-    const auto a = score(found), b = score(device);
-    if (a.first < b.first - 1e-12 || (a.first <= b.first + 1e-12 && a.second <= b.second))
+    const auto [aMax, aOwn, aWork] = score(found);
+    const auto [bMax, bOwn, bWork] = score(device);
+    if (aMax < bMax - 1e-12
+        || (aMax <= bMax + 1e-12 && (aOwn < bOwn - 1e-12 || (aOwn <= bOwn + 1e-12 && aWork <= bWork))))
         device = std::move(found);
     return out;
 }
@@ -280,6 +299,7 @@ void polish(const MappingProblem& p, std::vector<std::uint32_t>& device, std::si
 
 struct Solved {
     std::vector<std::uint32_t> device;
+    std::string note; // milp-split: where its answer came from
     SolveStatus status = SolveStatus::Heuristic;
     std::size_t milps = 0, cuts = 0;
     double compression = 1;
@@ -317,6 +337,26 @@ void resolveWindows(const MappingProblem& p, const std::vector<std::vector<std::
         polish(p, out.device, 100 * p.taskCount());
         idle = evaluatePipeline(p, out.device).period < before - 1e-12 ? 0 : idle + 1;
     }
+}
+
+// Devices' loads sorted from the largest, compared lexicographically: progress even while other
+// devices still hold the period (ties, as in a replicated mapping: every node's A100s at once).
+bool lighter(const PipelineTimes& a, const PipelineTimes& b)
+{
+    std::vector<double> x = a.busy, y = b.busy;
+    std::sort(x.begin(), x.end(), std::greater<>());
+    std::sort(y.begin(), y.end(), std::greater<>());
+    if (a.period < b.period - 1e-12)
+        return true;
+    if (a.period > b.period + 1e-12)
+        return false;
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        if (x[i] < y[i] - 1e-12)
+            return true;
+        if (x[i] > y[i] + 1e-12)
+            return false;
+    }
+    return false;
 }
 
 // Every op of the busiest device's node and of one other node (a different one each round) solved
@@ -360,7 +400,7 @@ void resolveNodes(const MappingProblem& p, const MapperOptions& o, Clock::time_p
         ++out.milps;
         out.cuts += r.cuts;
         polish(p, out.device, 100 * p.taskCount());
-        idle = evaluatePipeline(p, out.device).period < before.period - 1e-12 ? 0 : idle + 1;
+        idle = lighter(evaluatePipeline(p, out.device), before) ? 0 : idle + 1;
     }
 }
 
@@ -374,57 +414,106 @@ std::size_t byNodeCount(const MappingProblem& p)
     return count;
 }
 
+// Multi-node milp-split's shares of --time-limit (see the header): the replicated single-node
+// MILP (the baseline's own mapper), the replicated MILP-SPLIT, then the window pass; the rest goes
+// to re-solving windows and node pairs from the best of them.
+constexpr double kReplicatedMilpShare = 0.4, kReplicatedSplitShare = 0.05, kWindowPassEnd = 0.6;
+
 // milp (one window of every task) or milp-split (windowsOf, resolveWindows, resolveNodes) on `p`.
 Solved solvePipeline(const MappingProblem& p, bool split, const MapperOptions& o)
 {
     const auto t0 = Clock::now();
+    auto at = [&](double share) {
+        return t0
+            + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share * o.timeLimitSeconds));
+    };
+    auto secondsUntil = [](Clock::time_point end) { return std::chrono::duration<double>(end - Clock::now()).count(); };
+    Solved out;
+    // The pool: every candidate evaluated by evaluatePipeline on `p`, as mapPipeline evaluates
+    // every mapper's answer (the replicated baseline's included); the best is kept.
+    std::vector<std::uint32_t> best;
+    PipelineTimes bestTimes;
+    std::string bestFrom;
+    auto offer = [&](const std::vector<std::uint32_t>& device, const std::string& from) {
+        const PipelineTimes t = evaluatePipeline(p, device);
+        if (t.feasible && (best.empty() || lighter(t, bestTimes))) {
+            best = device;
+            bestTimes = t;
+            bestFrom = from;
+        }
+    };
+    // Multi-node milp-split starts from the replicated single-node schedules (a feasible
+    // multi-node schedule each): the one the baseline row's mapper finds (replicated-milp, the
+    // single-node MILP, with the baseline's settings: no symmetry cuts), then replicated-milp-split.
+    bool replicated = split && byNodeCount(p) > 0;
+    if (replicated) {
+        MapperOptions q = o;
+        q.symmetry = Symmetry::None;
+        q.timeLimitSeconds = kReplicatedMilpShare * o.timeLimitSeconds;
+        for (const bool bySplit : { false, true }) {
+            try {
+                const Solved rep = solveReplicated(p, bySplit, q);
+                offer(rep.device, bySplit ? "replicated-milp-split" : "replicated-milp");
+                out.milps += rep.milps;
+            } catch (const Error&) {
+                // not N equal parts on N equal nodes (or no room): the window pass alone
+            }
+            q.timeLimitSeconds = std::max(0.05, secondsUntil(at(kReplicatedMilpShare + kReplicatedSplitShare)));
+        }
+        replicated = !best.empty();
+    }
     const auto topo = *topologicalOrder(p.dag);
     const auto windows = split ? windowsOf(p, std::max<std::size_t>(1, o.maxModuleTasks))
                                : std::vector<std::vector<std::uint32_t>> { topo };
-    Solved out;
-    out.device.assign(p.taskCount(), 0);
+    // The window pass ends at half the time (split; at kWindowPassEnd after the replicated starts),
+    // the rest goes to resolveWindows and resolveNodes.
+    const auto passEnd = at(!split ? 1.0 : replicated ? kWindowPassEnd : 0.5);
+    std::vector<std::uint32_t> device(p.taskCount(), 0);
     Loads loads { std::vector<double>(p.deviceCount(), 0.0), std::vector<double>(p.deviceCount(), 0.0) };
     bool optimal = true, timedOut = false;
     for (std::size_t w = 0; w < windows.size(); ++w) {
         Loads after = loads;
-        if (!greedyPlace(p, windows[w], after, out.device))
+        if (!greedyPlace(p, windows[w], after, device))
             throw Error("pipeline: op " + p.tasks[windows[w].front()].name + "'s window fits on no device (memory)");
-        // The first pass may take half the time (split), the rest goes to resolveWindows.
-        const double share = split ? 0.5 : 1.0;
-        const double left = share * o.timeLimitSeconds - std::chrono::duration<double>(Clock::now() - t0).count();
+        const double left = secondsUntil(passEnd);
         const WindowOutcome r = solveWindow(
-            p, windows[w], loads, out.device, o, std::max(0.05, left / static_cast<double>(windows.size() - w)));
-        if (out.milps++ == 0)
+            p, windows[w], loads, device, o, std::max(0.05, left / static_cast<double>(windows.size() - w)));
+        if (out.milps++ == 0 || (replicated && w == 0))
             out.compression = r.compression;
         out.cuts += r.cuts;
         optimal = optimal && r.optimal;
         timedOut = timedOut || r.timedOut;
         for (std::uint32_t t : windows[w]) {
-            loads.busy[out.device[t]] += p.seconds(t, out.device[t]);
-            loads.memory[out.device[t]] += p.tasks[t].memoryBytes();
+            loads.busy[device[t]] += p.seconds(t, device[t]);
+            loads.memory[device[t]] += p.tasks[t].memoryBytes();
         }
     }
-    if (split) { // windows leave imbalance a whole MILP would not: moves, swaps, windows again
-        polish(p, out.device, 100 * p.taskCount());
-        if (byNodeCount(p) > 0) { // a warm start as the paper's MILPs have: the replicated split's
-            MapperOptions quick = o;
-            quick.timeLimitSeconds = 0.1 * o.timeLimitSeconds;
-            try {
-                Solved rep = solveReplicated(p, true, quick);
-                if (evaluatePipeline(p, rep.device).period < evaluatePipeline(p, out.device).period)
-                    out.device = rep.device;
-                out.milps += rep.milps;
-            } catch (const Error&) {
-                // not N equal parts on N equal nodes: the window pass alone
-            }
-        }
-        const auto deadline
-            = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeLimitSeconds));
-        resolveWindows(p, windows, o, deadline, out);
-        if (byNodeCount(p) > 0)
-            resolveNodes(p, o, deadline, out);
+    if (!split) {
+        out.device = std::move(device);
+        out.status = timedOut ? SolveStatus::Timeout : optimal ? SolveStatus::Optimal : SolveStatus::Feasible;
+        return out;
     }
-    out.status = timedOut ? SolveStatus::Timeout : optimal && !split ? SolveStatus::Optimal : SolveStatus::Feasible;
+    // Windows leave imbalance a whole MILP would not: moves, swaps, windows again.
+    polish(p, device, 100 * p.taskCount());
+    offer(device, "windows");
+    if (best.empty()) { // nothing feasible (no link, say): mapPipeline says why
+        best = device;
+        bestFrom = "windows";
+    }
+    out.device = best;
+    const auto deadline = at(1.0);
+    // From a replicated start every node's busiest devices tie, which windows of a few modules
+    // cannot all relieve: leave the node pairs the last 30% of the time.
+    resolveWindows(p, windows, o, replicated ? at(0.7) : deadline, out);
+    offer(out.device, bestFrom + ", windows re-solved");
+    if (byNodeCount(p) > 0) {
+        out.device = best;
+        resolveNodes(p, o, deadline, out);
+        offer(out.device, bestFrom + ", node pairs re-solved");
+    }
+    out.device = best;
+    out.note = "best start: " + bestFrom;
+    out.status = timedOut ? SolveStatus::Timeout : SolveStatus::Feasible;
     return out;
 }
 
@@ -586,6 +675,7 @@ PipelineResult mapPipeline(std::string_view name, const MappingProblem& p, const
     r.milps = s.milps;
     r.cuts = s.cuts;
     r.compression = s.compression;
+    r.note = s.note;
     r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
 }

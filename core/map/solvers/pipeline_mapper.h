@@ -16,7 +16,16 @@
 //    has no precedence; LPT's rule), each from the loads and memory the windows before left
 //    (GPT-3's layers are its modules), then polished by single-op moves and swaps off the
 //    busiest device and by solving the windows again (alone, then in pairs) from the loads
-//    every other op leaves, while that gains and time is left;
+//    every other op leaves, while that gains and time is left. On a topology of N equal nodes
+//    holding N equal parts (GPT-3) it first runs the replicated baselines below, each a feasible
+//    multi-node mapping: replicated-milp (the baseline row's own mapper and settings, no
+//    symmetry cuts) for 40% of --time-limit, replicated-milp-split for 5%; the window pass then
+//    ends at 60%, the windows are re-solved from the best of the three until 70%, and node
+//    pairs (every op of the busiest device's node and of one other, min of those ten devices'
+//    own largest load) until the limit. Every candidate is evaluated by evaluatePipeline, as
+//    every mapper's answer is, and the best kept (PipelineResult::note says which start won):
+//    the answer is never below the replicated-milp schedule it found (which, given less time
+//    than a replicated-milp run of its own, may itself be slightly below that run's);
 //  - replicated-milp, replicated-milp-split: the paper's "single node" baseline: the first 1/N
 //    of the graph (N nodes) mapped on node 0's devices alone, by milp or milp-split, and that
 //    mapping repeated on every node for each next 1/N (the graph must be N equal parts, the
