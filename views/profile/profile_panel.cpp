@@ -1,5 +1,6 @@
 #include "profile/profile_panel.h"
 
+#include "common/limit_spin_box.h"
 #include "engine/limits.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "schedule/schedulers.h"
@@ -88,21 +89,10 @@ QToolButton* ProfilePanel::createInputs()
     connect(browse, &QToolButton::clicked, this, &ProfilePanel::chooseDatabase);
     warps_ = new QCheckBox(tr("record active warps"));
     warps_->setChecked(true);
-    repeat_ = new QSpinBox;
-    repeat_->setObjectName(QStringLiteral("profileRepeat"));
-    repeat_->setRange(engine::kProfileRepeat.min, engine::kProfileRepeat.max);
-    repeat_->setValue(engine::kProfileRepeat.def);
-    repeat_->setToolTip(tr("Timed repeats per run (median, p10, p90)"));
-    r_ = new QSpinBox;
-    r_->setObjectName(QStringLiteral("profileR"));
-    r_->setRange(static_cast<int>(engine::kIosR.min), static_cast<int>(engine::kIosR.max));
-    r_->setValue(static_cast<int>(engine::kIosR.def));
-    r_->setToolTip(tr("IOS pruning: most ops per group"));
-    s_ = new QSpinBox;
-    s_->setObjectName(QStringLiteral("profileS"));
-    s_->setRange(static_cast<int>(engine::kIosS.min), static_cast<int>(engine::kIosS.max));
-    s_->setValue(static_cast<int>(engine::kIosS.def));
-    s_->setToolTip(tr("IOS pruning: most groups per stage"));
+    repeat_ = limitSpinBox(
+        engine::kProfileRepeat, QStringLiteral("profileRepeat"), tr("Timed repeats per run (median, p10, p90)"));
+    r_ = limitSpinBox(engine::kIosR, QStringLiteral("profileR"), tr("IOS pruning: most ops per group"));
+    s_ = limitSpinBox(engine::kIosS, QStringLiteral("profileS"), tr("IOS pruning: most groups per stage"));
     cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
     cudaGraph_->setObjectName(QStringLiteral("profileCudaGraph"));
     cudaGraph_->setToolTip(tr("Simulated devices: estimate plans as one CUDA graph replay"));

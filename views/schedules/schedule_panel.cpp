@@ -5,6 +5,7 @@
 #include "map/solvers/mappers.h"
 #include "mapping/map_process.h"
 
+#include "common/limit_spin_box.h"
 #include "engine/device_ref.h"
 #include "engine/limits.h"
 #include "sim/sim_device.h"
@@ -126,21 +127,11 @@ void SchedulePanel::createSettings()
         else if (!mapper && list)
             device_->setCurrentText(QString::fromLatin1(engine::kDefaultDevice));
     });
-    batch_ = new QSpinBox;
-    batch_->setObjectName(QStringLiteral("batchSpin"));
-    batch_->setRange(static_cast<int>(engine::kBatch.min), static_cast<int>(engine::kBatch.max));
-    batch_->setValue(static_cast<int>(engine::kBatch.def));
-    batch_->setToolTip(tr("Batch size to schedule for (the model is rebuilt at this batch)"));
-    r_ = new QSpinBox;
-    r_->setObjectName(QStringLiteral("pruningR"));
-    r_->setRange(static_cast<int>(engine::kIosR.min), static_cast<int>(engine::kIosR.max));
-    r_->setValue(static_cast<int>(engine::kIosR.def));
-    r_->setToolTip(tr("IOS pruning: most ops per group"));
-    s_ = new QSpinBox;
-    s_->setObjectName(QStringLiteral("pruningS"));
-    s_->setRange(static_cast<int>(engine::kIosS.min), static_cast<int>(engine::kIosS.max));
-    s_->setValue(static_cast<int>(engine::kIosS.def));
-    s_->setToolTip(tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
+    batch_ = limitSpinBox(engine::kBatch, QStringLiteral("batchSpin"),
+        tr("Batch size to schedule for (the model is rebuilt at this batch)"));
+    r_ = limitSpinBox(engine::kIosR, QStringLiteral("pruningR"), tr("IOS pruning: most ops per group"));
+    s_ = limitSpinBox(
+        engine::kIosS, QStringLiteral("pruningS"), tr("IOS pruning: most groups per stage (greedy: ops per stage)"));
     lowering_ = new QComboBox;
     lowering_->setObjectName(QStringLiteral("loweringCombo"));
     lowering_->addItems({ QStringLiteral("barriers"), QStringLiteral("events"), QStringLiteral("best") });
