@@ -3,6 +3,11 @@
 // these defaults, and the window's spin boxes and combo boxes take the same ranges and defaults.
 #pragma once
 
+#include "map/problem/map_result.h"
+#include "schedule/scheduler_defaults.h"
+#include "session/job.h"
+#include "sim/sim_device.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -16,7 +21,7 @@ template <typename T> struct Limit {
 };
 
 // The device a schedule, evaluation, run or profile is for when none is named.
-inline constexpr const char* kDefaultDevice = "sim:v100";
+inline constexpr const char* kDefaultDevice = kDefaultDeviceRef;
 // The device list the window offers a mapper first (DiviML's CPU + T4 + A100).
 inline constexpr const char* kDefaultMapDevices = "sim:xeon,sim:t4,sim:a100";
 // The scheduler the window runs first.
@@ -29,18 +34,19 @@ inline constexpr const char* kDefaultMapper = "milp-split";
 // Batch size of a model (--batch, the Batch spin boxes).
 inline constexpr Limit<std::int64_t> kBatch { 1, 65536, 1 };
 // IOS pruning: most ops per group (--r) and most groups per stage (--s).
-inline constexpr Limit<std::size_t> kIosR { 1, 64, 3 };
-inline constexpr Limit<std::size_t> kIosS { 1, 64, 8 };
+inline constexpr Limit<std::size_t> kIosR { 1, 64, kDefaultIosR };
+inline constexpr Limit<std::size_t> kIosS { 1, 64, kDefaultIosS };
 // Seconds the MILP mappers may search (--time-limit: any positive number; the window's mappings).
-inline constexpr Limit<double> kMapTimeLimitSeconds { 0, 1e9, 60 }; // min exclusive: above 0
+inline constexpr Limit<double> kMapTimeLimitSeconds { 0, 1e9,
+    map::kDefaultMapTimeLimitSeconds }; // min exclusive: above 0
 // Inputs of a throughput mapping (map --inputs; compare --inputs takes any positive count).
 inline constexpr Limit<std::int64_t> kMapInputs { 1, 4096, 16 };
 // milp-split's largest module solved as one piece (--max-module-tasks).
-inline constexpr Limit<std::size_t> kMaxModuleTasks { 2, 64, 12 };
+inline constexpr Limit<std::size_t> kMaxModuleTasks { 2, 64, map::kDefaultMaxModuleTasks };
 // Seed of sa and ea (map --seed).
-inline constexpr std::uint64_t kDefaultMapSeed = 1;
+inline constexpr std::uint64_t kDefaultMapSeed = map::kDefaultMapSeed;
 // Latency measurements per stored run (profile --repeat, the Profile panel's Repeat).
-inline constexpr Limit<int> kProfileRepeat { 1, 100000, 10 };
+inline constexpr Limit<int> kProfileRepeat { 1, 100000, profiler::kDefaultProfileRepeats };
 // Timed runs after one warm-up (run --repeat).
 inline constexpr Limit<int> kRunRepeat { 1, 1000000, 10 };
 // CPU threads of a run (run --threads; 0, the default: oneDNN's, all cores).

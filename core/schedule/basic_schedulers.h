@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plan/schedule.h"
+#include "schedule/scheduler_defaults.h"
 
 namespace opsched {
 
@@ -10,6 +11,6 @@ Schedule sequentialSchedule(const Graph& graph);
 
 // IOS's greedy baseline: each stage takes every op whose inputs are ready, one op per group, at
 // most `maxGroups` of them (the rest wait for the next stage).
-Schedule greedySchedule(const Graph& graph, std::size_t maxGroups = 8);
+Schedule greedySchedule(const Graph& graph, std::size_t maxGroups = kDefaultIosS);
 
 } // namespace opsched

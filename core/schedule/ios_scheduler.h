@@ -7,6 +7,7 @@
 #pragma once
 
 #include "plan/schedule.h"
+#include "schedule/scheduler_defaults.h"
 #include "schedule/stage_cost.h"
 #include "util/error.h"
 
@@ -25,9 +26,9 @@ struct IosProgress {
 
 struct IosOptions {
     IosVariant variant = IosVariant::Both;
-    std::size_t maxGroupOps = 3; // r
-    std::size_t maxGroups = 8; // s
-    std::size_t maxPartOps = 24; // blocks larger than this are searched in parts
+    std::size_t maxGroupOps = kDefaultIosR; // r
+    std::size_t maxGroups = kDefaultIosS; // s
+    std::size_t maxPartOps = kDefaultMaxPartOps; // blocks larger than this are searched in parts
     // Search block by block (IOS does), consecutive blocks together while they fit in maxPartOps:
     // stages never span a part boundary, which costs a join there; off, the whole graph is one
     // search (split only where a region exceeds maxPartOps).

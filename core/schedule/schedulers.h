@@ -4,6 +4,7 @@
 #include "plan/lowering.h"
 #include "plan/plan.h"
 #include "schedule/ios_scheduler.h"
+#include "schedule/scheduler_defaults.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,9 +15,9 @@
 namespace opsched {
 
 struct SchedulerParams {
-    std::size_t r = 3; // IOS: ops per group
-    std::size_t s = 8; // IOS: groups per stage; greedy: ops per stage
-    std::size_t maxPartOps = 24;
+    std::size_t r = kDefaultIosR; // IOS: ops per group
+    std::size_t s = kDefaultIosS; // IOS: groups per stage; greedy: ops per stage
+    std::size_t maxPartOps = kDefaultMaxPartOps;
     // How stage schedules become plans (plan/lowering.h); with `best`, both lowerings are
     // evaluated whole on the cost model and the faster is kept.
     std::optional<Lowering> lowering = Lowering::Barriers; // nullopt: best

@@ -9,6 +9,10 @@
 
 namespace opsched {
 
+// The device a schedule, evaluation, run or profile is for when none is named (engine/limits.h
+// and the profiler's jobs start from it).
+inline constexpr const char* kDefaultDeviceRef = "sim:v100";
+
 struct SimDevice {
     std::string name; // "v100": referenced as sim:v100
     std::string description;

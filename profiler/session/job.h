@@ -3,6 +3,7 @@
 #pragma once
 
 #include "schedule/schedulers.h"
+#include "sim/sim_device.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,17 +18,20 @@ struct ProfileJob {
     std::int64_t batch = 1;
 };
 
-// Settings shared by every job of a batch. The defaults are engine/limits.h's (the profiler is below
-// the engine and cannot include it; tests/engine's Limits test checks that they agree).
+// Latency measurements per stored run when none are asked for (engine/limits.h's kProfileRepeat
+// starts from it).
+inline constexpr int kDefaultProfileRepeats = 10;
+
+// Settings shared by every job of a batch, from the defaults defined once below the engine.
 struct ProfileSettings {
-    std::string deviceRef = "sim:v100";
-    std::size_t r = 3;
-    std::size_t s = 8;
-    std::size_t maxPartOps = 24;
+    std::string deviceRef = kDefaultDeviceRef;
+    std::size_t r = kDefaultIosR;
+    std::size_t s = kDefaultIosS;
+    std::size_t maxPartOps = kDefaultMaxPartOps;
     std::optional<Lowering> lowering = Lowering::Barriers; // stage schedules -> plans; nullopt: best
     bool cudaGraph = false;
     bool warps = false; // record active-warp samples (and their average)
-    int repeats = 10; // latency measurements per run
+    int repeats = kDefaultProfileRepeats; // latency measurements per run
     bool costCache = false; // keep the IOS search's stage costs in the database
 
     SchedulerParams schedulerParams() const;

@@ -100,8 +100,7 @@ TEST(Limits, TheCliDefaultsEverywhere)
     EXPECT_EQ(kIosR.max, 64u);
     EXPECT_EQ(kBatch.max, 65536);
     EXPECT_EQ(MapRequest {}.timeLimitSeconds, 60);
-    // The profiler, below the engine, keeps its own defaults for a job's device
-    // (and IOS limits and repeats): the same ones.
+    // The profiler's jobs, below the engine, start from the same constants.
     const profiler::ProfileSettings profile;
     EXPECT_EQ(profile.deviceRef, kDefaultDevice);
     EXPECT_EQ(profile.r, kIosR.def);

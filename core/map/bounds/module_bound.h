@@ -16,6 +16,7 @@
 // Transfers are not counted across channels (they may be zero), so the bound stays valid.
 #pragma once
 
+#include "map/problem/map_result.h"
 #include "map/problem/mapping_problem.h"
 
 #include <cstdint>
@@ -23,7 +24,7 @@
 namespace opsched::map {
 
 struct ModuleBoundOptions {
-    std::size_t maxModuleTasks = 12; // the module cap the chain is cut with
+    std::size_t maxModuleTasks = kDefaultMaxModuleTasks; // the module cap the chain is cut with
     std::uint64_t nodesPerSolve = 40000; // exact search limit per piece; past it, simpleLowerBound
 };
 

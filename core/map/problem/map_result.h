@@ -9,14 +9,21 @@
 
 namespace opsched::map {
 
+// The mappers' defaults, defined once (engine/limits.h builds the CLI's and the window's ranges on them).
+inline constexpr double kDefaultMapTimeLimitSeconds = 60;
+inline constexpr std::uint64_t kDefaultMapSeed = 1;
+inline constexpr std::size_t kDefaultMaxModuleTasks = 12;
+
 struct MapperOptions {
-    double timeLimitSeconds = 60; // the MILP's limit (each MILP-SPLIT module gets a share), SA's and EA's cap
-    std::uint64_t seed = 1; // SA and EA
+    double timeLimitSeconds
+        = kDefaultMapTimeLimitSeconds; // the MILP's limit (each MILP-SPLIT module gets a share), SA's and EA's cap
+    std::uint64_t seed = kDefaultMapSeed; // SA and EA
     std::uint64_t iterations = 0; // SA and EA evaluations; 0 picks 200 per task, at least 5000
     // SA and EA: when > 0, run for this many wall seconds instead of `iterations` (the paper's
     // equal-runtime comparison: `compare --equal-time` gives them MILP-SPLIT's time).
     double runSeconds = 0;
-    std::size_t maxModuleTasks = 12; // MILP-SPLIT: largest module solved as one piece (--max-module-tasks)
+    std::size_t maxModuleTasks
+        = kDefaultMaxModuleTasks; // MILP-SPLIT: largest module solved as one piece (--max-module-tasks)
     // MILP-SPLIT: how a module is solved exactly: by the exact search where it has at most
     // kExactSearchLimit (64) tasks and by the MILP beyond (auto), or always by the MILP.
     enum class ModuleSolver { Auto, Milp } moduleSolver = ModuleSolver::Auto;
