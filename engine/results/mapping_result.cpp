@@ -149,7 +149,7 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
     }
     const map::MappingProblem problem = map::buildProblem(graph, devices, engine::linksFor(names, std::nullopt));
     map::MapperOptions options;
-    options.timeLimitSeconds = kWindowMapTimeLimitSeconds; // the CLI's default; the CLI also takes --time-limit
+    options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
     const map::MapResult r = map::runMapper(mapper, problem, options);
     return mappingResult(graph, problem, r.mapping, r.times, request,
         { mapper, map::toString(r.status), map::lowerBound(problem) * 1e3, r.solveSeconds });

@@ -16,9 +16,6 @@
 namespace opsched {
 
 inline constexpr const char* kMapperPrefix = "map:"; // scheduler names "map:milp-split", ...
-// The MILPs' time limit for a mapping started in the window (in process or through opsched-cli):
-// the CLI's default.
-inline constexpr double kWindowMapTimeLimitSeconds = engine::kMapTimeLimitSeconds.def;
 
 bool isMapperRequest(const ScheduleRequest& request);
 

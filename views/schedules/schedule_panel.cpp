@@ -328,7 +328,7 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
     }
     map.devices = devices.join(QLatin1Char(','));
     map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
-    map.timeLimitSeconds = kWindowMapTimeLimitSeconds;
+    map.timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
     if (!mapProcess_->start(map)) {
         done(nullptr, mapProcess_->lastError());
         return;
