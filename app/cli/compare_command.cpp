@@ -185,8 +185,9 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--time-limit", opts->mappers.timeLimit, "With --devices: seconds for milp and milp-split")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--objective", opts->mappers.objective,
-           "With --devices: latency (default) or throughput (--inputs L split per op)")
-        ->check(CLI::IsMember({ "latency", "throughput" }));
+           "With --devices: latency (default), throughput (--inputs L split per op) or pipeline (a stream "
+           "of inputs, steady state: every pipeline mapper against the replicated single-node baseline)")
+        ->check(CLI::IsMember({ "latency", "throughput", "pipeline" }));
     cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,

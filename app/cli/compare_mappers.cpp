@@ -1,6 +1,7 @@
 #include "compare_mappers.h"
 
 #include "commands.h"
+#include "compare_pipeline.h"
 #include "engine/map_devices.h"
 
 #include "map/bounds/lower_bound.h"
@@ -46,6 +47,15 @@ nlohmann::ordered_json rowJson(const std::string& mapper, const Row& m, double s
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& o, const CostCacheOptions& cache, bool json)
 {
+    if (o.objective == "pipeline") {
+        const map::MappingProblem problem = latencyProblem(graph, o.devices, o.link, "", cache, o.files);
+        writeCostsIfAsked(o.files, problem, graph.batch());
+        map::MapperOptions options;
+        options.timeLimitSeconds = o.timeLimit;
+        options.maxModuleTasks = o.maxModuleTasks;
+        options.symmetry = symmetryOf(o.files);
+        return comparePipelineMappers(graph, problem, options, json);
+    }
     const bool throughput = o.objective == "throughput";
     std::optional<map::MappingProblem> problem;
     std::optional<map::ThroughputProblem> batched;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 24 from the command line: `map --write-costs` then `map --costs` gives the same mapping
 (JSON and CSV tables, simulated and paper devices), --links changes one pair only, and the GPT-3
-pipeline study runs on the shipped Fig. 8 topology (replicated vs multi-node, small)."""
+pipeline study runs on the shipped Fig. 8 topology (replicated vs multi-node, small; `map` and
+`compare --objective pipeline`)."""
 import argparse
 import json
 import os
@@ -60,6 +61,25 @@ def main():
             sys.exit("the Fig. 8 topology's devices are not n0/xeon .. n5/a100.1")
     if out["milp-split"] < out["replicated-milp"] * 0.999:
         sys.exit(f"multi-node milp-split ({out['milp-split']:.2f}/s) below replicated ({out['replicated-milp']:.2f}/s)")
+    # compare --objective pipeline: every pipeline mapper in one table, against the replicated baseline.
+    doc = json.loads(run(a.cli, "compare", "zoo:gpt3?layers=6&tokens=20", "--topology", topo, "--objective", "pipeline",
+                         "--symmetry", "time", "--time-limit", "4", "--json"))
+    rows = {r["mapper"]: r for r in doc["results"]}
+    if doc["baseline"] != "replicated-milp" or sorted(rows) != sorted(
+            ["greedy", "milp", "milp-split", "replicated-milp", "replicated-milp-split"]):
+        sys.exit(f"compare --objective pipeline: rows {sorted(rows)}, baseline {doc['baseline']}")
+    if any("error" in r for r in rows.values()) or rows["replicated-milp"]["vs_baseline"] != 1.0:
+        sys.exit(f"compare --objective pipeline: {doc['results']}")
+    if rows["milp-split"]["vs_baseline"] < 0.999:
+        sys.exit(f"compare: multi-node milp-split at {rows['milp-split']['vs_baseline']:.4f}x the replicated baseline")
+    # Without a topology the replicated rows say why they cannot run, and greedy is the baseline.
+    doc = json.loads(run(a.cli, "compare", model, "--devices", "sim:xeon,sim:t4,sim:a100", "--objective", "pipeline",
+                         "--time-limit", "2", "--json"))
+    rows = {r["mapper"]: r for r in doc["results"]}
+    if doc["baseline"] != "greedy" or "topology" not in rows["replicated-milp"].get("error", ""):
+        sys.exit(f"compare --objective pipeline without a topology: {doc}")
+    if rows["milp"]["throughput_per_s"] < rows["greedy"]["throughput_per_s"] * 0.999:
+        sys.exit("compare --objective pipeline: milp below greedy")
     print("ok", out)
 
 
