@@ -27,18 +27,25 @@ TimelineData timelineFromThroughputMapping(const Graph& graph, const map::Throug
     for (std::uint32_t u = 0; u < k; ++u)
         for (std::uint32_t t : mapping.order[u]) {
             const auto& counts = problem.splits[mapping.split[t]];
-            // Inputs are dealt out in device order (throughput_problem.h): this batch's range.
+            // Inputs are dealt out in device order (throughput_problem.h), and a device running
+            // several batches takes its inputs in order, in equal batches: each batch's range.
             const std::int64_t first = std::accumulate(counts.begin(), counts.begin() + u, std::int64_t(0));
-            const std::int64_t n = counts[u];
+            const auto& starts = times.batchStart[t][u];
+            const std::int64_t size = counts[u] / static_cast<std::int64_t>(std::max<std::size_t>(starts.size(), 1));
             const auto colour = static_cast<std::uint32_t>(graph.op(OpId(t)).kind);
             const std::string& name = graph.op(OpId(t)).name;
             rows.addOp(u, times.start[t][u], times.finish[t][u], t, colour);
-            TimelineKernel batch;
-            batch.name = name + " ×" + std::to_string(n);
-            batch.op = t;
-            batch.launch = "inputs " + std::to_string(first) + "–" + std::to_string(first + n - 1) + " of "
-                + std::to_string(problem.inputs);
-            rows.addKernel(u, times.start[t][u], times.finish[t][u], colour, std::move(batch));
+            for (std::size_t b = 0; b < starts.size(); ++b) {
+                const std::int64_t from = first + static_cast<std::int64_t>(b) * size;
+                TimelineKernel batch;
+                batch.name = name + " ×" + std::to_string(size);
+                batch.op = t;
+                batch.launch = "inputs " + std::to_string(from) + "–" + std::to_string(from + size - 1) + " of "
+                    + std::to_string(problem.inputs);
+                if (starts.size() > 1)
+                    batch.launch += ", batch " + std::to_string(b + 1) + " of " + std::to_string(starts.size());
+                rows.addKernel(u, starts[b], times.batchFinish[t][u][b], colour, std::move(batch));
+            }
         }
     finishDeviceTimeline(data, rows, deviceNames(problem.base), transfers, times.makespan, "  batches");
     return data;

@@ -33,6 +33,13 @@ const char* const kModel = test::kMappedModel;
 class TstThroughputMappingResult : public QObject {
     Q_OBJECT
 
+    // A device's entry for an op in a throughput file: a count (one batch) or a list of batches.
+    static std::size_t batchesIn(const nlohmann::json& entry) { return entry.is_array() ? entry.size() : 1; }
+    static std::int64_t inputsPerBatch(const nlohmann::json& entry)
+    {
+        return entry.is_array() ? entry.at(0).get<std::int64_t>() : entry.get<std::int64_t>();
+    }
+
 private slots:
     void initTestCase()
     {
@@ -70,12 +77,15 @@ private slots:
             rows.push_back(device);
             const auto& order = file.at("order").at(device);
             QCOMPARE(t.rows.row(r).size(), order.size());
-            QCOMPARE(t.rows.row(r + 1).size(), order.size());
+            std::size_t batches = 0;
+            for (const auto& op : order)
+                batches += batchesIn(file.at("mapping").at(op.get<std::string>()).at(device));
+            QCOMPARE(t.rows.row(r + 1).size(), batches);
             for (const TimelineSpan& s : t.rows.row(r + 1)) {
                 const TimelineKernel& batch = t.kernels.at(s.id);
                 const std::string& op = graph.ops()[batch.op].name;
-                const auto n = file.at("mapping").at(op).at(device).get<std::int64_t>();
-                QCOMPARE(batch.name, op + " ×" + std::to_string(n));
+                const auto& n = file.at("mapping").at(op).at(device);
+                QCOMPARE(batch.name, op + " ×" + std::to_string(inputsPerBatch(n)));
                 QVERIFY2(batch.launch.find(" of 8") != std::string::npos, batch.launch.c_str());
             }
         }
@@ -110,6 +120,44 @@ private slots:
         QCOMPARE(result->request.scheduler, std::string("map:greedy"));
         QCOMPARE(result->request.device, std::string("sim:t4,sim:a100"));
         QCOMPARE(result->output.plan.streams, 2u);
+    }
+
+    void drawsEveryBatchOfAPipelinedOp()
+    {
+        // The same file with one op's inputs on one device run as batches of 2 (a list in the
+        // file): one span per batch, one after another, each naming its inputs.
+        const Graph graph = loadModel(kModel, 1);
+        nlohmann::json j = readJson(file_);
+        std::string op, device;
+        std::int64_t n = 0;
+        for (const auto& [name, split] : j.at("mapping").items())
+            for (const auto& [d, count] : split.items())
+                if (count.is_number() && count.get<std::int64_t>() >= 4 && op.empty()) {
+                    op = name;
+                    device = d;
+                    n = count.get<std::int64_t>();
+                }
+        QVERIFY(!op.empty());
+        j["mapping"][op][device] = std::vector<std::int64_t>(static_cast<std::size_t>(n / 2), 2);
+        const QString path = dir_.filePath(QStringLiteral("pipelined.json"));
+        writeText(path, j.dump());
+        const auto result = loadMappingResult(graph, path.toStdString());
+        const TimelineData& t = *result->timeline;
+        std::vector<std::pair<double, std::string>> spans;
+        for (std::size_t r = 0; r < t.rows.rowCount(); ++r)
+            if (t.rowKind(r) == TimelineRowKind::Ops && t.rowNames[r] == device)
+                for (const TimelineSpan& s : t.rows.row(r + 1))
+                    if (graph.ops()[t.kernels.at(s.id).op].name == op) {
+                        QCOMPARE(t.kernels.at(s.id).name, op + " ×2");
+                        spans.emplace_back(s.start, t.kernels.at(s.id).launch);
+                    }
+        QCOMPARE(spans.size(), static_cast<std::size_t>(n / 2));
+        for (std::size_t b = 0; b < spans.size(); ++b) {
+            QVERIFY2(spans[b].second.find("batch " + std::to_string(b + 1) + " of ") != std::string::npos,
+                spans[b].second.c_str());
+            if (b > 0)
+                QVERIFY(spans[b].first > spans[b - 1].first);
+        }
     }
 
     void readsItForAModelOpenedAtAnotherBatch()
