@@ -189,7 +189,7 @@ Runner addCompareCommand(CLI::App& app)
            "of inputs, steady state: every pipeline mapper against the replicated single-node baseline)")
         ->check(CLI::IsMember({ "latency", "throughput", "pipeline" }));
     cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
-        ->check(CLI::PositiveNumber);
+        ->check(rangeOf(engine::kMapInputs));
     cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,
            "With --devices: milp-split's largest module solved as one piece (default 12)")
         ->check(rangeOf(engine::kMaxModuleTasks));
