@@ -30,8 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One batch: op `task` on `device` for inputs [first, first + count), the executor of that op
-// at that batch size.
+// One batch: op `task` on `device` for inputs [first, first + count), the op at that batch size
+// (its executor is made by the device's worker, on first use).
 struct Batch {
     std::uint32_t task = 0, device = 0;
     std::int64_t first = 0, count = 0;
@@ -54,6 +54,7 @@ public:
             throw Error("run --mapping: the throughput mapping is not a schedule: " + times.problem);
         predictedMs_ = times.makespan * 1e3;
         perDevice_.assign(p.base.deviceCount(), {});
+        executors_.resize(p.base.deviceCount());
         for (std::uint32_t u = 0; u < p.base.deviceCount(); ++u) {
             for (std::uint32_t t : doc.mapping.order[u]) {
                 const std::uint32_t s = doc.mapping.split[t];
@@ -65,7 +66,7 @@ public:
                     Batch b { t, u, first + j * h, h };
                     b.predictedStartMs = times.batchStart[t][u][static_cast<std::size_t>(j)] * 1e3;
                     b.predictedEndMs = times.batchFinish[t][u][static_cast<std::size_t>(j)] * 1e3;
-                    b.executor = executorFor(t, u, h, b.subgraph);
+                    b.subgraph = subgraphFor(t, h);
                     perDevice_[u].push_back(batches_.size());
                     batches_.push_back(b);
                 }
@@ -113,14 +114,8 @@ public:
     }
 
 private:
-    exec::SegmentExecutor* executorFor(
-        std::uint32_t task, std::uint32_t device, std::int64_t size, const Subgraph*& subgraph)
+    const Subgraph* subgraphFor(std::uint32_t task, std::int64_t size)
     {
-        const auto key = std::make_tuple(task, device, size);
-        if (auto it = executors_.find(key); it != executors_.end()) {
-            subgraph = subgraphs_.at({ task, size }).get();
-            return it->second.get();
-        }
         auto& sub = subgraphs_[{ task, size }];
         if (!sub) {
             auto at = graphs_.find(size);
@@ -129,15 +124,30 @@ private:
             sub = std::make_unique<Subgraph>(
                 extractSubgraph(*at->second, { OpId(task) }, graph_.op(OpId(task)).name + "@" + std::to_string(size)));
         }
-        subgraph = sub.get();
-        auto& e = executors_[key];
-        e = exec::makeCpuSegmentExecutor(sub->graph, cores_[device]);
-        return e.get();
+        return sub.get();
+    }
+
+    // The device's worker pins itself to the device's cores and (on the first run) makes the
+    // executors of its batches there, so each batch runs on it directly: no hand-off to another
+    // thread per batch (tens of microseconds each, more than these ops' own work). One executor
+    // per op and batch size, kept between runs.
+    void prepareDevice(std::size_t device)
+    {
+        exec::pinCallingThreadToCpuCores(cores_[device]);
+        auto& mine = executors_[device];
+        for (std::size_t index : perDevice_[device]) {
+            Batch& b = batches_[index];
+            auto& e = mine[{ b.task, b.count }];
+            if (!e)
+                e = exec::makeCallerCpuSegmentExecutor(b.subgraph->graph, static_cast<int>(cores_[device].size()));
+            b.executor = e.get();
+        }
     }
 
     void worker(std::size_t device)
     {
         try {
+            prepareDevice(device);
             for (std::size_t index : perDevice_[device])
                 runBatch(batches_[index]);
         } catch (...) {
@@ -154,7 +164,6 @@ private:
     {
         const Subgraph& sub = *b.subgraph;
         const auto lo = static_cast<std::size_t>(b.first), hi = static_cast<std::size_t>(b.first + b.count);
-        std::vector<std::vector<float>> in(sub.inputs.size());
         {
             std::unique_lock lock(mutex_);
             wake_.wait(lock, [&] {
@@ -168,24 +177,38 @@ private:
             });
             if (failed_)
                 throw Error("another device failed");
-            for (std::size_t i = 0; i < sub.inputs.size(); ++i) // inputs stacked along the batch
-                for (std::size_t l = lo; l < hi; ++l)
-                    in[i].insert(in[i].end(), values_[sub.inputs[i].value()][l].begin(),
-                        values_[sub.inputs[i].value()][l].end());
         }
+        // A value is written once per run, before it is marked ready under the lock: from here on
+        // it is only read, so the copies below hold no lock (the other device keeps going).
+        std::vector<std::vector<float>> in(sub.inputs.size());
+        for (std::size_t i = 0; i < sub.inputs.size(); ++i) // inputs stacked along the batch
+            for (std::size_t l = lo; l < hi; ++l)
+                in[i].insert(
+                    in[i].end(), values_[sub.inputs[i].value()][l].begin(), values_[sub.inputs[i].value()][l].end());
         const auto start = Clock::now();
         std::vector<std::vector<float>> out = b.executor->run(in);
         const auto end = Clock::now();
         b.startMs = std::chrono::duration<double, std::milli>(start - origin_).count();
         b.endMs = std::chrono::duration<double, std::milli>(end - origin_).count();
-        std::lock_guard lock(mutex_);
+        std::vector<std::vector<std::vector<float>>> slices(sub.outputs.size()); // [output][input of the batch]
         for (std::size_t o = 0; o < sub.outputs.size(); ++o) {
             const std::size_t each = out[o].size() / static_cast<std::size_t>(b.count);
+            if (b.count == 1) {
+                slices[o].push_back(std::move(out[o]));
+                continue;
+            }
             for (std::size_t l = lo; l < hi; ++l) {
                 const auto from = out[o].begin() + static_cast<std::ptrdiff_t>((l - lo) * each);
-                values_[sub.outputs[o].value()][l].assign(from, from + static_cast<std::ptrdiff_t>(each));
-                ready_[sub.outputs[o].value()][l] = 1;
+                slices[o].emplace_back(from, from + static_cast<std::ptrdiff_t>(each));
             }
+        }
+        {
+            std::lock_guard lock(mutex_);
+            for (std::size_t o = 0; o < sub.outputs.size(); ++o)
+                for (std::size_t l = lo; l < hi; ++l) {
+                    values_[sub.outputs[o].value()][l] = std::move(slices[o][l - lo]);
+                    ready_[sub.outputs[o].value()][l] = 1;
+                }
         }
         wake_.notify_all();
     }
@@ -198,7 +221,8 @@ private:
     std::vector<std::vector<std::size_t>> perDevice_;
     std::map<std::int64_t, std::unique_ptr<Graph>> graphs_;
     std::map<std::pair<std::uint32_t, std::int64_t>, std::unique_ptr<Subgraph>> subgraphs_;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, std::unique_ptr<exec::SegmentExecutor>> executors_;
+    // Per device, by (op, batch size); made and run on that device's worker (prepareDevice).
+    std::vector<std::map<std::pair<std::uint32_t, std::int64_t>, std::unique_ptr<exec::SegmentExecutor>>> executors_;
     std::vector<std::vector<std::vector<float>>> values_; // [tensor][input]
     std::vector<std::vector<char>> ready_;
     std::mutex mutex_;

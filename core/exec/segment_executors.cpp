@@ -10,8 +10,8 @@ namespace {
 
 class CpuSegment final : public SegmentExecutor {
 public:
-    CpuSegment(const Graph& graph, const std::vector<int>& cores)
-        : executor_(graph, compileSchedule(graph, sequentialSchedule(graph)), options(cores))
+    CpuSegment(const Graph& graph, cpu::CpuOptions options)
+        : executor_(graph, compileSchedule(graph, sequentialSchedule(graph)), std::move(options))
     {
     }
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs) override
@@ -22,13 +22,6 @@ public:
     std::int64_t weightBytes() const override { return executor_.weightBytes(); }
 
 private:
-    static cpu::CpuOptions options(const std::vector<int>& cores)
-    {
-        cpu::CpuOptions o;
-        if (!cores.empty())
-            o.partitions = { cores };
-        return o;
-    }
     cpu::CpuExecutor executor_;
 };
 
@@ -60,7 +53,22 @@ private:
 
 std::unique_ptr<SegmentExecutor> makeCpuSegmentExecutor(const Graph& subgraph, const std::vector<int>& cores)
 {
-    return std::make_unique<CpuSegment>(subgraph, cores);
+    cpu::CpuOptions o;
+    if (!cores.empty())
+        o.partitions = { cores };
+    return std::make_unique<CpuSegment>(subgraph, std::move(o));
+}
+
+void pinCallingThreadToCpuCores(const std::vector<int>& cores)
+{
+    cpu::pinCallingThread(cores);
+}
+
+std::unique_ptr<SegmentExecutor> makeCallerCpuSegmentExecutor(const Graph& subgraph, int threads)
+{
+    cpu::CpuOptions o;
+    o.threads = threads;
+    return std::make_unique<CpuSegment>(subgraph, std::move(o));
 }
 
 std::unique_ptr<SegmentExecutor> makeCudaSegmentExecutor(const Graph& subgraph, int device, bool tf32)

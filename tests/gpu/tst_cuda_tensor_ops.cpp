@@ -17,7 +17,7 @@ using opsched::test::weight;
 
 namespace {
 
-const gpu::CudaOptions kNoTf32 { 0, false };
+const gpu::CudaOptions kNoTf32 { 0, false, {} };
 
 std::vector<float> ramp(std::size_t n, float from, float step)
 {

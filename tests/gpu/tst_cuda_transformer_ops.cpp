@@ -21,7 +21,7 @@ using opsched::test::layer;
 
 namespace {
 
-const gpu::CudaOptions kNoTf32 { 0, false };
+const gpu::CudaOptions kNoTf32 { 0, false, {} };
 
 HostTensor uniform(std::vector<std::int64_t> dims, unsigned seed, float lo = -2.0F, float hi = 2.0F)
 {

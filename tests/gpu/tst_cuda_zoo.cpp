@@ -44,7 +44,7 @@ TEST_P(ZooOnCuda, MatchesTheCpuUnderThePlan)
     const Graph g = loadModel(c.model, c.batch);
     const Plan plan = test::planFor(g, c.scheduler);
     const auto inputs = cpu::seededInputs(g, 1);
-    gpu::CudaExecutor ex(g, plan, gpu::CudaOptions { 0, false });
+    gpu::CudaExecutor ex(g, plan, gpu::CudaOptions { 0, false, {} });
     const auto got = ex.run(inputs);
     EXPECT_LE(test::maxRelativeError(got, expectedOutputs(g, inputs)), 1e-3);
     EXPECT_EQ(ex.run(inputs), got) << "a second replay differs";

@@ -21,6 +21,11 @@ namespace opsched::cpu {
 // Whether this build has the CPU backend (oneDNN was found when it was configured).
 bool cpuBackendAvailable();
 
+// Pins the calling thread to `cores` and gives it as many OpenMP threads (a partition's worker,
+// or a caller that runs a partition's work itself, exec/segment_executors.h). Throws Error when
+// the cores cannot be set.
+void pinCallingThread(const std::vector<int>& cores);
+
 struct CpuOptions {
     int threads = 0; // oneDNN's threads without partitions; 0 keeps its default (all cores, or OMP_NUM_THREADS)
     // Disjoint core sets (ids as the OS numbers them); stream s runs on partition

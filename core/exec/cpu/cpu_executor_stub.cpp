@@ -12,6 +12,11 @@ bool cpuBackendAvailable()
     return false;
 }
 
+void pinCallingThread(const std::vector<int>&)
+{
+    throw Error("the CPU backend is not built");
+}
+
 CpuExecutor::CpuExecutor(const Graph&, const Plan&, CpuOptions)
 {
     throw Error("the CPU backend is not built: configure opsched with oneDNN (Debian: libdnnl-dev) to run on the CPU");

@@ -116,17 +116,25 @@ PartitionRunner::~PartitionRunner()
         t.join();
 }
 
+void pinCallingThread(const std::vector<int>& cores)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cores)
+        CPU_SET(c, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+        throw Error("cannot pin its thread to its cores");
+    setOmpThreads(static_cast<int>(cores.size()));
+}
+
 void PartitionRunner::worker(int p)
 {
-    const auto& cores = partitions_[static_cast<std::size_t>(p)];
     try {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        for (int c : cores)
-            CPU_SET(c, &set);
-        if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
-            throw Error("CPU partition " + std::to_string(p) + ": cannot pin its thread to its cores");
-        setOmpThreads(static_cast<int>(cores.size()));
+        try {
+            pinCallingThread(partitions_[static_cast<std::size_t>(p)]);
+        } catch (const Error& e) {
+            throw Error("CPU partition " + std::to_string(p) + ": " + e.what());
+        }
     } catch (...) {
         std::lock_guard lock(mutex_);
         if (!error_)
