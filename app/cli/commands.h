@@ -11,18 +11,10 @@ namespace opsched::cli {
 
 using Runner = std::function<int()>;
 
-Runner addInfoCommand(CLI::App& app);
-Runner addZooCommand(CLI::App& app);
-Runner addDevicesCommand(CLI::App& app);
-Runner addCompareCommand(CLI::App& app);
-Runner addScheduleCommand(CLI::App& app);
-Runner addEvaluateCommand(CLI::App& app);
-Runner addRunCommand(CLI::App& app);
-Runner addProfileCommand(CLI::App& app);
-Runner addExportCommand(CLI::App& app);
-Runner addMergeCommand(CLI::App& app);
-Runner addCalibrateCommand(CLI::App& app);
-Runner addMapCommand(CLI::App& app);
+// What each subcommand's file defines: registers the command on `app`, returns its runner.
+using AddCommand = Runner(CLI::App& app);
+AddCommand addInfoCommand, addZooCommand, addDevicesCommand, addCompareCommand, addScheduleCommand, addEvaluateCommand,
+    addRunCommand, addProfileCommand, addExportCommand, addMergeCommand, addCalibrateCommand, addMapCommand;
 
 // Exit codes, part of the CLI contract (docs/cli.md, "Exit codes").
 inline constexpr int kExitOk = 0;

@@ -37,28 +37,15 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
         for (const auto& g : groups) {
             if (g.rows.empty())
                 continue;
-            nlohmann::ordered_json jg;
-            jg["model"] = g.modelName;
-            jg["model_ref"] = g.modelRef;
-            jg["batch"] = g.batch;
-            jg["device"] = g.deviceKey;
-            jg["device_name"] = g.deviceName;
-            jg["simulated"] = g.simulated;
-            jg["failed_runs"] = g.failedRuns;
-            jg["results"] = nlohmann::ordered_json::array();
-            for (const auto& r : g.rows) {
-                nlohmann::ordered_json jr;
-                jr["scheduler"] = r.scheduler;
-                jr["run"] = r.run.value();
-                jr["latency_ms"] = r.latency.medianNs * 1e-6;
-                jr["p10_ms"] = r.latency.p10Ns * 1e-6;
-                jr["p90_ms"] = r.latency.p90Ns * 1e-6;
-                jr["repeats"] = r.latency.repeats;
-                jr["speedup"] = opt(r.speedup);
-                jr["average_active_warps"] = opt(r.averageActiveWarps);
-                jr["warps_vs_sequential"] = opt(r.warpsVsSequential);
-                jg["results"].push_back(std::move(jr));
-            }
+            nlohmann::ordered_json jg = { { "model", g.modelName }, { "model_ref", g.modelRef }, { "batch", g.batch },
+                { "device", g.deviceKey }, { "device_name", g.deviceName }, { "simulated", g.simulated },
+                { "failed_runs", g.failedRuns }, { "results", nlohmann::ordered_json::array() } };
+            for (const auto& r : g.rows)
+                jg["results"].push_back({ { "scheduler", r.scheduler }, { "run", r.run.value() },
+                    { "latency_ms", r.latency.medianNs * 1e-6 }, { "p10_ms", r.latency.p10Ns * 1e-6 },
+                    { "p90_ms", r.latency.p90Ns * 1e-6 }, { "repeats", r.latency.repeats },
+                    { "speedup", opt(r.speedup) }, { "average_active_warps", opt(r.averageActiveWarps) },
+                    { "warps_vs_sequential", opt(r.warpsVsSequential) } });
             doc["groups"].push_back(std::move(jg));
         }
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -27,15 +27,10 @@ Runner addDevicesCommand(CLI::App& app)
         const CudaRuntimeStatus cuda = queryCudaRuntime();
         const CuptiInfo cupti = queryCupti();
         if (*json) {
-            nlohmann::ordered_json doc;
-            doc["cuda_built"] = cuda.built;
-            doc["cuda_available"] = cuda.available;
-            doc["reason"] = cuda.reason;
-            doc["runtime_version"] = cuda.runtimeVersion;
-            doc["driver_version"] = cuda.driverVersion;
-            doc["cudnn_version"] = cuda.cudnnVersion;
-            doc["cupti_built"] = cupti.built;
-            doc["cupti_api_version"] = cupti.apiVersion;
+            nlohmann::ordered_json doc = { { "cuda_built", cuda.built }, { "cuda_available", cuda.available },
+                { "reason", cuda.reason }, { "runtime_version", cuda.runtimeVersion },
+                { "driver_version", cuda.driverVersion }, { "cudnn_version", cuda.cudnnVersion },
+                { "cupti_built", cupti.built }, { "cupti_api_version", cupti.apiVersion } };
             auto& devs = doc["devices"] = nlohmann::ordered_json::array();
             for (const auto& d : cuda.devices)
                 devs.push_back({ { "index", d.index }, { "name", d.name },

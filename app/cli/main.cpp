@@ -22,7 +22,7 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
 
     std::map<CLI::App*, Runner> runners;
-    auto add = [&](Runner (*factory)(CLI::App&)) {
+    auto add = [&](AddCommand* factory) {
         const auto before = app.get_subcommands({}).size();
         Runner r = factory(app);
         runners[app.get_subcommands({})[before]] = std::move(r);

@@ -383,6 +383,27 @@ void withSingleDeviceDefaults(CLI::App& cmd, Tolerance& t)
         t.rtol = kSingleDeviceTolerance.rtol;
 }
 
+// --check and what goes with it: the tolerances and the fault that tests it.
+void addCheckOptions(CLI::App& cmd, RunOptions& o)
+{
+    // Without --input, --mapping checks against the single-device run; the runner refuses the rest.
+    auto* check = cmd.add_flag("--check", o.check,
+        "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
+        "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
+    auto tolerance = [&](const char* name, auto& value, const char* help) {
+        cmd.add_option(name, value, help)->check(rangeOf(engine::kTolerance))->capture_default_str()->needs(check);
+    };
+    tolerance("--rtol", o.tolerance.rtol, "--check: relative tolerance");
+    tolerance("--atol", o.tolerance.atol, "--check: absolute tolerance");
+    tolerance("--atol-scale", o.tolerance.atolScale,
+        "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude");
+    cmd.add_option("--inject-fault", o.fault,
+           "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
+           "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
+        ->check([](const std::string& spec) { return faultSpecProblem(spec); })
+        ->needs(check);
+}
+
 // MODEL and the options of `run`, on `o`.
 void addRunOptions(CLI::App& cmd, RunOptions& o)
 {
@@ -402,28 +423,7 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
     cmd.add_option("--input", o.input,
         "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
         "test_data_set_0 (default: seeded random inputs)");
-    // Without --input, --mapping checks against the single-device run; the runner refuses the rest.
-    auto* check = cmd.add_flag("--check", o.check,
-        "Compare the outputs with output_N.pb of --input (a --mapping run without --input: with "
-        "the single-device run on the same inputs) element by element; exit 1 on a mismatch");
-    cmd.add_option("--rtol", o.tolerance.rtol, "--check: relative tolerance")
-        ->check(rangeOf(engine::kTolerance))
-        ->capture_default_str()
-        ->needs(check);
-    cmd.add_option("--atol", o.tolerance.atol, "--check: absolute tolerance")
-        ->check(rangeOf(engine::kTolerance))
-        ->capture_default_str()
-        ->needs(check);
-    cmd.add_option("--atol-scale", o.tolerance.atolScale,
-           "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude")
-        ->check(rangeOf(engine::kTolerance))
-        ->capture_default_str()
-        ->needs(check);
-    cmd.add_option("--inject-fault", o.fault,
-           "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
-           "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
-        ->check([](const std::string& spec) { return faultSpecProblem(spec); })
-        ->needs(check);
+    addCheckOptions(cmd, o);
     cmd.add_option("--repeat", o.repeat, "Timed runs after one warm-up")
         ->check(rangeOf(engine::kRunRepeat))
         ->capture_default_str();

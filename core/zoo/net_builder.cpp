@@ -5,16 +5,16 @@ namespace {
 
 Conv2d makeConv(std::int64_t outChannels, Window k, Window s, Window p, std::int64_t groups)
 {
-    Conv2d c;
-    c.outChannels = outChannels;
-    c.kernelH = k.h;
-    c.kernelW = k.w;
-    c.strideH = s.h;
-    c.strideW = s.w;
-    c.padTop = c.padBottom = p.h;
-    c.padLeft = c.padRight = p.w;
-    c.groups = groups;
-    return c;
+    return Conv2d { .outChannels = outChannels,
+        .kernelH = k.h,
+        .kernelW = k.w,
+        .strideH = s.h,
+        .strideW = s.w,
+        .padTop = p.h,
+        .padLeft = p.w,
+        .padBottom = p.h,
+        .padRight = p.w,
+        .groups = groups };
 }
 
 Layer layer(LayerParams params, Activation act = {})

@@ -24,6 +24,14 @@ void checkRange(const char* network, const char* key, std::int64_t value, std::i
             + " and " + std::to_string(hi) + ", got " + std::to_string(value));
 }
 
+// What every text model starts from: its length and depth checked, then its builder.
+NetBuilder textModel(const char* network, const TransformerParams& params, std::int64_t maxSeq)
+{
+    checkRange(network, "seq", params.seq, 1, maxSeq);
+    checkRange(network, "layers", params.layers, 1, 48);
+    return NetBuilder(network, hashString(std::string(network) + "-weights", kDefaultWeightSeed));
+}
+
 std::string layerName(int l)
 {
     return "l" + std::to_string(l);
@@ -90,18 +98,27 @@ TensorId preNormBlock(NetBuilder& b, const std::string& p, TensorId x, const Dim
     return residualAdd(b, p + ".ffn.residual", x, f);
 }
 
+// The token ids [batch, seq] ("input_ids") looked up in a fresh embedding table [vocab, D].
+struct Tokens {
+    TensorId table, embedded;
+};
+
+Tokens embedTokens(NetBuilder& b, std::int64_t batch, std::int64_t seq, const std::string& table, std::int64_t vocab,
+    std::int64_t model)
+{
+    const auto ids = b.input("input_ids", Shape { batch, seq });
+    const auto t = embeddingTable(b, table, vocab, model);
+    return { t, embedding(b, "embeddings.lookup", ids, t) };
+}
+
 } // namespace
 
 Graph bert(std::int64_t batch, const TransformerParams& params)
 {
-    checkRange("bert", "seq", params.seq, 1, 512);
-    checkRange("bert", "layers", params.layers, 1, 48);
+    NetBuilder b = textModel("bert", params, 512);
     const Dims d;
     const float eps = 1e-12F;
-    NetBuilder b("bert", hashString("bert-weights", kDefaultWeightSeed));
-    const auto ids = b.input("input_ids", Shape { batch, params.seq });
-    const auto words = embeddingTable(b, "embeddings.word", 30522, d.model);
-    auto x = embedding(b, "embeddings.lookup", ids, words);
+    auto x = embedTokens(b, batch, params.seq, "embeddings.word", 30522, d.model).embedded;
     x = addConstants(b, "embeddings.add", x,
         { seededConstant(b, "embeddings.position", Shape { 1, params.seq, d.model }, 0.5F),
             seededConstant(b, "embeddings.segment", Shape { d.model }, 0.5F) });
@@ -125,31 +142,26 @@ Graph bert(std::int64_t batch, const TransformerParams& params)
 
 Graph gpt2(std::int64_t batch, const TransformerParams& params)
 {
-    checkRange("gpt2", "seq", params.seq, 1, 1024);
-    checkRange("gpt2", "layers", params.layers, 1, 48);
+    NetBuilder b = textModel("gpt2", params, 1024);
     const Dims d;
     const float eps = 1e-5F;
-    NetBuilder b("gpt2", hashString("gpt2-weights", kDefaultWeightSeed));
-    const auto ids = b.input("input_ids", Shape { batch, params.seq });
-    const auto wte = embeddingTable(b, "wte", 50257, d.model);
-    auto x = embedding(b, "embeddings.lookup", ids, wte);
+    const Tokens tokens = embedTokens(b, batch, params.seq, "wte", 50257, d.model);
+    auto x = tokens.embedded;
     x = addConstants(b, "embeddings.add", x, { seededConstant(b, "wpe", Shape { 1, params.seq, d.model }, 0.5F) });
     const auto mask = causalMask(b, "causal_mask", params.seq); // one constant every layer adds
     for (int l = 0; l < params.layers; ++l)
         x = preNormBlock(b, layerName(l), x, d, eps, { ActivationKind::GeluTanh }, mask);
     x = layerNorm(b, "ln_f", x, eps);
-    tiedLmHead(b, "lm_head", x, wte);
+    tiedLmHead(b, "lm_head", x, tokens.table);
     return std::move(b).finish();
 }
 
 Graph t5(std::int64_t batch, const TransformerParams& params)
 {
-    checkRange("t5", "seq", params.seq, 1, 512);
-    checkRange("t5", "layers", params.layers, 1, 48);
+    NetBuilder b = textModel("t5", params, 512);
     const Dims d { 512, 8, 64, 2048 };
     const float eps = 1e-6F;
     const Activation relu = Activation::relu();
-    NetBuilder b("t5", hashString("t5-weights", kDefaultWeightSeed));
     const auto encIds = b.input("input_ids", Shape { batch, params.seq });
     const auto decIds = b.input("decoder_input_ids", Shape { batch, params.seq });
     const auto shared = embeddingTable(b, "shared", 32128, d.model);

@@ -14,19 +14,12 @@
 #include <thread>
 
 namespace opsched::profiler::cupti {
-namespace {
 
-// CUPTI parameter structs: zeroed, with their size set (CUPTI checks it for compatibility).
-template <typename T> T params(std::size_t size)
-{
-    T p {};
-    p.structSize = size;
-    return p;
-}
-
-} // namespace
-
-#define CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
+// CUPTI parameter structs: zeroed but for the fields named, with their size set (CUPTI checks it
+// for compatibility). GCC before 14 warns about each field a designated initializer leaves out,
+// which is every output here: CUPTI wants them zero.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#define CUPTI_PARAMS(T, ...) T({ .structSize = T##_STRUCT_SIZE __VA_OPT__(, ) __VA_ARGS__ })
 
 struct PmSampler::Impl {
     PmSamplingConfig config;
@@ -60,13 +53,13 @@ std::string PmSampler::Impl::setup()
         return describe(r, "cuptiProfilerInitialize");
     profilerInitialized = true;
 
-    auto chip = CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
-    chip.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
+    auto chip
+        = CUPTI_PARAMS(CUpti_Device_GetChipName_Params, .deviceIndex = static_cast<std::size_t>(config.deviceIndex));
     if (auto r = dl::cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS)
         return describe(r, "cuptiDeviceGetChipName");
 
-    auto avail = CUPTI_PARAMS(CUpti_PmSampling_GetCounterAvailability_Params);
-    avail.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
+    auto avail = CUPTI_PARAMS(
+        CUpti_PmSampling_GetCounterAvailability_Params, .deviceIndex = static_cast<std::size_t>(config.deviceIndex));
     if (auto r = dl::cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingGetCounterAvailability");
     availability.resize(avail.counterAvailabilityImageSize);
@@ -74,55 +67,44 @@ std::string PmSampler::Impl::setup()
     if (auto r = dl::cuptiPmSamplingGetCounterAvailability(&avail); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingGetCounterAvailability");
 
-    auto hostInit = CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
-    hostInit.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    hostInit.pChipName = chip.pChipName;
-    hostInit.pCounterAvailabilityImage = availability.data();
+    auto hostInit = CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, .profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING,
+        .pChipName = chip.pChipName, .pCounterAvailabilityImage = availability.data());
     if (auto r = dl::cuptiProfilerHostInitialize(&hostInit); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostInitialize");
     host = hostInit.pHostObject;
 
-    auto add = CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = host;
-    add.ppMetricNames = metrics.data();
-    add.numMetrics = metrics.size();
+    auto add = CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, .pHostObject = host,
+        .ppMetricNames = metrics.data(), .numMetrics = metrics.size());
     if (auto r = dl::cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS)
         return describe(r, "adding the active-warps metrics");
-    auto size = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    size.pHostObject = host;
+    auto size = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, .pHostObject = host);
     if (auto r = dl::cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetConfigImageSize");
     configImage.resize(size.configImageSize);
-    auto image = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-    image.pHostObject = host;
-    image.configImageSize = configImage.size();
-    image.pConfigImage = configImage.data();
+    auto image = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, .pHostObject = host,
+        .configImageSize = configImage.size(), .pConfigImage = configImage.data());
     if (auto r = dl::cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetConfigImage");
     // PM sampling cannot replay: both metrics must fit one pass.
-    auto passes = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-    passes.configImageSize = configImage.size();
-    passes.pConfigImage = configImage.data();
+    auto passes = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, .configImageSize = configImage.size(),
+        .pConfigImage = configImage.data());
     if (auto r = dl::cuptiProfilerHostGetNumOfPasses(&passes); r != CUPTI_SUCCESS)
         return describe(r, "cuptiProfilerHostGetNumOfPasses");
     if (passes.numOfPasses != 1)
         return "the active-warps metrics need " + std::to_string(passes.numOfPasses)
             + " passes on this GPU; PM sampling collects in one";
 
-    auto enable = CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);
-    enable.deviceIndex = static_cast<std::size_t>(config.deviceIndex);
+    auto enable
+        = CUPTI_PARAMS(CUpti_PmSampling_Enable_Params, .deviceIndex = static_cast<std::size_t>(config.deviceIndex));
     if (auto r = dl::cuptiPmSamplingEnable(&enable); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingEnable");
     sampler = enable.pPmSamplingObject;
 
-    auto set = CUPTI_PARAMS(CUpti_PmSampling_SetConfig_Params);
-    set.pPmSamplingObject = sampler;
-    set.configSize = configImage.size();
-    set.pConfig = configImage.data();
-    set.hardwareBufferSize = config.hardwareBufferBytes;
-    set.samplingInterval = config.intervalNs;
-    set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-    set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    auto set = CUPTI_PARAMS(CUpti_PmSampling_SetConfig_Params, .pPmSamplingObject = sampler,
+        .configSize = configImage.size(), .pConfig = configImage.data(),
+        .hardwareBufferSize = config.hardwareBufferBytes, .samplingInterval = config.intervalNs,
+        .triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL,
+        .hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST);
     if (auto r = dl::cuptiPmSamplingSetConfig(&set); r != CUPTI_SUCCESS) {
         // Turing and GA100 have no GPU-time trigger: count SYS clock cycles instead (about 1 GHz,
         // so the interval stays near the requested one; sample timestamps are exact either way).
@@ -134,8 +116,7 @@ std::string PmSampler::Impl::setup()
     }
     initCounterData();
 
-    auto startParams = CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
-    startParams.pPmSamplingObject = sampler;
+    auto startParams = CUPTI_PARAMS(CUpti_PmSampling_Start_Params, .pPmSamplingObject = sampler);
     if (auto r = dl::cuptiPmSamplingStart(&startParams); r != CUPTI_SUCCESS)
         return describe(r, "cuptiPmSamplingStart");
     started = true;
@@ -144,21 +125,16 @@ std::string PmSampler::Impl::setup()
 
 void PmSampler::Impl::initCounterData()
 {
-    auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
-    size.pPmSamplingObject = sampler;
-    size.pMetricNames = metrics.data();
-    size.numMetrics = metrics.size();
-    size.maxSamples = config.maxSamples;
+    auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params, .pPmSamplingObject = sampler,
+        .pMetricNames = metrics.data(), .numMetrics = metrics.size(), .maxSamples = config.maxSamples);
     if (auto r = dl::cuptiPmSamplingGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingGetCounterDataSize"));
         counterData.clear();
         return;
     }
     counterData.assign(size.counterDataSize, 0);
-    auto init = CUPTI_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
-    init.pPmSamplingObject = sampler;
-    init.counterDataSize = counterData.size();
-    init.pCounterData = counterData.data();
+    auto init = CUPTI_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params, .pPmSamplingObject = sampler,
+        .counterDataSize = counterData.size(), .pCounterData = counterData.data());
     if (auto r = dl::cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingCounterDataImageInitialize"));
         counterData.clear();
@@ -167,30 +143,21 @@ void PmSampler::Impl::initCounterData()
 
 void PmSampler::Impl::evaluate()
 {
-    auto info = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
-    info.pCounterDataImage = counterData.data();
-    info.counterDataImageSize = counterData.size();
+    auto info = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params, .pCounterDataImage = counterData.data(),
+        .counterDataImageSize = counterData.size());
     if (auto r = dl::cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingGetCounterDataInfo"));
         return;
     }
     for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
-        auto sample = CUPTI_PARAMS(CUpti_PmSampling_CounterData_GetSampleInfo_Params);
-        sample.pPmSamplingObject = sampler;
-        sample.pCounterDataImage = counterData.data();
-        sample.counterDataImageSize = counterData.size();
-        sample.sampleIndex = i;
+        auto sample = CUPTI_PARAMS(CUpti_PmSampling_CounterData_GetSampleInfo_Params, .pPmSamplingObject = sampler,
+            .pCounterDataImage = counterData.data(), .counterDataImageSize = counterData.size(), .sampleIndex = i);
         if (dl::cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS)
             continue;
         double values[2] = { 0, 0 };
-        auto eval = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-        eval.pHostObject = host;
-        eval.pCounterDataImage = counterData.data();
-        eval.counterDataImageSize = counterData.size();
-        eval.rangeIndex = i;
-        eval.ppMetricNames = metrics.data();
-        eval.numMetrics = metrics.size();
-        eval.pMetricValues = values;
+        auto eval = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, .pHostObject = host,
+            .pCounterDataImage = counterData.data(), .counterDataImageSize = counterData.size(), .rangeIndex = i,
+            .ppMetricNames = metrics.data(), .numMetrics = metrics.size(), .pMetricValues = values);
         if (auto r = dl::cuptiProfilerHostEvaluateToGpuValues(&eval); r != CUPTI_SUCCESS) {
             problems.push_back(describe(r, "evaluating a PM sample"));
             break;
@@ -205,10 +172,8 @@ bool PmSampler::Impl::decode()
     std::lock_guard lock(mutex);
     if (counterData.empty())
         return false;
-    auto decodeParams = CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params);
-    decodeParams.pPmSamplingObject = sampler;
-    decodeParams.pCounterDataImage = counterData.data();
-    decodeParams.counterDataImageSize = counterData.size();
+    auto decodeParams = CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params, .pPmSamplingObject = sampler,
+        .pCounterDataImage = counterData.data(), .counterDataImageSize = counterData.size());
     if (auto r = dl::cuptiPmSamplingDecodeData(&decodeParams); r != CUPTI_SUCCESS) {
         problems.push_back(describe(r, "cuptiPmSamplingDecodeData"));
         return false;
@@ -233,20 +198,17 @@ void PmSampler::Impl::run()
 void PmSampler::Impl::teardown()
 {
     if (started) {
-        auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
-        stopParams.pPmSamplingObject = sampler;
+        auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params, .pPmSamplingObject = sampler);
         dl::cuptiPmSamplingStop(&stopParams);
         started = false;
     }
     if (sampler) {
-        auto disable = CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
-        disable.pPmSamplingObject = sampler;
+        auto disable = CUPTI_PARAMS(CUpti_PmSampling_Disable_Params, .pPmSamplingObject = sampler);
         dl::cuptiPmSamplingDisable(&disable);
         sampler = nullptr;
     }
     if (host) {
-        auto deinit = CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-        deinit.pHostObject = host;
+        auto deinit = CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, .pHostObject = host);
         dl::cuptiProfilerHostDeinitialize(&deinit);
         host = nullptr;
     }
@@ -290,8 +252,7 @@ std::vector<ActiveWarpSample> PmSampler::stop(std::vector<std::string>& messages
         impl_->worker.join();
     }
     if (impl_->started) {
-        auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
-        stopParams.pPmSamplingObject = impl_->sampler;
+        auto stopParams = CUPTI_PARAMS(CUpti_PmSampling_Stop_Params, .pPmSamplingObject = impl_->sampler);
         if (auto r = dl::cuptiPmSamplingStop(&stopParams); r != CUPTI_SUCCESS)
             impl_->problems.push_back(describe(r, "cuptiPmSamplingStop"));
         impl_->started = false;

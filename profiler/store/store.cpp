@@ -11,6 +11,14 @@
 namespace opsched::store {
 namespace {
 
+// The cost cache's upsert of one row: `values` the new row's, `update` how it changes the row
+// already there for that device, batch and signature.
+std::string costCacheUpsert(const char* values, const char* update)
+{
+    return std::string("INSERT INTO cost_cache(device_key, batch, signature, latency_s, measurements, updated_at)\n")
+        + "VALUES " + values + "\nON CONFLICT(device_key, batch, signature) DO UPDATE SET" + update;
+}
+
 // Interns kernel names into StringIds within the current transaction.
 class StringInterner {
 public:
@@ -262,12 +270,9 @@ void Store::addCostCache(
         return;
     Transaction tx(db_);
     // A repeated measurement refines the running mean instead of replacing it.
-    auto st = db_.prepare(R"sql(
-INSERT INTO cost_cache(device_key, batch, signature, latency_s, measurements, updated_at)
-VALUES (?1, ?2, ?3, ?4, 1, ?5)
-ON CONFLICT(device_key, batch, signature) DO UPDATE SET
+    auto st = db_.prepare(costCacheUpsert("(?1, ?2, ?3, ?4, 1, ?5)", R"sql(
   latency_s = (latency_s * measurements + excluded.latency_s) / (measurements + 1),
-  measurements = measurements + 1, updated_at = excluded.updated_at)sql");
+  measurements = measurements + 1, updated_at = excluded.updated_at)sql"));
     const std::string now = utcNow();
     for (const auto& [signature, seconds] : entries)
         st.bind(1, deviceKey).bind(2, batch).bind(3, signature).bind(4, seconds).bind(5, now).run();
@@ -295,12 +300,9 @@ void Store::mergeCostCache(const std::vector<CostCacheEntry>& entries)
     if (entries.empty())
         return;
     Transaction tx(db_);
-    auto st = db_.prepare(R"sql(
-INSERT INTO cost_cache(device_key, batch, signature, latency_s, measurements, updated_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-ON CONFLICT(device_key, batch, signature) DO UPDATE SET
+    auto st = db_.prepare(costCacheUpsert("(?1, ?2, ?3, ?4, ?5, ?6)", R"sql(
   latency_s = excluded.latency_s, measurements = excluded.measurements, updated_at = excluded.updated_at
-WHERE excluded.measurements > measurements)sql");
+WHERE excluded.measurements > measurements)sql"));
     for (const auto& e : entries)
         st.bind(1, e.deviceKey)
             .bind(2, e.batch)

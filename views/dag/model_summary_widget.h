@@ -26,14 +26,9 @@ public:
 private:
     QLabel* addRow(const QString& label);
 
-    QLabel* model_ = nullptr;
-    QLabel* batch_ = nullptr;
-    QLabel* ops_ = nullptr;
-    QLabel* parameters_ = nullptr;
-    QLabel* gflop_ = nullptr;
-    QLabel* width_ = nullptr;
-    QLabel* blocks_ = nullptr;
-    QLabel* criticalPath_ = nullptr;
+    // The form's values, top to bottom.
+    QLabel *model_ = nullptr, *batch_ = nullptr, *ops_ = nullptr, *parameters_ = nullptr, *gflop_ = nullptr,
+           *width_ = nullptr, *blocks_ = nullptr, *criticalPath_ = nullptr;
 };
 
 } // namespace opsched

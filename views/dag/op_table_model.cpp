@@ -5,7 +5,7 @@
 namespace opsched {
 
 OpTableModel::OpTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
+    : SortableTableModel(parent)
 {
 }
 

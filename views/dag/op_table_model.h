@@ -2,22 +2,18 @@
 // what a network is made of.
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "graph/graph.h"
-
-#include <QAbstractTableModel>
 
 #include <memory>
 
 namespace opsched {
 
-class OpTableModel : public QAbstractTableModel {
+class OpTableModel : public SortableTableModel {
     Q_OBJECT
 
 public:
     enum Column { NameColumn, TypeColumn, ShapeColumn, GflopColumn, MegabytesColumn, InputsColumn, ColumnCount };
-
-    // Raw values for sorting: numbers for numeric columns (so 10 sorts after 9), text otherwise.
-    static constexpr int SortRole = Qt::UserRole + 1;
 
     explicit OpTableModel(QObject* parent = nullptr);
 

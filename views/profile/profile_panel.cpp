@@ -1,6 +1,7 @@
 #include "profile/profile_panel.h"
 
 #include "common/limit_spin_box.h"
+#include "common/run_panel_layout.h"
 #include "engine/limits.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "schedule/schedulers.h"
@@ -26,7 +27,6 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 namespace opsched {
 namespace {
@@ -145,15 +145,7 @@ void ProfilePanel::layOut(QToolButton* browse)
     form->addRow(tr("Pruning"), pruning);
     form->addRow(QString(), warps_);
     form->addRow(QString(), cudaGraph_);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(startButton_);
-    buttons->addWidget(cancelButton_);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addLayout(buttons);
-    layout->addWidget(progress_);
-    layout->addWidget(status_);
-    layout->addWidget(log_, 1);
+    layOutRunPanel(this, form, startButton_, cancelButton_, progress_, status_, log_);
 }
 
 void ProfilePanel::connectSignals()

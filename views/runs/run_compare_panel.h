@@ -46,11 +46,9 @@ private:
     void update();
 
     std::vector<Run> runs_;
-    QComboBox* pickA_ = nullptr;
-    QComboBox* pickB_ = nullptr;
+    QComboBox *pickA_ = nullptr, *pickB_ = nullptr;
     QLabel* summary_ = nullptr;
-    TimelineView* a_ = nullptr;
-    TimelineView* b_ = nullptr;
+    TimelineView *a_ = nullptr, *b_ = nullptr;
     RunDiffModel* model_ = nullptr;
     QTableView* table_ = nullptr;
 };

@@ -2,9 +2,8 @@
 // ran and on which stream in run A and in run B. A value type (diffRuns) and its sortable table.
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "engine/timeline/timeline_data.h"
-
-#include <QAbstractTableModel>
 
 #include <functional>
 #include <optional>
@@ -35,7 +34,7 @@ struct RunDiff {
 RunDiff diffRuns(
     const TimelineData& a, const TimelineData& b, const std::function<std::string(std::uint32_t)>& name = {});
 
-class RunDiffModel : public QAbstractTableModel {
+class RunDiffModel : public SortableTableModel {
     Q_OBJECT
 
 public:
@@ -51,10 +50,9 @@ public:
         StreamBColumn,
         ColumnCount
     };
-    static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int OpRole = Qt::UserRole + 2;
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using SortableTableModel::SortableTableModel;
     void setDiff(RunDiff diff);
     const RunDiff& diff() const { return diff_; }
 

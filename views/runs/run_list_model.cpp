@@ -55,26 +55,19 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     const double latencyMs = r.latency ? r.latency->medianNs * 1e-6 : 0.0;
     if (role == SortRole) {
         switch (index.column()) {
-        case RunColumn:
-            return static_cast<qlonglong>(r.id.value());
-        case ModelColumn:
-            return QString::fromStdString(r.modelName);
         case SchedulerColumn:
             return QString::fromStdString(r.scheduler);
-        case BatchColumn:
-            return static_cast<qlonglong>(r.batch);
         case DeviceColumn:
             return QString::fromStdString(r.deviceKey);
         case LatencyColumn:
             return latencyMs;
         case WarpsColumn:
             return r.averageActiveWarps.value_or(0.0);
-        case KernelsColumn:
-            return static_cast<qulonglong>(r.kernelCount);
         case StatusColumn:
             return ok ? 0 : 1;
+        default: // run, model, batch and kernels sort by what they show
+            return data(index, Qt::DisplayRole);
         }
-        return {};
     }
     if (role == Qt::TextAlignmentRole) {
         switch (index.column()) {

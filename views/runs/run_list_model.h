@@ -3,15 +3,14 @@
 // runs (a profiling batch adding runs) appends rows, so selections and scroll positions stay.
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "store/records.h"
-
-#include <QAbstractTableModel>
 
 #include <vector>
 
 namespace opsched {
 
-class RunListModel : public QAbstractTableModel {
+class RunListModel : public SortableTableModel {
     Q_OBJECT
 
 public:
@@ -27,9 +26,8 @@ public:
         StatusColumn,
         ColumnCount
     };
-    static constexpr int SortRole = Qt::UserRole + 1;
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using SortableTableModel::SortableTableModel;
 
     void setRuns(std::vector<store::RunSummary> runs);
     void clear() { setRuns({}); }

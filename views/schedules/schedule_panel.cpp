@@ -6,6 +6,7 @@
 #include "mapping/map_process.h"
 
 #include "common/limit_spin_box.h"
+#include "common/run_panel_layout.h"
 #include "engine/device_ref.h"
 #include "engine/limits.h"
 #include "sim/sim_device.h"
@@ -27,7 +28,6 @@
 #include <QTableView>
 #include <QThread>
 #include <QTimer>
-#include <QVBoxLayout>
 
 namespace opsched {
 
@@ -63,15 +63,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     loweringRow->addWidget(lowering_, 1);
     loweringRow->addWidget(cudaGraph_);
     form->addRow(tr("Lowering"), loweringRow);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(runButton_);
-    buttons->addWidget(cancelButton_);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addLayout(buttons);
-    layout->addWidget(progress_);
-    layout->addWidget(status_);
-    layout->addWidget(table_, 1);
+    layOutRunPanel(this, form, runButton_, cancelButton_, progress_, status_, table_);
 
     mapProcess_ = new MapProcess(this);
     mapProcess_->setGracePeriod(2000);

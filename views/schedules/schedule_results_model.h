@@ -2,16 +2,15 @@
 // on the same device and batch (when there is one).
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "engine/results/schedule_result.h"
-
-#include <QAbstractTableModel>
 
 #include <memory>
 #include <vector>
 
 namespace opsched {
 
-class ScheduleResultsModel : public QAbstractTableModel {
+class ScheduleResultsModel : public SortableTableModel {
     Q_OBJECT
 
 public:
@@ -27,9 +26,8 @@ public:
         SearchColumn,
         ColumnCount
     };
-    static constexpr int SortRole = Qt::UserRole + 1;
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using SortableTableModel::SortableTableModel;
 
     void add(std::shared_ptr<const ScheduleResult> result);
     void clear();

@@ -97,10 +97,6 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
     const auto column = static_cast<Column>(index.column());
     if (role == SortRole) {
         switch (column) {
-        case NameColumn:
-            return QString::fromStdString(r.name);
-        case CountColumn:
-            return static_cast<qulonglong>(r.count);
         case TotalColumn:
             return r.total;
         case AverageColumn:
@@ -111,10 +107,9 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
             return r.max;
         case ShareColumn:
             return r.share;
-        case ColumnCount:
-            break;
+        default: // the name and the count sort by what they show
+            return data(index, Qt::DisplayRole);
         }
-        return {};
     }
     if (role == Qt::DisplayRole) {
         switch (column) {

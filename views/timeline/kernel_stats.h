@@ -4,9 +4,8 @@
 // shows it.
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "engine/timeline/timeline_data.h"
-
-#include <QAbstractTableModel>
 
 #include <optional>
 #include <string>
@@ -38,14 +37,13 @@ std::vector<KernelSummaryRow> kernelSummary(const TimelineData& data,
 // RFC 4180 CSV with a header; times in microseconds, the share in percent.
 std::string kernelSummaryCsv(const std::vector<KernelSummaryRow>& rows);
 
-class KernelStatsModel : public QAbstractTableModel {
+class KernelStatsModel : public SortableTableModel {
     Q_OBJECT
 
 public:
     enum Column { NameColumn, CountColumn, TotalColumn, AverageColumn, MinColumn, MaxColumn, ShareColumn, ColumnCount };
-    static constexpr int SortRole = Qt::UserRole + 1; // numbers as numbers
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using SortableTableModel::SortableTableModel;
     void setRows(std::vector<KernelSummaryRow> rows);
     const std::vector<KernelSummaryRow>& rows() const { return rows_; }
 

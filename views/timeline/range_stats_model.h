@@ -2,21 +2,19 @@
 // range, streams running with it (its concurrency), ops and kernels in it.
 #pragma once
 
+#include "common/sortable_table_model.h"
 #include "timeline/range_stats.h"
-
-#include <QAbstractTableModel>
 
 namespace opsched {
 
-class RangeStatsModel : public QAbstractTableModel {
+class RangeStatsModel : public SortableTableModel {
     Q_OBJECT
 
 public:
     enum Column { StreamColumn, BusyColumn, ShareColumn, ConcurrencyColumn, OpsColumn, KernelsColumn, ColumnCount };
-    static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int RowRole = Qt::UserRole + 2; // the stream's timeline row
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using SortableTableModel::SortableTableModel;
     void setStats(RangeStats stats);
     const RangeStats& stats() const { return stats_; }
 

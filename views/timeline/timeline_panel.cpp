@@ -1,6 +1,7 @@
 #include "timeline/timeline_panel.h"
 
 #include "common/column_fitter.h"
+#include "common/tool_row_page.h"
 #include "timeline/kernel_stats.h"
 #include "timeline/range_stats_model.h"
 #include "timeline/timeline_view.h"
@@ -246,11 +247,7 @@ QWidget* TimelinePanel::createKernelPage()
     kernelTools->addWidget(grouping_);
     kernelTools->addStretch(1);
     kernelTools->addWidget(exportCsv);
-    auto* kernelPage = new QWidget;
-    auto* kernelLayout = new QVBoxLayout(kernelPage);
-    kernelLayout->setContentsMargins(2, 2, 2, 2);
-    kernelLayout->addLayout(kernelTools);
-    kernelLayout->addWidget(kernelTable_);
+    QWidget* kernelPage = toolRowPage(kernelTools, kernelTable_, QMargins(2, 2, 2, 2));
     // Connected after addItems (which emits currentIndexChanged), as the statistics need the whole panel.
     connect(grouping_, &QComboBox::currentIndexChanged, this, &TimelinePanel::updateStatistics);
     connect(exportCsv, &QPushButton::clicked, this, &TimelinePanel::exportKernelCsvDialog);

@@ -123,17 +123,18 @@ signals:
     void searchMoved(int current, int count);
 
 protected:
+    // Painting and geometry, then input (event(): tooltips and shortcut overrides).
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool event(QEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
-    void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
-    bool event(QEvent* event) override;
-    QSize sizeHint() const override;
-    QSize minimumSizeHint() const override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     enum class Drag { None, Pending, Select, Pan };

@@ -1,6 +1,7 @@
 #include "window/main_window.h"
 
 #include "common/export.h"
+#include "common/tool_row_page.h"
 #include "dag/dag_view.h"
 #include "dag/model_summary_widget.h"
 #include "dag/op_properties_widget.h"
@@ -57,7 +58,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QUndoStack>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <utility>
@@ -219,11 +219,7 @@ void MainWindow::createCentralWidget()
     filterRow->addWidget(filterEdit_, 1);
     filterRow->addWidget(filterCount_);
 
-    auto* central = new QWidget;
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(6, 6, 6, 0);
-    layout->addLayout(filterRow);
-    layout->addWidget(opTable_);
+    QWidget* central = toolRowPage(filterRow, opTable_, QMargins(6, 6, 6, 0));
 
     // The DAG beside the table; selecting an op in one selects it in the other.
     dag_ = new DagView;

@@ -143,16 +143,7 @@ void CpuExecutor::Impl::compileLaunch(std::size_t index, const Launch& launch)
     }
     const auto geometry = mergedConvGeometry(graph, ll.stackOrder);
     const StackedWeights stacked = stackWeights(graph, ll.stackOrder, *geometry);
-    Conv2d c;
-    c.outChannels = geometry->outChannels;
-    c.kernelH = geometry->kernelH;
-    c.kernelW = geometry->kernelW;
-    c.strideH = geometry->strideH;
-    c.strideW = geometry->strideW;
-    c.padTop = geometry->padTop;
-    c.padLeft = geometry->padLeft;
-    c.padBottom = geometry->padBottom;
-    c.padRight = geometry->padRight;
+    const Conv2d c = geometry->conv();
     const auto& stack = layout.values()[static_cast<std::size_t>(ll.stack)];
     builder.conv(c, operand(ol.input, ol.inputDims), operand(ll.stack, stack.dims), stacked.weights, &stacked.bias,
         first.layers.front().activation);

@@ -7,6 +7,19 @@
 
 namespace opsched::cpu {
 
+Conv2d MergedConvGeometry::conv() const
+{
+    return Conv2d { .outChannels = outChannels,
+        .kernelH = kernelH,
+        .kernelW = kernelW,
+        .strideH = strideH,
+        .strideW = strideW,
+        .padTop = padTop,
+        .padLeft = padLeft,
+        .padBottom = padBottom,
+        .padRight = padRight };
+}
+
 std::optional<MergedConvGeometry> mergedConvGeometry(const Graph& graph, const std::vector<OpId>& ops)
 {
     if (ops.size() < 2)

@@ -19,6 +19,9 @@ struct MergedConvGeometry {
     std::int64_t kernelH = 0, kernelW = 0;
     std::int64_t strideH = 1, strideW = 1;
     std::int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+
+    // The convolution the executors launch: this window over the stacked output channels.
+    Conv2d conv() const;
 };
 
 // The one convolution that computes all of `ops`, or nullopt when they cannot run as one (not

@@ -129,40 +129,44 @@ memory::desc describe(const Operand& o)
         o.strides.empty() ? denseStrides(o.dims) : memory::dims(o.strides.begin(), o.strides.end()));
 }
 
+namespace {
+
+// The activations that are one oneDNN eltwise with fixed alpha and beta.
+struct FixedEltwise {
+    ActivationKind kind;
+    algorithm algo;
+    float alpha, beta;
+};
+constexpr FixedEltwise kFixedEltwise[] = {
+    { ActivationKind::Relu, algorithm::eltwise_relu, 0.0F, 0.0F },
+    { ActivationKind::Sigmoid, algorithm::eltwise_logistic, 0.0F, 0.0F },
+    { ActivationKind::HardSwish, algorithm::eltwise_hardswish, 0.0F, 0.0F },
+    { ActivationKind::Tanh, algorithm::eltwise_tanh, 0.0F, 0.0F },
+    { ActivationKind::Gelu, algorithm::eltwise_gelu_erf, 0.0F, 0.0F },
+    { ActivationKind::GeluTanh, algorithm::eltwise_gelu_tanh, 0.0F, 0.0F },
+    { ActivationKind::Sqrt, algorithm::eltwise_sqrt, 0.0F, 0.0F },
+    { ActivationKind::Exp, algorithm::eltwise_exp, 0.0F, 0.0F },
+    { ActivationKind::Log, algorithm::eltwise_log, 0.0F, 0.0F },
+    { ActivationKind::Abs, algorithm::eltwise_abs, 0.0F, 0.0F },
+    { ActivationKind::Neg, algorithm::eltwise_linear, -1.0F, 0.0F },
+    { ActivationKind::Reciprocal, algorithm::eltwise_pow, 1.0F, -1.0F },
+};
+
+} // namespace
+
 std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& act)
 {
+    for (const auto& f : kFixedEltwise)
+        if (f.kind == act.kind)
+            return { { f.algo, f.alpha, f.beta } };
     switch (act.kind) {
     case ActivationKind::None:
         return {};
-    case ActivationKind::Relu:
-        return { { algorithm::eltwise_relu, 0.0F, 0.0F } };
     case ActivationKind::Clip:
         return { { algorithm::eltwise_clip, act.alpha, act.beta } };
-    case ActivationKind::Sigmoid:
-        return { { algorithm::eltwise_logistic, 0.0F, 0.0F } };
     // oneDNN 2.6 has no hardsigmoid: clip(alpha * x + beta, 0, 1).
     case ActivationKind::HardSigmoid:
         return { { algorithm::eltwise_linear, act.alpha, act.beta }, { algorithm::eltwise_clip, 0.0F, 1.0F } };
-    case ActivationKind::HardSwish:
-        return { { algorithm::eltwise_hardswish, 0.0F, 0.0F } };
-    case ActivationKind::Tanh:
-        return { { algorithm::eltwise_tanh, 0.0F, 0.0F } };
-    case ActivationKind::Gelu:
-        return { { algorithm::eltwise_gelu_erf, 0.0F, 0.0F } };
-    case ActivationKind::GeluTanh:
-        return { { algorithm::eltwise_gelu_tanh, 0.0F, 0.0F } };
-    case ActivationKind::Sqrt:
-        return { { algorithm::eltwise_sqrt, 0.0F, 0.0F } };
-    case ActivationKind::Exp:
-        return { { algorithm::eltwise_exp, 0.0F, 0.0F } };
-    case ActivationKind::Log:
-        return { { algorithm::eltwise_log, 0.0F, 0.0F } };
-    case ActivationKind::Abs:
-        return { { algorithm::eltwise_abs, 0.0F, 0.0F } };
-    case ActivationKind::Neg:
-        return { { algorithm::eltwise_linear, -1.0F, 0.0F } };
-    case ActivationKind::Reciprocal:
-        return { { algorithm::eltwise_pow, 1.0F, -1.0F } };
     case ActivationKind::Pow:
         return { { algorithm::eltwise_pow, 1.0F, act.alpha } };
     case ActivationKind::Erf:
@@ -279,6 +283,34 @@ void PrimitiveBuilder::eltwiseInPlace(const Operand& dst, const std::vector<Piec
     }
 }
 
+namespace {
+
+// A convolution's weights as the graph stores them and as oneDNN may lay them out, and its bias
+// (empty when it has none).
+struct ConvWeights {
+    memory::desc user, any, bias;
+};
+
+ConvWeights convWeights(const Conv2d& c, std::int64_t inChannels, bool hasBias)
+{
+    const std::int64_t g = c.groups, o = c.outChannels, i = inChannels;
+    const memory::dims wdims
+        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
+    return { memory::desc(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw),
+        memory::desc(wdims, memory::data_type::f32, tag::any),
+        hasBias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc() };
+}
+
+dnnl::convolution_forward::desc convDesc(
+    const Conv2d& c, algorithm alg, const memory::desc& src, const ConvWeights& w, const memory::desc& dst)
+{
+    return dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, w.any, w.bias, dst,
+        { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
+        { c.padBottom, c.padRight });
+}
+
+} // namespace
+
 void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
     const std::vector<float>* bias, const Activation& act, const ConvTail& tail)
 {
@@ -311,19 +343,11 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         eltwiseInPlace(out, pieces(tail.after));
         return;
     }
-    const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
-    const memory::dims wdims
-        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
-    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
-    const memory::desc any(wdims, memory::data_type::f32, tag::any);
-    const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
+    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr);
     const auto ps = pieces(act);
     auto primitiveDesc
         = [&](const memory::desc& s, const memory::desc& d, algorithm alg = algorithm::convolution_direct) {
-              dnnl::convolution_forward::desc cd(prop_kind::forward_inference, alg, s, any, biasDesc, d,
-                  { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
-                  { c.padBottom, c.padRight });
-              return dnnl::convolution_forward::primitive_desc(cd, attr(ps), engine_);
+              return dnnl::convolution_forward::primitive_desc(convDesc(c, alg, s, w, d), attr(ps), engine_);
           };
     const memory::desc srcPlain = describe(src), dstPlain = describe(matchLayout(src, dst));
     auto pd = primitiveDesc(srcPlain, dstPlain);
@@ -368,9 +392,9 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         stagingOutBytes_ = std::max(stagingOutBytes_, pd.dst_desc().get_size());
     }
     std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, srcMem },
-        { DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc()) }, { DNNL_ARG_DST, convDst } };
+        { DNNL_ARG_WEIGHTS, constant(w.user, weights, pd.weights_desc()) }, { DNNL_ARG_DST, convDst } };
     if (bias)
-        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
+        args[DNNL_ARG_BIAS] = constant(w.bias, *bias, pd.bias_desc());
     push(pd, dnnl::convolution_forward(pd), std::move(args));
     if (convDst != dstMem) {
         dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, dstPlain, attr({}));
@@ -381,17 +405,10 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
 bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Operand& dst,
     const std::vector<float>& weights, const std::vector<float>* bias, const std::vector<Piece>& ps)
 {
-    const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
-    const memory::dims wdims
-        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
-    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw);
-    const memory::desc any(wdims, memory::data_type::f32, tag::any);
-    const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
+    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr);
     const Operand out = matchLayout(src, dst);
     const memory::desc dstDesc = describe(out);
-    dnnl::convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct, describe(src), any,
-        biasDesc, dstDesc, { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
-        { c.padBottom, c.padRight });
+    const auto cd = convDesc(c, algorithm::convolution_direct, describe(src), w, dstDesc);
     std::optional<dnnl::convolution_forward::primitive_desc> pd;
     try {
         pd.emplace(cd, attr(ps), engine_);
@@ -401,9 +418,9 @@ bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Oper
     if (!directKernel(*pd) || pd->dst_desc() != dstDesc || pd->src_desc() != describe(src))
         return false;
     std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, bind(src) },
-        { DNNL_ARG_WEIGHTS, constant(user, weights, pd->weights_desc()) }, { DNNL_ARG_DST, bind(out) } };
+        { DNNL_ARG_WEIGHTS, constant(w.user, weights, pd->weights_desc()) }, { DNNL_ARG_DST, bind(out) } };
     if (bias)
-        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd->bias_desc());
+        args[DNNL_ARG_BIAS] = constant(w.bias, *bias, pd->bias_desc());
     for (std::size_t k = 0; k < ps.size(); ++k)
         if (ps[k].operand)
             args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(k)) | DNNL_ARG_SRC_1] = bind(*ps[k].operand);

@@ -15,8 +15,7 @@ namespace opsched::cpu {
 // `strides` (which may be negative or zero).
 struct StridedView {
     std::int64_t offset = 0;
-    std::vector<std::int64_t> dims;
-    std::vector<std::int64_t> strides;
+    std::vector<std::int64_t> dims, strides;
 
     bool hasNegativeStride() const;
 };

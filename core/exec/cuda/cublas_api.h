@@ -17,13 +17,15 @@ using CublasGemmStridedBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOper
     const void*, void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
 
 struct CublasApi {
-    decltype(&cublasGetVersion) getVersion = nullptr;
-    decltype(&cublasGetStatusString) getStatusString = nullptr;
+    // A handle, set up for a stream, and the one call the executor makes on it.
     decltype(&cublasCreate) create = nullptr;
     decltype(&cublasDestroy) destroy = nullptr;
     decltype(&cublasSetStream) setStream = nullptr;
     decltype(&cublasSetWorkspace) setWorkspace = nullptr;
     CublasGemmStridedBatchedEx gemmStridedBatchedEx = nullptr;
+    // The version, and the names errors give.
+    decltype(&cublasGetVersion) getVersion = nullptr;
+    decltype(&cublasGetStatusString) getStatusString = nullptr;
 };
 
 // The table, loaded on first use, or nullptr when cuBLAS cannot be opened or lacks a symbol;

@@ -1,5 +1,6 @@
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/device_activation.cuh"
+#include "exec/cuda/device_index.cuh"
 
 #include <algorithm>
 #include <cfloat>
@@ -157,13 +158,8 @@ __global__ void multiplyKernel(const float* a, const float* b, float* out, Broad
 {
     GRID_STRIDE(i, total)
     {
-        std::int64_t rest = i, ia = 0, ib = 0;
-        for (int d = s.rank - 1; d >= 0; --d) {
-            const std::int64_t x = rest % s.dims[d];
-            rest /= s.dims[d];
-            ia += x * s.aStrides[d];
-            ib += x * s.bStrides[d];
-        }
+        std::int64_t ia = 0, ib = 0;
+        addStridedOffsets(i, s.rank, s.dims, s.aStrides, s.bStrides, ia, ib);
         out[i] = apply(act, a[ia] * b[ib]);
     }
 }

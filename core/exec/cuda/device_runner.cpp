@@ -194,23 +194,14 @@ void DeviceRunner::compileMerged(const std::vector<OpId>& order, const std::vect
     if (!geometry)
         throw Error(what + ": the ops cannot run as one convolution");
     const cpu::StackedWeights stacked = cpu::stackWeights(graph_, order, *geometry);
-    ConvShape shape;
-    shape.batch = graph_.batch();
-    shape.inChannels = geometry->inChannels;
-    shape.inH = geometry->inH;
-    shape.inW = geometry->inW;
-    shape.outChannels = geometry->outChannels;
-    shape.outH = geometry->outH;
-    shape.outW = geometry->outW;
-    shape.conv.outChannels = geometry->outChannels;
-    shape.conv.kernelH = geometry->kernelH;
-    shape.conv.kernelW = geometry->kernelW;
-    shape.conv.strideH = geometry->strideH;
-    shape.conv.strideW = geometry->strideW;
-    shape.conv.padTop = geometry->padTop;
-    shape.conv.padLeft = geometry->padLeft;
-    shape.conv.padBottom = geometry->padBottom;
-    shape.conv.padRight = geometry->padRight;
+    const ConvShape shape { .batch = graph_.batch(),
+        .inChannels = geometry->inChannels,
+        .inH = geometry->inH,
+        .inW = geometry->inW,
+        .outChannels = geometry->outChannels,
+        .outH = geometry->outH,
+        .outW = geometry->outW,
+        .conv = geometry->conv() };
     convs_.push_back(std::make_unique<CudnnConv>(
         cudnn_, shape, stacked.weights, &stacked.bias, first.layers.front().activation, at(input), stack, what));
     weightBytes_ += static_cast<std::int64_t>((stacked.weights.size() + stacked.bias.size()) * sizeof(float));
@@ -314,15 +305,14 @@ struct DeviceRunner::LayerSteps {
 
     void operator()(const Conv2d& p) const
     {
-        ConvShape shape;
-        shape.batch = inDims.at(0);
-        shape.inChannels = inDims.at(1);
-        shape.inH = inDims.at(2);
-        shape.inW = inDims.at(3);
-        shape.outChannels = outDims.at(1);
-        shape.outH = outDims.at(2);
-        shape.outW = outDims.at(3);
-        shape.conv = p;
+        const ConvShape shape { .batch = inDims.at(0),
+            .inChannels = inDims.at(1),
+            .inH = inDims.at(2),
+            .inW = inDims.at(3),
+            .outChannels = outDims.at(1),
+            .outH = outDims.at(2),
+            .outW = outDims.at(3),
+            .conv = p };
         const auto w = weights(0);
         const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
         runner.convs_.push_back(std::make_unique<CudnnConv>(

@@ -39,12 +39,7 @@ bool fitsCublasInt(const ColumnMajorGemm& c)
 
 RowMajorGemm gemmLayerProblem(std::int64_t n, std::int64_t k, std::int64_t o)
 {
-    RowMajorGemm g;
-    g.m = n;
-    g.n = o;
-    g.k = k;
-    g.bTransposed = true;
-    return g;
+    return { .m = n, .n = o, .k = k, .bTransposed = true };
 }
 
 std::vector<RowMajorGemm> matMulProblems(const kernels::BatchedMatMul& g)

@@ -1,4 +1,5 @@
 #include "exec/cuda/device_activation.cuh"
+#include "exec/cuda/device_index.cuh"
 #include "exec/cuda/tensor_kernels.h"
 
 #include <cfloat>
@@ -23,13 +24,8 @@ __global__ void stridedCopyKernel(const float* src, float* dst, StridedCopy c, A
 {
     TENSOR_GRID_STRIDE(i, total)
     {
-        std::int64_t rest = i, s = c.srcOffset, d = c.dstOffset;
-        for (int k = c.rank - 1; k >= 0; --k) {
-            const std::int64_t x = rest % c.dims[k];
-            rest /= c.dims[k];
-            s += x * c.srcStrides[k];
-            d += x * c.dstStrides[k];
-        }
+        std::int64_t s = c.srcOffset, d = c.dstOffset;
+        addStridedOffsets(i, c.rank, c.dims, c.srcStrides, c.dstStrides, s, d);
         dst[d] = applyActivation(act, src[s]);
     }
 }
@@ -91,13 +87,8 @@ __global__ void batchedMatMulKernel(const float* a, const float* b, float* out, 
     const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y; // m
     const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x; // n
     for (std::int64_t bi = blockIdx.z; bi < g.batch; bi += gridDim.z) {
-        std::int64_t rest = bi, ao = 0, bo = 0;
-        for (int d = g.batchRank - 1; d >= 0; --d) {
-            const std::int64_t x = rest % g.batchDims[d];
-            rest /= g.batchDims[d];
-            ao += x * g.aBatchStrides[d];
-            bo += x * g.bBatchStrides[d];
-        }
+        std::int64_t ao = 0, bo = 0;
+        addStridedOffsets(bi, g.batchRank, g.batchDims, g.aBatchStrides, g.bBatchStrides, ao, bo);
         const float* am = a + ao;
         const float* bm = b + bo;
         float acc = 0.0F;
