@@ -257,6 +257,18 @@ void TestDagView::wheelZoomsAroundCursor()
     // Fit brings it back.
     view.fitToView();
     QCOMPARE(view.scale(), scale);
+
+    // So does a double click on empty space; one on a box keeps the zoom.
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.zoomBy(3, cursor);
+    const double zoomed = view.scale();
+    const QPoint box = view.opRect(OpId(17U)).center().toPoint();
+    QVERIFY(QRect(QPoint(0, 0), view.size()).contains(box));
+    QTest::mouseDClick(&view, Qt::LeftButton, {}, box);
+    QCOMPARE(view.scale(), zoomed);
+    QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(view.scale(), scale);
 }
 
 void TestDagView::newGraphReplacesPendingLayout()

@@ -636,6 +636,13 @@ void DagView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton)
         return;
+    // QWidget's mouseDoubleClickEvent() delivers the second press of a double click here: on
+    // empty space it fits the graph (and starts no drag).
+    if (event->type() == QEvent::MouseButtonDblClick) {
+        if (!opAt(event->position()).valid())
+            fitToView();
+        return;
+    }
     dragging_ = true;
     moved_ = false;
     pressPos_ = lastPos_ = event->position();
@@ -669,12 +676,6 @@ void DagView::mouseReleaseEvent(QMouseEvent* event)
     }
     if (op.valid())
         emit opSelected(op.value());
-}
-
-void DagView::mouseDoubleClickEvent(QMouseEvent* event)
-{
-    if (event->button() == Qt::LeftButton && !opAt(event->position()).valid())
-        fitToView();
 }
 
 void DagView::keyPressEvent(QKeyEvent* event)
