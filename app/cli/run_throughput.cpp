@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -82,11 +83,12 @@ public:
     {
         const std::size_t L = inputs.size();
         values_.assign(graph_.tensors().size(), std::vector<std::vector<float>>(L));
-        ready_.assign(graph_.tensors().size(), std::vector<char>(L, 0));
+        inputCount_ = L;
+        ready_ = std::make_unique<std::atomic<char>[]>(graph_.tensors().size() * L); // all 0
         for (std::size_t l = 0; l < L; ++l)
             for (std::size_t i = 0; i < graph_.inputs().size(); ++i) {
                 values_[graph_.inputs()[i].value()][l] = inputs[l][i];
-                ready_[graph_.inputs()[i].value()][l] = 1;
+                readyFlag(graph_.inputs()[i], l).store(1, std::memory_order_relaxed);
             }
         error_ = nullptr;
         failed_ = false;
@@ -154,7 +156,7 @@ private:
             std::lock_guard lock(mutex_);
             if (!error_)
                 error_ = std::current_exception();
-            failed_ = true;
+            failed_.store(true);
             wake_.notify_all();
         }
     }
@@ -164,22 +166,27 @@ private:
     {
         const Subgraph& sub = *b.subgraph;
         const auto lo = static_cast<std::size_t>(b.first), hi = static_cast<std::size_t>(b.first + b.count);
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] {
-                if (failed_)
-                    return true;
-                for (TensorId t : sub.inputs)
-                    for (std::size_t l = lo; l < hi; ++l)
-                        if (!ready_[t.value()][l])
-                            return false;
+        auto ready = [&] {
+            if (failed_.load())
                 return true;
-            });
-            if (failed_)
-                throw Error("another device failed");
+            for (TensorId t : sub.inputs)
+                for (std::size_t l = lo; l < hi; ++l)
+                    if (!readyFlag(t, l).load(std::memory_order_acquire))
+                        return false;
+            return true;
+        };
+        // The devices are pinned to cores of their own: a short spin catches an input that is a
+        // few microseconds away without a sleep and wake-up; then the condition variable.
+        for (int spin = 0; spin < kSpins && !ready(); ++spin)
+            std::this_thread::yield();
+        if (!ready()) {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, ready);
         }
-        // A value is written once per run, before it is marked ready under the lock: from here on
-        // it is only read, so the copies below hold no lock (the other device keeps going).
+        if (failed_.load())
+            throw Error("another device failed");
+        // A value is written once per run, before its flag is set (release): from here on it is
+        // only read, so the copies below hold no lock.
         std::vector<std::vector<float>> in(sub.inputs.size());
         for (std::size_t i = 0; i < sub.inputs.size(); ++i) // inputs stacked along the batch
             for (std::size_t l = lo; l < hi; ++l)
@@ -202,13 +209,13 @@ private:
                 slices[o].emplace_back(from, from + static_cast<std::ptrdiff_t>(each));
             }
         }
-        {
+        for (std::size_t o = 0; o < sub.outputs.size(); ++o)
+            for (std::size_t l = lo; l < hi; ++l) {
+                values_[sub.outputs[o].value()][l] = std::move(slices[o][l - lo]);
+                readyFlag(sub.outputs[o], l).store(1, std::memory_order_release);
+            }
+        { // a waiter checks the flags holding the lock: taking it here means none misses this wake-up
             std::lock_guard lock(mutex_);
-            for (std::size_t o = 0; o < sub.outputs.size(); ++o)
-                for (std::size_t l = lo; l < hi; ++l) {
-                    values_[sub.outputs[o].value()][l] = std::move(slices[o][l - lo]);
-                    ready_[sub.outputs[o].value()][l] = 1;
-                }
         }
         wake_.notify_all();
     }
@@ -224,11 +231,14 @@ private:
     // Per device, by (op, batch size); made and run on that device's worker (prepareDevice).
     std::vector<std::map<std::pair<std::uint32_t, std::int64_t>, std::unique_ptr<exec::SegmentExecutor>>> executors_;
     std::vector<std::vector<std::vector<float>>> values_; // [tensor][input]
-    std::vector<std::vector<char>> ready_;
+    std::atomic<char>& readyFlag(TensorId t, std::size_t input) { return ready_[t.value() * inputCount_ + input]; }
+    static constexpr int kSpins = 2000;
+    std::unique_ptr<std::atomic<char>[]> ready_; // [tensor * inputs + input]: its value is there
+    std::size_t inputCount_ = 0;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::exception_ptr error_;
-    bool failed_ = false;
+    std::atomic<bool> failed_ = false;
     Clock::time_point origin_;
 };
 
