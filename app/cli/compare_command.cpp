@@ -181,7 +181,8 @@ Runner addCompareCommand(CLI::App& app)
            "With --devices: milp-split's largest module solved as one piece (default 12)")
         ->check(rangeOf(engine::kMaxModuleTasks));
     cmd->add_flag("--equal-time", opts->mappers.equalTime,
-        "With --devices (latency): run sa and ea for as long as milp-split took (the paper's equal runtime)");
+        "With --devices (latency or throughput): run sa and ea for as long as milp-split took (the paper's "
+        "equal runtime)");
     addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): issue 24's inputs
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);

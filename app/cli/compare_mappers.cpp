@@ -77,11 +77,19 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     options.timeLimitSeconds = o.timeLimit;
     options.maxModuleTasks = o.maxModuleTasks;
     options.symmetry = symmetryOf(o.files);
+    auto runRow = [&](const std::string& name, const map::MapperOptions& mine) -> Row {
+        if (throughput) {
+            const map::ThroughputResult m = map::runThroughputMapper(name, *batched, mine);
+            return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers };
+        }
+        const map::MapResult m = map::runMapper(name, *problem, mine);
+        return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size() };
+    };
     // The paper's equal-runtime comparison: milp-split first, then sa and ea for as long.
-    std::optional<map::MapResult> split;
-    if (o.equalTime && !throughput) {
+    std::optional<Row> split;
+    if (o.equalTime) {
         try {
-            split = map::runMapper("milp-split", *problem, options);
+            split = runRow("milp-split", options);
         } catch (const Error&) {
         }
     }
@@ -89,18 +97,10 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     double single = 0;
     for (const auto& info : map::mappers()) {
         try {
-            Row row;
             map::MapperOptions mine = options;
             if (split && (info.name == "sa" || info.name == "ea"))
                 mine.runSeconds = std::max(split->solveSeconds, 1e-3);
-            if (throughput) {
-                const map::ThroughputResult m = map::runThroughputMapper(info.name, *batched, options);
-                row = { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers };
-            } else {
-                const map::MapResult m
-                    = split && info.name == "milp-split" ? *split : map::runMapper(info.name, *problem, mine);
-                row = { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size() };
-            }
+            const Row row = split && info.name == "milp-split" ? *split : runRow(info.name, mine);
             if (info.name == "bd")
                 single = row.makespan;
             results.push_back(rowJson(info.name, row, single, throughput ? static_cast<double>(o.inputs) : 0.0));

@@ -97,23 +97,43 @@ PAPER_TABLE4 = {
 }
 
 
-def table4(cli, limit, inputs, quick):
+def throughput_rows(cli, model, limit, inputs, equal_time):
+    """Every batched mapper's JSON row: `map` each alone, or with equal_time one `compare --equal-time`
+    (sa and ea run as long as milp-split took; milp-split's row gets the upper bound)."""
+    args = ("--objective", "throughput", "--inputs", str(inputs))
+    if not equal_time:
+        by = {}
+        for m in BATCHED:
+            try:
+                by[m] = map_one(cli, model, m, limit, args)
+            except subprocess.CalledProcessError as e:
+                by[m] = {"error": "refused" if "rows" in e.stderr else "error"}
+        return by
+    out = subprocess.run([cli, "compare", model, "--devices", DEVICES, "--time-limit", str(limit), "--json",
+                          "--equal-time", *args], capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    by = {r["mapper"]: r for r in doc["results"]}
+    by["milp-split"]["throughput_upper_bound_per_s"] = inputs / doc["lower_bound_ms"] * 1e3
+    return by
+
+
+def table4(cli, limit, inputs, quick, equal_time):
     print(f"\nTable IV: throughput (inputs/s) of 10-module ER(0.2) RWNNs, {inputs} inputs in batches of "
-          f"L/4..L (pipelined or not), on {DEVICES}; milp-split limited to {limit} s")
+          f"L/4..L (pipelined or not), on {DEVICES}; milp-split limited to {limit} s"
+          + ("; sa and ea run as long as milp-split (--equal-time)" if equal_time else ""))
     print("milp*: the whole MILP is over its row cap, the best list heuristic's mapping is what it returns")
     print(f"{'model':<14}" + "".join(f"{m:>11}" for m in BATCHED) + f"{'UBound':>9}  split_vs_best_heuristic  split_s"
           "  split/bd (paper)  split/UB (paper)")
     for label, channels, dep in rwnn_configs(quick):
         model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
-        row, by = f"{label:<14}", {}
+        row, by = f"{label:<14}", throughput_rows(cli, model, limit, inputs, equal_time)
         for m in BATCHED:
-            try:
-                by[m] = map_one(cli, model, m, limit, ("--objective", "throughput", "--inputs", str(inputs)))
-                capped = m == "milp" and "row" in by[m].get("note", "")
-                row += f"{by[m]['throughput_per_s']:>10.1f}{'*' if capped else ' '}"
-            except subprocess.CalledProcessError as e:
-                row += f"{'refused' if 'rows' in e.stderr else 'error':>11}"
-        heuristics = max(by[m]["throughput_per_s"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"])
+            if "error" in by[m]:
+                row += f"{by[m]['error'][:10]:>11}"
+                continue
+            capped = m == "milp" and ("row" in by[m].get("note", "") or by[m].get("status") == "heuristic")
+            row += f"{by[m]['throughput_per_s']:>10.1f}{'*' if capped else ' '}"
+        heuristics = max(by[m]["throughput_per_s"] for m in ["bd", "met", "greedy", "heft", "ea", "sa"] if "error" not in by[m])
         split = by["milp-split"]
         upper = split["throughput_upper_bound_per_s"]
         paper = PAPER_TABLE4[label]
@@ -132,7 +152,7 @@ def main():
     ap.add_argument("--inputs", type=int, default=16, help="Table IV: inputs per batch (the paper: 16 for RWNNs)")
     ap.add_argument("--quick", action="store_true", help="two rows of each table (a smoke run)")
     ap.add_argument("--equal-time", action="store_true",
-                    help="Table I: sa and ea run for as long as milp-split took (compare --equal-time)")
+                    help="Tables I and IV: sa and ea run for as long as milp-split took (compare --equal-time)")
     a = ap.parse_args()
     tables = a.tables.split(",")
     try:
@@ -141,7 +161,7 @@ def main():
         if "3" in tables:
             table3(a.cli, a.milp_limit, a.quick)
         if "4" in tables:
-            table4(a.cli, a.milp_limit, a.inputs, a.quick)
+            table4(a.cli, a.milp_limit, a.inputs, a.quick, a.equal_time)
     except subprocess.CalledProcessError as e:
         sys.exit(f"bench_mapping: {' '.join(e.cmd)} failed: {e.stderr}")
 

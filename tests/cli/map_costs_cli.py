@@ -2,7 +2,7 @@
 """Issue 24 from the command line: `map --write-costs` then `map --costs` gives the same mapping
 (JSON and CSV tables, simulated and paper devices), --links changes one pair only, and the GPT-3
 pipeline study runs on the shipped Fig. 8 topology (replicated vs multi-node, small; `map` and
-`compare --objective pipeline`)."""
+`compare --objective pipeline`), and `compare --equal-time` gives sa and ea milp-split's time."""
 import argparse
 import json
 import os
@@ -80,6 +80,16 @@ def main():
         sys.exit(f"compare --objective pipeline without a topology: {doc}")
     if rows["milp"]["throughput_per_s"] < rows["greedy"]["throughput_per_s"] * 0.999:
         sys.exit("compare --objective pipeline: milp below greedy")
+    # --equal-time (latency and throughput): sa and ea run for as long as milp-split took.
+    for objective in ("latency", "throughput"):
+        doc = json.loads(run(a.cli, "compare", model, "--devices", "sim:xeon,sim:t4,sim:a100", "--objective", objective,
+                             "--inputs", "8", "--time-limit", "3", "--equal-time", "--json"))
+        rows = {r["mapper"]: r for r in doc["results"]}
+        split = rows["milp-split"]["solve_s"]
+        for name in ("sa", "ea"):
+            if rows[name]["solve_s"] < split * 0.95:
+                sys.exit(f"compare --objective {objective} --equal-time: {name} ran {rows[name]['solve_s']:.3f} s, "
+                         f"milp-split {split:.3f} s")
     print("ok", out)
 
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace opsched::map {
@@ -150,12 +151,24 @@ ThroughputResult search(const ThroughputProblem& p, const MapperOptions& o, bool
     }
     auto best = current;
     double bestCost = currentCost;
-    const std::uint64_t budget = o.iterations ? o.iterations : std::max<std::uint64_t>(5000, 200 * n);
-    double temperature = std::isfinite(currentCost) ? 0.1 * currentCost / std::log(2.0) : 1.0;
-    const double cooling = std::pow(1e-4, 1.0 / static_cast<double>(budget));
+    // An evaluation budget, or with runSeconds a wall-time run (the paper's equal-runtime
+    // comparison): the clock stops it and the cooling is spread over the time.
+    const bool timed = o.runSeconds > 0;
+    const std::uint64_t budget = timed ? std::numeric_limits<std::uint64_t>::max()
+        : o.iterations                 ? o.iterations
+                                       : std::max<std::uint64_t>(5000, 200 * n);
+    const double stop = timed ? std::min(o.runSeconds, o.timeLimitSeconds) : o.timeLimitSeconds;
+    const double hot = std::isfinite(currentCost) ? 0.1 * currentCost / std::log(2.0) : 1.0;
+    double temperature = hot;
+    const double cooling = timed ? 1.0 : std::pow(1e-4, 1.0 / static_cast<double>(budget));
     for (std::uint64_t i = 0; i < budget && choices > 1; ++i) {
-        if ((i & 255) == 0 && std::chrono::duration<double>(Clock::now() - t0).count() > o.timeLimitSeconds)
-            break;
+        if ((i & 255) == 0) {
+            const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+            if (elapsed > stop)
+                break;
+            if (timed)
+                temperature = hot * std::pow(1e-4, elapsed / stop);
+        }
         auto child = current;
         bool changed = false;
         for (std::size_t t = 0; t < n && !annealing; ++t)
