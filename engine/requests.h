@@ -35,6 +35,9 @@ struct ScheduleRequest {
     bool cudaGraph = false;
     std::string lowering = kDefaultLowering; // barriers, events or best (plan/lowering.h, schedulers.h)
     std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
+    // Mappers only: latency (one input) or throughput (`inputs` inputs split per op, at batch 1).
+    std::string objective = "latency";
+    std::int64_t inputs = kMapInputs.def;
 };
 
 // A schedule or plan file evaluated on a device (`evaluate`).

@@ -1,11 +1,14 @@
 #include "engine/results/mapping_result.h"
 
 #include "engine/map_devices.h"
+#include "engine/map_inputs.h"
+#include "engine/results/throughput_mapping_result.h"
 #include "map/bounds/lower_bound.h"
 #include "map/bridge/mapping_plan.h"
 
 #include "map/problem/problem_builder.h"
 #include "map/solvers/mappers.h"
+#include "map/solvers/throughput_mappers.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -128,6 +131,27 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
     return result;
 }
 
+namespace {
+
+// `map --objective throughput --inputs L` on simulated devices: the model at batch 1, its L inputs
+// split per op (as a throughput file the CLI writes is shown).
+std::shared_ptr<const ScheduleResult> computeThroughputMappingResult(
+    const Graph& openGraph, const ScheduleRequest& request, const std::string& mapper)
+{
+    const Graph graph = openGraph.batch() == 1 ? openGraph : openGraph.withBatch(1);
+    const map::ThroughputProblem problem
+        = engine::throughputProblem(graph, request.device, "", "", {}, {}, request.inputs);
+    map::MapperOptions options;
+    options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
+    const map::ThroughputResult r = map::runThroughputMapper(mapper, problem, options);
+    std::vector<map::Transfer> transfers;
+    const map::ThroughputTimes times = map::evaluate(problem, r.mapping, &transfers);
+    return throughputMappingResult(graph, problem, r.mapping, times, transfers, request,
+        { mapper, map::toString(r.status), map::throughputLowerBound(problem) * 1e3, r.solveSeconds });
+}
+
+} // namespace
+
 std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGraph, const ScheduleRequest& request)
 {
     const std::string mapper = request.scheduler.substr(std::string(kMapperPrefix).size());
@@ -137,16 +161,20 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
         throw Error("a mapper places ops across several devices: pick a device list such as "
                     "sim:xeon,sim:t4,sim:a100 ("
             + request.device + " is one device)");
-    const Graph graph
-        = request.batch > 0 && request.batch != openGraph.batch() ? openGraph.withBatch(request.batch) : openGraph;
-    std::vector<map::DeviceCosts> devices;
-    for (const auto& ref : refs) {
+    for (const auto& ref : refs)
         if (!ref.simulated())
             throw Error(ref.text
                 + " is not a simulated device: measured devices (cpu, cpu:N, cuda:N) are mapped by "
                   "opsched-cli map, which the Schedules panel runs for a list that names one");
+    if (request.objective == "throughput")
+        return computeThroughputMappingResult(openGraph, request, mapper);
+    if (request.objective != "latency")
+        throw Error("unknown mapping objective '" + request.objective + "' (latency or throughput)");
+    const Graph graph
+        = request.batch > 0 && request.batch != openGraph.batch() ? openGraph.withBatch(request.batch) : openGraph;
+    std::vector<map::DeviceCosts> devices;
+    for (const auto& ref : refs)
         devices.push_back(engine::deviceCosts(graph, ref, {}, names)); // as `map --devices` costs it
-    }
     const map::MappingProblem problem = map::buildProblem(graph, devices, engine::linksFor(names, std::nullopt));
     map::MapperOptions options;
     options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default

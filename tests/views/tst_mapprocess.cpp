@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QComboBox>
+#include <QLabel>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -58,6 +59,93 @@ private slots:
                 QStringLiteral("4"), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
                 QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("--time-limit"),
                 QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"), QStringLiteral("--json") }));
+    }
+
+    void argumentsCarryTheThroughputObjective()
+    {
+        MapRequest r;
+        r.model = QString::fromLatin1(kModel);
+        r.devices = QStringLiteral("cpu:0,cpu:1");
+        r.objective = QStringLiteral("throughput");
+        r.inputs = 8;
+        const QStringList args = r.arguments(QStringLiteral("/tmp/t.json"));
+        QCOMPARE(args.mid(args.size() - 4),
+            (QStringList { QStringLiteral("--objective"), QStringLiteral("throughput"), QStringLiteral("--inputs"),
+                QStringLiteral("8") }));
+    }
+
+    void throughputIsMappedInProcessOnSimulatedDevices()
+    {
+        SchedulePanel panel;
+        panel.setGraph(graph_);
+        panel.setModelRef(QString::fromLatin1(kModel));
+        auto* objective = panel.findChild<QComboBox*>(QStringLiteral("objectiveCombo"));
+        auto* inputs = panel.findChild<QSpinBox*>(QStringLiteral("inputsSpin"));
+        auto* lowering = panel.findChild<QComboBox*>(QStringLiteral("loweringCombo"));
+        QVERIFY(objective && inputs && lowering);
+        // A scheduler lowers plans and has no objective; a mapper the other way round, and its
+        // inputs count for throughput only.
+        QVERIFY(lowering->isEnabled() && !objective->isEnabled() && !inputs->isEnabled());
+        select(panel, QStringLiteral("map:greedy"), QStringLiteral("sim:t4,sim:a100"));
+        QVERIFY(!lowering->isEnabled() && objective->isEnabled() && !inputs->isEnabled());
+        objective->setCurrentText(QStringLiteral("throughput"));
+        QVERIFY(inputs->isEnabled());
+        QCOMPARE(inputs->value(), int(engine::kMapInputs.def));
+        QCOMPARE(inputs->maximum(), int(engine::kMapInputs.max));
+        inputs->setValue(8);
+        QSignalSpy started(panel.mapProcess(), &MapProcess::started);
+        QSignalSpy done(&panel, &SchedulePanel::finished);
+        panel.run();
+        QVERIFY(done.wait(60000));
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        QCOMPARE(started.size(), 0); // simulated: no child process
+        const auto result = panel.results()->result(0);
+        QVERIFY(result && result->mapping);
+        QCOMPARE(result->output.params.at("objective").get<std::string>(), std::string("throughput"));
+        QCOMPARE(result->output.params.at("inputs").get<std::int64_t>(), std::int64_t(8));
+        QCOMPARE(result->batch, std::int64_t(1));
+        const QString status = panel.findChild<QLabel*>(QStringLiteral("statusLabel"))->text();
+        QVERIFY2(status.contains(QStringLiteral(" for 8 inputs, ")) && status.contains(QStringLiteral("inputs/s")),
+            qPrintable(status));
+
+        // The CLI maps the same problem to the same throughput.
+        QProcess cli;
+        cli.start(QStringLiteral(OPSCHED_CLI_PATH),
+            { QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--devices"),
+                QStringLiteral("sim:t4,sim:a100"), QStringLiteral("--mapper"), QStringLiteral("greedy"),
+                QStringLiteral("--objective"), QStringLiteral("throughput"), QStringLiteral("--inputs"),
+                QStringLiteral("8"), QStringLiteral("--json") });
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0);
+        const auto file = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+        const double cliRate = file.at("throughput_per_s").get<double>();
+        const double rate = result->output.params.at("throughput_per_s").get<double>();
+        QVERIFY2(
+            std::abs(rate - cliRate) <= 1e-9 * cliRate, qPrintable(QStringLiteral("%1 vs %2").arg(rate).arg(cliRate)));
+    }
+
+    void throughputOnMeasuredDevicesGoesToTheCli()
+    {
+        SchedulePanel panel;
+        panel.setGraph(graph_);
+        panel.setModelRef(QString::fromLatin1(kModel));
+        panel.mapProcess()->setCliPath(QStringLiteral(OPSCHED_CLI_PATH));
+        QSignalSpy started(panel.mapProcess(), &MapProcess::started);
+        QSignalSpy done(&panel, &SchedulePanel::finished);
+        select(panel, QStringLiteral("map:greedy"), QStringLiteral("cpu:0,cpu:1"));
+        panel.findChild<QComboBox*>(QStringLiteral("objectiveCombo"))->setCurrentText(QStringLiteral("throughput"));
+        panel.findChild<QSpinBox*>(QStringLiteral("inputsSpin"))->setValue(4);
+        panel.run();
+        QCOMPARE(started.size(), 1);
+        QVERIFY2(started.at(0).at(0).toString().contains(QStringLiteral("--objective throughput --inputs 4")),
+            qPrintable(started.at(0).at(0).toString()));
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
+        const auto result = panel.results()->result(0);
+        QVERIFY(result && result->mapping);
+        QCOMPARE(result->output.params.at("objective").get<std::string>(), std::string("throughput"));
+        QCOMPARE(result->output.params.at("inputs").get<std::int64_t>(), std::int64_t(4));
+        QCOMPARE(result->mapping->devices, (std::vector<std::string> { "cpu:0", "cpu:1" }));
     }
 
     void simulatedDevicesRecognised()

@@ -8,9 +8,12 @@ namespace opsched {
 QStringList MapRequest::arguments(const QString& output) const
 {
     // --json keeps the summary text off stdout (it is discarded); the file is what is read back.
-    return { QStringLiteral("map"), model, QStringLiteral("--batch"), QString::number(batch),
+    QStringList args { QStringLiteral("map"), model, QStringLiteral("--batch"), QString::number(batch),
         QStringLiteral("--devices"), devices, QStringLiteral("--mapper"), mapper, QStringLiteral("--time-limit"),
         QString::number(timeLimitSeconds), QStringLiteral("-o"), output, QStringLiteral("--json") };
+    if (objective != QLatin1String("latency"))
+        args << QStringLiteral("--objective") << objective << QStringLiteral("--inputs") << QString::number(inputs);
+    return args;
 }
 
 MapProcess::MapProcess(QObject* parent)

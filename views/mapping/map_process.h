@@ -21,6 +21,8 @@ struct MapRequest {
     QString devices; // comma-separated
     QString mapper = QString::fromLatin1(engine::kDefaultMapper);
     double timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
+    QString objective = QStringLiteral("latency"); // or throughput: `inputs` inputs split per op
+    qint64 inputs = engine::kMapInputs.def;
 
     // The `opsched-cli` arguments, starting with "map", writing the mapping to `output`.
     QStringList arguments(const QString& output) const;

@@ -44,6 +44,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     progress_->setMaximumHeight(8);
     progress_->setRange(0, 1);
     status_ = new QLabel;
+    status_->setObjectName(QStringLiteral("statusLabel"));
     status_->setWordWrap(true);
     auto* proxy = createTable();
 
@@ -59,9 +60,14 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     batchRow->addWidget(new QLabel(tr("s")));
     batchRow->addWidget(s_);
     form->addRow(tr("Batch"), batchRow);
+    // Schedulers lower to plans; mappers have an objective instead (the row enables what applies).
     auto* loweringRow = new QHBoxLayout;
     loweringRow->addWidget(lowering_, 1);
     loweringRow->addWidget(cudaGraph_);
+    loweringRow->addSpacing(12);
+    loweringRow->addWidget(new QLabel(tr("mapping")));
+    loweringRow->addWidget(objective_);
+    loweringRow->addWidget(inputs_);
     form->addRow(tr("Lowering"), loweringRow);
     layOutRunPanel(this, form, runButton_, cancelButton_, progress_, status_, table_);
 
@@ -133,6 +139,26 @@ void SchedulePanel::createSettings()
                              "evaluates both and keeps the faster"));
     cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
     cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
+    objective_ = new QComboBox;
+    objective_->setObjectName(QStringLiteral("objectiveCombo"));
+    objective_->addItems({ QStringLiteral("latency"), QStringLiteral("throughput") });
+    objective_->setToolTip(tr("What a mapper (map:...) optimises: the latency of one input, or the throughput of a "
+                              "number of inputs split across the devices per op (the model at batch 1)"));
+    inputs_ = limitSpinBox(engine::kMapInputs, QStringLiteral("inputsSpin"),
+        tr("Throughput: inputs to map, split per op into batches of L/4, L/2, 3L/4 or L"));
+    inputs_->setPrefix(tr("inputs "));
+    connect(scheduler_, &QComboBox::currentTextChanged, this, [this] { updateEnabledSettings(); });
+    connect(objective_, &QComboBox::currentTextChanged, this, [this] { updateEnabledSettings(); });
+    updateEnabledSettings();
+}
+
+void SchedulePanel::updateEnabledSettings()
+{
+    const bool mapper = scheduler_->currentText().startsWith(QLatin1String(kMapperPrefix));
+    lowering_->setEnabled(!mapper);
+    cudaGraph_->setEnabled(!mapper);
+    objective_->setEnabled(mapper);
+    inputs_->setEnabled(mapper && objective_->currentText() == QLatin1String("throughput"));
 }
 
 QSortFilterProxyModel* SchedulePanel::createTable()
@@ -247,6 +273,8 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     request.cudaGraph = cudaGraph_->isChecked();
     request.lowering = lowering_->currentText().toStdString();
     request.batch = batch_->value();
+    request.objective = objective_->currentText().toStdString();
+    request.inputs = inputs_->value();
     start(request);
 }
 
@@ -320,6 +348,10 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
     }
     map.devices = devices.join(QLatin1Char(','));
     map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
+    map.objective = QString::fromStdString(request.objective);
+    map.inputs = request.inputs;
+    if (request.objective == "throughput")
+        map.batch = 1; // the inputs are the batch
     map.timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
     if (!mapProcess_->start(map)) {
         done(nullptr, mapProcess_->lastError());
@@ -378,8 +410,14 @@ void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QSt
         emit finished(false, error);
         return;
     }
-    status_->setText(
-        tr("%1: %2 ms").arg(QString::fromStdString(result->request.scheduler)).arg(result->latency * 1e3, 0, 'f', 3));
+    QString text
+        = tr("%1: %2 ms").arg(QString::fromStdString(result->request.scheduler)).arg(result->latency * 1e3, 0, 'f', 3);
+    const auto& params = result->output.params;
+    if (params.contains("throughput_per_s") && params.contains("inputs")) // ms is then the time for all inputs
+        text += tr(" for %1 inputs, %2 inputs/s")
+                    .arg(params.at("inputs").get<qint64>())
+                    .arg(params.at("throughput_per_s").get<double>(), 0, 'f', 1);
+    status_->setText(text);
     addResult(result);
     emit finished(true, QString());
 }

@@ -55,6 +55,7 @@ signals:
 
 private:
     void createSettings(); // scheduler, device, batch, pruning, lowering: the engine's defaults and ranges
+    void updateEnabledSettings(); // lowering for schedulers, objective (and inputs) for mappers
     QSortFilterProxyModel* createTable();
     void start(const ScheduleRequest& request);
     void startBusy(const ScheduleRequest& request, const QString& how);
@@ -71,6 +72,8 @@ private:
     QSpinBox* s_ = nullptr;
     QComboBox* lowering_ = nullptr;
     QCheckBox* cudaGraph_ = nullptr;
+    QComboBox* objective_ = nullptr; // mappers: latency or throughput
+    QSpinBox* inputs_ = nullptr; // mappers, throughput: inputs split per op
     QPushButton* runButton_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
