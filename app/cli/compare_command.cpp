@@ -208,8 +208,17 @@ Runner addCompareCommand(CLI::App& app)
             std::cerr << "Run 'opsched-cli compare --help' for usage.\n";
             return kExitUsage;
         }
+        const bool mappers = !opts->mappers.devices.empty() || devicesFromFiles(opts->mappers.files);
+        if (!mappers)
+            for (const char* name : { "--link", "--time-limit", "--objective", "--inputs", "--max-module-tasks",
+                     "--equal-time", "--links", "--write-costs", "--symmetry" })
+                if (cmd->count(name) > 0) {
+                    std::cerr << "opsched-cli: compare: " << name
+                              << " applies to the mappers: give --devices (or --costs/--topology)\n";
+                    return kExitUsage;
+                }
         const Graph graph = loadModel(opts->target.model, opts->target.batch);
-        if (!opts->mappers.devices.empty() || devicesFromFiles(opts->mappers.files))
+        if (mappers)
             return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
         return compareSchedulers(graph, *opts);
     };
