@@ -77,8 +77,7 @@ private slots:
     void throughputIsMappedInProcessOnSimulatedDevices()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
+        openModelWithCli(panel, {});
         auto* objective = panel.findChild<QComboBox*>(QStringLiteral("objectiveCombo"));
         auto* inputs = panel.findChild<QSpinBox*>(QStringLiteral("inputsSpin"));
         auto* lowering = panel.findChild<QComboBox*>(QStringLiteral("loweringCombo"));
@@ -127,9 +126,7 @@ private slots:
     void throughputOnMeasuredDevicesGoesToTheCli()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
-        panel.mapProcess()->setCliPath(QStringLiteral(OPSCHED_CLI_PATH));
+        openModelWithCli(panel, QStringLiteral(OPSCHED_CLI_PATH));
         QSignalSpy started(panel.mapProcess(), &MapProcess::started);
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:greedy"), QStringLiteral("cpu:0,cpu:1"));
@@ -159,9 +156,7 @@ private slots:
     void measuredDevicesAreMappedByTheCli()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
-        panel.mapProcess()->setCliPath(QStringLiteral(OPSCHED_CLI_PATH));
+        openModelWithCli(panel, QStringLiteral(OPSCHED_CLI_PATH));
         QSignalSpy started(panel.mapProcess(), &MapProcess::started);
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:heft"), QStringLiteral("cpu:0, cpu:1"));
@@ -204,9 +199,7 @@ private slots:
     void theCliErrorIsShown()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
-        panel.mapProcess()->setCliPath(QStringLiteral(OPSCHED_CLI_PATH));
+        openModelWithCli(panel, QStringLiteral(OPSCHED_CLI_PATH));
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:heft"), QStringLiteral("cpu:0,nosuch:1"));
         panel.run();
@@ -222,9 +215,7 @@ private slots:
     void simulatedListsStayInProcess()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
-        panel.mapProcess()->setCliPath(dir_.filePath(QStringLiteral("not-there"))); // would fail if used
+        openModelWithCli(panel, dir_.filePath(QStringLiteral("not-there"))); // would fail if used
         QSignalSpy started(panel.mapProcess(), &MapProcess::started);
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:heft"), QStringLiteral("sim:t4,sim:a100"));
@@ -252,9 +243,7 @@ private slots:
         QFETCH(QByteArray, body);
         QFETCH(QString, expected);
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
-        panel.mapProcess()->setCliPath(fakeCli(body));
+        openModelWithCli(panel, fakeCli(body));
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:heft"), QStringLiteral("cpu:0,cpu:1"));
         panel.run();
@@ -268,8 +257,7 @@ private slots:
     void cancelStopsTheChild()
     {
         SchedulePanel panel;
-        panel.setGraph(graph_);
-        panel.setModelRef(QString::fromLatin1(kModel));
+        openModelWithCli(panel, {});
         // A child that ignores SIGTERM: Cancel kills it after the grace period.
         panel.mapProcess()->setCliPath(fakeCli("trap '' TERM\nwhile true; do sleep 0.1; done"));
         panel.mapProcess()->setGracePeriod(300);
@@ -306,6 +294,15 @@ private slots:
     }
 
 private:
+    // The test model open in `panel`, mapped by the CLI at `cli` (none: the panel's own search).
+    void openModelWithCli(SchedulePanel& panel, const QString& cli) const
+    {
+        panel.setGraph(graph_);
+        panel.setModelRef(QString::fromLatin1(kModel));
+        if (!cli.isEmpty())
+            panel.mapProcess()->setCliPath(cli);
+    }
+
     static void select(SchedulePanel& panel, const QString& scheduler, const QString& devices)
     {
         panel.findChild<QComboBox*>(QStringLiteral("schedulerCombo"))->setCurrentText(scheduler);
