@@ -43,11 +43,36 @@ nlohmann::ordered_json rowJson(const std::string& mapper, const Row& m, double s
     return r;
 }
 
+void printMapperRows(const nlohmann::ordered_json& results, bool throughput)
+{
+    std::printf("%-11s %12s %s%8s %10s %8s %9s %9s\n", "mapper", "makespan_ms", throughput ? "  inputs/s " : "",
+        "vs_bd", "status", "gap", "solve_s", "transfers");
+    for (const auto& r : results) {
+        if (r.contains("error")) {
+            std::printf("%-11s %s\n", r["mapper"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
+            continue;
+        }
+        char gap[16] = "-", rate[32] = "";
+        if (r["gap"].is_number())
+            std::snprintf(gap, sizeof gap, "%.1f%%", r["gap"].get<double>() * 100);
+        if (throughput)
+            std::snprintf(rate, sizeof rate, "%10.1f ", r["throughput_per_s"].get<double>());
+        std::printf("%-11s %12.4f %s%7.2fx %10s %8s %9.3f %9zu\n", r["mapper"].get<std::string>().c_str(),
+            r["makespan_ms"].get<double>(), rate, r["speedup_over_bd"].get<double>(),
+            r["status"].get<std::string>().c_str(), gap, r["solve_s"].get<double>(), r["transfers"].get<std::size_t>());
+    }
+}
+
 } // namespace
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& o, const CostCacheOptions& cache, bool json)
 {
     if (o.objective == "pipeline") {
+        if (o.equalTime) {
+            std::cerr << "opsched-cli: compare: --equal-time applies to latency and throughput (sa and ea are not "
+                         "pipeline mappers)\n";
+            return kExitUsage;
+        }
         const map::MappingProblem problem = latencyProblem(graph, o.devices, o.link, "", cache, o.files);
         writeCostsIfAsked(o.files, problem, graph.batch());
         map::MapperOptions options;
@@ -129,22 +154,7 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
     else
         std::printf("%s, batch %lld, mapped over %s (latency; lower bound %.4f ms)\n", graph.name().c_str(),
             static_cast<long long>(graph.batch()), deviceList.c_str(), bound * 1e3);
-    std::printf("%-11s %12s %s%8s %10s %8s %9s %9s\n", "mapper", "makespan_ms", throughput ? "  inputs/s " : "",
-        "vs_bd", "status", "gap", "solve_s", "transfers");
-    for (const auto& r : results) {
-        if (r.contains("error")) {
-            std::printf("%-11s %s\n", r["mapper"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
-            continue;
-        }
-        char gap[16] = "-", rate[32] = "";
-        if (r["gap"].is_number())
-            std::snprintf(gap, sizeof gap, "%.1f%%", r["gap"].get<double>() * 100);
-        if (throughput)
-            std::snprintf(rate, sizeof rate, "%10.1f ", r["throughput_per_s"].get<double>());
-        std::printf("%-11s %12.4f %s%7.2fx %10s %8s %9.3f %9zu\n", r["mapper"].get<std::string>().c_str(),
-            r["makespan_ms"].get<double>(), rate, r["speedup_over_bd"].get<double>(),
-            r["status"].get<std::string>().c_str(), gap, r["solve_s"].get<double>(), r["transfers"].get<std::size_t>());
-    }
+    printMapperRows(results, throughput);
     return kExitOk;
 }
 
