@@ -135,13 +135,15 @@ private:
     // per op and batch size, kept between runs.
     void prepareDevice(std::size_t device)
     {
-        exec::pinCallingThreadToCpuCores(cores_[device]);
+        const auto& cores = cores_[device];
+        if (!cores.empty()) // `cpu` (every core): oneDNN's own threads, nothing to pin
+            exec::pinCallingThreadToCpuCores(cores);
         auto& mine = executors_[device];
         for (std::size_t index : perDevice_[device]) {
             Batch& b = batches_[index];
             auto& e = mine[{ b.task, b.count }];
             if (!e)
-                e = exec::makeCallerCpuSegmentExecutor(b.subgraph->graph, static_cast<int>(cores_[device].size()));
+                e = exec::makeCallerCpuSegmentExecutor(b.subgraph->graph, static_cast<int>(cores.size()));
             b.executor = e.get();
         }
     }
