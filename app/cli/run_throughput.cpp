@@ -137,7 +137,7 @@ private:
     {
         const auto& cores = cores_[device];
         if (!cores.empty()) // `cpu` (every core): oneDNN's own threads, nothing to pin
-            exec::pinCallingThreadToCpuCores(cores);
+            cpu::pinCallingThread(cores);
         auto& mine = executors_[device];
         for (std::size_t index : perDevice_[device]) {
             Batch& b = batches_[index];

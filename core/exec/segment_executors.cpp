@@ -59,11 +59,6 @@ std::unique_ptr<SegmentExecutor> makeCpuSegmentExecutor(const Graph& subgraph, c
     return std::make_unique<CpuSegment>(subgraph, std::move(o));
 }
 
-void pinCallingThreadToCpuCores(const std::vector<int>& cores)
-{
-    cpu::pinCallingThread(cores);
-}
-
 std::unique_ptr<SegmentExecutor> makeCallerCpuSegmentExecutor(const Graph& subgraph, int threads)
 {
     cpu::CpuOptions o;

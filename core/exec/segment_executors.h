@@ -14,12 +14,9 @@ namespace opsched::exec {
 // cores (CpuOptions::partitions with one partition). Throws Error as CpuExecutor does.
 std::unique_ptr<SegmentExecutor> makeCpuSegmentExecutor(const Graph& subgraph, const std::vector<int>& cores);
 // Runs on the calling thread with `threads` OpenMP threads (0: oneDNN's default), no hand-off: for
-// a caller that pinned itself to a partition's cores (pinCallingThreadToCpuCores) and creates and
-// runs it there.
+// a caller that pinned itself to a partition's cores (cpu::pinCallingThread) and creates and runs
+// it there.
 std::unique_ptr<SegmentExecutor> makeCallerCpuSegmentExecutor(const Graph& subgraph, int threads);
-// Pins the calling thread to `cores` with as many OpenMP threads. Throws Error when it cannot (or
-// without the CPU backend).
-void pinCallingThreadToCpuCores(const std::vector<int>& cores);
 
 // cuda:`device`. Throws Error as CudaExecutor does (no CUDA build, no device, no cuDNN, ...).
 std::unique_ptr<SegmentExecutor> makeCudaSegmentExecutor(const Graph& subgraph, int device, bool tf32);

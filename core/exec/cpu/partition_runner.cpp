@@ -130,15 +130,11 @@ void pinCallingThread(const std::vector<int>& cores)
 void PartitionRunner::worker(int p)
 {
     try {
-        try {
-            pinCallingThread(partitions_[static_cast<std::size_t>(p)]);
-        } catch (const Error& e) {
-            throw Error("CPU partition " + std::to_string(p) + ": " + e.what());
-        }
-    } catch (...) {
+        pinCallingThread(partitions_[static_cast<std::size_t>(p)]);
+    } catch (const Error& e) {
         std::lock_guard lock(mutex_);
         if (!error_)
-            error_ = std::current_exception();
+            error_ = std::make_exception_ptr(Error("CPU partition " + std::to_string(p) + ": " + e.what()));
     }
     std::uint32_t seen = 0;
     {
