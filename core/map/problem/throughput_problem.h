@@ -77,6 +77,9 @@ struct ThroughputTimes {
 // overlapping inputs' results): the window draws them, the mappers' inner loops skip the cost.
 ThroughputTimes evaluate(
     const ThroughputProblem& problem, const ThroughputMapping& mapping, std::vector<Transfer>* transfers = nullptr);
+// evaluate()'s makespan alone (kUnsupported where the mapping is not a schedule), without building
+// the per-batch times: what the mappers' inner loops call.
+double throughputMakespan(const ThroughputProblem& problem, const ThroughputMapping& mapping);
 
 // Orders each device's batches by the tasks' position in `priority`.
 ThroughputMapping throughputWithOrder(const ThroughputProblem& problem, const std::vector<std::uint32_t>& split,

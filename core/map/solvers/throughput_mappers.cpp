@@ -139,7 +139,7 @@ ThroughputResult search(const ThroughputProblem& p, const MapperOptions& o, bool
     const std::size_t n = p.base.taskCount(), choices = p.splits.size();
     SplitMix64 rng(o.seed ^ (annealing ? 0xB5A5ULL : 0xBEAEULL));
     auto cost
-        = [&](const std::vector<std::uint32_t>& s) { return evaluate(p, throughputWithOrder(p, s, order)).makespan; };
+        = [&](const std::vector<std::uint32_t>& s) { return throughputMakespan(p, throughputWithOrder(p, s, order)); };
     std::vector<std::uint32_t> current = from ? *from : metSplits(p);
     if (annealing && !from)
         for (auto& s : current)

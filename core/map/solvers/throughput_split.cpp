@@ -96,11 +96,10 @@ private:
     std::pair<ThroughputMapping, double> best(const std::vector<std::uint32_t>& split) const
     {
         ThroughputMapping bfs = throughputWithOrder(p_, split, order_);
-        const double bfsCost = evaluate(p_, bfs).makespan;
+        const double bfsCost = throughputMakespan(p_, bfs);
         ThroughputMapping listed = throughputEarliestStart(p_, split, order_);
-        const ThroughputTimes t = evaluate(p_, listed);
-        if (t.feasible && t.makespan < bfsCost)
-            return { std::move(listed), t.makespan };
+        if (const double listedCost = throughputMakespan(p_, listed); listedCost < bfsCost)
+            return { std::move(listed), listedCost };
         return { std::move(bfs), bfsCost };
     }
 
@@ -161,6 +160,8 @@ private:
     ThroughputMapping join(const PiecePath& dp) const;
     Piece price(
         const ThroughputProblem& sub, const SegmentTasks& seg, std::int64_t entrySplit, std::int64_t exitSplit) const;
+    Piece refine(const ThroughputProblem& sub, const SegmentTasks& seg, std::int64_t entrySplit, std::int64_t exitSplit,
+        const Piece& from) const;
     bool improveWindow(
         std::size_t first, std::size_t last, double seconds, ThroughputMapping& current, ThroughputTimes& currentTimes);
     std::vector<std::pair<std::size_t, std::size_t>> windows(std::size_t offset) const;
@@ -175,7 +176,7 @@ private:
     std::vector<SegmentTasks> segments_;
     std::vector<std::size_t> segmentOf_; // per task: the segment it belongs to (a separator: the one it ends)
     std::size_t milpWindows_ = 0, milpImproved_ = 0;
-    bool polished_ = false;
+    bool polished_ = false, repricedBetter_ = false;
 };
 
 Piece ThroughputSplitter::price(
@@ -197,13 +198,12 @@ Piece ThroughputSplitter::price(
         starts[0][i] = fixed[i] != kFree ? static_cast<std::uint32_t>(fixed[i]) : hint_[seg.tasks[i]];
         starts[1][i] = fixed[i] != kFree ? static_cast<std::uint32_t>(fixed[i]) : static_cast<std::uint32_t>(uniform);
     }
-    // Long pieces (multi-channel graphs, few separators) are priced by one short descent from the
-    // heuristic's splits, so that every (entry, exit) pair gets priced in the time; the joined
-    // mapping is searched further afterwards.
+    // Long pieces (multi-channel graphs, few separators) descend from the heuristic's splits only:
+    // the uniform start was not seen to win there, and costs as much again.
     const bool longPiece = n > kLongPieceTasks;
     Piece best;
     for (auto& split : starts) {
-        const double c = search.descend(split, fixed, longPiece ? 2 : 8);
+        const double c = search.descend(split, fixed);
         if (c < best.makespan) {
             best.makespan = c;
             best.split = split;
@@ -214,6 +214,46 @@ Piece ThroughputSplitter::price(
     if (std::isfinite(best.makespan))
         best.mapping = search.mapping(best.split);
     return best;
+}
+
+// Another (entry, exit) pair of a long piece from a priced one: the new entry and exit splits,
+// and single-op moves only near them (within two dependencies), the rest of the piece held. The
+// inside of a long piece hardly depends on its ends, so every pair gets a price in the time.
+Piece ThroughputSplitter::refine(const ThroughputProblem& sub, const SegmentTasks& seg, std::int64_t entrySplit,
+    std::int64_t exitSplit, const Piece& from) const
+{
+    const std::size_t n = seg.tasks.size();
+    const Dag& dag = sub.base.dag;
+    std::vector<std::int64_t> fixed(n);
+    for (std::size_t i = 0; i < n; ++i)
+        fixed[i] = from.split[i];
+    std::vector<std::uint32_t> split = from.split;
+    auto release = [&](std::uint32_t end, bool down) {
+        std::vector<std::uint32_t> near { end };
+        for (int hop = 0; hop < 2; ++hop) {
+            const std::vector<std::uint32_t> ring = near;
+            for (std::uint32_t t : ring)
+                for (std::uint32_t q : down ? dag.successors[t] : dag.predecessors[t])
+                    near.push_back(q);
+        }
+        for (std::uint32_t t : near)
+            fixed[t] = kFree;
+    };
+    if (seg.hasEntry)
+        release(0, true);
+    if (seg.hasExit)
+        release(static_cast<std::uint32_t>(n - 1), false);
+    if (seg.hasEntry)
+        fixed.front() = entrySplit, split.front() = static_cast<std::uint32_t>(entrySplit);
+    if (seg.hasExit)
+        fixed.back() = exitSplit, split.back() = static_cast<std::uint32_t>(exitSplit);
+    SplitSearch search(sub, deadline_, false);
+    Piece piece;
+    piece.makespan = search.descend(split, fixed);
+    piece.split = split;
+    if (std::isfinite(piece.makespan))
+        piece.mapping = search.mapping(piece.split);
+    return piece;
 }
 
 // The tasks of segments [first, last]: the first one's entry separator leads (finished at the
@@ -426,14 +466,21 @@ ThroughputSplitter::PiecePath ThroughputSplitter::cheapestPath() const
         std::stable_sort(entries.begin(), entries.end(), [&](std::size_t x, std::size_t y) { return dp[x] < dp[y]; });
         if (entries.size() > std::max<std::size_t>(kEntryStates, k))
             entries.resize(std::max<std::size_t>(kEntryStates, k));
+        // A long piece is searched in full for its first (entry, exit) pair only; the other pairs
+        // refine that piece near their ends (see refine()).
+        const bool refined = seg.tasks.size() > kLongPieceTasks;
+        std::optional<Piece> priced;
         for (std::size_t a : entries) {
             for (std::size_t b = 0; b < exits; ++b) {
                 if (seg.hasExit && p_.pipelined(b))
                     continue; // separators as barriers: their states are whole batches
                 if (Clock::now() > pricingDeadline && std::isfinite(next[b]))
                     continue; // out of pricing time: keep the first piece found for this exit
-                Piece piece = price(sub, seg, firstState ? kFree : static_cast<std::int64_t>(a),
-                    seg.hasExit ? static_cast<std::int64_t>(b) : kFree);
+                const std::int64_t entry = firstState ? kFree : static_cast<std::int64_t>(a);
+                const std::int64_t exit = seg.hasExit ? static_cast<std::int64_t>(b) : kFree;
+                Piece piece = refined && priced ? refine(sub, seg, entry, exit, *priced) : price(sub, seg, entry, exit);
+                if (refined && !priced && std::isfinite(piece.makespan))
+                    priced = piece;
                 if (dp[a] + piece.makespan < next[b]) {
                     next[b] = dp[a] + piece.makespan;
                     choice[i][b] = Choice { firstState ? kFree : static_cast<std::int64_t>(a), std::move(piece) };
@@ -501,11 +548,27 @@ ThroughputResult ThroughputSplitter::run()
     if (!result.times.feasible)
         throw Error("milp-split (throughput): the joined pieces do not form a schedule: " + result.times.problem);
     polish(result);
+    // Once more from the polished mapping: every piece starts from its splits, so the program
+    // can combine what the polish found across pieces (a second round was not seen to gain).
+    hint_ = result.mapping.split;
+    const PiecePath again = cheapestPath();
+    ThroughputResult repriced = result;
+    repriced.mapping = join(again);
+    repriced.times = evaluate(p_, repriced.mapping);
+    if (repriced.times.feasible) {
+        polish(repriced);
+        if (repriced.times.makespan < result.times.makespan * (1 - 1e-12)) {
+            result = std::move(repriced);
+            repricedBetter_ = true;
+        }
+    }
     milpWindows(result);
     std::string note = "dp over " + std::to_string(segments_.size()) + " pieces: " + std::to_string(dpMakespan * 1e3)
         + " ms with barriers (priced in " + std::to_string(pricingSeconds) + " s)";
     if (polished_)
         note += "; polished by single-op moves and the EA";
+    if (repricedBetter_)
+        note += "; priced again from the polished mapping: better";
     if (milpWindows_)
         note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_) + " windows";
 
