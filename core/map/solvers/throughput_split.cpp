@@ -562,7 +562,9 @@ ThroughputResult ThroughputSplitter::run()
             repricedBetter_ = true;
         }
     }
+    const auto windowsFrom = Clock::now();
     milpWindows(result);
+    const double windowSeconds = std::chrono::duration<double>(Clock::now() - windowsFrom).count();
     std::string note = "dp over " + std::to_string(segments_.size()) + " pieces: " + std::to_string(dpMakespan * 1e3)
         + " ms with barriers (priced in " + std::to_string(pricingSeconds) + " s)";
     if (polished_)
@@ -570,7 +572,8 @@ ThroughputResult ThroughputSplitter::run()
     if (repricedBetter_)
         note += "; priced again from the polished mapping: better";
     if (milpWindows_)
-        note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_) + " windows";
+        note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_)
+            + " windows (" + std::to_string(windowSeconds) + " s)";
 
     for (ThroughputResult& other : pool_)
         if (!result.times.feasible || other.times.makespan < result.times.makespan * (1 - 1e-12)) {
