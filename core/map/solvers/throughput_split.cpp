@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kFree = -1;
 constexpr std::size_t kEntryStates = 4; // separator splits carried from one segment to the next
 constexpr std::size_t kLongPieceTasks = 24;
+constexpr std::uint64_t kPolishEaRuns = 5;
 
 // `tasks` (topological order) as a problem of their own. With `entryDone`, tasks[0] is the
 // separator the piece starts after: it costs nothing there (its batches finished at the barrier),
@@ -359,8 +360,10 @@ void ThroughputSplitter::polish(ThroughputResult& result)
 {
     // Before the MILP windows, so that it does not depend on the time they leave: moves over whole
     // batches, the EA from there (over whole batches too: pipelined splits would halve its useful
-    // mutations), then moves that may also pipeline, from both; the better is kept (the EA judges
-    // splits by one order, the moves by the better of two).
+    // mutations), then moves that may also pipeline, from both; the best is kept (the EA judges
+    // splits by one order, the moves by the better of two). The EA runs kPolishEaRuns times with
+    // consecutive seeds: where its result lands after the moves varied by up to 1.5% with the seed
+    // on Table IV's graphs, and each run costs a fraction of a second.
     SplitSearch whole(p_, deadline_), wholeOnly(p_, deadline_, false);
     std::vector<std::uint32_t> polished = result.mapping.split;
     wholeOnly.descend(polished, {});
@@ -373,13 +376,21 @@ void ThroughputSplitter::polish(ThroughputResult& result)
         }
     MapperOptions eaOptions = o_;
     eaOptions.timeLimitSeconds = std::max(0.0, std::chrono::duration<double>(deadline_ - Clock::now()).count());
-    std::vector<std::uint32_t> evolved = polished;
+    std::vector<std::vector<std::uint32_t>> candidates { polished };
     if (std::all_of(polished.begin(), polished.end(), [&](std::uint32_t x) { return x < unpiped.splits.size(); }))
-        evolved = improveThroughputSplits(unpiped, eaOptions, polished).mapping.split;
-    whole.descend(evolved, {});
-    whole.descend(polished, {});
-    if (whole.cost(evolved) < whole.cost(polished))
-        polished = std::move(evolved);
+        for (std::uint64_t run = 0; run < kPolishEaRuns; ++run) {
+            MapperOptions one = eaOptions;
+            one.seed = o_.seed + run;
+            candidates.push_back(improveThroughputSplits(unpiped, one, polished).mapping.split);
+        }
+    double bestCost = kUnsupported;
+    for (std::vector<std::uint32_t>& candidate : candidates) {
+        whole.descend(candidate, {});
+        if (const double c = whole.cost(candidate); c < bestCost) {
+            bestCost = c;
+            polished = candidate;
+        }
+    }
     {
         const ThroughputTimes t = evaluate(p_, whole.mapping(polished));
         if (t.feasible && t.makespan < result.times.makespan * (1 - 1e-12)) {
