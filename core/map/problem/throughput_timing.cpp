@@ -80,21 +80,11 @@ bool timeBlock(Timing& T, std::uint32_t t, std::uint32_t u, double free, std::ve
     return true;
 }
 
-// Times every batch into T. Returns the reason the mapping is not a schedule, or "".
-std::string timeMapping(
-    Timing& T, const ThroughputProblem& p, const ThroughputMapping& m, std::vector<Transfer>* transfers)
+// Why the splits cannot run (a split that does not exist, a device without a cost or the memory
+// for its batches), or "".
+std::string refuseSplits(Timing& T, const ThroughputProblem& p, const ThroughputMapping& m)
 {
-    if (transfers)
-        transfers->clear();
-    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount(), nodes = n * k;
-    T.p = &p;
-    T.split = &m.split;
-    T.n = n;
-    T.k = k;
-    T.makespan = T.transferredBytes = 0;
-    T.transfers = 0;
-    if (m.split.size() != n || m.order.size() != k)
-        return "the mapping does not cover every task and device";
+    const std::size_t n = T.n, k = T.k;
     T.memory.assign(k, 0.0);
     for (std::uint32_t t = 0; t < n; ++t) {
         if (m.split[t] >= p.splits.size())
@@ -113,6 +103,26 @@ std::string timeMapping(
     for (std::uint32_t u = 0; u < k; ++u)
         if (T.memory[u] > p.base.devices[u].memoryBytes)
             return "the batches mapped to " + p.base.devices[u].name + " need more than its memory";
+    return {};
+}
+
+// Times every batch into T. Returns the reason the mapping is not a schedule, or "".
+std::string timeMapping(
+    Timing& T, const ThroughputProblem& p, const ThroughputMapping& m, std::vector<Transfer>* transfers)
+{
+    if (transfers)
+        transfers->clear();
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount(), nodes = n * k;
+    T.p = &p;
+    T.split = &m.split;
+    T.n = n;
+    T.k = k;
+    T.makespan = T.transferredBytes = 0;
+    T.transfers = 0;
+    if (m.split.size() != n || m.order.size() != k)
+        return "the mapping does not cover every task and device";
+    if (std::string why = refuseSplits(T, p, m); !why.empty())
+        return why;
     // Inputs are dealt out in device order; batches laid out block after block.
     T.first.assign(nodes, 0);
     T.offset.assign(nodes + 1, 0);
