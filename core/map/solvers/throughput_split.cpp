@@ -23,14 +23,19 @@ constexpr std::uint64_t kPolishEaRuns = 5;
 
 // `tasks` (topological order) as a problem of their own. With `entryDone`, tasks[0] is the
 // separator the piece starts after: it costs nothing there (its batches finished at the barrier),
-// only its results' transfers count.
-ThroughputProblem restrictTo(const ThroughputProblem& p, const std::vector<std::uint32_t>& tasks, bool entryDone)
+// only its results' transfers count. Pipelined splits stay pipelined for pieces; for the MILP's
+// windows (`Batches::AsOneBlock`) they count as one block each, as the MILP models them.
+enum class Batches { Pipelined, AsOneBlock };
+ThroughputProblem restrictTo(
+    const ThroughputProblem& p, const std::vector<std::uint32_t>& tasks, bool entryDone, Batches batches)
 {
     ThroughputProblem sub;
     sub.base = subproblem(p.base, tasks, {});
     sub.inputs = p.inputs;
     sub.sizes = p.sizes;
     sub.splits = p.splits;
+    if (batches == Batches::Pipelined)
+        sub.pieces = p.pieces;
     for (std::uint32_t t : tasks)
         sub.seconds.push_back(p.seconds[t]);
     if (entryDone)
@@ -276,7 +281,7 @@ std::vector<std::pair<std::size_t, std::size_t>> ThroughputSplitter::windows(std
         std::size_t last = first;
         while (last + 1 < segments_.size()) {
             const auto tasks = windowTasks(segments_, first, last + 1);
-            const ThroughputProblem sub = restrictTo(p_, tasks, segments_[first].hasEntry);
+            const ThroughputProblem sub = restrictTo(p_, tasks, segments_[first].hasEntry, Batches::AsOneBlock);
             std::vector<std::int64_t> fixed(tasks.size(), kFree);
             if (segments_[first].hasEntry)
                 fixed.front() = 0;
@@ -298,7 +303,7 @@ bool ThroughputSplitter::improveWindow(
 {
     const bool hasEntry = segments_[first].hasEntry;
     const auto tasks = windowTasks(segments_, first, last);
-    const ThroughputProblem sub = restrictTo(p_, tasks, hasEntry);
+    const ThroughputProblem sub = restrictTo(p_, tasks, hasEntry, Batches::AsOneBlock);
     std::vector<std::int64_t> fixed(tasks.size(), kFree);
     if (hasEntry)
         fixed.front() = current.split[tasks.front()];
@@ -464,7 +469,7 @@ ThroughputSplitter::PiecePath ThroughputSplitter::cheapestPath() const
         const SegmentTasks& seg = segments[i];
         if (seg.tasks.empty())
             throw Error("milp-split (throughput): an empty module"); // segmentsBetweenSeparators never makes one
-        const ThroughputProblem sub = restrictTo(p_, seg.tasks, seg.hasEntry);
+        const ThroughputProblem sub = restrictTo(p_, seg.tasks, seg.hasEntry, Batches::Pipelined);
         const std::size_t exits = seg.hasExit ? splits : 1;
         std::vector<double> next(exits, kUnsupported);
         choice[i].assign(exits, Choice {});
