@@ -163,6 +163,8 @@ private:
 
     void buildSegments();
     PiecePath cheapestPath() const;
+    // Pricing takes at most half the time; the MILP on the chosen pieces and the polish the rest.
+    Clock::time_point pricingEnd() const { return t0_ + (deadline_ - t0_) / 2; }
     ThroughputMapping join(const PiecePath& dp) const;
     Piece price(
         const ThroughputProblem& sub, const SegmentTasks& seg, std::int64_t entrySplit, std::int64_t exitSplit) const;
@@ -230,9 +232,7 @@ Piece ThroughputSplitter::refine(const ThroughputProblem& sub, const SegmentTask
 {
     const std::size_t n = seg.tasks.size();
     const Dag& dag = sub.base.dag;
-    std::vector<std::int64_t> fixed(n);
-    for (std::size_t i = 0; i < n; ++i)
-        fixed[i] = from.split[i];
+    std::vector<std::int64_t> fixed(from.split.begin(), from.split.end());
     std::vector<std::uint32_t> split = from.split;
     auto release = [&](std::uint32_t end, bool down) {
         std::vector<std::uint32_t> near { end };
@@ -456,8 +456,7 @@ ThroughputSplitter::PiecePath ThroughputSplitter::cheapestPath() const
 {
     const std::size_t k = p_.base.deviceCount(), splits = p_.splits.size();
     const std::vector<SegmentTasks>& segments = segments_;
-    // Pricing takes at most half the time; the MILP on the chosen pieces and the polish the rest.
-    const auto pricingDeadline = t0_ + (deadline_ - t0_) / 2;
+    const auto pricingDeadline = pricingEnd();
 
     // dp[a]: the least barrier-to-barrier time up to the current separator with split a.
     std::vector<double> dp(1, 0.0);
@@ -564,19 +563,22 @@ ThroughputResult ThroughputSplitter::run()
     if (!result.times.feasible)
         throw Error("milp-split (throughput): the joined pieces do not form a schedule: " + result.times.problem);
     polish(result);
-    // Once more from the polished mapping: every piece starts from its splits, so the program
-    // can combine what the polish found across pieces (a second round was not seen to gain).
-    hint_ = result.mapping.split;
-    const PiecePath again = cheapestPath();
-    ThroughputResult repriced = result;
-    repriced.mapping = join(again);
-    repriced.times = evaluate(p_, repriced.mapping);
-    if (repriced.times.feasible) {
-        polish(repriced);
-        if (repriced.times.makespan < result.times.makespan * (1 - 1e-12)) {
-            result = std::move(repriced);
-            repricedBetter_ = true;
+    // Once more from the polished mapping, while pricing time is left: every piece starts from its
+    // splits, so the program can combine what the polish found across pieces (a third round was
+    // not seen to gain).
+    if (Clock::now() < pricingEnd()) {
+        hint_ = result.mapping.split;
+        ThroughputResult repriced = result;
+        repriced.mapping = join(cheapestPath());
+        repriced.times = evaluate(p_, repriced.mapping);
+        const bool polishedBefore = polished_;
+        if (repriced.times.feasible) {
+            polish(repriced);
+            repricedBetter_ = repriced.times.makespan < result.times.makespan * (1 - 1e-12);
+            if (repricedBetter_)
+                result = std::move(repriced);
         }
+        polished_ = polishedBefore || repricedBetter_; // the note speaks of the mapping returned
     }
     const auto windowsFrom = Clock::now();
     milpWindows(result);
