@@ -46,6 +46,43 @@ inline MappingProblem randomProblem(std::uint64_t seed, std::size_t n, std::size
     return p;
 }
 
+// A module-like problem: task 0 is fed from outside (arrives on device 0 first), every other task
+// has one to three earlier inputs; device 0 is fastest, the others 1.3-8x slower; every transfer
+// costs about two ops on device 0.
+inline MappingProblem moduleLike(std::uint64_t seed, std::size_t n, std::size_t k)
+{
+    SplitMix64 rng(seed);
+    MappingProblem p = randomProblem(seed, n, k, 0.0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (std::uint32_t j = 1; j < n; ++j) {
+        const std::size_t inputs = 1 + static_cast<std::size_t>(rng.uniform() * 2.99);
+        for (std::size_t e = 0; e < inputs; ++e)
+            edges.emplace_back(static_cast<std::uint32_t>(rng.uniform() * j), j);
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    p.dag = Dag::fromEdges(n, edges);
+    std::vector<double> slowdown(k, 1.0);
+    for (std::size_t u = 1; u < k; ++u)
+        slowdown[u] = 1.3 + 6.7 * rng.uniform();
+    for (auto& t : p.tasks) {
+        const double base = (20 + 10 * rng.uniform()) * 1e-6;
+        for (std::size_t u = 0; u < k; ++u)
+            t.seconds[u] = base * slowdown[u] * (0.9 + 0.2 * rng.uniform());
+        t.outputBytes = 0.8e6;
+    }
+    for (std::size_t u = 0; u < k; ++u)
+        for (std::size_t v = 0; v < k; ++v)
+            if (u != v)
+                p.links[u][v] = { 25e9, (5 + 20 * rng.uniform()) * 1e-6 };
+    p.release.assign(n, std::vector<double>(k, 0.0));
+    for (std::size_t u = 1; u < k; ++u)
+        p.release[0][u] = 42e-6;
+    if (rng.uniform() < 0.5) // sometimes a later arrival elsewhere too
+        p.release[n - 1][0] = 60e-6 * rng.uniform();
+    return p;
+}
+
 // Chains of small random modules joined at single tasks: separators everywhere MILP-SPLIT cuts.
 inline MappingProblem modularProblem(
     std::uint64_t seed, std::size_t modules, std::size_t perModule, std::size_t devices)

@@ -63,7 +63,7 @@ double ChainBound::solvedBound(const MappingProblem& sub, double budget) const
     try {
         const MapResult r = mapExactSearch(sub, o);
         if (r.status != SolveStatus::Optimal)
-            return simpleLowerBound(sub);
+            return std::max(simpleLowerBound(sub), exactSearchRootBound(sub));
         return r.cutoffProven ? budget : std::max(r.times.makespan, simpleLowerBound(sub));
     } catch (const Error&) {
         return kUnsupported; // no feasible mapping at all
@@ -243,6 +243,8 @@ double ChainBound::stretchPair(std::size_t j0, std::size_t j1, std::int64_t entr
     double value = std::max(simpleLowerBound(sub), chainBound);
     if (j0 == j1 && tasks.size() <= kExactSearchMaxTasks && value < budget)
         value = std::max(value, solvedBound(sub, budget));
+    else if (tasks.size() <= kExactSearchLimit)
+        value = std::max(value, exactSearchRootBound(sub)); // not solved here: the search's root bound
     return value;
 }
 

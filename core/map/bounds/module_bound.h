@@ -1,6 +1,7 @@
 // DiviML's lower bound (Section IV-B1) over MILP-SPLIT's module chain, with the OPTIMUM of each
-// module-sized piece (exact search, proven) where the paper has OPT, and simpleLowerBound only
-// where a piece is too large to solve or its search hits the node limit.
+// module-sized piece (exact search, proven) where the paper has OPT; where a piece is too large to
+// solve, spans several modules, or its search hits the node limit, the larger of simpleLowerBound
+// and the search's root bound (exactSearchRootBound: device windows, chains, loads).
 //
 // Between separators the join is exact, so the bound is a dynamic program over the separators'
 // devices: dp(exit on e) = min over d of dp(entry on d) + B(stretch | entry on d, exit on e), with

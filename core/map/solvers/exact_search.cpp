@@ -1,6 +1,8 @@
 #include "map/solvers/exact_search.h"
 
+#include "map/bounds/simplex_climb.h"
 #include "map/solvers/heuristic_mappers.h"
+#include "map/solvers/order_search.h"
 
 #include "util/error.h"
 
@@ -14,6 +16,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kEps = 1e-12; // seconds
+// Device windows are bounded for every subset of devices: up to this many devices.
+constexpr std::size_t kWindowDevices = 4;
+// SA's evaluations for the first mapping of a large search (about 0.1-0.3 s at 30 tasks).
+constexpr std::uint64_t kSeedAnnealingIterations = 60000;
+// The order search's evaluations from that mapping, and from each better one the search finds
+// (about 1.3 us each at 30 tasks).
+constexpr std::uint64_t kSeedOrderEvaluations = 400000, kIncumbentOrderEvaluations = 50000;
 
 class Search {
 public:
@@ -25,6 +34,9 @@ public:
     {
     }
 
+    void prepare();
+    // What nodeBound says before anything is scheduled (after prepare).
+    double rootBound() const { return nodeBound(); }
     MapResult run();
 
 private:
@@ -45,7 +57,27 @@ private:
     std::vector<std::vector<double>> lambda_; // weightings of the devices for the load bound, each summing to 1
     std::vector<std::vector<double>> weighted_; // per weighting, per task: min_u lambda_u c(t, u)
     std::vector<double> remainingWeighted_; // per weighting: the sum over unscheduled tasks
+    // Device windows (up to kWindowDevices devices): for each set S of devices that could be the
+    // ones running the unscheduled tasks, weightings over S (zero elsewhere).
+    struct Window {
+        std::uint32_t subset = 0;
+        bool body = false; // over the tasks with successors only (sinks have no tail)
+        std::vector<double> lambda, perTask; // perTask: min over u in S of lambda_u c(t, u)
+        double remaining = 0; // over unscheduled tasks that S can run
+        std::uint32_t impossible = 0; // unscheduled tasks no device of S can run
+    };
+    std::vector<Window> windows_;
+    void prepareWindows();
+    double windowBound() const;
+    // Filled by nodeBound for the unscheduled tasks: per device the earliest any of them can start
+    // there (head) and the least chain after any of them there (tail); infinity where none can run.
+    // [0]: all of them; [1]: those with successors.
+    mutable std::vector<double> head_[2], minTailOn_[2];
     std::vector<Mask> predMask_;
+    double rootBound_ = 0;
+    bool polishLeaves_ = false; // large problems: polishIncumbent at each new best
+    std::uint64_t polishes_ = 0;
+    void polishIncumbent();
     std::vector<std::uint32_t> topo_;
     // The partial schedule.
     Mask done_ = 0;
@@ -70,6 +102,10 @@ double Search::nodeBound() const
     double bound = makespan_;
     thread_local std::vector<double> ect;
     ect.assign(n_ * k_, kUnsupported);
+    for (int b = 0; b < 2; ++b) {
+        head_[b].assign(k_, kUnsupported);
+        minTailOn_[b].assign(k_, kUnsupported);
+    }
     for (std::uint32_t t : topo_) {
         if (done_ >> t & 1U)
             continue;
@@ -91,6 +127,10 @@ double Search::nodeBound() const
             }
             ect[t * k_ + u] = s + c;
             best = std::min(best, s + c + tailOn_[t * k_ + u]);
+            for (int b = 0; b < (p_.dag.successors[t].empty() ? 1 : 2); ++b) {
+                head_[b][u] = std::min(head_[b][u], s);
+                minTailOn_[b][u] = std::min(minTailOn_[b][u], tailOn_[t * k_ + u]);
+            }
         }
         bound = std::max(bound, best);
     }
@@ -102,6 +142,49 @@ double Search::nodeBound() const
         for (std::uint32_t u = 0; u < k_; ++u)
             sum += lambda_[w][u] * std::max(devFree_[u], lastStart_);
         bound = std::max(bound, sum);
+    }
+    return std::max(bound, windowBound());
+}
+
+double Search::windowBound() const
+{
+    // Whichever devices S run the unscheduled tasks, each u of S is busy from its head to the
+    // makespan less its tail with at least its share of them: makespan >= head_u + load_u +
+    // tail_u for u in S, so >= any convex combination over S. The least over S bounds it. The
+    // body windows do the same without the sinks (whose tail is zero) in loads, heads and tails.
+    double bound = 0;
+    if (windows_.empty())
+        return bound;
+    for (int body = 0; body < 2; ++body) {
+        const auto& head = head_[body];
+        const auto& tail = minTailOn_[body];
+        if (std::none_of(head.begin(), head.end(), [](double h) { return std::isfinite(h); }))
+            continue; // none of them left
+        double least = kUnsupported;
+        for (std::size_t w = 0; w < windows_.size();) {
+            const std::uint32_t subset = windows_[w].subset;
+            double best = 0;
+            bool valid = true;
+            for (std::uint32_t u = 0; u < k_; ++u)
+                valid = valid && (!(subset >> u & 1U) || std::isfinite(head[u])); // else S runs none of them
+            for (; w < windows_.size() && windows_[w].subset == subset; ++w) {
+                const Window& win = windows_[w];
+                if (!valid || win.body != (body == 1))
+                    continue;
+                if (win.impossible > 0) {
+                    best = kUnsupported;
+                    continue;
+                }
+                double value = win.remaining;
+                for (std::uint32_t u = 0; u < k_; ++u)
+                    if (subset >> u & 1U)
+                        value += win.lambda[u] * (head[u] + tail[u]);
+                best = std::max(best, value);
+            }
+            if (valid)
+                least = std::min(least, best);
+        }
+        bound = std::max(bound, least);
     }
     return bound;
 }
@@ -124,6 +207,8 @@ void Search::dfs(std::size_t depth)
             found_ = true;
             bestDevice_ = device_;
             bestStart_ = start_;
+            if (polishLeaves_)
+                polishIncumbent();
         }
         return;
     }
@@ -160,6 +245,12 @@ void Search::dfs(std::size_t depth)
         done_ |= Mask { 1 } << m.task;
         for (std::size_t w = 0; w < lambda_.size(); ++w)
             remainingWeighted_[w] -= weighted_[w][m.task];
+        for (Window& win : windows_) {
+            if (std::isfinite(win.perTask[m.task]))
+                win.remaining -= win.perTask[m.task];
+            else
+                --win.impossible;
+        }
         device_[m.task] = m.device;
         start_[m.task] = m.start;
         finish_[m.task] = m.end;
@@ -172,6 +263,12 @@ void Search::dfs(std::size_t depth)
         done_ &= ~(Mask { 1 } << m.task);
         for (std::size_t w = 0; w < lambda_.size(); ++w)
             remainingWeighted_[w] += weighted_[w][m.task];
+        for (Window& win : windows_) {
+            if (std::isfinite(win.perTask[m.task]))
+                win.remaining += win.perTask[m.task];
+            else
+                ++win.impossible;
+        }
         devFree_[m.device] = savedFree;
         usedMemory_[m.device] -= p_.tasks[m.task].memoryBytes();
         lastStart_ = savedLast;
@@ -179,6 +276,27 @@ void Search::dfs(std::size_t depth)
         makespan_ = savedMakespan;
         if (stopped_)
             return;
+    }
+}
+
+void Search::polishIncumbent()
+{
+    // A new best schedule: a short local search over devices and order from it often finds a
+    // better one that the depth-first order would reach much later (a tighter bound prunes more).
+    MapResult r;
+    std::vector<std::uint32_t> byStart(topo_);
+    std::stable_sort(byStart.begin(), byStart.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return bestStart_[a] != bestStart_[b] ? bestStart_[a] < bestStart_[b] : a < b;
+    });
+    r.mapping = mappingWithOrder(p_, bestDevice_, byStart);
+    r.times = evaluate(p_, r.mapping);
+    if (!r.times.feasible)
+        return;
+    const MapResult better = improveOrderAndDevices(p_, r, kIncumbentOrderEvaluations, o_.seed + ++polishes_);
+    if (better.times.makespan < best_ - kEps) {
+        best_ = better.times.makespan;
+        bestDevice_ = better.mapping.device;
+        bestStart_ = better.times.start;
     }
 }
 
@@ -260,7 +378,65 @@ void Search::prepareBounds()
     }
 }
 
-MapResult Search::run()
+void Search::prepareWindows()
+{
+    windows_.clear();
+    if (k_ > kWindowDevices)
+        return;
+    nodeBound(); // the heads and tails at the root
+    for (std::uint32_t subset = 1; subset < (1U << k_); ++subset) {
+        std::vector<std::uint32_t> members;
+        for (std::uint32_t u = 0; u < k_; ++u)
+            if (subset >> u & 1U)
+                members.push_back(u);
+        for (int body = 0; body < 2; ++body) {
+            auto window = [&](const std::vector<double>& lambda) {
+                Window win;
+                win.subset = subset;
+                win.body = body == 1;
+                win.lambda = lambda;
+                win.perTask.assign(n_, kUnsupported);
+                for (std::uint32_t t = 0; t < n_; ++t) {
+                    if (win.body && p_.dag.successors[t].empty())
+                        win.perTask[t] = 0;
+                    for (std::uint32_t u : members)
+                        if (std::isfinite(p_.seconds(t, u)))
+                            win.perTask[t] = std::min(win.perTask[t], lambda[u] * p_.seconds(t, u));
+                    if (std::isfinite(win.perTask[t]))
+                        win.remaining += win.perTask[t];
+                    else
+                        ++win.impossible;
+                }
+                return win;
+            };
+            auto rootValue = [&](const std::vector<double>& share) {
+                std::vector<double> lambda(k_, 0.0);
+                for (std::size_t i = 0; i < members.size(); ++i)
+                    lambda[members[i]] = share[i];
+                const Window win = window(lambda);
+                double value = win.impossible > 0 ? kUnsupported : win.remaining;
+                for (std::uint32_t u : members)
+                    value += lambda[u] * (head_[body][u] + minTailOn_[body][u]);
+                return value;
+            };
+            // Equal weights over S, and for two or more devices the best at the root.
+            std::vector<double> share(members.size(), 1.0 / static_cast<double>(members.size()));
+            std::vector<std::vector<double>> shares { share };
+            if (members.size() >= 2 && std::isfinite(rootValue(share))) {
+                climbSimplex(share, rootValue, rootValue(share), { 0.1, 0.02, 0.005, 0.001 });
+                shares.push_back(share);
+            }
+            for (const auto& w : shares) {
+                std::vector<double> lambda(k_, 0.0);
+                for (std::size_t i = 0; i < members.size(); ++i)
+                    lambda[members[i]] = w[i];
+                windows_.push_back(window(lambda));
+            }
+        }
+    }
+}
+
+void Search::prepare()
 {
     t0_ = Clock::now();
     p_.validate();
@@ -286,8 +462,29 @@ MapResult Search::run()
     finish_.assign(n_, 0.0);
     devFree_.assign(k_, 0.0);
     usedMemory_.assign(k_, 0.0);
+    prepareWindows();
+}
+
+MapResult Search::run()
+{
+    prepare();
+    rootBound_ = rootBound();
 
     MapResult heuristic = bestListHeuristic(p_);
+    if (n_ > kExactSearchMaxTasks && k_ >= 2) {
+        // Beyond a proof in milliseconds, start from SA's mapping when it is better: the depth-first
+        // search improves slowly on the list heuristics' (its first dives follow them).
+        MapperOptions sa;
+        sa.iterations = kSeedAnnealingIterations;
+        sa.seed = o_.seed;
+        try {
+            if (MapResult r = mapSimulatedAnnealing(p_, sa); r.times.makespan < heuristic.times.makespan)
+                heuristic = std::move(r);
+        } catch (const Error&) {
+        }
+        heuristic = improveOrderAndDevices(p_, heuristic, kSeedOrderEvaluations, o_.seed);
+        polishLeaves_ = true;
+    }
     best_ = std::min(heuristic.times.makespan, o_.cutoffSeconds);
     const bool cutoff = o_.cutoffSeconds < heuristic.times.makespan;
     dfs(0);
@@ -310,12 +507,21 @@ MapResult Search::run()
     r.cutoffProven = !stopped_ && cutoff && !found_;
     if (!stopped_)
         r.gap = 0;
+    else if (r.times.feasible && r.times.makespan > 0)
+        r.gap = std::max(0.0, (r.times.makespan - std::min(rootBound_, r.times.makespan)) / r.times.makespan);
     r.note = std::to_string(nodes_) + " nodes";
     r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0_).count();
     return r;
 }
 
 } // namespace
+
+double exactSearchRootBound(const MappingProblem& problem)
+{
+    Search search(problem, {});
+    search.prepare();
+    return search.rootBound();
+}
 
 MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& options)
 {

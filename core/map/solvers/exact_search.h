@@ -24,4 +24,8 @@ inline constexpr std::size_t kExactSearchLimit = 64;
 // Throws Error when the problem has more than kExactSearchLimit tasks or no feasible mapping.
 MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& options);
 
+// The search's lower bound on the makespan before it branches (chain, load and device-window
+// bounds): what a module's proven optimum is replaced by where its search did not finish.
+double exactSearchRootBound(const MappingProblem& problem);
+
 } // namespace opsched::map

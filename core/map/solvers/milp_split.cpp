@@ -25,6 +25,8 @@ using StateKey = std::vector<std::uint32_t>; // devices of a boundary's tasks, i
 // module with more exit states than this is only solved with its exits free.
 constexpr std::size_t kMaxEntryStates = 27;
 constexpr std::size_t kMaxExitStates = 27;
+// The time weight of a module's first solve against each of its others.
+constexpr double kLeadWeight = 4;
 
 // A module's mapping for one (entry, exit) pair, in global task ids.
 struct Piece {
@@ -57,7 +59,9 @@ private:
     // Module j alone: its inputs from the entry state's devices (arrival = the transfer, from the
     // moment the module before ended), tasks in `pins` held to their device.
     MappingProblem moduleProblem(std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& pins) const;
-    MapResult solve(const MappingProblem& sub, double cutoff);
+    // `lead`: the module's first solve (its cheapest entry, exits free), the one the answer most
+    // often comes from: it gets a larger share of the time.
+    MapResult solve(const MappingProblem& sub, double cutoff, bool lead = false);
     // Fills dp_[j + 1] from dp_[j].
     void joinModule(std::size_t j);
     void offer(std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks);
@@ -75,7 +79,16 @@ private:
     Clock::time_point t0_;
     ModuleChain chain_;
     std::vector<std::map<StateKey, DpEntry>> dp_; // per boundary
-    double moduleLimit_ = 1;
+    // Single channel (every join a separator): a module's piece from an entry whose total is
+    // `base` can only lead to a whole mapping better than upper_ (the best list heuristic's) if
+    // it is at most upper_ - base - what the later modules need at least; the cutoff for that.
+    double beyond(std::size_t j, double base) const
+    {
+        return std::isfinite(upper_) ? (upper_ - base - suffixBound_[j + 1]) * (1 + 1e-9) + 1e-15 : kUnsupported;
+    }
+    double upper_ = kUnsupported;
+    std::vector<double> suffixBound_; // per block: the sum of the later blocks' simpleLowerBound
+    double weightLeft_ = 0; // of the solves still expected (one per entry state and module)
     bool exact_ = true;
     bool timedOut_ = false;
     std::size_t solves_ = 0, dropped_ = 0;
@@ -114,7 +127,7 @@ MappingProblem Splitter::moduleProblem(
     return sub;
 }
 
-MapResult Splitter::solve(const MappingProblem& sub, double cutoff)
+MapResult Splitter::solve(const MappingProblem& sub, double cutoff, bool lead)
 {
     ++solves_;
     if (outOfTime()) {
@@ -122,8 +135,14 @@ MapResult Splitter::solve(const MappingProblem& sub, double cutoff)
         exact_ = false;
         return bestListHeuristic(sub);
     }
+    // Its share of the time left, by weight (tasks squared: a module twice the size is far more
+    // than twice as hard to prove) among the solves still expected, itself included; what earlier
+    // solves left unused goes to later ones.
+    const double weight = static_cast<double>(sub.taskCount() * sub.taskCount()) * (lead ? kLeadWeight : 1.0);
+    const double share = weight / std::max(weight, weightLeft_);
+    weightLeft_ = std::max(0.0, weightLeft_ - weight);
     MapperOptions o = o_;
-    o.timeLimitSeconds = std::min(moduleLimit_, std::max(0.05, o_.timeLimitSeconds - elapsed()));
+    o.timeLimitSeconds = std::max(0.05, (o_.timeLimitSeconds - elapsed()) * share);
     o.cutoffSeconds = cutoff;
     const bool autoSolver = o_.moduleSolver == MapperOptions::ModuleSolver::Auto;
     MapResult r = autoSolver && sub.taskCount() <= kExactSearchLimit ? mapExactSearch(sub, o) : mapMilp(sub, o);
@@ -197,14 +216,16 @@ void Splitter::joinModule(std::size_t j)
         return worst;
     };
     const std::vector<std::uint32_t> none(tasks.size(), UINT32_MAX);
+    bool lead = true;
     for (const auto& [base, entry] : entries) {
         // Free exits first: the optimum for this entry, and one exit state's exact value.
-        const double cutoff = worstKept() - base;
+        const double cutoff = std::min(worstKept() - base, lead ? kUnsupported : beyond(j, base));
         if (cutoff <= 0)
             break;
         MapResult r;
         try {
-            r = solve(moduleProblem(j, entry, none), cutoff);
+            r = solve(moduleProblem(j, entry, none), cutoff, lead);
+            lead = false;
         } catch (const Error&) {
             continue; // nothing fits behind this entry (memory, links)
         }
@@ -236,12 +257,14 @@ void Splitter::joinModule(std::size_t j)
                         : entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
             }
             const auto known = dp_[j + 1].find(key);
-            const double budget = (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base;
+            const double budget
+                = std::min((known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyond(j, base));
             bool runnable = true;
             for (const auto& t : sub.tasks)
                 runnable = runnable
                     && std::any_of(t.seconds.begin(), t.seconds.end(), [](double s) { return std::isfinite(s); });
-            if (!runnable || simpleLowerBound(sub) >= budget)
+            if (!runnable || simpleLowerBound(sub) >= budget
+                || (sub.taskCount() <= kExactSearchLimit && exactSearchRootBound(sub) >= budget))
                 continue;
             try {
                 const MapResult pinned = solve(sub, budget);
@@ -426,15 +449,28 @@ MapResult Splitter::run()
     p_.validate();
     chain_ = moduleChain(p_.dag, o_.maxModuleTasks);
     const std::size_t q = chain_.blocks.size(), k = p_.deviceCount();
-    std::size_t expected = 0, separators = 0;
+    std::size_t separators = 0;
     for (std::size_t j = 0; j < q; ++j) {
-        expected
-            += std::min<std::size_t>(kMaxEntryStates, static_cast<std::size_t>(std::pow(k, chain_.boundary[j].size())));
         separators += chain_.separatorJoin[j + 1] ? 1 : 0;
         exact_ = exact_ && chain_.separatorJoin[j + 1];
+        // The solves to expect: each entry state, with its exits free and then pinned (where
+        // joinModule enumerates them).
+        const auto& tasks = chain_.blocks[j];
+        const auto& out = chain_.boundary[j + 1];
+        const double exits = std::pow(static_cast<double>(k),
+            std::count_if(tasks.begin(), tasks.end(),
+                [&](std::uint32_t t) { return std::binary_search(out.begin(), out.end(), t); }));
+        const double entries
+            = std::min<double>(kMaxEntryStates, std::pow(static_cast<double>(k), chain_.boundary[j].size()));
+        const double size = static_cast<double>(tasks.size());
+        weightLeft_ += size * size * (entries * (exits <= kMaxExitStates ? exits : 1.0) - 1 + kLeadWeight);
     }
-    moduleLimit_ = std::max(0.5, o_.timeLimitSeconds / static_cast<double>(std::max<std::size_t>(1, expected)));
 
+    suffixBound_.assign(q + 1, 0.0);
+    for (std::size_t j = q; j-- > 0;)
+        suffixBound_[j] = suffixBound_[j + 1] + simpleLowerBound(p_, chain_.blocks[j]);
+    if (exact_)
+        upper_ = bestListHeuristic(p_).times.makespan;
     dp_.assign(q + 1, {});
     dp_[0][StateKey {}] = DpEntry { 0.0, {}, {} };
     for (std::size_t j = 0; j < q; ++j) {

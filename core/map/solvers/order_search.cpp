@@ -1,0 +1,94 @@
+#include "map/solvers/order_search.h"
+
+#include "map/solvers/heuristic_mappers.h"
+#include "util/random.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace opsched::map {
+namespace {
+
+// The priority list of a mapping: its tasks by start time (ties by topological position), so
+// that mappingWithOrder gives back the same per-device orders.
+std::vector<std::uint32_t> priorityOf(const MappingProblem& p, const MapResult& r)
+{
+    std::vector<std::uint32_t> order = *topologicalOrder(p.dag);
+    std::stable_sort(order.begin(), order.end(),
+        [&](std::uint32_t a, std::uint32_t b) { return r.times.start[a] < r.times.start[b]; });
+    return order;
+}
+
+} // namespace
+
+MapResult improveOrderAndDevices(
+    const MappingProblem& p, const MapResult& start, std::uint64_t evaluations, std::uint64_t seed)
+{
+    const std::size_t n = p.taskCount(), k = p.deviceCount();
+    if (n < 2 || !start.times.feasible)
+        return start;
+    SplitMix64 rng(seed ^ 0x0D3E5EA7ULL);
+    std::vector<std::uint32_t> device = start.mapping.device, priority = priorityOf(p, start);
+    std::vector<std::uint32_t> bestDevice = device, bestPriority = priority, position(n);
+    double current = start.times.makespan, best = current;
+    // Temperatures from 2% of the start's makespan down to 0.01%: moves that cost a transfer are
+    // taken early on, only improvements at the end.
+    const double hot = 0.02 * current, cold = 1e-4 * current;
+    constexpr double multi = 0.2; // the EA's mutation (several tasks at once); then single moves to 0.5
+    for (std::uint64_t i = 0; i < evaluations; ++i) {
+        const double temperature = hot
+            * std::pow(
+                cold / hot, static_cast<double>(i) / static_cast<double>(std::max<std::uint64_t>(1, evaluations)));
+        const std::uint32_t t = static_cast<std::uint32_t>(rng.below(n));
+        const std::uint32_t oldDevice = device[t];
+        std::vector<std::uint32_t> oldPriority, oldDevices;
+        const double pick = rng.uniform();
+        if (k >= 2 && pick < multi) {
+            oldDevices = device;
+            mutateDevices(device, k, rng);
+        } else if (k >= 2 && pick < 0.5) {
+            device[t] = static_cast<std::uint32_t>((oldDevice + 1 + rng.below(k - 1)) % k);
+        } else {
+            // Between its last input and its first consumer in the list.
+            for (std::size_t i2 = 0; i2 < n; ++i2)
+                position[priority[i2]] = static_cast<std::uint32_t>(i2);
+            std::size_t lo = 0, hi = n - 1;
+            for (std::uint32_t q : p.dag.predecessors[t])
+                lo = std::max<std::size_t>(lo, position[q] + 1);
+            for (std::uint32_t s : p.dag.successors[t])
+                hi = std::min<std::size_t>(hi, position[s] - 1);
+            if (hi <= lo)
+                continue;
+            const std::size_t to = lo + rng.below(hi - lo + 1);
+            if (to == position[t])
+                continue;
+            oldPriority = priority;
+            priority.erase(priority.begin() + position[t]);
+            priority.insert(priority.begin() + static_cast<std::ptrdiff_t>(to), t);
+        }
+        const MappingTimes times = evaluate(p, mappingWithOrder(p, device, priority));
+        const double cost = times.feasible ? times.makespan : kUnsupported;
+        if (cost <= current || (std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature))) {
+            current = cost;
+            if (cost < best) {
+                best = cost;
+                bestDevice = device;
+                bestPriority = priority;
+            }
+        } else {
+            device[t] = oldDevice;
+            if (!oldDevices.empty())
+                device.swap(oldDevices);
+            if (!oldPriority.empty())
+                priority.swap(oldPriority);
+        }
+    }
+    if (best >= start.times.makespan)
+        return start;
+    MapResult r = start;
+    r.mapping = mappingWithOrder(p, bestDevice, bestPriority);
+    r.times = evaluate(p, r.mapping);
+    return r;
+}
+
+} // namespace opsched::map

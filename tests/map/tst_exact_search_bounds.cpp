@@ -1,0 +1,45 @@
+// The exact search's device-window bounds and its gap rule, checked where they bite: problems
+// shaped like MILP-SPLIT's modules (one fast device, slower ones reached through transfers that
+// cost more than an op, results arriving at different moments on each device, sinks) with 2-5
+// devices, against the optimum of every assignment x every order (evaluated whole).
+#include "map/solvers/exact_search.h"
+#include "map_test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace opsched::map {
+namespace {
+
+constexpr double kTolerance = 1e-12; // seconds
+
+TEST(ExactSearchBounds, ModuleLikeProblemsKeepTheirOptimum)
+{
+    int cases = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        const std::size_t k = 2 + seed % 4; // 2-5 devices: windows up to 4, plain loads at 5
+        const std::size_t n = k >= 4 ? 7 : 8 + seed % 2;
+        const MappingProblem p = test::moduleLike(seed, n, k);
+        const double optimum = test::prunedExhaustiveOptimum(p);
+        const double root = exactSearchRootBound(p);
+        EXPECT_LE(root, optimum + kTolerance) << "seed " << seed << ", " << n << " tasks, " << k << " devices";
+        const MapResult r = mapExactSearch(p, {});
+        ASSERT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed;
+        EXPECT_NEAR(r.times.makespan, optimum, kTolerance)
+            << "seed " << seed << ", " << n << " tasks, " << k << " devices, " << r.note;
+        MapperOptions below;
+        below.cutoffSeconds = optimum * (1 - 1e-6);
+        EXPECT_TRUE(mapExactSearch(p, below).cutoffProven) << "seed " << seed;
+        // With the optimum as the only target left, every node on its way must keep a bound at
+        // or below it (near the leaves the bounds are close to exact: 1% too high prunes it).
+        MapperOptions above;
+        above.cutoffSeconds = optimum * (1 + 1e-6); // the search works to 1e-12 s
+        const MapResult a = mapExactSearch(p, above);
+        EXPECT_FALSE(a.cutoffProven) << "seed " << seed;
+        EXPECT_NEAR(a.times.makespan, optimum, kTolerance) << "seed " << seed;
+        ++cases;
+    }
+    EXPECT_EQ(cases, 40);
+}
+
+} // namespace
+} // namespace opsched::map
