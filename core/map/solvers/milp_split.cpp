@@ -6,6 +6,7 @@
 #include "map/solvers/exact_search.h"
 #include "map/solvers/heuristic_mappers.h"
 #include "map/solvers/milp_mapper.h"
+#include "map/solvers/order_search.h"
 
 #include "util/error.h"
 #include "util/random.h"
@@ -25,6 +26,8 @@ using StateKey = std::vector<std::uint32_t>; // devices of a boundary's tasks, i
 // module with more exit states than this is only solved with its exits free.
 constexpr std::size_t kMaxEntryStates = 27;
 constexpr std::size_t kMaxExitStates = 27;
+// The order search's evaluations per task after the pool (under a node limit; else its time).
+constexpr std::uint64_t kOrderEvaluationsPerTask = 2000;
 // The time weight of a module's first solve against each of its others.
 constexpr double kLeadWeight = 4;
 
@@ -442,6 +445,18 @@ void Splitter::keepBestOfPool(MapResult& result)
     result.times = best->times;
     // So that SA and EA given the same wall time (compare --equal-time) do not overtake it.
     evolveFrom(result);
+    // Then the order search, which moves tasks in the devices' orders as well (the EA, SA and the
+    // polish keep one order): as long again as the EA ran, by evaluations under a node limit.
+    const std::size_t n = p_.taskCount();
+    const double seconds = o_.maxNodes ? 0.0 : std::min(o_.timeLimitSeconds - elapsed(), elapsed() / 2);
+    if (result.times.feasible && (o_.maxNodes || seconds > 0)) {
+        MapResult ordered = improveOrderAndDevices(p_, result, kOrderEvaluationsPerTask * n, o_.seed, seconds);
+        if (ordered.times.makespan < result.times.makespan) {
+            result.mapping = std::move(ordered.mapping);
+            result.times = std::move(ordered.times);
+            result.note += "; reordered";
+        }
+    }
 }
 
 MapResult Splitter::run()

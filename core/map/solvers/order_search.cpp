@@ -4,6 +4,7 @@
 #include "util/random.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace opsched::map {
@@ -22,8 +23,9 @@ std::vector<std::uint32_t> priorityOf(const MappingProblem& p, const MapResult& 
 } // namespace
 
 MapResult improveOrderAndDevices(
-    const MappingProblem& p, const MapResult& start, std::uint64_t evaluations, std::uint64_t seed)
+    const MappingProblem& p, const MapResult& start, std::uint64_t evaluations, std::uint64_t seed, double seconds)
 {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = p.taskCount(), k = p.deviceCount();
     if (n < 2 || !start.times.feasible)
         return start;
@@ -36,6 +38,9 @@ MapResult improveOrderAndDevices(
     const double hot = 0.02 * current, cold = 1e-4 * current;
     constexpr double multi = 0.2; // the EA's mutation (several tasks at once); then single moves to 0.5
     for (std::uint64_t i = 0; i < evaluations; ++i) {
+        if (seconds > 0 && (i & 255) == 0
+            && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+            break;
         const double temperature = hot
             * std::pow(
                 cold / hot, static_cast<double>(i) / static_cast<double>(std::max<std::uint64_t>(1, evaluations)));

@@ -16,8 +16,9 @@ namespace opsched::map {
 // another device with probability 1/n), one task to another device, or one task to another place
 // in the priority list between its last input and its first consumer. Runs
 // `evaluations` evaluations (deterministic for a seed) and returns the best mapping met, never
-// worse than `start`.
-MapResult improveOrderAndDevices(
-    const MappingProblem& problem, const MapResult& start, std::uint64_t evaluations, std::uint64_t seed);
+// worse than `start`. With `seconds` > 0 it also stops when that much wall time has passed (the
+// answer then depends on the machine's speed).
+MapResult improveOrderAndDevices(const MappingProblem& problem, const MapResult& start, std::uint64_t evaluations,
+    std::uint64_t seed, double seconds = 0);
 
 } // namespace opsched::map
