@@ -78,6 +78,7 @@ private:
     bool polishLeaves_ = false; // large problems: polishIncumbent at each new best
     std::uint64_t polishes_ = 0;
     void polishIncumbent();
+    MapResult bestMapping() const; // of bestDevice_ and bestStart_
     std::vector<std::uint32_t> topo_;
     // The partial schedule.
     Mask done_ = 0;
@@ -279,17 +280,24 @@ void Search::dfs(std::size_t depth)
     }
 }
 
-void Search::polishIncumbent()
+MapResult Search::bestMapping() const
 {
-    // A new best schedule: a short local search over devices and order from it often finds a
-    // better one that the depth-first order would reach much later (a tighter bound prunes more).
-    MapResult r;
+    // Each device's tasks in order of start (ties by index), as the search built them.
     std::vector<std::uint32_t> byStart(topo_);
     std::stable_sort(byStart.begin(), byStart.end(), [&](std::uint32_t a, std::uint32_t b) {
         return bestStart_[a] != bestStart_[b] ? bestStart_[a] < bestStart_[b] : a < b;
     });
+    MapResult r;
     r.mapping = mappingWithOrder(p_, bestDevice_, byStart);
     r.times = evaluate(p_, r.mapping);
+    return r;
+}
+
+void Search::polishIncumbent()
+{
+    // A new best schedule: a short local search over devices and order from it often finds a
+    // better one that the depth-first order would reach much later (a tighter bound prunes more).
+    const MapResult r = bestMapping();
     if (!r.times.feasible)
         return;
     const MapResult better = improveOrderAndDevices(p_, r, kIncumbentOrderEvaluations, o_.seed + ++polishes_);
@@ -490,14 +498,8 @@ MapResult Search::run()
     dfs(0);
 
     MapResult r;
-    if (found_) {
-        std::vector<std::uint32_t> byStart(topo_);
-        std::stable_sort(byStart.begin(), byStart.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return bestStart_[a] != bestStart_[b] ? bestStart_[a] < bestStart_[b] : a < b;
-        });
-        r.mapping = mappingWithOrder(p_, bestDevice_, byStart);
-        r.times = evaluate(p_, r.mapping);
-    }
+    if (found_)
+        r = bestMapping();
     if (!found_ || !r.times.feasible || r.times.makespan > heuristic.times.makespan) {
         r.mapping = heuristic.mapping;
         r.times = heuristic.times;
