@@ -79,6 +79,15 @@ private:
     std::uint64_t polishes_ = 0;
     void polishIncumbent();
     MapResult bestMapping() const; // of bestDevice_ and bestStart_
+    // The order search's wall-time cap: `share` of the time limit, at most what is left of it; 0
+    // (none) under a node limit, whose answers must not depend on the machine's load.
+    double secondsFor(double share) const
+    {
+        if (o_.maxNodes)
+            return 0;
+        const double left = o_.timeLimitSeconds - std::chrono::duration<double>(Clock::now() - t0_).count();
+        return std::max(1e-3, std::min(share * o_.timeLimitSeconds, left));
+    }
     std::vector<std::uint32_t> topo_;
     // The partial schedule.
     Mask done_ = 0;
@@ -300,7 +309,8 @@ void Search::polishIncumbent()
     const MapResult r = bestMapping();
     if (!r.times.feasible)
         return;
-    const MapResult better = improveOrderAndDevices(p_, r, kIncumbentOrderEvaluations, o_.seed + ++polishes_);
+    const MapResult better
+        = improveOrderAndDevices(p_, r, kIncumbentOrderEvaluations, o_.seed + ++polishes_, secondsFor(0.1));
     if (better.times.makespan < best_ - kEps) {
         best_ = better.times.makespan;
         bestDevice_ = better.mapping.device;
@@ -484,13 +494,15 @@ MapResult Search::run()
         // search improves slowly on the list heuristics' (its first dives follow them).
         MapperOptions sa;
         sa.iterations = kSeedAnnealingIterations;
+        if (!o_.maxNodes) // within the limit (a node limit asks for a load-independent answer)
+            sa.timeLimitSeconds = std::max(0.01, 0.1 * o_.timeLimitSeconds);
         sa.seed = o_.seed;
         try {
             if (MapResult r = mapSimulatedAnnealing(p_, sa); r.times.makespan < heuristic.times.makespan)
                 heuristic = std::move(r);
         } catch (const Error&) {
         }
-        heuristic = improveOrderAndDevices(p_, heuristic, kSeedOrderEvaluations, o_.seed);
+        heuristic = improveOrderAndDevices(p_, heuristic, kSeedOrderEvaluations, o_.seed, secondsFor(0.2));
         polishLeaves_ = true;
     }
     best_ = std::min(heuristic.times.makespan, o_.cutoffSeconds);
