@@ -96,4 +96,67 @@ MapResult improveOrderAndDevices(
     return r;
 }
 
+std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem& p, std::vector<std::uint32_t> split,
+    std::vector<std::uint32_t> priority, double startMakespan, std::uint64_t evaluations, std::uint64_t seed,
+    double seconds)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = p.base.taskCount(), splits = p.splits.size();
+    if (n < 2 || splits < 2)
+        return std::nullopt;
+    double current = throughputMakespan(p, throughputEarliestStart(p, split, priority));
+    if (!std::isfinite(current))
+        return std::nullopt;
+    std::vector<std::uint32_t> bestSplit = split, bestPriority = priority, position(n);
+    double best = current;
+    SplitMix64 rng(seed ^ 0x7A1E0DE5ULL);
+    const double hot = 0.01 * current, cold = 1e-4 * current;
+    for (std::uint64_t i = 0; i < evaluations; ++i) {
+        if (seconds > 0 && (i & 63) == 0
+            && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+            break;
+        const double temperature = hot
+            * std::pow(
+                cold / hot, static_cast<double>(i) / static_cast<double>(std::max<std::uint64_t>(1, evaluations)));
+        const std::uint32_t t = static_cast<std::uint32_t>(rng.below(n));
+        const std::uint32_t oldSplit = split[t];
+        std::vector<std::uint32_t> oldPriority;
+        if (rng.uniform() < 0.5) {
+            split[t] = static_cast<std::uint32_t>((oldSplit + 1 + rng.below(splits - 1)) % splits);
+        } else {
+            for (std::size_t j = 0; j < n; ++j)
+                position[priority[j]] = static_cast<std::uint32_t>(j);
+            std::size_t lo = 0, hi = n - 1;
+            for (std::uint32_t q : p.base.dag.predecessors[t])
+                lo = std::max<std::size_t>(lo, position[q] + 1);
+            for (std::uint32_t s : p.base.dag.successors[t])
+                hi = std::min<std::size_t>(hi, position[s] - 1);
+            if (hi <= lo)
+                continue;
+            const std::size_t to = lo + rng.below(hi - lo + 1);
+            if (to == position[t])
+                continue;
+            oldPriority = priority;
+            priority.erase(priority.begin() + position[t]);
+            priority.insert(priority.begin() + static_cast<std::ptrdiff_t>(to), t);
+        }
+        const double cost = throughputMakespan(p, throughputEarliestStart(p, split, priority));
+        if (cost <= current || (std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature))) {
+            current = cost;
+            if (cost < best) {
+                best = cost;
+                bestSplit = split;
+                bestPriority = priority;
+            }
+        } else {
+            split[t] = oldSplit;
+            if (!oldPriority.empty())
+                priority.swap(oldPriority);
+        }
+    }
+    if (best >= startMakespan * (1 - 1e-12))
+        return std::nullopt;
+    return throughputEarliestStart(p, bestSplit, bestPriority);
+}
+
 } // namespace opsched::map

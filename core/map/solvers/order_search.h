@@ -7,8 +7,11 @@
 #pragma once
 
 #include "map/problem/map_result.h"
+#include "map/problem/throughput_problem.h"
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace opsched::map {
 
@@ -20,5 +23,13 @@ namespace opsched::map {
 // answer then depends on the machine's speed).
 MapResult improveOrderAndDevices(const MappingProblem& problem, const MapResult& start, std::uint64_t evaluations,
     std::uint64_t seed, double seconds = 0);
+
+// The same over throughput mappings: each task's split (pipelined ones included) and the priority
+// list that orders the devices' batches by earliest start (throughputEarliestStart), judged by
+// throughputMakespan, from `split` and `priority`. Returns the best mapping met when it is shorter
+// than `startMakespan`, else nothing.
+std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem& problem,
+    std::vector<std::uint32_t> split, std::vector<std::uint32_t> priority, double startMakespan,
+    std::uint64_t evaluations, std::uint64_t seed, double seconds = 0);
 
 } // namespace opsched::map

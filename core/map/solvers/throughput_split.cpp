@@ -3,6 +3,7 @@
 #include "map/bounds/lower_bound.h"
 #include "map/problem/modules.h"
 #include "map/solvers/milp_mapper.h"
+#include "map/solvers/order_search.h"
 #include "map/solvers/throughput_milp.h"
 
 #include "util/error.h"
@@ -20,6 +21,8 @@ constexpr std::int64_t kFree = -1;
 constexpr std::size_t kEntryStates = 4; // separator splits carried from one segment to the next
 constexpr std::size_t kLongPieceTasks = 24;
 constexpr std::uint64_t kPolishEaRuns = 5;
+// The order search's evaluations per task at the end (under a node limit; else half the time spent).
+constexpr std::uint64_t kOrderEvaluationsPerTask = 2000;
 
 // `tasks` (topological order) as a problem of their own. With `entryDone`, tasks[0] is the
 // separator the piece starts after: it costs nothing there (its batches finished at the barrier),
@@ -583,12 +586,30 @@ ThroughputResult ThroughputSplitter::run()
     const auto windowsFrom = Clock::now();
     milpWindows(result);
     const double windowSeconds = std::chrono::duration<double>(Clock::now() - windowsFrom).count();
+    const double spent = std::chrono::duration<double>(Clock::now() - t0_).count();
+    const double orderSeconds
+        = o_.maxNodes ? 0.0 : std::min(spent / 2, std::chrono::duration<double>(deadline_ - Clock::now()).count());
+    bool reordered = false;
+    if (o_.maxNodes || orderSeconds > 0) {
+        const auto ordered = improveThroughputOrder(p_, result.mapping.split, breadthFirstOrder(p_.base.dag),
+            result.times.makespan, kOrderEvaluationsPerTask * p_.base.taskCount(), o_.seed, orderSeconds);
+        if (ordered) {
+            const ThroughputTimes t = evaluate(p_, *ordered);
+            if (t.feasible && t.makespan < result.times.makespan * (1 - 1e-12)) {
+                result.mapping = *ordered;
+                result.times = t;
+                reordered = true;
+            }
+        }
+    }
     std::string note = "dp over " + std::to_string(segments_.size()) + " pieces: " + std::to_string(dpMakespan * 1e3)
         + " ms with barriers (priced in " + std::to_string(pricingSeconds) + " s)";
     if (polished_)
         note += "; polished by single-op moves and the EA";
     if (repricedBetter_)
         note += "; priced again from the polished mapping: better";
+    if (reordered)
+        note += "; reordered";
     if (milpWindows_)
         note += "; MILP improved " + std::to_string(milpImproved_) + " of " + std::to_string(milpWindows_)
             + " windows (" + std::to_string(windowSeconds) + " s)";
