@@ -20,6 +20,31 @@ std::vector<std::uint32_t> priorityOf(const MappingProblem& p, const MapResult& 
     return order;
 }
 
+// Moves task t to a random other place in the priority list between its last input and its first
+// consumer (the list stays topological), keeping the old list in `old`. False when it has no
+// other place.
+bool moveInPriority(const Dag& dag, std::uint32_t t, std::vector<std::uint32_t>& priority,
+    std::vector<std::uint32_t>& position, SplitMix64& rng, std::vector<std::uint32_t>& old)
+{
+    const std::size_t n = priority.size();
+    for (std::size_t i = 0; i < n; ++i)
+        position[priority[i]] = static_cast<std::uint32_t>(i);
+    std::size_t lo = 0, hi = n - 1;
+    for (std::uint32_t q : dag.predecessors[t])
+        lo = std::max<std::size_t>(lo, position[q] + 1);
+    for (std::uint32_t s : dag.successors[t])
+        hi = std::min<std::size_t>(hi, position[s] - 1);
+    if (hi <= lo)
+        return false;
+    const std::size_t to = lo + rng.below(hi - lo + 1);
+    if (to == position[t])
+        return false;
+    old = priority;
+    priority.erase(priority.begin() + position[t]);
+    priority.insert(priority.begin() + static_cast<std::ptrdiff_t>(to), t);
+    return true;
+}
+
 } // namespace
 
 MapResult improveOrderAndDevices(
@@ -54,22 +79,8 @@ MapResult improveOrderAndDevices(
         } else if (k >= 2 && pick < 0.5) {
             device[t] = static_cast<std::uint32_t>((oldDevice + 1 + rng.below(k - 1)) % k);
         } else {
-            // Between its last input and its first consumer in the list.
-            for (std::size_t i2 = 0; i2 < n; ++i2)
-                position[priority[i2]] = static_cast<std::uint32_t>(i2);
-            std::size_t lo = 0, hi = n - 1;
-            for (std::uint32_t q : p.dag.predecessors[t])
-                lo = std::max<std::size_t>(lo, position[q] + 1);
-            for (std::uint32_t s : p.dag.successors[t])
-                hi = std::min<std::size_t>(hi, position[s] - 1);
-            if (hi <= lo)
+            if (!moveInPriority(p.dag, t, priority, position, rng, oldPriority))
                 continue;
-            const std::size_t to = lo + rng.below(hi - lo + 1);
-            if (to == position[t])
-                continue;
-            oldPriority = priority;
-            priority.erase(priority.begin() + position[t]);
-            priority.insert(priority.begin() + static_cast<std::ptrdiff_t>(to), t);
         }
         const MappingTimes times = evaluate(p, mappingWithOrder(p, device, priority));
         const double cost = times.feasible ? times.makespan : kUnsupported;
@@ -124,21 +135,8 @@ std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem&
         if (rng.uniform() < 0.5) {
             split[t] = static_cast<std::uint32_t>((oldSplit + 1 + rng.below(splits - 1)) % splits);
         } else {
-            for (std::size_t j = 0; j < n; ++j)
-                position[priority[j]] = static_cast<std::uint32_t>(j);
-            std::size_t lo = 0, hi = n - 1;
-            for (std::uint32_t q : p.base.dag.predecessors[t])
-                lo = std::max<std::size_t>(lo, position[q] + 1);
-            for (std::uint32_t s : p.base.dag.successors[t])
-                hi = std::min<std::size_t>(hi, position[s] - 1);
-            if (hi <= lo)
+            if (!moveInPriority(p.base.dag, t, priority, position, rng, oldPriority))
                 continue;
-            const std::size_t to = lo + rng.below(hi - lo + 1);
-            if (to == position[t])
-                continue;
-            oldPriority = priority;
-            priority.erase(priority.begin() + position[t]);
-            priority.insert(priority.begin() + static_cast<std::ptrdiff_t>(to), t);
         }
         const double cost = throughputMakespan(p, throughputEarliestStart(p, split, priority));
         if (cost <= current || (std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature))) {
