@@ -45,12 +45,45 @@ bool moveInPriority(const Dag& dag, std::uint32_t t, std::vector<std::uint32_t>&
     return true;
 }
 
+// The annealing schedule both searches share: temperatures falling geometrically from `hot` to 1e-4
+// of the start's makespan over the evaluations, a wall-time cap, Metropolis acceptance.
+class Cooling {
+public:
+    Cooling(double startMakespan, double hot, std::uint64_t evaluations, double seconds)
+        : hot_(hot * startMakespan)
+        , cold_(1e-4 * startMakespan)
+        , evaluations_(std::max<std::uint64_t>(1, evaluations))
+        , seconds_(seconds)
+    {
+    }
+    // Past the wall time (checked every 64 evaluations; never without one).
+    bool outOfTime(std::uint64_t i) const
+    {
+        return seconds_ > 0 && (i & 63) == 0
+            && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() > seconds_;
+    }
+    // Whether evaluation i moves from `current` to `cost` (infinite: never, unless current is).
+    bool accept(std::uint64_t i, double cost, double current, SplitMix64& rng) const
+    {
+        if (cost <= current)
+            return true;
+        const double temperature
+            = hot_ * std::pow(cold_ / hot_, static_cast<double>(i) / static_cast<double>(evaluations_));
+        return std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature);
+    }
+
+private:
+    std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+    double hot_, cold_;
+    std::uint64_t evaluations_;
+    double seconds_;
+};
+
 } // namespace
 
 MapResult improveOrderAndDevices(
     const MappingProblem& p, const MapResult& start, std::uint64_t evaluations, std::uint64_t seed, double seconds)
 {
-    const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = p.taskCount(), k = p.deviceCount();
     if (n < 2 || !start.times.feasible)
         return start;
@@ -58,17 +91,11 @@ MapResult improveOrderAndDevices(
     std::vector<std::uint32_t> device = start.mapping.device, priority = priorityOf(p, start);
     std::vector<std::uint32_t> bestDevice = device, bestPriority = priority, position(n);
     double current = start.times.makespan, best = current;
-    // Temperatures from 2% of the start's makespan down to 0.01%: moves that cost a transfer are
-    // taken early on, only improvements at the end.
-    const double hot = 0.02 * current, cold = 1e-4 * current;
+    // From 2% of the start's makespan down to 0.01%: moves that cost a transfer are taken early on,
+    // only improvements at the end.
+    const Cooling cooling(current, 0.02, evaluations, seconds);
     constexpr double multi = 0.2; // the EA's mutation (several tasks at once); then single moves to 0.5
-    for (std::uint64_t i = 0; i < evaluations; ++i) {
-        if (seconds > 0 && (i & 255) == 0
-            && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
-            break;
-        const double temperature = hot
-            * std::pow(
-                cold / hot, static_cast<double>(i) / static_cast<double>(std::max<std::uint64_t>(1, evaluations)));
+    for (std::uint64_t i = 0; i < evaluations && !cooling.outOfTime(i); ++i) {
         const std::uint32_t t = static_cast<std::uint32_t>(rng.below(n));
         const std::uint32_t oldDevice = device[t];
         std::vector<std::uint32_t> oldPriority, oldDevices;
@@ -84,7 +111,7 @@ MapResult improveOrderAndDevices(
         }
         const MappingTimes times = evaluate(p, mappingWithOrder(p, device, priority));
         const double cost = times.feasible ? times.makespan : kUnsupported;
-        if (cost <= current || (std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature))) {
+        if (cooling.accept(i, cost, current, rng)) {
             current = cost;
             if (cost < best) {
                 best = cost;
@@ -111,7 +138,6 @@ std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem&
     std::vector<std::uint32_t> priority, double startMakespan, std::uint64_t evaluations, std::uint64_t seed,
     double seconds)
 {
-    const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = p.base.taskCount(), splits = p.splits.size();
     if (n < 2 || splits < 2)
         return std::nullopt;
@@ -121,14 +147,8 @@ std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem&
     std::vector<std::uint32_t> bestSplit = split, bestPriority = priority, position(n);
     double best = current;
     SplitMix64 rng(seed ^ 0x7A1E0DE5ULL);
-    const double hot = 0.01 * current, cold = 1e-4 * current;
-    for (std::uint64_t i = 0; i < evaluations; ++i) {
-        if (seconds > 0 && (i & 63) == 0
-            && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
-            break;
-        const double temperature = hot
-            * std::pow(
-                cold / hot, static_cast<double>(i) / static_cast<double>(std::max<std::uint64_t>(1, evaluations)));
+    const Cooling cooling(current, 0.01, evaluations, seconds);
+    for (std::uint64_t i = 0; i < evaluations && !cooling.outOfTime(i); ++i) {
         const std::uint32_t t = static_cast<std::uint32_t>(rng.below(n));
         const std::uint32_t oldSplit = split[t];
         std::vector<std::uint32_t> oldPriority;
@@ -139,7 +159,7 @@ std::optional<ThroughputMapping> improveThroughputOrder(const ThroughputProblem&
                 continue;
         }
         const double cost = throughputMakespan(p, throughputEarliestStart(p, split, priority));
-        if (cost <= current || (std::isfinite(cost) && rng.uniform() < std::exp((current - cost) / temperature))) {
+        if (cooling.accept(i, cost, current, rng)) {
             current = cost;
             if (cost < best) {
                 best = cost;
