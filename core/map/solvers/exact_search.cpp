@@ -73,6 +73,19 @@ private:
     // there (head) and the least chain after any of them there (tail); infinity where none can run.
     // [0]: all of them; [1]: those with successors.
     mutable std::vector<double> head_[2], minTailOn_[2];
+    // Filled by nodeBound: unscheduled tasks some of whose devices are out (a better schedule
+    // cannot run them there), with the devices still in (a bit per device).
+    mutable std::vector<std::uint32_t> restricted_;
+    mutable std::vector<char> allowedOn_; // [t * k + u]: u can still run t in a better schedule
+    mutable std::vector<double> startOn_, dynamicTail_; // [t * k + u]
+    double forwardPass(const std::vector<double>& tails) const;
+    void backwardPass() const;
+    struct Forced {
+        double head, cost, tail;
+    };
+    // min over the devices still allowed for t (and in `subset`, a bit per device, when given) of
+    // lambda_u c(t, u); infinity for none.
+    double leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset = ~0U) const;
     std::vector<Mask> predMask_;
     double rootBound_ = 0;
     bool polishLeaves_ = false; // large problems: polishIncumbent at each new best
@@ -107,11 +120,28 @@ double Search::nodeBound() const
     // Unscheduled tasks start no earlier than the last start (schedules are built in start
     // order). On each device u a task starts no earlier than u frees, its release, its scheduled
     // inputs' arrival on u, and its unscheduled inputs' earliest completion on some device v plus
-    // the transfer v -> u (none when v = u); after it ends on u its successors need tailOn_
+    // the transfer v -> u (none when v = u); after it ends on u its successors need their chain
     // (transfers included). The least over u of the two bounds the makespan.
+    // A task whose start, cost and chain after on u reach the best makespan known cannot run on u
+    // in any better schedule: u is left out of its inputs' arrivals, heads, tails and loads (deep
+    // in the tree this keeps a slow device from absorbing a fraction of a task it has no time for).
+    // The chains after are then recomputed over the devices left, and the pass repeated once.
     double bound = makespan_;
-    thread_local std::vector<double> ect;
-    ect.assign(n_ * k_, kUnsupported);
+    allowedOn_.assign(n_ * k_, 1);
+    bound = std::max(bound, forwardPass(tailOn_));
+    if (bound >= best_ - kEps)
+        return bound;
+    if (!restricted_.empty()) {
+        backwardPass();
+        bound = std::max(bound, forwardPass(dynamicTail_));
+        if (bound >= best_ - kEps)
+            return bound;
+    }
+    const std::vector<double>& tails = restricted_.empty() ? tailOn_ : dynamicTail_;
+    thread_local std::vector<std::vector<Forced>> forced; // per device, the tasks only it can run
+    forced.resize(k_);
+    for (auto& f : forced)
+        f.clear();
     for (int b = 0; b < 2; ++b) {
         head_[b].assign(k_, kUnsupported);
         minTailOn_[b].assign(k_, kUnsupported);
@@ -119,11 +149,82 @@ double Search::nodeBound() const
     for (std::uint32_t t : topo_) {
         if (done_ >> t & 1U)
             continue;
+        std::uint32_t count = 0, only = 0;
+        for (std::uint32_t u = 0; u < k_; ++u) {
+            if (!allowedOn_[t * k_ + u])
+                continue;
+            ++count;
+            only = u;
+            const double s = startOn_[t * k_ + u];
+            for (int b = 0; b < (p_.dag.successors[t].empty() ? 1 : 2); ++b) {
+                head_[b][u] = std::min(head_[b][u], s);
+                minTailOn_[b][u] = std::min(minTailOn_[b][u], tails[t * k_ + u]);
+            }
+        }
+        if (count == 1)
+            forced[only].push_back({ startOn_[t * k_ + only], p_.seconds(t, only), tails[t * k_ + only] });
+    }
+    // The tasks only u can run, one after another there: those that start at a or later end no
+    // earlier than a plus their costs, and the chain after the last of them follows.
+    for (auto& f : forced) {
+        if (f.size() < 2)
+            continue;
+        std::sort(f.begin(), f.end(), [](const Forced& a, const Forced& b) { return a.head > b.head; });
+        double sum = 0, tail = kUnsupported;
+        for (const Forced& x : f) {
+            sum += x.cost;
+            tail = std::min(tail, x.tail);
+            bound = std::max(bound, x.head + sum + tail);
+        }
+    }
+    // Loads: the makespan is at least each device's next free moment plus what it still runs, so
+    // at least any convex combination of those: sum_u lambda_u (max(free_u, last start) +
+    // load_u) >= sum_u lambda_u max(free_u, last start) + sum_t min_u lambda_u c(t, u).
+    for (std::size_t w = 0; w < lambda_.size(); ++w) {
+        double sum = remainingWeighted_[w];
+        for (std::uint32_t t : restricted_)
+            sum += leastWeighted(lambda_[w], t) - weighted_[w][t];
+        for (std::uint32_t u = 0; u < k_; ++u)
+            sum += lambda_[w][u] * std::max(devFree_[u], lastStart_);
+        bound = std::max(bound, sum);
+    }
+    return std::max(bound, windowBound());
+}
+
+double Search::leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset) const
+{
+    double m = kUnsupported;
+    for (std::uint32_t u = 0; u < k_; ++u)
+        if (allowedOn_[t * k_ + u] && (u >= 32 || (subset >> u & 1U)))
+            m = std::min(m, lambda[u] * p_.seconds(t, u));
+    return m;
+}
+
+double Search::forwardPass(const std::vector<double>& tails) const
+{
+    // Earliest starts and completions over the devices still allowed (allowedOn_), from the
+    // partial schedule; narrows allowedOn_ to the devices where the task's start, cost and tail
+    // stay below the best makespan known. Returns the path bound; fills restricted_.
+    double bound = 0;
+    thread_local std::vector<double> ect;
+    ect.assign(n_ * k_, kUnsupported);
+    startOn_.assign(n_ * k_, kUnsupported);
+    restricted_.clear();
+    for (std::uint32_t t : topo_) {
+        if (done_ >> t & 1U)
+            continue;
         double best = kUnsupported;
+        bool any = false, narrowed = false;
         for (std::uint32_t u = 0; u < k_; ++u) {
             const double c = p_.seconds(t, u);
-            if (!std::isfinite(c))
+            if (!allowedOn_[t * k_ + u]) {
+                narrowed = narrowed || std::isfinite(c);
                 continue;
+            }
+            if (!std::isfinite(c)) {
+                allowedOn_[t * k_ + u] = 0;
+                continue;
+            }
             double s = std::max({ lastStart_, devFree_[u], p_.releaseOf(t, u) });
             for (std::uint32_t q : p_.dag.predecessors[t]) {
                 if (done_ >> q & 1U) {
@@ -135,25 +236,49 @@ double Search::nodeBound() const
                     arrive = std::min(arrive, ect[q * k_ + v] + p_.commSeconds(q, v, u));
                 s = std::max(s, arrive);
             }
-            ect[t * k_ + u] = s + c;
-            best = std::min(best, s + c + tailOn_[t * k_ + u]);
-            for (int b = 0; b < (p_.dag.successors[t].empty() ? 1 : 2); ++b) {
-                head_[b][u] = std::min(head_[b][u], s);
-                minTailOn_[b][u] = std::min(minTailOn_[b][u], tailOn_[t * k_ + u]);
+            const double through = s + c + tails[t * k_ + u];
+            best = std::min(best, through);
+            if (through >= best_ - kEps) {
+                allowedOn_[t * k_ + u] = 0; // not on u in a better schedule
+                narrowed = true;
+                continue;
             }
+            any = true;
+            startOn_[t * k_ + u] = s;
+            ect[t * k_ + u] = s + c;
         }
         bound = std::max(bound, best);
+        if (!any)
+            return bound; // no device left for t: nothing better below
+        if (narrowed)
+            restricted_.push_back(t);
     }
-    // Loads: the makespan is at least each device's next free moment plus what it still runs, so
-    // at least any convex combination of those: sum_u lambda_u (max(free_u, last start) +
-    // load_u) >= sum_u lambda_u max(free_u, last start) + sum_t min_u lambda_u c(t, u).
-    for (std::size_t w = 0; w < lambda_.size(); ++w) {
-        double sum = remainingWeighted_[w];
-        for (std::uint32_t u = 0; u < k_; ++u)
-            sum += lambda_[w][u] * std::max(devFree_[u], lastStart_);
-        bound = std::max(bound, sum);
+    return bound;
+}
+
+void Search::backwardPass() const
+{
+    // The chain after each unscheduled task on each device, its successors on their allowed
+    // devices only (tailOn_ over all of them).
+    dynamicTail_.assign(n_ * k_, 0.0);
+    for (auto it = topo_.rbegin(); it != topo_.rend(); ++it) {
+        const std::uint32_t t = *it;
+        if (done_ >> t & 1U)
+            continue;
+        for (std::uint32_t u = 0; u < k_; ++u) {
+            if (!allowedOn_[t * k_ + u])
+                continue;
+            double tail = 0;
+            for (std::uint32_t s : p_.dag.successors[t]) {
+                double next = kUnsupported;
+                for (std::uint32_t v = 0; v < k_; ++v)
+                    if (allowedOn_[s * k_ + v])
+                        next = std::min(next, p_.commSeconds(t, u, v) + p_.seconds(s, v) + dynamicTail_[s * k_ + v]);
+                tail = std::max(tail, next);
+            }
+            dynamicTail_[t * k_ + u] = std::max(tail, tailOn_[t * k_ + u]);
+        }
     }
-    return std::max(bound, windowBound());
 }
 
 double Search::windowBound() const
@@ -186,6 +311,11 @@ double Search::windowBound() const
                     continue;
                 }
                 double value = win.remaining;
+                for (std::uint32_t t : restricted_) {
+                    if (!std::isfinite(win.perTask[t]) || (win.body && p_.dag.successors[t].empty()))
+                        continue; // counted as impossible already, or a sink left out
+                    value += leastWeighted(win.lambda, t, subset) - win.perTask[t];
+                }
                 for (std::uint32_t u = 0; u < k_; ++u)
                     if (subset >> u & 1U)
                         value += win.lambda[u] * (head[u] + tail[u]);
