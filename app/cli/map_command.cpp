@@ -125,7 +125,7 @@ Runner addMapCommand(CLI::App& app)
         if (opts->objective == "pipeline") // issue 24's GPT-3 case study (map_pipeline.h)
             return mapPipelineCommand(graph, problem, opts->mapper, mo, opts->output, opts->json);
         const map::MapResult result = map::runMapper(opts->mapper, problem, mo);
-        const double bound = map::lowerBound(problem);
+        const double bound = result.lowerBound > 0 ? result.lowerBound : map::lowerBound(problem);
         const auto json = map::mappingToJson(graph, problem, result, bound);
         if (!opts->output.empty())
             writeScheduleFile(opts->output, json);

@@ -41,5 +41,45 @@ TEST(ExactSearchBounds, ModuleLikeProblemsKeepTheirOptimum)
     EXPECT_EQ(cases, 40);
 }
 
+TEST(ExactSearchBounds, ProvenBoundsClimbButNeverPassTheOptimum)
+{
+    // Probes that run out of nodes prove nothing: with 3 nodes each the bound must still stay at
+    // or below the optimum; with plenty it closes on it (bisection to 0.1%, or the optimum itself
+    // when a probe finishes below its target).
+    int raised = 0;
+    for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+        const std::size_t k = 2 + seed % 3;
+        const MappingProblem p = test::moduleLike(seed, 8, k);
+        const double optimum = test::prunedExhaustiveOptimum(p);
+        const double root = exactSearchRootBound(p);
+        for (const std::uint64_t nodes : { std::uint64_t { 3 }, std::uint64_t { 1000000 } }) {
+            std::uint64_t budget = 4 * nodes;
+            const double proven = exactSearchProvenBound(p, kUnsupported, nodes, 12, &budget);
+            EXPECT_LE(proven, optimum + kTolerance) << "seed " << seed << ", " << nodes << " nodes a probe";
+            EXPECT_GE(proven, root - kTolerance) << "seed " << seed;
+            if (nodes > 1000)
+                EXPECT_GE(proven, optimum * (1 - 2e-3)) << "seed " << seed << ": root " << root;
+        }
+        raised += exactSearchProvenBound(p, kUnsupported, 1000000, 12) > root * (1 + 1e-6);
+    }
+    EXPECT_GE(raised, 12); // the root bound is below the optimum on most of these
+}
+
+TEST(ExactSearchBounds, ProvenBoundOfALargerModuleWithinItsNodeBudget)
+{
+    // 22 tasks, 3 devices: too many for the exhaustive optimum; the exact search's own proof is
+    // the reference. The probes stay under the optimum and above the root, and use no more nodes
+    // than they are given.
+    const MappingProblem p = test::moduleLike(7, 22, 3);
+    const MapResult exact = mapExactSearch(p, {});
+    ASSERT_EQ(exact.status, SolveStatus::Optimal);
+    const double root = exactSearchRootBound(p);
+    std::uint64_t budget = 300000;
+    const double proven = exactSearchProvenBound(p, kUnsupported, 50000, 8, &budget);
+    EXPECT_LE(proven, exact.times.makespan + kTolerance);
+    EXPECT_GT(proven, root);
+    EXPECT_LT(budget, std::uint64_t { 300000 });
+}
+
 } // namespace
 } // namespace opsched::map

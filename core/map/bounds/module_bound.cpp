@@ -22,6 +22,7 @@ public:
         , o_(o)
         , chain_(moduleChain(p.dag, o.maxModuleTasks))
         , reach_(p.dag)
+        , probeNodesLeft_(o.probeNodes)
     {
         blockOf_.assign(p.taskCount(), 0);
         for (std::size_t b = 0; b < chain_.blocks.size(); ++b)
@@ -52,6 +53,7 @@ private:
     std::map<std::vector<std::uint32_t>, double> optCache_;
     std::map<std::uint32_t, double> fCache_;
     std::vector<double> lb_; // LB(G_s) per block of the stretch being bounded
+    std::uint64_t probeNodesLeft_ = 0; // of ModuleBoundOptions::probeNodes
 };
 
 double ChainBound::solvedBound(const MappingProblem& sub, double budget) const
@@ -243,7 +245,10 @@ double ChainBound::stretchPair(std::size_t j0, std::size_t j1, std::int64_t entr
     double value = std::max(simpleLowerBound(sub), chainBound);
     if (j0 == j1 && tasks.size() <= kExactSearchMaxTasks && value < budget)
         value = std::max(value, solvedBound(sub, budget));
-    else if (tasks.size() <= kExactSearchLimit)
+    else if (tasks.size() <= kExactSearchLimit && value < budget && probeNodesLeft_ > 0) {
+        // Not solved here: the bound the search proves with targets as cutoffs (a root bound at least).
+        value = std::max(value, exactSearchProvenBound(sub, budget, o_.nodesPerProbe, o_.probes, &probeNodesLeft_));
+    } else if (tasks.size() <= kExactSearchLimit)
         value = std::max(value, exactSearchRootBound(sub)); // not solved here: the search's root bound
     return value;
 }

@@ -1,7 +1,9 @@
 // DiviML's lower bound (Section IV-B1) over MILP-SPLIT's module chain, with the OPTIMUM of each
 // module-sized piece (exact search, proven) where the paper has OPT; where a piece is too large to
 // solve, spans several modules, or its search hits the node limit, the larger of simpleLowerBound
-// and the search's root bound (exactSearchRootBound: device windows, chains, loads).
+// and the search's root bound (exactSearchRootBound: device windows, chains, loads); for a single
+// stretch it does not solve, the bound its searches prove with targets as cutoffs
+// (exactSearchProvenBound) while the probes' node budget lasts.
 //
 // Between separators the join is exact, so the bound is a dynamic program over the separators'
 // devices: dp(exit on e) = min over d of dp(entry on d) + B(stretch | entry on d, exit on e), with
@@ -27,6 +29,11 @@ namespace opsched::map {
 struct ModuleBoundOptions {
     std::size_t maxModuleTasks = kDefaultMaxModuleTasks; // the module cap the chain is cut with
     std::uint64_t nodesPerSolve = 40000; // exact search limit per piece; past it, simpleLowerBound
+    // A module too large to solve here: searches with a target as cutoff prove bounds above the
+    // root's (exactSearchProvenBound), this many of this many nodes each.
+    int probes = 8;
+    std::uint64_t nodesPerProbe = 50000;
+    std::uint64_t probeNodes = 2000000; // the nodes all probes of one bound visit (about 2 s at most)
 };
 
 // The bound for the whole problem; 0 where it does not apply (release times).

@@ -53,6 +53,9 @@ struct MapResult {
     double solveSeconds = 0;
     std::string note; // e.g. which heuristic started the solver, why a module fell back
     bool cutoffProven = false; // MILP with a cutoff: nothing faster than the cutoff exists
+    // Seconds: the lower bound the gap was taken from, where the mapper computed lowerBound()
+    // (milp-split short of a proof); 0 otherwise. Spares callers computing it again.
+    double lowerBound = 0;
 };
 
 } // namespace opsched::map

@@ -18,6 +18,8 @@ using Clock = std::chrono::steady_clock;
 constexpr double kEps = 1e-12; // seconds
 // Device windows are bounded for every subset of devices: up to this many devices.
 constexpr std::size_t kWindowDevices = 4;
+// Probes for a proven bound stop when the interval left is this fraction of its top.
+constexpr double kProbeResolution = 1e-3;
 // SA's evaluations for the first mapping of a large search (about 0.1-0.3 s at 30 tasks).
 constexpr std::uint64_t kSeedAnnealingIterations = 60000;
 // The order search's evaluations from that mapping, and from each better one the search finds
@@ -26,17 +28,20 @@ constexpr std::uint64_t kSeedOrderEvaluations = 400000, kIncumbentOrderEvaluatio
 
 class Search {
 public:
-    Search(const MappingProblem& p, const MapperOptions& o)
+    // A probe only asks whether a schedule beats the cutoff: no annealing start, no polish.
+    Search(const MappingProblem& p, const MapperOptions& o, bool probe = false)
         : p_(p)
         , o_(o)
         , n_(p.taskCount())
         , k_(p.deviceCount())
+        , probe_(probe)
     {
     }
 
     void prepare();
     // What nodeBound says before anything is scheduled (after prepare).
     double rootBound() const { return nodeBound(); }
+    std::uint64_t nodes() const { return nodes_; }
     MapResult run();
 
 private:
@@ -48,6 +53,7 @@ private:
     const MappingProblem& p_;
     MapperOptions o_;
     std::size_t n_, k_;
+    bool probe_;
     Clock::time_point t0_;
     std::uint64_t nodes_ = 0;
     bool stopped_ = false;
@@ -619,7 +625,7 @@ MapResult Search::run()
     rootBound_ = rootBound();
 
     MapResult heuristic = bestListHeuristic(p_);
-    if (n_ > kExactSearchMaxTasks && k_ >= 2) {
+    if (n_ > kExactSearchMaxTasks && k_ >= 2 && !probe_) {
         // Beyond a proof in milliseconds, start from SA's mapping when it is better: the depth-first
         // search improves slowly on the list heuristics' (its first dives follow them).
         MapperOptions sa;
@@ -665,6 +671,41 @@ double exactSearchRootBound(const MappingProblem& problem)
     Search search(problem, {});
     search.prepare();
     return search.rootBound();
+}
+
+double exactSearchProvenBound(const MappingProblem& problem, double upTo, std::uint64_t nodesPerProbe, int probes,
+    std::uint64_t* nodeBudget)
+{
+    // Bisection on a target: a search with the target as its cutoff that ends without a schedule
+    // below it proves the target a bound. Low targets prune almost everything at once (every
+    // device a task cannot finish on in time is out), so the proven bound climbs far above the
+    // root's in a few thousand nodes; near the optimum a probe runs out of nodes.
+    Search root(problem, {});
+    root.prepare();
+    double lo = root.rootBound();
+    double hi = std::isfinite(upTo) ? upTo : bestListHeuristic(problem).times.makespan;
+    for (int i = 0; i < probes && hi - lo > kProbeResolution * hi; ++i) {
+        const std::uint64_t nodes = nodeBudget ? std::min(nodesPerProbe, *nodeBudget) : nodesPerProbe;
+        if (nodes == 0)
+            break;
+        const double target = 0.5 * (lo + hi);
+        MapperOptions o;
+        o.maxNodes = nodes;
+        o.timeLimitSeconds = 1e9; // the node limit alone: the same bound however loaded the machine
+        o.cutoffSeconds = target;
+        Search probe(problem, o, true);
+        const MapResult r = probe.run();
+        if (nodeBudget)
+            *nodeBudget -= std::min(*nodeBudget, probe.nodes());
+        const bool below = r.times.feasible && r.times.makespan < target;
+        if (r.status == SolveStatus::Optimal && !r.cutoffProven)
+            return r.times.makespan; // finished with a schedule below the target: the optimum
+        if (r.cutoffProven)
+            lo = target;
+        else
+            hi = below ? r.times.makespan : target;
+    }
+    return lo;
 }
 
 MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& options)

@@ -28,4 +28,12 @@ MapResult mapExactSearch(const MappingProblem& problem, const MapperOptions& opt
 // bounds): what a module's proven optimum is replaced by where its search did not finish.
 double exactSearchRootBound(const MappingProblem& problem);
 
+// A proven lower bound at least the root's: the largest target (bisecting between the root bound
+// and `upTo`, infinity: the list heuristics' makespan) that searches with it as their cutoff, at
+// most `nodesPerProbe` nodes each, prove no schedule beats; the optimum when a probe finishes with
+// one below its target. Up to `probes` searches, while `nodeBudget` (when given) lasts, less the
+// nodes they visit; the same answer on any machine.
+double exactSearchProvenBound(const MappingProblem& problem, double upTo, std::uint64_t nodesPerProbe, int probes,
+    std::uint64_t* nodeBudget = nullptr);
+
 } // namespace opsched::map

@@ -519,6 +519,7 @@ MapResult Splitter::run()
     } else {
         result.status = timedOut_ ? SolveStatus::Timeout : SolveStatus::Feasible;
         const double lb = lowerBound(p_);
+        result.lowerBound = lb;
         result.gap = std::max(0.0, (result.times.makespan - lb) / result.times.makespan);
     }
     result.solveSeconds = elapsed();
