@@ -296,4 +296,20 @@ double moduleChainLowerBound(const MappingProblem& problem, const ModuleBoundOpt
     return ChainBound(problem, options).run();
 }
 
+bool moduleChainBoundProbes(const MappingProblem& problem, const ModuleBoundOptions& options)
+{
+    if (!problem.release.empty() || problem.taskCount() == 0 || options.probeNodes == 0)
+        return false;
+    const ModuleChain chain = moduleChain(problem.dag, options.maxModuleTasks);
+    for (std::size_t j0 = 0; j0 < chain.blocks.size();) {
+        std::size_t j1 = j0, tasks = chain.blocks[j0].size();
+        while (!chain.separatorJoin[j1 + 1])
+            tasks += chain.blocks[++j1].size();
+        if ((j0 != j1 || tasks > kExactSearchMaxTasks) && tasks <= kExactSearchLimit)
+            return true;
+        j0 = j1 + 1;
+    }
+    return false;
+}
+
 } // namespace opsched::map

@@ -32,11 +32,15 @@ struct ModuleBoundOptions {
     // A module too large to solve here: searches with a target as cutoff prove bounds above the
     // root's (exactSearchProvenBound), this many of this many nodes each.
     int probes = 8;
-    std::uint64_t nodesPerProbe = 50000;
-    std::uint64_t probeNodes = 2000000; // the nodes all probes of one bound visit (about 2 s at most)
+    std::uint64_t nodesPerProbe = 25000;
+    std::uint64_t probeNodes = 600000; // the nodes all probes of one bound visit (about 3 s at most)
 };
 
 // The bound for the whole problem; 0 where it does not apply (release times).
 double moduleChainLowerBound(const MappingProblem& problem, const ModuleBoundOptions& options = {});
+
+// Whether that bound will probe (a stretch it does not solve, of at most kExactSearchLimit
+// tasks): up to ModuleBoundOptions::probeNodes nodes, about 3 s, that a time limit should leave.
+bool moduleChainBoundProbes(const MappingProblem& problem, const ModuleBoundOptions& options = {});
 
 } // namespace opsched::map

@@ -1,6 +1,7 @@
 #include "map/solvers/milp_split.h"
 
 #include "map/bounds/lower_bound.h"
+#include "map/bounds/module_bound.h"
 #include "map/problem/module_chain.h"
 #include "map/problem/modules.h"
 #include "map/solvers/exact_search.h"
@@ -28,6 +29,8 @@ constexpr std::size_t kMaxEntryStates = 27;
 constexpr std::size_t kMaxExitStates = 27;
 // The order search's evaluations per task after the pool (under a node limit; else its time).
 constexpr std::uint64_t kOrderEvaluationsPerTask = 2000;
+// What the solves leave of the time limit where the lower bound will probe (moduleChainBoundProbes).
+constexpr double kBoundProbeSeconds = 3, kBoundProbeShare = 0.1;
 // The time weight of a module's first solve against each of its others.
 constexpr double kLeadWeight = 4;
 
@@ -51,6 +54,10 @@ public:
         , o_(o)
         , t0_(Clock::now())
     {
+        // Short of a proof the gap needs lowerBound(), whose probes take up to about 3 s: the
+        // solves leave them that much of the time limit.
+        if (!o_.maxNodes && moduleChainBoundProbes(p_))
+            o_.timeLimitSeconds -= std::min(kBoundProbeSeconds, kBoundProbeShare * o_.timeLimitSeconds);
     }
 
     MapResult run();
