@@ -79,8 +79,8 @@ private:
     // there (head) and the least chain after any of them there (tail); infinity where none can run.
     // [0]: all of them; [1]: those with successors.
     mutable std::vector<double> head_[2], minTailOn_[2];
-    // Filled by nodeBound: unscheduled tasks some of whose devices are out (a better schedule
-    // cannot run them there), with the devices still in (a bit per device).
+    // Filled by nodeBound: the unscheduled tasks some of whose devices are out (a better schedule
+    // cannot run them there), and which devices are still in for each task.
     mutable std::vector<std::uint32_t> restricted_;
     mutable std::vector<char> allowedOn_; // [t * k + u]: u can still run t in a better schedule
     mutable std::vector<double> startOn_, dynamicTail_; // [t * k + u]
@@ -364,13 +364,13 @@ void Search::dfs(std::size_t depth)
         std::uint32_t task, device;
         double start, end;
     };
-    std::vector<Move> moves;
+    std::vector<Move> moves; // built before recursing: the children overwrite allowedOn_
     for (std::uint32_t t = 0; t < n_; ++t) {
         if ((done_ >> t & 1U) || (predMask_[t] & ~done_))
             continue;
         for (std::uint32_t u = 0; u < k_; ++u) {
             const double d = p_.seconds(t, u);
-            if (!std::isfinite(d) || usedMemory_[u] + p_.tasks[t].memoryBytes() > p_.devices[u].memoryBytes)
+            if (!allowedOn_[t * k_ + u] || !std::isfinite(d) || usedMemory_[u] + p_.tasks[t].memoryBytes() > p_.devices[u].memoryBytes)
                 continue;
             double s = std::max(devFree_[u], p_.releaseOf(t, u));
             for (std::uint32_t q : p_.dag.predecessors[t])
