@@ -68,7 +68,8 @@ double ChainBound::solvedBound(const MappingProblem& sub, double budget) const
             return std::max(simpleLowerBound(sub), exactSearchRootBound(sub));
         return r.cutoffProven ? budget : std::max(r.times.makespan, simpleLowerBound(sub));
     } catch (const Error&) {
-        return kUnsupported; // no feasible mapping at all
+        // The list heuristics found no feasible start (memory): that proves nothing infeasible.
+        return simpleLowerBound(sub);
     }
 }
 
@@ -247,7 +248,11 @@ double ChainBound::stretchPair(std::size_t j0, std::size_t j1, std::int64_t entr
         value = std::max(value, solvedBound(sub, budget));
     else if (tasks.size() <= kExactSearchLimit && value < budget && probeNodesLeft_ > 0) {
         // Not solved here: the bound the search proves with targets as cutoffs (a root bound at least).
-        value = std::max(value, exactSearchProvenBound(sub, budget, o_.nodesPerProbe, o_.probes, &probeNodesLeft_));
+        try {
+            value = std::max(value, exactSearchProvenBound(sub, budget, o_.nodesPerProbe, o_.probes, &probeNodesLeft_));
+        } catch (const Error&) { // the list heuristics found no feasible start: the root bound
+            value = std::max(value, exactSearchRootBound(sub));
+        }
     } else if (tasks.size() <= kExactSearchLimit)
         value = std::max(value, exactSearchRootBound(sub)); // not solved here: the search's root bound
     return value;

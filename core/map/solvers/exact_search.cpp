@@ -683,7 +683,13 @@ double exactSearchProvenBound(const MappingProblem& problem, double upTo, std::u
     Search root(problem, {});
     root.prepare();
     double lo = root.rootBound();
-    double hi = std::isfinite(upTo) ? upTo : bestListHeuristic(problem).times.makespan;
+    double hi = upTo;
+    if (!std::isfinite(hi)) {
+        const MapResult list = bestListHeuristic(problem);
+        if (!list.times.feasible)
+            return lo; // nothing to bisect towards
+        hi = list.times.makespan;
+    }
     for (int i = 0; i < probes && hi - lo > kProbeResolution * hi; ++i) {
         const std::uint64_t nodes = nodeBudget ? std::min(nodesPerProbe, *nodeBudget) : nodesPerProbe;
         if (nodes == 0)
