@@ -1,4 +1,5 @@
-// The exact search's device-window bounds and its gap rule, checked where they bite: problems
+// The exact search's bounds (device windows, devices ruled out against the best makespan known,
+// the probes' proven bound), checked where they bite: problems
 // shaped like MILP-SPLIT's modules (one fast device, slower ones reached through transfers that
 // cost more than an op, results arriving at different moments on each device, sinks) with 2-5
 // devices, against the optimum of every assignment x every order (evaluated whole).
