@@ -180,7 +180,8 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
     options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
     const map::MapResult r = map::runMapper(mapper, problem, options);
     return mappingResult(graph, problem, r.mapping, r.times, request,
-        { mapper, map::toString(r.status), map::lowerBound(problem) * 1e3, r.solveSeconds });
+        { mapper, map::toString(r.status), (r.lowerBound > 0 ? r.lowerBound : map::lowerBound(problem)) * 1e3,
+            r.solveSeconds });
 }
 
 } // namespace opsched

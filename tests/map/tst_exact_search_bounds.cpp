@@ -58,8 +58,9 @@ TEST(ExactSearchBounds, ProvenBoundsClimbButNeverPassTheOptimum)
             const double proven = exactSearchProvenBound(p, kUnsupported, nodes, 12, &budget);
             EXPECT_LE(proven, optimum + kTolerance) << "seed " << seed << ", " << nodes << " nodes a probe";
             EXPECT_GE(proven, root - kTolerance) << "seed " << seed;
-            if (nodes > 1000)
+            if (nodes > 1000) {
                 EXPECT_GE(proven, optimum * (1 - 2e-3)) << "seed " << seed << ": root " << root;
+            }
         }
         raised += exactSearchProvenBound(p, kUnsupported, 1000000, 12) > root * (1 + 1e-6);
     }
