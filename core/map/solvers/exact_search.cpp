@@ -370,7 +370,8 @@ void Search::dfs(std::size_t depth)
             continue;
         for (std::uint32_t u = 0; u < k_; ++u) {
             const double d = p_.seconds(t, u);
-            if (!allowedOn_[t * k_ + u] || !std::isfinite(d) || usedMemory_[u] + p_.tasks[t].memoryBytes() > p_.devices[u].memoryBytes)
+            if (!allowedOn_[t * k_ + u] || !std::isfinite(d)
+                || usedMemory_[u] + p_.tasks[t].memoryBytes() > p_.devices[u].memoryBytes)
                 continue;
             double s = std::max(devFree_[u], p_.releaseOf(t, u));
             for (std::uint32_t q : p_.dag.predecessors[t])
@@ -673,8 +674,8 @@ double exactSearchRootBound(const MappingProblem& problem)
     return search.rootBound();
 }
 
-double exactSearchProvenBound(const MappingProblem& problem, double upTo, std::uint64_t nodesPerProbe, int probes,
-    std::uint64_t* nodeBudget)
+double exactSearchProvenBound(
+    const MappingProblem& problem, double upTo, std::uint64_t nodesPerProbe, int probes, std::uint64_t* nodeBudget)
 {
     // Bisection on a target: a search with the target as its cutoff that ends without a schedule
     // below it proves the target a bound. Low targets prune almost everything at once (every
