@@ -3,7 +3,7 @@
 MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates it: a Xeon CPU, a
 T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
 
-    bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4] [--inputs 16] [--quick]
+    bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4,n32] [--inputs 16] [--quick]
                      [--equal-time]
 
 Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
@@ -12,7 +12,9 @@ solve times at 5, 10 and 20 single-channel modules; MILP stops at --milp-limit, 
 out the factor is a lower bound (marked >=). Table IV: throughput (inputs/s) of the same 10-module
 RWNNs for --inputs L split into L/4..L batches (--objective throughput), every batched mapper,
 and the upper bound; milp-split has --milp-limit seconds (the batched MILP refuses whole
-networks, as it did not finish for the paper either). A benchmark: it prints numbers, exits 0 unless
+networks, as it did not finish for the paper either). n32: single N=32 modules (ER, WS, BA) mapped
+whole by milp-split (--max-module-tasks 40) on the default and the paper's relative speeds: makespan,
+lower bound, status and gap. A benchmark: it prints numbers, exits 0 unless
 something could not run.
 """
 import argparse
@@ -31,8 +33,8 @@ def compare(cli, model, limit, equal_time=False):
     return json.loads(out.stdout)
 
 
-def map_one(cli, model, mapper, limit, extra=()):
-    out = subprocess.run([cli, "map", model, "--devices", DEVICES, "--mapper", mapper, "--time-limit", str(limit),
+def map_one(cli, model, mapper, limit, extra=(), devices=DEVICES):
+    out = subprocess.run([cli, "map", model, "--devices", devices, "--mapper", mapper, "--time-limit", str(limit),
                           "--json", *extra], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -80,6 +82,21 @@ def table3(cli, limit, quick):
             print(f"{modules:>7} {dep:>5} {milp['solve_s']:>8.2f} {milp['status']:>11} {milp['makespan_ms']:>9.4f} "
                   f"{split['solve_s']:>8.3f} {split['makespan_ms']:>9.4f} {split['status']:>12} {mark}{factor:>7.0f}x",
                   flush=True)
+
+
+PAPER_DEVICES = "sim:paper-xeon,sim:paper-t4,sim:paper-a100"
+
+
+def table_n32(cli, limit, quick):
+    """N=32 single modules, solved whole (--max-module-tasks 40): the paper proves them optimal."""
+    print(f"\nN=32 single modules (rwnn n=32, modules=1, --max-module-tasks 40), milp-split limited to {limit} s")
+    print(f"{'graph':>5} {'devices':>8} {'split_ms':>9} {'LB_ms':>9} {'status':>9} {'gap':>7} {'split_s':>8}")
+    for devices, label in ([(DEVICES, "default")] if quick else [(DEVICES, "default"), (PAPER_DEVICES, "paper")]):
+        for gen in (["er"] if quick else ["er", "ws", "ba"]):
+            r = map_one(cli, f"zoo:rwnn?gen={gen}&n=32&modules=1", "milp-split", limit,
+                        ("--max-module-tasks", "40"), devices)
+            print(f"{gen:>5} {label:>8} {r['makespan_ms']:>9.4f} {r['lower_bound_ms']:>9.4f} {r['status']:>9} "
+                  f"{100 * r['gap']:>6.2f}% {r['solve_s']:>8.1f}", flush=True)
 
 
 BATCHED = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
@@ -162,6 +179,8 @@ def main():
             table3(a.cli, a.milp_limit, a.quick)
         if "4" in tables:
             table4(a.cli, a.milp_limit, a.inputs, a.quick, a.equal_time)
+        if "n32" in tables:
+            table_n32(a.cli, a.milp_limit, a.quick)
     except subprocess.CalledProcessError as e:
         sys.exit(f"bench_mapping: {' '.join(e.cmd)} failed: {e.stderr}")
 

@@ -280,7 +280,7 @@ double lowerBound(const MappingProblem& p, const std::vector<std::vector<std::ui
     return std::max(best, lb[0]);
 }
 
-double lowerBound(const MappingProblem& p)
+double lowerBound(const MappingProblem& p, std::uint64_t probeNodes)
 {
     const auto topo = *topologicalOrder(p.dag);
     double best = std::max(simpleLowerBound(p), latencyHeadWorkTail(p));
@@ -288,7 +288,9 @@ double lowerBound(const MappingProblem& p)
         if (topo.size() > size)
             best = std::max(best, lowerBound(p, chunksAlongOrder(p.dag, topo, size)));
     // The paper's recursion with the optimum of each module (module_bound.h).
-    return std::max(best, moduleChainLowerBound(p));
+    ModuleBoundOptions options;
+    options.probeNodes = probeNodes;
+    return std::max(best, moduleChainLowerBound(p, options));
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // bounded without solving the whole MILP.
 #pragma once
 
+#include "map/bounds/module_bound.h"
 #include "map/problem/mapping_problem.h"
 #include "map/problem/throughput_problem.h"
 
@@ -37,7 +38,8 @@ double throughputLowerBound(const ThroughputProblem& problem);
 // device speed: for weights w on the devices summing to 1 the makespan is at least
 // sum_i min_u w_u t(i,u), and for a set S of tasks at least the earliest start in S (or the least
 // tail after S) plus S's weighted work, S being the tasks with the latest starts (longest tails);
-// and the paper's recursion with the optimum of each module (moduleChainLowerBound).
-double lowerBound(const MappingProblem& problem);
+// and the paper's recursion with the optimum of each module (moduleChainLowerBound, with
+// `probeNodes` for its probes: ModuleBoundOptions').
+double lowerBound(const MappingProblem& problem, std::uint64_t probeNodes = ModuleBoundOptions {}.probeNodes);
 
 } // namespace opsched::map
