@@ -126,7 +126,12 @@ TEST(MilpSplitModules, ExactWhereThePaperIsAndNeverWorseThanItsPool)
         o.maxModuleTasks = 5;
         const MapResult cut = runMapper("milp-split", stack, o);
         const double stackOptimum = test::prunedExhaustiveOptimum(stack);
-        EXPECT_NE(cut.status, SolveStatus::Optimal) << "seed " << seed << ": " << cut.note;
+        // The join of cut modules is not exact: optimal only where the proven lower bound reaches
+        // the mapping found, which then is the optimum.
+        if (cut.status == SolveStatus::Optimal) {
+            EXPECT_NEAR(cut.times.makespan, stackOptimum, stackOptimum * kTolerance)
+                << "seed " << seed << ": " << cut.note;
+        }
         EXPECT_GE(cut.times.makespan, stackOptimum * (1 - kTolerance)) << "seed " << seed;
         EXPECT_LE(cut.times.makespan, bestListHeuristic(stack).times.makespan * (1 + kTolerance)) << "seed " << seed;
         EXPECT_LE(cut.times.makespan, mapEvolutionary(stack, o).times.makespan * (1 + kTolerance)) << "seed " << seed;
@@ -189,7 +194,8 @@ TEST(ExactSearch, NodeLimitStopsItDeterministically)
     const MapResult a = mapExactSearch(p, o), b = mapExactSearch(p, o);
     EXPECT_EQ(a.status, SolveStatus::Timeout);
     EXPECT_EQ(a.mapping.device, b.mapping.device);
-    EXPECT_EQ(a.note, "50 nodes");
+    EXPECT_EQ(a.note, b.note);
+    EXPECT_TRUE(a.note.starts_with("50 nodes, ")) << a.note;
 }
 
 TEST(EqualTime, SaAndEaRunForTheGivenWallTime)

@@ -1,6 +1,7 @@
 #include "map/solvers/exact_search.h"
 
 #include "map/bounds/simplex_climb.h"
+#include "map/solvers/dominance_memo.h"
 #include "map/solvers/heuristic_mappers.h"
 #include "map/solvers/order_search.h"
 
@@ -25,6 +26,8 @@ constexpr std::uint64_t kSeedAnnealingIterations = 60000;
 // The order search's evaluations from that mapping, and from each better one the search finds
 // (about 1.3 us each at 30 tasks).
 constexpr std::uint64_t kSeedOrderEvaluations = 400000, kIncumbentOrderEvaluations = 50000;
+// The partial schedules kept for dominance: at most this many doubles (256 MiB).
+constexpr std::size_t kMemoValues = std::size_t { 1 } << 25;
 
 class Search {
 public:
@@ -48,6 +51,9 @@ private:
     using Mask = std::uint64_t; // tasks done: up to kExactSearchLimit
     void dfs(std::size_t depth);
     double nodeBound() const;
+    // Whether a partial schedule seen before dominates this one (with `bound` its node bound);
+    // when not, this one is kept.
+    bool dominatedElseStore(double bound);
     void prepareBounds();
 
     const MappingProblem& p_;
@@ -75,6 +81,7 @@ private:
     std::vector<Window> windows_;
     void prepareWindows();
     double windowBound() const;
+    double countBound() const;
     // Filled by nodeBound for the unscheduled tasks: per device the earliest any of them can start
     // there (head) and the least chain after any of them there (tail); infinity where none can run.
     // [0]: all of them; [1]: those with successors.
@@ -108,12 +115,23 @@ private:
         return std::max(1e-3, std::min(share * o_.timeLimitSeconds, left));
     }
     std::vector<std::uint32_t> topo_;
+    // The problem's costs and transfers in flat tables (the bounds read them millions of times).
+    std::vector<double> cost_, comm_;
+    double cost(std::uint32_t t, std::uint32_t u) const { return cost_[t * k_ + u]; }
+    double comm(std::uint32_t q, std::uint32_t from, std::uint32_t to) const
+    {
+        return comm_[(q * k_ + from) * k_ + to];
+    }
     // The partial schedule.
     Mask done_ = 0;
     std::vector<std::uint32_t> device_;
     std::vector<double> start_, finish_, devFree_, usedMemory_;
     double lastStart_ = 0, makespan_ = 0;
+    double startSum_ = 0; // the potential of the partial schedule (dominance)
     std::int64_t lastTask_ = -1;
+    DominanceMemo memo_ { kMemoValues };
+    std::vector<double> stateValues_, queryValues_;
+    std::uint64_t memoPrunes_ = 0;
     // The best complete one.
     double best_ = kUnsupported;
     bool found_ = false;
@@ -168,7 +186,7 @@ double Search::nodeBound() const
             }
         }
         if (count == 1)
-            forced[only].push_back({ startOn_[t * k_ + only], p_.seconds(t, only), tails[t * k_ + only] });
+            forced[only].push_back({ startOn_[t * k_ + only], cost(t, only), tails[t * k_ + only] });
     }
     // The tasks only u can run, one after another there: those that start at a or later end no
     // earlier than a plus their costs, and the chain after the last of them follows.
@@ -194,7 +212,66 @@ double Search::nodeBound() const
             sum += lambda_[w][u] * std::max(devFree_[u], lastStart_);
         bound = std::max(bound, sum);
     }
-    return std::max(bound, windowBound());
+    bound = std::max(bound, windowBound());
+    if (bound >= best_ - kEps)
+        return bound;
+    return std::max(bound, countBound());
+}
+
+double Search::countBound() const
+{
+    // Whole tasks: in a schedule better than the best known, device u runs its tasks inside
+    // [head_u, best - least tail_u], so at most m_u of them (its cheapest ones fit). The window
+    // bounds split tasks fractionally; with tasks of near-equal cost this counts them whole. The
+    // others' slots are at most the sum of their m_u (a task may count for two: a relaxation),
+    // and the tasks only they can run take slots first; device r then runs the rest, at least
+    // its cheapest ones on r.
+    thread_local std::vector<double> costs;
+    double bound = 0;
+    for (int b = 0; b < 2; ++b) {
+        for (std::uint32_t r = 0; r < k_; ++r) {
+            if (!std::isfinite(head_[b][r]))
+                continue;
+            std::int64_t slots = 0, elsewhere = 0;
+            for (std::uint32_t u = 0; u < k_; ++u) {
+                if (u == r || !std::isfinite(head_[b][u]))
+                    continue;
+                costs.clear();
+                for (std::uint32_t t = 0; t < n_; ++t)
+                    if (!(done_ >> t & 1U) && allowedOn_[t * k_ + u] && (b == 0 || !p_.dag.successors[t].empty()))
+                        costs.push_back(cost(t, u));
+                std::sort(costs.begin(), costs.end());
+                double room = best_ - head_[b][u] - minTailOn_[b][u], used = 0;
+                for (double c : costs) {
+                    if (used + c >= room)
+                        break;
+                    used += c;
+                    ++slots;
+                }
+            }
+            costs.clear();
+            for (std::uint32_t t = 0; t < n_; ++t) {
+                if ((done_ >> t & 1U) || (b == 1 && p_.dag.successors[t].empty()))
+                    continue;
+                if (allowedOn_[t * k_ + r])
+                    costs.push_back(cost(t, r));
+                else
+                    ++elsewhere;
+            }
+            const std::int64_t stay
+                = static_cast<std::int64_t>(costs.size()) - std::max<std::int64_t>(0, slots - elsewhere);
+            if (slots < elsewhere)
+                return best_; // the tasks r cannot run do not fit elsewhere
+            if (stay <= 0)
+                continue;
+            std::sort(costs.begin(), costs.end());
+            double load = 0;
+            for (std::int64_t i = 0; i < stay; ++i)
+                load += costs[static_cast<std::size_t>(i)];
+            bound = std::max(bound, head_[b][r] + load + minTailOn_[b][r]);
+        }
+    }
+    return bound;
 }
 
 double Search::leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset) const
@@ -202,7 +279,7 @@ double Search::leastWeighted(const std::vector<double>& lambda, std::uint32_t t,
     double m = kUnsupported;
     for (std::uint32_t u = 0; u < k_; ++u)
         if (allowedOn_[t * k_ + u] && (u >= 32 || (subset >> u & 1U)))
-            m = std::min(m, lambda[u] * p_.seconds(t, u));
+            m = std::min(m, lambda[u] * cost(t, u));
     return m;
 }
 
@@ -222,7 +299,7 @@ double Search::forwardPass(const std::vector<double>& tails) const
         double best = kUnsupported;
         bool any = false, narrowed = false;
         for (std::uint32_t u = 0; u < k_; ++u) {
-            const double c = p_.seconds(t, u);
+            const double c = cost(t, u);
             if (!allowedOn_[t * k_ + u]) {
                 narrowed = narrowed || std::isfinite(c);
                 continue;
@@ -234,12 +311,12 @@ double Search::forwardPass(const std::vector<double>& tails) const
             double s = std::max({ lastStart_, devFree_[u], p_.releaseOf(t, u) });
             for (std::uint32_t q : p_.dag.predecessors[t]) {
                 if (done_ >> q & 1U) {
-                    s = std::max(s, finish_[q] + p_.commSeconds(q, device_[q], u));
+                    s = std::max(s, finish_[q] + comm(q, device_[q], u));
                     continue;
                 }
                 double arrive = kUnsupported;
                 for (std::uint32_t v = 0; v < k_; ++v)
-                    arrive = std::min(arrive, ect[q * k_ + v] + p_.commSeconds(q, v, u));
+                    arrive = std::min(arrive, ect[q * k_ + v] + comm(q, v, u));
                 s = std::max(s, arrive);
             }
             const double through = s + c + tails[t * k_ + u];
@@ -279,7 +356,7 @@ void Search::backwardPass() const
                 double next = kUnsupported;
                 for (std::uint32_t v = 0; v < k_; ++v)
                     if (allowedOn_[s * k_ + v])
-                        next = std::min(next, p_.commSeconds(t, u, v) + p_.seconds(s, v) + dynamicTail_[s * k_ + v]);
+                        next = std::min(next, comm(t, u, v) + cost(s, v) + dynamicTail_[s * k_ + v]);
                 tail = std::max(tail, next);
             }
             dynamicTail_[t * k_ + u] = std::max(tail, tailOn_[t * k_ + u]);
@@ -358,7 +435,7 @@ void Search::dfs(std::size_t depth)
         }
         return;
     }
-    if (nodeBound() >= best_ - kEps)
+    if (const double bound = nodeBound(); bound >= best_ - kEps || dominatedElseStore(bound))
         return;
     struct Move {
         std::uint32_t task, device;
@@ -369,13 +446,13 @@ void Search::dfs(std::size_t depth)
         if ((done_ >> t & 1U) || (predMask_[t] & ~done_))
             continue;
         for (std::uint32_t u = 0; u < k_; ++u) {
-            const double d = p_.seconds(t, u);
+            const double d = cost(t, u);
             if (!allowedOn_[t * k_ + u] || !std::isfinite(d)
                 || usedMemory_[u] + p_.tasks[t].memoryBytes() > p_.devices[u].memoryBytes)
                 continue;
             double s = std::max(devFree_[u], p_.releaseOf(t, u));
             for (std::uint32_t q : p_.dag.predecessors[t])
-                s = std::max(s, finish_[q] + p_.commSeconds(q, device_[q], u));
+                s = std::max(s, finish_[q] + comm(q, device_[q], u));
             if (!std::isfinite(s) || s < lastStart_ - kEps)
                 continue;
             if (s <= lastStart_ + kEps && static_cast<std::int64_t>(t) < lastTask_)
@@ -404,6 +481,7 @@ void Search::dfs(std::size_t depth)
         devFree_[m.device] = m.end;
         usedMemory_[m.device] += p_.tasks[m.task].memoryBytes();
         lastStart_ = m.start;
+        startSum_ += m.start;
         lastTask_ = m.task;
         makespan_ = std::max(makespan_, m.end);
         dfs(depth + 1);
@@ -419,11 +497,62 @@ void Search::dfs(std::size_t depth)
         devFree_[m.device] = savedFree;
         usedMemory_[m.device] -= p_.tasks[m.task].memoryBytes();
         lastStart_ = savedLast;
+        startSum_ -= m.start;
         lastTask_ = savedLastTask;
         makespan_ = savedMakespan;
         if (stopped_)
             return;
     }
+}
+
+bool Search::dominatedElseStore(double bound)
+{
+    // A partial schedule A on the same tasks dominates this one, B, when A's makespan, each
+    // device's free moment and memory, and each unscheduled task's inputs' arrival on each device
+    // are no later than when B's completions could need them, and the sum of A's starts is lower.
+    // Why B may then be dropped: among the optimal schedules take O with the least sum of starts,
+    // and suppose B is a prefix of O (in start order). Running O's other tasks after A, on the same
+    // devices in the same order, each as early as it can, starts each no later than in O (all it
+    // waits for is no later), so that schedule is also optimal and its sum of starts is lower than
+    // O's: a contradiction. So no such O extends B, whether or not A was itself extended.
+    // "When B's completions could need them": O's makespan is at least B's node bound; a task
+    // starts on u no earlier than its earliest start there (startOn_, which already includes B's
+    // arrivals, its last start and u's free moment) and never on a device ruled out; u's first
+    // task after B starts no earlier than the earliest of those.
+    stateValues_.clear();
+    queryValues_.clear();
+    stateValues_.push_back(makespan_);
+    queryValues_.push_back(std::max(makespan_, bound));
+    for (std::uint32_t u = 0; u < k_; ++u) {
+        stateValues_.push_back(devFree_[u]);
+        double head = kUnsupported;
+        for (std::uint32_t t = 0; t < n_; ++t)
+            if (!(done_ >> t & 1U) && allowedOn_[t * k_ + u])
+                head = std::min(head, startOn_[t * k_ + u]);
+        queryValues_.push_back(head);
+        if (std::isfinite(p_.devices[u].memoryBytes)) {
+            stateValues_.push_back(usedMemory_[u]);
+            queryValues_.push_back(usedMemory_[u]);
+        }
+    }
+    for (std::uint32_t t = 0; t < n_; ++t) {
+        if ((done_ >> t & 1U) || !(predMask_[t] & done_))
+            continue;
+        for (std::uint32_t u = 0; u < k_; ++u) {
+            double arrival = 0;
+            for (std::uint32_t q : p_.dag.predecessors[t])
+                if (done_ >> q & 1U)
+                    arrival = std::max(arrival, finish_[q] + comm(q, device_[q], u));
+            stateValues_.push_back(arrival);
+            queryValues_.push_back(allowedOn_[t * k_ + u] ? startOn_[t * k_ + u] : kUnsupported);
+        }
+    }
+    if (memo_.dominated(done_, queryValues_, startSum_)) {
+        ++memoPrunes_;
+        return true;
+    }
+    memo_.store(done_, stateValues_, startSum_);
+    return false;
 }
 
 MapResult Search::bestMapping() const
@@ -463,8 +592,8 @@ void Search::prepareBounds()
             for (std::uint32_t s : p_.dag.successors[*it]) {
                 double next = kUnsupported;
                 for (std::uint32_t v = 0; v < k_; ++v)
-                    if (std::isfinite(p_.seconds(s, v)))
-                        next = std::min(next, p_.commSeconds(*it, u, v) + p_.seconds(s, v) + tailOn_[s * k_ + v]);
+                    if (std::isfinite(cost(s, v)))
+                        next = std::min(next, comm(*it, u, v) + cost(s, v) + tailOn_[s * k_ + v]);
                 tailOn_[*it * k_ + u] = std::max(tailOn_[*it * k_ + u], next);
             }
     // Weightings for the load bound: equal, each device's speed (the fastest costs over its own,
@@ -476,8 +605,8 @@ void Search::prepareBounds()
     for (std::uint32_t u = 0; u < k_; ++u) {
         double mine = 0, fast = 0;
         for (std::uint32_t t = 0; t < n_; ++t)
-            if (std::isfinite(p_.seconds(t, u))) {
-                mine += p_.seconds(t, u);
+            if (std::isfinite(cost(t, u))) {
+                mine += cost(t, u);
                 fast += fastest_[t];
             }
         speed[u] = mine > 0 ? fast / mine : 0.0;
@@ -493,8 +622,8 @@ void Search::prepareBounds()
         for (std::uint32_t t = 0; t < n_; ++t) {
             double m = kUnsupported;
             for (std::uint32_t u = 0; u < k_; ++u)
-                if (std::isfinite(p_.seconds(t, u)))
-                    m = std::min(m, lambda[u] * p_.seconds(t, u));
+                if (std::isfinite(cost(t, u)))
+                    m = std::min(m, lambda[u] * cost(t, u));
             sum += m;
             if (perTask)
                 perTask->push_back(m);
@@ -555,8 +684,8 @@ void Search::prepareWindows()
                     if (win.body && p_.dag.successors[t].empty())
                         win.perTask[t] = 0;
                     for (std::uint32_t u : members)
-                        if (std::isfinite(p_.seconds(t, u)))
-                            win.perTask[t] = std::min(win.perTask[t], lambda[u] * p_.seconds(t, u));
+                        if (std::isfinite(cost(t, u)))
+                            win.perTask[t] = std::min(win.perTask[t], lambda[u] * cost(t, u));
                     if (std::isfinite(win.perTask[t]))
                         win.remaining += win.perTask[t];
                     else
@@ -599,12 +728,20 @@ void Search::prepare()
         throw Error("the exact search takes at most " + std::to_string(kExactSearchLimit) + " tasks, not "
             + std::to_string(n_));
     topo_ = *topologicalOrder(p_.dag);
+    cost_.resize(n_ * k_);
+    comm_.resize(n_ * k_ * k_);
+    for (std::uint32_t t = 0; t < n_; ++t)
+        for (std::uint32_t u = 0; u < k_; ++u) {
+            cost_[t * k_ + u] = p_.seconds(t, u);
+            for (std::uint32_t v = 0; v < k_; ++v)
+                comm_[(t * k_ + u) * k_ + v] = p_.commSeconds(t, u, v);
+        }
     fastest_.assign(n_, kUnsupported);
     tail_.assign(n_, 0.0);
     predMask_.assign(n_, 0);
     for (std::uint32_t t = 0; t < n_; ++t) {
         for (std::uint32_t u = 0; u < k_; ++u)
-            fastest_[t] = std::min(fastest_[t], p_.seconds(t, u));
+            fastest_[t] = std::min(fastest_[t], cost(t, u));
         for (std::uint32_t q : p_.dag.predecessors[t])
             predMask_[t] |= Mask { 1 } << q;
     }
@@ -660,7 +797,7 @@ MapResult Search::run()
         r.gap = 0;
     else if (r.times.feasible && r.times.makespan > 0)
         r.gap = std::max(0.0, (r.times.makespan - std::min(rootBound_, r.times.makespan)) / r.times.makespan);
-    r.note = std::to_string(nodes_) + " nodes";
+    r.note = std::to_string(nodes_) + " nodes, " + std::to_string(memoPrunes_) + " dominated";
     r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0_).count();
     return r;
 }

@@ -36,6 +36,9 @@ constexpr double kBoundProbeSeconds = 3, kBoundProbeShare = 0.1;
 constexpr double kProbeNodesPerSecond = 250000;
 // The time weight of a module's first solve against each of its others.
 constexpr double kLeadWeight = 4;
+// A module's solves first get at most this share of the time limit each; those it stops are
+// retried with the time the others left (a hard piece then gets most of it, not a fixed share).
+constexpr double kFirstTryShare = 0.08;
 
 // A module's mapping for one (entry, exit) pair, in global task ids.
 struct Piece {
@@ -78,10 +81,18 @@ private:
     MappingProblem moduleProblem(std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& pins) const;
     // `lead`: the module's first solve (its cheapest entry, exits free), the one the answer most
     // often comes from: it gets a larger share of the time.
-    MapResult solve(const MappingProblem& sub, double cutoff, bool lead = false);
+    // `retryLater`: a solve the time limit stopped is left to the caller to retry (it does not yet
+    // make the answer inexact, and its retry's share of the time is set aside).
+    MapResult solve(const MappingProblem& sub, double cutoff, bool lead = false, bool retryLater = false);
     // Fills dp_[j + 1] from dp_[j].
     void joinModule(std::size_t j);
     void offer(std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks);
+    // The exit state a piece of module j leaves: the devices of `exitTasks` (its own, or passed
+    // through from `entry`).
+    StateKey exitKey(std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& device,
+        const std::vector<std::uint32_t>& exitTasks) const;
+    // Lowers upper_ to the total of the piece's chain completed by the list heuristics.
+    void tightenUpper(std::size_t j, const StateKey& entry, const MapResult& piece);
     Mapping assemble() const;
     // The modules one after another, each solved exactly from where the ones before left the
     // devices and results (finish times, busy devices): modules overlap as the barrier cannot.
@@ -98,15 +109,20 @@ private:
     ModuleChain chain_;
     std::vector<std::map<StateKey, DpEntry>> dp_; // per boundary
     // Single channel (every join a separator): a module's piece from an entry whose total is
-    // `base` can only lead to a whole mapping better than upper_ (the best list heuristic's) if
+    // `base` can only lead to a whole mapping better than upper_ (the best total known) if
     // it is at most upper_ - base - what the later modules need at least; the cutoff for that.
     double beyond(std::size_t j, double base) const
     {
         return std::isfinite(upper_) ? (upper_ - base - suffixBound_[j + 1]) * (1 + 1e-9) + 1e-15 : kUnsupported;
     }
-    double upper_ = kUnsupported;
+    // beyond() where the piece's exit state is known: the next module's least from that state
+    // (its root bound: the transfers out of the exit devices included) replaces its share of the
+    // suffix bound.
+    double beyondFrom(std::size_t j, double base, const StateKey& exit) const;
+    double upper_ = kUnsupported; // the best list heuristic's, then the best chain total known
     std::vector<double> suffixBound_; // per block: the sum of the later blocks' simpleLowerBound
     double weightLeft_ = 0; // of the solves still expected (one per entry state and module)
+    std::vector<double> moduleWeight_; // what each module adds to weightLeft_
     bool exact_ = true;
     bool timedOut_ = false;
     std::size_t solves_ = 0, dropped_ = 0;
@@ -145,7 +161,7 @@ MappingProblem Splitter::moduleProblem(
     return sub;
 }
 
-MapResult Splitter::solve(const MappingProblem& sub, double cutoff, bool lead)
+MapResult Splitter::solve(const MappingProblem& sub, double cutoff, bool lead, bool retryLater)
 {
     ++solves_;
     if (outOfTime()) {
@@ -161,9 +177,15 @@ MapResult Splitter::solve(const MappingProblem& sub, double cutoff, bool lead)
     weightLeft_ = std::max(0.0, weightLeft_ - weight);
     MapperOptions o = o_;
     o.timeLimitSeconds = std::max(0.05, (o_.timeLimitSeconds - elapsed()) * share);
+    if (retryLater) // a first try: most pieces are proven in far less, the rest are retried
+        o.timeLimitSeconds = std::min(o.timeLimitSeconds, std::max(0.05, kFirstTryShare * o_.timeLimitSeconds));
     o.cutoffSeconds = cutoff;
     const bool autoSolver = o_.moduleSolver == MapperOptions::ModuleSolver::Auto;
     MapResult r = autoSolver && sub.taskCount() <= kExactSearchLimit ? mapExactSearch(sub, o) : mapMilp(sub, o);
+    if (retryLater && r.status == SolveStatus::Timeout && !o_.maxNodes) {
+        weightLeft_ += weight; // the retry's
+        return r;
+    }
     if (r.status != SolveStatus::Optimal) {
         exact_ = false;
         timedOut_ = timedOut_ || r.status == SolveStatus::Timeout;
@@ -175,15 +197,7 @@ void Splitter::offer(
     std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks)
 {
     const auto& tasks = chain_.blocks[j];
-    const auto& in = chain_.boundary[j];
-    StateKey key;
-    for (std::uint32_t t : exitTasks) {
-        const auto local = std::find(tasks.begin(), tasks.end(), t);
-        if (local != tasks.end())
-            key.push_back(r.mapping.device[static_cast<std::size_t>(local - tasks.begin())]);
-        else // passes through from an earlier module: the entry state holds it
-            key.push_back(entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
-    }
+    const StateKey key = exitKey(j, entry, r.mapping.device, exitTasks);
     const double total = dp_[j].at(entry).value + r.times.makespan;
     DpEntry& slot = dp_[j + 1][key];
     if (total >= slot.value)
@@ -234,6 +248,13 @@ void Splitter::joinModule(std::size_t j)
         return worst;
     };
     const std::vector<std::uint32_t> none(tasks.size(), UINT32_MAX);
+    struct Retry {
+        StateKey entry;
+        std::vector<std::uint32_t> pins;
+        double cutoff;
+        bool lead;
+    };
+    std::vector<Retry> retries;
     bool lead = true;
     for (const auto& [base, entry] : entries) {
         // Free exits first: the optimum for this entry, and one exit state's exact value.
@@ -242,14 +263,17 @@ void Splitter::joinModule(std::size_t j)
             break;
         MapResult r;
         try {
-            r = solve(moduleProblem(j, entry, none), cutoff, lead);
-            lead = false;
+            r = solve(moduleProblem(j, entry, none), cutoff, lead, true);
         } catch (const Error&) {
             continue; // nothing fits behind this entry (memory, links)
         }
+        if (r.status == SolveStatus::Timeout)
+            retries.push_back({ entry, none, std::min(cutoff, r.times.makespan), lead });
+        lead = false;
         if (r.cutoffProven)
             continue; // no exit state can improve from here
         offer(j, entry, r, out);
+        tightenUpper(j, entry, r);
         if (!enumerate)
             continue;
         std::vector<std::uint32_t> pins = none;
@@ -275,8 +299,8 @@ void Splitter::joinModule(std::size_t j)
                         : entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
             }
             const auto known = dp_[j + 1].find(key);
-            const double budget
-                = std::min((known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyond(j, base));
+            const double budget = std::min(
+                (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyondFrom(j, base, key));
             bool runnable = true;
             for (const auto& t : sub.tasks)
                 runnable = runnable
@@ -285,13 +309,98 @@ void Splitter::joinModule(std::size_t j)
                 || (sub.taskCount() <= kExactSearchLimit && exactSearchRootBound(sub) >= budget))
                 continue;
             try {
-                const MapResult pinned = solve(sub, budget);
-                if (!pinned.cutoffProven)
+                const MapResult pinned = solve(sub, budget, false, true);
+                if (pinned.status == SolveStatus::Timeout)
+                    retries.push_back({ entry, pins, std::min(budget, pinned.times.makespan), false });
+                if (!pinned.cutoffProven) {
                     offer(j, entry, pinned, out);
+                    tightenUpper(j, entry, pinned);
+                }
             } catch (const Error&) {
             }
         }
     }
+    // The solves the time stopped, again with what the others left: each now only has to beat
+    // what it found (or its cutoff, tightened since), and proves that piece optimal if it cannot.
+    // The solves still expected are these and the later modules'.
+    if (!retries.empty()) {
+        weightLeft_ = 0;
+        for (std::size_t m = j + 1; m < moduleWeight_.size(); ++m)
+            weightLeft_ += moduleWeight_[m];
+        for (const Retry& retry : retries)
+            weightLeft_ += static_cast<double>(tasks.size() * tasks.size()) * (retry.lead ? kLeadWeight : 1.0);
+    }
+    for (const Retry& retry : retries) {
+        const double base = dp_[j].at(retry.entry).value;
+        const double cutoff = std::min(retry.cutoff, retry.lead ? kUnsupported : beyond(j, base));
+        if (cutoff <= 0)
+            continue;
+        try {
+            const MapResult r = solve(moduleProblem(j, retry.entry, retry.pins), cutoff, retry.lead);
+            if (!r.cutoffProven && r.times.feasible) {
+                offer(j, retry.entry, r, out);
+                tightenUpper(j, retry.entry, r);
+            }
+        } catch (const Error&) {
+        }
+    }
+}
+
+double Splitter::beyondFrom(std::size_t j, double base, const StateKey& exit) const
+{
+    if (!std::isfinite(upper_) || j + 1 >= chain_.blocks.size())
+        return beyond(j, base);
+    double next = simpleLowerBound(p_, chain_.blocks[j + 1]);
+    try {
+        const MappingProblem sub
+            = moduleProblem(j + 1, exit, std::vector<std::uint32_t>(chain_.blocks[j + 1].size(), UINT32_MAX));
+        if (sub.taskCount() <= kExactSearchLimit)
+            next = std::max(next, exactSearchRootBound(sub));
+    } catch (const Error&) {
+        return beyond(j, base);
+    }
+    return (upper_ - base - next - suffixBound_[j + 2]) * (1 + 1e-9) + 1e-15;
+}
+
+StateKey Splitter::exitKey(std::size_t j, const StateKey& entry, const std::vector<std::uint32_t>& device,
+    const std::vector<std::uint32_t>& exitTasks) const
+{
+    const auto& tasks = chain_.blocks[j];
+    const auto& in = chain_.boundary[j];
+    StateKey key;
+    for (std::uint32_t t : exitTasks) {
+        const auto local = std::find(tasks.begin(), tasks.end(), t);
+        if (local != tasks.end())
+            key.push_back(device[static_cast<std::size_t>(local - tasks.begin())]);
+        else // passes through from an earlier module: the entry state holds it
+            key.push_back(entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
+    }
+    return key;
+}
+
+void Splitter::tightenUpper(std::size_t j, const StateKey& entry, const MapResult& piece)
+{
+    // A whole chain of pieces through this one: the modules after it from its exit state, each
+    // by the list heuristics. Its total is a sum the DP's optimum is at most, so the cutoffs that
+    // `beyond` gives the solves still to come (exit pins above all) can use it.
+    if (!std::isfinite(upper_) || !piece.times.feasible)
+        return;
+    double total = dp_[j].at(entry).value + piece.times.makespan;
+    StateKey state = exitKey(j, entry, piece.mapping.device, chain_.boundary[j + 1]);
+    for (std::size_t m = j + 1; m < chain_.blocks.size() && total < upper_; ++m) {
+        MapResult r;
+        try {
+            r = bestListHeuristic(
+                moduleProblem(m, state, std::vector<std::uint32_t>(chain_.blocks[m].size(), UINT32_MAX)));
+        } catch (const Error&) {
+            return;
+        }
+        if (!r.times.feasible)
+            return;
+        total += r.times.makespan;
+        state = exitKey(m, state, r.mapping.device, chain_.boundary[m + 1]);
+    }
+    upper_ = std::min(upper_, total);
 }
 
 Mapping Splitter::assemble() const
@@ -493,7 +602,8 @@ MapResult Splitter::run()
         const double entries
             = std::min<double>(kMaxEntryStates, std::pow(static_cast<double>(k), chain_.boundary[j].size()));
         const double size = static_cast<double>(tasks.size());
-        weightLeft_ += size * size * (entries * (exits <= kMaxExitStates ? exits : 1.0) - 1 + kLeadWeight);
+        moduleWeight_.push_back(size * size * (entries * (exits <= kMaxExitStates ? exits : 1.0) - 1 + kLeadWeight));
+        weightLeft_ += moduleWeight_.back();
     }
 
     suffixBound_.assign(q + 1, 0.0);
@@ -536,6 +646,12 @@ MapResult Splitter::run()
         const double lb = lowerBound(p_, probeNodes_);
         result.lowerBound = lb;
         result.gap = std::max(0.0, (result.times.makespan - lb) / result.times.makespan);
+        if (result.times.feasible && lb >= result.times.makespan * (1 - 1e-12)) {
+            // Some solves did not finish, but the proven bound reaches the mapping found: optimal.
+            result.status = SolveStatus::Optimal;
+            result.gap = 0;
+            result.note += "; optimal: the lower bound reaches it";
+        }
     }
     result.solveSeconds = elapsed();
     return result;
