@@ -226,49 +226,46 @@ double Search::countBound() const
     // others' slots are at most the sum of their m_u (a task may count for two: a relaxation),
     // and the tasks only they can run take slots first; device r then runs the rest, at least
     // its cheapest ones on r.
-    thread_local std::vector<double> costs;
+    thread_local std::vector<std::vector<double>> costs; // per device: of the tasks it may run, ascending
+    thread_local std::vector<std::int64_t> fits; // per device: m_u
+    costs.resize(k_);
     double bound = 0;
     for (int b = 0; b < 2; ++b) {
+        fits.assign(k_, 0);
+        std::int64_t tasks = 0;
+        for (std::uint32_t t = 0; t < n_; ++t)
+            tasks += !(done_ >> t & 1U) && (b == 0 || !p_.dag.successors[t].empty());
+        for (std::uint32_t u = 0; u < k_; ++u) {
+            costs[u].clear();
+            for (std::uint32_t t = 0; t < n_; ++t)
+                if (!(done_ >> t & 1U) && allowedOn_[t * k_ + u] && (b == 0 || !p_.dag.successors[t].empty()))
+                    costs[u].push_back(cost(t, u));
+            std::sort(costs[u].begin(), costs[u].end());
+            const double room = best_ - head_[b][u] - minTailOn_[b][u];
+            double used = 0;
+            for (double c : costs[u]) {
+                if (used + c >= room)
+                    break;
+                used += c;
+                ++fits[u];
+            }
+        }
         for (std::uint32_t r = 0; r < k_; ++r) {
-            if (!std::isfinite(head_[b][r]))
+            if (costs[r].empty())
                 continue;
-            std::int64_t slots = 0, elsewhere = 0;
-            for (std::uint32_t u = 0; u < k_; ++u) {
-                if (u == r || !std::isfinite(head_[b][u]))
-                    continue;
-                costs.clear();
-                for (std::uint32_t t = 0; t < n_; ++t)
-                    if (!(done_ >> t & 1U) && allowedOn_[t * k_ + u] && (b == 0 || !p_.dag.successors[t].empty()))
-                        costs.push_back(cost(t, u));
-                std::sort(costs.begin(), costs.end());
-                double room = best_ - head_[b][u] - minTailOn_[b][u], used = 0;
-                for (double c : costs) {
-                    if (used + c >= room)
-                        break;
-                    used += c;
-                    ++slots;
-                }
-            }
-            costs.clear();
-            for (std::uint32_t t = 0; t < n_; ++t) {
-                if ((done_ >> t & 1U) || (b == 1 && p_.dag.successors[t].empty()))
-                    continue;
-                if (allowedOn_[t * k_ + r])
-                    costs.push_back(cost(t, r));
-                else
-                    ++elsewhere;
-            }
-            const std::int64_t stay
-                = static_cast<std::int64_t>(costs.size()) - std::max<std::int64_t>(0, slots - elsewhere);
+            std::int64_t slots = 0;
+            for (std::uint32_t u = 0; u < k_; ++u)
+                if (u != r)
+                    slots += fits[u];
+            const std::int64_t elsewhere = tasks - static_cast<std::int64_t>(costs[r].size());
             if (slots < elsewhere)
                 return best_; // the tasks r cannot run do not fit elsewhere
-            if (stay <= 0)
-                continue;
-            std::sort(costs.begin(), costs.end());
+            const std::int64_t stay = static_cast<std::int64_t>(costs[r].size()) - (slots - elsewhere);
             double load = 0;
             for (std::int64_t i = 0; i < stay; ++i)
-                load += costs[static_cast<std::size_t>(i)];
-            bound = std::max(bound, head_[b][r] + load + minTailOn_[b][r]);
+                load += costs[r][static_cast<std::size_t>(i)];
+            if (stay > 0)
+                bound = std::max(bound, head_[b][r] + load + minTailOn_[b][r]);
         }
     }
     return bound;
@@ -763,7 +760,9 @@ MapResult Search::run()
     rootBound_ = rootBound();
 
     MapResult heuristic = bestListHeuristic(p_);
-    if (n_ > kExactSearchMaxTasks && k_ >= 2 && !probe_) {
+    // A cutoff at or below the root bound is proven at the root: no start mapping to look for.
+    const bool provenAtRoot = rootBound_ >= o_.cutoffSeconds - kEps;
+    if (n_ > kExactSearchMaxTasks && k_ >= 2 && !probe_ && !provenAtRoot) {
         // Beyond a proof in milliseconds, start from SA's mapping when it is better: the depth-first
         // search improves slowly on the list heuristics' (its first dives follow them).
         MapperOptions sa;

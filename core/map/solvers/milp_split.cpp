@@ -38,7 +38,7 @@ constexpr double kProbeNodesPerSecond = 250000;
 constexpr double kLeadWeight = 4;
 // A module's solves first get at most this share of the time limit each; those it stops are
 // retried with the time the others left (a hard piece then gets most of it, not a fixed share).
-constexpr double kFirstTryShare = 0.08;
+constexpr double kFirstTryShare = 0.05;
 
 // A module's mapping for one (entry, exit) pair, in global task ids.
 struct Piece {
@@ -118,7 +118,8 @@ private:
     // beyond() where the piece's exit state is known: the next module's least from that state
     // (its root bound: the transfers out of the exit devices included) replaces its share of the
     // suffix bound.
-    double beyondFrom(std::size_t j, double base, const StateKey& exit) const;
+    double beyondFrom(std::size_t j, double base, const StateKey& exit);
+    std::map<std::size_t, std::map<StateKey, double>> nextBound_; // beyondFrom's, per module and exit
     double upper_ = kUnsupported; // the best list heuristic's, then the best chain total known
     std::vector<double> suffixBound_; // per block: the sum of the later blocks' simpleLowerBound
     double weightLeft_ = 0; // of the solves still expected (one per entry state and module)
@@ -312,10 +313,8 @@ void Splitter::joinModule(std::size_t j)
                 const MapResult pinned = solve(sub, budget, false, true);
                 if (pinned.status == SolveStatus::Timeout)
                     retries.push_back({ entry, pins, std::min(budget, pinned.times.makespan), false });
-                if (!pinned.cutoffProven) {
+                if (!pinned.cutoffProven)
                     offer(j, entry, pinned, out);
-                    tightenUpper(j, entry, pinned);
-                }
             } catch (const Error&) {
             }
         }
@@ -346,19 +345,25 @@ void Splitter::joinModule(std::size_t j)
     }
 }
 
-double Splitter::beyondFrom(std::size_t j, double base, const StateKey& exit) const
+double Splitter::beyondFrom(std::size_t j, double base, const StateKey& exit)
 {
     if (!std::isfinite(upper_) || j + 1 >= chain_.blocks.size())
         return beyond(j, base);
-    double next = simpleLowerBound(p_, chain_.blocks[j + 1]);
-    try {
-        const MappingProblem sub
-            = moduleProblem(j + 1, exit, std::vector<std::uint32_t>(chain_.blocks[j + 1].size(), UINT32_MAX));
-        if (sub.taskCount() <= kExactSearchLimit)
-            next = std::max(next, exactSearchRootBound(sub));
-    } catch (const Error&) {
-        return beyond(j, base);
+    auto& cache = nextBound_[j];
+    auto known = cache.find(exit);
+    if (known == cache.end()) {
+        double next = simpleLowerBound(p_, chain_.blocks[j + 1]);
+        try {
+            const MappingProblem sub
+                = moduleProblem(j + 1, exit, std::vector<std::uint32_t>(chain_.blocks[j + 1].size(), UINT32_MAX));
+            if (sub.taskCount() <= kExactSearchLimit)
+                next = std::max(next, exactSearchRootBound(sub));
+        } catch (const Error&) {
+            return beyond(j, base);
+        }
+        known = cache.emplace(exit, next).first;
     }
+    const double next = known->second;
     return (upper_ - base - next - suffixBound_[j + 2]) * (1 + 1e-9) + 1e-15;
 }
 
