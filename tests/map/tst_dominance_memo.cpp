@@ -1,5 +1,5 @@
 // DominanceMemo: a state dominates a query on the same set when none of its values is later and
-// its potential is strictly lower (beyond rounding); storing drops the states a new one dominates.
+// its potential is strictly lower (beyond rounding); any state stored on the set may.
 #include "map/solvers/dominance_memo.h"
 
 #include <gtest/gtest.h>
@@ -35,21 +35,20 @@ TEST(DominanceMemo, DominatesOnlyWithNoLaterValuesAndALowerPotential)
         EXPECT_EQ(memo.dominated(c.set, c.query, c.potential), c.dominated) << c.name;
 }
 
-TEST(DominanceMemo, StoringDropsWhatTheNewStateDominates)
+TEST(DominanceMemo, AnyStoredStateOnTheSetMayDominate)
 {
     DominanceMemo memo(1000);
     memo.store(7, std::vector<double> { 2.0, 2.0 }, 5.0);
     memo.store(7, std::vector<double> { 3.0, 1.0 }, 6.0); // neither dominates the other
-    EXPECT_EQ(memo.states(), 2U);
-    memo.store(7, std::vector<double> { 1.0, 1.0 }, 4.0); // dominates both
-    EXPECT_EQ(memo.states(), 1U);
-    EXPECT_EQ(memo.values(), 3U);
-    EXPECT_TRUE(memo.dominated(7, std::vector<double> { 1.0, 1.0 }, 4.5));
-    EXPECT_FALSE(memo.dominated(7, std::vector<double> { 0.5, 1.0 }, 4.5));
-    // Entries stay ordered by potential: a later, higher one is found behind lower ones.
     memo.store(7, std::vector<double> { 0.0, 5.0 }, 8.0);
-    EXPECT_TRUE(memo.dominated(7, std::vector<double> { 0.1, 5.0 }, 9.0));
+    EXPECT_EQ(memo.states(), 3U);
+    EXPECT_EQ(memo.values(), 9U);
+    EXPECT_TRUE(memo.dominated(7, std::vector<double> { 2.0, 2.0 }, 5.5)); // the first
+    EXPECT_TRUE(memo.dominated(7, std::vector<double> { 3.0, 1.5 }, 6.5)); // the second
+    EXPECT_FALSE(memo.dominated(7, std::vector<double> { 3.0, 1.5 }, 5.5)); // only the first is lower
+    EXPECT_TRUE(memo.dominated(7, std::vector<double> { 0.1, 5.0 }, 9.0)); // the third
     EXPECT_FALSE(memo.dominated(7, std::vector<double> { 0.1, 5.0 }, 7.0));
+    EXPECT_FALSE(memo.dominated(7, std::vector<double> { 1.0, 0.5 }, 100.0)); // no state that early
 }
 
 TEST(DominanceMemo, StopsStoringAtItsCapButStillAnswers)

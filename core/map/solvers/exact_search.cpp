@@ -98,7 +98,8 @@ private:
     };
     // min over the devices still allowed for t (and in `subset`, a bit per device, when given) of
     // lambda_u c(t, u); infinity for none.
-    double leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset = ~0U) const;
+    [[gnu::always_inline]] inline double leastWeighted(
+        const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset = ~0U) const;
     std::vector<Mask> predMask_;
     double rootBound_ = 0;
     bool polishLeaves_ = false; // large problems: polishIncumbent at each new best
@@ -271,7 +272,7 @@ double Search::countBound() const
     return bound;
 }
 
-double Search::leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset) const
+inline double Search::leastWeighted(const std::vector<double>& lambda, std::uint32_t t, std::uint32_t subset) const
 {
     double m = kUnsupported;
     for (std::uint32_t u = 0; u < k_; ++u)
