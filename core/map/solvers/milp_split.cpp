@@ -269,7 +269,7 @@ void Splitter::joinModule(std::size_t j)
             continue; // nothing fits behind this entry (memory, links)
         }
         if (r.status == SolveStatus::Timeout)
-            retries.push_back({ entry, none, std::min(cutoff, r.times.makespan), lead });
+            retries.push_back({ entry, none, r.times.feasible ? std::min(cutoff, r.times.makespan) : cutoff, lead });
         lead = false;
         if (r.cutoffProven)
             continue; // no exit state can improve from here
@@ -312,7 +312,8 @@ void Splitter::joinModule(std::size_t j)
             try {
                 const MapResult pinned = solve(sub, budget, false, true);
                 if (pinned.status == SolveStatus::Timeout)
-                    retries.push_back({ entry, pins, std::min(budget, pinned.times.makespan), false });
+                    retries.push_back({ entry, pins,
+                        pinned.times.feasible ? std::min(budget, pinned.times.makespan) : budget, false });
                 if (!pinned.cutoffProven)
                     offer(j, entry, pinned, out);
             } catch (const Error&) {
