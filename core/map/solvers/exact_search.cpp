@@ -126,11 +126,7 @@ bool Search::dominatedElseStore(double bound)
     queryValues_.push_back(std::max(makespan_, bound));
     for (std::uint32_t u = 0; u < k_; ++u) {
         stateValues_.push_back(devFree_[u]);
-        double head = kUnsupported;
-        for (std::uint32_t t = 0; t < n_; ++t)
-            if (!(done_ >> t & 1U) && allowedOn_[t * k_ + u])
-                head = std::min(head, startOn_[t * k_ + u]);
-        queryValues_.push_back(head);
+        queryValues_.push_back(head_[0][u]); // nodeBound's: the earliest any task left starts on u
         if (std::isfinite(p_.devices[u].memoryBytes)) {
             stateValues_.push_back(usedMemory_[u]);
             queryValues_.push_back(usedMemory_[u]);

@@ -291,14 +291,7 @@ void Splitter::joinModule(std::size_t j)
                 continue;
             const MappingProblem sub = moduleProblem(j, entry, pins);
             // The exit key this pin gives, to read the best total found for it so far.
-            StateKey key;
-            const auto& in = chain_.boundary[j];
-            for (std::uint32_t t : out) {
-                const auto local = std::find(tasks.begin(), tasks.end(), t);
-                key.push_back(local != tasks.end()
-                        ? pins[static_cast<std::size_t>(local - tasks.begin())]
-                        : entry[static_cast<std::size_t>(std::lower_bound(in.begin(), in.end(), t) - in.begin())]);
-            }
+            const StateKey key = exitKey(j, entry, pins, out);
             const auto known = dp_[j + 1].find(key);
             const double budget = std::min(
                 (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyondFrom(j, base, key));
