@@ -13,6 +13,7 @@
 #include "zoo/zoo.h"
 
 #include "exec/cpu/cpu_executor.h"
+#include "exec/cpu/kernel_names.h"
 #include "exec/cuda/conv_variant.h"
 #include "exec/output_check.h"
 #include "exec/reference_outputs.h"
@@ -33,6 +34,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -59,6 +61,7 @@ struct RunOptions : engine::RunRequest {
     std::string mapping; // a mapping file: stream u of its plan on device u's cores
     bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
     std::string fault; // --inject-fault: documented, for showing that --check catches a wrong answer
+    bool primitives = false; // cpu: list the kernel oneDNN picked for every step
 };
 
 struct PlanChoice {
@@ -84,6 +87,7 @@ struct RunReport {
     std::vector<std::vector<float>> outputs;
     std::vector<OutputComparison> checks; // per output, with --check
     std::vector<cpu::LaunchTiming> timings; // CPU: the last run's launches
+    std::vector<cpu::PrimitiveUse> primitives; // CPU: every step's kernel
     std::optional<SegmentRunResult> segments; // --mapping run as segments
 };
 
@@ -256,6 +260,7 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     }
     r.cpuMsPerRun = (processCpuMs() - cpuStart) / o.repeat;
     r.timings = executor.lastLaunchTimings();
+    r.primitives = executor.primitives();
     r.peakBytes = executor.peakArenaBytes();
     r.activationBytes = executor.activationBytes();
     r.weightBytes = executor.weightBytes();
@@ -284,6 +289,27 @@ std::int64_t peakResidentBytes()
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports KiB
 }
 
+std::size_t referenceKernelCount(const std::vector<cpu::PrimitiveUse>& uses)
+{
+    return static_cast<std::size_t>(std::count_if(uses.begin(), uses.end(),
+        [](const cpu::PrimitiveUse& p) { return cpu::isReferenceImplementation(p.implementation); }));
+}
+
+// --primitives: every step's kernel, then how many steps each kernel runs.
+void printPrimitives(const std::vector<cpu::PrimitiveUse>& uses)
+{
+    std::printf("primitives   %zu steps, oneDNN ISA %s\n", uses.size(), cpu::effectiveCpuIsa().c_str());
+    std::map<std::string, int> counts;
+    for (const auto& p : uses) {
+        const bool ref = cpu::isReferenceImplementation(p.implementation);
+        std::printf("  %4zu  %-40s %s%s\n", p.launch, p.op.c_str(), p.implementation.c_str(),
+            ref ? "   <- reference kernel" : "");
+        ++counts[p.implementation];
+    }
+    for (const auto& [impl, n] : counts)
+        std::printf("  %5d x %s\n", n, impl.c_str());
+}
+
 // JSON numbers cannot be NaN; a NaN error (a NaN output) is written as null.
 nlohmann::ordered_json number(double v)
 {
@@ -299,6 +325,8 @@ nlohmann::ordered_json runJson(
     j["backend"] = o.backend;
     j["scheduler"] = choice.scheduler;
     j["threads"] = o.threads; // 0: oneDNN's default
+    if (o.backend == "cpu")
+        j["cpu_isa"] = cpu::effectiveCpuIsa();
     if (!o.cpuPartitions.empty())
         j["cpu_partitions"] = o.cpuPartitions;
     j["input"] = inputs.source;
@@ -326,6 +354,16 @@ nlohmann::ordered_json runJson(
         }
         j["outputs"].push_back(std::move(out));
     }
+    if (o.backend == "cpu") {
+        j["reference_kernels"] = referenceKernelCount(r.primitives);
+        if (o.primitives) {
+            j["primitives"] = nlohmann::ordered_json::array();
+            for (const auto& p : r.primitives)
+                j["primitives"].push_back(nlohmann::ordered_json { { "launch", p.launch }, { "op", p.op },
+                    { "implementation", p.implementation },
+                    { "reference", cpu::isReferenceImplementation(p.implementation) } });
+        }
+    }
     if (o.check) {
         const bool all = std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
         j["check"] = { { "rtol", o.tolerance.rtol }, { "atol", o.tolerance.atol },
@@ -352,6 +390,12 @@ void printText(
         100.0 * static_cast<double>(r.peakBytes) / static_cast<double>(std::max<std::int64_t>(r.activationBytes, 1)),
         r.activationBytes / mib);
     std::printf("weights      %.2f MiB\n", r.weightBytes / mib);
+    if (o.backend == "cpu" && !r.segments) {
+        const std::size_t refs = referenceKernelCount(r.primitives);
+        std::printf("kernels      oneDNN %s, %zu steps%s\n", cpu::effectiveCpuIsa().c_str(), r.primitives.size(),
+            refs == 0 ? ", no reference kernel"
+                      : (", " + std::to_string(refs) + " on reference kernels (slow; --primitives lists them)").c_str());
+    }
     std::printf("peak memory  %.1f MiB resident\n", static_cast<double>(peakResidentBytes()) / mib);
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {
         const Tensor& t = graph.tensor(graph.outputs()[k]);
@@ -441,6 +485,8 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
            "mappings with a cuda device always do), also for CPU-only mappings")
         ->needs(mappingOption);
     cmd.add_flag("--json", o.json, "Print JSON");
+    cmd.add_flag("--primitives", o.primitives,
+        "cpu: list the kernel oneDNN runs for every step (implementation name, reference kernels marked)");
     cmd.add_flag("--no-tf32", o.noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");
     cmd.add_option("--cudnn", o.cudnn,
            "cuda: how convolutions run, KEY=VALUE,...: epilogue=fused|separate, algo=find|heuristic, "
@@ -468,6 +514,8 @@ void printRunReport(const Graph& graph, const PlanChoice& choice, const RunInput
         std::cout << j.dump(2) << "\n";
     } else {
         printText(graph, choice, inputs, report, o);
+        if (o.primitives)
+            printPrimitives(report.primitives);
         if (report.segments)
             printSegmentsText(graph, *mapping, *report.segments, percentile(report.latenciesMs, 0.5));
         else if (mapping)

@@ -82,6 +82,7 @@ struct CpuExecutor::Impl {
     std::vector<LaunchWork> work; // per launch: its steps, partition and waits
     std::unique_ptr<PartitionRunner> runner;
     std::vector<LaunchTiming> timings;
+    std::vector<OpId> launchOps; // per launch: its first op, to name it
 
     Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
         : graph(g)
@@ -399,6 +400,7 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
+        im.launchOps.push_back(launch.ops.front());
         LaunchWork w;
         w.firstStep = im.builder.steps().size();
         try {
@@ -530,6 +532,17 @@ std::int64_t CpuExecutor::scratchpadBytes() const
 std::size_t CpuExecutor::primitiveCount() const
 {
     return impl_->builder.steps().size();
+}
+std::vector<PrimitiveUse> CpuExecutor::primitives() const
+{
+    std::vector<PrimitiveUse> uses;
+    const auto& steps = impl_->builder.steps();
+    for (std::size_t i = 0; i < impl_->work.size(); ++i) {
+        const std::string& op = impl_->graph.op(impl_->launchOps[i]).name;
+        for (std::size_t s = impl_->work[i].firstStep; s < impl_->work[i].endStep; ++s)
+            uses.push_back({ i, op, steps[s].implementation });
+    }
+    return uses;
 }
 const TensorLayout& CpuExecutor::layout() const
 {

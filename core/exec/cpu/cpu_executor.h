@@ -14,12 +14,17 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace opsched::cpu {
 
 // Whether this build has the CPU backend (oneDNN was found when it was configured).
 bool cpuBackendAvailable();
+
+// The instruction set oneDNN's JIT kernels use on this machine, as limited by ONEDNN_MAX_CPU_ISA:
+// "avx512_core", "avx2", "sse41", ...; empty without the CPU backend.
+std::string effectiveCpuIsa();
 
 // Pins the calling thread to `cores` and gives it as many OpenMP threads (a partition's worker,
 // or a caller that runs a partition's work itself, exec/segment_executors.h). Throws Error when
@@ -48,6 +53,14 @@ struct LaunchTiming {
     int partition = 0;
 };
 
+// One step of a compiled plan: the launch it belongs to, that launch's (first) op, and what runs
+// (Step::implementation: oneDNN's kind and implementation name, or "host").
+struct PrimitiveUse {
+    std::size_t launch = 0;
+    std::string op;
+    std::string implementation;
+};
+
 class CpuExecutor {
 public:
     // Throws Error naming the op for layers or activations the backend cannot run, an invalid
@@ -69,6 +82,8 @@ public:
     std::int64_t weightBytes() const; // weights in the kernels' layouts
     std::int64_t scratchpadBytes() const; // oneDNN's scratchpad, shared by all primitives
     std::size_t primitiveCount() const;
+    // Every step in execution order, with the kernel oneDNN picked for it.
+    std::vector<PrimitiveUse> primitives() const;
     const TensorLayout& layout() const;
 
 private:

@@ -55,6 +55,14 @@ std::size_t CpuExecutor::primitiveCount() const
 {
     return 0;
 }
+std::string effectiveCpuIsa()
+{
+    return {};
+}
+std::vector<PrimitiveUse> CpuExecutor::primitives() const
+{
+    return {};
+}
 
 const TensorLayout& CpuExecutor::layout() const
 {

@@ -1,6 +1,8 @@
 #include "exec/cpu/onednn_ops.h"
 
+#include "exec/cpu/cpu_executor.h"
 #include "exec/cpu/host_kernels.h"
+#include "exec/cpu/kernel_names.h"
 #include "exec/cpu/partition_runner.h"
 #include "exec/cpu/tensor_views.h"
 
@@ -120,6 +122,52 @@ Operand Operand::reshaped(std::vector<std::int64_t> newDims) const
     return { data, std::move(newDims), std::move(s) };
 }
 
+namespace {
+
+const char* kindName(dnnl::primitive::kind k)
+{
+    using K = dnnl::primitive::kind;
+    switch (k) {
+    case K::reorder: return "reorder";
+    case K::concat: return "concat";
+    case K::sum: return "sum";
+    case K::convolution: return "convolution";
+    case K::eltwise: return "eltwise";
+    case K::softmax: return "softmax";
+    case K::pooling: return "pooling";
+    case K::batch_normalization: return "batch_normalization";
+    case K::layer_normalization: return "layer_normalization";
+    case K::inner_product: return "inner_product";
+    case K::binary: return "binary";
+    case K::matmul: return "matmul";
+    case K::reduction: return "reduction";
+    case K::resampling: return "resampling";
+    case K::prelu: return "prelu";
+    case K::deconvolution: return "deconvolution";
+    default: return "primitive";
+    }
+}
+
+} // namespace
+
+std::string effectiveCpuIsa()
+{
+    using I = dnnl::cpu_isa;
+    switch (dnnl::get_effective_cpu_isa()) {
+    case I::sse41: return "sse41";
+    case I::avx: return "avx";
+    case I::avx2: return "avx2";
+    case I::avx512_mic: return "avx512_mic";
+    case I::avx512_mic_4ops: return "avx512_mic_4ops";
+    case I::avx512_core: return "avx512_core";
+    case I::avx512_core_vnni: return "avx512_core_vnni";
+    case I::avx512_core_bf16: return "avx512_core_bf16";
+    case I::avx512_core_amx: return "avx512_core_amx";
+    case I::avx2_vnni: return "avx2_vnni";
+    default: return "any (no JIT)";
+    }
+}
+
 memory::desc describe(const Operand& o)
 {
     if (o.dims.empty()) // a scalar: oneDNN has no rank 0
@@ -227,7 +275,8 @@ dnnl::primitive_attr PrimitiveBuilder::attr(const std::vector<Piece>& postOps) c
 void PrimitiveBuilder::push(
     const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::unordered_map<int, dnnl::memory> args)
 {
-    steps_.push_back(Step { std::move(primitive), std::move(args), {}, {} });
+    steps_.push_back(Step { std::move(primitive), std::move(args), {}, {},
+        std::string(kindName(pd.get_kind())) + " " + pd.impl_info_str() });
     scratchpads_.push_back(pd.scratchpad_desc());
     scratchpadBytes_ = std::max(scratchpadBytes_, scratchpads_.back().get_size());
 }
@@ -264,7 +313,7 @@ dnnl::memory PrimitiveBuilder::constant(
 
 void PrimitiveBuilder::hostStep(std::function<void()> fn)
 {
-    steps_.push_back(Step { {}, {}, std::move(fn), {} });
+    steps_.push_back(Step { {}, {}, std::move(fn), {}, "host" });
     scratchpads_.emplace_back();
 }
 
@@ -352,17 +401,27 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
     const memory::desc srcPlain = describe(src), dstPlain = describe(matchLayout(src, dst));
     auto pd = primitiveDesc(srcPlain, dstPlain);
     // Without a direct kernel for these layouts (gemm: im2col; ref: scalar loops), the layouts
-    // oneDNN picks, the output's own kept when it can, with reorders into and out of staging.
+    // oneDNN picks, with reorders into and out of staging: the output's own kept when it can, then
+    // the input's (a first convolution of 3 channels reads NCHW into a blocked output on AVX2 and
+    // SSE4.1, where no kernel writes channels-last from NCHW), then both free. Failing a direct
+    // kernel, any but a reference one.
     if (!directKernel(pd)) {
         const memory::desc srcAny(srcPlain.dims(), memory::data_type::f32, tag::any);
-        const auto keepDst = primitiveDesc(srcAny, dstPlain);
-        if (directKernel(keepDst)) {
-            pd = keepDst;
-        } else {
-            const auto blocked = primitiveDesc(srcAny, memory::desc(dstPlain.dims(), memory::data_type::f32, tag::any));
-            if (directKernel(blocked))
-                pd = blocked;
+        const memory::desc dstAny(dstPlain.dims(), memory::data_type::f32, tag::any);
+        std::optional<dnnl::convolution_forward::primitive_desc> fallback;
+        for (const auto& [s, d] : { std::pair { srcAny, dstPlain }, std::pair { srcPlain, dstAny },
+                 std::pair { srcAny, dstAny } }) {
+            const auto candidate = primitiveDesc(s, d);
+            if (directKernel(candidate)) {
+                fallback.reset();
+                pd = candidate;
+                break;
+            }
+            if (!fallback && !isReferenceImplementation(candidate.impl_info_str()))
+                fallback = candidate;
         }
+        if (fallback && isReferenceImplementation(pd.impl_info_str()))
+            pd = *fallback;
     }
     if (winograd_ && winogradPays(c, src.dims, dst.dims)) {
         // Winograd F(4x4 or 2x2, 3x3) does 2 to 4 times fewer multiplications; oneDNN runs it on
@@ -628,11 +687,30 @@ void PrimitiveBuilder::sum(const std::vector<Operand>& srcs, const Operand& dst)
     std::vector<memory::desc> descs;
     for (const auto& s : srcs)
         descs.push_back(describe(s));
-    dnnl::sum::primitive_desc pd(describe(dst), std::vector<float>(srcs.size(), 1.0F), descs, engine_, attr({}));
-    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_DST, bind(dst) } };
+    const std::vector<float> ones(srcs.size(), 1.0F);
+    dnnl::sum::primitive_desc pd(describe(dst), ones, descs, engine_, attr({}));
+    dnnl::memory dstMem = bind(dst);
+    // oneDNN's vectorised sum wants every operand in one dense layout; into a channel slice of a
+    // concatenation (NASNet's cells) it runs its reference kernel. Then: the sum into staging in
+    // the sources' layout, and one reorder into the slice.
+    dnnl::memory staged;
+    if (isReferenceImplementation(pd.impl_info_str()) && !descs.empty()) {
+        dnnl::sum::primitive_desc dense(descs.front(), ones, descs, engine_, attr({}));
+        if (!isReferenceImplementation(dense.impl_info_str())) {
+            staged = dnnl::memory(dense.dst_desc(), engine_, DNNL_MEMORY_NONE);
+            stagedOut_.emplace_back(steps_.size(), staged);
+            stagingOutBytes_ = std::max(stagingOutBytes_, dense.dst_desc().get_size());
+            pd = dense;
+        }
+    }
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_DST, staged ? staged : dstMem } };
     for (std::size_t i = 0; i < srcs.size(); ++i)
         args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = bind(srcs[i]);
     push(pd, dnnl::sum(pd), std::move(args));
+    if (staged) {
+        dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, describe(dst), attr({}));
+        push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, staged }, { DNNL_ARG_TO, dstMem } });
+    }
 }
 
 void PrimitiveBuilder::concat(const std::vector<Operand>& srcs, const Operand& dst, int axis)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct Step {
     std::unordered_map<int, dnnl::memory> args;
     std::function<void()> host;
     std::vector<dnnl_exec_arg_t> execArgs; // `args` for the C API, once they are all bound
+    // What runs: oneDNN's implementation name ("brg:avx512_core", "jit:avx2", "ref:any") with the
+    // primitive's kind before it ("convolution jit:avx2"), or "host" for host code.
+    std::string implementation;
 
     // Builds execArgs; call after the last argument is bound.
     void freezeArgs();

@@ -1,0 +1,14 @@
+#include "exec/cpu/kernel_names.h"
+
+namespace opsched::cpu {
+
+bool isReferenceImplementation(const std::string& implementation)
+{
+    // oneDNN names its reference kernels "ref..." ("ref:any", "ref_fused_convolution:any"); the
+    // others "jit...", "brg...", "gemm:jit", "simple:any" (vectorised reorders), "x64:...".
+    const auto space = implementation.find(' ');
+    const std::string name = space == std::string::npos ? implementation : implementation.substr(space + 1);
+    return name.rfind("ref", 0) == 0;
+}
+
+} // namespace opsched::cpu
