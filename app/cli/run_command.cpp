@@ -62,6 +62,7 @@ struct RunOptions : engine::RunRequest {
     bool segments = false; // --mapping through the segment runner (what cuda mappings use) on CPU devices too
     std::string fault; // --inject-fault: documented, for showing that --check catches a wrong answer
     bool primitives = false; // cpu: list the kernel oneDNN picked for every step
+    std::string cpuLayout = "channels-last"; // cpu: activations' layout between convolutions
 };
 
 struct PlanChoice {
@@ -249,6 +250,7 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     cpu::CpuOptions cpuOptions;
     cpuOptions.threads = o.threads;
     cpuOptions.partitions = mapping ? mapping->partitions : parseCpuPartitions(o.cpuPartitions);
+    cpuOptions.channelsLast = o.cpuLayout == "channels-last";
     cpu::CpuExecutor executor(graph, plan, cpuOptions);
     r.prepareMs = msSince(start);
     r.outputs = executor.run(inputs.values); // warm-up: first-touch of the arena, caches
@@ -325,8 +327,10 @@ nlohmann::ordered_json runJson(
     j["backend"] = o.backend;
     j["scheduler"] = choice.scheduler;
     j["threads"] = o.threads; // 0: oneDNN's default
-    if (o.backend == "cpu")
+    if (o.backend == "cpu") {
         j["cpu_isa"] = cpu::effectiveCpuIsa();
+        j["cpu_layout"] = o.cpuLayout;
+    }
     if (!o.cpuPartitions.empty())
         j["cpu_partitions"] = o.cpuPartitions;
     j["input"] = inputs.source;
@@ -393,8 +397,9 @@ void printText(
     if (o.backend == "cpu" && !r.segments) {
         const std::size_t refs = referenceKernelCount(r.primitives);
         std::printf("kernels      oneDNN %s, %zu steps%s\n", cpu::effectiveCpuIsa().c_str(), r.primitives.size(),
-            refs == 0 ? ", no reference kernel"
-                      : (", " + std::to_string(refs) + " on reference kernels (slow; --primitives lists them)").c_str());
+            refs == 0
+                ? ", no reference kernel"
+                : (", " + std::to_string(refs) + " on reference kernels (slow; --primitives lists them)").c_str());
     }
     std::printf("peak memory  %.1f MiB resident\n", static_cast<double>(peakResidentBytes()) / mib);
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {
@@ -485,6 +490,11 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
            "mappings with a cuda device always do), also for CPU-only mappings")
         ->needs(mappingOption);
     cmd.add_flag("--json", o.json, "Print JSON");
+    cmd.add_option("--cpu-layout", o.cpuLayout,
+           "cpu: activations between convolutions channels-last (NHWC bytes, what oneDNN's fast kernels read) "
+           "or nchw (each convolution reorders in and out of the layout its kernel wants), to compare the two")
+        ->check(CLI::IsMember({ "channels-last", "nchw" }))
+        ->capture_default_str();
     cmd.add_flag("--primitives", o.primitives,
         "cpu: list the kernel oneDNN runs for every step (implementation name, reference kernels marked)");
     cmd.add_flag("--no-tf32", o.noTf32, "cuda: plain FP32 convolutions (TF32 tensor cores are on by default)");

@@ -381,6 +381,7 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
     checkPartitions(options.partitions);
     impl_ = std::make_unique<Impl>(graph, plan, options);
     impl_->builder.setWinograd(options.winograd);
+    impl_->builder.setAvoidReference(options.avoidReferenceKernels);
     Impl& im = *impl_;
     const auto peak = static_cast<std::size_t>(im.layout.peakBytes());
     try {

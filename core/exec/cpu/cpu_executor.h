@@ -41,6 +41,9 @@ struct CpuOptions {
     // 3x3 stride-1 convolutions with enough channels and pixels as Winograd convolutions (2 to 4x
     // fewer multiplications, a larger rounding error: about 1e-6 relative against 1e-7)
     bool winograd = true;
+    // Where oneDNN offers a reference kernel (scalar loops) first, build another layout's JIT
+    // kernel instead. Off only to show what the kernel audit (primitives()) reports without it.
+    bool avoidReferenceKernels = true;
 };
 
 // When launch `launch` ran in the last run: host steady-clock nanoseconds from the run's start

@@ -38,23 +38,37 @@ Dims broadcastStrides(const Dims& dims, const Dims& outDims)
     return strides;
 }
 
-// Calls f(offsets...) for every output element in row-major order, one offset per operand.
+// Loops of fewer elements run on the calling thread: an OpenMP team costs a few microseconds.
+constexpr std::int64_t kParallelElements = 1 << 15;
+
+// Calls f(k, offsets) for every output element k, one offset per operand. Rows of the last
+// dimension are shared among the OpenMP threads (the caller's team size: --threads, or a
+// partition's cores); each row finds its operands' offsets from its own coordinates.
 template <std::size_t N, typename F> void forEachBroadcast(const Dims& outDims, const std::array<Dims, N>& strides, F f)
 {
     const std::size_t rank = outDims.size();
     const std::int64_t total = product(outDims);
-    std::vector<std::int64_t> coord(rank, 0);
-    std::array<std::int64_t, N> offset {};
-    for (std::int64_t k = 0; k < total; ++k) {
-        f(k, offset);
-        for (std::size_t d = rank; d-- > 0;) {
+    if (total == 0)
+        return;
+    if (rank == 0) {
+        f(0, std::array<std::int64_t, N> {});
+        return;
+    }
+    const std::int64_t inner = outDims[rank - 1], rows = total / inner;
+#pragma omp parallel for schedule(static) if (total >= kParallelElements)
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::array<std::int64_t, N> offset {};
+        std::int64_t rest = r;
+        for (std::size_t d = rank - 1; d-- > 0;) {
+            const std::int64_t c = rest % outDims[d];
+            rest /= outDims[d];
             for (std::size_t j = 0; j < N; ++j)
-                offset[j] += strides[j][d];
-            if (++coord[d] < outDims[d])
-                break;
+                offset[j] += c * strides[j][d];
+        }
+        for (std::int64_t i = 0; i < inner; ++i) {
+            f(r * inner + i, offset);
             for (std::size_t j = 0; j < N; ++j)
-                offset[j] -= strides[j][d] * outDims[d];
-            coord[d] = 0;
+                offset[j] += strides[j][rank - 1];
         }
     }
 }
@@ -71,20 +85,25 @@ void embeddingLookup(
 {
     const auto a = static_cast<std::size_t>(axis);
     const std::int64_t outer = product(tableDims, 0, a), rows = tableDims.at(a), inner = product(tableDims, a + 1);
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < idCount; ++i) {
-            const float id = ids[i];
-            const bool inRange = std::isfinite(id) && id >= static_cast<float>(-rows) && id < static_cast<float>(rows);
-            auto row = inRange ? static_cast<std::int64_t>(id) : std::int64_t { 0 };
-            if (!inRange || static_cast<float>(row) != id)
-                throw Error("index " + std::to_string(id) + " (position " + std::to_string(i)
-                    + ") is not an integer in [" + std::to_string(-rows) + ", " + std::to_string(rows)
-                    + ") for a table of " + std::to_string(rows) + " rows");
-            if (row < 0)
-                row += rows;
-            std::memcpy(out + (o * idCount + i) * inner, table + (o * rows + row) * inner,
-                static_cast<std::size_t>(inner) * sizeof(float));
-        }
+    // Ids checked first, on this thread: an exception cannot leave an OpenMP loop.
+    std::vector<std::int64_t> row(static_cast<std::size_t>(idCount));
+    for (std::int64_t i = 0; i < idCount; ++i) {
+        const float id = ids[i];
+        const bool inRange = std::isfinite(id) && id >= static_cast<float>(-rows) && id < static_cast<float>(rows);
+        auto r = inRange ? static_cast<std::int64_t>(id) : std::int64_t { 0 };
+        if (!inRange || static_cast<float>(r) != id)
+            throw Error("index " + std::to_string(id) + " (position " + std::to_string(i) + ") is not an integer in ["
+                + std::to_string(-rows) + ", " + std::to_string(rows) + ") for a table of " + std::to_string(rows)
+                + " rows");
+        row[static_cast<std::size_t>(i)] = r < 0 ? r + rows : r;
+    }
+    const std::int64_t copies = outer * idCount;
+#pragma omp parallel for schedule(static) if (copies * inner >= kParallelElements)
+    for (std::int64_t k = 0; k < copies; ++k) {
+        const std::int64_t o = k / idCount, i = k % idCount;
+        std::memcpy(out + k * inner, table + (o * rows + row[static_cast<std::size_t>(i)]) * inner,
+            static_cast<std::size_t>(inner) * sizeof(float));
+    }
 }
 
 void gatherConstant(
@@ -93,14 +112,13 @@ void gatherConstant(
     const auto a = static_cast<std::size_t>(axis);
     const std::int64_t outer = product(srcDims, 0, a), rows = srcDims.at(a), inner = product(srcDims, a + 1);
     const auto n = static_cast<std::int64_t>(indices.size());
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t row = indices[static_cast<std::size_t>(i)] < 0
-                ? indices[static_cast<std::size_t>(i)] + rows
-                : indices[static_cast<std::size_t>(i)];
-            std::memcpy(out + (o * n + i) * inner, src + (o * rows + row) * inner,
-                static_cast<std::size_t>(inner) * sizeof(float));
-        }
+#pragma omp parallel for schedule(static) if (outer * n * inner >= kParallelElements)
+    for (std::int64_t k = 0; k < outer * n; ++k) {
+        const std::int64_t o = k / n, i = k % n;
+        const std::int64_t index = indices[static_cast<std::size_t>(i)];
+        const std::int64_t row = index < 0 ? index + rows : index;
+        std::memcpy(out + k * inner, src + (o * rows + row) * inner, static_cast<std::size_t>(inner) * sizeof(float));
+    }
 }
 
 namespace {
@@ -167,25 +185,28 @@ bool isHostActivation(ActivationKind kind)
         || kind == ActivationKind::Truncate;
 }
 
+namespace {
+
+template <typename F> void eachValue(float* data, std::int64_t count, F f)
+{
+#pragma omp parallel for schedule(static) if (count >= kParallelElements)
+    for (std::int64_t i = 0; i < count; ++i)
+        data[i] = f(data[i]);
+}
+
+} // namespace
+
 void applyHostActivation(const Activation& act, float* data, std::int64_t count)
 {
     switch (act.kind) {
     case ActivationKind::Erf:
-        for (std::int64_t i = 0; i < count; ++i)
-            data[i] = erfOf(data[i]);
-        return;
+        return eachValue(data, count, [](float v) { return erfOf(v); });
     case ActivationKind::Not:
-        for (std::int64_t i = 0; i < count; ++i)
-            data[i] = data[i] == 0.0F ? 1.0F : 0.0F;
-        return;
+        return eachValue(data, count, [](float v) { return v == 0.0F ? 1.0F : 0.0F; });
     case ActivationKind::NonZero:
-        for (std::int64_t i = 0; i < count; ++i)
-            data[i] = data[i] != 0.0F ? 1.0F : 0.0F;
-        return;
+        return eachValue(data, count, [](float v) { return v != 0.0F ? 1.0F : 0.0F; });
     case ActivationKind::Truncate:
-        for (std::int64_t i = 0; i < count; ++i)
-            data[i] = std::trunc(data[i]);
-        return;
+        return eachValue(data, count, [](float v) { return std::trunc(v); });
     default:
         break;
     }
@@ -195,6 +216,7 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
 void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inner, float epsilon, const float* scale,
     const float* bias, bool center)
 {
+#pragma omp parallel for schedule(static) if (rows * inner >= kParallelElements)
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* in = x + r * inner;
         float* o = y + r * inner;

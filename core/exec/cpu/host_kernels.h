@@ -1,7 +1,8 @@
 // Plain C++ kernels for the layers oneDNN 2.6 has no primitive for (embedding lookups, gathers by
 // constant indices, Where, Expand, element-wise power and the functions erf, not, nonzero and
 // truncate) and for RMS normalisation. Dense row-major float32 data; NumPy broadcasting where
-// operands have fewer or size-1 dimensions. Single-threaded: these are small next to the GEMMs.
+// operands have fewer or size-1 dimensions. Loops of 32k elements and more run on the calling
+// thread's OpenMP team (the executor's --threads, or a partition's cores).
 #pragma once
 
 #include "graph/layer.h"

@@ -124,48 +124,43 @@ Operand Operand::reshaped(std::vector<std::int64_t> newDims) const
 
 namespace {
 
-const char* kindName(dnnl::primitive::kind k)
+template <typename Key> struct Named {
+    Key key;
+    const char* name;
+};
+
+template <typename Key, std::size_t N> const char* nameOf(const Named<Key> (&table)[N], Key key, const char* otherwise)
 {
-    using K = dnnl::primitive::kind;
-    switch (k) {
-    case K::reorder: return "reorder";
-    case K::concat: return "concat";
-    case K::sum: return "sum";
-    case K::convolution: return "convolution";
-    case K::eltwise: return "eltwise";
-    case K::softmax: return "softmax";
-    case K::pooling: return "pooling";
-    case K::batch_normalization: return "batch_normalization";
-    case K::layer_normalization: return "layer_normalization";
-    case K::inner_product: return "inner_product";
-    case K::binary: return "binary";
-    case K::matmul: return "matmul";
-    case K::reduction: return "reduction";
-    case K::resampling: return "resampling";
-    case K::prelu: return "prelu";
-    case K::deconvolution: return "deconvolution";
-    default: return "primitive";
-    }
+    for (const auto& entry : table)
+        if (entry.key == key)
+            return entry.name;
+    return otherwise;
+}
+
+using Kind = dnnl::primitive::kind;
+constexpr Named<Kind> kKindNames[] = { { Kind::reorder, "reorder" }, { Kind::concat, "concat" }, { Kind::sum, "sum" },
+    { Kind::convolution, "convolution" }, { Kind::deconvolution, "deconvolution" }, { Kind::eltwise, "eltwise" },
+    { Kind::softmax, "softmax" }, { Kind::pooling, "pooling" }, { Kind::batch_normalization, "batch_normalization" },
+    { Kind::layer_normalization, "layer_normalization" }, { Kind::inner_product, "inner_product" },
+    { Kind::binary, "binary" }, { Kind::matmul, "matmul" }, { Kind::reduction, "reduction" },
+    { Kind::resampling, "resampling" }, { Kind::prelu, "prelu" } };
+
+using Isa = dnnl::cpu_isa;
+constexpr Named<Isa> kIsaNames[] = { { Isa::sse41, "sse41" }, { Isa::avx, "avx" }, { Isa::avx2, "avx2" },
+    { Isa::avx2_vnni, "avx2_vnni" }, { Isa::avx512_mic, "avx512_mic" }, { Isa::avx512_mic_4ops, "avx512_mic_4ops" },
+    { Isa::avx512_core, "avx512_core" }, { Isa::avx512_core_vnni, "avx512_core_vnni" },
+    { Isa::avx512_core_bf16, "avx512_core_bf16" }, { Isa::avx512_core_amx, "avx512_core_amx" } };
+
+const char* kindName(Kind k)
+{
+    return nameOf(kKindNames, k, "primitive");
 }
 
 } // namespace
 
 std::string effectiveCpuIsa()
 {
-    using I = dnnl::cpu_isa;
-    switch (dnnl::get_effective_cpu_isa()) {
-    case I::sse41: return "sse41";
-    case I::avx: return "avx";
-    case I::avx2: return "avx2";
-    case I::avx512_mic: return "avx512_mic";
-    case I::avx512_mic_4ops: return "avx512_mic_4ops";
-    case I::avx512_core: return "avx512_core";
-    case I::avx512_core_vnni: return "avx512_core_vnni";
-    case I::avx512_core_bf16: return "avx512_core_bf16";
-    case I::avx512_core_amx: return "avx512_core_amx";
-    case I::avx2_vnni: return "avx2_vnni";
-    default: return "any (no JIT)";
-    }
+    return nameOf(kIsaNames, dnnl::get_effective_cpu_isa(), "any (no JIT)");
 }
 
 memory::desc describe(const Operand& o)
@@ -409,8 +404,8 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         const memory::desc srcAny(srcPlain.dims(), memory::data_type::f32, tag::any);
         const memory::desc dstAny(dstPlain.dims(), memory::data_type::f32, tag::any);
         std::optional<dnnl::convolution_forward::primitive_desc> fallback;
-        for (const auto& [s, d] : { std::pair { srcAny, dstPlain }, std::pair { srcPlain, dstAny },
-                 std::pair { srcAny, dstAny } }) {
+        for (const auto& [s, d] :
+            { std::pair { srcAny, dstPlain }, std::pair { srcPlain, dstAny }, std::pair { srcAny, dstAny } }) {
             const auto candidate = primitiveDesc(s, d);
             if (directKernel(candidate)) {
                 fallback.reset();
@@ -420,7 +415,7 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
             if (!fallback && !isReferenceImplementation(candidate.impl_info_str()))
                 fallback = candidate;
         }
-        if (fallback && isReferenceImplementation(pd.impl_info_str()))
+        if (fallback && avoidReference_ && isReferenceImplementation(pd.impl_info_str()))
             pd = *fallback;
     }
     if (winograd_ && winogradPays(c, src.dims, dst.dims)) {
@@ -694,7 +689,7 @@ void PrimitiveBuilder::sum(const std::vector<Operand>& srcs, const Operand& dst)
     // concatenation (NASNet's cells) it runs its reference kernel. Then: the sum into staging in
     // the sources' layout, and one reorder into the slice.
     dnnl::memory staged;
-    if (isReferenceImplementation(pd.impl_info_str()) && !descs.empty()) {
+    if (avoidReference_ && isReferenceImplementation(pd.impl_info_str()) && !descs.empty()) {
         dnnl::sum::primitive_desc dense(descs.front(), ones, descs, engine_, attr({}));
         if (!isReferenceImplementation(dense.impl_info_str())) {
             staged = dnnl::memory(dense.dst_desc(), engine_, DNNL_MEMORY_NONE);

@@ -62,6 +62,9 @@ public:
     // Whether 3x3 stride-1 convolutions large enough to gain run as Winograd convolutions
     // (slightly larger rounding error than direct ones; off: direct everywhere).
     void setWinograd(bool on) { winograd_ = on; }
+    // Whether a reference kernel oneDNN offers first is replaced by another layout's JIT kernel
+    // (off: oneDNN's first choice, for showing that the kernel audit notices reference kernels).
+    void setAvoidReference(bool on) { avoidReference_ = on; }
 
     // Conv2d with optional bias and the fused activation as post-ops; weights are
     // [outChannels, inChannels / groups, kernelH, kernelW].
@@ -157,6 +160,7 @@ private:
 
     dnnl::engine engine_;
     bool winograd_ = false;
+    bool avoidReference_ = true;
     std::vector<Step> steps_;
     std::vector<dnnl::memory::desc> scratchpads_; // per step; zero-size when none
     std::size_t scratchpadBytes_ = 0;
