@@ -163,9 +163,9 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
             m.addRow(row, 'L', 0);
     }
     std::vector<double> head(n, 0.0), tail(n, 0.0); // ms: chains before and after each task
+    std::vector<double> fastest(n, kUnsupported); // ms: each task on its fastest device
     {
         const auto topo = *topologicalOrder(p.dag);
-        std::vector<double> fastest(n, kUnsupported);
         for (std::uint32_t t = 0; t < n; ++t)
             for (std::uint32_t u = 0; u < k; ++u)
                 if (x[t][u] >= 0)
@@ -233,9 +233,14 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
                     continue;
                 if (y < 0)
                     y = m.addColumn(0, 1, 0, true);
-                // The smallest valid M for each row: s_a + t_au <= upper - tail_a and s_b >= head_b.
-                const double m1 = std::max(0.0, upper - tail[a] - head[b]);
-                const double m2 = std::max(0.0, upper - tail[b] - head[a]);
+                // M must hold in every solution the row is to leave free, also those that put a
+                // (or b) on another device, where s_a can reach upper - tail_a - fastest_a while
+                // the row still charges t_au (a slow device's time). So: s_a + t_au - s_b <=
+                // (upper - tail_a - fastest_a) + t_au - head_b = m1; one free term (1 - y, or
+                // 1 - x) adds m1, which covers it. Without t_au - fastest_a, a slow device's row
+                // cut off feasible schedules of the other devices.
+                const double m1 = std::max(0.0, upper - tail[a] - fastest[a] + cost(a, u) - head[b]);
+                const double m2 = std::max(0.0, upper - tail[b] - fastest[b] + cost(b, u) - head[a]);
                 row.clear();
                 row.add(s[a], 1);
                 row.add(s[b], -1);
