@@ -62,8 +62,8 @@ TEST_P(MilpExact, EqualsTheExhaustiveOptimum)
         optimal += r.status == SolveStatus::Optimal;
         if (std::abs(r.times.makespan - optimum) > kTolerance) {
             ++misses;
-            ADD_FAILURE() << nameOf(GetParam()) << " seed " << seed << ": milp " << r.times.makespan * 1e3
-                          << " ms (" << toString(r.status) << "), exhaustive optimum " << optimum * 1e3 << " ms";
+            ADD_FAILURE() << nameOf(GetParam()) << " seed " << seed << ": milp " << r.times.makespan * 1e3 << " ms ("
+                          << toString(r.status) << "), exhaustive optimum " << optimum * 1e3 << " ms";
         }
     }
     EXPECT_EQ(misses, 0);
