@@ -140,10 +140,11 @@ template <typename Key, std::size_t N> const char* nameOf(const Named<Key> (&tab
 using Kind = dnnl::primitive::kind;
 constexpr Named<Kind> kKindNames[] = { { Kind::reorder, "reorder" }, { Kind::concat, "concat" }, { Kind::sum, "sum" },
     { Kind::convolution, "convolution" }, { Kind::deconvolution, "deconvolution" }, { Kind::eltwise, "eltwise" },
-    { Kind::softmax, "softmax" }, { Kind::pooling, "pooling" }, { Kind::batch_normalization, "batch_normalization" },
-    { Kind::layer_normalization, "layer_normalization" }, { Kind::inner_product, "inner_product" },
-    { Kind::binary, "binary" }, { Kind::matmul, "matmul" }, { Kind::reduction, "reduction" },
-    { Kind::resampling, "resampling" }, { Kind::prelu, "prelu" } };
+    { Kind::softmax, "softmax" }, { Kind::softmax_v2, "softmax" }, { Kind::pooling, "pooling" },
+    { Kind::pooling_v2, "pooling" }, { Kind::shuffle, "shuffle" }, { Kind::lrn, "lrn" },
+    { Kind::batch_normalization, "batch_normalization" }, { Kind::layer_normalization, "layer_normalization" },
+    { Kind::inner_product, "inner_product" }, { Kind::binary, "binary" }, { Kind::matmul, "matmul" },
+    { Kind::reduction, "reduction" }, { Kind::resampling, "resampling" }, { Kind::prelu, "prelu" } };
 
 using Isa = dnnl::cpu_isa;
 constexpr Named<Isa> kIsaNames[] = { { Isa::sse41, "sse41" }, { Isa::avx, "avx" }, { Isa::avx2, "avx2" },
