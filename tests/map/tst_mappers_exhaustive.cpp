@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
 
 namespace opsched::map {
 namespace {
@@ -51,6 +53,48 @@ TEST(MappersExhaustive, HeuristicsAndBoundAgainstTheOptimum)
             ASSERT_TRUE(r.times.feasible) << name;
             EXPECT_GE(r.times.makespan, optimum - kTolerance) << name << " seed " << c.seed;
         }
+    }
+}
+
+// Problems where the simple bound is the optimum, so a bound that lost part of its value (or
+// returned 0) fails: a chain whose every task is fastest on one device (the path binds), and
+// independent equal tasks on identical devices (the work binds).
+MappingProblem boundProblem(std::size_t n, std::size_t k, bool chain)
+{
+    MappingProblem p;
+    for (std::size_t u = 0; u < k; ++u)
+        p.devices.push_back({ "dev" + std::to_string(u) });
+    p.links.assign(k, std::vector<Link>(k));
+    for (std::size_t u = 0; u < k; ++u)
+        for (std::size_t v = 0; v < k; ++v)
+            if (u != v)
+                p.links[u][v] = { 1e9, 20e-6 };
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    for (std::uint32_t i = 0; chain && i + 1 < n; ++i)
+        edges.emplace_back(i, i + 1);
+    p.dag = Dag::fromEdges(n, edges);
+    for (std::size_t i = 0; i < n; ++i) {
+        MapTask t;
+        t.name = "t" + std::to_string(i);
+        for (std::size_t u = 0; u < k; ++u)
+            t.seconds.push_back(
+                chain ? (0.5 + 0.25 * static_cast<double>(i)) * 1e-3 * (1 + static_cast<double>(u)) : 1e-3);
+        t.outputBytes = t.inputBytes = 1e6;
+        p.tasks.push_back(t);
+    }
+    return p;
+}
+
+TEST(LowerBounds, SimpleBoundIsTheOptimumWhereItBinds)
+{
+    for (const auto& [n, k, chain] : { std::tuple { 4, 2, true }, std::tuple { 5, 3, true }, std::tuple { 4, 2, false },
+             std::tuple { 6, 3, false } }) {
+        const auto p = boundProblem(static_cast<std::size_t>(n), static_cast<std::size_t>(k), chain);
+        const double optimum = exhaustiveOptimum(p);
+        const std::string what
+            = std::string(chain ? "chain" : "independent") + " of " + std::to_string(n) + " on " + std::to_string(k);
+        EXPECT_NEAR(simpleLowerBound(p), optimum, kTolerance) << what;
+        EXPECT_NEAR(lowerBound(p), optimum, kTolerance) << what;
     }
 }
 

@@ -157,7 +157,9 @@ TEST(MultiChannelOptimum, LowerBoundWithinAStatedFraction)
         std::printf("%-42s optimum %.4f ms, bound / optimum %.4f\n", inst.name.c_str(), optimum * 1e3, bound / optimum);
     }
     printSummary("lower bound / optimum", ratios);
-    EXPECT_LT(0.9 * *std::min_element(ratios.begin(), ratios.end()), kBoundFraction); // 10% looser would fail
+    // The stated fraction describes the bound: the worst ratio seen lies less than 6 points above it
+    // (a constant lowered to 0.9, which a bound 10% weaker would still pass, fails here).
+    EXPECT_LT(*std::min_element(ratios.begin(), ratios.end()) - kBoundFraction, 0.06);
 }
 
 // The bound is valid wherever it is used: with release times (MILP-SPLIT's pieces) and on
