@@ -46,6 +46,8 @@ case "$mode" in
     ;;
   test)
     cmake --build --preset "$preset"
+    # The test data is part of the suite: if it cannot be made, the test command fails saying why.
+    export OPSCHED_REQUIRE_TESTDATA=1
     packaging/torchvision-testdata.sh "$builddir/testdata/torchvision"
     packaging/torchvision-testdata.sh "$builddir/testdata/transformers" tests/data/export_transformers.py
     log=$(mktemp)
@@ -56,7 +58,7 @@ case "$mode" in
     skipped=$(grep -c "(Skipped)" "$log" || true)
     summary=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
     rm -f "$log"
-    [ "$skipped" -gt 0 ] && echo "(${skipped} tests skipped: they need a CUDA device or the torchvision test data; skipped tests are not passes)"
+    [ "$skipped" -gt 0 ] && echo "(${skipped} tests skipped: they need a CUDA device or profiling permission; skipped tests are not passes)"
     # ctest prints its list of skipped tests after the summary; end on the summary itself.
     [ -n "$summary" ] && echo "$summary"
     exit "$rc"

@@ -79,8 +79,10 @@ TEST(CpuIsa, FollowsTheLimitSet)
     const char* limit = std::getenv("ONEDNN_MAX_CPU_ISA");
     const std::string isa = cpu::effectiveCpuIsa();
     ASSERT_FALSE(isa.empty());
-    if (!limit || !*limit)
-        GTEST_SKIP() << "skipped: no ONEDNN_MAX_CPU_ISA set; oneDNN runs " << isa;
+    if (!limit || !*limit) { // the machine's own: JIT code of some x86 ISA
+        EXPECT_NE(isa, "any (no JIT)");
+        return;
+    }
     std::string want(limit);
     std::transform(want.begin(), want.end(), want.begin(), [](unsigned char c) { return std::tolower(c); });
     // Never above the limit (a machine below it runs its own best).
