@@ -307,6 +307,23 @@ inline double prunedExhaustiveOptimum(const MappingProblem& p)
     return best;
 }
 
+// The batched problem of `inputs` inputs over `base`, in the paper's batch sizes; costs grow
+// sub-linearly with the batch: t(p) = t(1) * (0.4 + 0.6 p).
+inline ThroughputProblem batched(const MappingProblem& base, std::int64_t inputs)
+{
+    ThroughputProblem p;
+    p.base = base;
+    p.inputs = inputs;
+    p.sizes = paperBatchSizes(inputs);
+    p.splits = enumerateSplits(inputs, p.sizes, base.deviceCount());
+    p.seconds.assign(base.taskCount(), std::vector<std::vector<double>>(base.deviceCount()));
+    for (std::uint32_t t = 0; t < base.taskCount(); ++t)
+        for (std::uint32_t u = 0; u < base.deviceCount(); ++u)
+            for (std::int64_t s : p.sizes)
+                p.seconds[t][u].push_back(base.seconds(t, u) * (0.4 + 0.6 * static_cast<double>(s)));
+    return p;
+}
+
 // The throughput optimum by brute force: every split of every op x every topological order
 // (each device's batches of an op together).
 inline double exhaustiveThroughput(const ThroughputProblem& p)

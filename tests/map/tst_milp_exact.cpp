@@ -79,22 +79,6 @@ INSTANTIATE_TEST_SUITE_P(Devices, MilpExact,
         return name;
     });
 
-// Costs grow sub-linearly with the batch, t(s) = t(1) (0.4 + 0.6 s), as in tst_throughput.
-ThroughputProblem batched(const MappingProblem& base, std::int64_t inputs)
-{
-    ThroughputProblem p;
-    p.base = base;
-    p.inputs = inputs;
-    p.sizes = paperBatchSizes(inputs);
-    p.splits = enumerateSplits(inputs, p.sizes, base.deviceCount());
-    p.seconds.assign(base.taskCount(), std::vector<std::vector<double>>(base.deviceCount()));
-    for (std::uint32_t t = 0; t < base.taskCount(); ++t)
-        for (std::uint32_t u = 0; u < base.deviceCount(); ++u)
-            for (std::int64_t s : p.sizes)
-                p.seconds[t][u].push_back(base.seconds(t, u) * (0.4 + 0.6 * static_cast<double>(s)));
-    return p;
-}
-
 TEST(ThroughputMilpExact, EqualsTheExhaustiveOptimumWithASlowDevice)
 {
     if (!milpAvailable())
@@ -106,7 +90,7 @@ TEST(ThroughputMilpExact, EqualsTheExhaustiveOptimumWithASlowDevice)
             makeOneSlow(base);
         else
             test::makeHeterogeneous(base, seed);
-        const ThroughputProblem p = batched(base, 2);
+        const ThroughputProblem p = test::batched(base, 2);
         const double best = test::exhaustiveThroughput(p);
         const auto r = runThroughputMapper("milp", p, {});
         EXPECT_EQ(r.status, SolveStatus::Optimal) << "seed " << seed;
