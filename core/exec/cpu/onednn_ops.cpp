@@ -398,9 +398,9 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
     auto pd = primitiveDesc(srcPlain, dstPlain);
     // Without a direct kernel for these layouts (gemm: im2col; ref: scalar loops), the layouts
     // oneDNN picks, with reorders into and out of staging: the output's own kept when it can, then
-    // the input's (a first convolution of 3 channels reads NCHW into a blocked output on AVX2 and
-    // SSE4.1, where no kernel writes channels-last from NCHW), then both free. Failing a direct
-    // kernel, any but a reference one.
+    // the input's (ResNet's 7x7 first convolution reads NCHW into nChw8c on AVX2, where no kernel
+    // writes channels-last from NCHW), then both free. Failing a direct kernel, any but a
+    // reference one (AlexNet's 11x11 stride-4 first convolution on AVX2: im2col and a JIT GEMM).
     if (!directKernel(pd)) {
         const memory::desc srcAny(srcPlain.dims(), memory::data_type::f32, tag::any);
         const memory::desc dstAny(dstPlain.dims(), memory::data_type::f32, tag::any);
