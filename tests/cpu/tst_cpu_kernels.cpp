@@ -1,7 +1,7 @@
 // No reference kernel in a plan the CPU executor builds: every oneDNN primitive of every zoo
 // network and of every exported test model runs a JIT kernel (or the executor's own host code),
 // never oneDNN's scalar reference loops, which are 10 to 1000 times slower (a first convolution
-// of AlexNet on AVX2: 2.1 s instead of 2 ms). ctest runs this suite three times: on the machine's
+// of AlexNet on AVX2: 2.1 s instead of 1.3 ms). ctest runs this suite three times: on the machine's
 // own ISA, and with ONEDNN_MAX_CPU_ISA=AVX2 and =SSE41, so an AVX-512 machine checks what an
 // AVX2-only laptop or an older server would run.
 #include "cpu_test_support.h"
