@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/limits.h"
+#include "graph/shape.h"
 
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@ namespace opsched::engine {
 struct TargetRequest {
     std::string model; // zoo:NAME[?key=value&...] or a model file
     std::int64_t batch = kBatch.def;
+    InputShapes shapes; // free input dimensions (--shape)
     std::string device = kDefaultDevice; // a device reference (device_ref.h)
     bool cudaGraph = false;
 };
@@ -51,6 +53,7 @@ struct EvaluateRequest {
 struct MapRequest {
     std::string model;
     std::int64_t batch = kBatch.def;
+    InputShapes shapes; // free input dimensions (--shape)
     std::string devices; // comma-separated device references
     std::string mapper = kDefaultMapper;
     std::string objective = "latency"; // latency, throughput or pipeline
@@ -66,6 +69,7 @@ struct MapRequest {
 struct RunRequest {
     std::string model;
     std::int64_t batch = kBatch.def;
+    InputShapes shapes; // free input dimensions (--shape)
     std::string schedule; // a schedule or plan file; empty: the sequential plan (or `scheduler`'s)
     std::string scheduler;
     std::string device = kDefaultDevice; // the cost model `scheduler` plans for

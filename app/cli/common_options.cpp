@@ -1,11 +1,15 @@
 #include "common_options.h"
 
+#include "model/model_ref.h"
+#include "util/error.h"
+
 namespace opsched::cli {
 
 void addTargetOptions(CLI::App& cmd, TargetOptions& o)
 {
     cmd.add_option("MODEL", o.model, "zoo:NAME[?key=value&...] or a model file")->required();
     addBatchOption(cmd, o.batch);
+    addShapeOption(cmd, o.shapes);
     cmd.add_option("--device,-d", o.device,
            "Device: sim:NAME (sim:v100, sim:a100, sim:h100, sim:t4, ...), sim:FILE.json (from `calibrate`), "
            "or cuda:N (measured on the local GPU)")
@@ -17,6 +21,27 @@ void addTargetOptions(CLI::App& cmd, TargetOptions& o)
 CLI::Option* addBatchOption(CLI::App& cmd, std::int64_t& batch)
 {
     return cmd.add_option("--batch,-b", batch, "Batch size")->check(rangeOf(engine::kBatch));
+}
+
+CLI::Option* addShapeOption(CLI::App& cmd, InputShapes& shapes)
+{
+    return cmd
+        .add_option_function<std::vector<std::string>>(
+            "--shape",
+            [&shapes](const std::vector<std::string>& specs) {
+                shapes.clear();
+                for (const auto& s : specs) {
+                    try {
+                        addInputShape(shapes, s);
+                    } catch (const Error& e) {
+                        throw CLI::ValidationError(e.what());
+                    }
+                }
+            },
+            "An ONNX model's free input dimensions: NAME=DxDx... per input (repeatable), or DxDx... for a model "
+            "with one input; dimension 0 is the batch (--batch)")
+        ->type_name("NAME=DIMS")
+        ->allow_extra_args(false);
 }
 
 void addPruningOptions(CLI::App& cmd, PruningOptions& o)

@@ -28,6 +28,8 @@ struct TargetOptions : engine::TargetRequest {
 void addTargetOptions(CLI::App& cmd, TargetOptions& o);
 // --batch,-b with the engine's range.
 CLI::Option* addBatchOption(CLI::App& cmd, std::int64_t& batch);
+// --shape NAME=DxDx... (repeatable): an ONNX model's free input dimensions.
+CLI::Option* addShapeOption(CLI::App& cmd, InputShapes& shapes);
 
 using PruningOptions = engine::PruningRequest;
 // --r, --s, --lowering.

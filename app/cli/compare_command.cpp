@@ -217,7 +217,7 @@ Runner addCompareCommand(CLI::App& app)
                               << " applies to the mappers: give --devices (or --costs/--topology)\n";
                     return kExitUsage;
                 }
-        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
         if (mappers)
             return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
         return compareSchedulers(graph, *opts);

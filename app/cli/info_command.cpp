@@ -14,16 +14,18 @@ Runner addInfoCommand(CLI::App& app)
     struct Options {
         std::string model;
         std::int64_t batch = engine::kBatch.def;
+        InputShapes shapes;
         bool json = false;
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("info", "Describe a model: ops, work, width, blocks, critical path");
     cmd->add_option("MODEL", opts->model, "zoo:NAME[?key=value&...] or a model file")->required();
     addBatchOption(*cmd, opts->batch);
+    addShapeOption(*cmd, opts->shapes);
     cmd->add_flag("--json", opts->json, "Print a JSON document instead of the summary");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->model, opts->batch);
+        const Graph graph = loadModel(opts->model, opts->batch, opts->shapes);
         const ModelSummary summary = summarize(graph);
         if (opts->json)
             std::cout << modelInfoJson(graph, summary).dump(2) << "\n";

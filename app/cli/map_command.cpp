@@ -76,6 +76,7 @@ Runner addMapCommand(CLI::App& app)
         = app.add_subcommand("map", "Map a model's ops across several devices (DiviML: MILP, MILP-SPLIT, heuristics)");
     cmd->add_option("model", opts->model, "ONNX file or zoo:NAME")->required();
     cmd->add_option("--batch", opts->batch, "Batch size (default 1)")->check(rangeOf(engine::kBatch));
+    addShapeOption(*cmd, opts->shapes);
     cmd->add_option("--devices", opts->devices,
         "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N");
     cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
@@ -110,7 +111,7 @@ Runner addMapCommand(CLI::App& app)
                          "Run 'opsched-cli map --help' for usage.\n";
             return kExitUsage;
         }
-        const Graph graph = loadModel(opts->model, opts->batch);
+        const Graph graph = loadModel(opts->model, opts->batch, opts->shapes);
         if (opts->objective == "throughput")
             return mapThroughput(graph, *opts);
         const map::MappingProblem problem

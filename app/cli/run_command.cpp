@@ -133,6 +133,26 @@ std::string testDataFolder(const std::string& dir)
         "--input " + dir + ": holds neither input_0.pb nor a test_data_set_0 folder (the ONNX test-data layout)");
 }
 
+// --shape, completed from --input's data: an input --shape leaves out takes its data file's shape
+// (by the file's name, or as the only input), with the batch --batch gives.
+InputShapes shapesWithTestData(const RunOptions& o)
+{
+    InputShapes shapes = o.shapes;
+    if (o.input.empty())
+        return shapes;
+    const TestDataSet set = readTestDataSet(testDataFolder(o.input));
+    for (const auto& t : set.inputs) {
+        const std::string name = set.inputs.size() == 1 && t.name.empty() ? std::string() : t.name;
+        if ((name.empty() && set.inputs.size() > 1) || shapes.count(name) || (name.empty() && !shapes.empty())
+            || t.shape.rank() == 0)
+            continue;
+        std::vector<std::int64_t> dims = t.shape.dims;
+        dims[0] = o.batch;
+        shapes[name] = std::move(dims);
+    }
+    return shapes;
+}
+
 RunInputs modelInputs(const Graph& graph, const RunOptions& o)
 {
     RunInputs in;
@@ -469,6 +489,7 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
     addPruningOptions(cmd, o.pruning);
     cmd.add_option("--backend", o.backend, "Where to run: cpu (oneDNN) or cuda (the local GPU)")->capture_default_str();
     addBatchOption(cmd, o.batch);
+    addShapeOption(cmd, o.shapes);
     cmd.add_option("--input", o.input,
         "ONNX test data to run on: a test_data_set_N folder (input_0.pb, ...) or a folder holding "
         "test_data_set_0 (default: seeded random inputs)");
@@ -550,7 +571,7 @@ int runCommand(RunOptions& o, CLI::App& cmd)
     }
     RunReport report;
     const auto start = Clock::now();
-    const Graph graph = loadModel(o.model, o.batch);
+    const Graph graph = loadModel(o.model, o.batch, shapesWithTestData(o));
     if (const auto why = zoo::costOnlyReason(graph); !why.empty())
         throw Error(why); // issue 24: never allocate hundreds of GB for a cost-only graph
     report.loadMs = msSince(start);

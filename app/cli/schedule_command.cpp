@@ -33,7 +33,7 @@ Runner addScheduleCommand(CLI::App& app)
     cmd->add_option("-o,--output", opts->output, "Write the schedule (or plan) JSON to FILE");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         SchedulerParams params;
         params.r = opts->pruning.r;
@@ -109,7 +109,7 @@ Runner addEvaluateCommand(CLI::App& app)
         ->check(CLI::IsMember({ "barriers", "events" }));
 
     return [opts]() {
-        const Graph graph = loadModel(opts->target.model, opts->target.batch);
+        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         ScheduleDocument doc = readScheduleFile(graph, opts->file);
         if (!opts->lowering.empty()) {

@@ -48,6 +48,69 @@ const char* toString(ActivationKind k)
         return "nonzero";
     case ActivationKind::Truncate:
         return "truncate";
+    case ActivationKind::LeakyRelu:
+        return "leakyrelu";
+    case ActivationKind::Elu:
+        return "elu";
+    case ActivationKind::Selu:
+        return "selu";
+    case ActivationKind::Celu:
+        return "celu";
+    case ActivationKind::Softplus:
+        return "softplus";
+    case ActivationKind::Softsign:
+        return "softsign";
+    case ActivationKind::Mish:
+        return "mish";
+    case ActivationKind::ThresholdedRelu:
+        return "thresholdedrelu";
+    }
+    return "unknown";
+}
+
+const char* toString(ResizeMode m)
+{
+    switch (m) {
+    case ResizeMode::Nearest:
+        return "nearest";
+    case ResizeMode::Linear:
+        return "linear";
+    case ResizeMode::Cubic:
+        return "cubic";
+    }
+    return "unknown";
+}
+
+const char* toString(ResizeCoordinates c)
+{
+    switch (c) {
+    case ResizeCoordinates::HalfPixel:
+        return "half_pixel";
+    case ResizeCoordinates::HalfPixelSymmetric:
+        return "half_pixel_symmetric";
+    case ResizeCoordinates::PytorchHalfPixel:
+        return "pytorch_half_pixel";
+    case ResizeCoordinates::AlignCorners:
+        return "align_corners";
+    case ResizeCoordinates::Asymmetric:
+        return "asymmetric";
+    case ResizeCoordinates::TfHalfPixelForNn:
+        return "tf_half_pixel_for_nn";
+    }
+    return "unknown";
+}
+
+const char* toString(NearestRounding r)
+{
+    switch (r) {
+    case NearestRounding::RoundPreferFloor:
+        return "round_prefer_floor";
+    case NearestRounding::RoundPreferCeil:
+        return "round_prefer_ceil";
+    case NearestRounding::Floor:
+        return "floor";
+    case NearestRounding::Ceil:
+        return "ceil";
     }
     return "unknown";
 }
@@ -124,6 +187,10 @@ const char* toString(OpKind k)
         return "Where";
     case OpKind::Expand:
         return "Expand";
+    case OpKind::Resize:
+        return "Resize";
+    case OpKind::ConvTranspose:
+        return "ConvTranspose";
     case OpKind::Math:
         return "Math";
     }
@@ -154,14 +221,17 @@ const char* Layer::kindName() const
         const char* operator()(const Gather& g) const { return g.dataIsWeight ? "embedding" : "gather"; }
         const char* operator()(const Where&) const { return "where"; }
         const char* operator()(const Expand&) const { return "expand"; }
+        const char* operator()(const ConvTranspose2d&) const { return "convtranspose2d"; }
+        const char* operator()(const Resize&) const { return "resize"; }
     };
     return std::visit(Visitor {}, params);
 }
 
 bool Layer::needsWeights() const
 {
-    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<Gemm>(params)
-        || std::holds_alternative<BatchNorm>(params) || std::holds_alternative<LayerNorm>(params);
+    return std::holds_alternative<Conv2d>(params) || std::holds_alternative<ConvTranspose2d>(params)
+        || std::holds_alternative<Gemm>(params) || std::holds_alternative<BatchNorm>(params)
+        || std::holds_alternative<LayerNorm>(params);
 }
 
 bool Layer::takesOperands() const
@@ -194,6 +264,8 @@ const char* toString(BinaryKind k)
         return "less";
     case BinaryKind::Greater:
         return "greater";
+    case BinaryKind::PRelu:
+        return "prelu";
     }
     return "unknown";
 }

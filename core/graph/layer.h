@@ -37,12 +37,20 @@ enum class ActivationKind : std::uint8_t {
     Not, // 1 where x == 0, else 0
     NonZero, // 1 where x != 0, else 0 (a cast to bool)
     Truncate, // toward zero (a cast from float to an integer type)
+    LeakyRelu, // x < 0: alpha x
+    Elu, // x < 0: alpha (exp(x) - 1)
+    Selu, // beta (x < 0: alpha (exp(x) - 1)), ONNX's gamma as beta
+    Celu, // x < 0: alpha (exp(x / alpha) - 1)
+    Softplus, // log(1 + exp(x))
+    Softsign, // x / (1 + |x|)
+    Mish, // x tanh(softplus(x))
+    ThresholdedRelu, // x > alpha: x, else 0
 };
 
 struct Activation {
     ActivationKind kind = ActivationKind::None;
-    float alpha = 0.0F; // Clip: min, HardSigmoid: alpha, Pow: exponent
-    float beta = 0.0F; // Clip: max, HardSigmoid: beta
+    float alpha = 0.0F; // Clip: min, HardSigmoid/LeakyRelu/Elu/Selu/Celu/ThresholdedRelu: alpha, Pow: exponent
+    float beta = 0.0F; // Clip: max, HardSigmoid: beta, Selu: gamma
 
     static Activation none() { return {}; }
     static Activation relu() { return { ActivationKind::Relu }; }
@@ -118,7 +126,8 @@ struct Reshape {
 // instead of the summed-and-concatenated input; they are always an op's first layer.
 
 // Comparisons give 0/1 floats (ONNX's booleans).
-enum class BinaryKind : std::uint8_t { Add, Sub, Mul, Div, Pow, Min, Max, Equal, Less, Greater };
+// PRelu: x < 0 ? slope x : x, the slope (second operand) broadcast to x.
+enum class BinaryKind : std::uint8_t { Add, Sub, Mul, Div, Pow, Min, Max, Equal, Less, Greater, PRelu };
 const char* toString(BinaryKind k);
 
 // Element-wise operation folded left to right over the operands, with NumPy broadcasting.
@@ -218,13 +227,60 @@ struct BatchNorm {
     friend bool operator==(const BatchNorm&, const BatchNorm&) = default;
 };
 
+// ONNX ConvTranspose on NCHW (a convolution's gradient with respect to its input). Weights:
+// [C_in, outChannels / groups, kernelH, kernelW] as ONNX stores them, then the bias. Output size
+// per axis: (in - 1) * stride + (kernel - 1) * dilation + 1 - padBegin - padEnd + outputPadding.
+struct ConvTranspose2d {
+    std::int64_t outChannels = 0;
+    std::int64_t kernelH = 1, kernelW = 1;
+    std::int64_t strideH = 1, strideW = 1;
+    std::int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+    std::int64_t dilationH = 1, dilationW = 1;
+    std::int64_t outputPaddingH = 0, outputPaddingW = 0;
+    std::int64_t groups = 1;
+    bool bias = true;
+    friend bool operator==(const ConvTranspose2d&, const ConvTranspose2d&) = default;
+};
+
+enum class ResizeMode : std::uint8_t { Nearest, Linear, Cubic };
+// ONNX's coordinate_transformation_mode: where output coordinate x lands in the input.
+enum class ResizeCoordinates : std::uint8_t {
+    HalfPixel, // (x + 0.5) / scale - 0.5
+    HalfPixelSymmetric, // half_pixel, centred when the output size was rounded
+    PytorchHalfPixel, // half_pixel, 0 when the output has one element
+    AlignCorners, // x * (in - 1) / (out - 1)
+    Asymmetric, // x / scale
+    TfHalfPixelForNn, // (x + 0.5) / scale
+};
+// ONNX's nearest_mode: how a coordinate between two input elements picks one.
+enum class NearestRounding : std::uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+const char* toString(ResizeMode m);
+const char* toString(ResizeCoordinates c);
+const char* toString(NearestRounding r);
+
+// ONNX Resize and Upsample: every axis of the input resampled to `sizes` (0: the input's size,
+// scale 1; the batch follows the input that way). `scales` are the factors the coordinate
+// transform uses: ONNX's scales when given, else output / input size.
+struct Resize {
+    ResizeMode mode = ResizeMode::Nearest;
+    ResizeCoordinates coordinates = ResizeCoordinates::HalfPixel;
+    NearestRounding rounding = NearestRounding::RoundPreferFloor;
+    float cubicA = -0.75F;
+    bool excludeOutside = false; // cubic: weights outside the input dropped and renormalised
+    std::vector<std::int64_t> sizes;
+    std::vector<float> scales;
+    bool sizesGiven = false; // the model gave sizes: the transform scales by out / in exactly
+    friend bool operator==(const Resize&, const Resize&) = default;
+};
+
 // Passes its input through: the op's input combination (sum / concat) is all the work there is.
 struct Identity {
     friend bool operator==(const Identity&, const Identity&) = default;
 };
 
-using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-    MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand>;
+using LayerParams
+    = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary, MatMul, Concat,
+        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {
@@ -242,8 +298,8 @@ struct Layer {
     Cost cost; // filled with the op's cost; a compound's layers run as separate kernels
 
     const char* kindName() const;
-    // Conv, Gemm, BatchNorm and LayerNorm weights have shapes the layer defines (and zoo networks
-    // seed).
+    // Conv, ConvTranspose, Gemm, BatchNorm and LayerNorm weights have shapes the layer defines (and
+    // zoo networks seed).
     bool needsWeights() const;
     // Binary, MatMul, Concat, Gather and Where read the op's terms as operands (see above).
     bool takesOperands() const;

@@ -41,10 +41,12 @@ enum class OpKind : std::uint8_t {
     Where, // select by a mask
     Expand, // broadcast copy
     Math, // other element-wise math (pow, min, max, erf, sqrt, ...)
+    Resize, // nearest / linear / cubic resampling (Resize, Upsample)
+    ConvTranspose, // transposed convolution (+ bias + activation)
 };
 
 // The last OpKind: views loop over every kind up to it (legends, colour classes).
-inline constexpr OpKind kLastOpKind = OpKind::Math;
+inline constexpr OpKind kLastOpKind = OpKind::ConvTranspose;
 
 const char* toString(OpKind k);
 

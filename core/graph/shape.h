@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,9 @@ struct Shape {
 
     friend bool operator==(const Shape&, const Shape&) = default;
 };
+
+// Free input dimensions given by the user (--shape): the whole shape of each named graph input;
+// the name "" stands for the only input of a one-input model.
+using InputShapes = std::map<std::string, std::vector<std::int64_t>>;
 
 } // namespace opsched

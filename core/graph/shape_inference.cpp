@@ -167,6 +167,43 @@ Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
     return Shape { in.batch(), c.outChannels, h, w };
 }
 
+Shape convTransposeShape(const std::string& opName, const ConvTranspose2d& c, const Shape& in)
+{
+    if (in.rank() != 4)
+        fail(opName, "transposed conv expects an NCHW input, got " + in.toString());
+    if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
+        fail(opName,
+            "transposed conv groups " + std::to_string(c.groups) + " do not divide channels "
+                + std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
+    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
+        fail(opName, "transposed conv kernel, stride and dilation must be positive");
+    if (c.outputPaddingH < 0 || c.outputPaddingW < 0)
+        fail(opName, "transposed conv output padding must not be negative");
+    auto size = [](std::int64_t n, std::int64_t stride, std::int64_t kernel, std::int64_t dilation,
+                    std::int64_t padBegin, std::int64_t padEnd, std::int64_t extra) {
+        return (n - 1) * stride + (kernel - 1) * dilation + 1 - padBegin - padEnd + extra;
+    };
+    return Shape { in.batch(), c.outChannels,
+        size(in.height(), c.strideH, c.kernelH, c.dilationH, c.padTop, c.padBottom, c.outputPaddingH),
+        size(in.width(), c.strideW, c.kernelW, c.dilationW, c.padLeft, c.padRight, c.outputPaddingW) };
+}
+
+Shape resizeShape(const std::string& opName, const Resize& r, const Shape& in)
+{
+    if (r.sizes.size() != static_cast<std::size_t>(in.rank()) || r.scales.size() != r.sizes.size())
+        fail(opName,
+            "resize gives " + std::to_string(r.sizes.size()) + " sizes and " + std::to_string(r.scales.size())
+                + " scales for input " + in.toString());
+    Shape out = in;
+    for (std::size_t d = 0; d < r.sizes.size(); ++d) {
+        if (r.sizes[d] < 0 || !(r.scales[d] > 0.0F))
+            fail(opName, "resize to a negative size or by a non-positive scale on axis " + std::to_string(d));
+        if (r.sizes[d] > 0)
+            out.dims[d] = r.sizes[d];
+    }
+    return out;
+}
+
 Shape poolShape(const std::string& opName, const Pool2d& p, const Shape& in)
 {
     if (in.rank() != 4)
@@ -449,6 +486,8 @@ struct OutputShape {
     Shape operator()(const Gather& g) const { return gatherShape(opName, g, in, operands); }
     Shape operator()(const Where& w) const { return whereShape(opName, w, operands); }
     Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
+    Shape operator()(const ConvTranspose2d& c) const { return convTransposeShape(opName, c, in); }
+    Shape operator()(const Resize& r) const { return resizeShape(opName, r, in); }
     Shape operator()(const Gemm& g) const { return gemmShape(opName, g, in); }
     Shape operator()(const Softmax& s) const { return softmaxShape(opName, s, in); }
     Shape operator()(const Flatten& f) const { return flattenShape(opName, f, in); }
@@ -471,6 +510,10 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
         out.push_back(Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
         if (c->bias)
             out.push_back(Shape { c->outChannels });
+    } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
+        out.push_back(Shape { in.channels(), t->outChannels / t->groups, t->kernelH, t->kernelW });
+        if (t->bias)
+            out.push_back(Shape { t->outChannels });
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
         out.push_back(Shape { g->outFeatures, in.elements() / in.batch() });
         if (g->bias)
@@ -501,6 +544,17 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
         const double macs = outElems * static_cast<double>(in.channels() / c->groups * c->kernelH * c->kernelW);
         flops += 2.0 * macs + (c->bias ? outElems : 0.0);
+    } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
+        // Every input element meets every tap of its group's weights once.
+        const double macs = inElems * static_cast<double>(t->outChannels / t->groups * t->kernelH * t->kernelW);
+        flops += 2.0 * macs + (t->bias ? outElems : 0.0);
+    } else if (const auto* r = std::get_if<Resize>(&layer.params)) {
+        // Taps per output element: 1 (nearest), 2 or 4 per resized axis (linear, cubic).
+        double taps = 1.0;
+        for (std::size_t d = 0; d < r->sizes.size(); ++d)
+            if (r->sizes[d] > 0 && r->mode != ResizeMode::Nearest)
+                taps *= r->mode == ResizeMode::Linear ? 2.0 : 4.0;
+        flops += r->mode == ResizeMode::Nearest ? 0.0 : 2.0 * taps * outElems;
     } else if (const auto* p = std::get_if<Pool2d>(&layer.params)) {
         const bool global = p->kind == PoolKind::GlobalAverage || p->kind == PoolKind::GlobalMax;
         flops += global ? inElems : outElems * static_cast<double>(p->kernelH * p->kernelW);
@@ -537,7 +591,12 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
         && op.inputs.front().size() == 1;
     for (auto& layer : op.layers)
         layer.cost = Cost {};
-    Cost& first = op.layers.front().cost;
+    // Traffic in and out belongs to the layers that do work (a 1-D convolution is a 2-D one
+    // between views), so that views launch nothing.
+    const auto firstWork = std::find_if_not(op.layers.begin(), op.layers.end(), isView);
+    const auto lastWork = std::find_if_not(op.layers.rbegin(), op.layers.rend(), isView);
+    Cost& first = firstWork == op.layers.end() ? op.layers.front().cost : firstWork->cost;
+    Cost& last = lastWork == op.layers.rend() ? op.layers.back().cost : lastWork->cost;
 
     std::vector<std::vector<Shape>> termShapes;
     for (const auto& term : op.inputs) {
@@ -566,15 +625,17 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
             for (auto w : layer.weights)
                 layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
         // A compound runs as several kernels: each intermediate result goes out to memory and back.
-        if (i + 1 < op.layers.size() && !isView(layer)) {
+        const auto next
+            = std::find_if_not(op.layers.begin() + static_cast<std::ptrdiff_t>(i) + 1, op.layers.end(), isView);
+        if (next != op.layers.end() && !isView(layer)) {
             const double b = static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));
             layer.cost.bytesWritten += b;
-            op.layers[i + 1].cost.bytesRead += b;
+            next->cost.bytesRead += b;
         }
         in = layer.output;
     }
     if (!allViews)
-        op.layers.back().cost.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
+        last.bytesWritten += static_cast<double>(tensorOf(op.output).bytes());
 
     op.cost = Cost {};
     for (const auto& layer : op.layers) {

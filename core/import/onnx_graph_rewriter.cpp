@@ -151,7 +151,9 @@ std::vector<bool> bypassPassThroughs(onnx::GraphProto& graph, const std::vector<
 bool isActivationOpType(const std::string& opType)
 {
     return opType == "Relu" || opType == "Clip" || opType == "Sigmoid" || opType == "HardSigmoid"
-        || opType == "HardSwish" || opType == "Tanh";
+        || opType == "HardSwish" || opType == "Tanh" || opType == "LeakyRelu" || opType == "Elu" || opType == "Selu"
+        || opType == "Celu" || opType == "Softplus" || opType == "Softsign" || opType == "Mish"
+        || opType == "ThresholdedRelu";
 }
 
 FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& nodes, int opset)

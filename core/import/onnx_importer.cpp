@@ -9,6 +9,8 @@
 #include "import/onnx_op_mapping.h"
 #include "import/onnx_structure.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <unordered_set>
 
@@ -20,6 +22,38 @@ using namespace onnx_import;
 // Inputs larger than the IR allows for any tensor are refused before anything is allocated.
 constexpr std::int64_t kMaxInputElements = std::int64_t { 1 } << 32;
 
+// "1x3xheightxwidth": the input's shape as the file declares it.
+std::string declaredShape(const onnx::TensorShapeProto& shape)
+{
+    std::string s;
+    for (int i = 0; i < shape.dim_size(); ++i) {
+        const auto& d = shape.dim(i);
+        s += (i ? "x" : "")
+            + (d.has_dim_value()            ? std::to_string(d.dim_value())
+                    : d.dim_param().empty() ? "?"
+                                            : d.dim_param());
+    }
+    return s;
+}
+
+// The --shape value to give, with the batch and fixed dimensions filled in and each free one
+// spelled by its name in capitals (1x3xHEIGHTxWIDTH).
+std::string exampleShape(const onnx::TensorShapeProto& shape, std::int64_t batch)
+{
+    std::string s;
+    for (int i = 0; i < shape.dim_size(); ++i) {
+        const auto& d = shape.dim(i);
+        std::string part = i == 0 ? std::to_string(batch) : d.has_dim_value() ? std::to_string(d.dim_value()) : "N";
+        if (i > 0 && !d.has_dim_value() && !d.dim_param().empty()) {
+            part.clear();
+            for (char c : d.dim_param())
+                part += static_cast<char>(std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_');
+        }
+        s += (i ? "x" : "") + part;
+    }
+    return s;
+}
+
 class ModelImporter {
 public:
     ModelImporter(onnx::ModelProto& model, std::string name)
@@ -28,7 +62,7 @@ public:
     {
     }
 
-    Graph run(std::int64_t batch)
+    Graph run(std::int64_t batch, const InputShapes& shapes)
     {
         auto& graph = *model_.mutable_graph();
         const int opset = checkOpset(model_);
@@ -37,7 +71,7 @@ public:
         runOnnxChecks(model_);
         plan_ = planFusions(graph, nodes_, opset);
         ImportContext ctx(builder_, graph, plan_, opset, nodes_);
-        addInputs(ctx, graph, batch);
+        addInputs(ctx, graph, batch, shapes);
         for (std::size_t k = 0; k < nodes_.size(); ++k)
             importNode(ctx, k);
         markOutputs(ctx, graph);
@@ -52,7 +86,7 @@ public:
     }
 
 private:
-    void addInputs(ImportContext& ctx, const onnx::GraphProto& graph, std::int64_t batch)
+    void addInputs(ImportContext& ctx, const onnx::GraphProto& graph, std::int64_t batch, const InputShapes& shapes)
     {
         std::unordered_set<std::string> initializers;
         for (const auto& t : graph.initializer())
@@ -70,6 +104,24 @@ private:
             }
         }
         ctx.batch = batch > 0 ? batch : ctx.modelBatch;
+        std::string inputNames;
+        for (const auto* v : inputs)
+            inputNames += (inputNames.empty() ? "'" : ", '") + v->name() + "'";
+        for (const auto& [name, dims] : shapes) {
+            if (name.empty() && inputs.size() != 1)
+                throw ImportError("--shape without a name needs a model with one input; this one has "
+                    + std::to_string(inputs.size()) + " (" + inputNames + "): give --shape NAME=DIMS");
+            if (!name.empty()
+                && std::none_of(inputs.begin(), inputs.end(), [&](const auto* v) { return v->name() == name; }))
+                throw ImportError(
+                    "--shape names '" + name + "', which is not an input of the model (inputs: " + inputNames + ")");
+        }
+        auto givenShape = [&](const std::string& name) -> const std::vector<std::int64_t>* {
+            auto it = shapes.find(name);
+            if (it == shapes.end() && inputs.size() == 1)
+                it = shapes.find("");
+            return it == shapes.end() ? nullptr : &it->second;
+        };
 
         for (const auto* v : inputs) {
             const std::string what = "input '" + v->name() + "'";
@@ -97,20 +149,49 @@ private:
             }
             std::vector<std::int64_t> dims;
             std::string symbolic;
-            for (int i = 0; i < type.shape().dim_size(); ++i) {
+            const auto* given = givenShape(v->name());
+            const int rank = type.shape().dim_size();
+            if (given && given->size() != static_cast<std::size_t>(rank)) {
+                fail("--shape gives " + std::to_string(given->size()) + " dimensions; the input has "
+                    + std::to_string(rank) + " (" + declaredShape(type.shape()) + ")");
+                continue;
+            }
+            for (int i = 0; i < rank; ++i) {
                 const auto& d = type.shape().dim(i);
+                const std::int64_t want = given ? (*given)[static_cast<std::size_t>(i)] : 0;
                 if (d.has_dim_value() && d.dim_value() <= 0) {
                     symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value())
                         + "; opsched needs positive dimensions (no empty tensors)";
                     break;
                 }
-                if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch))
+                if (given && want < 1) {
+                    symbolic = "--shape gives dimension " + std::to_string(i) + " as " + std::to_string(want)
+                        + "; dimensions are positive";
+                    break;
+                }
+                if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch)) {
+                    if (given && want != ctx.batch) {
+                        symbolic = "the shape given (--shape) has dimension 0 (the batch) = " + std::to_string(want)
+                            + ", the batch is " + std::to_string(ctx.batch) + "; set the batch with --batch";
+                        break;
+                    }
                     dims.push_back(ctx.batch); // the batch, symbolic or as stored
-                else if (d.has_dim_value())
+                } else if (d.has_dim_value()) {
+                    if (given && want != d.dim_value()) {
+                        symbolic = "the shape given (--shape, or --input's data) has dimension " + std::to_string(i)
+                            + " = " + std::to_string(want) + ", but the model fixes it at "
+                            + std::to_string(d.dim_value());
+                        break;
+                    }
                     dims.push_back(d.dim_value());
-                else if (symbolic.empty())
-                    symbolic = "dimension " + std::to_string(i) + " is symbolic ('" + d.dim_param()
-                        + "'); opsched needs static shapes (export the model with fixed input sizes)";
+                } else if (given) {
+                    dims.push_back(want);
+                } else if (symbolic.empty()) {
+                    symbolic = "dimension " + std::to_string(i) + " is free ('"
+                        + (d.dim_param().empty() ? std::string("unnamed") : d.dim_param()) + "' in "
+                        + declaredShape(type.shape()) + "); give the input's shape with --shape " + v->name() + "="
+                        + exampleShape(type.shape(), ctx.batch);
+                }
             }
             if (!symbolic.empty()) {
                 fail(symbolic);
@@ -311,14 +392,14 @@ private:
 
 } // namespace
 
-Graph importOnnx(const std::string& path, std::int64_t batch)
+Graph importOnnx(const std::string& path, std::int64_t batch, const InputShapes& shapes)
 {
     try {
         if (batch < 0)
             throw ImportError("batch size must be positive, got " + std::to_string(batch));
         onnx::ModelProto model = parseModelFile(path);
         std::string name = std::filesystem::path(path).stem().string();
-        return ModelImporter(model, name.empty() ? "onnx" : name).run(batch);
+        return ModelImporter(model, name.empty() ? "onnx" : name).run(batch, shapes);
     } catch (const Error& e) {
         throw ImportError("'" + path + "': " + e.what());
     }

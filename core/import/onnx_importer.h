@@ -13,7 +13,9 @@ namespace opsched {
 // activation chains become one op; Identity and Dropout disappear; constant and shape
 // computations are folded. Throws ImportError (an opsched::Error) naming the file and the
 // problem: unreadable files, checker and shape-inference failures, cycles, missing values, and
-// every unsupported node at once.
-Graph importOnnx(const std::string& path, std::int64_t batch = 0);
+// every unsupported node at once. `shapes` gives symbolic (free) input dimensions; a dimension
+// still symbolic, a name that is no input, or a value that contradicts a fixed dimension is an
+// ImportError naming the input, the dimension and the --shape flag that sets it.
+Graph importOnnx(const std::string& path, std::int64_t batch = 0, const InputShapes& shapes = {});
 
 } // namespace opsched

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "graph/graph_builder.h"
+#include "import/onnx_attributes.h"
 #include "import/onnx_import_context.h"
 #include "import/onnx_structure.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,26 @@ void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer laye
 
 // Axes from the attribute (before `inputOpset`) or from the optional constant input `index`.
 std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int index, int inputOpset);
+
+// Windowed layers (convolution, pooling) on 1-D (NCW) and 2-D (NCHW) inputs, in
+// onnx_op_mapping.cpp. spatialRankOf: 1 or 2, else NodeError naming `what`. asTwoD: NCW as
+// [N, C, 1, W]. pairAttr: a per-axis attribute as {height, width} (a 1-D window's height is
+// `fallback`). windowPads: {top, left, bottom, right} from pads or auto_pad, on the 2-D input.
+int spatialRankOf(const Shape& in, const char* what);
+Shape asTwoD(const Shape& in);
+std::array<std::int64_t, 2> pairAttr(
+    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, int spatial);
+std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in, std::array<std::int64_t, 2> kernel,
+    std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation, int spatial);
+// The window layer as an op on x; a 1-D input gets views to and from height 1 around it.
+TensorId addWindowOp(
+    ImportContext& ctx, const std::string& name, OpKind kind, TensorId x, Layer layer, std::int64_t outChannels);
+
+// Mappings in onnx_vision_ops.cpp.
+void mapConvTranspose(ImportContext& ctx, const NodeRef& node);
+void mapResize(ImportContext& ctx, const NodeRef& node);
+void mapDepthToSpace(ImportContext& ctx, const NodeRef& node);
+void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_tensor_ops.cpp.
 void mapGemm(ImportContext& ctx, const NodeRef& node);

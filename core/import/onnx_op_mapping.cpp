@@ -27,31 +27,53 @@ std::int64_t checkedWindowValue(std::int64_t v, std::int64_t min, const char* wh
     return v;
 }
 
-// Two values of a per-spatial-axis attribute (default `fallback`).
-std::array<std::int64_t, 2> pairAttr(const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min)
+} // namespace
+
+int spatialRankOf(const Shape& in, const char* what)
+{
+    if (in.rank() != 3 && in.rank() != 4)
+        throw NodeError(std::string("only 1-D and 2-D ") + what + " (NCW and NCHW inputs) is supported; the input is "
+            + in.toString());
+    return in.rank() - 2;
+}
+
+Shape asTwoD(const Shape& in)
+{
+    return in.rank() == 3 ? Shape { in.dims[0], in.dims[1], 1, in.dims[2] } : in;
+}
+
+// Two values of a per-spatial-axis attribute (default `fallback`); a 1-D window's one value is
+// the width, its height `fallback`.
+std::array<std::int64_t, 2> pairAttr(
+    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, int spatial)
 {
     auto v = attrs.getInts(name);
     if (v.empty())
         return { fallback, fallback };
-    if (v.size() != 2)
-        throw NodeError(
-            std::string(name) + " has " + std::to_string(v.size()) + " values; opsched supports 2-D windows");
+    if (v.size() != static_cast<std::size_t>(spatial))
+        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a "
+            + std::to_string(spatial) + "-D window");
+    if (spatial == 1)
+        return { fallback, checkedWindowValue(v[0], min, name) };
     return { checkedWindowValue(v[0], min, name), checkedWindowValue(v[1], min, name) };
 }
 
 // {top, left, bottom, right} from explicit pads or auto_pad (ONNX: SAME_UPPER puts the odd
-// padding at the end, SAME_LOWER at the beginning).
+// padding at the end, SAME_LOWER at the beginning). `in` is the input as 2-D (asTwoD).
 std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in, std::array<std::int64_t, 2> kernel,
-    std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation)
+    std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation, int spatial)
 {
     const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
     if (autoPad == "NOTSET" || autoPad.empty()) {
         const auto pads = attrs.getInts("pads");
         if (pads.empty())
             return { 0, 0, 0, 0 };
-        if (pads.size() != 4)
-            throw NodeError("pads has " + std::to_string(pads.size()) + " values; opsched supports 2-D windows");
+        if (pads.size() != static_cast<std::size_t>(2 * spatial))
+            throw NodeError(
+                "pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(spatial) + "-D window");
         std::array<std::int64_t, 4> out {};
+        if (spatial == 1)
+            return { 0, checkedWindowValue(pads[0], 0, "pad"), 0, checkedWindowValue(pads[1], 0, "pad") };
         for (std::size_t i = 0; i < 4; ++i)
             out[i] = checkedWindowValue(pads[i], 0, "pad");
         return out;
@@ -73,12 +95,24 @@ std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in,
     return out;
 }
 
-void requireNCHW(const Shape& in, const char* what)
+TensorId addWindowOp(
+    ImportContext& ctx, const std::string& name, OpKind kind, TensorId x, Layer layer, std::int64_t outChannels)
 {
-    if (in.rank() != 4)
-        throw NodeError(
-            std::string("only 2-D ") + what + " on NCHW inputs is supported; the input is " + in.toString());
+    const Shape& in = ctx.shapeOf(x);
+    if (in.rank() == 4)
+        return addSimpleOp(ctx, name, kind, { { x } }, std::move(layer));
+    // A 1-D window runs as a 2-D one of height 1 between views: [N, C, W] -> [N, C, 1, W] -> [N, C', W'].
+    OpSpec spec;
+    spec.name = name;
+    spec.kind = kind;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { { 0, in.dims[1], 1, in.dims[2] } }));
+    spec.layers.push_back(std::move(layer));
+    spec.layers.push_back(makeLayer(Reshape { { 0, outChannels, -1 } }));
+    return ctx.addOp(std::move(spec));
 }
+
+namespace {
 
 struct ConvSetup {
     Conv2d conv;
@@ -86,23 +120,28 @@ struct ConvSetup {
     ConstPtr bias; // may be null
 };
 
-ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& in)
+ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& original)
 {
     const Attributes attrs(*node.proto);
-    requireNCHW(in, "convolution");
+    const int spatial = spatialRankOf(original, "convolution");
+    const Shape in = asTwoD(original);
     ConvSetup s;
     s.weightDims = ctx.constantDims(inputName(node, 1), "weight");
-    const auto& w = s.weightDims;
-    if (w.size() != 4)
-        throw NodeError("weight has shape " + dimsToString(w) + "; opsched supports 2-D convolutions");
+    auto& w = s.weightDims;
+    if (w.size() != static_cast<std::size_t>(spatial + 2))
+        throw NodeError("weight has shape " + dimsToString(w) + " for a " + std::to_string(spatial) + "-D convolution");
     const auto kernelAttr = attrs.getInts("kernel_shape");
-    if (!kernelAttr.empty() && (kernelAttr.size() != 2 || kernelAttr[0] != w[2] || kernelAttr[1] != w[3]))
+    if (!kernelAttr.empty()
+        && (kernelAttr.size() != static_cast<std::size_t>(spatial)
+            || !std::equal(kernelAttr.begin(), kernelAttr.end(), w.begin() + 2)))
         throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
+    if (spatial == 1)
+        w.insert(w.begin() + 2, 1); // [O, I, k] -> [O, I, 1, k]
     const std::array<std::int64_t, 2> kernel { checkedWindowValue(w[2], 1, "kernel"),
         checkedWindowValue(w[3], 1, "kernel") };
-    const auto stride = pairAttr(attrs, "strides", 1, 1);
-    const auto dilation = pairAttr(attrs, "dilations", 1, 1);
-    const auto pads = windowPads(attrs, in, kernel, stride, dilation);
+    const auto stride = pairAttr(attrs, "strides", 1, 1, spatial);
+    const auto dilation = pairAttr(attrs, "dilations", 1, 1, spatial);
+    const auto pads = windowPads(attrs, in, kernel, stride, dilation, spatial);
     auto& c = s.conv;
     c.outChannels = w[0];
     c.kernelH = kernel[0];
@@ -145,8 +184,8 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
     const auto& op = node.opType();
     const Attributes attrs(*node.proto);
     const TensorId x = ctx.activation(inputName(node, 0), "data");
-    const Shape& in = ctx.shapeOf(x);
-    requireNCHW(in, "pooling");
+    const int spatial = spatialRankOf(ctx.shapeOf(x), "pooling");
+    const Shape in = asTwoD(ctx.shapeOf(x));
     Pool2d p;
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
         p.kind = op == "GlobalAveragePool" ? PoolKind::GlobalAverage : PoolKind::GlobalMax;
@@ -154,14 +193,16 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
         p.kind = op == "MaxPool" ? PoolKind::Max : PoolKind::Average;
         if (node.proto->output_size() > 1 && ctx.isUsed(node.proto->output(1)))
             throw NodeError("the Indices output of MaxPool is not supported");
-        const auto kernel = pairAttr(attrs, "kernel_shape", 0, 1);
-        if (kernel[0] == 0)
+        auto kernel = pairAttr(attrs, "kernel_shape", 0, 1, spatial);
+        if (kernel[1] == 0)
             throw NodeError("has no kernel_shape");
-        const auto dilation = pairAttr(attrs, "dilations", 1, 1);
+        if (spatial == 1)
+            kernel[0] = 1;
+        const auto dilation = pairAttr(attrs, "dilations", 1, 1, spatial);
         if (dilation[0] != 1 || dilation[1] != 1)
             throw NodeError("pooling with dilations is not supported");
-        const auto stride = pairAttr(attrs, "strides", 1, 1);
-        const auto pads = windowPads(attrs, in, kernel, stride, dilation);
+        const auto stride = pairAttr(attrs, "strides", 1, 1, spatial);
+        const auto pads = windowPads(attrs, in, kernel, stride, dilation, spatial);
         p.kernelH = kernel[0];
         p.kernelW = kernel[1];
         p.strideH = stride[0];
@@ -175,7 +216,7 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
         // Padding that was a Pad of zeros counts in the average, as the Pad's zeros did.
         p.countIncludePad = attrs.getInt("count_include_pad", 0) != 0 || ctx.hasFoldedPads(node.name);
     }
-    addUnaryOp(ctx, node, OpKind::Pool, makeLayer(p));
+    ctx.setActivation(node.proto->output(0), addWindowOp(ctx, node.name, OpKind::Pool, x, makeLayer(p), in.channels()));
 }
 
 OpKind binaryOpKind(BinaryKind k)
@@ -197,6 +238,8 @@ OpKind binaryOpKind(BinaryKind k)
     case BinaryKind::Min:
     case BinaryKind::Max:
         return OpKind::Math;
+    case BinaryKind::PRelu:
+        return OpKind::Activation;
     }
     return OpKind::Add;
 }
@@ -265,6 +308,29 @@ void mapBinary(ImportContext& ctx, const NodeRef& node)
         ctx.setActivation(out,
             addSimpleOp(ctx, ctx.derivedOpName(node.name + ":truncate"), OpKind::Math,
                 { { ctx.activation(out, "quotient") } }, makeLayer(Eltwise { { ActivationKind::Truncate } })));
+}
+
+// The slope is a weight broadcast to x (unidirectionally, ONNX's rule): per channel as PyTorch
+// exports it ([C, 1, 1]), or one value.
+void mapPRelu(ImportContext& ctx, const NodeRef& node)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const std::string& slopeName = inputName(node, 1);
+    if (ctx.isActivation(slopeName))
+        throw NodeError("a slope computed at run time is not supported; it must be a constant");
+    const auto slope = ctx.constant(slopeName, "slope");
+    const Shape& in = ctx.shapeOf(x);
+    if (slope->dims.size() > static_cast<std::size_t>(in.rank()))
+        throw NodeError("slope " + dimsToString(slope->dims) + " has a higher rank than the input " + in.toString());
+    for (std::size_t k = 0; k < slope->dims.size(); ++k) {
+        const auto d = slope->dims[slope->dims.size() - 1 - k];
+        const auto xd = in.dims[in.dims.size() - 1 - k];
+        if (d != 1 && d != xd)
+            throw NodeError("slope " + dimsToString(slope->dims) + " does not broadcast to the input " + in.toString());
+    }
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, node.name, OpKind::Activation, { { x } },
+            makeLayer(Binary { BinaryKind::PRelu }, { ctx.weightOf(slopeName) })));
 }
 
 void mapConcat(ImportContext& ctx, const NodeRef& node)
@@ -351,6 +417,27 @@ Activation activationOf(ImportContext& ctx, const NodeRef& node)
         return { ActivationKind::HardSwish };
     if (op == "HardSigmoid")
         return { ActivationKind::HardSigmoid, attrs.getFloat("alpha", 0.2F), attrs.getFloat("beta", 0.5F) };
+    if (op == "LeakyRelu")
+        return { ActivationKind::LeakyRelu, attrs.getFloat("alpha", 0.01F) };
+    if (op == "Elu")
+        return { ActivationKind::Elu, attrs.getFloat("alpha", 1.0F) };
+    if (op == "Selu") // ONNX's defaults, as float32
+        return { ActivationKind::Selu, attrs.getFloat("alpha", 1.67326319217681884765625F),
+            attrs.getFloat("gamma", 1.05070102214813232421875F) };
+    if (op == "Celu") {
+        const float alpha = attrs.getFloat("alpha", 1.0F);
+        if (alpha == 0.0F)
+            throw NodeError("Celu with alpha 0 divides by zero");
+        return { ActivationKind::Celu, alpha };
+    }
+    if (op == "Softplus")
+        return { ActivationKind::Softplus };
+    if (op == "Softsign")
+        return { ActivationKind::Softsign };
+    if (op == "Mish")
+        return { ActivationKind::Mish };
+    if (op == "ThresholdedRelu")
+        return { ActivationKind::ThresholdedRelu, attrs.getFloat("alpha", 1.0F) };
     if (op == "Clip") {
         constexpr float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
         if (ctx.opset < 11) // bounds became inputs in opset 11
@@ -411,7 +498,9 @@ bool isMappedOpType(const std::string& opType)
     static const std::unordered_set<std::string> types { "Conv", "Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
         "Tanh", "Mul", "Add", "Sub", "Div", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Concat",
         "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
-        "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout" };
+        "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
+        "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
+        "DepthToSpace", "SpaceToDepth", "InstanceNormalization" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -455,7 +544,8 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
     if (activation)
         layer.activation = activationOf(ctx, *activation);
     const NodeRef& last = activation ? *activation : batchNorm ? *batchNorm : conv;
-    ctx.setActivation(last.proto->output(0), addSimpleOp(ctx, conv.name, OpKind::Conv, { { x } }, std::move(layer)));
+    ctx.setActivation(
+        last.proto->output(0), addWindowOp(ctx, conv.name, OpKind::Conv, x, std::move(layer), s.conv.outChannels));
 }
 
 void mapNode(ImportContext& ctx, const NodeRef& node)
@@ -511,6 +601,16 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
                                   : BinaryKind::Max);
     else if (op == "Where")
         mapWhere(ctx, node);
+    else if (op == "PRelu")
+        mapPRelu(ctx, node);
+    else if (op == "ConvTranspose")
+        mapConvTranspose(ctx, node);
+    else if (op == "Resize" || op == "Upsample")
+        mapResize(ctx, node);
+    else if (op == "DepthToSpace" || op == "SpaceToDepth")
+        mapDepthToSpace(ctx, node);
+    else if (op == "InstanceNormalization")
+        mapInstanceNormalization(ctx, node);
     else if (op == "Expand")
         mapExpand(ctx, node);
     else if (op == "Gather")

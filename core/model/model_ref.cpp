@@ -11,10 +11,14 @@
 
 namespace opsched {
 
-Graph loadModel(std::string_view ref, std::int64_t batch)
+Graph loadModel(std::string_view ref, std::int64_t batch, const InputShapes& shapes)
 {
-    if (ref.starts_with(kZooPrefix))
+    if (ref.starts_with(kZooPrefix)) {
+        if (!shapes.empty())
+            throw ModelRefError("--shape " + inputShapesText(shapes) + ": built-in networks have no free input "
+                + "dimensions (their parameters set the sizes: `opsched-cli zoo` lists them)");
         return zoo::build(ref.substr(kZooPrefix.size()), batch);
+    }
 
     const std::filesystem::path path(ref);
     std::error_code ec;
@@ -22,7 +26,7 @@ Graph loadModel(std::string_view ref, std::int64_t batch)
         throw ModelRefError("'" + std::string(ref) + "' is neither a zoo: model nor an existing file");
     if (path.extension() == ".onnx") {
 #if OPSCHED_HAVE_ONNX
-        return importOnnx(std::string(ref), batch);
+        return importOnnx(std::string(ref), batch, shapes);
 #else
         throw ModelRefError("'" + std::string(ref)
             + "': this opsched was built without ONNX import (install libonnx-dev and rebuild); use a "
@@ -30,6 +34,49 @@ Graph loadModel(std::string_view ref, std::int64_t batch)
 #endif
     }
     throw ModelRefError("'" + std::string(ref) + "': unknown model format (expected a .onnx file or zoo:NAME)");
+}
+
+void addInputShape(InputShapes& shapes, const std::string& spec)
+{
+    const auto eq = spec.rfind('=');
+    const std::string name = eq == std::string::npos ? std::string() : spec.substr(0, eq);
+    const std::string dims = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    auto bad = [&](const std::string& why) {
+        return ModelRefError("--shape '" + spec + "': " + why + " (expected NAME=DxDx... such as input=1x3x224x224, or "
+            + "DxDx... for a model with one input)");
+    };
+    std::vector<std::int64_t> values;
+    std::size_t at = 0;
+    while (at <= dims.size()) {
+        const auto x = dims.find('x', at);
+        const std::string part = dims.substr(at, x == std::string::npos ? std::string::npos : x - at);
+        if (part.empty() || part.size() > 12 || part.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("'" + part + "' is not a dimension");
+        const std::int64_t v = std::stoll(part);
+        if (v < 1 || v > (std::int64_t { 1 } << 31))
+            throw bad("dimension " + part + " is out of range");
+        values.push_back(v);
+        if (x == std::string::npos)
+            break;
+        at = x + 1;
+    }
+    if (eq != std::string::npos && name.empty())
+        throw bad("the input name before '=' is empty");
+    if (shapes.count(name))
+        throw bad(name.empty() ? "a shape without a name is given twice" : "input '" + name + "' is given twice");
+    shapes[name] = std::move(values);
+}
+
+std::string inputShapesText(const InputShapes& shapes)
+{
+    std::string text;
+    for (const auto& [name, dims] : shapes) {
+        text += text.empty() ? "" : ",";
+        if (!name.empty())
+            text += name + "=";
+        text += Shape(dims).toString();
+    }
+    return text;
 }
 
 } // namespace opsched

@@ -9,7 +9,14 @@ namespace opsched {
 
 inline constexpr std::string_view kZooPrefix = "zoo:";
 
-// Throws ModelRefError (or GraphError) with a message naming the problem.
-Graph loadModel(std::string_view ref, std::int64_t batch = 1);
+// Throws ModelRefError (or GraphError) with a message naming the problem. `shapes` sets an ONNX
+// model's free input dimensions (importOnnx); built-in networks have none.
+Graph loadModel(std::string_view ref, std::int64_t batch = 1, const InputShapes& shapes = {});
+
+// "NAME=1x3x224x224" or "1x3x224x224" (the only input) into `shapes`; throws ModelRefError naming
+// what is wrong with the text.
+void addInputShape(InputShapes& shapes, const std::string& spec);
+// The inverse, for messages and records: "x=1x3x224x224,y=1x128" (empty when there are none).
+std::string inputShapesText(const InputShapes& shapes);
 
 } // namespace opsched

@@ -106,6 +106,12 @@ KernelDesc layerKernel(const Graph& graph, const Op& op, const Layer& layer)
             ? layer.cost.flops / (2.0 * static_cast<double>(layer.output.elements()))
             : 1.0;
         k.warps = depthwise ? elementWarps(layer.output) : convWarps(layer.output, reduction);
+    } else if (std::holds_alternative<ConvTranspose2d>(layer.params)) {
+        // A convolution's work (cuDNN runs it as one: backward data).
+        const double reduction = layer.output.elements() > 0
+            ? layer.cost.flops / (2.0 * static_cast<double>(layer.output.elements()))
+            : 1.0;
+        k.warps = convWarps(layer.output, reduction);
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
         k.warps = matrixWarps(fullyConnectedShape(graph, layer, *g));
     } else if (std::holds_alternative<MatMul>(layer.params)) {

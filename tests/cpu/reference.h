@@ -58,6 +58,22 @@ inline float activate(float x, const Activation& a)
         return x != 0.0F ? 1.0F : 0.0F;
     case ActivationKind::Truncate:
         return std::trunc(x);
+    case ActivationKind::LeakyRelu:
+        return x < 0.0F ? a.alpha * x : x;
+    case ActivationKind::Elu:
+        return x < 0.0F ? static_cast<float>(a.alpha * std::expm1(double { x })) : x;
+    case ActivationKind::Selu:
+        return static_cast<float>(a.beta * (x < 0.0F ? a.alpha * std::expm1(double { x }) : double { x }));
+    case ActivationKind::Celu:
+        return x < 0.0F ? static_cast<float>(a.alpha * std::expm1(double { x } / a.alpha)) : x;
+    case ActivationKind::Softplus:
+        return static_cast<float>(std::log1p(std::exp(double { x })));
+    case ActivationKind::Softsign:
+        return x / (1.0F + std::abs(x));
+    case ActivationKind::Mish:
+        return static_cast<float>(x * std::tanh(std::log1p(std::exp(double { x }))));
+    case ActivationKind::ThresholdedRelu:
+        return x > a.alpha ? x : 0.0F;
     default:
         throw std::runtime_error("reference: unknown activation");
     }

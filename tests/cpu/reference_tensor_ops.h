@@ -108,6 +108,9 @@ inline HostTensor referenceBinary(BinaryKind kind, const std::vector<HostTensor>
             case BinaryKind::Greater:
                 acc = acc > v ? 1.0F : 0.0F;
                 break;
+            case BinaryKind::PRelu:
+                acc = acc < 0.0F ? v * acc : acc;
+                break;
             }
         }
         o.data[static_cast<std::size_t>(i)] = acc;

@@ -107,6 +107,9 @@ TEST(CudaOnnxConformance, SupportedCasesMatchReferenceOutputsOnGpu)
             } catch (const Error& e) {
                 why = e.what();
             }
+            if (folder == std::string("node") && kNodeReferenceDifferences.count(dir.filename().string())
+                && why.rfind("output", 0) == 0)
+                continue; // the specification's answer, not ONNX 1.12's reference (onnx_test_cases.h)
             if (why.empty())
                 ++passed;
             else

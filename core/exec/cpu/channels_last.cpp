@@ -64,7 +64,8 @@ bool runsOnAnyLayout(const Graph& graph, const Op& op)
                 else if constexpr (std::is_same_v<T, Eltwise> || std::is_same_v<T, Identity>)
                     return sameDims;
                 else if constexpr (std::is_same_v<T, Binary>)
-                    return p.kind != BinaryKind::Pow && perChannelWeights(graph, layer); // pow: host code, dense
+                    return p.kind != BinaryKind::Pow && p.kind != BinaryKind::PRelu // host code, dense
+                        && perChannelWeights(graph, layer);
 
                 else if constexpr (std::is_same_v<T, Multiply>) {
                     if (i > 0 || !multipliesTerms(op))

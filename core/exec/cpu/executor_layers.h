@@ -18,7 +18,8 @@ inline bool executorsRun(const Layer& layer)
         [](const auto& p) {
             using T = std::decay_t<decltype(p)>;
             return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
-                MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand>;
+                MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand,
+                ConvTranspose2d, Resize>;
         },
         layer.params);
 }

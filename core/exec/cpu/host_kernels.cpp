@@ -1,5 +1,7 @@
 #include "exec/cpu/host_kernels.h"
 
+#include "exec/cpu/tensor_views.h"
+
 #include "util/error.h"
 
 #include <algorithm>
@@ -159,6 +161,8 @@ void broadcastBinary(BinaryKind kind, const float* a, const Dims& aDims, const f
         return run([](float x, float y) { return x < y ? 1.0F : 0.0F; });
     case BinaryKind::Greater:
         return run([](float x, float y) { return x > y ? 1.0F : 0.0F; });
+    case BinaryKind::PRelu:
+        return run([](float x, float slope) { return x < 0.0F ? slope * x : x; });
     }
 }
 
@@ -182,7 +186,8 @@ void expand(const float* src, const Dims& srcDims, float* out, const Dims& outDi
 bool isHostActivation(ActivationKind kind)
 {
     return kind == ActivationKind::Erf || kind == ActivationKind::Not || kind == ActivationKind::NonZero
-        || kind == ActivationKind::Truncate;
+        || kind == ActivationKind::Truncate || kind == ActivationKind::Softsign
+        || kind == ActivationKind::ThresholdedRelu;
 }
 
 namespace {
@@ -207,10 +212,65 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
         return eachValue(data, count, [](float v) { return v != 0.0F ? 1.0F : 0.0F; });
     case ActivationKind::Truncate:
         return eachValue(data, count, [](float v) { return std::trunc(v); });
+    case ActivationKind::Softsign:
+        return eachValue(data, count, [](float v) { return v / (1.0F + std::abs(v)); });
+    case ActivationKind::ThresholdedRelu:
+        return eachValue(data, count, [alpha = act.alpha](float v) { return v > alpha ? v : 0.0F; });
     default:
         break;
     }
     throw Error(std::string("internal: activation '") + toString(act.kind) + "' has no host kernel");
+}
+
+void resizeGather(
+    const float* in, const Dims& inDims, float* out, const Dims& outDims, const std::vector<AxisTaps>& taps)
+{
+    const std::size_t rank = outDims.size();
+    if (rank == 0 || taps.size() != rank || inDims.size() != rank)
+        throw Error("internal: resize tables do not match the rank");
+    const Dims inStrides = rowMajorStrides(inDims);
+    const std::int64_t last = outDims.back();
+    std::int64_t rows = 1;
+    for (std::size_t d = 0; d + 1 < rank; ++d)
+        rows *= outDims[d];
+    const AxisTaps& lastTaps = taps.back();
+    const std::int64_t lastStride = inStrides.back();
+    // Per output row: the (offset, weight) pairs of every tap combination of the leading axes,
+    // then the last axis' taps per element.
+#pragma omp parallel if (rows * last >= kParallelElements)
+    {
+        std::vector<std::pair<std::int64_t, float>> combos, next;
+#pragma omp for schedule(static)
+        for (std::int64_t row = 0; row < rows; ++row) {
+            combos.assign(1, { 0, 1.0F });
+            std::int64_t rest = row;
+            for (std::size_t d = rank - 1; d-- > 0;) {
+                const std::int64_t x = rest % outDims[d];
+                rest /= outDims[d];
+                const AxisTaps& t = taps[d];
+                next.clear();
+                for (const auto& [offset, weight] : combos)
+                    for (std::int64_t k = 0; k < t.taps; ++k) {
+                        const auto at = static_cast<std::size_t>(x * t.taps + k);
+                        if (t.weight[at] != 0.0F)
+                            next.emplace_back(offset + t.index[at] * inStrides[d], weight * t.weight[at]);
+                    }
+                combos.swap(next);
+            }
+            float* o = out + row * last;
+            for (std::int64_t x = 0; x < last; ++x) {
+                float acc = 0.0F;
+                for (std::int64_t k = 0; k < lastTaps.taps; ++k) {
+                    const auto at = static_cast<std::size_t>(x * lastTaps.taps + k);
+                    const float w = lastTaps.weight[at];
+                    const std::int64_t offset = lastTaps.index[at] * lastStride;
+                    for (const auto& [base, weight] : combos)
+                        acc += weight * w * in[base + offset];
+                }
+                o[x] = acc;
+            }
+        }
+    }
 }
 
 void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inner, float epsilon, const float* scale,

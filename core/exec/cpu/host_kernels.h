@@ -5,6 +5,7 @@
 // thread's OpenMP team (the executor's --threads, or a partition's cores).
 #pragma once
 
+#include "exec/cpu/resize_taps.h"
 #include "graph/layer.h"
 
 #include <cstdint>
@@ -38,6 +39,11 @@ void expand(const float* src, const Dims& srcDims, float* out, const Dims& outDi
 // The element-wise functions oneDNN lacks, in place over `count` values.
 bool isHostActivation(ActivationKind kind);
 void applyHostActivation(const Activation& act, float* data, std::int64_t count);
+
+// out[x] = sum over the taps of every axis of the product of their weights times in at their
+// indices (resize_taps.h): nearest, linear and cubic resampling in any number of axes.
+void resizeGather(
+    const float* in, const Dims& inDims, float* out, const Dims& outDims, const std::vector<AxisTaps>& taps);
 
 // y = x / sqrt(mean(x^2) + eps) * scale over rows of `inner` values (T5's RMS norm); also the
 // plain layer norm ((x - mean) / sqrt(var + eps) * scale + bias) when `center` is set.

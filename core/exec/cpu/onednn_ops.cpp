@@ -66,6 +66,8 @@ bool winogradPays(const Conv2d& c, const std::vector<std::int64_t>& src, const s
     return ic >= 32 && oc >= 32 && (pixels >= 14 * 14 || ic * oc >= 256 * 256);
 }
 
+} // namespace
+
 bool directKernel(const dnnl::primitive_desc_base& pd)
 {
     const std::string impl = pd.impl_info_str();
@@ -73,7 +75,11 @@ bool directKernel(const dnnl::primitive_desc_base& pd)
         && impl.find("simple") == std::string::npos;
 }
 
-} // namespace
+void requireDense(const Operand& o, const char* what)
+{
+    if (!o.strides.empty())
+        throw Error(std::string("internal: ") + what + " runs on dense tensors only");
+}
 
 void Step::freezeArgs()
 {
@@ -194,6 +200,8 @@ constexpr FixedEltwise kFixedEltwise[] = {
     { ActivationKind::Abs, algorithm::eltwise_abs, 0.0F, 0.0F },
     { ActivationKind::Neg, algorithm::eltwise_linear, -1.0F, 0.0F },
     { ActivationKind::Reciprocal, algorithm::eltwise_pow, 1.0F, -1.0F },
+    { ActivationKind::Softplus, algorithm::eltwise_soft_relu, 0.0F, 0.0F },
+    { ActivationKind::Mish, algorithm::eltwise_mish, 0.0F, 0.0F },
 };
 
 } // namespace
@@ -213,6 +221,17 @@ std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& 
         return { { algorithm::eltwise_linear, act.alpha, act.beta }, { algorithm::eltwise_clip, 0.0F, 1.0F } };
     case ActivationKind::Pow:
         return { { algorithm::eltwise_pow, 1.0F, act.alpha } };
+    case ActivationKind::LeakyRelu: // relu's alpha is the negative slope
+        return { { algorithm::eltwise_relu, act.alpha, 0.0F } };
+    case ActivationKind::Elu:
+        return { { algorithm::eltwise_elu, act.alpha, 0.0F } };
+    case ActivationKind::Selu: // gamma * elu_alpha(x)
+        return { { algorithm::eltwise_elu, act.alpha, 0.0F }, { algorithm::eltwise_linear, act.beta, 0.0F } };
+    case ActivationKind::Celu: // alpha * elu_1(x / alpha)
+        return { { algorithm::eltwise_linear, 1.0F / act.alpha, 0.0F }, { algorithm::eltwise_elu, 1.0F, 0.0F },
+            { algorithm::eltwise_linear, act.alpha, 0.0F } };
+    case ActivationKind::Softsign:
+    case ActivationKind::ThresholdedRelu:
     case ActivationKind::Erf:
     case ActivationKind::Not:
     case ActivationKind::NonZero:
@@ -431,7 +450,17 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         } catch (const dnnl::error&) { // no Winograd kernel for this case: the direct one
         }
     }
-    dnnl::memory srcMem = bind(src), dstMem = bind(matchLayout(src, dst));
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_WEIGHTS, constant(w.user, weights, pd.weights_desc()) } };
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(w.bias, *bias, pd.bias_desc());
+    pushStaged(pd, dnnl::convolution_forward(pd), src, matchLayout(src, dst), std::move(args));
+}
+
+void PrimitiveBuilder::pushStaged(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, const Operand& src,
+    const Operand& dst, std::unordered_map<int, dnnl::memory> args)
+{
+    const memory::desc srcPlain = describe(src), dstPlain = describe(dst);
+    dnnl::memory srcMem = bind(src), dstMem = bind(dst);
     if (pd.src_desc() != srcPlain) {
         dnnl::memory staged(pd.src_desc(), engine_, DNNL_MEMORY_NONE);
         stagedIn_.emplace_back(steps_.size(), staged);
@@ -440,20 +469,18 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, srcMem }, { DNNL_ARG_TO, staged } });
         srcMem = staged;
     }
-    dnnl::memory convDst = dstMem;
+    dnnl::memory stagedDst = dstMem;
     if (pd.dst_desc() != dstPlain) {
-        convDst = dnnl::memory(pd.dst_desc(), engine_, DNNL_MEMORY_NONE);
-        stagedOut_.emplace_back(steps_.size(), convDst);
+        stagedDst = dnnl::memory(pd.dst_desc(), engine_, DNNL_MEMORY_NONE);
+        stagedOut_.emplace_back(steps_.size(), stagedDst);
         stagingOutBytes_ = std::max(stagingOutBytes_, pd.dst_desc().get_size());
     }
-    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_SRC, srcMem },
-        { DNNL_ARG_WEIGHTS, constant(w.user, weights, pd.weights_desc()) }, { DNNL_ARG_DST, convDst } };
-    if (bias)
-        args[DNNL_ARG_BIAS] = constant(w.bias, *bias, pd.bias_desc());
-    push(pd, dnnl::convolution_forward(pd), std::move(args));
-    if (convDst != dstMem) {
+    args[DNNL_ARG_SRC] = srcMem;
+    args[DNNL_ARG_DST] = stagedDst;
+    push(pd, std::move(primitive), std::move(args));
+    if (stagedDst != dstMem) {
         dnnl::reorder::primitive_desc r(engine_, pd.dst_desc(), engine_, dstPlain, attr({}));
-        push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, convDst }, { DNNL_ARG_TO, dstMem } });
+        push(r, dnnl::reorder(r), { { DNNL_ARG_FROM, stagedDst }, { DNNL_ARG_TO, dstMem } });
     }
 }
 

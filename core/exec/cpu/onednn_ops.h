@@ -73,6 +73,11 @@ public:
         const std::vector<float>* bias, const Activation& act, const ConvTail& tail = {});
     // `padded`: the zero-padded copy of src that paddedPoolInputDims asked for, or null.
     void pool(const Pool2d& p, const Operand& src, const Operand& dst, const Operand* padded, const Activation& act);
+    // Transposed convolution (oneDNN deconvolution) with ONNX's [C_in, C_out / groups, kH, kW] weights.
+    void convTranspose(const ConvTranspose2d& c, const Operand& src, const Operand& dst,
+        const std::vector<float>& weights, const std::vector<float>* bias, const Activation& act);
+    // Resampling by the layer's tap tables (resize_taps.h), in host code on dense operands.
+    void resize(const Resize& r, const Operand& src, const Operand& dst, const Activation& act);
     // Applies the activations one after another; a plain copy when there are none.
     void eltwise(const Operand& src, const Operand& dst, const std::vector<Activation>& acts);
     // src flattened to [N, K] times weights [outFeatures, K] (+ bias).
@@ -148,6 +153,10 @@ private:
     // when oneDNN has no direct kernel for that.
     bool convFused(const Conv2d& c, const Operand& src, const Operand& dst, const std::vector<float>& weights,
         const std::vector<float>* bias, const std::vector<Piece>& ps);
+    // The primitive between src and dst, through staging buffers and reorders where it wants other
+    // layouts than theirs. `args` holds the rest (weights, bias).
+    void pushStaged(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, const Operand& src,
+        const Operand& dst, std::unordered_map<int, dnnl::memory> args);
     dnnl::memory constant(
         const dnnl::memory::desc& user, const std::vector<float>& values, const dnnl::memory::desc& wanted);
     dnnl::primitive_attr attr(const std::vector<Piece>& postOps) const;
@@ -172,6 +181,12 @@ private:
 };
 
 dnnl::memory::desc describe(const Operand& o);
+
+// A kernel written for these layouts: not im2col + GEMM, not a reference or "simple" loop.
+bool directKernel(const dnnl::primitive_desc_base& pd);
+
+// Throws Error unless `o` is dense row-major (host kernels index it so).
+void requireDense(const Operand& o, const char* what);
 
 // Row-major strides of `dims`, in elements.
 dnnl::memory::dims denseStrides(const std::vector<std::int64_t>& dims);

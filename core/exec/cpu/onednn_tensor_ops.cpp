@@ -48,6 +48,7 @@ algorithm binaryAlgorithm(BinaryKind kind)
     case BinaryKind::Greater:
         return algorithm::binary_gt;
     case BinaryKind::Pow:
+    case BinaryKind::PRelu:
         break; // host code (binary() handles it)
     }
     throw Error("unknown binary kind");
@@ -122,9 +123,10 @@ void PrimitiveBuilder::binary(
         ops.push_back(alignedTo(o, rank));
     const bool dense = std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.strides.empty(); })
         && dst.strides.empty();
-    if (kind == BinaryKind::Pow || (ops.size() == 2 && dense && onlyReferenceKernel(kind, ops[0], ops[1], dst))) {
+    if (kind == BinaryKind::Pow || kind == BinaryKind::PRelu
+        || (ops.size() == 2 && dense && onlyReferenceKernel(kind, ops[0], ops[1], dst))) {
         if (ops.size() != 2 || !dense)
-            throw Error("internal: pow runs on two dense operands only");
+            throw Error(std::string("internal: ") + toString(kind) + " runs on two dense operands only");
         const Operand a = ops[0], b = ops[1];
         hostStep([kind, a, b, dst] { broadcastBinary(kind, a.data, a.dims, b.data, b.dims, dst.data, dst.dims); });
         activate(dst, act);

@@ -11,12 +11,6 @@
 namespace opsched::cpu {
 namespace {
 
-void requireDense(const Operand& o, const char* what)
-{
-    if (!o.strides.empty())
-        throw Error(std::string("internal: ") + what + " runs on dense tensors only");
-}
-
 std::int64_t elementsOf(const std::vector<std::int64_t>& dims)
 {
     return Shape(dims).elements();

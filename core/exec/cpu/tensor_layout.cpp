@@ -295,7 +295,14 @@ void TensorLayout::assignLayerValues(const Graph& graph, const Op& op, const std
     std::vector<std::int64_t> curDims = ol.inputDims;
     const std::size_t conv = firstConvLayer(op);
     const bool inCl = inputChannelsLast(graph, op, cl);
-    const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()] : (conv < n || inCl);
+    // A view under other dims after the convolution (a 1-D convolution's [N, C, 1, W] seen as
+    // [N, C, W]) reads the bytes in NCHW order: everything from the convolution on is NCHW then.
+    bool reshapedAfterConv = false;
+    for (std::size_t i = conv + 1; i < n; ++i)
+        reshapedAfterConv
+            = reshapedAfterConv || (isNoopLayer(op, i) && op.layers[i].output.dims != op.layers[i - 1].output.dims);
+    const bool outCl = layoutMatters(graph.tensor(op.output).shape.dims) ? cl[op.output.value()]
+                                                                         : (conv < n || inCl) && !reshapedAfterConv;
     for (std::size_t i = 0; i < n; ++i) {
         const Layer& layer = op.layers[i];
         const bool last = i + 1 == n;

@@ -51,6 +51,22 @@ __device__ inline float applyActivation(Act a, float x)
         return x != 0.0F ? 1.0F : 0.0F;
     case kActTruncate:
         return truncf(x);
+    case kActLeakyRelu:
+        return x < 0.0F ? a.alpha * x : x;
+    case kActElu:
+        return x < 0.0F ? a.alpha * expm1f(x) : x;
+    case kActSelu:
+        return a.beta * (x < 0.0F ? a.alpha * expm1f(x) : x);
+    case kActCelu:
+        return x < 0.0F ? a.alpha * expm1f(x / a.alpha) : x;
+    case kActSoftplus:
+        return x > 20.0F ? x : log1pf(expf(x));
+    case kActSoftsign:
+        return x / (1.0F + fabsf(x));
+    case kActMish:
+        return x * tanhf(x > 20.0F ? x : log1pf(expf(x)));
+    case kActThresholdedRelu:
+        return x > a.alpha ? x : 0.0F;
     default:
         return x;
     }

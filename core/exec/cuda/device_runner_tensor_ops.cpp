@@ -1,5 +1,6 @@
 // DeviceRunner's launch steps for imported models' layers (Binary, MatMul, Concat, Slice,
-// Transpose, Pad, Reduce, BatchNorm, and the transformers' LayerNorm, Gather, Where, Expand):
+// Transpose, Pad, Reduce, BatchNorm, the transformers' LayerNorm, Gather, Where, Expand, and the
+// upsampling layers Resize and ConvTranspose):
 // geometry on the host (tensor_op_geometry.h, gemm_mapping.h), cuBLAS for MatMul, one or a few own
 // kernels per other layer (tensor_kernels.h, row_kernels.h), the layer's activation fused into the
 // last.
@@ -152,6 +153,23 @@ struct DeviceRunner::TensorLayerSteps {
         t.gather.indices = runner.indexConstant(t.indices, what + ": pad indices");
         const kernels::PadGather g = t.gather;
         push([x = x, y = y, g, a = a](cudaStream_t s) { return kernels::padGather(s, x, y, g, a); });
+    }
+    void operator()(const Resize& p) const
+    {
+        ResizeTables t = resizeGeometry(p, inDims, outDims);
+        t.gather.indices = runner.indexConstant(t.indices, what + ": resize indices");
+        t.gather.weights = runner.constant(t.weights, what + ": resize weights");
+        const kernels::ResizeGather g = t.gather;
+        push([x = x, y = y, g, a = a](cudaStream_t s) { return kernels::resizeGather(s, x, y, g, a); });
+    }
+    void operator()(const ConvTranspose2d& p) const
+    {
+        const kernels::ConvTransposeShape shape = convTransposeGeometry(p, inDims, outDims);
+        auto values = [&](std::size_t k) { return cpu::weightValues(runner.graph_, layer.weights.at(k)); };
+        const float* w = runner.constant(values(0), what + ": weights");
+        const float* b = p.bias && layer.weights.size() > 1 ? runner.constant(values(1), what + ": bias") : nullptr;
+        push([x = x, w, b, y = y, shape, a = a](
+                 cudaStream_t s) { return kernels::convTranspose(s, x, w, b, y, shape, a); });
     }
     void operator()(const Reduce& p) const
     {

@@ -35,6 +35,14 @@ enum ActivationCode : int {
     kActNot,
     kActNonZero,
     kActTruncate,
+    kActLeakyRelu,
+    kActElu,
+    kActSelu,
+    kActCelu,
+    kActSoftplus,
+    kActSoftsign,
+    kActMish,
+    kActThresholdedRelu,
 };
 
 // What an Elementwise launch computes: BinaryKind's values (checked likewise), then Where's select.
@@ -49,6 +57,7 @@ enum ElementwiseCode : int {
     kEqual,
     kLess,
     kGreater,
+    kPRelu, // a < 0 ? b * a : a
     kSelect, // srcs[0] != 0 ? srcs[1] : srcs[2]
 };
 
@@ -106,6 +115,30 @@ struct PadGather {
     std::int64_t indexOffsets[kTensorMaxRank] = {};
     const std::int64_t* indices = nullptr;
     float value = 0.0F;
+};
+
+// Resize as a gather over tap tables (exec/cpu/resize_taps.h): output axis d at position o reads
+// taps[d] input indices indices[tableOffsets[d] + o * taps[d] + t] with weights[...] at the same
+// place; the output is the sum over every combination of one tap per axis of the product of the
+// weights times the input there.
+struct ResizeGather {
+    int rank = 0;
+    std::int64_t outDims[kTensorMaxRank] = {};
+    std::int64_t inStrides[kTensorMaxRank] = {};
+    std::int64_t taps[kTensorMaxRank] = {};
+    std::int64_t tableOffsets[kTensorMaxRank] = {};
+    const std::int64_t* indices = nullptr;
+    const float* weights = nullptr;
+};
+
+// A transposed convolution over NCHW, weights as ONNX stores them: [inChannels, outChannels /
+// groups, kernelH, kernelW]; bias optional.
+struct ConvTransposeShape {
+    std::int64_t batch = 0, inChannels = 0, inH = 0, inW = 0;
+    std::int64_t outChannels = 0, outH = 0, outW = 0;
+    std::int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
+    std::int64_t padTop = 0, padLeft = 0, dilationH = 1, dilationW = 1;
+    std::int64_t groups = 1;
 };
 
 // Normalisation of each of `rows` dense rows of `cols` elements: (x - mean) / sqrt(var + eps), or

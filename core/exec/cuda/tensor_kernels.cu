@@ -52,6 +52,8 @@ __device__ float combine(int kind, float a, float b)
         return a < b ? 1.0F : 0.0F;
     case kGreater:
         return a > b ? 1.0F : 0.0F;
+    case kPRelu:
+        return a < 0.0F ? b * a : a;
     default:
         return a + b;
     }
@@ -196,6 +198,69 @@ __global__ void padGatherKernel(const float* in, float* out, PadGather p, Act ac
     }
 }
 
+__global__ void resizeGatherKernel(const float* in, float* out, ResizeGather r, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t coord[kTensorMaxRank];
+        std::int64_t rest = i;
+        for (int d = r.rank - 1; d >= 0; --d) {
+            coord[d] = rest % r.outDims[d];
+            rest /= r.outDims[d];
+        }
+        // Odometer over one tap per axis.
+        std::int64_t tap[kTensorMaxRank] = {};
+        float acc = 0.0F;
+        for (;;) {
+            float w = 1.0F;
+            std::int64_t src = 0;
+            for (int d = 0; d < r.rank; ++d) {
+                const std::int64_t at = r.tableOffsets[d] + coord[d] * r.taps[d] + tap[d];
+                w *= r.weights[at];
+                src += r.indices[at] * r.inStrides[d];
+            }
+            acc += w * in[src];
+            int d = r.rank - 1;
+            while (d >= 0 && ++tap[d] == r.taps[d])
+                tap[d--] = 0;
+            if (d < 0)
+                break;
+        }
+        out[i] = applyActivation(act, acc);
+    }
+}
+
+__global__ void convTransposeKernel(const float* in, const float* weights, const float* bias, float* out,
+    ConvTransposeShape c, Act act, std::int64_t total)
+{
+    const std::int64_t inPerGroup = c.inChannels / c.groups, outPerGroup = c.outChannels / c.groups;
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        const std::int64_t ow = i % c.outW, oh = (i / c.outW) % c.outH;
+        const std::int64_t oc = (i / (c.outW * c.outH)) % c.outChannels, n = i / (c.outW * c.outH * c.outChannels);
+        const std::int64_t g = oc / outPerGroup, ocg = oc % outPerGroup;
+        float acc = bias ? bias[oc] : 0.0F;
+        for (std::int64_t kh = 0; kh < c.kernelH; ++kh) {
+            const std::int64_t hNum = oh + c.padTop - kh * c.dilationH;
+            if (hNum < 0 || hNum % c.strideH != 0 || hNum / c.strideH >= c.inH)
+                continue;
+            const std::int64_t ih = hNum / c.strideH;
+            for (std::int64_t kw = 0; kw < c.kernelW; ++kw) {
+                const std::int64_t wNum = ow + c.padLeft - kw * c.dilationW;
+                if (wNum < 0 || wNum % c.strideW != 0 || wNum / c.strideW >= c.inW)
+                    continue;
+                const std::int64_t iw = wNum / c.strideW;
+                for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
+                    const std::int64_t ic = g * inPerGroup + icg;
+                    acc += in[((n * c.inChannels + ic) * c.inH + ih) * c.inW + iw]
+                        * weights[((ic * outPerGroup + ocg) * c.kernelH + kh) * c.kernelW + kw];
+                }
+            }
+        }
+        out[i] = applyActivation(act, acc);
+    }
+}
+
 __global__ void scaleShiftKernel(const float* in, float* out, const float* scale, const float* shift,
     std::int64_t channels, std::int64_t inner, Act act, std::int64_t total)
 {
@@ -264,6 +329,23 @@ cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const Pa
     const std::int64_t total = elementCount(p.outDims, p.rank);
     if (total > 0)
         padGatherKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, p, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const ResizeGather& r, Act act)
+{
+    const std::int64_t total = elementCount(r.outDims, r.rank);
+    if (total > 0)
+        resizeGatherKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, r, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
+    const ConvTransposeShape& c, Act act)
+{
+    const std::int64_t total = c.batch * c.outChannels * c.outH * c.outW;
+    if (total > 0)
+        convTransposeKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, weights, bias, out, c, act, total);
     return cudaGetLastError();
 }
 

@@ -26,6 +26,12 @@ cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduc
 
 cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const PadGather& p, Act act);
 
+cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const ResizeGather& r, Act act);
+
+// Direct transposed convolution: each output element gathers the inputs whose taps land on it.
+cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
+    const ConvTransposeShape& c, Act act);
+
 // out = act(in * scale[c] + shift[c]) over [batch, channels, inner].
 cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
     std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act);

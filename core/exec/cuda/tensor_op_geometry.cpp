@@ -1,5 +1,6 @@
 #include "exec/cuda/tensor_op_geometry.h"
 
+#include "exec/cpu/resize_taps.h"
 #include "exec/cpu/tensor_views.h"
 #include "util/error.h"
 
@@ -46,12 +47,18 @@ static_assert(sameCode(ActivationKind::Tanh, kernels::kActTanh) && sameCode(Acti
     && sameCode(ActivationKind::Neg, kernels::kActNeg) && sameCode(ActivationKind::Reciprocal, kernels::kActReciprocal)
     && sameCode(ActivationKind::Pow, kernels::kActPow) && sameCode(ActivationKind::Not, kernels::kActNot)
     && sameCode(ActivationKind::NonZero, kernels::kActNonZero)
-    && sameCode(ActivationKind::Truncate, kernels::kActTruncate));
+    && sameCode(ActivationKind::Truncate, kernels::kActTruncate)
+    && sameCode(ActivationKind::LeakyRelu, kernels::kActLeakyRelu) && sameCode(ActivationKind::Elu, kernels::kActElu)
+    && sameCode(ActivationKind::Selu, kernels::kActSelu) && sameCode(ActivationKind::Celu, kernels::kActCelu)
+    && sameCode(ActivationKind::Softplus, kernels::kActSoftplus)
+    && sameCode(ActivationKind::Softsign, kernels::kActSoftsign) && sameCode(ActivationKind::Mish, kernels::kActMish)
+    && sameCode(ActivationKind::ThresholdedRelu, kernels::kActThresholdedRelu));
 static_assert(sameCode(BinaryKind::Add, kernels::kAdd) && sameCode(BinaryKind::Sub, kernels::kSub)
     && sameCode(BinaryKind::Mul, kernels::kMul) && sameCode(BinaryKind::Div, kernels::kDiv)
     && sameCode(BinaryKind::Pow, kernels::kPow) && sameCode(BinaryKind::Min, kernels::kMin)
     && sameCode(BinaryKind::Max, kernels::kMax) && sameCode(BinaryKind::Equal, kernels::kEqual)
-    && sameCode(BinaryKind::Less, kernels::kLess) && sameCode(BinaryKind::Greater, kernels::kGreater));
+    && sameCode(BinaryKind::Less, kernels::kLess) && sameCode(BinaryKind::Greater, kernels::kGreater)
+    && sameCode(BinaryKind::PRelu, kernels::kPRelu));
 
 // One element-wise launch over the dense output, each operand walked with its strides.
 kernels::Elementwise elementwiseLaunch(
@@ -384,6 +391,54 @@ PadTables padGeometry(const Pad& pad, const std::vector<std::int64_t>& inDims, c
         t.indices.insert(t.indices.end(), axis.begin(), axis.end());
     }
     return t;
+}
+
+ResizeTables resizeGeometry(
+    const Resize& resize, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims)
+{
+    const std::size_t rank = inDims.size();
+    checkRank(rank, "a resize");
+    const auto taps = cpu::resizeTaps(resize, inDims, outDims);
+    ResizeTables t;
+    t.gather.rank = static_cast<int>(rank);
+    const auto inStrides = cpu::rowMajorStrides(inDims);
+    for (std::size_t d = 0; d < rank; ++d) {
+        t.gather.outDims[d] = outDims[d];
+        t.gather.inStrides[d] = inStrides[d];
+        t.gather.taps[d] = taps[d].taps;
+        t.gather.tableOffsets[d] = static_cast<std::int64_t>(t.indices.size());
+        t.indices.insert(t.indices.end(), taps[d].index.begin(), taps[d].index.end());
+        t.weights.insert(t.weights.end(), taps[d].weight.begin(), taps[d].weight.end());
+    }
+    return t;
+}
+
+kernels::ConvTransposeShape convTransposeGeometry(
+    const ConvTranspose2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims)
+{
+    if (inDims.size() != 4 || outDims.size() != 4)
+        throw Error("a transposed convolution runs on NCHW tensors, not " + dimsText(inDims));
+    kernels::ConvTransposeShape s;
+    s.batch = inDims[0];
+    s.inChannels = inDims[1];
+    s.inH = inDims[2];
+    s.inW = inDims[3];
+    s.outChannels = outDims[1];
+    s.outH = outDims[2];
+    s.outW = outDims[3];
+    s.kernelH = c.kernelH;
+    s.kernelW = c.kernelW;
+    s.strideH = c.strideH;
+    s.strideW = c.strideW;
+    s.padTop = c.padTop;
+    s.padLeft = c.padLeft;
+    s.dilationH = c.dilationH;
+    s.dilationW = c.dilationW;
+    s.groups = c.groups;
+    if (c.outChannels != s.outChannels || c.groups < 1 || s.inChannels % c.groups != 0 || s.outChannels % c.groups != 0
+        || outDims[0] != s.batch)
+        throw Error("transposed convolution of " + dimsText(inDims) + " does not give " + dimsText(outDims));
+    return s;
 }
 
 ScaleShift batchNormScaleShift(const std::vector<float>& gamma, const std::vector<float>& beta,

@@ -88,6 +88,19 @@ struct PadTables {
 PadTables padGeometry(
     const Pad& pad, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
 
+// Resize as a gather over its tap tables (cpu::resizeTaps) laid end to end.
+struct ResizeTables {
+    kernels::ResizeGather gather; // `indices` and `weights` left for the caller to point at the uploads
+    std::vector<std::int64_t> indices;
+    std::vector<float> weights;
+};
+ResizeTables resizeGeometry(
+    const Resize& resize, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
+
+// The transposed convolution's sizes, checked against the layer's output.
+kernels::ConvTransposeShape convTransposeGeometry(
+    const ConvTranspose2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
+
 // Inference batch normalisation as y = x * scale[c] + shift[c]: scale = gamma / sqrt(var + eps),
 // shift = beta - mean * scale.
 struct ScaleShift {

@@ -1,0 +1,67 @@
+// The PrimitiveBuilder's upsampling layers: transposed convolution (oneDNN deconvolution) and
+// Resize (host code over the tap tables that the CUDA kernel walks too).
+#include "exec/cpu/host_kernels.h"
+#include "exec/cpu/kernel_names.h"
+#include "exec/cpu/onednn_ops.h"
+#include "exec/cpu/resize_taps.h"
+#include "util/error.h"
+
+#include <optional>
+
+namespace opsched::cpu {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using tag = memory::format_tag;
+
+void PrimitiveBuilder::convTranspose(const ConvTranspose2d& c, const Operand& src, const Operand& dst,
+    const std::vector<float>& weights, const std::vector<float>* bias, const Activation& act)
+{
+    const auto ps = pieces(act);
+    if (hasHostPiece(ps)) { // the deconvolution, then the function in host code
+        convTranspose(c, src, dst, weights, bias, Activation {});
+        eltwiseInPlace(dst, ps);
+        return;
+    }
+    const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
+    // ONNX stores [C_in, C_out / g, kH, kW]: oneDNN's iohw (giohw with groups).
+    const memory::dims wdims
+        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
+    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::giohw : tag::iohw);
+    const memory::desc any(wdims, memory::data_type::f32, tag::any);
+    const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
+    // oneDNN has no output padding: the end padding shrinks by it (it may go negative).
+    auto primitiveDesc = [&](const memory::desc& s, const memory::desc& d) {
+        const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+            algorithm::deconvolution_direct, s, any, biasDesc, d, { c.strideH, c.strideW },
+            { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
+            { c.padBottom - c.outputPaddingH, c.padRight - c.outputPaddingW });
+        return dnnl::deconvolution_forward::primitive_desc(desc, attr(ps), engine_);
+    };
+    const memory::desc srcPlain = describe(src), dstPlain = describe(dst);
+    auto pd = primitiveDesc(srcPlain, dstPlain);
+    // Plain layouts often have only reference kernels: oneDNN's own layouts, through staging.
+    if (!directKernel(pd)) {
+        const memory::desc srcAny(srcPlain.dims(), memory::data_type::f32, tag::any);
+        const memory::desc dstAny(dstPlain.dims(), memory::data_type::f32, tag::any);
+        const auto candidate = primitiveDesc(srcAny, dstAny);
+        if (directKernel(candidate) || !isReferenceImplementation(candidate.impl_info_str()))
+            pd = candidate;
+    }
+    std::unordered_map<int, dnnl::memory> args { { DNNL_ARG_WEIGHTS, constant(user, weights, pd.weights_desc()) } };
+    if (bias)
+        args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
+    pushStaged(pd, dnnl::deconvolution_forward(pd), src, dst, std::move(args));
+}
+
+void PrimitiveBuilder::resize(const Resize& r, const Operand& src, const Operand& dst, const Activation& act)
+{
+    requireDense(src, "resize");
+    requireDense(dst, "resize");
+    auto taps = resizeTaps(r, src.dims, dst.dims);
+    const Operand in = src, out = dst;
+    hostStep([in, out, taps = std::move(taps)] { resizeGather(in.data, in.dims, out.data, out.dims, taps); });
+    activate(dst, act);
+}
+
+} // namespace opsched::cpu

@@ -1,0 +1,345 @@
+// Node mappings for the layers of segmentation, super-resolution and generative vision models:
+// ConvTranspose, Resize and Upsample, DepthToSpace and SpaceToDepth (pixel shuffle), and
+// InstanceNormalization (also how PyTorch exports GroupNorm).
+#include "import/import_error.h"
+#include "import/onnx_mapping_support.h"
+#include "import/onnx_op_mapping.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace opsched::onnx_import {
+namespace {
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b)
+{
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
+ResizeCoordinates coordinatesNamed(const std::string& name)
+{
+    static const std::pair<const char*, ResizeCoordinates> kModes[] = {
+        { "half_pixel", ResizeCoordinates::HalfPixel },
+        { "half_pixel_symmetric", ResizeCoordinates::HalfPixelSymmetric },
+        { "pytorch_half_pixel", ResizeCoordinates::PytorchHalfPixel },
+        { "align_corners", ResizeCoordinates::AlignCorners },
+        { "asymmetric", ResizeCoordinates::Asymmetric },
+        { "tf_half_pixel_for_nn", ResizeCoordinates::TfHalfPixelForNn },
+    };
+    for (const auto& [n, mode] : kModes)
+        if (name == n)
+            return mode;
+    if (name == "tf_crop_and_resize")
+        throw NodeError("coordinate_transformation_mode 'tf_crop_and_resize' (a crop given by roi, with "
+                        "extrapolation) is not supported; the other six modes are");
+    throw NodeError("unknown coordinate_transformation_mode '" + name + "'");
+}
+
+NearestRounding roundingNamed(const std::string& name)
+{
+    if (name == "round_prefer_floor")
+        return NearestRounding::RoundPreferFloor;
+    if (name == "round_prefer_ceil")
+        return NearestRounding::RoundPreferCeil;
+    if (name == "floor")
+        return NearestRounding::Floor;
+    if (name == "ceil")
+        return NearestRounding::Ceil;
+    throw NodeError("unknown nearest_mode '" + name + "'");
+}
+
+ResizeMode resizeModeNamed(const std::string& name, bool cubicAllowed)
+{
+    if (name == "nearest")
+        return ResizeMode::Nearest;
+    if (name == "linear" || name == "bilinear" || name == "trilinear")
+        return ResizeMode::Linear;
+    if (cubicAllowed && (name == "cubic" || name == "bicubic"))
+        return ResizeMode::Cubic;
+    throw NodeError("unknown resize mode '" + name + "'");
+}
+
+// A constant input of floats or ints, empty when the input is absent or an empty tensor.
+ConstPtr optionalConstant(ImportContext& ctx, const NodeRef& node, int index, const char* role)
+{
+    const std::string& name = inputName(node, index);
+    if (name.empty())
+        return nullptr;
+    if (ctx.isActivation(name))
+        throw NodeError(std::string(role) + " computed from activation values at run time is not supported; "
+            + "they must fold to constants at import (shapes are static; give free input dimensions with --shape)");
+    auto value = ctx.constant(name, role);
+    return value->size() == 0 ? nullptr : value;
+}
+
+} // namespace
+
+void mapConvTranspose(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const int spatial = spatialRankOf(ctx.shapeOf(x), "transposed convolution");
+    const Shape in = asTwoD(ctx.shapeOf(x));
+    auto w = ctx.constantDims(inputName(node, 1), "weight");
+    if (w.size() != static_cast<std::size_t>(spatial + 2))
+        throw NodeError(
+            "weight has shape " + dimsToString(w) + " for a " + std::to_string(spatial) + "-D transposed convolution");
+    if (spatial == 1)
+        w.insert(w.begin() + 2, 1);
+    ConvTranspose2d c;
+    c.groups = attrs.getInt("group", 1);
+    if (c.groups < 1 || w[0] != in.channels() || in.channels() % c.groups != 0)
+        throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input "
+            + ctx.shapeOf(x).toString());
+    c.outChannels = w[1] * c.groups;
+    const auto kernelAttr = attrs.getInts("kernel_shape");
+    if (!kernelAttr.empty()
+        && (kernelAttr.size() != static_cast<std::size_t>(spatial)
+            || !std::equal(kernelAttr.begin(), kernelAttr.end(), w.end() - spatial)))
+        throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
+    const std::array<std::int64_t, 2> kernel { w[2], w[3] };
+    const auto stride = pairAttr(attrs, "strides", 1, 1, spatial);
+    const auto dilation = pairAttr(attrs, "dilations", 1, 1, spatial);
+    auto outputPadding = pairAttr(attrs, "output_padding", 0, 0, spatial);
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
+    std::array<std::int64_t, 4> pads {}; // top, left, bottom, right
+    // output_shape (spatial sizes, or the whole shape) or SAME padding: padding from the size.
+    auto outputShape = attrs.getInts("output_shape");
+    if (outputShape.size() == static_cast<std::size_t>(spatial + 2))
+        outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+    const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    if (!outputShape.empty() || same) {
+        if (!outputShape.empty() && outputShape.size() != static_cast<std::size_t>(spatial))
+            throw NodeError("output_shape has " + std::to_string(outputShape.size()) + " values for a "
+                + std::to_string(spatial) + "-D transposed convolution");
+        for (std::size_t d = 0; d < 2; ++d) {
+            const std::int64_t size = d == 0 ? in.height() : in.width();
+            std::int64_t target = size * stride[d];
+            if (!outputShape.empty())
+                target = spatial == 1 ? (d == 0 ? 1 : outputShape[0]) : outputShape[d];
+            const std::int64_t total
+                = stride[d] * (size - 1) + outputPadding[d] + (kernel[d] - 1) * dilation[d] + 1 - target;
+            const bool upper = autoPad == "SAME_UPPER";
+            pads[d] = upper ? floorDiv(total, 2) : total - floorDiv(total, 2);
+            pads[d + 2] = upper ? total - floorDiv(total, 2) : floorDiv(total, 2);
+        }
+    } else if (autoPad == "NOTSET" || autoPad.empty()) {
+        pads = windowPads(attrs, in, kernel, stride, dilation, spatial);
+    } else if (autoPad != "VALID") {
+        throw NodeError("unknown auto_pad '" + autoPad + "'");
+    }
+    // A negative end padding (an output_shape beyond the natural size) is output padding.
+    for (std::size_t d = 0; d < 2; ++d) {
+        if (pads[d + 2] < 0) {
+            outputPadding[d] -= pads[d + 2];
+            pads[d + 2] = 0;
+        }
+        if (pads[d] < 0)
+            throw NodeError("output_shape asks for more output than the input gives at the start");
+    }
+    c.kernelH = kernel[0];
+    c.kernelW = kernel[1];
+    c.strideH = stride[0];
+    c.strideW = stride[1];
+    c.dilationH = dilation[0];
+    c.dilationW = dilation[1];
+    c.padTop = pads[0];
+    c.padLeft = pads[1];
+    c.padBottom = pads[2];
+    c.padRight = pads[3];
+    c.outputPaddingH = outputPadding[0];
+    c.outputPaddingW = outputPadding[1];
+    std::vector<TensorId> weights { ctx.weightOf(inputName(node, 1)) };
+    if (!inputName(node, 2).empty()) {
+        const auto bias = ctx.constant(inputName(node, 2), "bias");
+        if (bias->size() != static_cast<std::size_t>(c.outChannels))
+            throw NodeError(
+                "bias has shape " + dimsToString(bias->dims) + ", expected " + std::to_string(c.outChannels));
+        weights.push_back(ctx.weightOf(inputName(node, 2)));
+    }
+    c.bias = weights.size() > 1;
+    const auto outChannels = c.outChannels;
+    ctx.setActivation(node.proto->output(0),
+        addWindowOp(ctx, node.name, OpKind::ConvTranspose, x, makeLayer(c, std::move(weights)), outChannels));
+}
+
+void mapResize(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const Shape in = ctx.shapeOf(x); // a copy: new weights move the builder's tensors
+    const auto rank = static_cast<std::size_t>(in.rank());
+    const bool upsample = node.opType() == "Upsample";
+    // Upsample and Resize before opset 11: scales only, asymmetric coordinates (output x reads
+    // input x / scale), nearest rounding down (ONNX Runtime's reading of those versions).
+    const bool legacy = upsample || ctx.opset < 11;
+    Resize r;
+    r.mode = resizeModeNamed(attrs.getString("mode", "nearest"), !legacy);
+    std::vector<float> scales;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::int64_t> axes;
+    if (legacy) {
+        r.coordinates = ResizeCoordinates::Asymmetric;
+        r.rounding = NearestRounding::Floor;
+        if (upsample && ctx.opset < 9)
+            scales = attrs.getFloats("scales");
+        else if (auto s = optionalConstant(ctx, node, 1, "scales"))
+            scales = s->toFloats();
+        if (scales.empty())
+            throw NodeError("has no scales");
+    } else {
+        r.coordinates = coordinatesNamed(attrs.getString("coordinate_transformation_mode", "half_pixel"));
+        r.rounding = roundingNamed(attrs.getString("nearest_mode", "round_prefer_floor"));
+        r.cubicA = attrs.getFloat("cubic_coeff_a", -0.75F);
+        r.excludeOutside = attrs.getInt("exclude_outside", 0) != 0;
+        if (auto s = optionalConstant(ctx, node, 2, "scales"))
+            scales = s->toFloats();
+        if (auto s = optionalConstant(ctx, node, 3, "sizes"))
+            sizes = s->toInts();
+        if (scales.empty() == sizes.empty())
+            throw NodeError("needs exactly one of scales and sizes");
+        axes = attrs.getInts("axes");
+    }
+    if (axes.empty())
+        for (std::size_t d = 0; d < rank; ++d)
+            axes.push_back(static_cast<std::int64_t>(d));
+    const std::size_t given = scales.empty() ? sizes.size() : scales.size();
+    if (given != axes.size())
+        throw NodeError("has " + std::to_string(given) + (scales.empty() ? " sizes" : " scales") + " for "
+            + std::to_string(axes.size()) + " axes of input " + in.toString());
+    r.sizes.assign(rank, 0);
+    r.scales.assign(rank, 1.0F);
+    r.sizesGiven = !sizes.empty();
+    // keep_aspect_ratio_policy: one scale for every listed axis, the largest (not_larger) or
+    // smallest (not_smaller) that keeps the output within the sizes.
+    const std::string policy = attrs.getString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+        throw NodeError("unknown keep_aspect_ratio_policy '" + policy + "'");
+    double common = policy == "not_larger" ? 1e300 : 0.0;
+    if (!sizes.empty() && policy != "stretch")
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+            const auto d = static_cast<std::size_t>(axes[k] < 0 ? axes[k] + in.rank() : axes[k]);
+            const double ratio = static_cast<double>(sizes[k]) / static_cast<double>(in.dims.at(d));
+            common = policy == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
+        }
+    bool downsamples = false;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        const std::int64_t a = axes[k] < 0 ? axes[k] + in.rank() : axes[k];
+        if (a < 0 || a >= in.rank())
+            throw NodeError("axis " + std::to_string(axes[k]) + " is out of range for input " + in.toString());
+        const auto d = static_cast<std::size_t>(a);
+        std::int64_t out = 0;
+        double scale = 1.0;
+        if (!sizes.empty() && policy != "stretch") {
+            scale = common;
+            out = static_cast<std::int64_t>(std::round(common * static_cast<double>(in.dims[d])));
+            r.sizesGiven = false;
+        } else if (!sizes.empty()) {
+            out = sizes[k];
+            scale = static_cast<double>(out) / static_cast<double>(in.dims[d]);
+        } else {
+            scale = scales[k];
+            if (!(scale > 0.0))
+                throw NodeError(
+                    "scale " + std::to_string(scale) + " on axis " + std::to_string(a) + " is not positive");
+            out = static_cast<std::int64_t>(std::floor(static_cast<double>(in.dims[d]) * scale));
+        }
+        if (out < 1)
+            throw NodeError("resizes axis " + std::to_string(a) + " of " + in.toString() + " to " + std::to_string(out)
+                + " elements");
+        downsamples = downsamples || out < in.dims[d];
+        r.scales[d] = static_cast<float>(scale);
+        r.sizes[d] = out == in.dims[d] && scale == 1.0 ? 0 : out;
+    }
+    if (attrs.getInt("antialias", 0) != 0 && downsamples && r.mode != ResizeMode::Nearest)
+        throw NodeError("antialias=1 (downsampling through an antialiasing filter) is not supported; without "
+                        "antialias, or upsampling, it is");
+    addUnaryOp(ctx, node, OpKind::Resize, makeLayer(r));
+}
+
+void mapDepthToSpace(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const Shape in = ctx.shapeOf(x); // a copy: new weights move the builder's tensors
+    if (in.rank() != 4)
+        throw NodeError("needs an NCHW input, not " + in.toString());
+    const std::int64_t b = attrs.getInt("blocksize", 0);
+    const std::int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3];
+    std::vector<std::int64_t> split, perm, merged;
+    if (node.opType() == "DepthToSpace") {
+        if (b < 1 || c % (b * b) != 0)
+            throw NodeError("blocksize " + std::to_string(b) + " does not divide the channels of " + in.toString());
+        const std::string mode = attrs.getString("mode", "DCR");
+        if (mode == "DCR") { // depth, column, row: [N, b, b, C/b^2, H, W]
+            split = { n, b, b, c / (b * b), h, w };
+            perm = { 0, 3, 4, 1, 5, 2 };
+        } else if (mode == "CRD") { // column, row, depth: [N, C/b^2, b, b, H, W]
+            split = { n, c / (b * b), b, b, h, w };
+            perm = { 0, 1, 4, 2, 5, 3 };
+        } else {
+            throw NodeError("unknown mode '" + mode + "'");
+        }
+        merged = { n, c / (b * b), h * b, w * b };
+    } else {
+        if (b < 1 || h % b != 0 || w % b != 0)
+            throw NodeError(
+                "blocksize " + std::to_string(b) + " does not divide the height and width of " + in.toString());
+        split = { n, c, h / b, b, w / b, b };
+        perm = { 0, 3, 5, 1, 2, 4 };
+        merged = { n, c * b * b, h / b, w / b };
+    }
+    // One op: the channel blocks as axes, moved next to the spatial ones, merged into them.
+    OpSpec spec;
+    spec.name = node.name;
+    spec.kind = OpKind::Transpose;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(split, in) }));
+    spec.layers.push_back(makeLayer(Transpose { perm }));
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(merged, in) }));
+    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+}
+
+void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const Shape in = ctx.shapeOf(x); // a copy: new weights move the builder's tensors
+    if (in.rank() < 3)
+        throw NodeError("needs an input with spatial dimensions, not " + in.toString());
+    const std::int64_t channels = in.dims[1];
+    const std::int64_t inner = in.elements() / (in.dims[0] * channels);
+    const char* roles[] = { "scale", "bias" };
+    std::vector<TensorId> affine;
+    for (int i = 1; i <= 2; ++i) {
+        const auto v = ctx.constant(inputName(node, i), roles[i - 1]);
+        if (v->size() != static_cast<std::size_t>(channels))
+            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(v->dims) + ", expected "
+                + std::to_string(channels));
+        affine.push_back(ctx.weightOf(inputName(node, i)));
+    }
+    // Each (n, c) row normalised over its spatial values (a layer norm over [N, C, H*W]'s last
+    // axis, scale 1), then the per-channel scale and bias (a batch norm with mean 0, variance 1).
+    LayerNorm norm;
+    norm.axis = 2;
+    norm.epsilon = attrs.getFloat("epsilon", 1e-5F);
+    norm.bias = false;
+    const auto ones = ctx.newWeight(node.name + ".unit_scale", Shape { inner }, std::vector<float>(inner, 1.0F));
+    const auto zeros = ctx.newWeight(
+        node.name + ".zero_mean", Shape { channels }, std::vector<float>(static_cast<std::size_t>(channels), 0.0F));
+    const auto unit = ctx.newWeight(
+        node.name + ".unit_variance", Shape { channels }, std::vector<float>(static_cast<std::size_t>(channels), 1.0F));
+    OpSpec spec;
+    spec.name = node.name;
+    spec.kind = OpKind::LayerNorm;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { { 0, channels, -1 } }));
+    spec.layers.push_back(makeLayer(norm, { ones }));
+    std::vector<std::int64_t> back = in.dims;
+    back[0] = 0;
+    spec.layers.push_back(makeLayer(Reshape { back }));
+    spec.layers.push_back(makeLayer(BatchNorm { 0.0F }, { affine[0], affine[1], zeros, unit }));
+    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+}
+
+} // namespace opsched::onnx_import
