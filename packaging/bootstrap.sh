@@ -50,6 +50,7 @@ case "$mode" in
     export OPSCHED_REQUIRE_TESTDATA=1
     packaging/torchvision-testdata.sh "$builddir/testdata/torchvision"
     packaging/torchvision-testdata.sh "$builddir/testdata/transformers" tests/data/export_transformers.py
+    packaging/torchvision-testdata.sh "$builddir/testdata/usermodels" tests/data/export_user_models.py
     log=$(mktemp)
     set +e
     ctest --preset "$preset" 2>&1 | tee "$log"

@@ -213,6 +213,7 @@ std::optional<std::int64_t> parseBatch(const std::string& s)
 
 struct ProfileOptions {
     std::vector<std::string> models;
+    InputShapes shapes;
     std::string schedulerList;
     std::string batchList = "1";
     std::string device = kDefaultDevice;
@@ -230,6 +231,7 @@ struct ProfileOptions {
 void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
 {
     cmd.add_option("MODEL", o.models, "zoo:NAME[?key=value&...] or model files")->required();
+    addShapeOption(cmd, o.shapes); // for every MODEL
     // Lists are one comma-separated argument, so MODEL arguments after them stay models.
     cmd.add_option("--schedulers", o.schedulerList, "Comma-separated schedulers (default: all)");
     cmd.add_option("--batch,-b", o.batchList, "Comma-separated batch sizes")
@@ -287,6 +289,7 @@ profiler::ProfileSettings profileSettings(const ProfileOptions& o)
     settings.warps = o.warps;
     settings.repeats = o.repeat;
     settings.costCache = o.costCache;
+    settings.shapes = o.shapes;
     return settings;
 }
 
@@ -381,7 +384,7 @@ int runProfileCommand(const ProfileOptions& o)
     const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(o.device);
     // Bad model references fail now, not half way through the batch.
     for (const auto& m : o.models)
-        (void)loadModel(m, batches.front());
+        (void)loadModel(m, batches.front(), o.shapes);
 
     const profiler::ProfileSettings settings = profileSettings(o);
 

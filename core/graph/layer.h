@@ -61,6 +61,8 @@ struct Activation {
 
 const char* toString(ActivationKind k);
 
+// A convolution over NCHW, or over NCDHW (video, volumes) when the input has 5 dimensions: the
+// depth fields are then the third spatial axis' (1 and 0 for 2-D convolutions).
 struct Conv2d {
     std::int64_t outChannels = 0;
     std::int64_t kernelH = 1, kernelW = 1;
@@ -69,6 +71,7 @@ struct Conv2d {
     std::int64_t dilationH = 1, dilationW = 1;
     std::int64_t groups = 1;
     bool bias = true;
+    std::int64_t kernelD = 1, strideD = 1, padFront = 0, padBack = 0, dilationD = 1;
     friend bool operator==(const Conv2d&, const Conv2d&) = default;
 };
 

@@ -154,14 +154,23 @@ Shape matmulShape(const std::string& opName, Shape a, Shape b)
 
 Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
 {
-    if (in.rank() != 4)
-        fail(opName, "conv expects an NCHW input, got " + in.toString());
+    if (in.rank() != 4 && in.rank() != 5)
+        fail(opName, "conv expects an NCHW or NCDHW input, got " + in.toString());
     if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
         fail(opName,
             "conv groups " + std::to_string(c.groups) + " do not divide channels " + std::to_string(in.channels())
                 + " -> " + std::to_string(c.outChannels));
-    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
+    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1
+        || c.kernelD < 1 || c.strideD < 1 || c.dilationD < 1)
         fail(opName, "conv kernel, stride and dilation must be positive");
+    if (in.rank() == 5) {
+        const auto& d = in.dims;
+        return Shape { d[0], c.outChannels, windowOut(d[2], c.padFront, c.padBack, c.kernelD, c.strideD, c.dilationD, false),
+            windowOut(d[3], c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false),
+            windowOut(d[4], c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false) };
+    }
+    if (c.kernelD != 1 || c.strideD != 1 || c.padFront != 0 || c.padBack != 0 || c.dilationD != 1)
+        fail(opName, "a conv over NCHW has no depth window");
     const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
     const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
     return Shape { in.batch(), c.outChannels, h, w };
@@ -507,7 +516,8 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
 {
     std::vector<Shape> out;
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
-        out.push_back(Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
+        out.push_back(in.rank() == 5 ? Shape { c->outChannels, in.channels() / c->groups, c->kernelD, c->kernelH, c->kernelW }
+                                     : Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
         if (c->bias)
             out.push_back(Shape { c->outChannels });
     } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
@@ -542,7 +552,8 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
     const double inElems = static_cast<double>(in.elements());
     double flops = layer.activation.kind == ActivationKind::None ? 0.0 : outElems;
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
-        const double macs = outElems * static_cast<double>(in.channels() / c->groups * c->kernelH * c->kernelW);
+        const double macs
+            = outElems * static_cast<double>(in.channels() / c->groups * c->kernelD * c->kernelH * c->kernelW);
         flops += 2.0 * macs + (c->bias ? outElems : 0.0);
     } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
         // Every input element meets every tap of its group's weights once.

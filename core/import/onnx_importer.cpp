@@ -22,36 +22,15 @@ using namespace onnx_import;
 // Inputs larger than the IR allows for any tensor are refused before anything is allocated.
 constexpr std::int64_t kMaxInputElements = std::int64_t { 1 } << 32;
 
-// "1x3xheightxwidth": the input's shape as the file declares it.
-std::string declaredShape(const onnx::TensorShapeProto& shape)
+DeclaredInput declared(const std::string& name, const onnx::TensorShapeProto& shape)
 {
-    std::string s;
+    DeclaredInput in { name, {}, {} };
     for (int i = 0; i < shape.dim_size(); ++i) {
         const auto& d = shape.dim(i);
-        s += (i ? "x" : "")
-            + (d.has_dim_value()            ? std::to_string(d.dim_value())
-                    : d.dim_param().empty() ? "?"
-                                            : d.dim_param());
+        in.dims.push_back(d.has_dim_value() ? d.dim_value() : 0);
+        in.symbols.push_back(d.has_dim_value() ? std::string() : d.dim_param());
     }
-    return s;
-}
-
-// The --shape value to give, with the batch and fixed dimensions filled in and each free one
-// spelled by its name in capitals (1x3xHEIGHTxWIDTH).
-std::string exampleShape(const onnx::TensorShapeProto& shape, std::int64_t batch)
-{
-    std::string s;
-    for (int i = 0; i < shape.dim_size(); ++i) {
-        const auto& d = shape.dim(i);
-        std::string part = i == 0 ? std::to_string(batch) : d.has_dim_value() ? std::to_string(d.dim_value()) : "N";
-        if (i > 0 && !d.has_dim_value() && !d.dim_param().empty()) {
-            part.clear();
-            for (char c : d.dim_param())
-                part += static_cast<char>(std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_');
-        }
-        s += (i ? "x" : "") + part;
-    }
-    return s;
+    return in;
 }
 
 class ModelImporter {
@@ -153,7 +132,7 @@ private:
             const int rank = type.shape().dim_size();
             if (given && given->size() != static_cast<std::size_t>(rank)) {
                 fail("--shape gives " + std::to_string(given->size()) + " dimensions; the input has "
-                    + std::to_string(rank) + " (" + declaredShape(type.shape()) + ")");
+                    + std::to_string(rank) + " (" + declaredText(declared(v->name(), type.shape())) + ")");
                 continue;
             }
             for (int i = 0; i < rank; ++i) {
@@ -189,8 +168,8 @@ private:
                 } else if (symbolic.empty()) {
                     symbolic = "dimension " + std::to_string(i) + " is free ('"
                         + (d.dim_param().empty() ? std::string("unnamed") : d.dim_param()) + "' in "
-                        + declaredShape(type.shape()) + "); give the input's shape with --shape " + v->name() + "="
-                        + exampleShape(type.shape(), ctx.batch);
+                        + declaredText(declared(v->name(), type.shape())) + "); give the input's shape with --shape "
+                        + v->name() + "=" + exampleText(declared(v->name(), type.shape()), ctx.batch);
                 }
             }
             if (!symbolic.empty()) {
@@ -400,6 +379,49 @@ Graph importOnnx(const std::string& path, std::int64_t batch, const InputShapes&
         onnx::ModelProto model = parseModelFile(path);
         std::string name = std::filesystem::path(path).stem().string();
         return ModelImporter(model, name.empty() ? "onnx" : name).run(batch, shapes);
+    } catch (const Error& e) {
+        throw ImportError("'" + path + "': " + e.what());
+    }
+}
+
+std::string declaredText(const DeclaredInput& in)
+{
+    std::string s;
+    for (std::size_t i = 0; i < in.dims.size(); ++i)
+        s += (i ? "x" : "")
+            + (in.dims[i] > 0          ? std::to_string(in.dims[i])
+                    : in.symbols[i].empty() ? std::string("?")
+                                            : in.symbols[i]);
+    return s;
+}
+
+std::string exampleText(const DeclaredInput& in, std::int64_t batch)
+{
+    std::string s;
+    for (std::size_t i = 0; i < in.dims.size(); ++i) {
+        std::string part = i == 0 ? std::to_string(batch) : in.dims[i] > 0 ? std::to_string(in.dims[i]) : "N";
+        if (i > 0 && in.dims[i] <= 0 && !in.symbols[i].empty()) {
+            part.clear();
+            for (char c : in.symbols[i])
+                part += static_cast<char>(std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_');
+        }
+        s += (i ? "x" : "") + part;
+    }
+    return s;
+}
+
+std::vector<DeclaredInput> declaredInputs(const std::string& path)
+{
+    try {
+        const onnx::ModelProto model = parseModelFile(path);
+        std::unordered_set<std::string> initializers;
+        for (const auto& t : model.graph().initializer())
+            initializers.insert(t.name());
+        std::vector<DeclaredInput> out;
+        for (const auto& v : model.graph().input())
+            if (!initializers.count(v.name()) && v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                out.push_back(declared(v.name(), v.type().tensor_type().shape()));
+        return out;
     } catch (const Error& e) {
         throw ImportError("'" + path + "': " + e.what());
     }

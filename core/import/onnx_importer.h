@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace opsched {
 
@@ -17,5 +18,18 @@ namespace opsched {
 // still symbolic, a name that is no input, or a value that contradicts a fixed dimension is an
 // ImportError naming the input, the dimension and the --shape flag that sets it.
 Graph importOnnx(const std::string& path, std::int64_t batch = 0, const InputShapes& shapes = {});
+
+// A graph input as the file declares it: per dimension its value, or 0 and its symbolic name
+// ("" when it has none).
+struct DeclaredInput {
+    std::string name;
+    std::vector<std::int64_t> dims;
+    std::vector<std::string> symbols;
+};
+// The model's graph inputs (initializers listed as inputs left out). Throws ImportError.
+std::vector<DeclaredInput> declaredInputs(const std::string& path);
+// "1x3xheightxwidth"; and what --shape would give, free dimensions in capitals: "1x3xHEIGHTxWIDTH".
+std::string declaredText(const DeclaredInput& in);
+std::string exampleText(const DeclaredInput& in, std::int64_t batch);
 
 } // namespace opsched

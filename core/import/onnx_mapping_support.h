@@ -47,10 +47,10 @@ void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer laye
 std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int index, int inputOpset);
 
 // Windowed layers (convolution, pooling) on 1-D (NCW) and 2-D (NCHW) inputs, in
-// onnx_op_mapping.cpp. spatialRankOf: 1 or 2, else NodeError naming `what`. asTwoD: NCW as
+// onnx_op_mapping.cpp. spatialRankOf: 1 or 2 (3 for NCDHW when `volumes`), else NodeError naming `what`. asTwoD: NCW as
 // [N, C, 1, W]. pairAttr: a per-axis attribute as {height, width} (a 1-D window's height is
 // `fallback`). windowPads: {top, left, bottom, right} from pads or auto_pad, on the 2-D input.
-int spatialRankOf(const Shape& in, const char* what);
+int spatialRankOf(const Shape& in, const char* what, bool volumes = false);
 Shape asTwoD(const Shape& in);
 std::array<std::int64_t, 2> pairAttr(
     const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, int spatial);

@@ -29,13 +29,68 @@ std::int64_t checkedWindowValue(std::int64_t v, std::int64_t min, const char* wh
 
 } // namespace
 
-int spatialRankOf(const Shape& in, const char* what)
+int spatialRankOf(const Shape& in, const char* what, bool volumes)
 {
+    if (volumes && in.rank() == 5)
+        return 3;
     if (in.rank() != 3 && in.rank() != 4)
-        throw NodeError(std::string("only 1-D and 2-D ") + what + " (NCW and NCHW inputs) is supported; the input is "
-            + in.toString());
+        throw NodeError(std::string("only 1-D and 2-D ") + what + " (NCW and NCHW inputs) is supported"
+            + (volumes ? "; 3-D on NCDHW too" : "") + "; the input is " + in.toString());
     return in.rank() - 2;
 }
+
+namespace {
+
+// Per spatial axis of an N-D window: strides, dilations and the padding before and after it,
+// from the attributes (pads, or auto_pad against the input's spatial sizes).
+struct WindowGeometry {
+    std::vector<std::int64_t> stride, dilation, padBegin, padEnd;
+};
+
+WindowGeometry windowGeometry(
+    const Attributes& attrs, const std::vector<std::int64_t>& size, const std::vector<std::int64_t>& kernel)
+{
+    const std::size_t n = size.size();
+    auto perAxis = [&](const char* name, std::int64_t fallback, std::int64_t min) {
+        auto v = attrs.getInts(name);
+        if (v.empty())
+            v.assign(n, fallback);
+        if (v.size() != n)
+            throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a "
+                + std::to_string(n) + "-D window");
+        for (auto& x : v)
+            x = checkedWindowValue(x, min, name);
+        return v;
+    };
+    WindowGeometry g { perAxis("strides", 1, 1), perAxis("dilations", 1, 1), {}, {} };
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
+    if (autoPad == "NOTSET" || autoPad.empty() || autoPad == "VALID") {
+        auto pads = autoPad == "VALID" ? std::vector<std::int64_t>() : attrs.getInts("pads");
+        if (pads.empty())
+            pads.assign(2 * n, 0);
+        if (pads.size() != 2 * n)
+            throw NodeError("pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n)
+                + "-D window");
+        for (std::size_t d = 0; d < n; ++d) {
+            g.padBegin.push_back(checkedWindowValue(pads[d], 0, "pad"));
+            g.padEnd.push_back(checkedWindowValue(pads[d + n], 0, "pad"));
+        }
+        return g;
+    }
+    if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+        throw NodeError("unknown auto_pad '" + autoPad + "'");
+    for (std::size_t d = 0; d < n; ++d) {
+        const std::int64_t outSize = (size[d] + g.stride[d] - 1) / g.stride[d];
+        const std::int64_t total = std::max<std::int64_t>(
+            0, (outSize - 1) * g.stride[d] + (kernel[d] - 1) * g.dilation[d] + 1 - size[d]);
+        const std::int64_t small = total / 2, large = total - small;
+        g.padBegin.push_back(autoPad == "SAME_UPPER" ? small : large);
+        g.padEnd.push_back(autoPad == "SAME_UPPER" ? large : small);
+    }
+    return g;
+}
+
+} // namespace
 
 Shape asTwoD(const Shape& in)
 {
@@ -99,7 +154,7 @@ TensorId addWindowOp(
     ImportContext& ctx, const std::string& name, OpKind kind, TensorId x, Layer layer, std::int64_t outChannels)
 {
     const Shape& in = ctx.shapeOf(x);
-    if (in.rank() == 4)
+    if (in.rank() != 3)
         return addSimpleOp(ctx, name, kind, { { x } }, std::move(layer));
     // A 1-D window runs as a 2-D one of height 1 between views: [N, C, W] -> [N, C, 1, W] -> [N, C', W'].
     OpSpec spec;
@@ -120,10 +175,64 @@ struct ConvSetup {
     ConstPtr bias; // may be null
 };
 
+ConvSetup withBias(ImportContext& ctx, const NodeRef& node, ConvSetup s)
+{
+    if (!inputName(node, 2).empty()) {
+        s.bias = ctx.constant(inputName(node, 2), "bias");
+        if (s.bias->size() != static_cast<std::size_t>(s.conv.outChannels))
+            throw NodeError(
+                "bias has shape " + dimsToString(s.bias->dims) + ", expected " + std::to_string(s.conv.outChannels));
+    }
+    s.conv.bias = s.bias != nullptr;
+    return s;
+}
+
+// A 3-D convolution over NCDHW (video, volumes).
+ConvSetup volumeConvSetup(ImportContext& ctx, const NodeRef& node, const Shape& in)
+{
+    const Attributes attrs(*node.proto);
+    ConvSetup s;
+    s.weightDims = ctx.constantDims(inputName(node, 1), "weight");
+    const auto& w = s.weightDims;
+    if (w.size() != 5)
+        throw NodeError("weight has shape " + dimsToString(w) + " for a 3-D convolution");
+    const std::vector<std::int64_t> kernel(w.begin() + 2, w.end());
+    const auto kernelAttr = attrs.getInts("kernel_shape");
+    if (!kernelAttr.empty() && kernelAttr != kernel)
+        throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
+    for (auto k : kernel)
+        checkedWindowValue(k, 1, "kernel");
+    const WindowGeometry g = windowGeometry(attrs, { in.dims[2], in.dims[3], in.dims[4] }, kernel);
+    auto& c = s.conv;
+    c.outChannels = w[0];
+    c.kernelD = kernel[0];
+    c.kernelH = kernel[1];
+    c.kernelW = kernel[2];
+    c.strideD = g.stride[0];
+    c.strideH = g.stride[1];
+    c.strideW = g.stride[2];
+    c.dilationD = g.dilation[0];
+    c.dilationH = g.dilation[1];
+    c.dilationW = g.dilation[2];
+    c.padFront = g.padBegin[0];
+    c.padTop = g.padBegin[1];
+    c.padLeft = g.padBegin[2];
+    c.padBack = g.padEnd[0];
+    c.padBottom = g.padEnd[1];
+    c.padRight = g.padEnd[2];
+    c.groups = attrs.getInt("group", 1);
+    if (c.groups < 1 || c.groups > in.channels() || w[1] * c.groups != in.channels())
+        throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input "
+            + in.toString());
+    return withBias(ctx, node, std::move(s));
+}
+
 ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& original)
 {
     const Attributes attrs(*node.proto);
-    const int spatial = spatialRankOf(original, "convolution");
+    const int spatial = spatialRankOf(original, "convolution", true);
+    if (spatial == 3)
+        return volumeConvSetup(ctx, node, original);
     const Shape in = asTwoD(original);
     ConvSetup s;
     s.weightDims = ctx.constantDims(inputName(node, 1), "weight");
@@ -159,14 +268,7 @@ ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& origin
     if (c.groups < 1 || c.groups > in.channels() || w[1] * c.groups != in.channels())
         throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input "
             + in.toString());
-    if (!inputName(node, 2).empty()) {
-        s.bias = ctx.constant(inputName(node, 2), "bias");
-        if (s.bias->size() != static_cast<std::size_t>(c.outChannels))
-            throw NodeError(
-                "bias has shape " + dimsToString(s.bias->dims) + ", expected " + std::to_string(c.outChannels));
-    }
-    c.bias = s.bias != nullptr;
-    return s;
+    return withBias(ctx, node, std::move(s));
 }
 
 float scalarInput(ImportContext& ctx, const std::string& name, const char* role, float fallback)
@@ -184,7 +286,22 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
     const auto& op = node.opType();
     const Attributes attrs(*node.proto);
     const TensorId x = ctx.activation(inputName(node, 0), "data");
-    const int spatial = spatialRankOf(ctx.shapeOf(x), "pooling");
+    const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
+    if (global && ctx.shapeOf(x).rank() == 5) {
+        // Over every position of a volume: a 2-D global pool of [N, C, 1, D*H*W], between views.
+        const Shape in = ctx.shapeOf(x);
+        OpSpec spec;
+        spec.name = node.name;
+        spec.kind = OpKind::Pool;
+        spec.inputs = { { x } };
+        spec.layers.push_back(makeLayer(Reshape { { 0, in.dims[1], 1, -1 } }));
+        spec.layers.push_back(
+            makeLayer(Pool2d { op == "GlobalAveragePool" ? PoolKind::GlobalAverage : PoolKind::GlobalMax }));
+        spec.layers.push_back(makeLayer(Reshape { { 0, in.dims[1], 1, 1, 1 } }));
+        ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+        return;
+    }
+    const int spatial = spatialRankOf(ctx.shapeOf(x), global ? "global pooling" : "pooling", false);
     const Shape in = asTwoD(ctx.shapeOf(x));
     Pool2d p;
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {

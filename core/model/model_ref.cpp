@@ -36,6 +36,25 @@ Graph loadModel(std::string_view ref, std::int64_t batch, const InputShapes& sha
     throw ModelRefError("'" + std::string(ref) + "': unknown model format (expected a .onnx file or zoo:NAME)");
 }
 
+std::vector<FreeInput> freeInputs(std::string_view ref, std::int64_t batch)
+{
+    std::vector<FreeInput> out;
+#if OPSCHED_HAVE_ONNX
+    if (ref.starts_with(kZooPrefix) || std::filesystem::path(ref).extension() != ".onnx")
+        return out;
+    for (const auto& in : declaredInputs(std::string(ref)))
+        for (std::size_t d = 1; d < in.dims.size(); ++d)
+            if (in.dims[d] <= 0) {
+                out.push_back({ in.name, declaredText(in), exampleText(in, batch) });
+                break;
+            }
+#else
+    (void)ref;
+    (void)batch;
+#endif
+    return out;
+}
+
 void addInputShape(InputShapes& shapes, const std::string& spec)
 {
     const auto eq = spec.rfind('=');
@@ -71,7 +90,7 @@ std::string inputShapesText(const InputShapes& shapes)
 {
     std::string text;
     for (const auto& [name, dims] : shapes) {
-        text += text.empty() ? "" : ",";
+        text += text.empty() ? "" : "; ";
         if (!name.empty())
             text += name + "=";
         text += Shape(dims).toString();

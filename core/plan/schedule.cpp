@@ -70,6 +70,8 @@ std::string mergeProblem(const Graph& graph, const std::vector<OpId>& ops)
             return "'" + op.name + "' is not a plain convolution";
         if (conv->groups != 1)
             return "'" + op.name + "' is a grouped convolution";
+        if (graph.tensor(op.output).shape.rank() != 4)
+            return "'" + op.name + "' is not a 2-D convolution";
         if (op.inputs != first.inputs)
             return "'" + op.name + "' does not read the same input as '" + first.name + "'";
         const auto& c0 = std::get<Conv2d>(first.layers.front().params);

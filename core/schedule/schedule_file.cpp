@@ -1,6 +1,7 @@
 #include "schedule/schedule_file.h"
 
 #include "graph/fingerprint.h"
+#include "graph/input_shapes.h"
 #include "plan/lowering.h"
 
 #include <cmath>
@@ -73,11 +74,7 @@ nlohmann::ordered_json toJson(const Graph& graph, const ScheduleDocument& doc)
     j["model"] = doc.model;
     j["model_sha256"] = doc.modelSha256;
     j["batch"] = doc.batch;
-    // The input shapes it was made for: a model with free dimensions fits one set of them.
-    nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
-    for (auto in : graph.inputs())
-        shapes[graph.tensor(in).name] = graph.tensor(in).shape.dims;
-    j["input_shapes"] = shapes;
+    j["input_shapes"] = inputShapesOf(graph); // a model with free dimensions fits one set of them
     j["device"] = doc.device;
     j["scheduler"] = doc.scheduler;
     j["params"] = doc.params;
@@ -124,26 +121,9 @@ void readHeader(const Graph& graph, const nlohmann::json& j, ScheduleDocument& d
     doc.model = stringField(j, "model");
     if (doc.model != graph.name())
         fail("it was made for model '" + doc.model + "', not '" + graph.name() + "'");
-    if (j.contains("input_shapes") && j.at("input_shapes").is_object()) {
-        // Batch aside (a schedule fits any batch), the inputs must have the shapes it was made for.
-        std::string made, now;
-        bool differs = false;
-        for (auto in : graph.inputs()) {
-            const Tensor& t = graph.tensor(in);
-            const auto& want = j.at("input_shapes");
-            if (!want.contains(t.name) || !want.at(t.name).is_array())
-                continue;
-            std::vector<std::int64_t> dims;
-            for (const auto& d : want.at(t.name))
-                dims.push_back(d.is_number_integer() ? d.get<std::int64_t>() : -1);
-            differs = differs || Shape(dims).withBatch(1) != t.shape.withBatch(1);
-            made += (made.empty() ? "" : ", ") + t.name + "=" + Shape(dims).toString();
-            now += (now.empty() ? "" : ", ") + t.name + "=" + t.shape.toString();
-        }
-        if (differs)
-            fail("it was made for inputs " + made + "; the model's inputs here are " + now
-                + " (free input dimensions are set with --shape)");
-    }
+    // Batch aside (a schedule fits any batch), the inputs must have the shapes it was made for.
+    if (const auto why = inputShapesMismatch(graph, recordedInputShapes(j)); !why.empty())
+        fail(why);
     if (j.contains("model_sha256") && !j.at("model_sha256").is_null()) {
         doc.modelSha256 = stringField(j, "model_sha256");
         if (doc.modelSha256 != modelFingerprint(graph))

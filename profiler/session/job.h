@@ -33,6 +33,7 @@ struct ProfileSettings {
     bool warps = false; // record active-warp samples (and their average)
     int repeats = kDefaultProfileRepeats; // latency measurements per run
     bool costCache = false; // keep the IOS search's stage costs in the database
+    InputShapes shapes; // free input dimensions of the models (--shape)
 
     SchedulerParams schedulerParams() const;
 };

@@ -1,7 +1,7 @@
 # Runs `opsched-cli run DATA/MODEL/model.onnx --input DATA/DATA_MODEL/SET ARGS` and checks exit code
 # and output, or reports the test as skipped when the exported data is not there.
 # -DCLI=path -DDATA=dir -DMODEL=name -DDATA_MODEL=name -DARGS="a|b" -DEXPECT_EXIT=n -DMATCH=regex
-# [-DSET=test_data_set_0] [-DKIND=torchvision|transformers]
+# [-DSET=test_data_set_0, or none: no --input] [-DKIND=torchvision|transformers|user_models]
 if(NOT SET)
   set(SET test_data_set_0)
 endif()
@@ -10,13 +10,27 @@ if(NOT KIND)
 endif()
 set(model "${DATA}/${MODEL}/model.onnx")
 set(testdata "${DATA}/${DATA_MODEL}/${SET}")
+if(SET STREQUAL "none")
+  set(testdata "${DATA}/${DATA_MODEL}/test_data_set_0")
+endif()
 if(NOT EXISTS "${model}" OR NOT EXISTS "${testdata}/output_0.pb")
   message("skipped: ${KIND} test data not generated (no ${model} or ${testdata}); run "
           "packaging/bootstrap.sh test, or tests/data/export_${KIND}.py --out ${DATA}")
   return()
 endif()
 string(REPLACE "|" ";" args "${ARGS}")
-execute_process(COMMAND ${CLI} run ${model} --input ${testdata} ${args}
+set(input --input ${testdata})
+if(SET STREQUAL "none")
+  set(input "")
+endif()
+# COMMAND is `run` unless the arguments start with another command (`schedule`, `info`).
+set(command run)
+list(GET args 0 first)
+if(first MATCHES "^(schedule|info)$")
+  set(command ${first})
+  list(REMOVE_AT args 0)
+endif()
+execute_process(COMMAND ${CLI} ${command} ${model} ${input} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT "${rc}" STREQUAL "${EXPECT_EXIT}")

@@ -15,6 +15,8 @@ function(opsched_export_test name)
   set(dir ${OPSCHED_TORCHVISION_DATA})
   if(T_KIND STREQUAL "transformers")
     set(dir ${OPSCHED_TRANSFORMER_DATA})
+  elseif(T_KIND STREQUAL "user_models")
+    set(dir ${OPSCHED_USER_MODEL_DATA})
   endif()
   string(REPLACE ";" "|" joined "${T_ARGS}")
   add_test(NAME cli.${name}

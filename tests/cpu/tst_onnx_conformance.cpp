@@ -31,7 +31,7 @@ constexpr double kAtol = 1e-5;
 
 // pytorch-converted/ and pytorch-operator/ cases the importer rejects on purpose (node/ cases:
 // kNodeImportLimits), with a fragment of the reason it gives: models exported at opset 6, 3-D
-// convolutions and pools, dilated pools.
+// pools, dilated pools.
 const std::map<std::string, std::string> kPytorchImportLimits {
     { "test_PoissonNLLLLoss_no_reduce", "opset 6 is older" },
     { "test_Softsign", "opset 6 is older" },
@@ -50,13 +50,6 @@ const std::map<std::string, std::string> kPytorchImportLimits {
     { "test_BatchNorm2d_momentum_eval", "opset 6 is older" },
     { "test_BatchNorm3d_eval", "opset 6 is older" },
     { "test_BatchNorm3d_momentum_eval", "opset 6 is older" },
-    { "test_Conv3d", "1-D and 2-D convolution" },
-    { "test_Conv3d_dilated", "1-D and 2-D convolution" },
-    { "test_Conv3d_dilated_strided", "1-D and 2-D convolution" },
-    { "test_Conv3d_groups", "1-D and 2-D convolution" },
-    { "test_Conv3d_no_bias", "1-D and 2-D convolution" },
-    { "test_Conv3d_stride", "1-D and 2-D convolution" },
-    { "test_Conv3d_stride_padding", "1-D and 2-D convolution" },
     { "test_GLU", "opset 6 is older" },
     { "test_PReLU_1d", "opset 6 is older" },
     { "test_PReLU_1d_multiparam", "opset 6 is older" },

@@ -4,6 +4,7 @@
 // strides, offsets, broadcasting, collapsing and index tables are checked without a GPU. The kernels themselves run in
 // tst_cuda_tensor_ops.cpp and tst_cuda_transformer_ops.cpp (skipped without a device).
 #include "cpu/reference_tensor_ops.h"
+#include "exec/cpu/host_kernels.h"
 #include "exec/cuda/tensor_op_geometry.h"
 #include "util/error.h"
 
@@ -510,6 +511,169 @@ TEST(GpuTensorGeometry, GatherMatchesReference)
     EXPECT_THROW(normalisedGatherIndices({ -6 }, 5), Error);
     EXPECT_THROW(gatherGeometry({ 10, 6 }, 0, 6, { 2, 3, 5 }), Error);
     EXPECT_THROW(gatherGeometry({ 10, 6 }, 2, 1, { 10 }), Error);
+}
+
+
+// The CUDA resize kernel's meaning (tensor_kernel_params.h) run on the host.
+std::vector<float> interpretResize(const ResizeTables& t, const std::vector<float>& in)
+{
+    const auto& g = t.gather;
+    std::vector<float> out;
+    for (std::int64_t i = 0; i < test::product(std::vector<std::int64_t>(g.outDims, g.outDims + g.rank)); ++i) {
+        std::int64_t coord[kernels::kTensorMaxRank] = {}, tap[kernels::kTensorMaxRank] = {};
+        for (std::int64_t rest = i, d = g.rank - 1; d >= 0; --d) {
+            coord[d] = rest % g.outDims[d];
+            rest /= g.outDims[d];
+        }
+        double acc = 0;
+        for (;;) {
+            double w = 1;
+            std::int64_t src = 0;
+            for (int d = 0; d < g.rank; ++d) {
+                const auto at = static_cast<std::size_t>(g.tableOffsets[d] + coord[d] * g.taps[d] + tap[d]);
+                w *= t.weights.at(at);
+                src += t.indices.at(at) * g.inStrides[d];
+            }
+            acc += w * in.at(static_cast<std::size_t>(src));
+            int d = g.rank - 1;
+            while (d >= 0 && ++tap[d] == g.taps[d])
+                tap[d--] = 0;
+            if (d < 0)
+                break;
+        }
+        out.push_back(static_cast<float>(acc));
+    }
+    return out;
+}
+
+Resize resizeOf(ResizeMode mode, ResizeCoordinates coordinates, std::vector<float> scales,
+    std::vector<std::int64_t> sizes, NearestRounding rounding = NearestRounding::RoundPreferFloor)
+{
+    Resize r;
+    r.mode = mode;
+    r.coordinates = coordinates;
+    r.rounding = rounding;
+    r.scales = std::move(scales);
+    r.sizes = std::move(sizes);
+    return r;
+}
+
+TEST(GpuTensorGeometry, ResizeOfTheSpecificationsExample)
+{
+    // ONNX's Resize example: 2x2 to 4x4, linear, half_pixel.
+    const std::vector<float> in { 1, 2, 3, 4 };
+    const Resize r = resizeOf(ResizeMode::Linear, ResizeCoordinates::HalfPixel, { 1, 1, 2, 2 }, { 0, 0, 4, 4 });
+    const auto t = resizeGeometry(r, { 1, 1, 2, 2 }, { 1, 1, 4, 4 });
+    expectNear(interpretResize(t, in),
+        { 1, 1.25F, 1.75F, 2, 1.5F, 1.75F, 2.25F, 2.5F, 2.5F, 2.75F, 3.25F, 3.5F, 3, 3.25F, 3.75F, 4 }, 1e-6F);
+}
+
+TEST(GpuTensorGeometry, ResizeTablesGatherAsTheCpuKernelDoes)
+{
+    struct Case {
+        std::vector<std::int64_t> in, out;
+        Resize resize;
+    };
+    const Case cases[] = {
+        { { 1, 2, 3, 4 }, { 1, 2, 6, 8 },
+            resizeOf(ResizeMode::Nearest, ResizeCoordinates::Asymmetric, { 1, 1, 2, 2 }, { 0, 0, 6, 8 },
+                NearestRounding::Floor) },
+        { { 2, 3, 5, 4 }, { 2, 3, 3, 7 },
+            resizeOf(ResizeMode::Linear, ResizeCoordinates::PytorchHalfPixel, { 1, 1, 0.6F, 1.75F }, { 0, 0, 3, 7 }) },
+        { { 1, 1, 4, 4 }, { 1, 1, 7, 9 },
+            resizeOf(ResizeMode::Cubic, ResizeCoordinates::AlignCorners, { 1, 1, 1.75F, 2.25F }, { 0, 0, 7, 9 }) },
+        { { 1, 2, 3, 4, 5 }, { 1, 2, 6, 2, 10 }, // three resized axes (video)
+            resizeOf(ResizeMode::Linear, ResizeCoordinates::HalfPixel, { 1, 1, 2, 0.5F, 2 }, { 0, 0, 6, 2, 10 }) },
+        { { 3, 8 }, { 3, 5 },
+            resizeOf(ResizeMode::Nearest, ResizeCoordinates::TfHalfPixelForNn, { 1, 0.625F }, { 0, 5 },
+                NearestRounding::RoundPreferCeil) },
+    };
+    for (const auto& c : cases) {
+        const auto x = seeded(c.in, 3);
+        const auto t = resizeGeometry(c.resize, c.in, c.out);
+        std::vector<float> want(static_cast<std::size_t>(test::product(c.out)));
+        cpu::resizeGather(x.data.data(), c.in, want.data(), c.out, cpu::resizeTaps(c.resize, c.in, c.out));
+        expectNear(interpretResize(t, x.data), want, 1e-5F);
+    }
+    EXPECT_THROW(resizeGeometry(resizeOf(ResizeMode::Linear, ResizeCoordinates::HalfPixel, { 1, 1, 1, 1, 1, 1, 2 },
+                                    { 0, 0, 0, 0, 0, 0, 4 }),
+                     { 1, 1, 1, 1, 1, 1, 2 }, { 1, 1, 1, 1, 1, 1, 4 }),
+        Error);
+}
+
+TEST(GpuTensorGeometry, ConvTransposeGatherMatchesAScatterReference)
+{
+    // The kernel gathers, per output element, the input taps that land on it; the reference
+    // scatters each input element through every weight tap. Groups, strides, dilations, pads and
+    // output padding.
+    ConvTranspose2d c;
+    c.outChannels = 4;
+    c.groups = 2;
+    c.kernelH = 3;
+    c.kernelW = 2;
+    c.strideH = 2;
+    c.strideW = 3;
+    c.dilationH = 2;
+    c.padTop = 1;
+    c.padLeft = 1;
+    c.padBottom = 2;
+    c.outputPaddingW = 1;
+    const std::vector<std::int64_t> in { 2, 6, 3, 4 };
+    const std::int64_t outH = (3 - 1) * 2 + (3 - 1) * 2 + 1 - 1 - 2 + 0;
+    const std::int64_t outW = (4 - 1) * 3 + (2 - 1) * 1 + 1 - 1 - 0 + 1;
+    const std::vector<std::int64_t> out { 2, 4, outH, outW };
+    const auto s = convTransposeGeometry(c, in, out);
+    const auto x = seeded(in, 1);
+    const auto w = seeded({ 6, 2, 3, 2 }, 2);
+    const auto b = seeded({ 4 }, 3);
+    std::vector<double> want(static_cast<std::size_t>(test::product(out)));
+    for (std::int64_t n = 0; n < 2; ++n)
+        for (std::int64_t o = 0; o < 4; ++o)
+            for (std::int64_t i = 0; i < outH * outW; ++i)
+                want[static_cast<std::size_t>((n * 4 + o) * outH * outW + i)] = b.data[static_cast<std::size_t>(o)];
+    for (std::int64_t n = 0; n < 2; ++n)
+        for (std::int64_t ic = 0; ic < 6; ++ic)
+            for (std::int64_t ih = 0; ih < 3; ++ih)
+                for (std::int64_t iw = 0; iw < 4; ++iw)
+                    for (std::int64_t ocg = 0; ocg < 2; ++ocg)
+                        for (std::int64_t kh = 0; kh < 3; ++kh)
+                            for (std::int64_t kw = 0; kw < 2; ++kw) {
+                                const std::int64_t oh = ih * 2 + kh * 2 - 1, ow = iw * 3 + kw - 1;
+                                if (oh < 0 || oh >= outH || ow < 0 || ow >= outW)
+                                    continue;
+                                const std::int64_t oc = (ic / 3) * 2 + ocg;
+                                want[static_cast<std::size_t>(((n * 4 + oc) * outH + oh) * outW + ow)]
+                                    += x.data[static_cast<std::size_t>(((n * 6 + ic) * 3 + ih) * 4 + iw)]
+                                    * w.data[static_cast<std::size_t>(((ic * 2 + ocg) * 3 + kh) * 2 + kw)];
+                            }
+    // The kernel's loop (tensor_kernels.cu), on the host.
+    std::vector<float> got;
+    const std::int64_t inPerGroup = s.inChannels / s.groups, outPerGroup = s.outChannels / s.groups;
+    for (std::int64_t i = 0; i < test::product(out); ++i) {
+        const std::int64_t ow = i % s.outW, oh = (i / s.outW) % s.outH;
+        const std::int64_t oc = (i / (s.outW * s.outH)) % s.outChannels, n = i / (s.outW * s.outH * s.outChannels);
+        const std::int64_t g = oc / outPerGroup, ocg = oc % outPerGroup;
+        double acc = b.data[static_cast<std::size_t>(oc)];
+        for (std::int64_t kh = 0; kh < s.kernelH; ++kh) {
+            const std::int64_t hNum = oh + s.padTop - kh * s.dilationH;
+            if (hNum < 0 || hNum % s.strideH != 0 || hNum / s.strideH >= s.inH)
+                continue;
+            for (std::int64_t kw = 0; kw < s.kernelW; ++kw) {
+                const std::int64_t wNum = ow + s.padLeft - kw * s.dilationW;
+                if (wNum < 0 || wNum % s.strideW != 0 || wNum / s.strideW >= s.inW)
+                    continue;
+                for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
+                    const std::int64_t ic = g * inPerGroup + icg;
+                    acc += x.data[static_cast<std::size_t>(((n * s.inChannels + ic) * s.inH + hNum / s.strideH) * s.inW
+                               + wNum / s.strideW)]
+                        * w.data[static_cast<std::size_t>(((ic * outPerGroup + ocg) * s.kernelH + kh) * s.kernelW + kw)];
+                }
+            }
+        }
+        got.push_back(static_cast<float>(acc));
+    }
+    expectNear(got, std::vector<float>(want.begin(), want.end()), 1e-4F);
+    EXPECT_THROW(convTransposeGeometry(c, in, { 2, 5, outH, outW }), Error);
 }
 
 } // namespace

@@ -112,12 +112,51 @@ TEST(OnnxImportErrors, UnsortedNodesAreSorted)
     EXPECT_EQ(g.op(OpId(0)).name, "first");
 }
 
+TEST(OnnxImportErrors, FreeDimensionsComeFromTheGivenShapes)
+{
+    ModelMaker m;
+    m.input("x", { 1, 3, -1, -1 }, onnx::TensorProto::FLOAT, "side").input("t", { 1, -1 }, onnx::TensorProto::FLOAT, "len");
+    m.output("y").output("z");
+    m.node("Relu", { "x" }, { "y" }, "relu");
+    m.node("Sigmoid", { "t" }, { "z" }, "sigmoid");
+    const std::string path = m.save();
+    const Graph g = importOnnx(path, 2, { { "x", { 2, 3, 5, 7 } }, { "t", { 2, 11 } } });
+    EXPECT_EQ(g.tensor(g.inputs()[0]).shape, (Shape { 2, 3, 5, 7 }));
+    EXPECT_EQ(g.tensor(g.inputs()[1]).shape, (Shape { 2, 11 }));
+    EXPECT_EQ(g.tensor(g.outputs()[0]).shape, (Shape { 2, 3, 5, 7 }));
+    // Each problem named: the input left out, a name that is no input, an unnamed shape on a
+    // model with two inputs, a fixed dimension contradicted, the batch, the rank.
+    auto error = [&](const InputShapes& shapes) {
+        try {
+            (void)importOnnx(path, 1, shapes);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(imported)");
+    };
+    EXPECT_CONTAINS(error({ { "x", { 1, 3, 5, 7 } } }), "input 't': dimension 1 is free ('len' in 1xlen)");
+    EXPECT_CONTAINS(error({ { "x", { 1, 3, 5, 7 } }, { "t", { 1, 4 } }, { "q", { 1 } } }),
+        "--shape names 'q', which is not an input of the model (inputs: 'x', 't')");
+    EXPECT_CONTAINS(error({ { "", { 1, 3, 5, 7 } } }), "--shape without a name needs a model with one input");
+    EXPECT_CONTAINS(error({ { "x", { 1, 4, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 1 = 4, but the model fixes it at 3");
+    EXPECT_CONTAINS(error({ { "x", { 3, 3, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 0 (the batch) = 3, the batch is 1");
+    EXPECT_CONTAINS(error({ { "x", { 1, 3, 5 } }, { "t", { 1, 4 } } }), "--shape gives 3 dimensions; the input has 4");
+
+    // The free inputs a window asks for, as the file declares them.
+    const auto free = declaredInputs(path);
+    ASSERT_EQ(free.size(), 2U);
+    EXPECT_EQ(declaredText(free[0]), "1x3xsidexside");
+    EXPECT_EQ(exampleText(free[0], 4), "4x3xSIDExSIDE");
+}
+
 TEST(OnnxImportErrors, ShapesThatCannotBeInferred)
 {
     ModelMaker symbolic;
     symbolic.input("x", { 1, 3, -1, 8 }, onnx::TensorProto::FLOAT, "height").output("y");
     symbolic.node("Relu", { "x" }, { "y" }, "relu");
-    EXPECT_CONTAINS(importError(symbolic.save()), "dimension 2 is symbolic ('height')");
+    EXPECT_CONTAINS(importError(symbolic.save()),
+        "input 'x': dimension 2 is free ('height' in 1x3xheightx8); give the input's shape with --shape "
+        "x=1x3xHEIGHTx8");
 
     ModelMaker shapeless;
     shapeless.output("y");

@@ -24,6 +24,7 @@
 #include "timeline/timeline_view.h"
 #include "timeline/warp_chart.h"
 #include "util/error.h"
+#include "window/free_dimensions.h"
 #include "window/start_page.h"
 #include "window/user_guide.h"
 #include "zoo/zoo.h"
@@ -526,10 +527,29 @@ bool MainWindow::openModel(const QString& ref, int batch)
         return false;
     }
     std::shared_ptr<const Graph> graph;
+    InputShapes shapes;
+    try {
+        if (const auto free = freeInputs(ref.toStdString(), batch); !free.empty()) {
+            auto given = askFreeDimensions(this, ref, free, interactive_, &lastError_);
+            if (!given) {
+                if (interactive_ && !lastError_.startsWith(tr("cancelled")))
+                    QMessageBox::warning(this, tr("Cannot open model"), lastError_);
+                return false;
+            }
+            shapes = std::move(*given);
+        }
+    } catch (const Error& e) {
+        lastError_ = QString::fromStdString(e.what());
+        if (interactive_)
+            QMessageBox::warning(this, tr("Cannot open model"), lastError_);
+        return false;
+    }
     {
         const WaitCursor wait; // NASNet takes a moment to build
         try {
-            graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch));
+            graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch, shapes));
+            if (!shapes.empty())
+                rememberFreeDimensions(ref, QString::fromStdString(inputShapesText(shapes)));
             lastError_.clear();
         } catch (const Error& e) {
             lastError_ = QString::fromStdString(e.what());

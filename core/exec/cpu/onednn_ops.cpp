@@ -355,19 +355,27 @@ struct ConvWeights {
     memory::desc user, any, bias;
 };
 
-ConvWeights convWeights(const Conv2d& c, std::int64_t inChannels, bool hasBias)
+// Weights and geometry of a 2-D (4-D operands) or 3-D (5-D operands) convolution.
+ConvWeights convWeights(const Conv2d& c, std::int64_t inChannels, bool hasBias, std::size_t rank)
 {
     const std::int64_t g = c.groups, o = c.outChannels, i = inChannels;
-    const memory::dims wdims
-        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
-    return { memory::desc(wdims, memory::data_type::f32, g > 1 ? tag::goihw : tag::oihw),
-        memory::desc(wdims, memory::data_type::f32, tag::any),
+    memory::dims wdims = g > 1 ? memory::dims { g, o / g, i / g } : memory::dims { o, i };
+    if (rank == 5)
+        wdims.push_back(c.kernelD);
+    wdims.push_back(c.kernelH);
+    wdims.push_back(c.kernelW);
+    const tag user = rank == 5 ? (g > 1 ? tag::goidhw : tag::oidhw) : (g > 1 ? tag::goihw : tag::oihw);
+    return { memory::desc(wdims, memory::data_type::f32, user), memory::desc(wdims, memory::data_type::f32, tag::any),
         hasBias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc() };
 }
 
 dnnl::convolution_forward::desc convDesc(
     const Conv2d& c, algorithm alg, const memory::desc& src, const ConvWeights& w, const memory::desc& dst)
 {
+    if (src.dims().size() == 5)
+        return dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, w.any, w.bias, dst,
+            { c.strideD, c.strideH, c.strideW }, { c.dilationD - 1, c.dilationH - 1, c.dilationW - 1 },
+            { c.padFront, c.padTop, c.padLeft }, { c.padBack, c.padBottom, c.padRight });
     return dnnl::convolution_forward::desc(prop_kind::forward_inference, alg, src, w.any, w.bias, dst,
         { c.strideH, c.strideW }, { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
         { c.padBottom, c.padRight });
@@ -407,7 +415,7 @@ void PrimitiveBuilder::conv(const Conv2d& c, const Operand& src, const Operand& 
         eltwiseInPlace(out, pieces(tail.after));
         return;
     }
-    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr);
+    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr, src.dims.size());
     const auto ps = pieces(act);
     auto primitiveDesc
         = [&](const memory::desc& s, const memory::desc& d, algorithm alg = algorithm::convolution_direct) {
@@ -487,7 +495,7 @@ void PrimitiveBuilder::pushStaged(const dnnl::primitive_desc_base& pd, dnnl::pri
 bool PrimitiveBuilder::convFused(const Conv2d& c, const Operand& src, const Operand& dst,
     const std::vector<float>& weights, const std::vector<float>* bias, const std::vector<Piece>& ps)
 {
-    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr);
+    const ConvWeights w = convWeights(c, src.dims.at(1), bias != nullptr, src.dims.size());
     const Operand out = matchLayout(src, dst);
     const memory::desc dstDesc = describe(out);
     const auto cd = convDesc(c, algorithm::convolution_direct, describe(src), w, dstDesc);

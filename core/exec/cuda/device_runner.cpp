@@ -5,6 +5,8 @@
 #include "exec/cpu/merged_gemm.h"
 #include "exec/cuda/cuda_kernels.h"
 #include "exec/cuda/cuda_runtime_info.h"
+#include "exec/cuda/tensor_kernels.h"
+#include "exec/cuda/tensor_op_geometry.h"
 
 #include <algorithm>
 #include <type_traits>
@@ -305,6 +307,14 @@ struct DeviceRunner::LayerSteps {
 
     void operator()(const Conv2d& p) const
     {
+        if (inDims.size() == 5) { // cuDNN is set up for 2-D convolutions here: a direct kernel
+            const kernels::Conv3dShape s = conv3dGeometry(p, inDims, outDims);
+            const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
+            const float* w = runner.constant(weights(0), what + ": weights");
+            const float* b = bias.empty() ? nullptr : runner.constant(bias, what + ": bias");
+            push([x = x, w, b, y = y, s, a = a](cudaStream_t st) { return kernels::conv3d(st, x, w, b, y, s, a); });
+            return;
+        }
         const ConvShape shape { .batch = inDims.at(0),
             .inChannels = inDims.at(1),
             .inH = inDims.at(2),

@@ -141,6 +141,13 @@ struct ConvTransposeShape {
     std::int64_t groups = 1;
 };
 
+// A 3-D convolution over NCDHW, weights [outChannels, inChannels / groups, kD, kH, kW]; bias
+// optional. Spatial arrays are depth, height, width.
+struct Conv3dShape {
+    std::int64_t batch = 0, inChannels = 0, outChannels = 0, groups = 1;
+    std::int64_t in[3] = {}, out[3] = {}, kernel[3] = {}, stride[3] = {}, padBegin[3] = {}, dilation[3] = {};
+};
+
 // Normalisation of each of `rows` dense rows of `cols` elements: (x - mean) / sqrt(var + eps), or
 // with rms x / sqrt(mean(x^2) + eps), then * scale[c % scaleCount] (+ bias[c % biasCount]). The
 // scale and bias cycle because they may cover only the trailing part of the normalised axes.

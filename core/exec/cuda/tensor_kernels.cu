@@ -261,6 +261,47 @@ __global__ void convTransposeKernel(const float* in, const float* weights, const
     }
 }
 
+__global__ void conv3dKernel(
+    const float* in, const float* weights, const float* bias, float* out, Conv3dShape c, Act act, std::int64_t total)
+{
+    const std::int64_t inPerGroup = c.inChannels / c.groups, outPerGroup = c.outChannels / c.groups;
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        std::int64_t rest = i;
+        const std::int64_t ow = rest % c.out[2];
+        rest /= c.out[2];
+        const std::int64_t oh = rest % c.out[1];
+        rest /= c.out[1];
+        const std::int64_t od = rest % c.out[0];
+        rest /= c.out[0];
+        const std::int64_t oc = rest % c.outChannels, n = rest / c.outChannels;
+        const std::int64_t g = oc / outPerGroup;
+        float acc = bias ? bias[oc] : 0.0F;
+        for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
+            const std::int64_t ic = g * inPerGroup + icg;
+            const float* src = in + (n * c.inChannels + ic) * c.in[0] * c.in[1] * c.in[2];
+            const float* w = weights + (oc * inPerGroup + icg) * c.kernel[0] * c.kernel[1] * c.kernel[2];
+            for (std::int64_t kd = 0; kd < c.kernel[0]; ++kd) {
+                const std::int64_t id = od * c.stride[0] - c.padBegin[0] + kd * c.dilation[0];
+                if (id < 0 || id >= c.in[0])
+                    continue;
+                for (std::int64_t kh = 0; kh < c.kernel[1]; ++kh) {
+                    const std::int64_t ih = oh * c.stride[1] - c.padBegin[1] + kh * c.dilation[1];
+                    if (ih < 0 || ih >= c.in[1])
+                        continue;
+                    for (std::int64_t kw = 0; kw < c.kernel[2]; ++kw) {
+                        const std::int64_t iw = ow * c.stride[2] - c.padBegin[2] + kw * c.dilation[2];
+                        if (iw >= 0 && iw < c.in[2])
+                            acc += src[(id * c.in[1] + ih) * c.in[2] + iw]
+                                * w[(kd * c.kernel[1] + kh) * c.kernel[2] + kw];
+                    }
+                }
+            }
+        }
+        out[i] = applyActivation(act, acc);
+    }
+}
+
 __global__ void scaleShiftKernel(const float* in, float* out, const float* scale, const float* shift,
     std::int64_t channels, std::int64_t inner, Act act, std::int64_t total)
 {
@@ -346,6 +387,15 @@ cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* wei
     const std::int64_t total = c.batch * c.outChannels * c.outH * c.outW;
     if (total > 0)
         convTransposeKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, weights, bias, out, c, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t conv3d(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
+    const Conv3dShape& c, Act act)
+{
+    const std::int64_t total = c.batch * c.outChannels * c.out[0] * c.out[1] * c.out[2];
+    if (total > 0)
+        conv3dKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, weights, bias, out, c, act, total);
     return cudaGetLastError();
 }
 

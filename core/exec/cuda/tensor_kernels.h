@@ -32,6 +32,10 @@ cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const
 cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
     const ConvTransposeShape& c, Act act);
 
+// Direct 3-D convolution (cuDNN is set up for 2-D ones here): one thread per output element.
+cudaError_t conv3d(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
+    const Conv3dShape& c, Act act);
+
 // out = act(in * scale[c] + shift[c]) over [batch, channels, inner].
 cudaError_t scaleShift(cudaStream_t stream, const float* in, float* out, const float* scale, const float* shift,
     std::int64_t batch, std::int64_t channels, std::int64_t inner, Act act);

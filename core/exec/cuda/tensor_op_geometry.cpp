@@ -441,6 +441,30 @@ kernels::ConvTransposeShape convTransposeGeometry(
     return s;
 }
 
+kernels::Conv3dShape conv3dGeometry(
+    const Conv2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims)
+{
+    if (inDims.size() != 5 || outDims.size() != 5 || inDims[0] != outDims[0] || outDims[1] != c.outChannels
+        || c.groups < 1 || inDims[1] % c.groups != 0 || c.outChannels % c.groups != 0)
+        throw Error("3-D convolution of " + dimsText(inDims) + " does not give " + dimsText(outDims));
+    kernels::Conv3dShape s;
+    s.batch = inDims[0];
+    s.inChannels = inDims[1];
+    s.outChannels = outDims[1];
+    s.groups = c.groups;
+    const std::int64_t kernel[3] { c.kernelD, c.kernelH, c.kernelW }, stride[3] { c.strideD, c.strideH, c.strideW };
+    const std::int64_t pad[3] { c.padFront, c.padTop, c.padLeft }, dilation[3] { c.dilationD, c.dilationH, c.dilationW };
+    for (std::size_t d = 0; d < 3; ++d) {
+        s.in[d] = inDims[d + 2];
+        s.out[d] = outDims[d + 2];
+        s.kernel[d] = kernel[d];
+        s.stride[d] = stride[d];
+        s.padBegin[d] = pad[d];
+        s.dilation[d] = dilation[d];
+    }
+    return s;
+}
+
 ScaleShift batchNormScaleShift(const std::vector<float>& gamma, const std::vector<float>& beta,
     const std::vector<float>& mean, const std::vector<float>& variance, float epsilon)
 {

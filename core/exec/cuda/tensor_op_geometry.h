@@ -101,6 +101,10 @@ ResizeTables resizeGeometry(
 kernels::ConvTransposeShape convTransposeGeometry(
     const ConvTranspose2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
 
+// A 3-D convolution's sizes (NCDHW), checked against the layer's output.
+kernels::Conv3dShape conv3dGeometry(
+    const Conv2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims);
+
 // Inference batch normalisation as y = x * scale[c] + shift[c]: scale = gamma / sqrt(var + eps),
 // shift = beta - mean * scale.
 struct ScaleShift {

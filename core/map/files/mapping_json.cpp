@@ -3,6 +3,7 @@
 #include "map/files/mapping_file.h"
 
 #include "graph/fingerprint.h"
+#include "graph/input_shapes.h"
 
 #include <cmath>
 
@@ -64,6 +65,8 @@ void checkFormat(const nlohmann::json& j)
 void checkModel(const Graph& graph, const nlohmann::json& j)
 {
     stringField(j, "model");
+    if (const auto why = inputShapesMismatch(graph, recordedInputShapes(j)); !why.empty())
+        fail(why);
     if (j.contains("model_sha256") && j.at("model_sha256").is_string()
         && j.at("model_sha256").get<std::string>() != modelFingerprint(graph))
         fail("it was made for another model or batch than " + graph.name() + " at batch "
@@ -168,6 +171,7 @@ nlohmann::ordered_json headerToJson(
     j["model"] = graph.name();
     j["model_sha256"] = modelFingerprint(graph);
     j["batch"] = graph.batch();
+    j["input_shapes"] = inputShapesOf(graph);
     j["objective"] = objective;
     j["mapper"] = mapper;
     auto devices = nlohmann::ordered_json::array();

@@ -1,0 +1,84 @@
+# The kinds of models users bring, exported by tests/data/export_user_models.py (the test command
+# generates them into the build folder first): segmentation (Resize sized from Shape), a U-Net
+# (ConvTranspose, nearest Upsample), super-resolution (DepthToSpace), 1-D audio (Conv1d, LeakyRelu,
+# PRelu, 1-D pools), an FPN (every Resize coordinate mode PyTorch writes, InstanceNorm, GroupNorm,
+# ELU, SELU, Softplus, Mish, GELU), video (3-D convolution over NCDHW) and two with free input
+# dimensions. Each runs under every
+# scheduler on the CPU with --check against PyTorch's float64 output; a second input checked
+# against the first one's output, and one deep weight x1.05, must fail. Without the data the tests
+# are reported as skipped, never passed.
+set(OPSCHED_USER_MODEL_DATA ${CMAKE_BINARY_DIR}/testdata/usermodels CACHE PATH
+  "Folder with <model>/model.onnx and test data from tests/data/export_user_models.py")
+
+# opsched_user_model_test(NAME MODEL model [SET folder|none] EXIT code MATCH regex ARGS ...)
+function(opsched_user_model_test name)
+  cmake_parse_arguments(T "" "MODEL" "" ${ARGN})
+  opsched_export_test(${name} KIND user_models MODEL ${T_MODEL} DATA ${T_MODEL} ${T_UNPARSED_ARGUMENTS})
+endfunction()
+
+set(um_check --check --rtol 1e-3 --atol 1e-6 --atol-scale 1e-4 --repeat 1 --threads 1)
+# The one deep network: its float32 error is 1.2e-4 of max|ref| here and 8.9e-5 in ONNX Runtime.
+set(um_check_deep --check --rtol 1e-3 --atol 1e-6 --atol-scale 3e-4 --repeat 1 --threads 1)
+# A deep convolution of each, for the weight fault (the U-Net's: its transposed convolution).
+set(um_fault_fcn_resnet50 /net/backbone/layer3/layer3.0/downsample/downsample.0/Conv)
+set(um_fault_deeplabv3_mobilenet_v3_large /net/backbone/backbone.10/block/block.2/block.2.0/Conv)
+set(um_fault_lraspp_mobilenet_v3_large /net/backbone/backbone.10/block/block.0/block.0.0/Conv)
+set(um_fault_unet_small /up3/ConvTranspose)
+set(um_fault_espcn /body/body.2/Conv)
+set(um_fault_fpn_upsample /smooth2/smooth2.0/Conv)
+set(um_fault_audio1d /features/features.8/Conv)
+set(um_fault_r3d_18 /layer3/layer3.0/conv1/conv1.0/Conv)
+set(um_fault_r2plus1d_18 /layer3/layer3.0/conv1/conv1.0/conv1.0.0/Conv)
+foreach(model fcn_resnet50 deeplabv3_mobilenet_v3_large lraspp_mobilenet_v3_large unet_small espcn fpn_upsample
+              audio1d r3d_18 r2plus1d_18 espcn_dynamic audio1d_dynamic)
+  set(check ${um_check})
+  set(tol "atol 1e-06 \\+ 0.0001 x max")
+  if(model STREQUAL "fcn_resnet50")
+    set(check ${um_check_deep})
+    set(tol "atol 1e-06 \\+ 0.0003 x max")
+  endif()
+  set(schedulers sequential greedy ios nimble opara)
+  if(model MATCHES "_dynamic$")
+    set(schedulers sequential ios)
+  endif()
+  foreach(scheduler ${schedulers})
+    opsched_user_model_test(user_${model}_${scheduler} MODEL ${model} EXIT 0
+      MATCH "check +rtol 0.001, ${tol}.* pass" ARGS --scheduler ${scheduler} ${check})
+  endforeach()
+  opsched_user_model_test(user_${model}_input_matters MODEL ${model} SET test_data_set_mismatch EXIT 1
+    MATCH "FAIL.*error: --check: 1 of 1 outputs differ" ARGS ${check})
+  if(DEFINED um_fault_${model})
+    opsched_user_model_test(user_${model}_weight_fault MODEL ${model} EXIT 1
+      MATCH "FAIL.*error: --check: 1 of 1 outputs differ" ARGS --inject-fault weight=${um_fault_${model}} ${check})
+  endif()
+endforeach()
+
+# Free input dimensions: named in the error with the flag that sets them; given by --shape (any
+# size the network takes) or taken from --input's data; checked against the fixed ones.
+opsched_user_model_test(user_shape_missing MODEL espcn_dynamic SET none EXIT 1
+  MATCH "input 'input': dimension 2 is free \\('height' in 1x3xheightxwidth\\); give the input's shape with --shape input=1x3xHEIGHTxWIDTH"
+  ARGS --repeat 1)
+opsched_user_model_test(user_shape_given MODEL espcn_dynamic SET none EXIT 0
+  MATCH "output +/body/body.5/DepthToSpace:out 1x3x288x192" ARGS --shape input=1x3x96x64 --repeat 1)
+opsched_user_model_test(user_shape_unnamed MODEL audio1d_dynamic SET none EXIT 0
+  MATCH "output +/fc/Gemm:out 1x12" ARGS --shape 1x1x16000 --repeat 1)
+opsched_user_model_test(user_shape_contradicts MODEL espcn_dynamic SET none EXIT 1
+  MATCH "dimension 1 = 4, but the model fixes it at 3" ARGS --shape input=1x4x48x48 --repeat 1)
+opsched_user_model_test(user_shape_batch MODEL espcn_dynamic SET none EXIT 1
+  MATCH "dimension 0 \\(the batch\\) = 2, the batch is 1; set the batch with --batch"
+  ARGS --shape input=2x3x48x48 --repeat 1)
+opsched_user_model_test(user_shape_unknown_input MODEL espcn_dynamic SET none EXIT 1
+  MATCH "--shape names 'image', which is not an input of the model \\(inputs: 'input'\\)"
+  ARGS --shape image=1x3x48x48 --repeat 1)
+opsched_user_model_test(user_shape_malformed MODEL espcn_dynamic SET none EXIT 2
+  MATCH "--shape 'input=1x3x48xW': 'W' is not a dimension" ARGS --shape input=1x3x48xW --repeat 1)
+opsched_user_model_test(user_shape_batch_flag MODEL espcn_dynamic SET none EXIT 0
+  MATCH "output +/body/body.5/DepthToSpace:out 2x3x144x144" ARGS --shape input=2x3x48x48 --batch 2 --repeat 1)
+# A schedule made for one input size is refused for another, naming both.
+set(um_schedule ${CMAKE_CURRENT_BINARY_DIR}/user_espcn_48x48.schedule.json)
+opsched_user_model_test(user_shape_schedule_write MODEL espcn_dynamic SET none EXIT 0 MATCH "espcn"
+  ARGS schedule --shape input=1x3x48x48 --scheduler ios -o ${um_schedule})
+opsched_user_model_test(user_shape_schedule_other_size MODEL espcn_dynamic SET none EXIT 1
+  MATCH "it was made for inputs input=1x3x48x48; the model's inputs here are input=1x3x64x64"
+  ARGS --shape input=1x3x64x64 --schedule ${um_schedule} --repeat 1)
+set_tests_properties(cli.user_shape_schedule_other_size PROPERTIES DEPENDS cli.user_shape_schedule_write)
