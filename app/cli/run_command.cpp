@@ -133,18 +133,23 @@ std::string testDataFolder(const std::string& dir)
         "--input " + dir + ": holds neither input_0.pb nor a test_data_set_0 folder (the ONNX test-data layout)");
 }
 
-// --shape, completed from --input's data: an input --shape leaves out takes its data file's shape
-// (by the file's name, or as the only input), with the batch --batch gives.
+// --shape, completed from --input's data: an input with free dimensions that --shape leaves out
+// takes its data file's shape (by the file's name, or as the only input), with the batch --batch
+// gives. Inputs of fixed size keep it (data of another size is refused naming both, later).
 InputShapes shapesWithTestData(const RunOptions& o)
 {
     InputShapes shapes = o.shapes;
     if (o.input.empty())
         return shapes;
+    const auto free = freeInputs(o.model, o.batch);
+    if (free.empty())
+        return shapes;
     const TestDataSet set = readTestDataSet(testDataFolder(o.input));
     for (const auto& t : set.inputs) {
-        const std::string name = set.inputs.size() == 1 && t.name.empty() ? std::string() : t.name;
-        if ((name.empty() && set.inputs.size() > 1) || shapes.count(name) || (name.empty() && !shapes.empty())
-            || t.shape.rank() == 0)
+        const bool only = set.inputs.size() == 1 && free.size() == 1;
+        const std::string name = only ? free.front().name : t.name;
+        const bool isFree = std::any_of(free.begin(), free.end(), [&](const FreeInput& f) { return f.name == name; });
+        if (!isFree || shapes.count(name) || (shapes.count("") && only) || t.shape.rank() == 0)
             continue;
         std::vector<std::int64_t> dims = t.shape.dims;
         dims[0] = o.batch;

@@ -165,7 +165,8 @@ Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
         fail(opName, "conv kernel, stride and dilation must be positive");
     if (in.rank() == 5) {
         const auto& d = in.dims;
-        return Shape { d[0], c.outChannels, windowOut(d[2], c.padFront, c.padBack, c.kernelD, c.strideD, c.dilationD, false),
+        return Shape { d[0], c.outChannels,
+            windowOut(d[2], c.padFront, c.padBack, c.kernelD, c.strideD, c.dilationD, false),
             windowOut(d[3], c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false),
             windowOut(d[4], c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false) };
     }
@@ -516,8 +517,9 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
 {
     std::vector<Shape> out;
     if (const auto* c = std::get_if<Conv2d>(&layer.params)) {
-        out.push_back(in.rank() == 5 ? Shape { c->outChannels, in.channels() / c->groups, c->kernelD, c->kernelH, c->kernelW }
-                                     : Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
+        out.push_back(in.rank() == 5
+                ? Shape { c->outChannels, in.channels() / c->groups, c->kernelD, c->kernelH, c->kernelW }
+                : Shape { c->outChannels, in.channels() / c->groups, c->kernelH, c->kernelW });
         if (c->bias)
             out.push_back(Shape { c->outChannels });
     } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {

@@ -389,7 +389,7 @@ std::string declaredText(const DeclaredInput& in)
     std::string s;
     for (std::size_t i = 0; i < in.dims.size(); ++i)
         s += (i ? "x" : "")
-            + (in.dims[i] > 0          ? std::to_string(in.dims[i])
+            + (in.dims[i] > 0               ? std::to_string(in.dims[i])
                     : in.symbols[i].empty() ? std::string("?")
                                             : in.symbols[i]);
     return s;

@@ -69,8 +69,8 @@ WindowGeometry windowGeometry(
         if (pads.empty())
             pads.assign(2 * n, 0);
         if (pads.size() != 2 * n)
-            throw NodeError("pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n)
-                + "-D window");
+            throw NodeError(
+                "pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n) + "-D window");
         for (std::size_t d = 0; d < n; ++d) {
             g.padBegin.push_back(checkedWindowValue(pads[d], 0, "pad"));
             g.padEnd.push_back(checkedWindowValue(pads[d + n], 0, "pad"));
@@ -81,8 +81,8 @@ WindowGeometry windowGeometry(
         throw NodeError("unknown auto_pad '" + autoPad + "'");
     for (std::size_t d = 0; d < n; ++d) {
         const std::int64_t outSize = (size[d] + g.stride[d] - 1) / g.stride[d];
-        const std::int64_t total = std::max<std::int64_t>(
-            0, (outSize - 1) * g.stride[d] + (kernel[d] - 1) * g.dilation[d] + 1 - size[d]);
+        const std::int64_t total
+            = std::max<std::int64_t>(0, (outSize - 1) * g.stride[d] + (kernel[d] - 1) * g.dilation[d] + 1 - size[d]);
         const std::int64_t small = total / 2, large = total - small;
         g.padBegin.push_back(autoPad == "SAME_UPPER" ? small : large);
         g.padEnd.push_back(autoPad == "SAME_UPPER" ? large : small);

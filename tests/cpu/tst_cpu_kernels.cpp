@@ -59,15 +59,16 @@ std::vector<std::string> runnableZooNetworks()
     return refs;
 }
 
-// model.onnx files under the test command's export folders (empty where they were not made).
+// model.onnx files under the test command's export folders (empty where they were not made); the
+// exports with free input dimensions are left out (their fixed-size twins are there).
 std::vector<std::string> exportedModels()
 {
     namespace fs = std::filesystem;
     std::vector<std::string> files;
-    for (const char* dir : { OPSCHED_TORCHVISION_DATA, OPSCHED_TRANSFORMER_DATA }) {
+    for (const char* dir : { OPSCHED_TORCHVISION_DATA, OPSCHED_TRANSFORMER_DATA, OPSCHED_USER_MODEL_DATA }) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator(dir, ec))
-            if (fs::exists(entry.path() / "model.onnx", ec))
+            if (fs::exists(entry.path() / "model.onnx", ec) && !entry.path().filename().string().ends_with("_dynamic"))
                 files.push_back((entry.path() / "model.onnx").string());
     }
     std::sort(files.begin(), files.end());

@@ -513,7 +513,6 @@ TEST(GpuTensorGeometry, GatherMatchesReference)
     EXPECT_THROW(gatherGeometry({ 10, 6 }, 2, 1, { 10 }), Error);
 }
 
-
 // The CUDA resize kernel's meaning (tensor_kernel_params.h) run on the host.
 std::vector<float> interpretResize(const ResizeTables& t, const std::vector<float>& in)
 {
@@ -664,9 +663,10 @@ TEST(GpuTensorGeometry, ConvTransposeGatherMatchesAScatterReference)
                     continue;
                 for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
                     const std::int64_t ic = g * inPerGroup + icg;
-                    acc += x.data[static_cast<std::size_t>(((n * s.inChannels + ic) * s.inH + hNum / s.strideH) * s.inW
-                               + wNum / s.strideW)]
-                        * w.data[static_cast<std::size_t>(((ic * outPerGroup + ocg) * s.kernelH + kh) * s.kernelW + kw)];
+                    acc += x.data[static_cast<std::size_t>(
+                               ((n * s.inChannels + ic) * s.inH + hNum / s.strideH) * s.inW + wNum / s.strideW)]
+                        * w.data[static_cast<std::size_t>(
+                            ((ic * outPerGroup + ocg) * s.kernelH + kh) * s.kernelW + kw)];
                 }
             }
         }

@@ -115,7 +115,8 @@ TEST(OnnxImportErrors, UnsortedNodesAreSorted)
 TEST(OnnxImportErrors, FreeDimensionsComeFromTheGivenShapes)
 {
     ModelMaker m;
-    m.input("x", { 1, 3, -1, -1 }, onnx::TensorProto::FLOAT, "side").input("t", { 1, -1 }, onnx::TensorProto::FLOAT, "len");
+    m.input("x", { 1, 3, -1, -1 }, onnx::TensorProto::FLOAT, "side")
+        .input("t", { 1, -1 }, onnx::TensorProto::FLOAT, "len");
     m.output("y").output("z");
     m.node("Relu", { "x" }, { "y" }, "relu");
     m.node("Sigmoid", { "t" }, { "z" }, "sigmoid");
@@ -138,8 +139,10 @@ TEST(OnnxImportErrors, FreeDimensionsComeFromTheGivenShapes)
     EXPECT_CONTAINS(error({ { "x", { 1, 3, 5, 7 } }, { "t", { 1, 4 } }, { "q", { 1 } } }),
         "--shape names 'q', which is not an input of the model (inputs: 'x', 't')");
     EXPECT_CONTAINS(error({ { "", { 1, 3, 5, 7 } } }), "--shape without a name needs a model with one input");
-    EXPECT_CONTAINS(error({ { "x", { 1, 4, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 1 = 4, but the model fixes it at 3");
-    EXPECT_CONTAINS(error({ { "x", { 3, 3, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 0 (the batch) = 3, the batch is 1");
+    EXPECT_CONTAINS(
+        error({ { "x", { 1, 4, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 1 = 4, but the model fixes it at 3");
+    EXPECT_CONTAINS(
+        error({ { "x", { 3, 3, 5, 7 } }, { "t", { 1, 4 } } }), "dimension 0 (the batch) = 3, the batch is 1");
     EXPECT_CONTAINS(error({ { "x", { 1, 3, 5 } }, { "t", { 1, 4 } } }), "--shape gives 3 dimensions; the input has 4");
 
     // The free inputs a window asks for, as the file declares them.

@@ -453,7 +453,8 @@ kernels::Conv3dShape conv3dGeometry(
     s.outChannels = outDims[1];
     s.groups = c.groups;
     const std::int64_t kernel[3] { c.kernelD, c.kernelH, c.kernelW }, stride[3] { c.strideD, c.strideH, c.strideW };
-    const std::int64_t pad[3] { c.padFront, c.padTop, c.padLeft }, dilation[3] { c.dilationD, c.dilationH, c.dilationW };
+    const std::int64_t pad[3] { c.padFront, c.padTop, c.padLeft },
+        dilation[3] { c.dilationD, c.dilationH, c.dilationW };
     for (std::size_t d = 0; d < 3; ++d) {
         s.in[d] = inDims[d + 2];
         s.out[d] = outDims[d + 2];
