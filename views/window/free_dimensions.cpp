@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -18,8 +19,8 @@ QString settingsKey(const QString& path)
     return QStringLiteral("freeDimensions/") + QString::fromLatin1(QFileInfo(path).absoluteFilePath().toUtf8().toHex());
 }
 
-// "a=1x3x224x224; b=1x128" -> shapes; throws Error naming the part that does not parse.
-InputShapes parseShapes(const QString& text)
+// "a=1x3x224x224; b=1x128" -> shapes at `batch`; throws Error naming the part that does not parse.
+InputShapes parseShapes(const QString& text, std::int64_t batch)
 {
     InputShapes shapes;
     for (const QString& part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
@@ -29,19 +30,21 @@ InputShapes parseShapes(const QString& text)
     }
     if (shapes.empty())
         throw Error("no shapes given");
+    for (auto& [name, dims] : shapes)
+        dims.front() = batch;
     return shapes;
 }
 
 } // namespace
 
-std::optional<InputShapes> askFreeDimensions(
-    QWidget* parent, const QString& path, const std::vector<FreeInput>& inputs, bool interactive, QString* error)
+std::optional<InputShapes> askFreeDimensions(QWidget* parent, const QString& path, const std::vector<FreeInput>& inputs,
+    std::int64_t batch, bool interactive, QString* error)
 {
     const QString remembered = QSettings().value(settingsKey(path)).toString();
     if (!interactive) {
         try {
             if (!remembered.isEmpty())
-                return parseShapes(remembered);
+                return parseShapes(remembered, batch);
         } catch (const Error& e) {
             *error = QString::fromStdString(e.what());
             return std::nullopt;
@@ -63,15 +66,16 @@ std::optional<InputShapes> askFreeDimensions(
         bool ok = false;
         text = QInputDialog::getText(parent, QObject::tr("Free input dimensions"),
             QObject::tr("%1 leaves input sizes open:\n%2\n\nGive each input's shape as NAME=DxDx... (separate "
-                        "inputs with ';'); dimension 0 is the batch.")
-                .arg(QFileInfo(path).fileName(), lines.join(QLatin1Char('\n'))),
+                        "inputs with ';'); dimension 0 is the batch (%3, set in the Schedules panel).")
+                .arg(QDir::toNativeSeparators(path), lines.join(QLatin1Char('\n')))
+                .arg(batch),
             QLineEdit::Normal, text, &ok);
         if (!ok) {
             *error = QObject::tr("cancelled: no input shapes given");
             return std::nullopt;
         }
         try {
-            return parseShapes(text);
+            return parseShapes(text, batch);
         } catch (const Error& e) {
             QMessageBox::warning(parent, QObject::tr("Free input dimensions"), QString::fromStdString(e.what()));
         }

@@ -18,8 +18,9 @@ namespace opsched {
 // The shapes for `path`'s free inputs. Interactive: a dialog (nullopt when cancelled). Not
 // interactive (tests, scripted runs): the remembered shapes, or nullopt with `error` saying what
 // is missing. A text that does not parse asks again (interactive) or fails naming the problem.
-std::optional<InputShapes> askFreeDimensions(
-    QWidget* parent, const QString& path, const std::vector<FreeInput>& inputs, bool interactive, QString* error);
+// Dimension 0 of every shape is the batch the model is opened at, whatever the text says.
+std::optional<InputShapes> askFreeDimensions(QWidget* parent, const QString& path, const std::vector<FreeInput>& inputs,
+    std::int64_t batch, bool interactive, QString* error);
 
 // Remembers the shapes given for `path` ("" forgets them).
 void rememberFreeDimensions(const QString& path, const QString& text);

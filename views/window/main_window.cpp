@@ -530,7 +530,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
     InputShapes shapes;
     try {
         if (const auto free = freeInputs(ref.toStdString(), batch); !free.empty()) {
-            auto given = askFreeDimensions(this, ref, free, interactive_, &lastError_);
+            auto given = askFreeDimensions(this, ref, free, batch, interactive_, &lastError_);
             if (!given) {
                 if (interactive_ && !lastError_.startsWith(tr("cancelled")))
                     QMessageBox::warning(this, tr("Cannot open model"), lastError_);
