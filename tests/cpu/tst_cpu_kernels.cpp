@@ -152,6 +152,8 @@ TEST(KernelNames, ReferenceImplementationsAreRecognised)
     EXPECT_TRUE(cpu::isReferenceImplementation("ref:any"));
     EXPECT_TRUE(cpu::isReferenceImplementation("convolution ref:any"));
     EXPECT_TRUE(cpu::isReferenceImplementation("sum ref_fused_convolution:any"));
+    EXPECT_TRUE(cpu::isReferenceImplementation("batch_normalization bnorm_ref:any"));
+    EXPECT_FALSE(cpu::isReferenceImplementation("batch_normalization ncsp_bnorm:any"));
     EXPECT_FALSE(cpu::isReferenceImplementation("convolution jit:avx2"));
     EXPECT_FALSE(cpu::isReferenceImplementation("convolution brgconv_1x1:avx512_core"));
     EXPECT_FALSE(cpu::isReferenceImplementation("inner_product x64:gemm:jit"));

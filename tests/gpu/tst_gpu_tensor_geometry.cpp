@@ -591,7 +591,8 @@ TEST(GpuTensorGeometry, ResizeTablesGatherAsTheCpuKernelDoes)
         const auto x = seeded(c.in, 3);
         const auto t = resizeGeometry(c.resize, c.in, c.out);
         std::vector<float> want(static_cast<std::size_t>(test::product(c.out)));
-        cpu::resizeGather(x.data.data(), c.in, want.data(), c.out, cpu::resizeTaps(c.resize, c.in, c.out));
+        cpu::resizeGather(x.data.data(), c.in, cpu::rowMajorStrides(c.in), want.data(), c.out,
+            cpu::resizeTaps(c.resize, c.in, c.out));
         expectNear(interpretResize(t, x.data), want, 1e-5F);
     }
     EXPECT_THROW(resizeGeometry(resizeOf(ResizeMode::Linear, ResizeCoordinates::HalfPixel, { 1, 1, 1, 1, 1, 1, 2 },

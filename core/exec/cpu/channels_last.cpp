@@ -63,6 +63,8 @@ bool runsOnAnyLayout(const Graph& graph, const Op& op)
                     return paddedPoolInputDims(layer, in).empty(); // its zero-padded copy is dense
                 else if constexpr (std::is_same_v<T, Eltwise> || std::is_same_v<T, Identity>)
                     return sameDims;
+                else if constexpr (std::is_same_v<T, Resize>)
+                    return true; // its host kernel follows the output's byte order
                 else if constexpr (std::is_same_v<T, Binary>)
                     return p.kind != BinaryKind::Pow && p.kind != BinaryKind::PRelu // host code, dense
                         && perChannelWeights(graph, layer);

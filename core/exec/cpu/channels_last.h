@@ -3,7 +3,7 @@
 // NCHW activations every convolution pays two transposing reorders, more than the convolution
 // itself on small networks. A 4-D activation with more than one spatial position is channels-last
 // when every op touching it runs on any layout: convolutions (which may read one layout and write
-// the other), pooling, batch normalisation, activations, per-channel binaries and products, and
+// the other), pooling, batch normalisation, activations, resizes, per-channel binaries and products, and
 // channel sums/concatenations of their inputs. Everything else (reshapes, gemm, softmax, slices,
 // transposes, pads, reductions), graph inputs and outputs, and the outputs of merged launches (read
 // as channel slices) stay NCHW. Values with one spatial position are the same bytes either way.

@@ -222,13 +222,12 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
     throw Error(std::string("internal: activation '") + toString(act.kind) + "' has no host kernel");
 }
 
-void resizeGather(
-    const float* in, const Dims& inDims, float* out, const Dims& outDims, const std::vector<AxisTaps>& taps)
+void resizeGather(const float* in, const Dims& inDims, const Dims& inStrides, float* out, const Dims& outDims,
+    const std::vector<AxisTaps>& taps)
 {
     const std::size_t rank = outDims.size();
-    if (rank == 0 || taps.size() != rank || inDims.size() != rank)
+    if (rank == 0 || taps.size() != rank || inDims.size() != rank || inStrides.size() != rank)
         throw Error("internal: resize tables do not match the rank");
-    const Dims inStrides = rowMajorStrides(inDims);
     const std::int64_t last = outDims.back();
     std::int64_t rows = 1;
     for (std::size_t d = 0; d + 1 < rank; ++d)

@@ -41,9 +41,10 @@ bool isHostActivation(ActivationKind kind);
 void applyHostActivation(const Activation& act, float* data, std::int64_t count);
 
 // out[x] = sum over the taps of every axis of the product of their weights times in at their
-// indices (resize_taps.h): nearest, linear and cubic resampling in any number of axes.
-void resizeGather(
-    const float* in, const Dims& inDims, float* out, const Dims& outDims, const std::vector<AxisTaps>& taps);
+// indices (resize_taps.h): nearest, linear and cubic resampling in any number of axes. `out` is
+// dense row-major in outDims; `in` is read through inStrides (any layout, axes in the same order).
+void resizeGather(const float* in, const Dims& inDims, const Dims& inStrides, float* out, const Dims& outDims,
+    const std::vector<AxisTaps>& taps);
 
 // y = x / sqrt(mean(x^2) + eps) * scale over rows of `inner` values (T5's RMS norm); also the
 // plain layer norm ((x - mean) / sqrt(var + eps) * scale + bias) when `center` is set.

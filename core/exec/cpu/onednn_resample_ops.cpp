@@ -6,6 +6,8 @@
 #include "exec/cpu/resize_taps.h"
 #include "util/error.h"
 
+#include <algorithm>
+#include <numeric>
 #include <optional>
 
 namespace opsched::cpu {
@@ -56,11 +58,34 @@ void PrimitiveBuilder::convTranspose(const ConvTranspose2d& c, const Operand& sr
 
 void PrimitiveBuilder::resize(const Resize& r, const Operand& src, const Operand& dst, const Activation& act)
 {
-    requireDense(src, "resize");
-    requireDense(dst, "resize");
-    auto taps = resizeTaps(r, src.dims, dst.dims);
-    const Operand in = src, out = dst;
-    hostStep([in, out, taps = std::move(taps)] { resizeGather(in.data, in.dims, out.data, out.dims, taps); });
+    const auto taps = resizeTaps(r, src.dims, dst.dims);
+    // The kernel writes dense rows: the axes go in the order of the output's bytes (NCHW, or
+    // NHWC for channels-last operands), the input read through its own strides.
+    const std::size_t rank = dst.dims.size();
+    const auto srcStrides = src.strides.empty() ? rowMajorStrides(src.dims) : src.strides;
+    const auto dstStrides = dst.strides.empty() ? rowMajorStrides(dst.dims) : dst.strides;
+    std::vector<std::size_t> order(rank);
+    std::iota(order.begin(), order.end(), std::size_t { 0 });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return dst.dims[a] > 1 && dst.dims[b] > 1 && dstStrides[a] > dstStrides[b];
+    });
+    Dims inDims, inStrides, outDims;
+    std::vector<AxisTaps> axisTaps;
+    for (auto d : order) {
+        inDims.push_back(src.dims[d]);
+        inStrides.push_back(srcStrides[d]);
+        outDims.push_back(dst.dims[d]);
+        axisTaps.push_back(taps[d]);
+    }
+    const auto dense = rowMajorStrides(outDims);
+    for (std::size_t k = 0; k < rank; ++k)
+        if (outDims[k] > 1 && dstStrides[order[k]] != dense[k])
+            throw Error("internal: resize writes dense NCHW or channels-last outputs only");
+    float* out = dst.data;
+    const float* in = src.data;
+    hostStep([in, inDims, inStrides, out, outDims, axisTaps = std::move(axisTaps)] {
+        resizeGather(in, inDims, inStrides, out, outDims, axisTaps);
+    });
     activate(dst, act);
 }
 

@@ -237,8 +237,13 @@ void PrimitiveBuilder::batchNorm(const Operand& src, const Operand& dst, const s
         throw Error("batch normalisation needs a channel dimension");
     // oneDNN normalises 3-D to 5-D tensors; other ranks fold their spatial axes into one (the
     // statistics are per channel either way).
+    // Dense operands of another rank than 4 and 5 run as [N, C, rest, 1]: oneDNN 2.6 has JIT
+    // kernels for 4-D and 5-D plain layouts only (3-D runs bnorm_ref, 40 times slower).
     std::vector<std::int64_t> dims = src.dims;
-    if (dims.size() == 2)
+    const bool dense = src.strides.empty() && dst.strides.empty();
+    if (dense && dims.size() != 4 && dims.size() != 5)
+        dims = { dims[0], dims[1], product(dims) / (dims[0] * dims[1]), 1 };
+    else if (dims.size() == 2)
         dims.push_back(1);
     else if (dims.size() > 5)
         dims = { dims[0], dims[1], product(dims) / (dims[0] * dims[1]) };
