@@ -621,10 +621,81 @@ bool isMappedOpType(const std::string& opType)
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
+namespace {
+
+// Kernel rows and columns that only ever read padding: a dilated convolution on a map smaller
+// than its dilation (DeepLab's ASPP, dilation 12-36 on a 10x10 map) reads real input with its
+// centre tap alone. The taps [lo, hi] that reach the input, per axis; edge taps outside it are
+// dropped exactly (they multiply zeros), with the padding shrunk to keep the output's size.
+struct LiveTaps {
+    std::array<std::int64_t, 2> lo {}, hi {};
+    bool trimmed = false;
+};
+
+LiveTaps liveTaps(const Conv2d& c, const Shape& in2d)
+{
+    LiveTaps t;
+    const std::int64_t n[2] = { in2d.height(), in2d.width() }, k[2] = { c.kernelH, c.kernelW };
+    const std::int64_t s[2] = { c.strideH, c.strideW }, d[2] = { c.dilationH, c.dilationW };
+    const std::int64_t pb[2] = { c.padTop, c.padLeft }, pe[2] = { c.padBottom, c.padRight };
+    for (std::size_t a = 0; a < 2; ++a) {
+        const std::int64_t span = n[a] + pb[a] + pe[a] - ((k[a] - 1) * d[a] + 1);
+        if (span < 0)
+            return {};
+        const std::int64_t out = span / s[a] + 1;
+        auto live = [&](std::int64_t j) { // some output reads input row o * s - pb + j * d in [0, n)
+            const std::int64_t first = -pb[a] + j * d[a], last = (out - 1) * s[a] - pb[a] + j * d[a];
+            if (last < 0 || first >= n[a])
+                return false;
+            const std::int64_t o = first >= 0 ? 0 : (-first + s[a] - 1) / s[a]; // first o reaching row 0
+            return o < out && o * s[a] - pb[a] + j * d[a] < n[a];
+        };
+        std::int64_t lo = 0, hi = k[a] - 1;
+        while (lo <= hi && !live(lo))
+            ++lo;
+        while (hi >= lo && !live(hi))
+            --hi;
+        if (lo > hi || pb[a] - lo * d[a] < 0 || pe[a] - (k[a] - 1 - hi) * d[a] < 0)
+            return {};
+        t.lo[a] = lo;
+        t.hi[a] = hi;
+        t.trimmed = t.trimmed || lo > 0 || hi < k[a] - 1;
+    }
+    return t;
+}
+
+// The convolution and its [O, I, kH, kW] weights with only the live taps.
+void trimTaps(Conv2d& c, std::vector<std::int64_t>& dims, std::vector<float>& weight, const LiveTaps& t)
+{
+    const std::int64_t kh = t.hi[0] - t.lo[0] + 1, kw = t.hi[1] - t.lo[1] + 1;
+    std::vector<float> kept;
+    kept.reserve(static_cast<std::size_t>(dims[0] * dims[1] * kh * kw));
+    for (std::int64_t oi = 0; oi < dims[0] * dims[1]; ++oi)
+        for (std::int64_t y = t.lo[0]; y <= t.hi[0]; ++y)
+            for (std::int64_t x = t.lo[1]; x <= t.hi[1]; ++x)
+                kept.push_back(weight[static_cast<std::size_t>((oi * dims[2] + y) * dims[3] + x)]);
+    c.padTop -= t.lo[0] * c.dilationH;
+    c.padBottom -= (c.kernelH - 1 - t.hi[0]) * c.dilationH;
+    c.padLeft -= t.lo[1] * c.dilationW;
+    c.padRight -= (c.kernelW - 1 - t.hi[1]) * c.dilationW;
+    c.kernelH = kh;
+    c.kernelW = kw;
+    if (kh == 1)
+        c.dilationH = 1;
+    if (kw == 1)
+        c.dilationW = 1;
+    dims[2] = kh;
+    dims[3] = kw;
+    weight = std::move(kept);
+}
+
+} // namespace
+
 void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchNorm, const NodeRef* activation)
 {
     const TensorId x = ctx.activation(inputName(conv, 0), "data");
     ConvSetup s = convSetup(ctx, conv, ctx.shapeOf(x));
+    const LiveTaps live = s.weightDims.size() == 4 ? liveTaps(s.conv, asTwoD(ctx.shapeOf(x))) : LiveTaps {};
     Layer layer = makeLayer(s.conv);
     if (batchNorm) {
         checkBatchNormMode(ctx, *batchNorm);
@@ -650,9 +721,18 @@ void mapConvChain(ImportContext& ctx, const NodeRef& conv, const NodeRef* batchN
             const double b = s.bias ? s.bias->at(o) : 0.0;
             bias[o] = static_cast<float>((b - p[2][o]) * factor + p[1][o]);
         }
-        std::get<Conv2d>(layer.params).bias = true;
+        auto& c = std::get<Conv2d>(layer.params);
+        c.bias = true;
+        if (live.trimmed)
+            trimTaps(c, s.weightDims, weight, live);
         layer.weights = { ctx.newWeight(conv.name + ".weight", Shape(s.weightDims), std::move(weight)),
             ctx.newWeight(conv.name + ".bias", Shape { s.conv.outChannels }, std::move(bias)) };
+    } else if (live.trimmed) {
+        std::vector<float> weight = ctx.constant(inputName(conv, 1), "weight")->toFloats();
+        trimTaps(std::get<Conv2d>(layer.params), s.weightDims, weight, live);
+        layer.weights.push_back(ctx.newWeight(conv.name + ".weight", Shape(s.weightDims), std::move(weight)));
+        if (s.bias)
+            layer.weights.push_back(ctx.weightOf(inputName(conv, 2)));
     } else {
         layer.weights.push_back(ctx.weightOf(inputName(conv, 1)));
         if (s.bias)

@@ -73,6 +73,37 @@ TEST(OnnxImporter, FoldsBatchNormIntoConvWeights)
     EXPECT_EQ(outputShape(g), (Shape { 1, 3, 5, 5 }));
 }
 
+TEST(OnnxImporter, DropsKernelTapsThatOnlyReadPadding)
+{
+    // Dilation 6 on a 5x5 map, "same" padding: every tap but the centre reads padding only, so
+    // the convolution is the centre's 1x1 one. With dilation 2 every tap reaches the input.
+    for (const std::int64_t dilation : { 6, 2 }) {
+        ModelMaker m;
+        m.input("x", { 1, 2, 5, 5 }).ramp("W", { 3, 2, 3, 3 }).weight("b", { 3 }, { 0.5F, -0.5F, 1.0F });
+        auto& conv = m.node("Conv", { "x", "W", "b" }, { "y" }, "conv");
+        ModelMaker::attr(conv, "pads", std::vector<std::int64_t> { dilation, dilation, dilation, dilation });
+        ModelMaker::attr(conv, "dilations", std::vector<std::int64_t> { dilation, dilation });
+        m.output("y", { 1, 3, 5, 5 });
+        const Graph g = importOnnx(m.save());
+        const Op& op = opNamed(g, "conv");
+        const auto& c = std::get<Conv2d>(op.lastLayer().params);
+        EXPECT_EQ(outputShape(g), (Shape { 1, 3, 5, 5 }));
+        const auto w = weightValues(g, op.lastLayer().weights[0]);
+        if (dilation == 2) {
+            EXPECT_EQ(c.kernelH, 3);
+            EXPECT_EQ(c.padTop, 2);
+            EXPECT_EQ(w.size(), 54U);
+            continue;
+        }
+        EXPECT_EQ(c.kernelH, 1);
+        EXPECT_EQ(c.kernelW, 1);
+        EXPECT_EQ(c.padTop + c.padLeft + c.padBottom + c.padRight, 0);
+        ASSERT_EQ(w.size(), 6U);
+        for (std::size_t oi = 0; oi < 6; ++oi) // the ramp's centre values, 0.01 x (index + 1)
+            EXPECT_FLOAT_EQ(w[oi], 0.01F * static_cast<float>(oi * 9 + 4 + 1));
+    }
+}
+
 TEST(OnnxImporter, FusesConvBatchNormRelu)
 {
     ModelMaker m = convModel();
