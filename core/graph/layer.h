@@ -214,12 +214,14 @@ struct Pad {
     friend bool operator==(const Pad&, const Pad&) = default;
 };
 
-enum class ReduceKind : std::uint8_t { Mean, Sum, Max };
+// ArgMax and ArgMin give the index (as an integer-valued float) along their one axis.
+enum class ReduceKind : std::uint8_t { Mean, Sum, Max, ArgMax, ArgMin };
 
 struct Reduce {
     ReduceKind kind = ReduceKind::Mean;
     std::vector<std::int64_t> axes; // empty: all axes
     bool keepDims = true;
+    bool selectLast = false; // ArgMax/ArgMin: the last of equal extremes, not the first
     friend bool operator==(const Reduce&, const Reduce&) = default;
 };
 

@@ -56,6 +56,20 @@ std::array<std::int64_t, 2> pairAttr(
     const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, int spatial);
 std::array<std::int64_t, 4> windowPads(const Attributes& attrs, const Shape& in, std::array<std::int64_t, 2> kernel,
     std::array<std::int64_t, 2> stride, std::array<std::int64_t, 2> dilation, int spatial);
+// Kernel, stride and dilation {height, width} into a convolution-like layer (Conv2d,
+// ConvTranspose2d).
+template <typename Window>
+void setWindow(Window& c, std::array<std::int64_t, 2> kernel, std::array<std::int64_t, 2> stride,
+    std::array<std::int64_t, 2> dilation)
+{
+    c.kernelH = kernel[0];
+    c.kernelW = kernel[1];
+    c.strideH = stride[0];
+    c.strideW = stride[1];
+    c.dilationH = dilation[0];
+    c.dilationW = dilation[1];
+}
+
 // The window layer as an op on x; a 1-D input gets views to and from height 1 around it.
 TensorId addWindowOp(
     ImportContext& ctx, const std::string& name, OpKind kind, TensorId x, Layer layer, std::int64_t outChannels);
@@ -65,6 +79,8 @@ void mapConvTranspose(ImportContext& ctx, const NodeRef& node);
 void mapResize(ImportContext& ctx, const NodeRef& node);
 void mapDepthToSpace(ImportContext& ctx, const NodeRef& node);
 void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node);
+// onnx_einsum.cpp.
+void mapEinsum(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_tensor_ops.cpp.
 void mapGemm(ImportContext& ctx, const NodeRef& node);
@@ -93,5 +109,6 @@ void mapWhere(ImportContext& ctx, const NodeRef& node);
 void mapExpand(ImportContext& ctx, const NodeRef& node);
 void mapGather(ImportContext& ctx, const NodeRef& node);
 void mapReduce(ImportContext& ctx, const NodeRef& node);
+void mapArgExtreme(ImportContext& ctx, const NodeRef& node);
 
 } // namespace opsched::onnx_import

@@ -253,12 +253,7 @@ ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& origin
     const auto pads = windowPads(attrs, in, kernel, stride, dilation, spatial);
     auto& c = s.conv;
     c.outChannels = w[0];
-    c.kernelH = kernel[0];
-    c.kernelW = kernel[1];
-    c.strideH = stride[0];
-    c.strideW = stride[1];
-    c.dilationH = dilation[0];
-    c.dilationW = dilation[1];
+    setWindow(c, kernel, stride, dilation);
     const auto folded = ctx.foldedPads(node.name);
     c.padTop = pads[0] + folded[0];
     c.padLeft = pads[1] + folded[1];
@@ -617,7 +612,7 @@ bool isMappedOpType(const std::string& opType)
         "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
-        "DepthToSpace", "SpaceToDepth", "InstanceNormalization" };
+        "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "ArgMax", "ArgMin", "Einsum" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -780,6 +775,10 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapPad(ctx, node);
     else if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax")
         mapReduce(ctx, node);
+    else if (op == "ArgMax" || op == "ArgMin")
+        mapArgExtreme(ctx, node);
+    else if (op == "Einsum")
+        mapEinsum(ctx, node);
     else if (op == "LayerNormalization")
         mapLayerNormalization(ctx, node);
     else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg"

@@ -335,4 +335,21 @@ void mapReduce(ImportContext& ctx, const NodeRef& node)
     addUnaryOp(ctx, node, OpKind::Reduce, makeLayer(r));
 }
 
+// ArgMax / ArgMin along one axis: integer indices, carried as exact floats like other integers.
+void mapArgExtreme(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    Reduce r;
+    r.kind = node.opType() == "ArgMax" ? ReduceKind::ArgMax : ReduceKind::ArgMin;
+    r.axes = { attrs.getInt("axis", 0) };
+    r.keepDims = attrs.getInt("keepdims", 1) != 0;
+    r.selectLast = attrs.getInt("select_last_index", 0) != 0;
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const auto rank = ctx.shapeOf(x).rank();
+    if (r.axes[0] < -rank || r.axes[0] >= rank)
+        throw NodeError("axis " + std::to_string(r.axes[0]) + " is out of range for " + ctx.shapeOf(x).toString());
+    addUnaryOp(ctx, node, OpKind::Reduce, makeLayer(r));
+    ctx.markInteger(node.proto->output(0));
+}
+
 } // namespace opsched::onnx_import

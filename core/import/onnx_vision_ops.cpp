@@ -137,12 +137,7 @@ void mapConvTranspose(ImportContext& ctx, const NodeRef& node)
         if (pads[d] < 0)
             throw NodeError("output_shape asks for more output than the input gives at the start");
     }
-    c.kernelH = kernel[0];
-    c.kernelW = kernel[1];
-    c.strideH = stride[0];
-    c.strideW = stride[1];
-    c.dilationH = dilation[0];
-    c.dilationW = dilation[1];
+    setWindow(c, kernel, stride, dilation);
     c.padTop = pads[0];
     c.padLeft = pads[1];
     c.padBottom = pads[2];

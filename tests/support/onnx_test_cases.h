@@ -26,7 +26,7 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
     "ReduceMean", "Pad", "BatchNormalization", "Constant", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
     "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample", "DepthToSpace",
-    "SpaceToDepth", "InstanceNormalization",
+    "SpaceToDepth", "InstanceNormalization", "ArgMax", "ArgMin", "Einsum",
     // Transformers' ops on activations.
     "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Not", "Pow", "Cast", "Equal",
     "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax" };
@@ -54,6 +54,12 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_maxpool_2d_dilations", "dilations" },
     { "test_convtranspose_3d", "1-D and 2-D transposed convolution" },
     { "test_resize_tf_crop_and_resize", "'tf_crop_and_resize'" },
+    // ONNX's Einsum cases are float64 (tests/cpu/tst_cpu_einsum.cpp checks float32 contractions).
+    { "test_einsum_batch_diagonal", "data type float64" },
+    { "test_einsum_batch_matmul", "data type float64" },
+    { "test_einsum_inner_prod", "data type float64" },
+    { "test_einsum_sum", "data type float64" },
+    { "test_einsum_transpose", "data type float64" },
     { "test_maxpool_with_argmax_2d_precomputed_pads", "Indices" },
     { "test_maxpool_with_argmax_2d_precomputed_strides", "Indices" },
     { "test_batchnorm_epsilon_training_mode", "training-mode" },

@@ -222,6 +222,25 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
     throw Error(std::string("internal: activation '") + toString(act.kind) + "' has no host kernel");
 }
 
+void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, bool selectLast, float* out)
+{
+    const auto a = static_cast<std::size_t>(axis);
+    const std::int64_t outer = product(inDims, 0, a), len = inDims.at(a), inner = product(inDims, a + 1);
+#pragma omp parallel for schedule(static) if (outer * inner * len >= kParallelElements)
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+            const float* row = in + o * len * inner + i;
+            std::int64_t best = 0;
+            for (std::int64_t k = 1; k < len; ++k) {
+                const float v = row[k * inner], b = row[best * inner];
+                const bool better = largest ? (v > b || (selectLast && v == b)) : (v < b || (selectLast && v == b));
+                if (better)
+                    best = k;
+            }
+            out[o * inner + i] = static_cast<float>(best);
+        }
+}
+
 void resizeGather(const float* in, const Dims& inDims, const Dims& inStrides, float* out, const Dims& outDims,
     const std::vector<AxisTaps>& taps)
 {

@@ -40,6 +40,10 @@ void expand(const float* src, const Dims& srcDims, float* out, const Dims& outDi
 bool isHostActivation(ActivationKind kind);
 void applyHostActivation(const Activation& act, float* data, std::int64_t count);
 
+// The index of the largest (ArgMax) or smallest value along `axis` of dense `in`, as a float;
+// the first of equal ones, or the last with selectLast. out is dense with the axis removed.
+void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, bool selectLast, float* out);
+
 // out[x] = sum over the taps of every axis of the product of their weights times in at their
 // indices (resize_taps.h): nearest, linear and cubic resampling in any number of axes. `out` is
 // dense row-major in outDims; `in` is read through inStrides (any layout, axes in the same order).

@@ -1,5 +1,6 @@
 // The PrimitiveBuilder's upsampling layers: transposed convolution (oneDNN deconvolution) and
-// Resize (host code over the tap tables that the CUDA kernel walks too).
+// Resize (host code over the tap tables that the CUDA kernel walks too); and ArgMax/ArgMin, the
+// segmentation networks' last step (host code).
 #include "exec/cpu/host_kernels.h"
 #include "exec/cpu/kernel_names.h"
 #include "exec/cpu/onednn_ops.h"
@@ -54,6 +55,25 @@ void PrimitiveBuilder::convTranspose(const ConvTranspose2d& c, const Operand& sr
     if (bias)
         args[DNNL_ARG_BIAS] = constant(biasDesc, *bias, pd.bias_desc());
     pushStaged(pd, dnnl::deconvolution_forward(pd), src, dst, std::move(args));
+}
+
+void PrimitiveBuilder::argExtreme(const Reduce& r, const Operand& src, const Operand& dst, const Activation& act)
+{
+    requireDense(src, "argmax");
+    requireDense(dst, "argmax");
+    if (r.axes.size() != 1)
+        throw Error("internal: argmax and argmin take one axis");
+    const auto rank = static_cast<std::int64_t>(src.dims.size());
+    const std::int64_t axis = r.axes.front() < 0 ? r.axes.front() + rank : r.axes.front();
+    if (axis < 0 || axis >= rank)
+        throw Error(
+            "argmax axis " + std::to_string(r.axes.front()) + " is out of range for rank " + std::to_string(rank));
+    const float* in = src.data;
+    float* out = dst.data;
+    hostStep([in, dims = src.dims, axis, largest = r.kind == ReduceKind::ArgMax, last = r.selectLast, out] {
+        cpu::argExtreme(in, dims, static_cast<int>(axis), largest, last, out);
+    });
+    activate(dst, act);
 }
 
 void PrimitiveBuilder::resize(const Resize& r, const Operand& src, const Operand& dst, const Activation& act)

@@ -63,6 +63,9 @@ algorithm reductionAlgorithm(ReduceKind kind)
         return algorithm::reduction_sum;
     case ReduceKind::Max:
         return algorithm::reduction_max;
+    case ReduceKind::ArgMax:
+    case ReduceKind::ArgMin:
+        break; // host code (compileDataLayer runs argExtreme)
     }
     throw Error("unknown reduction kind");
 }

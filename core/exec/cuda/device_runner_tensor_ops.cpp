@@ -173,7 +173,8 @@ struct DeviceRunner::TensorLayerSteps {
     }
     void operator()(const Reduce& p) const
     {
-        const kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
+        kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
+        r.selectLast = p.selectLast ? 1 : 0;
         push([x = x, y = y, r, a = a](cudaStream_t s) { return kernels::reduce(s, x, y, r, a); });
     }
     void operator()(const BatchNorm& p) const

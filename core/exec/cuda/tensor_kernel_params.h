@@ -94,9 +94,11 @@ struct BatchedMatMul {
 };
 
 // One output element per kept index (dense, keptDims), reducing over reducedDims. kind:
-// ReduceKind's value (0 Mean, 1 Sum, 2 Max).
+// ReduceKind's value (0 Mean, 1 Sum, 2 Max, 3 ArgMax, 4 ArgMin: the index in the reduced axes'
+// order, the last of equal extremes with selectLast).
 struct Reduction {
     int kind = 0;
+    int selectLast = 0;
     int keptRank = 0;
     std::int64_t keptDims[kTensorMaxRank] = {};
     std::int64_t keptStrides[kTensorMaxRank] = {}; // into the input

@@ -120,7 +120,8 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
             rest /= r.keptDims[d];
             base += x * r.keptStrides[d];
         }
-        float acc = r.kind == 2 ? -INFINITY : 0.0F;
+        const bool arg = r.kind == 3 || r.kind == 4;
+        float acc = r.kind == 2 ? -INFINITY : 0.0F, best = 0.0F;
         for (std::int64_t j = 0; j < r.reducedCount; ++j) {
             std::int64_t rj = j, off = base;
             for (int d = r.reducedRank - 1; d >= 0; --d) {
@@ -129,7 +130,15 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
                 off += x * r.reducedStrides[d];
             }
             const float v = in[off];
-            acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+            if (arg) {
+                const bool better = j == 0 || (r.kind == 3 ? v > best : v < best) || (r.selectLast && v == best);
+                if (better) {
+                    best = v;
+                    acc = static_cast<float>(j);
+                }
+            } else {
+                acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+            }
         }
         if (r.kind == 0)
             acc /= static_cast<float>(r.reducedCount);
@@ -356,7 +365,7 @@ cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduc
 {
     const std::int64_t total = elementCount(r.keptDims, r.keptRank);
     // Too few outputs to fill the GPU with one thread each, and long sums: a block per output.
-    if (total > 0 && total < 8192 && r.reducedCount >= 512) {
+    if (total > 0 && total < 8192 && r.reducedCount >= 512 && r.kind < 3) {
         const unsigned blocks = static_cast<unsigned>(total < 65535 ? total : 65535);
         reduceBlockKernel<<<blocks, kThreads, 0, stream>>>(in, out, r, act, total);
     } else if (total > 0) {
