@@ -47,7 +47,7 @@ void addUnaryOp(ImportContext& ctx, const NodeRef& node, OpKind kind, Layer laye
 std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int index, int inputOpset);
 
 // Windowed layers (convolution, pooling) on 1-D (NCW) and 2-D (NCHW) inputs, in
-// onnx_op_mapping.cpp. spatialRankOf: 1 or 2 (3 for NCDHW when `volumes`), else NodeError naming `what`. asTwoD: NCW as
+// onnx_window_ops.cpp. spatialRankOf: 1 or 2 (3 for NCDHW when `volumes`), else NodeError naming `what`. asTwoD: NCW as
 // [N, C, 1, W]. pairAttr: a per-axis attribute as {height, width} (a 1-D window's height is
 // `fallback`). windowPads: {top, left, bottom, right} from pads or auto_pad, on the 2-D input.
 int spatialRankOf(const Shape& in, const char* what, bool volumes = false);
@@ -73,6 +73,12 @@ void setWindow(Window& c, std::array<std::int64_t, 2> kernel, std::array<std::in
 // The window layer as an op on x; a 1-D input gets views to and from height 1 around it.
 TensorId addWindowOp(
     ImportContext& ctx, const std::string& name, OpKind kind, TensorId x, Layer layer, std::int64_t outChannels);
+
+// Refuses training-mode batch normalisation and its statistics outputs (onnx_op_mapping.cpp).
+void checkBatchNormMode(ImportContext& ctx, const NodeRef& node);
+
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (onnx_window_ops.cpp).
+void mapPool(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_vision_ops.cpp.
 void mapConvTranspose(ImportContext& ctx, const NodeRef& node);
