@@ -231,7 +231,7 @@ struct ProfileOptions {
 void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
 {
     cmd.add_option("MODEL", o.models, "zoo:NAME[?key=value&...] or model files")->required();
-    addShapeOption(cmd, o.shapes); // for every MODEL
+    addShapeOption(cmd, o.shapes); // for every model file among MODEL
     // Lists are one comma-separated argument, so MODEL arguments after them stay models.
     cmd.add_option("--schedulers", o.schedulerList, "Comma-separated schedulers (default: all)");
     cmd.add_option("--batch,-b", o.batchList, "Comma-separated batch sizes")
@@ -384,7 +384,7 @@ int runProfileCommand(const ProfileOptions& o)
     const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(o.device);
     // Bad model references fail now, not half way through the batch.
     for (const auto& m : o.models)
-        (void)loadModel(m, batches.front(), o.shapes);
+        (void)loadModel(m, batches.front(), m.starts_with(kZooPrefix) ? InputShapes {} : o.shapes);
 
     const profiler::ProfileSettings settings = profileSettings(o);
 

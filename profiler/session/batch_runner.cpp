@@ -74,7 +74,8 @@ BatchRunner::~BatchRunner() = default;
 const BatchRunner::LoadedModel& BatchRunner::model(const std::string& ref, std::int64_t batch)
 {
     if (!loaded_ || loaded_->ref != ref || loaded_->batch != batch) {
-        Graph graph = loadModel(ref, batch, settings_.shapes);
+        // --shape is for the model files among the references; built-in networks have no free dimensions.
+        Graph graph = loadModel(ref, batch, ref.starts_with(kZooPrefix) ? InputShapes {} : settings_.shapes);
         store::ModelRecord record = modelRecord(graph, ref);
         // Made while the previous graph is alive, so the new one has another address: cost models
         // cache per-graph tables keyed by the graph's address (SimulatedStageCost, CachedStageCost).

@@ -23,10 +23,10 @@ set(input --input ${testdata})
 if(SET STREQUAL "none")
   set(input "")
 endif()
-# COMMAND is `run` unless the arguments start with another command (`schedule`, `info`).
+# COMMAND is `run` unless the arguments start with another command (`schedule`, `info`, `profile`).
 set(command run)
 list(GET args 0 first)
-if(first MATCHES "^(schedule|info)$")
+if(first MATCHES "^(schedule|info|profile)$")
   set(command ${first})
   list(REMOVE_AT args 0)
 endif()

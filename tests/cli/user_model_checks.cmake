@@ -74,6 +74,11 @@ opsched_user_model_test(user_shape_malformed MODEL espcn_dynamic SET none EXIT 2
   MATCH "--shape 'input=1x3x48xW': 'W' is not a dimension" ARGS --shape input=1x3x48xW --repeat 1)
 opsched_user_model_test(user_shape_batch_flag MODEL espcn_dynamic SET none EXIT 0
   MATCH "output +/body/body.5/DepthToSpace:out 2x3x144x144" ARGS --shape input=2x3x48x48 --batch 2 --repeat 1)
+# profile: --shape sets the model files' free dimensions and leaves built-in networks alone.
+opsched_user_model_test(user_shape_profile MODEL espcn_dynamic SET none EXIT 0
+  MATCH "2 jobs: [02] run, [02] already in the database, 0 failed"
+  ARGS profile --shape input=1x3x32x32 zoo:squeezenet --schedulers sequential --device sim:v100
+       --db ${CMAKE_CURRENT_BINARY_DIR}/user_shape_profile.db)
 # A schedule made for one input size is refused for another, naming both.
 set(um_schedule ${CMAKE_CURRENT_BINARY_DIR}/user_espcn_48x48.schedule.json)
 opsched_user_model_test(user_shape_schedule_write MODEL espcn_dynamic SET none EXIT 0 MATCH "espcn"
