@@ -576,9 +576,24 @@ int runCommand(RunOptions& o, CLI::App& cmd)
     }
     RunReport report;
     const auto start = Clock::now();
-    const Graph graph = loadModel(o.model, o.batch, shapesWithTestData(o));
+    const Graph graph = [&] {
+        try {
+            return loadModel(o.model, o.batch, o.shapes);
+        } catch (const Error&) {
+            // Free dimensions --shape left open may come from --input's data; the file is read
+            // again only then.
+            InputShapes withData = o.shapes;
+            try {
+                withData = shapesWithTestData(o);
+            } catch (const Error&) { // the load's error says more; bad --input is reported later
+            }
+            if (withData == o.shapes)
+                throw;
+            return loadModel(o.model, o.batch, withData);
+        }
+    }();
     if (const auto why = zoo::costOnlyReason(graph); !why.empty())
-        throw Error(why); // issue 24: never allocate hundreds of GB for a cost-only graph
+        throw Error(why); // never allocate hundreds of GB for a cost-only graph
     report.loadMs = msSince(start);
     if (!o.mapping.empty() && isThroughputMappingFile(o.mapping)) {
         // Several inputs in flight, batches per op and device: its own runner (run_throughput.h).

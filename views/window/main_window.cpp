@@ -527,24 +527,9 @@ bool MainWindow::openModel(const QString& ref, int batch)
         return false;
     }
     std::shared_ptr<const Graph> graph;
-    InputShapes shapes;
-    try {
-        if (const auto free = freeInputs(ref.toStdString(), batch); !free.empty()) {
-            auto given = askFreeDimensions(this, ref, free, batch, interactive_, &lastError_);
-            if (!given) {
-                if (interactive_ && !lastError_.startsWith(tr("cancelled")))
-                    QMessageBox::warning(this, tr("Cannot open model"), lastError_);
-                return false;
-            }
-            shapes = std::move(*given);
-        }
-    } catch (const Error& e) {
-        lastError_ = QString::fromStdString(e.what());
-        if (interactive_)
-            QMessageBox::warning(this, tr("Cannot open model"), lastError_);
-        return false;
-    }
-    {
+    // As it is first; only a file that fails is read again for free input dimensions (most files
+    // have none, and reading a large model twice would double the wait).
+    auto load = [&](const InputShapes& shapes) {
         const WaitCursor wait; // NASNet takes a moment to build
         try {
             graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch, shapes));
@@ -556,6 +541,22 @@ bool MainWindow::openModel(const QString& ref, int batch)
         } catch (const std::exception& e) {
             lastError_ = tr("internal error: %1").arg(QString::fromStdString(e.what()));
         }
+    };
+    load({});
+    std::vector<FreeInput> free;
+    try {
+        if (!graph)
+            free = freeInputs(ref.toStdString(), batch);
+    } catch (const Error&) { // the first error says what is wrong with the file
+    }
+    if (!free.empty()) {
+        auto given = askFreeDimensions(this, ref, free, batch, interactive_, &lastError_);
+        if (!given) {
+            if (interactive_ && !lastError_.startsWith(tr("cancelled")))
+                QMessageBox::warning(this, tr("Cannot open model"), lastError_);
+            return false;
+        }
+        load(*given);
     }
     if (!graph) {
         if (interactive_)
