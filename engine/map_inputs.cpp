@@ -128,7 +128,7 @@ map::MapperOptions::Symmetry symmetryOf(const MapInputOptions& o)
 map::MappingProblem latencyProblem(const Graph& graph, const std::string& devices, const std::string& link,
     const std::string& memory, const CostCacheOptions& cache, const MapInputOptions& o)
 {
-    if (!devicesFromFiles(o)) { // as before issue 24 (measured CPU hand-offs included), then --links
+    if (!devicesFromFiles(o)) { // the device list alone (measured CPU hand-offs included), then --links
         auto p = mappingProblemFor(graph, parseDeviceNames(devices), link, memory, cache);
         if (!o.links.empty()) {
             std::vector<std::string> names;

@@ -1,4 +1,4 @@
-// Where `map` and `compare --devices` take their problem from besides --devices (issue 24):
+// Where `map` and `compare --devices` take their problem from besides --devices:
 // a cost table (--costs), a multi-node topology (--topology), per-pair links (--links), the
 // symmetry breaking of the MILPs (--symmetry), and `--write-costs FILE` to write the costs used.
 // The options themselves are app/cli/map_inputs.h's.

@@ -183,7 +183,7 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_flag("--equal-time", opts->mappers.equalTime,
         "With --devices (latency or throughput): run sa and ea for as long as milp-split took (the paper's "
         "equal runtime)");
-    addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): issue 24's inputs
+    addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): measured costs, topology, links
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 

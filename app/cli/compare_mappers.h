@@ -17,7 +17,7 @@ struct CompareMappersOptions {
     std::int64_t inputs = engine::kMapInputs.def;
     std::size_t maxModuleTasks = engine::kMaxModuleTasks.def; // milp-split's module cap (--max-module-tasks)
     bool equalTime = false; // sa and ea run as long as milp-split took (--equal-time)
-    MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
+    MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry
 };
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& options, const CostCacheOptions& cache, bool json);

@@ -69,7 +69,7 @@ Runner addMapCommand(CLI::App& app)
         std::string output;
         bool json = false;
         CostCacheOptions cache;
-        MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry (issue 24)
+        MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry
     };
     auto opts = std::make_shared<Options>();
     auto* cmd
@@ -123,7 +123,7 @@ Runner addMapCommand(CLI::App& app)
         mo.seed = opts->seed;
         mo.maxModuleTasks = opts->maxModuleTasks;
         mo.symmetry = symmetryOf(opts->files);
-        if (opts->objective == "pipeline") // issue 24's GPT-3 case study (map_pipeline.h)
+        if (opts->objective == "pipeline") // the GPT-3 case study (map_pipeline.h)
             return mapPipelineCommand(graph, problem, opts->mapper, mo, opts->output, opts->json);
         const map::MapResult result = map::runMapper(opts->mapper, problem, mo);
         const double bound = result.lowerBound > 0 ? result.lowerBound : map::lowerBound(problem);

@@ -1,5 +1,5 @@
 // The options of `map` and `compare --devices` that name where the problem comes from besides
-// --devices (issue 24): --costs, --topology, --links, --write-costs, --symmetry. What they do is
+// --devices: --costs, --topology, --links, --write-costs, --symmetry. What they do is
 // the engine's (engine/map_inputs.h).
 #pragma once
 

@@ -43,7 +43,7 @@ Every mode's output is compared with the float32 eager NCHW output and (with --e
 the float64 reference. TF32 is set explicitly for convolutions and GEMMs alike (--tf32 on: both,
 opsched's default; off: neither, opsched's --no-tf32), cudnn.benchmark on.
 
-Transformers (issue 30): --models also takes tests/data/export_transformers.py's models (bert_like,
+Transformers: --models also takes tests/data/export_transformers.py's models (bert_like,
 gpt2_like, t5_like, vit_b_16, convnext_tiny, ...) for `bench`, with --export-dir naming an export made by
 `export_transformers.py --out DIR --batches B --pytorch-ref DEVICE`: the module is built by that
 script, its weights loaded from DIR/<model>.pt (fingerprint checked) and its inputs (token ids, or
@@ -70,7 +70,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
 
 MODELS = ["googlenet", "inception_v3", "resnet50", "mobilenet_v2", "squeezenet1_1"]
-# tests/data/export_transformers.py's models (issue 30): `bench` only, on an export made by
+# tests/data/export_transformers.py's models: `bench` only, on an export made by
 # `export_transformers.py --batches B --pytorch-ref DEVICE` (its weights and inputs are loaded).
 TRANSFORMERS = ["bert_like", "gpt2_like", "t5_like", "vit_b_16", "convnext_tiny", "transformer_encoder", "swin_t"]
 IMAGE_TRANSFORMERS = ["vit_b_16", "convnext_tiny", "swin_t"]  # image input: channels_last applies

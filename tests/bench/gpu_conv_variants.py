@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How opsched's convolutions should run on a GPU, measured side by side in one run (issue 29's
+"""How opsched's convolutions should run on a GPU, measured side by side in one run (the
 first step): every `run --cudnn` variant x model x batch with the sequential plan as one CUDA
 graph, CUDA-event medians and spread, and, from OPSCHED_CUDNN_LOG, which algorithm cuDNN was
 given for each convolution and how much workspace it takes.

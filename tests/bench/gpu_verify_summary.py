@@ -275,7 +275,7 @@ def calibrate_section(rows, raw, results, work):
 
 
 
-# ---------------------------------------------------------------- the like-for-like record (issue 28)
+# ---------------------------------------------------------------- the like-for-like record
 L4L_TF32_BAR = 2e-2   # reported bar: opsched TF32 vs PyTorch TF32, scaled error
 GOAL_SPEARMAN, GOAL_MEAN_ERROR = 0.95, 0.10
 
@@ -605,7 +605,7 @@ def lomo_section(rows, raw, work, out_dir, results, figs):
             table(["held out", "status", "stages", "spearman", "mean |err| %", "calibrate's before", "in-sample rho",
                    "in-sample err %"], out_rows) + "\n"), lines
 
-# ---------------------------------------------------------------- issue 30
+# ---------------------------------------------------------------- transformers, Opara vs Nimble, mappings
 TF_STEPS = {"tfexport", "tfpytorch", "tfopsched", "tfcheck", "tffault", "opara"}
 TF_GRAPH = ("the same graph, weights and input: export_transformers.py's module, its ONNX export, its token ids or "
             "image")
@@ -756,7 +756,7 @@ def mapping_section(rows, raw, results, figs):
 
 
 def merged_pytorch(pytorch, pytorch_tf):
-    """pytorch.json as it leaves the run: issue 28's document, issue 30's under "transformers"."""
+    """pytorch.json as it leaves the run: the like-for-like document, the transformer steps under "transformers"."""
     if pytorch_tf is None:
         return pytorch
     if pytorch is None:
@@ -816,7 +816,7 @@ def main():
     figs = Figures()
     os.makedirs(args.out, exist_ok=True)
     headline = []
-    # The like-for-like record (issue 28): exports, both sides' latencies, correctness, fault, calibration.
+    # The like-for-like record: exports, both sides' latencies, correctness, fault, calibration.
     if steps_run & {"export", "pytorch", "opsched", "check", "fault", "lomo"}:
         parts.append(section("exports", exports_section, args.work, results, figs))
         pt = section("PyTorch", pytorch_l4l, pytorch, figs) if pytorch else {}
@@ -843,7 +843,7 @@ def main():
             parts.append(text)
             headline += lines
         parts.append(section("PyTorch", pytorch_section, pytorch, results))
-        parts.append("headline (issue 28: opsched's best plan and its sequential plan against the best PyTorch "
+        parts.append("headline (like-for-like: opsched's best plan and its sequential plan against the best PyTorch "
                      "figure, same graph, weights, input and precision):\n" +
                      ("\n".join("  " + t for t in headline) if headline else "  none measured") + "\n")
     # Issue 30: transformers like for like, Opara vs Nimble, DiviML over cpu,cuda:0.
@@ -885,7 +885,7 @@ def main():
         parts.append(text)
         headline_tf += lines
     if headline_tf:
-        parts.append("headline (issue 30: transformers, Opara vs Nimble, DiviML on a CPU and a GPU):\n" +
+        parts.append("headline (transformers, Opara vs Nimble, DiviML on a CPU and a GPU):\n" +
                      "\n".join("  " + t for t in headline_tf) + "\n")
     merged = merged_pytorch(pytorch, pytorch_tf)
     if merged is not None:
@@ -908,7 +908,7 @@ def main():
     if "calibrate" in steps_run:
         parts.append(section("calibrate", calibrate_section, rows, raw, results, args.work))
     if targets:
-        parts.append("targets (issue 5):\n" + "\n".join("  " + t for t in targets) + "\n")
+        parts.append("targets:\n" + "\n".join("  " + t for t in targets) + "\n")
     if "calibrate" in steps_run and not os.path.exists(os.path.join(args.out, "calibrate.csv")) and \
             os.path.exists(os.path.join(args.work, "calibrate.csv")):
         with open(os.path.join(args.work, "calibrate.csv")) as src, \

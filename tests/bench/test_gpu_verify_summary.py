@@ -213,7 +213,7 @@ class SummaryTest(unittest.TestCase):
         with open(os.path.join(self.out, "calibrate.csv")) as f:
             self.assertEqual(len(f.read().splitlines()), 6)
 
-    # ---------------------------------------------------------------- issue 30
+    # ---------------------------------------------------------------- transformers, Opara vs Nimble, mappings
     def results_csv(self):
         with open(os.path.join(self.out, "results.csv")) as f:
             return list(csv.DictReader(f))

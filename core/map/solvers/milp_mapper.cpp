@@ -61,7 +61,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
     } else {
         initial = bestListHeuristic(p);
     }
-    // --- symmetry breaking (issue 24; symmetry_cuts.h): the start relabelled to meet the cuts ---
+    // --- symmetry breaking (symmetry_cuts.h): the start relabelled to meet the cuts ---
     const SymmetryClasses symmetry = options.symmetry == Symmetry::None ? SymmetryClasses {} : findSymmetries(p);
     if (!symmetry.empty()) {
         const auto perm = canonicalPermutation(symmetry, latencyValues(p, initial.mapping, options.symmetry));
@@ -204,7 +204,7 @@ MapResult mapMilp(const MappingProblem& p, const MapperOptions& options, const s
         if (total > p.devices[u].memoryBytes)
             m.addRow(row, 'L', p.devices[u].memoryBytes / 1e6);
     }
-    // --- symmetry breaking (issue 24; symmetry_cuts.h): order interchangeable devices and nodes ---
+    // --- symmetry breaking (symmetry_cuts.h): order interchangeable devices and nodes ---
     for (const SymmetryRow& cut : symmetryRows(symmetry, latencyForms(p, x, options.symmetry))) {
         row.cols = cut.cols;
         row.coefs = cut.coefs;

@@ -125,7 +125,7 @@ WindowOutcome solveWindow(const MappingProblem& p, const std::vector<std::uint32
             m.addRow(row, 'L', (p.devices[u].memoryBytes - loads.memory[u]) / 1e6);
     }
     WindowOutcome out;
-    // --- symmetry breaking (issue 24; symmetry_cuts.h), oriented so the warm start meets it ---
+    // --- symmetry breaking (symmetry_cuts.h), oriented so the warm start meets it ---
     if (o.symmetry != Symmetry::None) {
         MappingProblem view = windowView(p, tasks, loads);
         for (std::uint32_t u = 0; u < k; ++u) // devices left out are like no other (no false classes)

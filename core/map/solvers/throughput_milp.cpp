@@ -262,7 +262,7 @@ struct ThroughputMilp {
         }
     }
 
-    // --- symmetry breaking (issue 24; symmetry_cuts.h): interchangeable devices and nodes ordered
+    // --- symmetry breaking (symmetry_cuts.h): interchangeable devices and nodes ordered
     // as the start has them, so the start meets the cuts ---
     void addSymmetryCuts(Symmetry symmetry, const ThroughputMapping& startMapping)
     {
