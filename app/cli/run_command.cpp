@@ -239,11 +239,19 @@ double processCpuMs()
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
-void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o, RunReport& r,
-    const MappingRun* mapping = nullptr)
+// With --check the warm-up runs other inputs and every buffer is poisoned before the run whose
+// outputs are checked (engine/run/run_check.h's warmUpInputs); the timed runs follow.
+void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o,
+    const InjectedFault& fault, RunReport& r, const MappingRun* mapping = nullptr)
 {
+    const bool partitioned = (mapping && mapping->segmented) || (mapping && !mapping->partitions.empty())
+        || !o.cpuPartitions.empty();
+    if (fault.skipWaits && (!partitioned || o.backend == "cuda"))
+        throw Error("--inject-fault skip-waits: this run waits for nothing (it applies to --mapping and "
+                    "--cpu-partitions runs on the CPU)");
     if (mapping && mapping->segmented) {
-        SegmentRunResult s = runMappingSegments(graph, *mapping, inputs.values, o.repeat, !o.noTf32);
+        SegmentRunResult s = runMappingSegments(
+            graph, *mapping, inputs.values, o.repeat, !o.noTf32, SegmentRunChecks { o.check, fault.skipWaits });
         r.prepareMs = s.prepareMs;
         r.latenciesMs = s.latenciesMs;
         r.outputs = std::move(s.outputs);
@@ -255,7 +263,8 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     }
     if (o.backend == "cuda") {
         const auto start = Clock::now();
-        CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn));
+        CudaRunResult c = runOnCuda(
+            graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn), o.check);
         double replayMs = 0.0;
         for (double ms : c.latenciesMs)
             replayMs += ms;
@@ -276,14 +285,21 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     cpuOptions.threads = o.threads;
     cpuOptions.partitions = mapping ? mapping->partitions : parseCpuPartitions(o.cpuPartitions);
     cpuOptions.channelsLast = o.cpuLayout == "channels-last";
+    cpuOptions.skipCrossPartitionWaits = fault.skipWaits;
     cpu::CpuExecutor executor(graph, plan, cpuOptions);
     r.prepareMs = msSince(start);
-    r.outputs = executor.run(inputs.values); // warm-up: first-touch of the arena, caches
+    if (o.check) {
+        executor.run(warmUpInputs(inputs.values)); // warm-up on other data: first touch of the arena, caches
+        executor.poison();
+    }
+    r.outputs = executor.run(inputs.values); // checked; without --check the warm-up
     const double cpuStart = processCpuMs();
     for (int i = 0; i < o.repeat; ++i) {
         const auto t = Clock::now();
-        r.outputs = executor.run(inputs.values);
+        std::vector<std::vector<float>> outputs = executor.run(inputs.values);
         r.latenciesMs.push_back(msSince(t));
+        if (!o.check)
+            r.outputs = std::move(outputs);
     }
     r.cpuMsPerRun = (processCpuMs() - cpuStart) / o.repeat;
     r.timings = executor.lastLaunchTimings();
@@ -473,7 +489,9 @@ void addCheckOptions(CLI::App& cmd, RunOptions& o)
         "--check: more absolute tolerance, as a fraction of each reference output's largest magnitude");
     cmd.add_option("--inject-fault", o.fault,
            "--check, for testing it: make the run differ from its reference, input-seed=N (seeded inputs "
-           "drawn with seed N) or weight=OP (OP's first weight x1.05); the check must then fail")
+           "drawn with seed N), weight=OP[*F] (OP's first weight x F, default 1.05), gelu=tanh (every erf "
+           "GELU approximated), layernorm=unbiased (every layer norm's variance over n - 1) or skip-waits "
+           "(partitions and segments start without waiting for other devices); the check must then fail")
         ->check([](const std::string& spec) { return faultSpecProblem(spec); })
         ->needs(check);
 }
@@ -633,7 +651,7 @@ int runCommand(RunOptions& o, CLI::App& cmd)
         inputs.source = "seeded, seed " + std::to_string(fault.inputSeed) + " (--inject-fault)";
     }
     const std::optional<Graph> faulted = graphWithFault(graph, fault); // the same ops: plans and mappings fit
-    runPlan(faulted ? *faulted : graph, choice.plan, inputs, o, report, mapping ? &*mapping : nullptr);
+    runPlan(faulted ? *faulted : graph, choice.plan, inputs, o, fault, report, mapping ? &*mapping : nullptr);
     if (o.check)
         checkOutputs(graph, inputs, o, report);
     printRunReport(graph, choice, inputs, report, o, mapping ? &*mapping : nullptr);

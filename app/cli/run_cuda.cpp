@@ -1,5 +1,6 @@
 #include "run_cuda.h"
 
+#include "engine/run/run_check.h"
 #include "exec/cpu/tensor_layout.h"
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_runtime_info.h"
@@ -10,7 +11,7 @@
 namespace opsched::cli {
 
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
-    bool tf32, const gpu::ConvVariant& conv)
+    bool tf32, const gpu::ConvVariant& conv, bool check)
 {
     const CudaRuntimeStatus status = queryCudaRuntime();
     if (!status.available)
@@ -25,7 +26,11 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
     if (const std::string notes = executor.notes(); !notes.empty())
         std::cerr << "warning: " << notes << "\n"; // once per run; stdout's format stays as it is
     CudaRunResult r;
-    r.outputs = executor.run(inputs); // also the warm-up
+    if (check) { // warm-up on other data, then a poisoned arena: stale values cannot pass the check
+        executor.run(engine::warmUpInputs(inputs));
+        executor.poison();
+    }
+    r.outputs = executor.run(inputs); // checked; without a check the warm-up
     for (double s : executor.timeReplays(0, repeat))
         r.latenciesMs.push_back(s * 1e3);
     r.arenaBytes = executor.arenaBytes();

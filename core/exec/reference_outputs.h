@@ -16,9 +16,12 @@ namespace opsched {
 std::vector<std::vector<float>> singleDeviceOutputs(const Graph& graph, const std::vector<std::vector<float>>& inputs);
 
 // The default tolerance against it: float32 reordering errors scale with the output's magnitude, and
-// there is no outside data of unknown scale, so the absolute term is 1e-4 x max|ref| instead of a
-// fixed 1e-4 (which lets anything pass on an output of magnitude 1e-3).
-inline constexpr Tolerance kSingleDeviceTolerance { 1e-3, 0.0, 1e-4 };
+// there is no outside data of unknown scale, so the absolute term is a fraction of max|ref|, not a
+// fixed number. The same kernels run on both sides; the mapped runs of the test suite measure 0
+// (bit for bit) on an AMD EPYC with AVX-512 and limited to AVX2, and other core counts change
+// oneDNN's reduction order by float32 rounding (1e-7 of max|ref|), so 1e-5 leaves room for that and
+// no more: a weight x1.01 deep in the model moves the output by 1e-3 of max|ref| and more.
+inline constexpr Tolerance kSingleDeviceTolerance { 1e-5, 0.0, 1e-5 };
 
 // What the reference is, for reports and messages.
 inline constexpr const char* kSingleDeviceReference = "the single-device run (sequential plan, cpu)";

@@ -18,6 +18,7 @@ public:
     {
         return executor_.run(inputs);
     }
+    void poison() override { executor_.poison(); }
     std::int64_t arenaBytes() const override { return executor_.peakArenaBytes(); }
     std::int64_t weightBytes() const override { return executor_.weightBytes(); }
 
@@ -35,6 +36,7 @@ public:
     {
         return executor_.run(inputs); // copies in, replays the segment's CUDA graph, copies out
     }
+    void poison() override { executor_.poison(); }
     std::int64_t arenaBytes() const override { return executor_.arenaBytes(); }
     std::int64_t weightBytes() const override { return executor_.weightBytes(); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace opsched::exec {
 namespace {
@@ -134,9 +135,17 @@ std::string SegmentRunner::segmentLabel(std::size_t s) const
 bool SegmentRunner::inputsReady(std::size_t s) const
 {
     for (TensorId t : subgraphs_[s]->inputs)
-        if (ready_[t.value()] != generation_)
+        if (ready_[t.value()] != generation_ && !(acceptStale_ && ready_[t.value()] != 0))
             return false;
     return true;
+}
+
+void SegmentRunner::poison()
+{
+    std::lock_guard lock(mutex_); // between runs: no worker is running a segment
+    for (auto& v : values_)
+        std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
+    poisonNext_ = true; // the executors on their workers' threads (a CUDA device is per thread)
 }
 
 void SegmentRunner::runSegment(std::size_t s, std::int64_t originNs)
@@ -202,6 +211,7 @@ void SegmentRunner::worker(std::uint32_t device, const SegmentExecutorFactory* f
     std::uint32_t seen = 0;
     for (;;) {
         std::int64_t origin = 0;
+        bool poison = false;
         {
             std::unique_lock lock(mutex_);
             wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -209,7 +219,11 @@ void SegmentRunner::worker(std::uint32_t device, const SegmentExecutorFactory* f
                 break;
             seen = generation_;
             origin = originNs_;
+            poison = poisonRun_;
         }
+        if (poison)
+            for (std::size_t s : mine)
+                executors_[s]->poison();
         for (std::size_t s : mine) {
             {
                 std::unique_lock lock(mutex_);
@@ -253,6 +267,8 @@ std::vector<std::vector<float>> SegmentRunner::run(const std::vector<std::vector
     {
         std::lock_guard lock(mutex_);
         ++generation_;
+        poisonRun_ = poisonNext_;
+        poisonNext_ = false;
         failed_ = false;
         error_ = nullptr;
         for (std::size_t k = 0; k < inputs.size(); ++k) {

@@ -26,6 +26,7 @@ class SegmentExecutor {
 public:
     virtual ~SegmentExecutor() = default;
     virtual std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs) = 0;
+    virtual void poison() { } // its activations NaN, before a checked run (CpuExecutor::poison)
     virtual std::int64_t arenaBytes() const { return 0; } // its activations' memory (host or device)
     virtual std::int64_t weightBytes() const { return 0; } // its weights in the kernels' layouts
 };
@@ -58,6 +59,13 @@ public:
     // rethrown here as Error naming the device and segment; the other workers stop at their next
     // segment, so nothing waits forever, and the runner can run again.
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+
+    // Every published value and every executor's activations NaN, so that a segment the next run
+    // starts before its inputs are published reads NaN, not the last run's values.
+    void poison();
+    // Fault injection (run --inject-fault skip-waits): a segment starts as soon as its inputs were
+    // published in any run, so it may read the last run's values. Never set for a real run.
+    void acceptStaleValues(bool accept) { acceptStale_ = accept; }
 
     const std::vector<Segment>& segments() const { return segments_; }
     const Subgraph& subgraph(std::size_t segment) const { return *subgraphs_[segment]; }
@@ -95,6 +103,8 @@ private:
     int running_ = 0;
     bool stop_ = false;
     bool failed_ = false;
+    bool acceptStale_ = false;
+    bool poisonNext_ = false, poisonRun_ = false; // poison() asked; this run's workers poison first
     std::exception_ptr error_;
     std::vector<std::thread> threads_;
 };

@@ -234,4 +234,21 @@ Graph GraphBuilder::withWeight(const Graph& graph, TensorId weight, std::shared_
     return out;
 }
 
+Graph GraphBuilder::withLayer(
+    const Graph& graph, OpId op, std::size_t layer, LayerParams params, Activation activation)
+{
+    if (!op.valid() || op.value() >= graph.opCount() || layer >= graph.op(op).layers.size())
+        throw GraphError("withLayer: no such op or layer in '" + graph.name() + "'");
+    const Layer& old = graph.op(op).layers[layer];
+    if (old.params.index() != params.index())
+        throw GraphError("withLayer: op '" + graph.op(op).name + "' layer " + std::to_string(layer) + " is a "
+            + old.kindName() + ", not another kind");
+    Graph out = graph;
+    out.instanceId_ = nextInstanceId();
+    Layer& l = out.ops_[op.value()].layers[layer];
+    l.params = std::move(params);
+    l.activation = activation;
+    return out;
+}
+
 } // namespace opsched

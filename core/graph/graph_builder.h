@@ -46,6 +46,12 @@ public:
     // not a weight tensor.
     static Graph withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data);
 
+    // A copy of the graph with one layer's parameters and activation replaced by ones of the same
+    // kind (shapes and costs unchanged): the fault injection's kernel faults (a GELU approximated,
+    // a layer norm's epsilon) are made this way. Throws GraphError when the op or layer does not
+    // exist or the replacement is another kind of layer.
+    static Graph withLayer(const Graph& graph, OpId op, std::size_t layer, LayerParams params, Activation activation);
+
 private:
     void createMissingWeights(
         const std::string& opName, Layer& layer, const Shape& input, std::size_t layerIndex, std::size_t layerCount);

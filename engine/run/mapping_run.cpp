@@ -2,6 +2,7 @@
 
 #include "engine/device_ref.h"
 #include "engine/map_devices.h"
+#include "engine/run/run_check.h"
 
 #include "exec/cuda/cuda_executor.h"
 #include "exec/cuda/cuda_runtime_info.h"
@@ -117,8 +118,8 @@ double measuredSpanMs(const std::vector<cpu::LaunchTiming>& timings)
     return static_cast<double>(last - first) * 1e-6;
 }
 
-SegmentRunResult runMappingSegments(
-    const Graph& graph, const MappingRun& run, const std::vector<std::vector<float>>& inputs, int repeat, bool tf32)
+SegmentRunResult runMappingSegments(const Graph& graph, const MappingRun& run,
+    const std::vector<std::vector<float>>& inputs, int repeat, bool tf32, SegmentRunChecks checks)
 {
     checkCudaDevices(run);
     const auto start = Clock::now();
@@ -130,12 +131,21 @@ SegmentRunResult runMappingSegments(
         return exec::makeCpuSegmentExecutor(sub.graph, run.cores[u]);
     };
     exec::SegmentRunner runner(graph, std::move(segments), run.doc.devices, factory);
+    runner.acceptStaleValues(checks.skipWaits);
     r.prepareMs = msSince(start);
-    r.outputs = runner.run(inputs); // warm-up: first touch of the arenas, caches
+    if (checks.check) {
+        runner.run(warmUpInputs(inputs)); // warm-up on other data: the first touch of the arenas, caches
+        runner.poison();
+        r.outputs = runner.run(inputs);
+    } else {
+        r.outputs = runner.run(inputs); // warm-up
+    }
     for (int i = 0; i < repeat; ++i) {
         const auto t = Clock::now();
-        r.outputs = runner.run(inputs);
+        std::vector<std::vector<float>> outputs = runner.run(inputs);
         r.latenciesMs.push_back(msSince(t));
+        if (!checks.check)
+            r.outputs = std::move(outputs);
     }
     r.segments = runner.segments();
     r.timings = runner.lastTimings();

@@ -46,9 +46,18 @@ struct SegmentRunResult {
     std::int64_t weightBytes = 0; // summed likewise
 };
 
+// How a segmented run is checked: `check` warms up on other inputs and poisons every value and
+// arena before the run whose outputs are returned (engine/run/run_check.h's warmUpInputs);
+// `skipWaits` is the fault injection that lets segments read the last run's values.
+struct SegmentRunChecks {
+    bool check = false;
+    bool skipWaits = false;
+};
+
 // Throws Error before building anything when a cuda device cannot run here (no CUDA build, no
 // device, cuDNN missing), and as the runner does for a segment that cannot be built or fails.
-SegmentRunResult runMappingSegments(
-    const Graph& graph, const MappingRun& run, const std::vector<std::vector<float>>& inputs, int repeat, bool tf32);
+// The outputs are the checked run's with `checks.check`, else the last timed run's.
+SegmentRunResult runMappingSegments(const Graph& graph, const MappingRun& run,
+    const std::vector<std::vector<float>>& inputs, int repeat, bool tf32, SegmentRunChecks checks = {});
 
 } // namespace opsched::engine

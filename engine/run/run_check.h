@@ -16,11 +16,16 @@
 namespace opsched::engine {
 
 // --inject-fault SPEC (docs/cli.md, for testing the check): the run computes something other than
-// its reference, so --check must fail; the reference itself is left alone.
+// its reference, so --check must fail; the reference itself is left alone. The graph faults stand
+// for kernel bugs of a known size; skip-waits stands for a missing synchronisation.
 struct InjectedFault {
     std::string spec; // as given; empty: no fault
     std::uint64_t inputSeed = 0; // input-seed=N: the run's seeded inputs drawn with seed N
-    std::string weightOp; // weight=OP: OP's first weight tensor scaled by kWeightFault
+    std::string weightOp; // weight=OP[*F]: OP's first weight tensor scaled by weightScale
+    double weightScale = 0; // F, kWeightFault when not given
+    bool geluTanh = false; // gelu=tanh: every erf GELU computed with the tanh approximation
+    bool unbiasedNorm = false; // layernorm=unbiased: every layer norm's variance divided by n - 1
+    bool skipWaits = false; // skip-waits: partitions and segments start without waiting for others
 };
 inline constexpr double kWeightFault = 1.05;
 
@@ -28,9 +33,16 @@ inline constexpr double kWeightFault = 1.05;
 std::string faultSpecProblem(const std::string& spec);
 InjectedFault parseFault(const std::string& spec);
 
-// A copy of `graph` with the fault's weight scaled, nothing without a weight fault. Throws Error
-// naming the op when there is no such op or it has no weight.
+// A copy of `graph` with the fault's graph change (a weight scaled, GELUs approximated, layer
+// norms' variance unbiased), nothing for the other faults. Throws Error naming the op when there
+// is no such op or it has no weight, and when the graph has nothing the fault changes.
 std::optional<Graph> graphWithFault(const Graph& graph, const InjectedFault& fault);
+
+// The warm-up's inputs under --check: each input's values in reverse order. The checked run then
+// follows a run on other data and a poisoned arena, so a value it reads before it is written
+// (a missing wait) cannot pass as the last run's; reversed values stay valid ones (token ids in
+// their table, masks 0 and 1).
+std::vector<std::vector<float>> warmUpInputs(const std::vector<std::vector<float>>& inputs);
 
 // The single-device run's outputs, shaped like the graph's outputs (as test data would hold them).
 std::vector<TensorData> singleDeviceReference(const Graph& graph, const std::vector<std::vector<float>>& inputs);

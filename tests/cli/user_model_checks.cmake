@@ -5,7 +5,7 @@
 # ELU, SELU, Softplus, Mish, GELU), video (3-D convolution over NCDHW) and two with free input
 # dimensions. Each runs under every
 # scheduler on the CPU with --check against PyTorch's float64 output; a second input checked
-# against the first one's output, and one deep weight x1.05, must fail. Without the data the tests
+# against the first one's output, and one deep weight x1.01, must fail. Without the data the tests
 # are reported as skipped, never passed.
 set(OPSCHED_USER_MODEL_DATA ${CMAKE_BINARY_DIR}/testdata/usermodels CACHE PATH
   "Folder with <model>/model.onnx and test data from tests/data/export_user_models.py")
@@ -16,9 +16,14 @@ function(opsched_user_model_test name)
   opsched_export_test(${name} KIND user_models MODEL ${T_MODEL} DATA ${T_MODEL} ${T_UNPARSED_ARGUMENTS})
 endfunction()
 
-set(um_check --check --rtol 1e-3 --atol 1e-6 --atol-scale 1e-4 --repeat 1 --threads 1)
-# The one deep network: its float32 error is 1.2e-4 of max|ref| here and 8.9e-5 in ONNX Runtime.
-set(um_check_deep --check --rtol 1e-3 --atol 1e-6 --atol-scale 3e-4 --repeat 1 --threads 1)
+# Tolerances from the measured error (tests/cli/measure_check_errors.py, sequential, ios, ios-merge
+# and nimble plans, 2026-11-28, AMD EPYC with AVX-512 and limited to AVX2), as a fraction of
+# max|ref|: at most 4.1e-6 (deeplabv3 4.1e-6, r3d_18 3.3e-6, unet_small 2.0e-6, the others below
+# 1.4e-6), so 5e-5 (12x and more); r2plus1d_18 1.3e-5, so 2e-4; fcn_resnet50, the one deep network,
+# 1.2e-4 here and 8.9e-5 in ONNX Runtime: its float32 error is the problem's, so 3e-4.
+set(um_check --check --rtol 1e-5 --atol 1e-6 --atol-scale 5e-5 --repeat 1 --threads 1)
+set(um_check_r2plus1d_18 --check --rtol 1e-5 --atol 1e-6 --atol-scale 2e-4 --repeat 1 --threads 1)
+set(um_check_fcn_resnet50 --check --rtol 1e-5 --atol 1e-6 --atol-scale 3e-4 --repeat 1 --threads 1)
 # A deep convolution of each, for the weight fault (the U-Net's: its transposed convolution).
 set(um_fault_fcn_resnet50 /net/backbone/layer3/layer3.0/downsample/downsample.0/Conv)
 set(um_fault_deeplabv3_mobilenet_v3_large /net/backbone/backbone.10/block/block.2/block.2.0/Conv)
@@ -32,10 +37,9 @@ set(um_fault_r2plus1d_18 /layer3/layer3.0/conv1/conv1.0/conv1.0.0/Conv)
 foreach(model fcn_resnet50 deeplabv3_mobilenet_v3_large lraspp_mobilenet_v3_large unet_small espcn fpn_upsample
               audio1d r3d_18 r2plus1d_18 espcn_dynamic audio1d_dynamic)
   set(check ${um_check})
-  set(tol "atol 1e-06 \\+ 0.0001 x max")
-  if(model STREQUAL "fcn_resnet50")
-    set(check ${um_check_deep})
-    set(tol "atol 1e-06 \\+ 0.0003 x max")
+  set(tol "atol 1e-06 \\+ [0-9.e-]+ x max")
+  if(DEFINED um_check_${model})
+    set(check ${um_check_${model}})
   endif()
   set(schedulers sequential greedy ios nimble opara)
   if(model MATCHES "_dynamic$")
@@ -43,13 +47,13 @@ foreach(model fcn_resnet50 deeplabv3_mobilenet_v3_large lraspp_mobilenet_v3_larg
   endif()
   foreach(scheduler ${schedulers})
     opsched_user_model_test(user_${model}_${scheduler} MODEL ${model} EXIT 0
-      MATCH "check +rtol 0.001, ${tol}.* pass" ARGS --scheduler ${scheduler} ${check})
+      MATCH "check +rtol 1e-05, ${tol}.* pass" ARGS --scheduler ${scheduler} ${check})
   endforeach()
   opsched_user_model_test(user_${model}_input_matters MODEL ${model} SET test_data_set_mismatch EXIT 1
     MATCH "FAIL.*error: --check: 1 of 1 outputs differ" ARGS ${check})
   if(DEFINED um_fault_${model})
     opsched_user_model_test(user_${model}_weight_fault MODEL ${model} EXIT 1
-      MATCH "FAIL.*error: --check: 1 of 1 outputs differ" ARGS --inject-fault weight=${um_fault_${model}} ${check})
+      MATCH "FAIL.*error: --check: 1 of 1 outputs differ" ARGS --inject-fault "weight=${um_fault_${model}}*1.01" ${check})
   endif()
 endforeach()
 

@@ -25,6 +25,7 @@ public:
     AlignedBuffer() = default;
     explicit AlignedBuffer(std::size_t bytes)
         : data_(static_cast<std::byte*>(::operator new (std::max<std::size_t>(bytes, 64), std::align_val_t { 64 })))
+        , size_(bytes)
     {
     }
     ~AlignedBuffer()
@@ -33,16 +34,23 @@ public:
             ::operator delete (data_, std::align_val_t { 64 });
     }
     AlignedBuffer(const AlignedBuffer&) = delete;
-    AlignedBuffer(AlignedBuffer&& o) noexcept { std::swap(data_, o.data_); }
+    AlignedBuffer(AlignedBuffer&& o) noexcept
+    {
+        std::swap(data_, o.data_);
+        std::swap(size_, o.size_);
+    }
     AlignedBuffer& operator=(AlignedBuffer&& o) noexcept
     {
         std::swap(data_, o.data_);
+        std::swap(size_, o.size_);
         return *this;
     }
     std::byte* data() const { return data_; }
+    std::size_t size() const { return size_; }
 
 private:
     std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
 };
 
 using exec::isOneOf;
@@ -463,6 +471,9 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
             ++b;
         }
         LaunchWork& w = im.work[i];
+        lastOn[static_cast<std::size_t>(w.partition)] = static_cast<std::int64_t>(i);
+        if (options.skipCrossPartitionWaits)
+            continue;
         for (auto j : plan.launches[i].waitFor)
             if (im.work[j].partition != w.partition)
                 w.waitFor.push_back(j);
@@ -471,7 +482,6 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
                 w.waitFor.push_back(static_cast<std::uint32_t>(lastBeforeBarrier[p]));
         std::sort(w.waitFor.begin(), w.waitFor.end());
         w.waitFor.erase(std::unique(w.waitFor.begin(), w.waitFor.end()), w.waitFor.end());
-        lastOn[static_cast<std::size_t>(w.partition)] = static_cast<std::int64_t>(i);
     }
     im.runner = std::make_unique<PartitionRunner>(options.partitions, im.work, im.builder.steps(), im.engine);
 }
@@ -516,6 +526,20 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
         outputs.emplace_back(p, p + im.graph.tensor(id).shape.elements());
     }
     return outputs;
+}
+
+void CpuExecutor::poison()
+{
+    Impl& im = *impl_;
+    auto fill = [](AlignedBuffer& b) {
+        if (b.size() > 0)
+            std::memset(b.data(), 0xFF, b.size());
+    };
+    fill(im.arena);
+    for (auto& b : im.stagings)
+        fill(b);
+    for (auto& b : im.scratchpads)
+        fill(b);
 }
 
 const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const

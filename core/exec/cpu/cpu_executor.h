@@ -44,6 +44,9 @@ struct CpuOptions {
     // Where oneDNN offers a reference kernel (scalar loops) first, build another layout's JIT
     // kernel instead. Off only to show what the kernel audit (primitives()) reports without it.
     bool avoidReferenceKernels = true;
+    // Fault injection (run --inject-fault skip-waits): launches do not wait for the launches of
+    // other partitions, so a check must fail. Never set for a real run.
+    bool skipCrossPartitionWaits = false;
 };
 
 // When launch `launch` ran in the last run: host steady-clock nanoseconds from the run's start
@@ -76,6 +79,11 @@ public:
     // Inputs and outputs in Graph::inputs() / outputs() order, dense NCHW float32. Throws Error
     // when an input has the wrong number of values.
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+
+    // Fills the activations, staging buffers and scratchpads with NaN (every bit set), so that a
+    // value the next run reads before writing it shows in the outputs instead of the last run's
+    // value. run --check calls it before the run it checks.
+    void poison();
 
     // Per launch, in plan order, from the last run(); empty before the first.
     const std::vector<LaunchTiming>& lastLaunchTimings() const;

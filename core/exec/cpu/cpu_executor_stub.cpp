@@ -29,6 +29,8 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     throw Error("the CPU backend is not built");
 }
 
+void CpuExecutor::poison() { }
+
 const std::vector<LaunchTiming>& CpuExecutor::lastLaunchTimings() const
 {
     static const std::vector<LaunchTiming> none;

@@ -41,6 +41,11 @@ std::vector<std::vector<float>> CudaExecutor::run(const std::vector<std::vector<
     return impl_->runner.run(impl_->exec, inputs);
 }
 
+void CudaExecutor::poison()
+{
+    impl_->runner.poison();
+}
+
 std::vector<double> CudaExecutor::timeReplays(int warmup, int repeats)
 {
     return impl_->runner.time(impl_->exec, warmup, repeats);

@@ -41,6 +41,10 @@ public:
 
     // Inputs and outputs in Graph::inputs() / outputs() order, dense NCHW float32.
     std::vector<std::vector<float>> run(const std::vector<std::vector<float>>& inputs);
+    // Fills the activation arena with NaN (every bit set), so that a value the next run reads
+    // before writing it (a missing event) shows in the outputs; run --check calls it before the
+    // run it checks.
+    void poison();
     // Seconds of `repeats` graph replays after `warmup` ones, each timed with CUDA events (on
     // whatever the inputs hold).
     std::vector<double> timeReplays(int warmup, int repeats);

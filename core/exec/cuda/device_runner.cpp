@@ -591,6 +591,12 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
     return GraphExec(exec);
 }
 
+void DeviceRunner::poison()
+{
+    checkCuda(cudaMemset(arena_.data(), 0xFF, static_cast<std::size_t>(arena_.size())), "poisoning the activation arena");
+    checkCuda(cudaDeviceSynchronize(), "poisoning the activation arena");
+}
+
 std::vector<std::vector<float>> DeviceRunner::run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs)
 {
     const auto& ids = graph_.inputs();

@@ -76,6 +76,8 @@ public:
     // Copies inputs in, replays, copies outputs out; throws Error when an embedding met an id
     // outside its table (the replay wrote zeros for it).
     std::vector<std::vector<float>> run(const GraphExec& exec, const std::vector<std::vector<float>>& inputs);
+    // The activation arena filled with NaN (every bit set), synchronously.
+    void poison();
     // Issues `program` (captured before) eagerly, each launch through `wrap`; then synchronises.
     void runEagerly(const StreamProgram& program, const CudaExecutor::LaunchWrapper& wrap);
     // Seconds per replay, each timed with events and waited for (what one inference costs,
