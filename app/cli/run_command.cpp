@@ -244,8 +244,8 @@ double processCpuMs()
 void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o,
     const InjectedFault& fault, RunReport& r, const MappingRun* mapping = nullptr)
 {
-    const bool partitioned = (mapping && mapping->segmented) || (mapping && !mapping->partitions.empty())
-        || !o.cpuPartitions.empty();
+    const bool partitioned
+        = (mapping && mapping->segmented) || (mapping && !mapping->partitions.empty()) || !o.cpuPartitions.empty();
     if (fault.skipWaits && (!partitioned || o.backend == "cuda"))
         throw Error("--inject-fault skip-waits: this run waits for nothing (it applies to --mapping and "
                     "--cpu-partitions runs on the CPU)");
@@ -263,8 +263,8 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     }
     if (o.backend == "cuda") {
         const auto start = Clock::now();
-        CudaRunResult c = runOnCuda(
-            graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn), o.check);
+        CudaRunResult c
+            = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn), o.check);
         double replayMs = 0.0;
         for (double ms : c.latenciesMs)
             replayMs += ms;

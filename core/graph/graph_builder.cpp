@@ -234,8 +234,7 @@ Graph GraphBuilder::withWeight(const Graph& graph, TensorId weight, std::shared_
     return out;
 }
 
-Graph GraphBuilder::withLayer(
-    const Graph& graph, OpId op, std::size_t layer, LayerParams params, Activation activation)
+Graph GraphBuilder::withLayer(const Graph& graph, OpId op, std::size_t layer, LayerParams params, Activation activation)
 {
     if (!op.valid() || op.value() >= graph.opCount() || layer >= graph.op(op).layers.size())
         throw GraphError("withLayer: no such op or layer in '" + graph.name() + "'");

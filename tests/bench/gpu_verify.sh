@@ -142,8 +142,8 @@ if [ -n "$steps_arg" ]; then
   steps=()
   for s in "${asked[@]}"; do
     case $s in
-      likeforlike | issue28) steps+=("${default_steps[@]}") ;;
-      transformers | issue30) steps+=("${transformer_steps[@]}") ;;
+      likeforlike) steps+=("${default_steps[@]}") ;;
+      transformers) steps+=("${transformer_steps[@]}") ;;
       *) steps+=("$s") ;;
     esac
   done
@@ -442,10 +442,11 @@ step_pytorch() {
 }
 
 # The TF32-on bar for the timed runs (reported): opsched's TF32 output against PyTorch's TF32 output,
-# scaled error <= 2e-2. The TF32-off bar (check, fault; pass/fail): rtol 1e-3 plus 2e-4 x max|ref| (opsched's and
-# PyTorch's own float32 errors, up to 3.5e-5 and 2.7e-5 on the H100, add up; a 5% fault reads 3e-2 or more).
+# scaled error <= 2e-2. The TF32-off bar (check, fault; pass/fail): 2e-4 x max|ref| (opsched's and PyTorch's own
+# float32 errors, up to 3.5e-5 and 2.7e-5 of max|ref| on the H100, add up; a 5% fault reads 3e-2 or more), and
+# rtol 1e-5 (no larger: a relative term of 1e-3 would let the largest logits off by 1e-3 x their size).
 tf32_tolerance=(--rtol 0 --atol 0 --atol-scale 2e-2)
-check_tolerance=(--rtol 1e-3 --atol 1e-6 --atol-scale 2e-4)
+check_tolerance=(--rtol 1e-5 --atol 1e-6 --atol-scale 2e-4)
 
 # A run whose exit status 1 is an outcome, not a failure (a check beyond a report-only bar, or an
 # injected fault that must fail): a second row for LABEL says how it ended.
@@ -571,7 +572,9 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 }
 
-mapping_tolerance=(--rtol 1e-3 --atol 1e-4 --atol-scale 1e-4)
+# cpu,cuda:0 against the CPU's single-device run: cuDNN and oneDNN sum in other orders; not yet
+# measured on a GPU, so the bar stays at 1e-4 x max|ref| until it is.
+mapping_tolerance=(--rtol 1e-5 --atol 0 --atol-scale 1e-4)
 step_mapping() {
   local devices=cpu,cuda:0 extra=(--no-tf32) m dir="" rwnn='zoo:rwnn?gen=er&n=12&modules=4&channels=2&seed=3&res=64'
   [ "$dry" = 1 ] && { devices=cpu:0,cpu:1; extra=(--segments); }
@@ -808,7 +811,7 @@ for s in "${steps[@]}"; do
     compare1) run_step compare1 300 ;;
     compare16) run_step compare16 300 ;;
     calibrate) run_step calibrate 150 ;;
-    # Issue 30's steps; the dry run's CPU takes minutes where the GPU takes seconds.
+    # The transformer steps; the dry run's CPU takes minutes where the GPU takes seconds.
     tfexport) run_step tfexport "$(( dry ? 400 : 200 ))" ;; # ONNX exports and float64 references on the CPU
     tfpytorch) run_step tfpytorch "${TF_PYTORCH_BUDGET:-$(( dry ? 300 : 90 ))}" ;;
     tfopsched) run_step tfopsched "$(( dry ? 400 : 150 ))" ;;

@@ -14,7 +14,7 @@ import re
 import sys
 
 SCHEDULERS = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios", "nimble", "opara"]
-# Issue 5's targets.
+# The GPU record's targets.
 TARGET_SPEEDUP_VS_GRAPH = 1.5   # opsched's best vs PyTorch's CUDA graph, batch 1, inception_v3/googlenet
 TARGET_FLOOR_RATIO = 1.15       # opsched's best vs the critical-path floor, same models and batch
 TARGET_SEARCH_S = {"inception_v3": 5.0, "nasnet_a": 120.0}
@@ -829,7 +829,7 @@ def main():
         if "check" in steps_run:
             parts.append(section("run --check", check_table, rows, raw, results, "check.",
                                  "run --check, TF32 off on both sides: every plan against PyTorch's float32 output "
-                                 "(bar: rtol 1e-3, atol 1e-6, 2e-4 x max|ref|)"))
+                                 "(bar: rtol 1e-5, atol 1e-6, 2e-4 x max|ref|)"))
             for c in results.get("check", []):
                 case = split_case("check." + c["model"] + "." + c["scheduler"])
                 if case:
@@ -846,7 +846,7 @@ def main():
         parts.append("headline (like-for-like: opsched's best plan and its sequential plan against the best PyTorch "
                      "figure, same graph, weights, input and precision):\n" +
                      ("\n".join("  " + t for t in headline) if headline else "  none measured") + "\n")
-    # Issue 30: transformers like for like, Opara vs Nimble, DiviML over cpu,cuda:0.
+    # Transformers like for like, Opara vs Nimble, DiviML over cpu,cuda:0.
     if steps_run & TF_STEPS:
         prec = "fp32" if args.dry_run == "1" else "tf32"
         parts.append(section("transformer exports", tf_exports_section, args.work, results, figs))
@@ -860,7 +860,7 @@ def main():
         if "tfcheck" in steps_run:
             parts.append(section("run --check", check_table, rows, raw, results, "check.",
                                  "transformers: run --check, TF32 off on both sides: every plan against PyTorch's "
-                                 "float32 output (bar: rtol 1e-3, atol 1e-6, 2e-4 x max|ref|)", "tfcheck"))
+                                 "float32 output (bar: rtol 1e-5, atol 1e-6, 2e-4 x max|ref|)", "tfcheck"))
             for c in results.get("check_tfcheck", []):
                 case = split_case("check." + c["model"] + "." + c["scheduler"])
                 if case:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 24 from the command line: `map --write-costs` then `map --costs` gives the same mapping
+"""Cost tables from the command line: `map --write-costs` then `map --costs` gives the same mapping
 (JSON and CSV tables, simulated and paper devices), --links changes one pair only, and the GPT-3
 pipeline study runs on the shipped Fig. 8 topology (replicated vs multi-node, small; `map` and
 `compare --objective pipeline`), and `compare --equal-time` gives sa and ea milp-split's time."""

@@ -48,7 +48,7 @@ TEST(OrderSearch, ExactSearchPastAQuickProofStaysExact)
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
         const auto p = test::randomProblem(900 + seed, 18, 2, 0.3);
         MapperOptions o;
-        o.timeLimitSeconds = 120;
+        o.timeLimitSeconds = 600; // a safety net: CBC proves these in seconds
         const MapResult milp = mapMilp(p, o);
         const MapResult search = mapExactSearch(p, o);
         ASSERT_EQ(search.status, SolveStatus::Optimal) << search.note;

@@ -593,7 +593,8 @@ GraphExec DeviceRunner::capture(const StreamProgram& program)
 
 void DeviceRunner::poison()
 {
-    checkCuda(cudaMemset(arena_.data(), 0xFF, static_cast<std::size_t>(arena_.size())), "poisoning the activation arena");
+    checkCuda(
+        cudaMemset(arena_.data(), 0xFF, static_cast<std::size_t>(arena_.size())), "poisoning the activation arena");
     checkCuda(cudaDeviceSynchronize(), "poisoning the activation arena");
 }
 

@@ -178,12 +178,15 @@ MapResult Splitter::solve(const MappingProblem& sub, double cutoff, bool lead, b
     weightLeft_ = std::max(0.0, weightLeft_ - weight);
     MapperOptions o = o_;
     o.timeLimitSeconds = std::max(0.05, (o_.timeLimitSeconds - elapsed()) * share);
-    if (retryLater) // a first try: most pieces are proven in far less, the rest are retried
+    if (retryLater) { // a first try: most pieces are proven in far less, the rest are retried
         o.timeLimitSeconds = std::min(o.timeLimitSeconds, std::max(0.05, kFirstTryShare * o_.timeLimitSeconds));
+        if (o_.maxNodes) // the same share of a node limit: a retry that does not depend on load
+            o.maxNodes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kFirstTryShare * o_.maxNodes));
+    }
     o.cutoffSeconds = cutoff;
     const bool autoSolver = o_.moduleSolver == MapperOptions::ModuleSolver::Auto;
     MapResult r = autoSolver && sub.taskCount() <= kExactSearchLimit ? mapExactSearch(sub, o) : mapMilp(sub, o);
-    if (retryLater && r.status == SolveStatus::Timeout && !o_.maxNodes) {
+    if (retryLater && r.status == SolveStatus::Timeout) {
         weightLeft_ += weight; // the retry's
         return r;
     }
