@@ -8,7 +8,9 @@
 # The committed corpus is only read: each target grows its own copy under build-fuzz/fuzz-work/.
 # A finding (crash, sanitizer report, leak, timeout) lands in build-fuzz/fuzz-work/TARGET/findings/;
 # keep its input under tests/fuzz/regressions/TARGET/ so the test command replays it. Exit 1 when
-# any target found something.
+# any target found something. Each target's figures (time, executions, coverage, findings, the
+# machine and compiler) are written to tests/fuzz/records/TARGET.json, which is committed;
+# tests/fuzz/fuzz_records.py --write puts them into docs/building.md's table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,6 +36,35 @@ run_target() {
   local seeds=(tests/fuzz/corpus/"$t")
   [ -d tests/fuzz/regressions/"$t" ] && seeds+=(tests/fuzz/regressions/"$t")
   "$bin" "${args[@]}" "$dir/corpus" "${seeds[@]}" >"$dir/log.txt" 2>&1 || true
+}
+
+machine() {
+  local cpu os
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //' || echo unknown)
+  os=$( (. /etc/os-release && echo "$PRETTY_NAME") 2>/dev/null || uname -sr)
+  echo "$cpu, $(nproc) cores, $os"
+}
+
+# tests/fuzz/records/TARGET.json: what the run of TARGET measured.
+write_record() {
+  local t=$1 log="$work/$1/log.txt" findings
+  findings=$(find "$work/$t/findings" -type f | wc -l)
+  mkdir -p tests/fuzz/records
+  python3 - "$t" "$seconds" "$parallel" "$findings" "$(machine)" "$("${CXX:-clang++}" --version 2>/dev/null | head -1)" \
+    "$log" >"tests/fuzz/records/$t.json" <<'PY'
+import datetime, json, re, sys
+target, seconds, parallel, findings, machine, compiler, log = sys.argv[1:]
+text = open(log, errors="replace").read()
+def last(pattern):
+    found = re.findall(pattern, text)
+    return int(found[-1]) if found else None
+print(json.dumps({
+    "target": target, "date": datetime.date.today().isoformat(), "seconds": int(seconds),
+    "parallel": int(parallel), "executions": last(r"stat::number_of_executed_units: (\d+)"),
+    "execs_per_s": last(r"stat::average_exec_per_sec: (\d+)"), "coverage": last(r"cov: (\d+)"),
+    "features": last(r"ft: (\d+)"), "findings": int(findings), "machine": machine, "compiler": compiler,
+}, indent=2))
+PY
 }
 
 summary_line() {
@@ -66,8 +97,10 @@ printf '%-14s %9s %12s %10s %8s %8s %9s\n' target time executions execs/s cov fe
 total=0
 for t in "${targets[@]}"; do
   summary_line "$t"
+  write_record "$t"
   total=$((total + $(find "$work/$t/findings" -type f | wc -l)))
 done
+echo "records: tests/fuzz/records/*.json (tests/fuzz/fuzz_records.py --write updates docs/building.md)"
 if [ "$total" -gt 0 ]; then
   echo "findings: $total (inputs under $work/*/findings/; each log in $work/TARGET/log.txt)"
   exit 1
