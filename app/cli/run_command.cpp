@@ -244,11 +244,11 @@ double processCpuMs()
 void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, const RunOptions& o,
     const InjectedFault& fault, RunReport& r, const MappingRun* mapping = nullptr)
 {
-    const bool partitioned
-        = (mapping && mapping->segmented) || (mapping && !mapping->partitions.empty()) || !o.cpuPartitions.empty();
-    if (fault.skipWaits && (!partitioned || o.backend == "cuda"))
+    const bool waits = (mapping && mapping->segmented) || (mapping && !mapping->partitions.empty())
+        || !o.cpuPartitions.empty() || (o.backend == "cuda" && plan.streams > 1);
+    if (fault.skipWaits && !waits)
         throw Error("--inject-fault skip-waits: this run waits for nothing (it applies to --mapping and "
-                    "--cpu-partitions runs on the CPU)");
+                    "--cpu-partitions runs, and to plans of several streams on cuda)");
     if (mapping && mapping->segmented) {
         SegmentRunResult s = runMappingSegments(
             graph, *mapping, inputs.values, o.repeat, !o.noTf32, SegmentRunChecks { o.check, fault.skipWaits });
@@ -263,8 +263,8 @@ void runPlan(const Graph& graph, const Plan& plan, const RunInputs& inputs, cons
     }
     if (o.backend == "cuda") {
         const auto start = Clock::now();
-        CudaRunResult c
-            = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn), o.check);
+        CudaRunResult c = runOnCuda(graph, plan, inputs.values, o.repeat, !o.noTf32, gpu::parseConvVariant(o.cudnn),
+            CudaRunChecks { o.check, fault.skipWaits });
         double replayMs = 0.0;
         for (double ms : c.latenciesMs)
             replayMs += ms;

@@ -11,7 +11,7 @@
 namespace opsched::cli {
 
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
-    bool tf32, const gpu::ConvVariant& conv, bool check)
+    bool tf32, const gpu::ConvVariant& conv, CudaRunChecks checks)
 {
     const CudaRuntimeStatus status = queryCudaRuntime();
     if (!status.available)
@@ -22,11 +22,12 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
     gpu::CudaOptions options;
     options.tf32 = tf32;
     options.conv = conv;
+    options.skipDependencyWaits = checks.skipWaits;
     gpu::CudaExecutor executor(graph, plan, options);
     if (const std::string notes = executor.notes(); !notes.empty())
         std::cerr << "warning: " << notes << "\n"; // once per run; stdout's format stays as it is
     CudaRunResult r;
-    if (check) { // warm-up on other data, then a poisoned arena: stale values cannot pass the check
+    if (checks.check) { // warm-up on other data, then a poisoned arena: stale values cannot pass the check
         executor.run(engine::warmUpInputs(inputs));
         executor.poison();
     }

@@ -22,9 +22,14 @@ struct CudaRunResult {
 };
 
 // Throws Error (exit 1) when there is no CUDA build, device or cuDNN, suggesting --backend cpu.
-// `check`: the warm-up runs other inputs and the arena is poisoned before the run whose outputs
-// are returned (engine/run/run_check.h).
+// `checks.check`: the warm-up runs other inputs and the arena is poisoned before the run whose
+// outputs are returned (engine/run/run_check.h); `checks.skipWaits`: the fault injection that
+// drops the waits between streams.
+struct CudaRunChecks {
+    bool check = false;
+    bool skipWaits = false;
+};
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
-    bool tf32, const gpu::ConvVariant& conv = {}, bool check = false);
+    bool tf32, const gpu::ConvVariant& conv = {}, CudaRunChecks checks = {});
 
 } // namespace opsched::cli

@@ -86,7 +86,8 @@ private:
         std::string inputNames;
         for (const auto* v : inputs)
             inputNames += (inputNames.empty() ? "'" : ", '") + v->name() + "'";
-        for (const auto& [name, dims] : shapes) {
+        for (const auto& entry : shapes) {
+            const std::string& name = entry.first; // not a structured binding: clang 14 cannot capture one
             if (name.empty() && inputs.size() != 1)
                 throw ImportError("--shape without a name needs a model with one input; this one has "
                     + std::to_string(inputs.size()) + " (" + inputNames + "): give --shape NAME=DIMS");

@@ -146,6 +146,26 @@ TEST(StreamProgram, ProblemsAreFoundInABrokenProgram)
     EXPECT_FALSE(programProblems(twice, plan).empty());
 }
 
+// The fault injection behind run --inject-fault skip-waits on CUDA: without the dependency waits
+// the program still forks and joins (it captures), but the plan's ordering check sees launches
+// that may start before their producers.
+TEST(StreamProgram, WithoutDependencyWaitsConsumersMayRunFirst)
+{
+    const Graph g = twoChains();
+    Plan plan;
+    plan.streams = 2;
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
+        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
+        { { op(g, "c") }, StreamId(0U), { 3 } } };
+    const StreamProgram faulty = buildStreamProgram(g, plan, false);
+    EXPECT_TRUE(programProblems(faulty, plan).empty()) << "forks and joins stay";
+    const auto before = programHappensBefore(faulty, plan.launches.size());
+    EXPECT_FALSE(before[4].test(3)) << "c no longer waits for b2";
+    const auto want = launchHappensBefore(plan);
+    EXPECT_TRUE(want[4].test(3));
+    EXPECT_EQ(buildStreamProgram(g, plan).count(StreamOpKind::Wait), faulty.count(StreamOpKind::Wait) + 1);
+}
+
 TEST(StreamProgram, RefusesAnInvalidPlan)
 {
     const Graph g = twoChains();

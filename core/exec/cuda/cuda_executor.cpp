@@ -20,7 +20,7 @@ struct CudaExecutor::Impl {
     {
         for (std::size_t i = 0; i < plan.launches.size(); ++i)
             runner.compileLaunch(i);
-        program = buildStreamProgram(graph, plan);
+        program = buildStreamProgram(graph, plan, !options.skipDependencyWaits);
         exec = runner.capture(program); // once; every run replays it
         cudaDeviceProp prop {};
         if (cudaGetDeviceProperties(&prop, options.device) == cudaSuccess)

@@ -27,6 +27,9 @@ struct CudaOptions {
     int device = 0;
     bool tf32 = true; // TF32 tensor cores for FP32 convolutions and cuBLAS GEMMs
     ConvVariant conv; // how convolutions run (epilogue, algorithm, workspace)
+    // Fault injection (run --inject-fault skip-waits): launches do not wait for their producers on
+    // other streams (stream_program.h), so a check must fail. Never set for a real run.
+    bool skipDependencyWaits = false;
 };
 
 class CudaExecutor {

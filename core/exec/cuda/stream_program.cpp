@@ -56,7 +56,7 @@ private:
 
 } // namespace
 
-StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan)
+StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan, bool dependencyWaits)
 {
     if (auto problems = validate(graph, plan); !problems.empty())
         throw Error("the plan does not fit " + graph.name() + ": " + problems.front());
@@ -90,7 +90,7 @@ StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan)
             const std::uint32_t s = l.stream.value();
             std::vector<std::uint32_t> waits;
             for (auto w : l.waitFor)
-                if (w >= begin) // earlier segments are ordered by the barrier already
+                if (w >= begin && dependencyWaits) // earlier segments are ordered by the barrier already
                     waits.push_back(w);
             std::sort(waits.begin(), waits.end());
             waits.erase(std::unique(waits.begin(), waits.end()), waits.end());

@@ -37,7 +37,10 @@ struct StreamProgram {
 };
 
 // The program for a plan that validate() accepts for its graph (throws Error otherwise).
-StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan);
+// `dependencyWaits` false is fault injection (run --inject-fault skip-waits): a launch does not
+// wait for the launches of other streams it depends on; forks and joins stay, so the program
+// still captures into one graph, but consumers may run before their producers.
+StreamProgram buildStreamProgram(const Graph& graph, const Plan& plan, bool dependencyWaits = true);
 
 // The launches guaranteed to finish before each launch starts when the program runs as CUDA
 // streams and events do (stream order, event edges), computed from the program alone so tests can
