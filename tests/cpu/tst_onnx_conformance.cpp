@@ -4,9 +4,9 @@
 // numpy.allclose does: |got - want| <= atol + rtol * |want|, rtol 1e-5, atol 1e-5 (no case needs
 // an exception). Set from the measured error: the largest of any passing case is 3.5e-6 absolute
 // (Log; cubic Resize 1.9e-6, LogSoftmax 3.3e-6), 1.4e-6 of the output's largest magnitude
-// (2026-11-28, AMD EPYC with AVX-512 and limited to AVX2). Cases the importer rejects on purpose must be on a known-limits list and fail
-// with the listed reason; every other failure of a supported case fails the test. The summary
-// lists the failures with their largest errors, the known limits and the unsupported cases.
+// (2026-11-28, AMD EPYC with AVX-512 and limited to AVX2). Cases the importer rejects on purpose must be on a
+// known-limits list and fail with the listed reason; every other failure of a supported case fails the test. The
+// summary lists the failures with their largest errors, the known limits and the unsupported cases.
 #include "exec/cpu/cpu_executor.h"
 #include "import/onnx_importer.h"
 #include "import/tensor_proto_io.h"
