@@ -14,7 +14,8 @@ using Runner = std::function<int()>;
 // What each subcommand's file defines: registers the command on `app`, returns its runner.
 using AddCommand = Runner(CLI::App& app);
 AddCommand addInfoCommand, addZooCommand, addDevicesCommand, addCompareCommand, addScheduleCommand, addEvaluateCommand,
-    addRunCommand, addProfileCommand, addExportCommand, addMergeCommand, addCalibrateCommand, addMapCommand;
+    addRunCommand, addProfileCommand, addExportCommand, addMergeCommand, addCalibrateCommand, addMapCommand,
+    addExplainCommand;
 
 // Exit codes, part of the CLI contract (docs/cli.md, "Exit codes").
 inline constexpr int kExitOk = 0;

@@ -2,26 +2,64 @@
 #include "common_options.h"
 #include "compare_mappers.h"
 #include "engine/device_target.h"
+#include "explain_report.h"
 #include "latency_report.h"
 
+#include "engine/device_ref.h"
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
+#include "session/sim_run.h"
 #include "sim/simulator.h"
 #include "store/comparison.h"
 #include "store/store.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <stdexcept>
 
 namespace opsched::cli {
 namespace {
 
+// How many terms `compare --explain` names per scheduler.
+constexpr std::size_t kLeadingTerms = 3;
+
+// --explain: each row's breakdown against sequential (null for sequential itself or without one).
+nlohmann::ordered_json explainJson(const store::RunRecord& sequential, const store::RunRecord& run)
+{
+    const analysis::SpeedupBreakdown r = analysis::explainDifference(sequential, run);
+    nlohmann::ordered_json terms = nlohmann::ordered_json::object();
+    for (const auto& t : r.terms)
+        terms[t.key] = t.ns * 1e-6;
+    return { { "against", "sequential" }, { "difference_ms", r.differenceNs * 1e-6 }, { "terms_ms", terms },
+        { "leading", leadingTerms(r, kLeadingTerms) } };
+}
+
 // `compare --db`: the same side-by-side table, from the runs stored by `profile`.
-int compareFromDatabase(const std::string& path, const store::ComparisonFilter& filter, bool json)
+int compareFromDatabase(const std::string& path, const store::ComparisonFilter& filter, bool json, bool explain)
 {
     store::Store db = store::Store::open(path, store::OpenMode::ReadOnly);
     const auto groups = store::compareRuns(db.runSummaries(), filter);
+    // --explain: the breakdown of each row against the group's sequential run, by run id.
+    std::map<std::int64_t, nlohmann::ordered_json> explained;
+    if (explain)
+        for (const auto& g : groups) {
+            const auto seq = std::find_if(g.rows.begin(), g.rows.end(),
+                [](const store::ComparisonRow& r) { return r.scheduler == "sequential"; });
+            if (seq == g.rows.end())
+                continue;
+            const store::RunRecord base = db.loadRun(seq->run);
+            for (const auto& r : g.rows)
+                if (r.scheduler != "sequential") {
+                    try {
+                        explained[r.run.value()] = explainJson(base, db.loadRun(r.run));
+                    } catch (const std::invalid_argument& e) {
+                        explained[r.run.value()] = { { "error", e.what() } };
+                    }
+                }
+        }
     std::size_t rows = 0;
     for (const auto& g : groups)
         rows += g.rows.size();
@@ -46,6 +84,10 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
                     { "p90_ms", r.latency.p90Ns * 1e-6 }, { "repeats", r.latency.repeats },
                     { "speedup", opt(r.speedup) }, { "average_active_warps", opt(r.averageActiveWarps) },
                     { "warps_vs_sequential", opt(r.warpsVsSequential) } });
+            if (explain)
+                for (auto& jr : jg["results"])
+                    if (const auto it = explained.find(jr["run"].get<std::int64_t>()); it != explained.end())
+                        jr["explain"] = it->second;
             doc["groups"].push_back(std::move(jg));
         }
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -73,6 +115,15 @@ int compareFromDatabase(const std::string& path, const store::ComparisonFilter& 
                 r.latency.p10Ns * 1e-6, r.latency.p90Ns * 1e-6, speedup, warps, gain,
                 static_cast<long long>(r.run.value()));
         }
+        if (explain) {
+            std::printf("why, against sequential (shares of the difference; `explain --runs A,B` for the whole "
+                        "breakdown)\n");
+            for (const auto& r : g.rows)
+                if (const auto it = explained.find(r.run.value()); it != explained.end())
+                    std::printf("  %-13s %s\n", r.scheduler.c_str(),
+                        it->second.contains("error") ? it->second["error"].get<std::string>().c_str()
+                                                     : it->second["leading"].get<std::string>().c_str());
+        }
     }
     return kExitOk;
 }
@@ -83,7 +134,25 @@ struct CompareOptions {
     CostCacheOptions cache;
     std::string db;
     CompareMappersOptions mappers;
+    bool explain = false;
 };
+
+// A scheduler's plan on a simulated device recorded as `profile` records it (for --explain).
+store::RunRecord simulatedRecord(const Graph& graph, const std::string& ref, const SchedulerOutput& out,
+    const SimDevice& device, bool cudaGraph, std::int64_t id)
+{
+    store::RunRecord run;
+    run.id = store::RunId(id);
+    run.model = profiler::modelRecord(graph, ref);
+    run.batch = graph.batch();
+    run.device = profiler::simDeviceRecord(device);
+    run.schedule = store::ScheduleRecord {};
+    run.schedule->scheduler = out.scheduler;
+    profiler::SimRunOptions options;
+    options.sim.cudaGraph = cudaGraph;
+    profiler::fillSimulatedRun(run, graph, out, device, options);
+    return run;
+}
 
 // Every scheduler on `graph` and the device of `o`, side by side (text or JSON).
 int compareSchedulers(const Graph& graph, const CompareOptions& o)
@@ -95,11 +164,28 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
     params.s = o.pruning.s;
     params.lowering = loweringOf(o.pruning);
 
+    if (o.explain && !target.simulated())
+        throw Error("compare --explain on " + target.name()
+            + ": a measured device records no kernels here; profile the schedulers into a database "
+              "(`profile --device cuda:N --db FILE`) and run `compare --db FILE --explain`");
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     double sequential = 0;
+    std::optional<store::RunRecord> sequentialRun;
+    std::vector<std::string> why; // --explain, per scheduler
     for (const auto& name : schedulerNames()) {
         const SchedulerOutput out = runScheduler(name, graph, target.cost(), params);
         const PlanLatency result = target.latency(graph, out.plan);
+        nlohmann::ordered_json explained;
+        if (o.explain) {
+            const store::RunRecord run = simulatedRecord(graph, o.target.model, out,
+                engine::simDeviceFor(o.target.device), o.target.cudaGraph, static_cast<std::int64_t>(why.size() + 1));
+            if (name == "sequential")
+                sequentialRun = run;
+            if (sequentialRun && name != "sequential") {
+                explained = explainJson(*sequentialRun, run);
+                why.push_back(name + "|" + explained["leading"].get<std::string>());
+            }
+        }
         if (name == "sequential")
             sequential = result.median;
         nlohmann::ordered_json r;
@@ -116,6 +202,8 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
         r["search_seconds"] = out.searchSeconds;
         r["states"] = out.states;
         r["transitions"] = out.transitions;
+        if (!explained.is_null())
+            r["explain"] = std::move(explained);
         results.push_back(std::move(r));
     }
     target.flush();
@@ -151,6 +239,13 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
             stages ? std::to_string(stages).c_str() : "-", r["streams"].get<std::uint32_t>(), warps,
             r["search_seconds"].get<double>());
     }
+    if (o.explain) {
+        std::printf("why, against sequential (shares of the difference; docs/explain.md defines the terms)\n");
+        for (const auto& line : why) {
+            const auto bar = line.find('|');
+            std::printf("  %-13s %s\n", line.substr(0, bar).c_str(), line.substr(bar + 1).c_str());
+        }
+    }
     return kExitOk;
 }
 
@@ -184,6 +279,9 @@ Runner addCompareCommand(CLI::App& app)
         "With --devices (latency or throughput): run sa and ea for as long as milp-split took (the paper's "
         "equal runtime)");
     addMapInputOptions(*cmd, opts->mappers.files); // with --devices (or instead of it): measured costs, topology, links
+    cmd->add_flag("--explain", opts->explain,
+        "Add, per scheduler, the leading terms of its difference to sequential (kernel time, overlap, launch "
+        "and synchronisation idle time; simulated devices or --db)");
     // With --db, MODEL is an optional filter; without it, the runner insists on it.
     cmd->get_option("MODEL")->required(false);
 
@@ -201,7 +299,7 @@ Runner addCompareCommand(CLI::App& app)
                 filter.batch = opts->target.batch;
             if (cmd->count("--device") > 0)
                 filter.device = opts->target.device;
-            return compareFromDatabase(opts->db, filter, opts->target.json);
+            return compareFromDatabase(opts->db, filter, opts->target.json, opts->explain);
         }
         if (opts->target.model.empty()) {
             std::cerr << "opsched-cli: compare: MODEL is required (or --db FILE)\n";
@@ -218,6 +316,10 @@ Runner addCompareCommand(CLI::App& app)
                     return kExitUsage;
                 }
         const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
+        if (mappers && opts->explain) {
+            std::cerr << "opsched-cli: compare: --explain applies to the schedulers, not to --devices\n";
+            return kExitUsage;
+        }
         if (mappers)
             return compareMappers(graph, opts->mappers, opts->cache, opts->target.json);
         return compareSchedulers(graph, *opts);

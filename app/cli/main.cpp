@@ -33,6 +33,7 @@ int main(int argc, char** argv)
     add(addEvaluateCommand);
     add(addRunCommand);
     add(addCompareCommand);
+    add(addExplainCommand);
     add(addDevicesCommand);
     add(addProfileCommand);
     add(addExportCommand);
