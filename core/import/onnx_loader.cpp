@@ -6,8 +6,10 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -107,13 +109,58 @@ int checkOpset(const onnx::ModelProto& model)
 
 namespace {
 
+// The rank of a node's output where simple rules give it from its inputs' (-1: unknown): enough to
+// follow ranks from the graph inputs to the windowed ops through the usual layers.
+int outputRank(const onnx::NodeProto& node, const std::function<int(int)>& inputRank,
+    const std::unordered_map<std::string, const onnx::TensorProto*>& initializers)
+{
+    static const std::set<std::string> sameRank { "Relu", "Sigmoid", "Tanh", "LeakyRelu", "Elu", "Selu", "Celu",
+        "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Clip", "Abs", "Neg", "Exp", "Log", "Sqrt", "Erf",
+        "Reciprocal", "Identity", "Dropout", "BatchNormalization", "InstanceNormalization", "LayerNormalization",
+        "Softmax", "LogSoftmax", "Cast", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
+        "GlobalAveragePool", "GlobalMaxPool", "LRN", "Transpose", "Pad", "Resize", "Upsample", "DepthToSpace",
+        "SpaceToDepth", "Concat", "Mish", "ThresholdedRelu", "Not", "Floor", "Ceil", "Round" };
+    static const std::set<std::string> broadcast { "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean",
+        "Where", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "PRelu" };
+    const std::string& op = node.op_type();
+    if (sameRank.count(op))
+        return inputRank(0);
+    if (broadcast.count(op)) {
+        int r = 0;
+        for (int i = 0; i < node.input_size(); ++i) {
+            if (inputRank(i) < 0)
+                return -1;
+            r = std::max(r, inputRank(i));
+        }
+        return r;
+    }
+    if (op == "Gemm" || op == "Flatten")
+        return 2;
+    if (op == "Shape")
+        return 1;
+    if (op == "MatMul") {
+        const int a = inputRank(0), b = inputRank(1);
+        return a >= 2 && b >= 2 ? std::max(a, b) : -1;
+    }
+    if (op == "Reshape" && node.input_size() > 1) {
+        const auto it = initializers.find(node.input(1));
+        if (it != initializers.end() && it->second->dims_size() == 1)
+            return static_cast<int>(it->second->dims(0));
+    }
+    return -1;
+}
+
 // ONNX's own shape inference for convolutions and pools (libonnx 1.12) reads past the end of the
 // input's dimensions when the input has fewer spatial dimensions than the weights or the window
-// attributes say, and crashes (found by fuzzing: a model whose 4-D input was cut to 3-D). So the
-// ranks that are known before inference (graph inputs, initializers, declared value_info) are
-// checked against the weights and the attributes first.
+// attributes say, and crashes (found by fuzzing: a model whose 4-D input was cut to 3-D, and one
+// whose convolution reads a Gemm's 2-D output). So ranks are followed from what is known before
+// inference (graph inputs, initializers, declared value_info) through the usual layers, and each
+// window op's input is checked against its weights and attributes first.
 void checkWindowRanks(const onnx::GraphProto& graph)
 {
+    std::unordered_map<std::string, const onnx::TensorProto*> initializers;
+    for (const auto& t : graph.initializer())
+        initializers[t.name()] = &t;
     std::unordered_map<std::string, int> rank;
     const auto declare = [&](const onnx::ValueInfoProto& v) {
         if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
@@ -134,6 +181,12 @@ void checkWindowRanks(const onnx::GraphProto& graph)
     for (const auto& node : graph.node()) {
         const std::string& op = node.op_type();
         const bool conv = op == "Conv" || op == "ConvTranspose";
+        if (node.output_size() > 0 && !node.output(0).empty() && !rank.count(node.output(0))) {
+            const int r = outputRank(
+                node, [&](int i) { return rankOf(node, i); }, initializers);
+            if (r >= 0)
+                rank[node.output(0)] = r;
+        }
         if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool")
             continue;
         const std::string where = op + " '" + node.name() + "'";

@@ -60,8 +60,8 @@ def last(pattern):
     return int(found[-1]) if found else None
 print(json.dumps({
     "target": target, "date": datetime.date.today().isoformat(), "seconds": int(seconds),
-    "parallel": int(parallel), "executions": last(r"stat::number_of_executed_units: (\d+)"),
-    "execs_per_s": last(r"stat::average_exec_per_sec: (\d+)"), "coverage": last(r"cov: (\d+)"),
+    "parallel": int(parallel), "executions": last(r"stat::number_of_executed_units:\s*(\d+)"),
+    "execs_per_s": last(r"stat::average_exec_per_sec:\s*(\d+)"), "coverage": last(r"cov: (\d+)"),
     "features": last(r"ft: (\d+)"), "findings": int(findings), "machine": machine, "compiler": compiler,
 }, indent=2))
 PY
@@ -70,8 +70,8 @@ PY
 summary_line() {
   local t=$1 log="$work/$1/log.txt"
   local execs cov ft findings rate
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   findings=$(find "$work/$t/findings" -type f | wc -l)

@@ -1,9 +1,15 @@
 #include "runs/run_compare_panel.h"
 
+#include "common/export.h"
+#include "engine/timeline/timeline_breakdown.h"
+#include "runs/speedup_waterfall.h"
+
 #include "timeline/time_ruler.h"
 #include "timeline/timeline_view.h"
 
 #include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -12,6 +18,8 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <stdexcept>
 
 namespace opsched {
 
@@ -28,6 +36,10 @@ RunComparePanel::RunComparePanel(QWidget* parent)
     }
     auto* swap = new QToolButton;
     swap->setText(tr("Swap"));
+    auto* exportButton = new QToolButton;
+    exportButton->setObjectName(QStringLiteral("diffExportBreakdown"));
+    exportButton->setText(tr("Export Breakdown..."));
+    exportButton->setToolTip(tr("Write where the difference comes from: CSV (the terms), PNG or SVG (the chart)"));
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("diffSummary"));
     summary_->setWordWrap(true);
@@ -38,6 +50,7 @@ RunComparePanel::RunComparePanel(QWidget* parent)
     tools->addWidget(new QLabel(tr("B:")));
     tools->addWidget(pickB_, 1);
     tools->addWidget(swap);
+    tools->addWidget(exportButton);
 
     a_ = new TimelineView;
     a_->setObjectName(QStringLiteral("diffTimelineA"));
@@ -74,9 +87,19 @@ RunComparePanel::RunComparePanel(QWidget* parent)
 
     // A over B on the left with all the height, the per-op table beside them (stacked under them,
     // each run had 2-3 rows at 1600x970).
+    // Where the difference comes from: a click on a kernel term shows the op whose kernel time
+    // changed most in both timelines.
+    waterfall_ = new SpeedupWaterfall;
+    connect(waterfall_, &SpeedupWaterfall::termClicked, this, [this](const QString& key) {
+        if (!key.endsWith(QLatin1String("_kernels")) || !waterfall_->hasBreakdown() || opOfLargestChange_ < 0)
+            return;
+        a_->revealOp(static_cast<std::uint32_t>(opOfLargestChange_));
+        b_->revealOp(static_cast<std::uint32_t>(opOfLargestChange_));
+    });
     auto* runs = new QSplitter(Qt::Vertical);
     runs->addWidget(a_);
     runs->addWidget(b_);
+    runs->addWidget(waterfall_);
     runs->setChildrenCollapsible(false);
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(runs);
@@ -95,6 +118,14 @@ RunComparePanel::RunComparePanel(QWidget* parent)
     connect(pickA_, &QComboBox::currentIndexChanged, this, &RunComparePanel::update);
     connect(pickB_, &QComboBox::currentIndexChanged, this, &RunComparePanel::update);
     connect(swap, &QToolButton::clicked, this, [this] { setRuns(pickB_->currentIndex(), pickA_->currentIndex()); });
+    connect(exportButton, &QToolButton::clicked, this, [this] {
+        const QString file = QFileDialog::getSaveFileName(this, tr("Export Breakdown"), QStringLiteral("breakdown.csv"),
+            tr("CSV (*.csv);;PNG image (*.png);;SVG image (*.svg)"));
+        if (file.isEmpty())
+            return;
+        if (const QString error = exportBreakdown(file); !error.isEmpty())
+            summary_->setText(error);
+    });
     update();
 }
 
@@ -154,6 +185,7 @@ void RunComparePanel::update()
         a_->setData(nullptr);
         b_->setData(nullptr);
         model_->setDiff({});
+        waterfall_->setBreakdown(std::nullopt);
         summary_->setText(
             tr("Show two runs in the Timeline (run schedulers, or select stored runs) to compare them here."));
         return;
@@ -197,6 +229,37 @@ void RunComparePanel::update()
         text += tr(" · A and B are the same run");
     summary_->setText(text);
     model_->setDiff(std::move(diff));
+    opOfLargestChange_ = -1;
+    try {
+        const analysis::SpeedupBreakdown breakdown = explainTimelines(*ra.timeline, *rb.timeline);
+        for (const auto& op : breakdown.ops)
+            if (op.opId >= 0) {
+                opOfLargestChange_ = op.opId;
+                break;
+            }
+        waterfall_->setBreakdown(breakdown);
+    } catch (const std::invalid_argument&) {
+        waterfall_->setBreakdown(std::nullopt,
+            tr("No breakdown: a run without kernels (a mapping predicted from per-op costs) has no kernel time to "
+               "split."));
+    }
+}
+
+QString RunComparePanel::exportBreakdown(const QString& file) const
+{
+    if (!waterfall_->hasBreakdown())
+        return tr("Nothing to export: pick two runs with kernels.");
+    const QString header = tr("A: %1 · B: %2").arg(pickA_->currentText(), pickB_->currentText());
+    if (file.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)) {
+        QFile out(file);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text))
+            return tr("cannot write %1").arg(file);
+        out.write(waterfall_->csv().toUtf8());
+        return out.error() == QFileDevice::NoError ? QString() : tr("cannot write %1").arg(file);
+    }
+    const QSize size = waterfall_->size().isEmpty() ? waterfall_->sizeHint() : waterfall_->size();
+    return exportImage(
+        file, size, [this](QPainter& p, const QSize& s) { waterfall_->paintTo(p, s); }, header);
 }
 
 } // namespace opsched

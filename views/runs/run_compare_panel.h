@@ -1,6 +1,6 @@
-// Two runs side by side on one time axis (the longer run's), run A over run B, and the per-op diff
-// table under them. The runs to choose from are those shown in the Timeline this session (results
-// computed in the window and stored runs alike).
+// Two runs side by side on one time axis (the longer run's), run A over run B, the waterfall of
+// where their difference comes from (runs/speedup_waterfall.h) and the per-op diff table. The runs to choose from are
+// those shown in the Timeline this session (results computed in the window and stored runs alike).
 #pragma once
 
 #include "runs/run_diff.h"
@@ -16,6 +16,7 @@ class QTableView;
 
 namespace opsched {
 
+class SpeedupWaterfall;
 class TimelineView;
 
 class RunComparePanel : public QWidget {
@@ -36,6 +37,10 @@ public:
     TimelineView* viewB() const { return b_; }
     RunDiffModel* model() const { return model_; }
     QLabel* summary() const { return summary_; }
+    SpeedupWaterfall* waterfall() const { return waterfall_; }
+    // Writes the breakdown of the shown runs: .csv as its terms, .svg and others as the chart.
+    // Returns an error message, empty on success.
+    QString exportBreakdown(const QString& file) const;
 
 private:
     struct Run {
@@ -48,6 +53,8 @@ private:
     std::vector<Run> runs_;
     QComboBox *pickA_ = nullptr, *pickB_ = nullptr;
     QLabel* summary_ = nullptr;
+    SpeedupWaterfall* waterfall_ = nullptr;
+    std::int64_t opOfLargestChange_ = -1; // the breakdown's op whose kernel time changed most
     TimelineView *a_ = nullptr, *b_ = nullptr;
     RunDiffModel* model_ = nullptr;
     QTableView* table_ = nullptr;
