@@ -30,9 +30,7 @@ map::Link parseLink(const std::string& text)
                 std::string("--link: ") + what + " '" + s + "' is not a non-negative number (GBPS[,LATENCY_US])");
         return v;
     };
-    const double gbps = number(text.substr(0, comma), "bandwidth");
-    if (gbps <= 0)
-        throw Error("--link: the bandwidth must be above 0 GB/s");
+    const double gbps = number(text.substr(0, comma), "bandwidth"); // 0: no link, nothing crosses
     const double us = comma == std::string::npos ? 0.0 : number(text.substr(comma + 1), "latency");
     return { gbps * 1e9, us * 1e-6 };
 }

@@ -4,13 +4,17 @@
 #include "map/problem/cost_table.h"
 #include "map/problem/paper_devices.h"
 #include "map/problem/problem_builder.h"
+#include "map/solvers/heuristic_mappers.h"
 #include "map/solvers/mappers.h"
+#include "map/solvers/milp_mapper.h"
+#include "map_test_support.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 namespace opsched::map {
 namespace {
@@ -132,7 +136,7 @@ TEST(CostTable, MalformedJsonIsRefusedNamingTheRecord)
         std::string::npos);
     EXPECT_NE(json(head
                   + "\"costs\": [{\"op\": \"a\", \"device\": \"d\", \"batch\": 1, \"ms\": 1}], \"links\": "
-                    "[{\"from\": \"d\", \"to\": \"e\", \"gbps\": 0}]}")
+                    "[{\"from\": \"d\", \"to\": \"e\", \"gbps\": -1}]}")
                   .find("links[0]: bandwidth"),
         std::string::npos);
 }
@@ -165,6 +169,46 @@ TEST(CostTable, LinksFilesAndPerPairOverrides)
         applyLinks(links, names, { { "a", "z", { 1e9, 0 } } }, "l.csv");
     }).find("'z'"),
         std::string::npos);
+}
+
+// A bandwidth of 0 is no link (the paper's beta = 0): accepted in tables, and no mapper puts a
+// producer and its consumer on the two sides of it; evaluating a mapping that needs it says so.
+TEST(CostTable, ZeroBandwidthIsNoLink)
+{
+    const CostTable t = parseCostTableJson(R"({"format": "opsched-cost-table", "version": 1,
+        "costs": [{"op": "a", "device": "d", "batch": 1, "ms": 1}],
+        "links": [{"from": "d", "to": "e", "gbps": 0, "latency_us": 0}]})",
+        "t.json");
+    ASSERT_EQ(t.links.size(), 1U);
+    EXPECT_FALSE(t.links.front().link.connected());
+    MappingProblem p = test::randomProblem(11, 10, 3, 0.4);
+    p.links[0][1] = p.links[1][0] = Link { 0, 0 };
+    for (const char* mapper : { "met", "greedy", "heft", "sa", "ea", "milp", "milp-split" }) {
+        if ((std::string_view(mapper) == "milp" || std::string_view(mapper) == "milp-split") && !milpAvailable())
+            continue;
+        MapperOptions o;
+        o.maxNodes = 2000;
+        o.iterations = 2000;
+        o.timeLimitSeconds = 600; // a safety net: nodes and iterations are the limits
+        const MapResult r = runMapper(mapper, p, o);
+        ASSERT_TRUE(r.times.feasible) << mapper << ": " << r.times.problem;
+        for (std::uint32_t a = 0; a < p.taskCount(); ++a)
+            for (std::uint32_t b : p.dag.successors[a]) {
+                const auto u = r.mapping.device[a], v = r.mapping.device[b];
+                EXPECT_FALSE((u == 0 && v == 1) || (u == 1 && v == 0)) << mapper << ": edge " << a << "->" << b;
+            }
+    }
+    Mapping across = mapGreedy(p).mapping;
+    for (std::uint32_t a = 0; a < p.taskCount(); ++a)
+        if (!p.dag.successors[a].empty()) {
+            across.device.assign(p.taskCount(), 0);
+            across.device[p.dag.successors[a].front()] = 1;
+            across = mappingWithOrder(p, across.device, *topologicalOrder(p.dag));
+            break;
+        }
+    const MappingTimes times = evaluate(p, across);
+    EXPECT_FALSE(times.feasible);
+    EXPECT_FALSE(times.problem.empty());
 }
 
 TEST(CostTable, PaperPresetsKeepTableTwoRatios)

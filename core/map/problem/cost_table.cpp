@@ -97,8 +97,8 @@ double numberField(const nlohmann::json& j, const char* key, const std::string& 
 
 LinkEntry linkFrom(const std::string& from, const std::string& to, double gbps, double us, const std::string& where)
 {
-    if (!(gbps > 0))
-        throw Error(where + ": bandwidth " + std::to_string(gbps) + " GB/s (must be above 0)");
+    if (!(gbps >= 0)) // 0: no link (the paper's beta = 0): results cannot cross it
+        throw Error(where + ": bandwidth " + std::to_string(gbps) + " GB/s (must be 0, no link, or above)");
     if (us < 0)
         throw Error(where + ": negative latency " + std::to_string(us) + " us");
     if (from == to)

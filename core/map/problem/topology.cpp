@@ -43,8 +43,8 @@ Link linkOf(const Json& j, const std::string& where)
 {
     const double gbps = number(j, "gbps", where);
     const double us = j.contains("latency_us") ? number(j, "latency_us", where) : 0.0;
-    if (!(gbps > 0))
-        throw Error(where + ".gbps: the bandwidth must be above 0 GB/s");
+    if (!(gbps >= 0)) // 0: no link (the paper's beta = 0): results cannot cross it
+        throw Error(where + ".gbps: the bandwidth must be 0 GB/s (no link) or above");
     if (us < 0)
         throw Error(where + ".latency_us: negative latency");
     return { gbps * 1e9, us / 1e6 };

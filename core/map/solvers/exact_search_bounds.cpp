@@ -362,6 +362,10 @@ void Search::prepareWindows()
     if (k_ > kWindowDevices)
         return;
     nodeBound(); // the heads and tails at the root
+    // A root the first passes already prove (a device pair without a link can make the chains
+    // infinite) stops before the heads are computed: no windows are needed then.
+    if (head_[0].size() != k_ || head_[1].size() != k_)
+        return;
     for (std::uint32_t subset = 1; subset < (1U << k_); ++subset) {
         std::vector<std::uint32_t> members;
         for (std::uint32_t u = 0; u < k_; ++u)

@@ -265,9 +265,14 @@ MapResult mapSimulatedAnnealing(const MappingProblem& p, const MapperOptions& op
     for (auto& d : current)
         d = static_cast<std::uint32_t>(rng.below(k));
     double currentCost = fitness(p, current, order);
-    // A random start may be infeasible (memory, links): begin from the fastest devices then.
+    // A random start may be infeasible (memory, links): begin from the fastest devices then, and
+    // where those need a link that is not there (bandwidth 0), from the greedy list mapping.
     if (!std::isfinite(currentCost)) {
         current = fastestDevices(p);
+        currentCost = fitness(p, current, order);
+    }
+    if (!std::isfinite(currentCost)) {
+        current = mapGreedy(p).mapping.device;
         currentCost = fitness(p, current, order);
     }
     auto best = current;
