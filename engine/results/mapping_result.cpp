@@ -5,6 +5,7 @@
 #include "engine/results/throughput_mapping_result.h"
 #include "map/bounds/lower_bound.h"
 #include "map/bridge/mapping_plan.h"
+#include "map/files/mapping_file.h"
 
 #include "map/problem/problem_builder.h"
 #include "map/solvers/mappers.h"
@@ -128,6 +129,17 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
         graph, names, std::vector<int>(mapping.device.begin(), mapping.device.end()), times.makespan, request, summary);
     result->output.plan = map::planForMapping(graph, mapping, times.start);
     result->timeline = std::make_shared<TimelineData>(timelineFromMapping(graph, problem, mapping, times));
+    map::MapResult r;
+    r.mapper = summary.mapper;
+    r.mapping = mapping;
+    r.times = times;
+    r.solveSeconds = summary.solveSeconds;
+    for (const auto s : { map::SolveStatus::Heuristic, map::SolveStatus::Optimal, map::SolveStatus::Feasible,
+             map::SolveStatus::Timeout })
+        if (summary.status == map::toString(s))
+            r.status = s;
+    result->mappingFile = std::make_shared<const nlohmann::ordered_json>(
+        map::mappingToJson(graph, problem, r, summary.lowerBoundMs / 1e3));
     return result;
 }
 

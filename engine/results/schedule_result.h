@@ -9,6 +9,8 @@
 
 #include "schedule/schedulers.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +42,9 @@ struct ScheduleResult {
     std::shared_ptr<const TimelineData> timeline;
     std::shared_ptr<const store::RunRecord> stored; // set for a run read from a results database
     std::optional<MappingView> mapping; // set for a mapper's result (stream u = device u)
+    // A latency mapping's file as `opsched-cli map -o` writes it: what File > Export > Schedule
+    // writes for a mapping (File > Open Mapping and `run --mapping` read it back).
+    std::shared_ptr<const nlohmann::ordered_json> mappingFile;
 };
 
 // A hand-edited (valid) schedule evaluated like a scheduler's result; request.scheduler names it.

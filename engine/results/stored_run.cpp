@@ -196,10 +196,52 @@ std::shared_ptr<const ScheduleResult> resultFromRun(store::RunRecord run)
     return result;
 }
 
+namespace {
+
+// A mapping's predicted timeline as a run on its devices: each op's span as a kernel on the
+// device's stream (stream u = device u), the device list as the device.
+store::RunRecord recordFromMapping(const Graph& graph, const std::string& modelRef, const ScheduleResult& result)
+{
+    store::RunRecord run;
+    run.device.key = run.device.name = result.request.device;
+    run.device.simulated = true;
+    run.model = profiler::modelRecord(graph, modelRef);
+    run.schedule = store::ScheduleRecord {};
+    run.schedule->scheduler = result.request.scheduler;
+    run.batch = result.batch;
+    run.startedAt = run.finishedAt = store::utcNow();
+    run.latenciesNs = { result.latency / kNs };
+    const auto placements = opPlacements(*result.timeline);
+    for (std::size_t op = 0; op < placements.size() && op < graph.opCount(); ++op) {
+        if (!placements[op])
+            continue;
+        store::KernelRecord k;
+        k.start = static_cast<std::int64_t>(placements[op]->start / kNs);
+        k.end = static_cast<std::int64_t>(placements[op]->end / kNs);
+        k.streamId = std::max<std::int64_t>(0, placements[op]->stream);
+        k.opId = static_cast<std::int64_t>(op);
+        k.launchId = static_cast<std::int64_t>(op);
+        k.shortName = toString(graph.ops()[op].kind);
+        const auto device = static_cast<std::size_t>(k.streamId);
+        k.demangledName = graph.ops()[op].name
+            + (result.mapping && device < result.mapping->devices.size() ? " on " + result.mapping->devices[device]
+                                                                         : "");
+        run.kernels.push_back(std::move(k));
+    }
+    std::sort(run.kernels.begin(), run.kernels.end(),
+        [](const store::KernelRecord& x, const store::KernelRecord& y) { return x.start < y.start; });
+    run.notes = "a mapping's prediction: one span per op on its device, no kernels measured";
+    return run;
+}
+
+} // namespace
+
 store::RunRecord recordFromResult(const Graph& graph, const std::string& modelRef, const ScheduleResult& result)
 {
     if (result.stored)
         return *result.stored;
+    if (result.mapping && result.timeline)
+        return recordFromMapping(graph, modelRef, result);
     const SimDevice& device = engine::simDeviceFor(result.request.device); // sim:NAME, sim:FILE.json
     store::RunRecord run;
     run.device = profiler::simDeviceRecord(device);

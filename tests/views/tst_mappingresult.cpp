@@ -2,7 +2,9 @@
 // op at the mapper's times, a flow per transfer; the DAG colours ops by device; the Schedules
 // panel offers the mappers and refuses a single device clearly.
 #include "common/byte_format.h"
+#include "common/export.h"
 #include "dag/dag_view.h"
+#include "engine/results/mapping_file_result.h"
 #include "engine/results/mapping_result.h"
 #include "schedules/schedule_panel.h"
 #include "timeline/range_stats.h"
@@ -14,6 +16,7 @@
 
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace opsched;
@@ -162,6 +165,36 @@ private slots:
         } catch (const Error& e) {
             QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("opsched-cli map")));
         }
+    }
+
+    // File > Export of a mapping: Schedule writes the mapping file (`map -o`'s), which File > Open
+    // Mapping reads back to the same mapping and `evaluate` refuses by name; Chrome Trace and
+    // Kernels CSV write the predicted timeline (the device list is no simulated device to rerun).
+    void mappingExportsAsItsFileAndItsTimeline()
+    {
+        const Graph graph = zoo::build("rwnn?modules=2&n=6&res=64&width=32", 1);
+        ScheduleRequest request;
+        request.scheduler = "map:heft";
+        request.device = "sim:xeon,sim:t4,sim:a100";
+        const auto result = computeMappingResult(graph, request);
+        QVERIFY(result->mappingFile);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("m.json"));
+        QCOMPARE(exportSchedule(file, &graph, *result), QString());
+        const auto reread = loadMappingResult(graph, file.toStdString());
+        QCOMPARE(reread->mapping->deviceOf, result->mapping->deviceOf);
+        QCOMPARE(reread->latency, result->latency);
+        const QString trace = dir.filePath(QStringLiteral("t.json")), csv = dir.filePath(QStringLiteral("k.csv"));
+        QCOMPARE(exportTrace(trace, TraceExport::ChromeTrace, &graph, QStringLiteral("zoo:rwnn"), *result), QString());
+        QCOMPARE(exportTrace(csv, TraceExport::KernelsCsv, &graph, QStringLiteral("zoo:rwnn"), *result), QString());
+        QFile t(trace);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        const QByteArray text = t.readAll();
+        QVERIFY(text.contains(QByteArray::fromStdString(graph.ops().front().name)));
+        QVERIFY(text.contains("sim:xeon,sim:t4,sim:a100"));
+        QFile k(csv);
+        QVERIFY(k.open(QIODevice::ReadOnly));
+        QCOMPARE(k.readAll().count('\n'), static_cast<qsizetype>(graph.opCount() + 1)); // a header, an op each
     }
 
     void panelOffersTheMappersWithADeviceList()

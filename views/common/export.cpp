@@ -73,6 +73,13 @@ QString exportSchedule(const QString& file, const Graph* graph, const ScheduleRe
                 file.toStdString(), profiler::exportRun(*result.stored, profiler::ExportFormat::Schedule));
             return {};
         }
+        if (result.mappingFile) { // a mapping: its file, as `opsched-cli map -o` writes it
+            profiler::writeTextFile(file.toStdString(), result.mappingFile->dump(2) + "\n");
+            return {};
+        }
+        if (result.mapping)
+            return QObject::tr("a throughput mapping has no schedule file here: `opsched-cli map --objective "
+                               "throughput -o FILE` writes one (File > Open Mapping reads it)");
         if (!graph)
             return QObject::tr("open the model first");
         ScheduleDocument doc = result.output.schedule
