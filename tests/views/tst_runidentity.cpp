@@ -81,6 +81,24 @@ private slots:
         QVERIFY(QRegularExpression(QStringLiteral("^[A-Za-z0-9._-]+$")).match(stem).hasMatch());
     }
 
+    // A throughput mapping's latency is all its inputs' makespan: its name says so, and it covers
+    // that many inputs (the Compare view's bar is the time per input).
+    void throughputMappingsSayWhatTheyTime()
+    {
+        ScheduleResult r = result("map:milp-split", "sim:xeon,sim:t4,sim:a100", 1, 11.6e-3);
+        r.mapping = MappingView {};
+        ScheduleResult latency = r;
+        r.request.objective = "throughput";
+        r.request.inputs = 16;
+        QCOMPARE(runLabel(r),
+            QString::fromUtf8("map:milp-split · throughput, 16 inputs · sim:xeon,sim:t4,sim:a100 · batch 1 · 11.6 ms"));
+        QCOMPARE(runLabel(latency), QString::fromUtf8("map:milp-split · sim:xeon,sim:t4,sim:a100 · batch 1 · 11.6 ms"));
+        QVERIFY(runLabel(r) != runLabel(latency));
+        QCOMPARE(inputsCovered(r), std::int64_t(16));
+        QCOMPARE(inputsCovered(latency), std::int64_t(1));
+        QVERIFY(runFileStem(r, QStringLiteral("googlenet")).endsWith(QStringLiteral("_throughput16")));
+    }
+
     void withoutAModelTheTitleIsTheLabel()
     {
         const ScheduleResult r = result("ios", "sim:v100", 1, 1e-3);

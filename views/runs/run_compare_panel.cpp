@@ -85,10 +85,9 @@ RunComparePanel::RunComparePanel(QWidget* parent)
         b_->revealOp(op);
     });
 
-    // A over B on the left with all the height, the per-op table beside them (stacked under them,
-    // each run had 2-3 rows at 1600x970).
     // Where the difference comes from: a click on a kernel term shows the op whose kernel time
-    // changed most in both timelines.
+    // changed most in both timelines. A over B on the left with all the height, the breakdown and
+    // the per-op table beside them (stacked under them, each run had 2-3 rows at 1600x970).
     waterfall_ = new SpeedupWaterfall;
     connect(waterfall_, &SpeedupWaterfall::termClicked, this, [this](const QString& key) {
         if (!key.endsWith(QLatin1String("_kernels")) || !waterfall_->hasBreakdown() || opOfLargestChange_ < 0)
@@ -99,11 +98,16 @@ RunComparePanel::RunComparePanel(QWidget* parent)
     auto* runs = new QSplitter(Qt::Vertical);
     runs->addWidget(a_);
     runs->addWidget(b_);
-    runs->addWidget(waterfall_);
+    // The breakdown over the per-op table, beside the runs: the timelines keep the height.
+    auto* side = new QSplitter(Qt::Vertical);
+    side->addWidget(waterfall_);
+    side->addWidget(table_);
+    side->setChildrenCollapsible(false);
+    side->setStretchFactor(1, 1);
     runs->setChildrenCollapsible(false);
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(runs);
-    split->addWidget(table_);
+    split->addWidget(side);
     split->setChildrenCollapsible(false);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);

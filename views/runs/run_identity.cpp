@@ -9,12 +9,27 @@
 #include <QObject>
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace opsched {
+
+QString objectiveTag(const ScheduleResult& r)
+{
+    if (!r.mapping || r.request.objective != "throughput")
+        return {};
+    return QObject::tr(" · throughput, %1 inputs").arg(r.request.inputs);
+}
+
+std::int64_t inputsCovered(const ScheduleResult& r)
+{
+    return r.mapping && r.request.objective == "throughput" ? std::max<std::int64_t>(1, r.request.inputs) : 1;
+}
 
 QString runLabel(const ScheduleResult& r)
 {
-    QString label = QStringLiteral("%1 · %2 · batch %3 · %4")
-                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+    QString label = QStringLiteral("%1%2 · %3 · batch %4 · %5")
+                        .arg(QString::fromStdString(r.request.scheduler), objectiveTag(r),
+                            QString::fromStdString(r.request.device))
                         .arg(r.batch)
                         .arg(QString::fromStdString(formatDuration(r.latency)));
     if (r.stored)
@@ -42,6 +57,8 @@ QString runFileStem(const ScheduleResult& result, const QString& openModel)
         stem = QStringLiteral("run");
     stem += QLatin1Char('_') + QString::fromStdString(result.request.scheduler) + QLatin1Char('_')
         + QString::fromStdString(result.request.device) + QStringLiteral("_b%1").arg(result.batch);
+    if (inputsCovered(result) > 1)
+        stem += QStringLiteral("_throughput%1").arg(inputsCovered(result));
     if (result.stored)
         stem += QStringLiteral("_run%1").arg(result.stored->id.value());
     // Device names hold ':' and ',' (sim:h100, cpu,cuda:0) and edited schedules a space and brackets.

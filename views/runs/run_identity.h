@@ -5,12 +5,22 @@
 
 #include <QString>
 
+#include <cstdint>
+
 namespace opsched {
 
 struct ScheduleResult;
 
-// "run 8: nimble · sim:h100 · batch 4 · 2.25 ms" (without "run N: " for a result not from a database).
+// "run 8: nimble · sim:h100 · batch 4 · 2.25 ms" (without "run N: " for a result not from a database);
+// a throughput mapping says so: "map:sa · throughput, 16 inputs · sim:t4,sim:a100 · batch 1 · 11.6 ms".
 QString runLabel(const ScheduleResult& result);
+
+// " · throughput, 16 inputs" for a throughput mapping (its latency is the makespan of all its
+// inputs), empty for everything else.
+QString objectiveTag(const ScheduleResult& result);
+
+// How many inputs the result's latency covers: the inputs of a throughput mapping, else 1.
+std::int64_t inputsCovered(const ScheduleResult& result);
 
 // The model's name for a result: the stored run's own, else `openModel` (the window's model).
 QString runModelName(const ScheduleResult& result, const QString& openModel);

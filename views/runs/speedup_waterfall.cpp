@@ -18,19 +18,19 @@ constexpr int kAxisWidth = 56; // the ms scale on the left
 QString shortLabel(const std::string& key)
 {
     if (key == "shared_kernels")
-        return QObject::tr("shared kernels");
+        return QObject::tr("shared");
     if (key == "only_a_kernels")
-        return QObject::tr("only in A");
+        return QObject::tr("only A");
     if (key == "only_b_kernels")
-        return QObject::tr("only in B");
+        return QObject::tr("only B");
     if (key == "overlap")
         return QObject::tr("overlap");
     if (key == "launch_idle")
-        return QObject::tr("launch idle");
+        return QObject::tr("launch");
     if (key == "sync_idle")
-        return QObject::tr("barrier idle");
+        return QObject::tr("barrier");
     if (key == "gap_idle")
-        return QObject::tr("gap idle");
+        return QObject::tr("gap");
     if (key == "variation")
         return QObject::tr("variation");
     return QString::fromStdString(key);
@@ -147,7 +147,7 @@ void SpeedupWaterfall::paintTo(QPainter& p, const QSize& size) const
         p.setPen(palette().color(QPalette::Text));
         const double change = ends ? bar.toMs : bar.fromMs - bar.toMs;
         // Three decimals of a millisecond: a term of a few nanoseconds reads as 0, not as 5e-06.
-        const QString value = ends ? tr("%1 ms").arg(change, 0, 'f', 3)
+        const QString value = ends ? QString::number(change, 'f', 3)
                                    : (change >= 0 ? QStringLiteral("+") : QString()) + QString::number(change, 'f', 3);
         const QRectF under(bar.rect.left() - bar.rect.width() * 0.2, bottom + 2, bar.rect.width() * 1.4, fm.height());
         p.drawText(under, Qt::AlignHCenter | Qt::AlignTop,

@@ -3,6 +3,7 @@
 #include "common/bar_scale.h"
 #include "engine/results/schedule_result.h"
 #include "engine/results/stored_run.h"
+#include "runs/run_identity.h"
 #include "schedules/schedule_results_model.h"
 #include "timeline/timeline_view.h"
 
@@ -45,8 +46,9 @@ void CompareView::paintEvent(QPaintEvent*)
 QString CompareView::barLabel(const ScheduleResult& r)
 {
     // Scheduler, device and batch, and a stored run's id: two runs never read the same.
-    QString label = QStringLiteral("%1 · %2 · b%3")
-                        .arg(QString::fromStdString(r.request.scheduler), QString::fromStdString(r.request.device))
+    QString label = QStringLiteral("%1%2 · %3 · b%4")
+                        .arg(QString::fromStdString(r.request.scheduler), objectiveTag(r),
+                            QString::fromStdString(r.request.device))
                         .arg(r.batch);
     if (r.stored)
         label = QStringLiteral("#%1 ").arg(r.stored->id.value()) + label;
@@ -65,7 +67,8 @@ void CompareView::render(QPainter& p, const QSize& size) const
     std::vector<double> latencies;
     QStringList labels;
     for (int r = 0; r < rows; ++r) {
-        latencies.push_back(model_->result(r)->latency);
+        // A throughput mapping's bar is its time per input, so it compares with one input's latency.
+        latencies.push_back(model_->result(r)->latency / static_cast<double>(inputsCovered(*model_->result(r))));
         labels.push_back(barLabel(*model_->result(r)));
     }
     const BarScale scale(latencies);
@@ -75,7 +78,12 @@ void CompareView::render(QPainter& p, const QSize& size) const
         labelWidth = std::max(labelWidth, fm.horizontalAdvance(l));
     // Labels take what they need up to 40% of the width; longer ones lose their middle, not their end.
     labelWidth = std::min(labelWidth, size.width() * 2 / 5) + 12;
-    const int textWidth = fm.horizontalAdvance(QStringLiteral("00.000 ms  0.00x  00000 warps")) + 12;
+    bool perInput = false;
+    for (int r = 0; r < rows; ++r)
+        perInput = perInput || inputsCovered(*model_->result(r)) > 1;
+    const int textWidth = fm.horizontalAdvance(perInput ? QStringLiteral("00.000 ms per input (16 in 00.000 ms)  0.00x")
+                                                        : QStringLiteral("00.000 ms  0.00x  00000 warps"))
+        + 12;
     const int barSpace = std::max(40, size.width() - labelWidth - textWidth - 8);
     const int axisHeight = fm.height() + 8;
     const int rowHeight = std::clamp((size.height() - 8 - axisHeight) / rows, 12, 26);
@@ -101,16 +109,22 @@ void CompareView::render(QPainter& p, const QSize& size) const
         p.setPen(palette().text().color());
         p.drawText(QRect(4, y, labelWidth - 8, rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
             fm.elidedText(labels[r], Qt::ElideMiddle, labelWidth - 8));
-        const double w = scale.length(result->latency, barSpace);
+        const double w = scale.length(latencies[static_cast<std::size_t>(r)], barSpace);
         p.fillRect(QRectF(labelWidth, y + 3, w, rowHeight - 6),
             spanColour(static_cast<std::uint32_t>(std::hash<std::string> {}(result->request.scheduler) % 97)));
         const QString speedup = model_->index(r, ScheduleResultsModel::SpeedupColumn).data().toString();
-        // Mappings and CPU runs have no warp count: "-", not 0.
-        const QString warps = result->averageActiveWarps > 0 ? QString::number(result->averageActiveWarps, 'f', 0)
-                                                             : QStringLiteral("-");
+        // Mappings and CPU runs have no warp count: nothing, not 0 (nor "- warps").
+        QString text = inputsCovered(*result) > 1 ? tr("%1 ms per input (%2 in %3 ms)")
+                                                        .arg(latencies[static_cast<std::size_t>(r)] * 1e3, 0, 'f', 3)
+                                                        .arg(inputsCovered(*result))
+                                                        .arg(result->latency * 1e3, 0, 'f', 3)
+                                                  : tr("%1 ms").arg(result->latency * 1e3, 0, 'f', 3);
+        if (!speedup.isEmpty() && speedup != QLatin1String("-"))
+            text += QStringLiteral("  ") + speedup;
+        if (result->averageActiveWarps > 0)
+            text += tr("  %1 warps").arg(result->averageActiveWarps, 0, 'f', 0);
         p.drawText(QRect(labelWidth + static_cast<int>(w) + 6, y, textWidth, rowHeight),
-            Qt::AlignVCenter | Qt::AlignLeft,
-            tr("%1 ms  %2  %3 warps").arg(result->latency * 1e3, 0, 'f', 3).arg(speedup, warps));
+            Qt::AlignVCenter | Qt::AlignLeft, text);
     }
 }
 

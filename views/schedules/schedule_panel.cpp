@@ -76,11 +76,17 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     connect(mapProcess_, &MapProcess::finished, this, &SchedulePanel::mapProcessFinished);
     elapsed_ = new QTimer(this);
     elapsed_->setInterval(1000);
+    // A mapping's search runs up to its time limit: the seconds so far and the limit, in the window
+    // or in opsched-cli.
     connect(elapsed_, &QTimer::timeout, this, [this] {
         status_->setText(
-            tr("mapping %1 on %2 with opsched-cli... %3 s")
-                .arg(QString::fromStdString(mapRequest_.scheduler), QString::fromStdString(mapRequest_.device))
-                .arg(++elapsedSeconds_));
+            tr("mapping %1%2 on %3%4... %5 s of at most %6 s")
+                .arg(QString::fromStdString(mapRequest_.scheduler),
+                    mapRequest_.objective == "throughput" ? tr(" (throughput, %1 inputs)").arg(mapRequest_.inputs)
+                                                          : QString(),
+                    QString::fromStdString(mapRequest_.device), mapInChild_ ? tr(" with opsched-cli") : QString())
+                .arg(++elapsedSeconds_)
+                .arg(engine::kMapTimeLimitSeconds.def));
     });
     connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
     connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
@@ -298,6 +304,12 @@ void SchedulePanel::start(const ScheduleRequest& request)
     }
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
     startBusy(request, tr("running"));
+    if (isMapperRequest(request)) {
+        mapRequest_ = request;
+        mapInChild_ = false;
+        elapsedSeconds_ = 0;
+        elapsed_->start();
+    }
 
     // The worker only reads the immutable graph; results come back through queued calls.
     auto graph = graph_;
@@ -358,6 +370,7 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
         return;
     }
     mapRequest_ = request;
+    mapInChild_ = true;
     startBusy(request, tr("mapping"));
     elapsedSeconds_ = 0;
     elapsed_->start();
@@ -395,6 +408,7 @@ void SchedulePanel::cancel()
 
 void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QString& error)
 {
+    elapsed_->stop();
     if (worker_) {
         worker_->wait();
         delete worker_;

@@ -84,6 +84,7 @@ private:
     ScheduleRequest mapRequest_; // what the child maps
     QTimer* elapsed_ = nullptr; // counts the child's seconds in the status line
     int elapsedSeconds_ = 0;
+    bool mapInChild_ = false; // the shown mapping runs in opsched-cli (measured devices)
     QString modelRef_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
     int tableWidthHint_ = 0;
