@@ -5,6 +5,7 @@
 #include <QGuiApplication>
 #include <QTest>
 
+using opsched::distinctEndings;
 using opsched::fitName;
 
 class TestNameFit : public QObject {
@@ -46,6 +47,48 @@ private slots:
         const QString got = fitName(QStringLiteral("cell_11_comb_iter_4_left"), fm, room);
         QVERIFY2(got.startsWith(QStringLiteral("…")) && got.endsWith(QStringLiteral("_4_left")), qPrintable(got));
         QVERIFY(fm.horizontalAdvance(got) <= room);
+    }
+
+    // BERT's ops: every layer has "attn.scores"; the ending that tells them apart keeps the layer.
+    void distinctEndingsKeepWhatDiffers_data()
+    {
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<QStringList>("endings");
+        QTest::newRow("layers") << QStringList { "encoder.layer3.attn.scores", "encoder.layer4.attn.scores",
+            "encoder.layer3.ffn.gelu" }
+                                << QStringList { "layer3.attn.scores", "layer4.attn.scores", "gelu" };
+        QTest::newRow("slash paths") << QStringList { "/encoder/layers.0/mlp/MatMul", "/encoder/layers.1/mlp/MatMul",
+            "/head/MatMul" } << QStringList { "0/mlp/MatMul", "1/mlp/MatMul", "head/MatMul" };
+        QTest::newRow("unique last components") << QStringList { "Mixed_5b.branch1x1", "Mixed_5b.branch5x5_1" }
+                                                << QStringList { "branch1x1", "branch5x5_1" };
+        QTest::newRow("a name twice stays whole")
+            << QStringList { "a.x", "a.x", "b.x" } << QStringList { "a.x", "a.x", "b.x" };
+    }
+    void distinctEndingsKeepWhatDiffers()
+    {
+        QFETCH(QStringList, names);
+        QFETCH(QStringList, endings);
+        const std::vector<QString> got = distinctEndings(std::vector<QString>(names.begin(), names.end()));
+        QCOMPARE(QStringList(got.begin(), got.end()), endings);
+    }
+
+    // Narrow boxes of two layers' "scores" read apart: the distinct ending, or its middle elided.
+    void narrowBoxesOfTwoLayersDiffer()
+    {
+        const QFontMetrics fm(QGuiApplication::font());
+        const std::vector<QString> names { QStringLiteral("bert.encoder.layer3.attention.self.scores"),
+            QStringLiteral("bert.encoder.layer4.attention.self.scores") };
+        const auto endings = distinctEndings(names);
+        for (const char* room : { "layer3.attention.self.scores", "layer3.att…scores", "layer3…ores" }) {
+            const int width = fm.horizontalAdvance(QString::fromUtf8(room));
+            const QString a = fitName(names[0], endings[0], fm, width), b = fitName(names[1], endings[1], fm, width);
+            QVERIFY2(a != b, qPrintable(a + " / " + b));
+            QVERIFY(fm.horizontalAdvance(a) <= width);
+            QVERIFY2(a.startsWith(QStringLiteral("layer3")) || a.startsWith(QStringLiteral("lay")), qPrintable(a));
+        }
+        // Context-free, the last component alone: the two read the same.
+        const int width = fm.horizontalAdvance(QStringLiteral("scores"));
+        QCOMPARE(fitName(names[0], fm, width), fitName(names[1], fm, width));
     }
 
     void twoBlocksStayApart()

@@ -54,22 +54,22 @@ void drawArrowHead(QPainter& p, const QPointF& from, const QPointF& tip, double 
     p.drawPolygon(head, 3);
 }
 
-// Whether `name` shows whole or as its whole last component in `width` pixels.
-bool fitsWell(const QString& name, const QFontMetrics& fm, int width)
+// Whether `name` shows whole or as its whole distinct ending in `width` pixels.
+bool fitsWell(const QString& name, const QString& distinct, const QFontMetrics& fm, int width)
 {
-    const QString fitted = fitName(name, fm, width);
+    const QString fitted = fitName(name, distinct, fm, width);
     return !fitted.isEmpty() && !fitted.startsWith(QStringLiteral("…"));
 }
 
 } // namespace
 
-QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width)
+QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width, const QString& distinct)
 {
     // The name, with the stage/group tag when both fit well; otherwise the name alone (the colour
     // gives the stage, the tooltip the rest); the tag alone when no name fits.
-    if (!tag.isEmpty() && fitsWell(name, fm, width - fm.horizontalAdvance(tag)))
-        return fitName(name, fm, width - fm.horizontalAdvance(tag)) + tag;
-    QString line = fitName(name, fm, width);
+    if (!tag.isEmpty() && fitsWell(name, distinct, fm, width - fm.horizontalAdvance(tag)))
+        return fitName(name, distinct, fm, width - fm.horizontalAdvance(tag)) + tag;
+    QString line = fitName(name, distinct, fm, width);
     const QString bare = tag.startsWith(QStringLiteral(" · ")) ? tag.mid(3) : tag;
     if (line.isEmpty() && !bare.isEmpty() && fm.horizontalAdvance(bare) <= width)
         line = bare;
@@ -109,6 +109,13 @@ DagView::~DagView()
 void DagView::setGraph(std::shared_ptr<const Graph> graph)
 {
     graph_ = std::move(graph);
+    distinct_.clear();
+    if (graph_) { // what tells each op's name apart, for boxes too narrow for the whole name
+        std::vector<QString> names;
+        for (const Op& op : graph_->ops())
+            names.push_back(QString::fromStdString(op.name));
+        distinct_ = distinctEndings(names);
+    }
     layout_.reset();
     layoutFailed_ = false;
     layers_.clear();
@@ -330,6 +337,11 @@ void DagView::zoomBy(double factor, const QPointF& anchor)
     setTransform(s, anchor - at * s);
 }
 
+QString DagView::distinctName(OpId op) const
+{
+    return op.value() < distinct_.size() ? distinct_[op.value()] : QString();
+}
+
 QString DagView::label(OpId op, bool longForm) const
 {
     const Op& o = graph_->op(op);
@@ -464,7 +476,8 @@ void DagView::drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) 
         if (twoLines) {
             const QRectF top(text.left(), text.top(), text.width(), text.height() / 2);
             const QRectF bottom(text.left(), text.center().y(), text.width(), text.height() / 2);
-            p.drawText(top, Qt::AlignCenter, fitName(label(op, false), fm, static_cast<int>(text.width())));
+            p.drawText(
+                top, Qt::AlignCenter, fitName(label(op, false), distinctName(op), fm, static_cast<int>(text.width())));
             p.save();
             p.setFont(small);
             p.setPen(QColor(40, 40, 40));
@@ -478,7 +491,8 @@ void DagView::drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) 
             else if (hasDevices() && deviceOf_[v] >= 0 && static_cast<std::size_t>(deviceOf_[v]) < deviceNames_.size())
                 tag = QStringLiteral(" · ")
                     + QString::fromStdString(deviceNames_[static_cast<std::size_t>(deviceOf_[v])]);
-            const QString line = dagBoxLabel(label(op, false), tag, fm, static_cast<int>(text.width()));
+            const QString line
+                = dagBoxLabel(label(op, false), tag, fm, static_cast<int>(text.width()), distinctName(op));
             p.drawText(text, Qt::AlignCenter, line);
         }
     }

@@ -125,9 +125,11 @@ private:
     void drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) const;
     void setTransform(double scale, const QPointF& offset);
     QString label(OpId op, bool longForm) const;
+    QString distinctName(OpId op) const; // the ending of its name no other op's ends with
     QString describe(OpId op) const;
 
     std::shared_ptr<const Graph> graph_;
+    std::vector<QString> distinct_; // per op: distinctEndings of the op names (common/name_fit.h)
     std::shared_ptr<const LayeredLayout> layout_;
     bool layoutFailed_ = false;
     std::vector<std::vector<std::uint32_t>> layers_; // ops per layer, left to right
@@ -155,7 +157,8 @@ private:
 // The one-line label of a box `width` pixels wide: "Mixed_5b.branch1x1 · 9/0" when it fits, else the
 // name's last component with the tag ("branch1x1 · 9/0"), else the name alone, its end kept
 // ("…3x3dbl_2"), else the tag alone; never a name cut at both ends.
-QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics& fm, int width);
+QString dagBoxLabel(
+    const QString& name, const QString& tag, const QFontMetrics& fm, int width, const QString& distinct = {});
 
 // The fill colour of stage `stage`: golden-angle hues with alternating lightness, so neighbouring
 // stages always differ and colours do not repeat for dozens of stages.
