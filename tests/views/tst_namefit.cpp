@@ -1,11 +1,32 @@
 // fitName: op names in narrow boxes keep their distinctive end, in the DAG and the timeline alike.
 #include "common/name_fit.h"
+#include "common/name_fit_delegate.h"
+#include "common/sortable_table_model.h"
 
 #include <QFontMetrics>
 #include <QGuiApplication>
+#include <QStandardItemModel>
+#include <QStyleOptionViewItem>
 #include <QTest>
 
 using opsched::distinctEndings;
+
+namespace {
+
+// The delegate's text for a cell of `width` pixels.
+class ShownText : public opsched::NameFitDelegate {
+public:
+    QString at(const QModelIndex& index, int width) const
+    {
+        QStyleOptionViewItem option;
+        option.rect = QRect(0, 0, width, 20);
+        option.fontMetrics = QFontMetrics(QGuiApplication::font());
+        initStyleOption(&option, index);
+        return option.text;
+    }
+};
+
+} // namespace
 using opsched::fitName;
 
 class TestNameFit : public QObject {
@@ -89,6 +110,30 @@ private slots:
         // Context-free, the last component alone: the two read the same.
         const int width = fm.horizontalAdvance(QStringLiteral("scores"));
         QCOMPARE(fitName(names[0], fm, width), fitName(names[1], fm, width));
+    }
+
+    // Tables (the kernel table, the Diff's ops) fit names through the delegate: two layers' rows
+    // read apart where Qt's middle elision gave both "/encoder/l…p.0/MatMul".
+    void delegateKeepsWhatDiffers()
+    {
+        QStandardItemModel model(2, 1);
+        const QStringList names { "/encoder/layers/encoder_layer_3/mlp/mlp.0/MatMul",
+            "/encoder/layers/encoder_layer_4/mlp/mlp.0/MatMul" };
+        const auto endings = distinctEndings(std::vector<QString>(names.begin(), names.end()));
+        for (int r = 0; r < 2; ++r) {
+            model.setData(model.index(r, 0), names[r]);
+            model.setData(
+                model.index(r, 0), endings[static_cast<std::size_t>(r)], opsched::SortableTableModel::DistinctNameRole);
+        }
+        const QFontMetrics fm(QGuiApplication::font());
+        const ShownText delegate;
+        const int width = fm.horizontalAdvance(QStringLiteral("/encoder/l…p.0/MatMul")) + 8;
+        const QString a = delegate.at(model.index(0, 0), width), b = delegate.at(model.index(1, 0), width);
+        QVERIFY2(a != b, qPrintable(a + " / " + b));
+        QVERIFY2(a.contains(QLatin1Char('3')) && b.contains(QLatin1Char('4')), qPrintable(a + " / " + b));
+        QCOMPARE(
+            fm.elidedText(names[0], Qt::ElideMiddle, width - 8), fm.elidedText(names[1], Qt::ElideMiddle, width - 8));
+        QCOMPARE(delegate.at(model.index(0, 0), 2000), names[0]); // room enough: the whole name
     }
 
     void twoBlocksStayApart()

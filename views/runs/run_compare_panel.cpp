@@ -1,6 +1,7 @@
 #include "runs/run_compare_panel.h"
 
 #include "common/export.h"
+#include "common/name_fit_delegate.h"
 #include "engine/timeline/timeline_breakdown.h"
 #include "runs/speedup_waterfall.h"
 
@@ -75,7 +76,9 @@ RunComparePanel::RunComparePanel(QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(RunDiffModel::OpColumn, QHeaderView::Stretch);
-    table_->setTextElideMode(Qt::ElideMiddle); // op names differ at their end
+    table_->setTextElideMode(Qt::ElideMiddle);
+    // Op names fit as in the DAG: the ending that tells them apart stays ("Mixed…dbl_1" fitted several).
+    table_->setItemDelegateForColumn(RunDiffModel::OpColumn, new NameFitDelegate(table_));
     table_->setMinimumHeight(
         table_->verticalHeader()->defaultSectionSize() * 2 + table_->horizontalHeader()->sizeHint().height());
     // Picking an op shows it in both timelines.

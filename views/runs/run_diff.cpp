@@ -1,5 +1,7 @@
 #include "runs/run_diff.h"
 
+#include "common/name_fit.h"
+
 #include "timeline/time_ruler.h"
 
 #include <QColor>
@@ -46,6 +48,10 @@ void RunDiffModel::setDiff(RunDiff diff)
 {
     beginResetModel();
     diff_ = std::move(diff);
+    std::vector<QString> names;
+    for (const auto& d : diff_.ops)
+        names.push_back(QString::fromStdString(d.name));
+    distinct_ = distinctEndings(names);
     endResetModel();
 }
 
@@ -95,6 +101,8 @@ QVariant RunDiffModel::data(const QModelIndex& index, int role) const
         const auto v = number();
         return v ? QVariant(*v) : QVariant(std::numeric_limits<double>::lowest());
     }
+    if (role == DistinctNameRole && column == OpColumn)
+        return distinct_[static_cast<std::size_t>(index.row())];
     if (role == Qt::DisplayRole) {
         if (column == OpColumn)
             return QString::fromStdString(d.name);

@@ -63,6 +63,7 @@ public:
 
 private:
     RunDiff diff_;
+    std::vector<QString> distinct_; // per row: distinctEndings of the op names
 };
 
 } // namespace opsched

@@ -1,5 +1,7 @@
 #include "timeline/kernel_stats.h"
 
+#include "common/name_fit.h"
+
 #include "timeline/time_ruler.h"
 
 #include "export/export.h"
@@ -76,6 +78,10 @@ void KernelStatsModel::setRows(std::vector<KernelSummaryRow> rows)
 {
     beginResetModel();
     rows_ = std::move(rows);
+    std::vector<QString> names;
+    for (const auto& r : rows_)
+        names.push_back(QString::fromStdString(r.name));
+    distinct_ = distinctEndings(names);
     endResetModel();
 }
 
@@ -111,6 +117,8 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const
             return data(index, Qt::DisplayRole);
         }
     }
+    if (role == DistinctNameRole && column == NameColumn)
+        return distinct_[static_cast<std::size_t>(index.row())];
     if (role == Qt::DisplayRole) {
         switch (column) {
         case NameColumn:

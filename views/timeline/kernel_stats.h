@@ -54,6 +54,7 @@ public:
 
 private:
     std::vector<KernelSummaryRow> rows_;
+    std::vector<QString> distinct_; // per row: distinctEndings of the names
 };
 
 } // namespace opsched

@@ -1,6 +1,7 @@
 #include "timeline/timeline_panel.h"
 
 #include "common/column_fitter.h"
+#include "common/name_fit_delegate.h"
 #include "common/tool_row_page.h"
 #include "timeline/kernel_stats.h"
 #include "timeline/range_stats_model.h"
@@ -230,6 +231,8 @@ QWidget* TimelinePanel::createKernelPage()
     // the full name is the tooltip.
     kernelTable_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::NameColumn, QHeaderView::Stretch);
     kernelTable_->setTextElideMode(Qt::ElideMiddle);
+    // Kernel names fit as the DAG fits op names: the ending that tells them apart stays.
+    kernelTable_->setItemDelegateForColumn(KernelStatsModel::NameColumn, new NameFitDelegate(kernelTable_));
     // On a narrow panel Min, then Max, then Avg give way before the name becomes unreadable.
     new ColumnFitter(kernelTable_,
         { KernelStatsModel::MinColumn, KernelStatsModel::MaxColumn, KernelStatsModel::AverageColumn }, 110);
