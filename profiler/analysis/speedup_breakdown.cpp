@@ -191,9 +191,11 @@ SpeedupBreakdown explainDifference(const store::RunRecord& a, const store::RunRe
             matchedB[it->second] = 1;
             shared += d - duration(b.kernels[it->second]);
             ++r.sharedKernels;
+            r.sharedOps.push_back(a.kernels[i].opId.value_or(-1));
         } else {
             onlyA += d;
             ++r.onlyAKernels;
+            r.onlyAOps.push_back(a.kernels[i].opId.value_or(-1));
         }
     }
     for (std::size_t i = 0; i < keysB.size(); ++i) {
@@ -202,7 +204,12 @@ SpeedupBreakdown explainDifference(const store::RunRecord& a, const store::RunRe
         if (!matchedB[i]) {
             onlyB += d;
             ++r.onlyBKernels;
+            r.onlyBOps.push_back(b.kernels[i].opId.value_or(-1));
         }
+    }
+    for (auto* ops : { &r.sharedOps, &r.onlyAOps, &r.onlyBOps }) {
+        std::sort(ops->begin(), ops->end());
+        ops->erase(std::unique(ops->begin(), ops->end()), ops->end());
     }
     r.terms = {
         { "shared_kernels", "kernels both runs have, slower (+) or faster (-)", shared },

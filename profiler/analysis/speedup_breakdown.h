@@ -65,6 +65,8 @@ struct SpeedupBreakdown {
     std::vector<BreakdownTerm> terms;
     std::size_t sharedKernels = 0, onlyAKernels = 0, onlyBKernels = 0;
     std::vector<OpKernelChange> ops; // every op with kernels in either run, largest |change| first
+    // The ops of the kernels each kernel term counts (sorted, once each): what to show for it.
+    std::vector<std::int64_t> sharedOps, onlyAOps, onlyBOps;
     double termSumNs() const;
 };
 

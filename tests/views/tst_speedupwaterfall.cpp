@@ -4,6 +4,7 @@
 #include "engine/timeline/timeline_breakdown.h"
 #include "runs/run_compare_panel.h"
 #include "runs/speedup_waterfall.h"
+#include "timeline/timeline_view.h"
 
 #include <QFile>
 #include <QImage>
@@ -151,6 +152,13 @@ void TestSpeedupWaterfall::panelShowsAndExports()
     panel.addRun(QStringLiteral("merged"), timeline({ { 0, 0, 12, "MergedConv" } }, {}));
     QVERIFY(panel.waterfall()->hasBreakdown());
     QCOMPARE(panel.waterfall()->bars(QSize(800, 200)).back().toMs, 0.012);
+    // A kernel term outlines the ops whose kernels it counts: A's two convolutions, B's merged one.
+    QCOMPARE(panel.showTerm(QStringLiteral("only_a_kernels")), 2);
+    QCOMPARE(panel.viewA()->matchCount(), 2);
+    QCOMPARE(panel.viewB()->matchCount(), 0);
+    QCOMPARE(panel.showTerm(QStringLiteral("only_b_kernels")), 1);
+    QCOMPARE(panel.viewA()->matchCount(), 0);
+    QCOMPARE(panel.showTerm(QStringLiteral("overlap")), 0); // not a kernel term: nothing outlined
     QTemporaryDir dir;
     const QString csv = dir.filePath(QStringLiteral("b.csv")), png = dir.filePath(QStringLiteral("b.png")),
                   svg = dir.filePath(QStringLiteral("b.svg"));

@@ -20,6 +20,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace opsched {
@@ -88,16 +90,11 @@ RunComparePanel::RunComparePanel(QWidget* parent)
         b_->revealOp(op);
     });
 
-    // Where the difference comes from: a click on a kernel term shows the op whose kernel time
-    // changed most in both timelines. A over B on the left with all the height, the breakdown and
+    // Where the difference comes from: a click on a kernel term outlines the ops whose kernels it
+    // counts (F3 steps through them). A over B on the left with all the height, the breakdown and
     // the per-op table beside them (stacked under them, each run had 2-3 rows at 1600x970).
     waterfall_ = new SpeedupWaterfall;
-    connect(waterfall_, &SpeedupWaterfall::termClicked, this, [this](const QString& key) {
-        if (!key.endsWith(QLatin1String("_kernels")) || !waterfall_->hasBreakdown() || opOfLargestChange_ < 0)
-            return;
-        a_->revealOp(static_cast<std::uint32_t>(opOfLargestChange_));
-        b_->revealOp(static_cast<std::uint32_t>(opOfLargestChange_));
-    });
+    connect(waterfall_, &SpeedupWaterfall::termClicked, this, &RunComparePanel::showTerm);
     auto* runs = new QSplitter(Qt::Vertical);
     runs->addWidget(a_);
     runs->addWidget(b_);
@@ -236,20 +233,49 @@ void RunComparePanel::update()
         text += tr(" · A and B are the same run");
     summary_->setText(text);
     model_->setDiff(std::move(diff));
-    opOfLargestChange_ = -1;
+    termOps_ = {};
+    a_->setHighlightedOps({});
+    b_->setHighlightedOps({});
     try {
         const analysis::SpeedupBreakdown breakdown = explainTimelines(*ra.timeline, *rb.timeline);
+        auto ids = [](const std::vector<std::int64_t>& ops) {
+            std::vector<std::uint32_t> out;
+            for (const auto op : ops)
+                if (op >= 0)
+                    out.push_back(static_cast<std::uint32_t>(op));
+            return out;
+        };
+        // Shared kernels: the ops whose kernel time changed, not every op both runs have.
+        std::vector<std::int64_t> changed;
         for (const auto& op : breakdown.ops)
-            if (op.opId >= 0) {
-                opOfLargestChange_ = op.opId;
-                break;
-            }
+            if (op.aNs > 0 && op.bNs > 0 && std::abs(op.changeNs()) >= 1.0
+                && std::binary_search(breakdown.sharedOps.begin(), breakdown.sharedOps.end(), op.opId))
+                changed.push_back(op.opId);
+        std::sort(changed.begin(), changed.end());
+        termOps_ = { ids(changed), ids(breakdown.onlyAOps), ids(breakdown.onlyBOps) };
         waterfall_->setBreakdown(breakdown);
     } catch (const std::invalid_argument&) {
         waterfall_->setBreakdown(std::nullopt,
             tr("No breakdown: a run without kernels (a mapping predicted from per-op costs) has no kernel time to "
                "split."));
     }
+}
+
+int RunComparePanel::showTerm(const QString& key)
+{
+    std::vector<std::uint32_t> inA, inB;
+    if (key == QLatin1String("shared_kernels"))
+        inA = inB = termOps_.shared;
+    else if (key == QLatin1String("only_a_kernels"))
+        inA = termOps_.onlyA;
+    else if (key == QLatin1String("only_b_kernels"))
+        inB = termOps_.onlyB;
+    const int shown = a_->setHighlightedOps(inA) + b_->setHighlightedOps(inB);
+    if (!inA.empty())
+        a_->nextMatch();
+    if (!inB.empty())
+        b_->nextMatch();
+    return shown;
 }
 
 QString RunComparePanel::exportBreakdown(const QString& file) const

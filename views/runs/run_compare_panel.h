@@ -7,8 +7,10 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -41,6 +43,9 @@ public:
     // Writes the breakdown of the shown runs: .csv as its terms, .svg and others as the chart.
     // Returns an error message, empty on success.
     QString exportBreakdown(const QString& file) const;
+    // Outlines in A and B the ops whose kernels the breakdown's term `key` counts (kernel terms;
+    // other terms clear the outlines). Returns the number of spans outlined.
+    int showTerm(const QString& key);
 
 private:
     struct Run {
@@ -54,7 +59,10 @@ private:
     QComboBox *pickA_ = nullptr, *pickB_ = nullptr;
     QLabel* summary_ = nullptr;
     SpeedupWaterfall* waterfall_ = nullptr;
-    std::int64_t opOfLargestChange_ = -1; // the breakdown's op whose kernel time changed most
+    struct TermOps {
+        std::vector<std::uint32_t> shared, onlyA, onlyB; // sorted op ids
+    };
+    TermOps termOps_; // the ops each kernel term of the breakdown counts
     TimelineView *a_ = nullptr, *b_ = nullptr;
     RunDiffModel* model_ = nullptr;
     QTableView* table_ = nullptr;

@@ -728,6 +728,27 @@ int TimelineView::setSearchText(const QString& text)
     return matchCount();
 }
 
+int TimelineView::setHighlightedOps(const std::vector<std::uint32_t>& ops)
+{
+    matches_.clear();
+    currentMatch_ = -1;
+    if (data_ && !ops.empty())
+        for (std::size_t r = 0; r < data_->rows.rowCount(); ++r) {
+            if (data_->rowKind(r) != TimelineRowKind::Ops)
+                continue;
+            const auto& spans = data_->rows.row(r);
+            for (std::size_t i = 0; i < spans.size(); ++i)
+                if (std::binary_search(ops.begin(), ops.end(), spans[i].id))
+                    matches_.push_back({ spans[i].start, r, i });
+        }
+    std::stable_sort(
+        matches_.begin(), matches_.end(), [](const Match& a, const Match& b) { return a.start < b.start; });
+    rebuildMarks();
+    update();
+    emit searchMoved(currentMatch_, matchCount());
+    return matchCount();
+}
+
 void TimelineView::stepMatch(int delta)
 {
     if (matches_.empty())

@@ -90,6 +90,10 @@ public:
     void nextMatch() { stepMatch(+1); }
     void previousMatch() { stepMatch(-1); }
 
+    // Outlines the spans of these ops (sorted ids) as search matches: next/previous step through
+    // them. Returns the number of spans outlined; an empty list clears them.
+    int setHighlightedOps(const std::vector<std::uint32_t>& ops);
+
     // On demand: arrows for the plan's cross-stream waits, and the critical path outlined.
     void setShowFlows(bool show);
     bool showFlows() const { return showFlows_; }
