@@ -32,6 +32,17 @@ OpId op(const Graph& g, const char* name)
     return *g.findOp(name);
 }
 
+// The two chains on two streams, c (on stream 0) waiting for b2 (on stream 1).
+Plan chainsOnTwoStreams(const Graph& g)
+{
+    Plan plan;
+    plan.streams = 2;
+    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
+        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
+        { { op(g, "c") }, StreamId(0U), { 3 } } };
+    return plan;
+}
+
 class ProgramOnPlans : public ::testing::TestWithParam<test::PlanCase> { };
 
 TEST_P(ProgramOnPlans, OrdersEveryDependencyAndNothingMoreThanThePlan)
@@ -71,11 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Schedulers, ProgramOnPlans, ::testing::ValuesIn(test::p
 TEST(StreamProgram, IndependentLaunchesOnTwoStreamsStayConcurrent)
 {
     const Graph g = twoChains();
-    Plan plan;
-    plan.streams = 2;
-    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
-        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
-        { { op(g, "c") }, StreamId(0U), { 3 } } };
+    const Plan plan = chainsOnTwoStreams(g);
     const StreamProgram program = buildStreamProgram(g, plan);
     EXPECT_TRUE(programProblems(program, plan).empty());
     const auto before = programHappensBefore(program, plan.launches.size());
@@ -120,11 +127,7 @@ TEST(StreamProgram, SingleStreamPlanIsJustLaunches)
 TEST(StreamProgram, ProblemsAreFoundInABrokenProgram)
 {
     const Graph g = twoChains();
-    Plan plan;
-    plan.streams = 2;
-    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
-        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
-        { { op(g, "c") }, StreamId(0U), { 3 } } };
+    const Plan plan = chainsOnTwoStreams(g);
     const StreamProgram good = buildStreamProgram(g, plan);
 
     StreamProgram noFork = good; // stream 1 starts without waiting on stream 0
@@ -152,11 +155,7 @@ TEST(StreamProgram, ProblemsAreFoundInABrokenProgram)
 TEST(StreamProgram, WithoutDependencyWaitsConsumersMayRunFirst)
 {
     const Graph g = twoChains();
-    Plan plan;
-    plan.streams = 2;
-    plan.launches = { { { op(g, "a1") }, StreamId(0U), {} }, { { op(g, "b1") }, StreamId(1U), {} },
-        { { op(g, "a2") }, StreamId(0U), {} }, { { op(g, "b2") }, StreamId(1U), {} },
-        { { op(g, "c") }, StreamId(0U), { 3 } } };
+    const Plan plan = chainsOnTwoStreams(g);
     const StreamProgram faulty = buildStreamProgram(g, plan, false);
     EXPECT_TRUE(programProblems(faulty, plan).empty()) << "forks and joins stay";
     const auto before = programHappensBefore(faulty, plan.launches.size());

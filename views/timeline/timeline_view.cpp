@@ -709,36 +709,28 @@ void TimelineView::rebuildMarks()
 
 int TimelineView::setSearchText(const QString& text)
 {
-    matches_.clear();
-    currentMatch_ = -1;
     const QString needle = text.trimmed();
-    if (data_ && !needle.isEmpty()) {
-        for (std::size_t r = 0; r < data_->rows.rowCount(); ++r) {
-            const auto& spans = data_->rows.row(r);
-            for (std::size_t i = 0; i < spans.size(); ++i)
-                if (spanName(r, spans[i]).contains(needle, Qt::CaseInsensitive))
-                    matches_.push_back({ spans[i].start, r, i });
-        }
-        std::stable_sort(
-            matches_.begin(), matches_.end(), [](const Match& a, const Match& b) { return a.start < b.start; });
-    }
-    rebuildMarks();
-    update();
-    emit searchMoved(currentMatch_, matchCount());
-    return matchCount();
+    return setMatches([&](std::size_t row, const TimelineSpan& span) {
+        return !needle.isEmpty() && spanName(row, span).contains(needle, Qt::CaseInsensitive);
+    });
 }
 
 int TimelineView::setHighlightedOps(const std::vector<std::uint32_t>& ops)
 {
+    return setMatches([&](std::size_t row, const TimelineSpan& span) {
+        return data_->rowKind(row) == TimelineRowKind::Ops && std::binary_search(ops.begin(), ops.end(), span.id);
+    });
+}
+
+int TimelineView::setMatches(const std::function<bool(std::size_t row, const TimelineSpan& span)>& matches)
+{
     matches_.clear();
     currentMatch_ = -1;
-    if (data_ && !ops.empty())
+    if (data_)
         for (std::size_t r = 0; r < data_->rows.rowCount(); ++r) {
-            if (data_->rowKind(r) != TimelineRowKind::Ops)
-                continue;
             const auto& spans = data_->rows.row(r);
             for (std::size_t i = 0; i < spans.size(); ++i)
-                if (std::binary_search(ops.begin(), ops.end(), spans[i].id))
+                if (matches(r, spans[i]))
                     matches_.push_back({ spans[i].start, r, i });
         }
     std::stable_sort(

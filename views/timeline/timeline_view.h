@@ -183,6 +183,8 @@ private:
         std::size_t index;
     };
     std::vector<Match> matches_;
+    // Outlines the spans `matches` accepts (search, highlighted ops); returns how many.
+    int setMatches(const std::function<bool(std::size_t row, const TimelineSpan& span)>& matches);
     int currentMatch_ = -1;
     bool showFlows_ = false;
     bool showCritical_ = false;
