@@ -6,11 +6,14 @@
 #include "schedule/schedulers.h"
 #include "schedule/stage_cost.h"
 #include "session/sim_run.h"
+#include "sim/kernel_model.h"
 #include "sim/sim_device.h"
+#include "sim/simulator.h"
 #include "zoo/zoo.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -183,6 +186,46 @@ TEST(SpeedupBreakdown, TermsSumToTheDifferenceOnEveryZooNetwork)
         }
     }
     EXPECT_GT(checked, 40);
+}
+
+// The simulator's own accounting: in a sequential plan every kernel runs alone (its duration is the
+// kernel model's solo time); a concurrent plan's kernels take longer by their contention. The
+// breakdown's shared-kernel term of sequential against that plan, computed from the recorded runs
+// alone, must equal minus the simulator's total contention slowdown (solo times from the model).
+TEST(SpeedupBreakdown, SharedKernelTermIsTheSimulatorsContention)
+{
+    const SimDevice& device = findSimDevice("sim:h100");
+    int checked = 0;
+    double largest = 0; // the test compares something: some plan's kernels do slow each other down
+    for (const char* network : { "inception_v3", "googlenet", "nasnet_a", "squeezenet" }) {
+        const Graph g = zoo::build(network, 1);
+        const KernelTable table(g);
+        for (const char* scheduler : { "greedy", "nimble", "opara" }) {
+            SimulatedStageCost cost(device, SimOptions { true });
+            const SchedulerOutput out = runScheduler(scheduler, g, cost);
+            const SimResult sim = simulate(g, out.plan, device, SimOptions { true }, &table);
+            double contention = 0; // seconds: each kernel's duration beyond its solo time
+            for (const KernelSpan& k : sim.kernels) {
+                const Launch& launch = out.plan.launches[k.launch];
+                ASSERT_EQ(launch.ops.size(), 1U) << scheduler << " merges nothing";
+                contention += (k.end - k.start) - soloSeconds(table.of(launch.ops.front())[k.part], device);
+            }
+            const SpeedupBreakdown r
+                = explainDifference(simulated(g, "sequential", device, true), simulated(g, scheduler, device, true));
+            double shared = 0;
+            for (const auto& t : r.terms)
+                if (t.key == "shared_kernels")
+                    shared = t.ns;
+            EXPECT_EQ(r.onlyAKernels + r.onlyBKernels, 0U) << network << " " << scheduler;
+            // Nanosecond rounding of the recorded kernels: at most 1 ns per kernel each side.
+            EXPECT_NEAR(shared, -contention * 1e9, 2.0 * static_cast<double>(sim.kernels.size()))
+                << network << " " << scheduler;
+            largest = std::max(largest, contention);
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 12);
+    EXPECT_GT(largest, 1e-6) << "no plan showed contention: the comparison proves nothing";
 }
 
 } // namespace
