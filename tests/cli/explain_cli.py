@@ -74,6 +74,20 @@ def main():
         terms = r["explain"]["terms_ms"]
         check(abs(sum(terms.values()) - r["explain"]["difference_ms"]) < 1e-6, f"compare --explain {r['scheduler']}")
 
+    # Measured runs on CPU partitions (mappings over cpu:0,cpu:1 stored by `profile --mapping`): the
+    # terms add up there too, with the median's variation as a term of its own.
+    cpu_db = os.path.join(a.work, "cpu.db")
+    if os.path.exists(cpu_db):
+        os.remove(cpu_db)
+    for mapper in ("bd", "heft"):
+        mapping = os.path.join(a.work, mapper + ".json")
+        run(a.cli, "map", "zoo:squeezenet", "--devices", "cpu:0,cpu:1", "--mapper", mapper, "-o", mapping)
+        run(a.cli, "profile", "zoo:squeezenet", "--mapping", mapping, "--db", cpu_db, "--repeat", "3")
+    e = json.loads(run(a.cli, "explain", "--db", cpu_db, "--runs", "1,2", "--json").stdout)
+    total = sum(t["ms"] for t in e["terms"])
+    check(abs(total - e["difference_ms"]) < 1e-6, f"CPU partitions: terms {total} != {e['difference_ms']}")
+    check(e["a"]["kernels"] > 0 and e["b"]["overlap_ms"] >= 0, f"CPU partitions: {e['a']}, {e['b']}")
+
     # Refusals: exit 1 with the reason.
     p = run(a.cli, "explain", "--db", db, "--runs", "1,999", expect=1)
     check("999" in p.stderr, f"an unknown run is named: {p.stderr}")
