@@ -8,6 +8,9 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
+
+#include <algorithm>
 #include <vector>
 
 using namespace opsched;
@@ -19,6 +22,7 @@ private slots:
     void repaints100kSpansInAFrame_data();
     void repaints100kSpansInAFrame();
     void survivesOddData();
+    void opKindsGetDistinctColours();
     void scrollsAndCollapses();
 };
 
@@ -177,6 +181,26 @@ void TestTimelineView::scrollsAndCollapses()
     view.setData(few);
     QVERIFY(!view.isCollapsed(0));
     QCOMPARE(view.maxScrollY(), 0);
+}
+
+// Every op kind its own colour, far enough from every other kind's to tell apart (RGB distance);
+// the pairs a network mixes (a transformer's Add and Reshape; Conv, Transpose and LayerNorm; Div
+// and Gemm) once shared one.
+void TestTimelineView::opKindsGetDistinctColours()
+{
+    const auto kinds = static_cast<std::uint32_t>(opsched::kLastOpKind) + 1;
+    double closest = 1e9;
+    for (std::uint32_t a = 0; a < kinds; ++a)
+        for (std::uint32_t b = a + 1; b < kinds; ++b) {
+            const QColor x = opsched::spanColour(a), y = opsched::spanColour(b);
+            const double d = std::hypot(x.red() - y.red(), x.green() - y.green(), x.blue() - y.blue());
+            QVERIFY2(d >= 20, qPrintable(QStringLiteral("%1 and %2: %3").arg(a).arg(b).arg(d)));
+            closest = std::min(closest, d);
+        }
+    // Light enough for black labels: every kind's value above 60%.
+    for (std::uint32_t k = 0; k < kinds; ++k)
+        QVERIFY(opsched::spanColour(k).value() >= 150);
+    QVERIFY(closest >= 20);
 }
 
 QTEST_MAIN(TestTimelineView)

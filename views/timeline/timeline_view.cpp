@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <unordered_set>
 
@@ -29,7 +30,47 @@ constexpr std::uint8_t kMatch = 1, kCritical = 2, kRevealed = 4, kCurrent = 8;
 
 QColor spanColour(std::uint32_t colourClass)
 {
-    // Golden-angle hues: neighbouring classes get clearly different colours.
+    // Op kinds (OpKind order) get colours chosen by hand so that the kinds a network mixes differ
+    // at a glance (a transformer's MatMul, Add, Reshape, Transpose, LayerNorm, Softmax, Div, Gemm;
+    // a CNN's Conv, Pool, Concat, Add), all light enough for black labels. Golden-angle hue steps
+    // alone gave Add and Reshape the same green and Conv, Transpose and LayerNorm the same red.
+    static const QRgb kinds[] = {
+        0x8fb3e8, // Conv
+        0x6f9bd8, // ReluConv
+        0xa9cdf2, // SepConv
+        0x5c8fc4, // ReluSepConv
+        0xf2c36b, // Pool
+        0xf59d9d, // Activation
+        0x8fd18f, // Add
+        0xc9e47a, // Multiply
+        0x7fcfb5, // Subtract
+        0xd9a0e6, // Divide
+        0xc4c4c4, // Concat
+        0x5fc0dc, // MatMul
+        0xe8dcae, // Slice
+        0xf3ad7d, // Transpose
+        0xbcbcec, // Pad
+        0xeaa8c8, // Reduce
+        0xa8e0d8, // BatchNorm
+        0x3fa7c9, // Gemm
+        0xff8f6b, // Softmax
+        0xd3d39a, // Reshape
+        0xe4e4e4, // Identity
+        0xb39ddb, // LayerNorm
+        0xf7a440, // Gelu
+        0xa7c7a0, // Gather
+        0xc8a882, // Compare
+        0x9fb2bc, // Where
+        0xc4b2ab, // Expand
+        0xffd95a, // Math
+        0x4fc2b4, // Resize
+        0x8f9ad6, // ConvTranspose
+    };
+    static_assert(std::size(kinds) == static_cast<std::size_t>(kLastOpKind) + 1, "a colour per OpKind");
+    if (colourClass < std::size(kinds))
+        return QColor(kinds[colourClass]);
+    // Other classes (schedulers in Compare, kinds a stored run names but this build lacks):
+    // golden-angle hues, neighbouring classes clearly apart.
     const int hue = static_cast<int>((colourClass * 137U) % 360U);
     return QColor::fromHsv(hue, 110, 225);
 }
