@@ -21,6 +21,18 @@
 
 using namespace opsched;
 
+namespace {
+
+ScheduleRequest mapRequest(const char* mapper, const char* devices)
+{
+    ScheduleRequest request;
+    request.scheduler = mapper;
+    request.device = devices;
+    return request;
+}
+
+} // namespace
+
 class TstMappingResult : public QObject {
     Q_OBJECT
 
@@ -28,9 +40,7 @@ private slots:
     void timelineHasARowPerDeviceAndTheTransfers()
     {
         const Graph graph = zoo::build("rwnn?modules=2&n=6&res=64&width=32", 1);
-        ScheduleRequest request;
-        request.scheduler = "map:heft";
-        request.device = "sim:xeon,sim:t4,sim:a100";
+        const ScheduleRequest request = mapRequest("map:heft", "sim:xeon,sim:t4,sim:a100");
         const auto result = computeMappingResult(graph, request);
         QVERIFY(result->mapping);
         QCOMPARE(result->mapping->devices.size(), std::size_t(3));
@@ -111,9 +121,7 @@ private slots:
     void dagIsColouredByDevice()
     {
         auto graph = std::make_shared<const Graph>(zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1));
-        ScheduleRequest request;
-        request.scheduler = "map:greedy";
-        request.device = "sim:t4,sim:a100";
+        const ScheduleRequest request = mapRequest("map:greedy", "sim:t4,sim:a100");
         const auto result = computeMappingResult(*graph, request);
         DagView dag;
         dag.setGraph(graph);
@@ -134,9 +142,7 @@ private slots:
     {
         // bd puts every op on the one best device: the other's row is there, empty.
         const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
-        ScheduleRequest request;
-        request.scheduler = "map:bd";
-        request.device = "sim:t4,sim:a100";
+        const ScheduleRequest request = mapRequest("map:bd", "sim:t4,sim:a100");
         const auto result = computeMappingResult(graph, request);
         const TimelineData& t = *result->timeline;
         std::vector<std::string> rows;
@@ -154,9 +160,7 @@ private slots:
     void oneDeviceOrAMeasuredOneIsRefused()
     {
         const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
-        ScheduleRequest request;
-        request.scheduler = "map:milp-split";
-        request.device = "sim:h100";
+        ScheduleRequest request = mapRequest("map:milp-split", "sim:h100");
         QVERIFY_THROWS_EXCEPTION(Error, computeMappingResult(graph, request));
         request.device = "cpu:0,cpu:1";
         try {
@@ -173,9 +177,7 @@ private slots:
     void mappingExportsAsItsFileAndItsTimeline()
     {
         const Graph graph = zoo::build("rwnn?modules=2&n=6&res=64&width=32", 1);
-        ScheduleRequest request;
-        request.scheduler = "map:heft";
-        request.device = "sim:xeon,sim:t4,sim:a100";
+        const ScheduleRequest request = mapRequest("map:heft", "sim:xeon,sim:t4,sim:a100");
         const auto result = computeMappingResult(graph, request);
         QVERIFY(result->mappingFile);
         QTemporaryDir dir;
