@@ -5,8 +5,7 @@
 #include "engine/map_devices.h"
 
 #include "map/bounds/lower_bound.h"
-#include "map/solvers/mappers.h"
-#include "map/solvers/throughput_mappers.h"
+#include "map/registry/mappers.h"
 #include "util/error.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "map/bounds/lower_bound.h"
 #include "map/files/mapping_file.h"
 #include "map/files/throughput_mapping_file.h"
-#include "map/solvers/mappers.h"
+#include "map/registry/mappers.h"
 #include "model/model_ref.h"
 #include "schedule/schedule_file.h"
 #include "util/printable.h"

@@ -8,8 +8,7 @@
 #include "map/files/mapping_file.h"
 
 #include "map/problem/problem_builder.h"
-#include "map/solvers/mappers.h"
-#include "map/solvers/throughput_mappers.h"
+#include "map/registry/mappers.h"
 #include "util/error.h"
 
 #include <algorithm>

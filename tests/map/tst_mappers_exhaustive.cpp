@@ -3,9 +3,9 @@
 // answer on graphs with separators, no heuristic beats it, and the lower bound never exceeds it.
 #include "map/bounds/lower_bound.h"
 #include "map/problem/modules.h"
+#include "map/registry/mappers.h"
 #include "map/solvers/exact_search.h"
 #include "map/solvers/heuristic_mappers.h"
-#include "map/solvers/mappers.h"
 #include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 #include "util/error.h"

@@ -5,7 +5,7 @@
 // and the bound stay below it and within a stated fraction of it.
 #include "map/bounds/lower_bound.h"
 #include "map/bounds/module_bound.h"
-#include "map/solvers/mappers.h"
+#include "map/registry/mappers.h"
 #include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 

@@ -5,9 +5,8 @@
 // its A100: a device whose time for an op exceeds the others' slack is what broke the no-overlap
 // rows' big-M). The batched (throughput) MILP likewise against its exhaustive optimum. No time
 // limits: the solves are small, and a node limit would only hide a wrong answer as "feasible".
-#include "map/solvers/mappers.h"
+#include "map/registry/mappers.h"
 #include "map/solvers/milp_mapper.h"
-#include "map/solvers/throughput_mappers.h"
 #include "map_test_support.h"
 
 #include <gtest/gtest.h>

@@ -4,9 +4,9 @@
 #include "map/bounds/lower_bound.h"
 #include "map/bounds/module_bound.h"
 #include "map/problem/module_chain.h"
+#include "map/registry/mappers.h"
 #include "map/solvers/exact_search.h"
 #include "map/solvers/heuristic_mappers.h"
-#include "map/solvers/mappers.h"
 #include "map/solvers/milp_mapper.h"
 #include "map_test_support.h"
 

@@ -4,8 +4,8 @@
 // stays within a stated fraction of that optimum.
 #include "map/bounds/lower_bound.h"
 #include "map/problem/throughput_problem.h"
+#include "map/registry/mappers.h"
 #include "map/solvers/milp_mapper.h"
-#include "map/solvers/throughput_mappers.h"
 #include "map_test_support.h"
 
 #include "util/error.h"

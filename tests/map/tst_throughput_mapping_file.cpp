@@ -5,6 +5,7 @@
 #include "map/bounds/lower_bound.h"
 #include "map/files/throughput_mapping_file.h"
 #include "map/problem/problem_builder.h"
+#include "map/registry/mappers.h"
 
 #include "model/model_ref.h"
 #include "util/error.h"

@@ -6,7 +6,7 @@
 #include "map/bounds/lower_bound.h"
 #include "map/bounds/throughput_bound.h"
 #include "map/problem/throughput_problem.h"
-#include "map/solvers/throughput_mappers.h"
+#include "map/registry/mappers.h"
 #include "map_test_support.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,9 @@ core/'s folders form layers: a file may include its own folder and folders of lo
 so every arrow between two folders points one way (no cycle). core/, profiler/ and engine/ include
 no Qt; profiler/ builds on core/ only; engine/ on profiler/ and core/ (app -> views -> engine ->
 profiler -> core): neither includes views/ or app/ headers, and core/ and profiler/ include no
-engine/ header. Prints each offending include as file:line and exits 1.
+engine/ header. Inside core/map/ the sub-folders form layers too (problem < solvers < bounds < split <
+registry < files, bridge), and no two of its components (a header with its source) include each other,
+directly or round a loop. Prints each offending include as file:line and exits 1.
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -22,6 +24,11 @@ CORE_LAYERS = {
     "schedule": 4,
     "exec": 5, "map": 5,
 }
+# core/map/'s sub-folders, lower layers first: the problems, the solvers, the bounds built on the exact
+# search, MILP-SPLIT built on both, the registry over all mappers, and the files and the plan bridge.
+MAP_LAYERS = {"problem": 0, "solvers": 1, "bounds": 2, "split": 3, "registry": 4, "files": 5, "bridge": 5}
+# Folders whose components (NAME.h with NAME.cpp) must not form an include cycle.
+CYCLE_FREE = ("map",)
 # What views/ and app/ headers are included as: "schedules/schedule_panel.h", "commands.h" (app/cli's).
 UPPER_FOLDERS = ("views", "app", "cli", "gui", "common", "dag", "mapping", "profile", "runs", "schedules",
                  "timeline", "window")
@@ -46,6 +53,61 @@ def includes(path):
 
 def is_qt(delim, target):
     return delim == "<" and re.match(r"Q[A-Z]\w*(/|$)", target) is not None
+
+
+def map_layers(core):
+    problems = []
+    top = os.path.join(core, "map")
+    for path in sources(top) if os.path.isdir(top) else []:
+        parts = os.path.relpath(path, top).split(os.sep)
+        if len(parts) < 2:
+            continue
+        folder = parts[0]
+        for number, delim, target in includes(path):
+            bits = target.split("/")
+            if delim != '"' or len(bits) < 3 or bits[0] != "map" or bits[1] == folder:
+                continue
+            where = f"core/map/{'/'.join(parts)}:{number}"
+            if folder not in MAP_LAYERS or bits[1] not in MAP_LAYERS:
+                problems.append(f"{where}: core/map/{folder if folder not in MAP_LAYERS else bits[1]}/ has no layer "
+                                f"in check_layering.py")
+            elif MAP_LAYERS[bits[1]] >= MAP_LAYERS[folder]:
+                problems.append(f"{where}: map/{folder}/ (layer {MAP_LAYERS[folder]}) includes \"{target}\" from "
+                                f"map/{bits[1]}/ (layer {MAP_LAYERS[bits[1]]}): arrows between map's folders point down only")
+    return problems
+
+
+def component_cycles(core, folder):
+    """Include cycles between components (NAME.h and NAME.cpp as one) under core/FOLDER."""
+    top = os.path.join(core, folder)
+    if not os.path.isdir(top):
+        return []
+    edges = {}
+    for path in sources(top):
+        name = os.path.splitext(os.path.relpath(path, core))[0]
+        edges.setdefault(name, set())
+    for path in sources(top):
+        name = os.path.splitext(os.path.relpath(path, core))[0]
+        for _, delim, target in includes(path):
+            dest = os.path.splitext(target)[0]
+            if delim == '"' and dest in edges and dest != name:
+                edges[name].add(dest)
+    problems, state = [], {}
+
+    def visit(node, trail):
+        state[node] = 1
+        for dest in sorted(edges[node]):
+            if state.get(dest) == 1:
+                loop = trail[trail.index(dest):] + [dest]
+                problems.append(f"core/{loop[0]}: include cycle between components: {' -> '.join(loop)}")
+            elif dest not in state:
+                visit(dest, trail + [dest])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    return problems
 
 
 def check(root):
@@ -74,6 +136,9 @@ def check(root):
             if CORE_LAYERS[dest] >= CORE_LAYERS[folder]:
                 problems.append(f"{where}: {folder}/ (layer {CORE_LAYERS[folder]}) includes \"{target}\" "
                                 f"from {dest}/ (layer {CORE_LAYERS[dest]}): arrows between core's folders point down only")
+    problems += map_layers(core)
+    for folder in CYCLE_FREE:
+        problems += component_cycles(core, folder)
     profiler = os.path.join(root, "profiler")
     if os.path.isdir(profiler):
         for path in sources(profiler):
@@ -113,7 +178,8 @@ def main(argv):
     if problems:
         print(f"{len(problems)} include(s) break the layering")
         return 1
-    print("layering ok: every include between core's folders points to a lower layer; no Qt in core/, profiler/ "
+    print("layering ok: every include between core's folders (and core/map's) points to a lower layer, no "
+          "component cycle in core/map; no Qt in core/, profiler/ "
           "or engine/; engine/ includes no views/ or app/ header")
     return 0
 

@@ -10,7 +10,7 @@
 #include "timeline/range_stats.h"
 #include "timeline/range_stats_model.h"
 
-#include "map/solvers/mappers.h"
+#include "map/registry/mappers.h"
 #include "util/error.h"
 #include "zoo/zoo.h"
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "map/bounds/module_bound.h"
+#include "map/bounds/simple_bound.h"
 #include "map/problem/mapping_problem.h"
 #include "map/problem/throughput_problem.h"
 
@@ -10,11 +11,7 @@
 
 namespace opsched::map {
 
-// max(the longest path with transfers paid (each task's finish on each device, taking each
-// predecessor's best device and its transfer; release times included, capacity ignored), the least
-// total work divided by the number of devices), for the tasks in `subset` (all when empty)
-// scheduled on their own.
-double simpleLowerBound(const MappingProblem& problem, const std::vector<std::uint32_t>& subset = {});
+// simpleLowerBound: simple_bound.h.
 
 // DiviML's recursive bound over consecutive modules M_1..M_q of a topological order (G_s = M_s
 // and everything after it): when every task of M_s reaches G_{s+1} and every task of G_{s+1} is

@@ -1,6 +1,6 @@
 #include "map/bounds/module_bound.h"
 
-#include "map/bounds/lower_bound.h"
+#include "map/bounds/simple_bound.h"
 #include "map/problem/module_chain.h"
 #include "map/problem/modules.h"
 #include "map/solvers/exact_search.h"

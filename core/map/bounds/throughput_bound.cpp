@@ -1,8 +1,8 @@
 #include "map/bounds/throughput_bound.h"
 
-#include "map/bounds/lower_bound.h"
-#include "map/bounds/simplex_climb.h"
+#include "map/bounds/simple_bound.h"
 #include "map/problem/modules.h"
+#include "map/solvers/simplex_climb.h"
 
 #include "graph/reachability.h"
 

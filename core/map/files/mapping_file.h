@@ -8,6 +8,7 @@
 //  "costs":{op:{device:ms}},"links":{"u->v":{"bandwidth_gbps":..,"latency_us":..}}}
 #pragma once
 
+#include "map/files/mapping_json.h"
 #include "map/problem/map_result.h"
 
 #include "graph/graph.h"
@@ -19,13 +20,6 @@
 #include <vector>
 
 namespace opsched::map {
-
-class MappingFileError : public Error {
-public:
-    using Error::Error;
-};
-
-inline constexpr int kMappingFormatVersion = 1;
 
 nlohmann::ordered_json mappingToJson(
     const Graph& graph, const MappingProblem& problem, const MapResult& result, double lowerBoundSeconds);

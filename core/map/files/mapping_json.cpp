@@ -1,6 +1,6 @@
 #include "map/files/mapping_json.h"
 
-#include "map/files/mapping_file.h"
+#include "map/files/mapping_json.h"
 
 #include "graph/fingerprint.h"
 #include "graph/input_shapes.h"

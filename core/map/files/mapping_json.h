@@ -5,6 +5,7 @@
 #include "map/problem/mapping_problem.h"
 
 #include "graph/graph.h"
+#include "util/error.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,18 @@
 #include <map>
 #include <string>
 #include <vector>
+
+namespace opsched::map {
+
+// What reading a mapping file throws; the message names the problem.
+class MappingFileError : public Error {
+public:
+    using Error::Error;
+};
+
+inline constexpr int kMappingFormatVersion = 1;
+
+} // namespace opsched::map
 
 namespace opsched::map::json {
 

@@ -6,8 +6,8 @@
 #pragma once
 
 #include "map/files/mapping_file.h"
+#include "map/problem/map_result.h"
 #include "map/problem/throughput_problem.h"
-#include "map/solvers/throughput_mappers.h"
 
 #include "graph/graph.h"
 

@@ -1,7 +1,8 @@
-// What every mapper returns, and the knobs they share.
+// What every mapper returns, for the latency and the throughput objective, and the knobs they share.
 #pragma once
 
 #include "map/problem/mapping_problem.h"
+#include "map/problem/throughput_problem.h"
 
 #include <cstdint>
 #include <limits>
@@ -39,6 +40,12 @@ struct MapperOptions {
     double cutoffSeconds = std::numeric_limits<double>::infinity();
 };
 
+// A mapper as the CLI and the window list it.
+struct MapperInfo {
+    std::string name;
+    std::string summary;
+};
+
 enum class SolveStatus { Heuristic, Optimal, Feasible, Timeout };
 const char* toString(SolveStatus status);
 
@@ -56,6 +63,19 @@ struct MapResult {
     // Seconds: the lower bound the gap was taken from, where the mapper computed lowerBound()
     // (milp-split short of a proof); 0 otherwise. Spares callers computing it again.
     double lowerBound = 0;
+};
+
+// The throughput objective's answer (throughput_problem.h): a split of the L inputs per op and an
+// order per device.
+struct ThroughputResult {
+    std::string mapper;
+    ThroughputMapping mapping;
+    ThroughputTimes times;
+    double solveSeconds = 0;
+    SolveStatus status = SolveStatus::Heuristic;
+    double gap
+        = std::numeric_limits<double>::quiet_NaN(); // milp: to the solver's bound; milp-split: to the lower bound
+    std::string note; // milp-split: what the pieces and the polish did
 };
 
 } // namespace opsched::map

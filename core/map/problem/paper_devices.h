@@ -5,7 +5,9 @@
 // (T4 1.78x slower than the A100 on RWNNs), which is not what the paper measured.
 #pragma once
 
-#include "map/problem/problem_builder.h"
+#include "map/problem/device_costs.h"
+
+#include "graph/graph.h"
 
 #include <optional>
 #include <string>

@@ -29,18 +29,6 @@ double gpuMemoryBytes(const std::string& preset)
 
 } // namespace
 
-std::vector<double> simulatedOpSeconds(const Graph& graph, const SimDevice& device)
-{
-    const KernelTable kernels(graph);
-    std::vector<double> out(graph.opCount());
-    for (const Op& op : graph.ops()) {
-        Stage stage;
-        stage.groups = { { op.id } };
-        out[op.id.value()] = simulateStage(graph, stage, device, {}, &kernels);
-    }
-    return out;
-}
-
 std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::string& name)
 {
     if (name.rfind("sim:", 0) != 0)

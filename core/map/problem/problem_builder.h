@@ -2,6 +2,7 @@
 // (simulated here; measured ones come from the executors), links between devices.
 #pragma once
 
+#include "map/problem/device_costs.h"
 #include "map/problem/mapping_problem.h"
 #include "map/problem/throughput_problem.h"
 
@@ -20,15 +21,7 @@ namespace opsched::map {
 using opsched::SimCpu;
 using opsched::simCpus;
 
-struct DeviceCosts {
-    std::string name; // as the user wrote it: "sim:a100", "cpu:0"
-    std::vector<double> opSeconds; // per op id; kUnsupported where it cannot run
-    double memoryBytes = kUnsupported; // infinity: no limit
-};
-
-// Each op alone on a simulated GPU (launch and completion included), as simulateStage times it;
-// on a simulated CPU, sim/sim_cpu.h's.
-std::vector<double> simulatedOpSeconds(const Graph& graph, const SimDevice& device);
+// simulatedOpSeconds: device_costs.h (GPUs), sim/sim_cpu.h (CPUs).
 using opsched::simulatedOpSeconds;
 
 // Costs of a simulated device named "sim:NAME" (a GPU preset or a simulated CPU), with its

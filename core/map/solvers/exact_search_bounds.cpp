@@ -1,6 +1,6 @@
 #include "map/solvers/exact_search_state.h"
 
-#include "map/bounds/simplex_climb.h"
+#include "map/solvers/simplex_climb.h"
 
 #include <algorithm>
 #include <cmath>

@@ -34,7 +34,6 @@
 #pragma once
 
 #include "map/problem/map_result.h"
-#include "map/solvers/mappers.h"
 
 #include <string>
 #include <string_view>

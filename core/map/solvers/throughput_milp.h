@@ -6,7 +6,7 @@
 // dependency rows grow with splits^2 x devices^2 per edge (refused beyond 200,000).
 #pragma once
 
-#include "map/solvers/throughput_mappers.h"
+#include "map/problem/map_result.h"
 
 #include <cstdint>
 #include <vector>

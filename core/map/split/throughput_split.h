@@ -23,7 +23,7 @@
 // The status is therefore feasible, with the gap to the throughput lower bound.
 #pragma once
 
-#include "map/solvers/throughput_mappers.h"
+#include "map/problem/map_result.h"
 
 namespace opsched::map {
 

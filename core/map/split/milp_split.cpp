@@ -1,4 +1,4 @@
-#include "map/solvers/milp_split.h"
+#include "map/split/milp_split.h"
 
 #include "map/bounds/lower_bound.h"
 #include "map/bounds/module_bound.h"

@@ -1,7 +1,4 @@
-#include "map/solvers/throughput_mappers.h"
-
-#include "map/solvers/throughput_milp.h"
-#include "map/solvers/throughput_split.h"
+#include "map/solvers/throughput_heuristics.h"
 
 #include "util/error.h"
 #include "util/random.h"
@@ -11,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 namespace opsched::map {
 namespace {
@@ -197,14 +195,111 @@ ThroughputResult search(const ThroughputProblem& p, const MapperOptions& o, bool
     return finish(p, annealing ? "sa" : "ea", throughputWithOrder(p, best, order), t0);
 }
 
+ThroughputResult listMapping(const ThroughputProblem& p, std::string_view name)
+{
+    const auto t0 = Clock::now();
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    std::vector<std::uint32_t> order = breadthFirstOrder(p.base.dag);
+    if (name == "heft") {
+        // Upward rank over each op's mean cost of all L inputs.
+        std::vector<double> mean(n, 0.0), rank(n, 0.0);
+        for (std::uint32_t t = 0; t < n; ++t) {
+            int c = 0;
+            for (std::uint32_t u = 0; u < k; ++u)
+                if (std::isfinite(p.costOf(t, u, p.inputs))) {
+                    mean[t] += p.costOf(t, u, p.inputs);
+                    ++c;
+                }
+            mean[t] = c ? mean[t] / c : 0.0;
+        }
+        const auto topo = *topologicalOrder(p.base.dag);
+        std::vector<std::size_t> position(n);
+        for (std::size_t i = 0; i < n; ++i)
+            position[topo[i]] = i;
+        for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+            double tail = 0;
+            for (std::uint32_t s : p.base.dag.successors[*it])
+                tail = std::max(tail, rank[s]);
+            rank[*it] = mean[*it] + tail;
+        }
+        order = topo;
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
+        });
+    }
+    ListBuilder builder(p);
+    for (std::uint32_t t : order) {
+        double bestKey = kUnsupported, bestEnd = kUnsupported;
+        std::uint32_t bestSplit = 0;
+        for (std::uint32_t s = 0; s < p.splits.size(); ++s) {
+            const double end = maxOf(builder.finishes(t, s));
+            const double key = name == "heft" ? end : std::max(builder.makespan(), end);
+            if (key < bestKey || (key == bestKey && end < bestEnd)) {
+                bestKey = key;
+                bestEnd = end;
+                bestSplit = s;
+            }
+        }
+        if (!std::isfinite(bestEnd))
+            throw Error(std::string(name) + " (throughput): no split fits op " + p.base.tasks[t].name);
+        builder.place(t, bestSplit);
+    }
+    return finish(p, name, builder.mapping(), t0);
+}
+
 } // namespace
+
+ThroughputResult mapThroughputBestDevice(const ThroughputProblem& p, const MapperOptions&)
+{
+    const auto t0 = Clock::now();
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    const auto bfs = breadthFirstOrder(p.base.dag);
+    std::optional<ThroughputResult> best;
+    for (std::uint32_t s = 0; s < p.splits.size(); ++s) {
+        if (std::count(p.splits[s].begin(), p.splits[s].end(), 0) != static_cast<std::ptrdiff_t>(k - 1))
+            continue; // one device takes all L
+        const auto times = evaluate(p, throughputWithOrder(p, std::vector<std::uint32_t>(n, s), bfs));
+        if (times.feasible && (!best || times.makespan < best->times.makespan))
+            best = finish(p, "bd", throughputWithOrder(p, std::vector<std::uint32_t>(n, s), bfs), t0);
+    }
+    if (!best)
+        throw Error("bd (throughput): no single device can take all the inputs of every op");
+    return *best;
+}
+
+ThroughputResult mapThroughputMinimumExecutionTime(const ThroughputProblem& p, const MapperOptions&)
+{
+    const auto t0 = Clock::now();
+    return finish(p, "met", throughputWithOrder(p, metSplits(p), breadthFirstOrder(p.base.dag)), t0);
+}
+
+ThroughputResult mapThroughputGreedy(const ThroughputProblem& p, const MapperOptions&)
+{
+    return listMapping(p, "greedy");
+}
+
+ThroughputResult mapThroughputHeft(const ThroughputProblem& p, const MapperOptions&)
+{
+    return listMapping(p, "heft");
+}
+
+ThroughputResult mapThroughputAnnealing(const ThroughputProblem& p, const MapperOptions& o)
+{
+    return search(p, o, true, Clock::now());
+}
+
+ThroughputResult mapThroughputEvolutionary(const ThroughputProblem& p, const MapperOptions& o)
+{
+    return search(p, o, false, Clock::now());
+}
 
 std::optional<ThroughputResult> bestListHeuristic(const ThroughputProblem& p, const MapperOptions& o)
 {
     std::optional<ThroughputResult> best;
-    for (const char* h : { "bd", "met", "greedy", "heft" }) {
+    for (auto* heuristic :
+        { &mapThroughputBestDevice, &mapThroughputMinimumExecutionTime, &mapThroughputGreedy, &mapThroughputHeft }) {
         try {
-            ThroughputResult r = runThroughputMapper(h, p, o);
+            ThroughputResult r = heuristic(p, o);
             if (!best || r.times.makespan < best->times.makespan)
                 best = std::move(r);
         } catch (const Error&) {
@@ -220,102 +315,6 @@ ThroughputResult improveThroughputSplits(
     ThroughputResult r = search(p, o, false, t0, &from);
     r.mapper = "ea";
     return r;
-}
-
-ThroughputResult runThroughputMapper(std::string_view name, const ThroughputProblem& p, const MapperOptions& o)
-{
-    const auto t0 = Clock::now();
-    p.validate();
-    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
-    const auto bfs = breadthFirstOrder(p.base.dag);
-    if (name == "bd") {
-        std::optional<ThroughputResult> best;
-        for (std::uint32_t s = 0; s < p.splits.size(); ++s) {
-            if (std::count(p.splits[s].begin(), p.splits[s].end(), 0) != static_cast<std::ptrdiff_t>(k - 1))
-                continue; // one device takes all L
-            const auto times = evaluate(p, throughputWithOrder(p, std::vector<std::uint32_t>(n, s), bfs));
-            if (times.feasible && (!best || times.makespan < best->times.makespan))
-                best = finish(p, "bd", throughputWithOrder(p, std::vector<std::uint32_t>(n, s), bfs), t0);
-        }
-        if (!best)
-            throw Error("bd (throughput): no single device can take all the inputs of every op");
-        return *best;
-    }
-    if (name == "met")
-        return finish(p, "met", throughputWithOrder(p, metSplits(p), bfs), t0);
-    if (name == "greedy" || name == "heft") {
-        std::vector<std::uint32_t> order = bfs;
-        if (name == "heft") {
-            // Upward rank over each op's mean cost of all L inputs.
-            std::vector<double> mean(n, 0.0), rank(n, 0.0);
-            for (std::uint32_t t = 0; t < n; ++t) {
-                int c = 0;
-                for (std::uint32_t u = 0; u < k; ++u)
-                    if (std::isfinite(p.costOf(t, u, p.inputs))) {
-                        mean[t] += p.costOf(t, u, p.inputs);
-                        ++c;
-                    }
-                mean[t] = c ? mean[t] / c : 0.0;
-            }
-            const auto topo = *topologicalOrder(p.base.dag);
-            std::vector<std::size_t> position(n);
-            for (std::size_t i = 0; i < n; ++i)
-                position[topo[i]] = i;
-            for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
-                double tail = 0;
-                for (std::uint32_t s : p.base.dag.successors[*it])
-                    tail = std::max(tail, rank[s]);
-                rank[*it] = mean[*it] + tail;
-            }
-            order = topo;
-            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return rank[a] != rank[b] ? rank[a] > rank[b] : position[a] < position[b];
-            });
-        }
-        ListBuilder builder(p);
-        for (std::uint32_t t : order) {
-            double bestKey = kUnsupported, bestEnd = kUnsupported;
-            std::uint32_t bestSplit = 0;
-            for (std::uint32_t s = 0; s < p.splits.size(); ++s) {
-                const double end = maxOf(builder.finishes(t, s));
-                const double key = name == "heft" ? end : std::max(builder.makespan(), end);
-                if (key < bestKey || (key == bestKey && end < bestEnd)) {
-                    bestKey = key;
-                    bestEnd = end;
-                    bestSplit = s;
-                }
-            }
-            if (!std::isfinite(bestEnd))
-                throw Error(std::string(name) + " (throughput): no split fits op " + p.base.tasks[t].name);
-            builder.place(t, bestSplit);
-        }
-        return finish(p, name, builder.mapping(), t0);
-    }
-    if (name == "sa" || name == "ea")
-        return search(p, o, name == "sa", t0);
-    if (name == "milp") {
-        const std::optional<ThroughputResult> best = bestListHeuristic(p, o);
-        if (!best)
-            throw Error("milp (throughput): no heuristic found a mapping to start from");
-        if (const std::size_t rows = throughputMilpRows(p); rows > kThroughputMilpMaxRows) {
-            // Too big for CBC in any useful time (as the paper found): the start, said so.
-            ThroughputResult r = *best;
-            r.mapper = "milp";
-            r.status = SolveStatus::Feasible;
-            r.note = "the whole MILP would have " + std::to_string(rows) + " dependency rows (over "
-                + std::to_string(kThroughputMilpMaxRows) + "): not solved, " + best->mapper
-                + "'s mapping kept; milp-split solves it per module";
-            r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-            return r;
-        }
-        ThroughputResult r = mapThroughputMilp(p, o, *best);
-        r.solveSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        return r;
-    }
-    if (name == "milp-split")
-        return mapThroughputMilpSplit(p, o);
-    throw Error(
-        "unknown mapper '" + std::string(name) + "' (throughput: bd, met, greedy, heft, sa, ea, milp, milp-split)");
 }
 
 } // namespace opsched::map

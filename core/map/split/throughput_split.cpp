@@ -1,9 +1,10 @@
-#include "map/solvers/throughput_split.h"
+#include "map/split/throughput_split.h"
 
 #include "map/bounds/lower_bound.h"
 #include "map/problem/modules.h"
 #include "map/solvers/milp_mapper.h"
 #include "map/solvers/order_search.h"
+#include "map/solvers/throughput_heuristics.h"
 #include "map/solvers/throughput_milp.h"
 
 #include "util/error.h"
@@ -644,9 +645,9 @@ ThroughputResult mapThroughputMilpSplit(const ThroughputProblem& p, const Mapper
     // Never worse than a baseline: the list heuristics, and SA and EA as they run on their own
     // (the same options and seed, so the same answer), run first so that they count in the limit.
     std::vector<ThroughputResult> pool { std::move(*best) };
-    for (const char* search : { "sa", "ea" }) {
+    for (auto* search : { &mapThroughputAnnealing, &mapThroughputEvolutionary }) {
         try {
-            pool.push_back(runThroughputMapper(search, p, o));
+            pool.push_back(search(p, o));
         } catch (const Error&) {
         }
     }

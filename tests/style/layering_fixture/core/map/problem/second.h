@@ -1,0 +1,2 @@
+// Wrong on purpose (see first.h).
+#pragma once
