@@ -65,6 +65,56 @@ public:
     }
 
 private:
+    // The input's dimensions: the batch for dimension 0 (symbolic or as stored), the given shape's
+    // (--shape, or --input's data) where the model leaves one free. Returns what is wrong, or "".
+    static std::string inputDims(const ImportContext& ctx, const onnx::ValueInfoProto& v,
+        const std::vector<std::int64_t>* given, std::vector<std::int64_t>& dims)
+    {
+        const auto& type = v.type().tensor_type();
+        std::string symbolic;
+        const int rank = type.shape().dim_size();
+        if (given && given->size() != static_cast<std::size_t>(rank))
+            return "--shape gives " + std::to_string(given->size()) + " dimensions; the input has "
+                + std::to_string(rank) + " (" + declaredText(declared(v.name(), type.shape())) + ")";
+        for (int i = 0; i < rank; ++i) {
+            const auto& d = type.shape().dim(i);
+            const std::int64_t want = given ? (*given)[static_cast<std::size_t>(i)] : 0;
+            if (d.has_dim_value() && d.dim_value() <= 0) {
+                symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value())
+                    + "; opsched needs positive dimensions (no empty tensors)";
+                break;
+            }
+            if (given && want < 1) {
+                symbolic = "--shape gives dimension " + std::to_string(i) + " as " + std::to_string(want)
+                    + "; dimensions are positive";
+                break;
+            }
+            if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch)) {
+                if (given && want != ctx.batch) {
+                    symbolic = "the shape given (--shape) has dimension 0 (the batch) = " + std::to_string(want)
+                        + ", the batch is " + std::to_string(ctx.batch) + "; set the batch with --batch";
+                    break;
+                }
+                dims.push_back(ctx.batch); // the batch, symbolic or as stored
+            } else if (d.has_dim_value()) {
+                if (given && want != d.dim_value()) {
+                    symbolic = "the shape given (--shape, or --input's data) has dimension " + std::to_string(i) + " = "
+                        + std::to_string(want) + ", but the model fixes it at " + std::to_string(d.dim_value());
+                    break;
+                }
+                dims.push_back(d.dim_value());
+            } else if (given) {
+                dims.push_back(want);
+            } else if (symbolic.empty()) {
+                symbolic = "dimension " + std::to_string(i) + " is free ('"
+                    + (d.dim_param().empty() ? std::string("unnamed") : d.dim_param()) + "' in "
+                    + declaredText(declared(v.name(), type.shape())) + "); give the input's shape with --shape "
+                    + v.name() + "=" + exampleText(declared(v.name(), type.shape()), ctx.batch);
+            }
+        }
+        return symbolic;
+    }
+
     void addInputs(ImportContext& ctx, const onnx::GraphProto& graph, std::int64_t batch, const InputShapes& shapes)
     {
         std::unordered_set<std::string> initializers;
@@ -128,51 +178,7 @@ private:
                 continue;
             }
             std::vector<std::int64_t> dims;
-            std::string symbolic;
-            const auto* given = givenShape(v->name());
-            const int rank = type.shape().dim_size();
-            if (given && given->size() != static_cast<std::size_t>(rank)) {
-                fail("--shape gives " + std::to_string(given->size()) + " dimensions; the input has "
-                    + std::to_string(rank) + " (" + declaredText(declared(v->name(), type.shape())) + ")");
-                continue;
-            }
-            for (int i = 0; i < rank; ++i) {
-                const auto& d = type.shape().dim(i);
-                const std::int64_t want = given ? (*given)[static_cast<std::size_t>(i)] : 0;
-                if (d.has_dim_value() && d.dim_value() <= 0) {
-                    symbolic = "dimension " + std::to_string(i) + " is " + std::to_string(d.dim_value())
-                        + "; opsched needs positive dimensions (no empty tensors)";
-                    break;
-                }
-                if (given && want < 1) {
-                    symbolic = "--shape gives dimension " + std::to_string(i) + " as " + std::to_string(want)
-                        + "; dimensions are positive";
-                    break;
-                }
-                if (i == 0 && (!d.has_dim_value() || d.dim_value() == ctx.modelBatch)) {
-                    if (given && want != ctx.batch) {
-                        symbolic = "the shape given (--shape) has dimension 0 (the batch) = " + std::to_string(want)
-                            + ", the batch is " + std::to_string(ctx.batch) + "; set the batch with --batch";
-                        break;
-                    }
-                    dims.push_back(ctx.batch); // the batch, symbolic or as stored
-                } else if (d.has_dim_value()) {
-                    if (given && want != d.dim_value()) {
-                        symbolic = "the shape given (--shape, or --input's data) has dimension " + std::to_string(i)
-                            + " = " + std::to_string(want) + ", but the model fixes it at "
-                            + std::to_string(d.dim_value());
-                        break;
-                    }
-                    dims.push_back(d.dim_value());
-                } else if (given) {
-                    dims.push_back(want);
-                } else if (symbolic.empty()) {
-                    symbolic = "dimension " + std::to_string(i) + " is free ('"
-                        + (d.dim_param().empty() ? std::string("unnamed") : d.dim_param()) + "' in "
-                        + declaredText(declared(v->name(), type.shape())) + "); give the input's shape with --shape "
-                        + v->name() + "=" + exampleText(declared(v->name(), type.shape()), ctx.batch);
-                }
-            }
+            const std::string symbolic = inputDims(ctx, *v, givenShape(v->name()), dims);
             if (!symbolic.empty()) {
                 fail(symbolic);
                 continue;

@@ -36,7 +36,7 @@ def sources(root):
     for folder in FOLDERS:
         top = os.path.join(root, folder)
         for base, dirs, files in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(("build", ".")) and d != "format_fixture")
+            dirs[:] = sorted(d for d in dirs if not d.startswith(("build", ".")) and d not in ("format_fixture", "sizes_fixture"))
             for name in sorted(files):
                 if name.endswith(SUFFIXES):
                     yield os.path.join(base, name)

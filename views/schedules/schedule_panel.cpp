@@ -2,7 +2,7 @@
 
 #include "engine/results/mapping_file_result.h"
 #include "engine/results/mapping_result.h"
-#include "map/solvers/mappers.h"
+#include "map/registry/mappers.h"
 #include "mapping/map_process.h"
 
 #include "common/limit_spin_box.h"

@@ -84,8 +84,21 @@ private:
     // `retryLater`: a solve the time limit stopped is left to the caller to retry (it does not yet
     // make the answer inexact, and its retry's share of the time is set aside).
     MapResult solve(const MappingProblem& sub, double cutoff, bool lead = false, bool retryLater = false);
+    // A module solve the time limit stopped, to be run again once the others are done.
+    struct Retry {
+        StateKey entry;
+        std::vector<std::uint32_t> pins; // per local task, its device or UINT32_MAX (free)
+        double cutoff;
+        bool lead;
+    };
     // Fills dp_[j + 1] from dp_[j].
     void joinModule(std::size_t j);
+    // For one entry state whose free solve gave `free`: each other combination of the exit tasks'
+    // devices (`freeExits`, local indices), pinned and solved where its bounds leave room.
+    void solvePinnedExits(std::size_t j, const StateKey& entry, double base, const MapResult& free,
+        const std::vector<std::size_t>& freeExits, std::size_t combos, std::vector<Retry>& retries);
+    // The solves the time stopped, again with what the others left.
+    void retryStopped(std::size_t j, const std::vector<Retry>& retries);
     void offer(std::size_t j, const StateKey& entry, const MapResult& r, const std::vector<std::uint32_t>& exitTasks);
     // The exit state a piece of module j leaves: the devices of `exitTasks` (its own, or passed
     // through from `entry`).
@@ -252,12 +265,6 @@ void Splitter::joinModule(std::size_t j)
         return worst;
     };
     const std::vector<std::uint32_t> none(tasks.size(), UINT32_MAX);
-    struct Retry {
-        StateKey entry;
-        std::vector<std::uint32_t> pins;
-        double cutoff;
-        bool lead;
-    };
     std::vector<Retry> retries;
     bool lead = true;
     for (const auto& [base, entry] : entries) {
@@ -278,54 +285,67 @@ void Splitter::joinModule(std::size_t j)
             continue; // no exit state can improve from here
         offer(j, entry, r, out);
         tightenUpper(j, entry, r);
-        if (!enumerate)
+        if (enumerate)
+            solvePinnedExits(j, entry, base, r, freeExits, static_cast<std::size_t>(combos), retries);
+    }
+    retryStopped(j, retries);
+}
+
+void Splitter::solvePinnedExits(std::size_t j, const StateKey& entry, double base, const MapResult& free,
+    const std::vector<std::size_t>& freeExits, std::size_t combos, std::vector<Retry>& retries)
+{
+    const auto& out = chain_.boundary[j + 1];
+    const std::size_t k = p_.deviceCount();
+    std::vector<std::uint32_t> pins(chain_.blocks[j].size(), UINT32_MAX);
+    for (std::size_t code = 0; code < combos; ++code) {
+        std::size_t c = code;
+        for (std::size_t i : freeExits) {
+            pins[i] = static_cast<std::uint32_t>(c % k);
+            c /= k;
+        }
+        bool same = true;
+        for (std::size_t i : freeExits)
+            same = same && pins[i] == free.mapping.device[i];
+        if (same)
             continue;
-        std::vector<std::uint32_t> pins = none;
-        for (std::size_t code = 0; code < static_cast<std::size_t>(combos); ++code) {
-            std::size_t c = code;
-            for (std::size_t i : freeExits) {
-                pins[i] = static_cast<std::uint32_t>(c % k);
-                c /= k;
-            }
-            bool same = true;
-            for (std::size_t i : freeExits)
-                same = same && pins[i] == r.mapping.device[i];
-            if (same)
-                continue;
-            const MappingProblem sub = moduleProblem(j, entry, pins);
-            // The exit key this pin gives, to read the best total found for it so far.
-            const StateKey key = exitKey(j, entry, pins, out);
-            const auto known = dp_[j + 1].find(key);
-            const double budget = std::min(
-                (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyondFrom(j, base, key));
-            bool runnable = true;
-            for (const auto& t : sub.tasks)
-                runnable = runnable
-                    && std::any_of(t.seconds.begin(), t.seconds.end(), [](double s) { return std::isfinite(s); });
-            if (!runnable || simpleLowerBound(sub) >= budget
-                || (sub.taskCount() <= kExactSearchLimit && exactSearchRootBound(sub) >= budget))
-                continue;
-            try {
-                const MapResult pinned = solve(sub, budget, false, true);
-                if (pinned.status == SolveStatus::Timeout)
-                    retries.push_back({ entry, pins,
-                        pinned.times.feasible ? std::min(budget, pinned.times.makespan) : budget, false });
-                if (!pinned.cutoffProven)
-                    offer(j, entry, pinned, out);
-            } catch (const Error&) {
-            }
+        const MappingProblem sub = moduleProblem(j, entry, pins);
+        // The exit key this pin gives, to read the best total found for it so far.
+        const StateKey key = exitKey(j, entry, pins, out);
+        const auto known = dp_[j + 1].find(key);
+        const double budget = std::min(
+            (known == dp_[j + 1].end() ? kUnsupported : known->second.value) - base, beyondFrom(j, base, key));
+        bool runnable = true;
+        for (const auto& t : sub.tasks)
+            runnable = runnable
+                && std::any_of(t.seconds.begin(), t.seconds.end(), [](double s) { return std::isfinite(s); });
+        if (!runnable || simpleLowerBound(sub) >= budget
+            || (sub.taskCount() <= kExactSearchLimit && exactSearchRootBound(sub) >= budget))
+            continue;
+        try {
+            const MapResult pinned = solve(sub, budget, false, true);
+            if (pinned.status == SolveStatus::Timeout)
+                retries.push_back(
+                    { entry, pins, pinned.times.feasible ? std::min(budget, pinned.times.makespan) : budget, false });
+            if (!pinned.cutoffProven)
+                offer(j, entry, pinned, out);
+        } catch (const Error&) {
         }
     }
-    // The solves the time stopped, again with what the others left: each now only has to beat
-    // what it found (or its cutoff, tightened since), and proves that piece optimal if it cannot.
-    // The solves still expected are these and the later modules'.
-    if (!retries.empty()) {
-        weightLeft_ = 0;
-        for (std::size_t m = j + 1; m < moduleWeight_.size(); ++m)
-            weightLeft_ += moduleWeight_[m];
-        for (const Retry& retry : retries)
-            weightLeft_ += static_cast<double>(tasks.size() * tasks.size()) * (retry.lead ? kLeadWeight : 1.0);
-    }
+}
+
+void Splitter::retryStopped(std::size_t j, const std::vector<Retry>& retries)
+{
+    // Each now only has to beat what it found (or its cutoff, tightened since), and proves that
+    // piece optimal if it cannot. The solves still expected are these and the later modules'.
+    if (retries.empty())
+        return;
+    const auto& tasks = chain_.blocks[j];
+    const auto& out = chain_.boundary[j + 1];
+    weightLeft_ = 0;
+    for (std::size_t m = j + 1; m < moduleWeight_.size(); ++m)
+        weightLeft_ += moduleWeight_[m];
+    for (const Retry& retry : retries)
+        weightLeft_ += static_cast<double>(tasks.size() * tasks.size()) * (retry.lead ? kLeadWeight : 1.0);
     for (const Retry& retry : retries) {
         const double base = dp_[j].at(retry.entry).value;
         const double cutoff = std::min(retry.cutoff, retry.lead ? kUnsupported : beyond(j, base));
