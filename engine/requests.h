@@ -82,14 +82,15 @@ struct RunRequest {
 // Every model x scheduler x batch profiled into a results database (`profile`, the Profile panel).
 struct ProfileRequest {
     std::vector<std::string> models;
-    std::vector<std::string> schedulers; // empty: every scheduler
+    InputShapes shapes; // free input dimensions of the model files among `models` (--shape)
+    std::string schedulers; // comma-separated; empty: every scheduler
     std::string batches = "1"; // comma-separated
     std::string device = kDefaultDevice;
     std::string database;
     int repeat = kProfileRepeat.def;
     PruningRequest pruning;
     bool cudaGraph = false;
-    bool warps = false;
+    bool warps = false; // active warps sampled (CUPTI on cuda:N; the simulator's model on sim:)
 };
 
 } // namespace opsched::engine

@@ -3,6 +3,8 @@
 // opsched::Error and reported by main.
 #pragma once
 
+#include "engine/child_protocol.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -17,11 +19,11 @@ AddCommand addInfoCommand, addZooCommand, addDevicesCommand, addCompareCommand, 
     addRunCommand, addProfileCommand, addExportCommand, addMergeCommand, addCalibrateCommand, addMapCommand,
     addExplainCommand;
 
-// Exit codes, part of the CLI contract (docs/cli.md, "Exit codes").
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitSomeJobsFailed = 3; // profile: the batch finished, some jobs failed
-inline constexpr int kExitInterrupted = 130; // profile: stopped by a signal (128 + its number)
+// Exit codes, part of the CLI contract (docs/cli.md, "Exit codes"); the window reads them too.
+using engine::child::kExitError;
+using engine::child::kExitInterrupted;
+using engine::child::kExitOk;
+using engine::child::kExitSomeJobsFailed;
+using engine::child::kExitUsage;
 
 } // namespace opsched::cli

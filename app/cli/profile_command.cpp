@@ -9,6 +9,8 @@
 #include "session/batch_runner.h"
 #include "session/cuda_backend.h"
 
+#include "engine/child_protocol.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -73,36 +75,38 @@ std::string clock(double seconds)
     return buf;
 }
 
-// A progress bar with ETA on a terminal (stderr), plain lines otherwise (stdout, e.g. a Slurm log).
+// The progress of a batch: JSON lines on stdout with --progress json (the window reads them,
+// engine/child_protocol.h); otherwise a bar with ETA on a terminal (stderr), and plain lines
+// elsewhere (stdout, e.g. a Slurm log).
 class Progress {
 public:
-    Progress()
-        : tty_(isatty(STDERR_FILENO) == 1)
+    explicit Progress(bool json)
+        : json_(json)
+        , tty_(!json && isatty(STDERR_FILENO) == 1)
         , t0_(std::chrono::steady_clock::now())
     {
     }
 
     void operator()(const profiler::JobEvent& e)
     {
-        const std::string what = (e.modelName.empty() ? e.job->modelRef : e.modelName) + " " + e.job->scheduler
-            + " batch " + std::to_string(e.job->batch);
+        using Event = engine::child::ProgressEvent;
+        Event event;
+        event.total = e.total;
+        event.what = (e.modelName.empty() ? e.job->modelRef : e.modelName) + " " + e.job->scheduler + " batch "
+            + std::to_string(e.job->batch);
+        event.otherBatch = e.otherBatch;
         if (e.kind == profiler::JobEvent::Kind::Started) {
             if (tty_)
-                drawBar(e.index, e.total, what);
+                drawBar(e.index, e.total, event.what);
             return;
         }
         if (e.kind == profiler::JobEvent::Kind::Waiting) {
-            // No [i/n]: the job is not finished (the GUI counts those lines).
-            const std::string line = "waiting: " + what + " is running in another batch (" + e.otherBatch
-                + "); back to it after the other jobs";
-            if (!tty_) {
-                std::printf("%s\n", line.c_str());
-                std::fflush(stdout);
-                return;
-            }
+            event.kind = Event::Kind::Waiting; // not finished: no [i/n]
+            if (!tty_)
+                return print(event);
             clearBar();
-            std::fprintf(stderr, "%s\n", line.c_str());
-            drawBar(finished_, e.total, what);
+            std::fprintf(stderr, "%s\n", engine::child::describe(event).c_str());
+            drawBar(finished_, e.total, event.what);
             return;
         }
         ++finished_;
@@ -110,41 +114,30 @@ public:
             ++ran_;
             ranSeconds_ += e.seconds;
         }
-        std::string line = "[" + std::to_string(e.index + 1) + "/" + std::to_string(e.total) + "] " + what + ": ";
+        event.done = e.index + 1;
+        event.seconds = e.seconds;
         switch (e.outcome) {
         case profiler::JobOutcome::Skipped:
-            line += e.otherBatch.empty() ? "already in the database, skipped"
-                                         : "done by another batch (" + e.otherBatch + "), skipped";
+            event.outcome = Event::Outcome::Skipped;
             break;
         case profiler::JobOutcome::Failed:
-            line += "FAILED: " + e.error;
+            event.outcome = Event::Outcome::Failed;
+            event.error = e.error;
             break;
-        case profiler::JobOutcome::Done: {
-            char buf[160];
-            const double ms = store::latencyStats(e.run->latenciesNs).medianNs * 1e-6;
-            std::snprintf(buf, sizeof buf, "%.3f ms", ms);
-            line += buf;
-            if (e.run->averageActiveWarps) {
-                std::snprintf(buf, sizeof buf, ", %.0f active warps", *e.run->averageActiveWarps);
-                line += buf;
-            }
-            std::snprintf(buf, sizeof buf, " (run %lld, %.2f s)", static_cast<long long>(e.runId.value()), e.seconds);
-            line += buf;
-            if (!e.run->notes.empty())
-                line += "; " + e.run->notes;
+        case profiler::JobOutcome::Done:
+            event.medianMs = store::latencyStats(e.run->latenciesNs).medianNs * 1e-6;
+            event.activeWarps = e.run->averageActiveWarps;
+            event.run = e.runId.value();
+            event.notes = e.run->notes;
             break;
         }
-        }
-        if (!tty_) {
-            std::printf("%s\n", line.c_str());
-            std::fflush(stdout);
-            return;
-        }
+        if (!tty_)
+            return print(event);
         if (e.outcome == profiler::JobOutcome::Failed) {
             clearBar();
-            std::fprintf(stderr, "%s\n", line.c_str());
+            std::fprintf(stderr, "%s\n", engine::child::describe(event).c_str());
         }
-        drawBar(e.index + 1, e.total, what);
+        drawBar(e.index + 1, e.total, event.what);
     }
 
     void finish()
@@ -152,6 +145,17 @@ public:
         if (tty_)
             clearBar();
     }
+
+    // The line of a finished job, a wait or the summary, as JSON or for people.
+    void print(const engine::child::ProgressEvent& event) const
+    {
+        const std::string line = json_ ? engine::child::toJsonLine(event) : engine::child::describe(event);
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    }
+
+    // A remark for people: beside the lines on stdout, or on stderr when stdout is JSON.
+    void note(const std::string& text) const { std::fprintf(json_ ? stderr : stdout, "%s\n", text.c_str()); }
 
 private:
     void clearBar()
@@ -183,6 +187,7 @@ private:
         std::fflush(stderr);
     }
 
+    bool json_;
     bool tty_;
     std::chrono::steady_clock::time_point t0_;
     std::size_t finished_ = 0, ran_ = 0;
@@ -211,20 +216,12 @@ std::optional<std::int64_t> parseBatch(const std::string& s)
     return v;
 }
 
-struct ProfileOptions {
-    std::vector<std::string> models;
-    InputShapes shapes;
-    std::string schedulerList;
-    std::string batchList = "1";
-    std::string device = kDefaultDevice;
-    std::string db;
+// The request (engine/requests.h) and what only the CLI offers.
+struct ProfileOptions : engine::ProfileRequest {
     std::string mapping;
-    bool warps = false;
-    int repeat = engine::kProfileRepeat.def;
     std::string exportDir;
-    PruningOptions pruning;
-    bool cudaGraph = false;
     bool costCache = false;
+    std::string progress = "text";
 };
 
 // MODEL and the options of `profile`, on `o`.
@@ -233,8 +230,8 @@ void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
     cmd.add_option("MODEL", o.models, "zoo:NAME[?key=value&...] or model files")->required();
     addShapeOption(cmd, o.shapes); // for every model file among MODEL
     // Lists are one comma-separated argument, so MODEL arguments after them stay models.
-    cmd.add_option("--schedulers", o.schedulerList, "Comma-separated schedulers (default: all)");
-    cmd.add_option("--batch,-b", o.batchList, "Comma-separated batch sizes")
+    cmd.add_option("--schedulers", o.schedulers, "Comma-separated schedulers (default: all)");
+    cmd.add_option("--batch,-b", o.batches, "Comma-separated batch sizes")
         ->check(CLI::Validator(
             [](std::string& list) {
                 if (splitList(list).empty())
@@ -253,7 +250,7 @@ void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
     cmd.add_option("--mapping", o.mapping,
         "Run this mapping (from `map -o`, CPU devices) on the one MODEL and store it as a run: one "
         "stream per device, one span per op");
-    cmd.add_option("--db", o.db, "Results database (created if missing; complete jobs are skipped)")->required();
+    cmd.add_option("--db", o.database, "Results database (created if missing; complete jobs are skipped)")->required();
     cmd.add_flag("--warps", o.warps, "Record active warps (samples and their average)");
     cmd.add_option("--repeat", o.repeat, "Latency measurements per run")
         ->check(rangeOf(engine::kProfileRepeat))
@@ -262,6 +259,11 @@ void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
     addPruningOptions(cmd, o.pruning);
     cmd.add_flag("--cuda-graph", o.cudaGraph, "Run plans as one CUDA graph replay (no host launches)");
     cmd.add_flag("--cost-cache", o.costCache, "Keep the IOS search's stage costs in the database and reuse them");
+    cmd.add_option("--progress", o.progress,
+           "How finished jobs are reported: text (a bar on a terminal, lines otherwise) or json (one JSON object "
+           "per line on stdout, for programs: docs/cli.md)")
+        ->check(CLI::IsMember({ "text", "json" }))
+        ->capture_default_str();
 }
 
 // Every name a scheduler's, or an Error naming them.
@@ -296,9 +298,9 @@ profiler::ProfileSettings profileSettings(const ProfileOptions& o)
 // The results database (upgraded when older), and the export folder when asked for.
 store::Store openProfileDatabase(const ProfileOptions& o)
 {
-    store::Store db = store::Store::open(o.db, store::OpenMode::ReadWrite);
+    store::Store db = store::Store::open(o.database, store::OpenMode::ReadWrite);
     if (db.migrated())
-        std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", o.db.c_str(),
+        std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", o.database.c_str(),
             db.fileVersion(), store::kSchemaVersion);
     if (!o.exportDir.empty()) {
         std::error_code ec;
@@ -347,11 +349,18 @@ int runJobs(profiler::BatchRunner& runner, const std::vector<profiler::ProfileJo
     }
     progress.finish();
 
-    std::printf("%zu jobs: %zu run, %zu already in the database, %zu failed%s; %.2f s; database %s\n", result.total,
-        result.done, result.skipped, result.failed, result.interrupted ? ", interrupted" : "", result.seconds,
-        db.c_str());
+    engine::child::ProgressEvent summary;
+    summary.kind = engine::child::ProgressEvent::Kind::Summary;
+    summary.total = result.total;
+    summary.ran = result.done;
+    summary.skipped = result.skipped;
+    summary.failed = result.failed;
+    summary.interrupted = result.interrupted;
+    summary.seconds = result.seconds;
+    summary.database = db;
+    progress.print(summary);
     if (result.interrupted) {
-        std::printf("interrupted: every finished job is in the database; run the same command to resume\n");
+        progress.note("interrupted: every finished job is in the database; run the same command to resume");
         const int signo = gSignal.load();
         return signo ? 128 + signo : kExitInterrupted;
     }
@@ -364,14 +373,14 @@ int runProfileCommand(const ProfileOptions& o)
     if (!o.mapping.empty()) {
         if (o.models.size() != 1)
             throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
-        const auto batches = splitList(o.batchList);
+        const auto batches = splitList(o.batches);
         if (batches.size() != 1)
             throw Error("--mapping: give one batch size (the mapping's)");
-        return profileMapping(o.models.front(), *parseBatch(batches.front()), o.mapping, o.db, o.repeat);
+        return profileMapping(o.models.front(), *parseBatch(batches.front()), o.mapping, o.database, o.repeat);
     }
-    const std::vector<std::string> schedulers = o.schedulerList.empty() ? schedulerNames() : splitList(o.schedulerList);
+    const std::vector<std::string> schedulers = o.schedulers.empty() ? schedulerNames() : splitList(o.schedulers);
     std::vector<std::int64_t> batches;
-    for (const auto& item : splitList(o.batchList))
+    for (const auto& item : splitList(o.batches))
         batches.push_back(*parseBatch(item));
     checkSchedulers(schedulers);
     // cuda:N: the measured backend (refuses clearly without a GPU or CUPTI); otherwise simulated.
@@ -394,7 +403,7 @@ int runProfileCommand(const ProfileOptions& o)
     profiler::RunBackend& backend = *backendParts.backend;
     profiler::BatchRunner runner(db, backend, settings);
     const auto jobs = profiler::expandJobs(o.models, schedulers, batches);
-    Progress progress;
+    Progress progress(o.progress == "json");
     const std::string deviceKey = backend.device().key;
     bool warnedWarps = false;
     runner.setListener([&](const profiler::JobEvent& e) {
@@ -415,7 +424,7 @@ int runProfileCommand(const ProfileOptions& o)
         for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
             profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
     });
-    return runJobs(runner, jobs, progress, o.db);
+    return runJobs(runner, jobs, progress, o.database);
 }
 
 } // namespace

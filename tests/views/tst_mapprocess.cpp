@@ -48,30 +48,34 @@ private slots:
 
     void argumentsCarryModelBatchDevicesAndMapper()
     {
-        MapRequest r;
-        r.model = QString::fromLatin1(kModel);
+        engine::MapRequest r;
+        r.model = kModel;
         r.batch = 4;
-        r.devices = QStringLiteral("cpu:0,cpu:1");
-        r.mapper = QStringLiteral("heft");
+        r.devices = "cpu:0,cpu:1";
+        r.mapper = "heft";
         r.timeLimitSeconds = 20;
-        QCOMPARE(r.arguments(QStringLiteral("/tmp/m.json")),
+        QCOMPARE(mapArguments(r, QStringLiteral("/tmp/m.json")),
             (QStringList { QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--batch"),
                 QStringLiteral("4"), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
                 QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("--time-limit"),
                 QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"), QStringLiteral("--json") }));
     }
 
-    void argumentsCarryTheThroughputObjective()
+    void argumentsCarryTheThroughputObjectiveAndShapes()
     {
-        MapRequest r;
-        r.model = QString::fromLatin1(kModel);
-        r.devices = QStringLiteral("cpu:0,cpu:1");
-        r.objective = QStringLiteral("throughput");
+        engine::MapRequest r;
+        r.model = kModel;
+        r.devices = "cpu:0,cpu:1";
+        r.objective = "throughput";
         r.inputs = 8;
-        const QStringList args = r.arguments(QStringLiteral("/tmp/t.json"));
-        QCOMPARE(args.mid(args.size() - 4),
-            (QStringList { QStringLiteral("--objective"), QStringLiteral("throughput"), QStringLiteral("--inputs"),
-                QStringLiteral("8") }));
+        r.shapes = { { "", { 1, 3, 32, 32 } } };
+        r.timeLimitSeconds = 2.5;
+        const QStringList args = mapArguments(r, QStringLiteral("/tmp/t.json"));
+        const auto after = [&](const char* flag) { return args.value(args.indexOf(QLatin1String(flag)) + 1); };
+        QCOMPARE(after("--objective"), QStringLiteral("throughput"));
+        QCOMPARE(after("--inputs"), QStringLiteral("8"));
+        QCOMPARE(after("--shape"), QStringLiteral("1x3x32x32"));
+        QCOMPARE(after("--time-limit"), QStringLiteral("2.5"));
     }
 
     void throughputIsMappedInProcessOnSimulatedDevices()

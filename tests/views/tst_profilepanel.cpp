@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -40,6 +41,7 @@ private slots:
     void init();
     void followsTheOpenModel();
     void refusesAnIncompleteRequest();
+    void takesEveryDeviceTheCliTakes();
     void profilesWithTheRealCliAndListsRunsAsTheyLand();
     void windowSurvivesACrashingProfiler();
     void missingCliIsAnActionableMessage();
@@ -74,10 +76,10 @@ void TestProfilePanel::followsTheOpenModel()
     w.setInteractive(false);
     QVERIFY(w.openModel(QStringLiteral("zoo:squeezenet")));
     const auto request = w.profilePanel()->request();
-    QCOMPARE(request.models, QStringList { QStringLiteral("zoo:squeezenet") });
-    QCOMPARE(request.schedulers,
-        (QStringList { QStringLiteral("sequential"), QStringLiteral("greedy"), QStringLiteral("ios") }));
-    QVERIFY(request.device.startsWith(QStringLiteral("sim:")) || request.device.startsWith(QStringLiteral("cuda:")));
+    QCOMPARE(request.models, std::vector<std::string> { "zoo:squeezenet" });
+    QCOMPARE(request.schedulers, std::string("sequential,greedy,ios"));
+    QVERIFY(request.device.starts_with("sim:") || request.device.starts_with("cuda:"));
+    QCOMPARE(request.warps, opsched::engine::ProfileRequest {}.warps); // the engine's default, as the CLI's
 
     // The run parameters reach the child's command line.
     auto* panel = w.profilePanel();
@@ -85,7 +87,7 @@ void TestProfilePanel::followsTheOpenModel()
     panel->findChild<QSpinBox*>(QStringLiteral("profileR"))->setValue(2);
     panel->findChild<QSpinBox*>(QStringLiteral("profileS"))->setValue(5);
     panel->findChild<QCheckBox*>(QStringLiteral("profileCudaGraph"))->setChecked(true);
-    const QString args = panel->request().arguments().join(QLatin1Char(' '));
+    const QString args = opsched::profileArguments(panel->request()).join(QLatin1Char(' '));
     QVERIFY2(args.contains(QStringLiteral("--repeat 25 --r 2 --s 5")), qPrintable(args));
     QVERIFY2(args.contains(QStringLiteral("--cuda-graph")), qPrintable(args));
 }
@@ -100,6 +102,31 @@ void TestProfilePanel::refusesAnIncompleteRequest()
     QCOMPARE(done.at(0).at(0).toBool(), false);
     QVERIFY(done.at(0).at(1).toString().contains(QStringLiteral("model")));
     QVERIFY(!panel.isRunning());
+}
+
+void TestProfilePanel::takesEveryDeviceTheCliTakes()
+{
+    // The device box is editable: a calibrated device file (sim:FILE.json) is profiled like a preset;
+    // a name the CLI would refuse is refused before any child starts, in the CLI's words.
+    ProfilePanel panel;
+    panel.process()->setCliPath(fakeCli("exit 0"));
+    panel.setModelRef(QStringLiteral("zoo:squeezenet"));
+    panel.setDatabase(dir_.filePath(QStringLiteral("devices.db")));
+    auto* device = panel.findChild<QComboBox*>(QStringLiteral("profileDevice"));
+    QVERIFY(device && device->isEditable());
+    QSignalSpy done(&panel, &ProfilePanel::finished);
+    device->setEditText(QStringLiteral("sim:nope"));
+    panel.start();
+    QCOMPARE(done.size(), 1);
+    QVERIFY2(done.at(0).at(1).toString().contains(QStringLiteral("nope")), qPrintable(done.at(0).at(1).toString()));
+    QVERIFY(!panel.isRunning());
+    const QString file = QStringLiteral(OPSCHED_TEST_DATA_DIR "/sim_devices/h100_fitted.json");
+    device->setEditText(QStringLiteral("sim:") + file);
+    QCOMPARE(panel.request().device, "sim:" + file.toStdString());
+    panel.start();
+    QVERIFY(panel.isRunning());
+    QVERIFY(done.wait(10000));
+    QVERIFY2(done.at(1).at(0).toBool(), qPrintable(done.at(1).at(1).toString()));
 }
 
 void TestProfilePanel::profilesWithTheRealCliAndListsRunsAsTheyLand()
@@ -169,7 +196,7 @@ void TestProfilePanel::windowSurvivesACrashingProfiler()
     // The window carries on: the panel can start again and the rest of the window works.
     QVERIFY(panel->findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
     QVERIFY(w.openModel(QStringLiteral("zoo:googlenet")));
-    QCOMPARE(w.profilePanel()->request().models, QStringList { QStringLiteral("zoo:googlenet") });
+    QCOMPARE(w.profilePanel()->request().models, std::vector<std::string> { "zoo:googlenet" });
 }
 
 void TestProfilePanel::missingCliIsAnActionableMessage()

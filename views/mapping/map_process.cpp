@@ -1,18 +1,17 @@
 #include "mapping/map_process.h"
 
+#include "engine/child_protocol.h"
+
 #include <QFileInfo>
 #include <QTemporaryDir>
 
 namespace opsched {
 
-QStringList MapRequest::arguments(const QString& output) const
+QStringList mapArguments(const engine::MapRequest& request, const QString& output)
 {
-    // --json keeps the summary text off stdout (it is discarded); the file is what is read back.
-    QStringList args { QStringLiteral("map"), model, QStringLiteral("--batch"), QString::number(batch),
-        QStringLiteral("--devices"), devices, QStringLiteral("--mapper"), mapper, QStringLiteral("--time-limit"),
-        QString::number(timeLimitSeconds), QStringLiteral("-o"), output, QStringLiteral("--json") };
-    if (objective != QLatin1String("latency"))
-        args << QStringLiteral("--objective") << objective << QStringLiteral("--inputs") << QString::number(inputs);
+    QStringList args;
+    for (const auto& a : engine::child::mapArguments(request, output.toStdString()))
+        args << QString::fromStdString(a);
     return args;
 }
 
@@ -30,7 +29,7 @@ MapProcess::~MapProcess()
     abandon();
 }
 
-bool MapProcess::start(const MapRequest& request)
+bool MapProcess::start(const engine::MapRequest& request)
 {
     if (isRunning())
         return refuse(tr("A mapping is already running."));
@@ -44,7 +43,7 @@ bool MapProcess::start(const MapRequest& request)
         return refuse(tr("Cannot make a temporary folder for the mapping file: %1").arg(dir->errorString()));
     dir_ = std::move(dir); // the previous run's file goes with its folder
     output_ = dir_->filePath(QStringLiteral("mapping.json"));
-    launch(cli, request.arguments(output_), Stdout::Discard);
+    launch(cli, mapArguments(request, output_), Stdout::Discard);
     return true;
 }
 

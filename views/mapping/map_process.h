@@ -6,7 +6,7 @@
 
 #include "profile/cli_process.h"
 
-#include "engine/limits.h"
+#include "engine/requests.h"
 
 #include <memory>
 
@@ -14,19 +14,9 @@ class QTemporaryDir;
 
 namespace opsched {
 
-// engine::MapRequest's fields the window sets, as the child's arguments; defaults are the engine's.
-struct MapRequest {
-    QString model; // a model reference as opsched-cli takes it (zoo:NAME?..., a file path)
-    qint64 batch = engine::kBatch.def;
-    QString devices; // comma-separated
-    QString mapper = QString::fromLatin1(engine::kDefaultMapper);
-    double timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
-    QString objective = QStringLiteral("latency"); // or throughput: `inputs` inputs split per op
-    qint64 inputs = engine::kMapInputs.def;
-
-    // The `opsched-cli` arguments, starting with "map", writing the mapping to `output`.
-    QStringList arguments(const QString& output) const;
-};
+// The child's arguments for `request`, writing the mapping to `output` (engine/child_protocol.h's),
+// as Qt strings.
+QStringList mapArguments(const engine::MapRequest& request, const QString& output);
 
 // Inherits from CliProcess: setCliPath, setGracePeriod (3 s here), isRunning, lastError, cancel,
 // abandon (kills a running child without emitting finished(): the model it maps was closed), started.
@@ -39,7 +29,7 @@ public:
 
     // False (and finished() is not emitted) when a mapping is already running, no CLI is found or
     // no temporary folder can be made; the reason is in lastError().
-    bool start(const MapRequest& request);
+    bool start(const engine::MapRequest& request);
 
 signals:
     // ok: `file` holds the mapping (valid until the next start()). Otherwise message says what

@@ -2,6 +2,7 @@
 
 #include "common/limit_spin_box.h"
 #include "common/run_panel_layout.h"
+#include "engine/device_ref.h"
 #include "engine/limits.h"
 #include "exec/cuda/cuda_runtime_info.h"
 #include "schedule/schedulers.h"
@@ -74,6 +75,9 @@ QToolButton* ProfilePanel::createInputs()
     batches_->setToolTip(tr("Batch sizes, comma-separated"));
     device_ = new QComboBox;
     device_->setObjectName(QStringLiteral("profileDevice"));
+    device_->setEditable(true); // any device the CLI takes: sim:FILE.json from `calibrate` too
+    device_->setInsertPolicy(QComboBox::NoInsert);
+    device_->setToolTip(tr("cuda:N (measured with CUPTI), sim:NAME, or sim:FILE.json (a calibrated device)"));
     const CudaRuntimeStatus cuda = queryCudaRuntime();
     for (const auto& d : cuda.devices)
         device_->addItem(QStringLiteral("cuda:%1").arg(d.index));
@@ -88,7 +92,7 @@ QToolButton* ProfilePanel::createInputs()
     browse->setToolTip(tr("Choose the results database"));
     connect(browse, &QToolButton::clicked, this, &ProfilePanel::chooseDatabase);
     warps_ = new QCheckBox(tr("record active warps"));
-    warps_->setChecked(true);
+    warps_->setChecked(engine::ProfileRequest {}.warps);
     repeat_ = limitSpinBox(
         engine::kProfileRepeat, QStringLiteral("profileRepeat"), tr("Timed repeats per run (median, p10, p90)"));
     r_ = limitSpinBox(engine::kIosR, QStringLiteral("profileR"), tr("IOS pruning: most ops per group"));
@@ -171,10 +175,13 @@ void ProfilePanel::connectSignals()
     });
 }
 
-void ProfilePanel::setModelRef(const QString& ref)
+void ProfilePanel::setModelRef(const QString& ref, const InputShapes& shapes)
 {
-    if (!process_->isRunning())
-        model_->setText(ref);
+    if (process_->isRunning())
+        return;
+    model_->setText(ref);
+    shapesRef_ = ref;
+    shapes_ = shapes;
 }
 
 void ProfilePanel::setDatabase(const QString& path)
@@ -216,48 +223,68 @@ QString ProfilePanel::database() const
     return database_->text().trimmed();
 }
 
-ProfileRequest ProfilePanel::request() const
+engine::ProfileRequest ProfilePanel::request() const
 {
-    ProfileRequest r;
+    engine::ProfileRequest r;
     const QString model = model_->text().trimmed();
     if (!model.isEmpty())
-        r.models << model;
+        r.models.push_back(model.toStdString());
+    if (model == shapesRef_)
+        r.shapes = shapes_;
+    QStringList schedulers;
     for (int i = 0; i < schedulers_->count(); ++i)
         if (schedulers_->item(i)->checkState() == Qt::Checked)
-            r.schedulers << schedulers_->item(i)->text();
-    r.batches = batches_->text().trimmed();
-    r.device = device_->currentText();
-    r.database = database();
+            schedulers << schedulers_->item(i)->text();
+    r.schedulers = schedulers.join(QLatin1Char(',')).toStdString();
+    r.batches = batches_->text().trimmed().toStdString();
+    r.device = device_->currentText().trimmed().toStdString();
+    r.database = database().toStdString();
     r.warps = warps_->isChecked();
     r.repeat = repeat_->value();
-    r.r = r_->value();
-    r.s = s_->value();
+    r.pruning.r = static_cast<std::size_t>(r_->value());
+    r.pruning.s = static_cast<std::size_t>(s_->value());
     r.cudaGraph = cudaGraph_->isChecked();
     return r;
 }
 
+// Why the window cannot profile on `device`, or empty: the names the CLI takes (cuda:N, sim:NAME,
+// sim:FILE.json), checked as it checks them.
+static QString deviceProblem(const std::string& device)
+{
+    try {
+        if (!engine::cudaDeviceIndex(device))
+            (void)engine::simDeviceFor(device);
+        return {};
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+
 void ProfilePanel::start()
 {
-    const ProfileRequest r = request();
+    const engine::ProfileRequest r = request();
+    const QString databasePath = QString::fromStdString(r.database);
     QString problem;
-    if (r.models.isEmpty())
+    if (r.models.empty())
         problem = tr("Open a model first (or type a model reference).");
-    else if (r.schedulers.isEmpty())
+    else if (r.schedulers.empty())
         problem = tr("Tick at least one scheduler.");
-    else if (r.database.isEmpty())
+    else if (r.database.empty())
         problem = tr("Choose a database file to write the results to.");
     else if (!batches_->hasAcceptableInput())
         problem = tr("Batch sizes are numbers separated by commas, e.g. 1,8,32.");
-    if (problem.isEmpty() && !QDir().mkpath(QFileInfo(r.database).absolutePath()))
-        problem = tr("Cannot create the folder of %1.").arg(r.database);
+    else if (const QString why = deviceProblem(r.device); !why.isEmpty())
+        problem = tr("Device: %1").arg(why);
+    if (problem.isEmpty() && !QDir().mkpath(QFileInfo(databasePath).absolutePath()))
+        problem = tr("Cannot create the folder of %1.").arg(databasePath);
     if (!problem.isEmpty()) {
         status_->setText(problem);
         revealProgress();
         emit finished(false, problem);
         return;
     }
-    QSettings().setValue(kDatabaseKey, r.database);
-    emit databaseChosen(r.database);
+    QSettings().setValue(kDatabaseKey, databasePath);
+    emit databaseChosen(databasePath);
     if (!process_->start(r)) {
         status_->setText(process_->lastError());
         emit finished(false, process_->lastError());

@@ -26,7 +26,8 @@ class ProfilePanel : public QWidget {
 public:
     explicit ProfilePanel(QWidget* parent = nullptr);
 
-    void setModelRef(const QString& ref); // the open model (what a batch profiles)
+    // The open model (what a batch profiles) and the free input dimensions it was opened with.
+    void setModelRef(const QString& ref, const InputShapes& shapes = {});
     void setDatabase(const QString& path);
     // The database the Runs panel opened (and read): profiling next adds to it, and the panel says
     // so. Ignored while a batch runs.
@@ -36,7 +37,7 @@ public:
     QString database() const;
     ProfileProcess* process() const { return process_; }
     // The request the panel's fields describe.
-    ProfileRequest request() const;
+    engine::ProfileRequest request() const;
     bool isRunning() const { return process_->isRunning(); }
 
 public slots:
@@ -61,6 +62,8 @@ private:
 
     ProfileProcess* process_ = nullptr;
     QLineEdit* model_ = nullptr;
+    QString shapesRef_; // the model `shapes_` were given for (typing another drops them)
+    InputShapes shapes_;
     QListWidget* schedulers_ = nullptr;
     QLineEdit* batches_ = nullptr;
     QComboBox* device_ = nullptr;

@@ -1,27 +1,14 @@
 #include "profile/profile_process.h"
 
-#include <QRegularExpression>
+#include "engine/child_protocol.h"
 
 namespace opsched {
-namespace {
 
-constexpr int kExitSomeJobsFailed = 3;
-
-} // namespace
-
-QStringList ProfileRequest::arguments() const
+QStringList profileArguments(const engine::ProfileRequest& request)
 {
-    QStringList args { QStringLiteral("profile") };
-    args << models;
-    if (!schedulers.isEmpty())
-        args << QStringLiteral("--schedulers") << schedulers.join(QLatin1Char(','));
-    args << QStringLiteral("--batch") << batches << QStringLiteral("--device") << device << QStringLiteral("--db")
-         << database << QStringLiteral("--repeat") << QString::number(repeat) << QStringLiteral("--r")
-         << QString::number(r) << QStringLiteral("--s") << QString::number(s);
-    if (warps)
-        args << QStringLiteral("--warps");
-    if (cudaGraph)
-        args << QStringLiteral("--cuda-graph");
+    QStringList args;
+    for (const auto& a : engine::child::profileArguments(request))
+        args << QString::fromStdString(a);
     return args;
 }
 
@@ -34,7 +21,7 @@ ProfileProcess::ProfileProcess(QObject* parent)
     connect(this, &CliProcess::failedToStart, this, [this](const QString& message) { emit finished(false, message); });
 }
 
-bool ProfileProcess::start(const ProfileRequest& request)
+bool ProfileProcess::start(const engine::ProfileRequest& request)
 {
     if (isRunning())
         return refuse(tr("A profiling batch is already running."));
@@ -45,22 +32,33 @@ bool ProfileProcess::start(const ProfileRequest& request)
     done_ = total_ = 0;
     failedJobs_.clear();
     summary_.clear();
-    launch(cli, request.arguments(), Stdout::Lines);
+    launch(cli, profileArguments(request), Stdout::Lines);
     return true;
 }
 
 void ProfileProcess::handleLine(const QString& line)
 {
-    emit outputLine(line);
-    static const QRegularExpression job(QStringLiteral(R"(^\[(\d+)/(\d+)\] (.*)$)"));
-    if (const auto m = job.match(line); m.hasMatch()) {
-        done_ = m.captured(1).toInt();
-        total_ = m.captured(2).toInt();
-        if (m.captured(3).contains(QStringLiteral(": FAILED: ")))
-            failedJobs_ << m.captured(3);
-        emit jobFinished(done_, total_, line);
-    } else if (line.contains(QStringLiteral(" jobs: "))) {
-        summary_ = line;
+    using engine::child::ProgressEvent;
+    const auto event = engine::child::parseProgressLine(line.toStdString());
+    if (!event) {
+        emit outputLine(line); // text for people (a warning, a note)
+        return;
+    }
+    const QString text = QString::fromStdString(engine::child::describe(*event));
+    emit outputLine(text);
+    switch (event->kind) {
+    case ProgressEvent::Kind::Job:
+        done_ = static_cast<int>(event->done);
+        total_ = static_cast<int>(event->total);
+        if (event->outcome == ProgressEvent::Outcome::Failed)
+            failedJobs_ << QString::fromStdString(event->what + ": FAILED: " + event->error);
+        emit jobFinished(done_, total_, text);
+        break;
+    case ProgressEvent::Kind::Summary:
+        summary_ = text;
+        break;
+    case ProgressEvent::Kind::Waiting:
+        break;
     }
 }
 
@@ -82,9 +80,9 @@ void ProfileProcess::onExited(int exitCode, QProcess::ExitStatus status)
     } else if (exitCode == 0) {
         ok = true;
         message = summary_.isEmpty() ? tr("Profiling finished.") : summary_;
-    } else if (exitCode == kExitSomeJobsFailed) {
+    } else if (exitCode == engine::child::kExitSomeJobsFailed) {
         message = tr("%1 of %2 jobs failed:\n%3").arg(failedJobs_.size()).arg(total_).arg(failedJobs_.join('\n'));
-    } else if (exitCode == 1 || exitCode == 2) {
+    } else if (exitCode == engine::child::kExitError || exitCode == engine::child::kExitUsage) {
         message = tr("opsched-cli refused the request (exit %1):\n%2").arg(exitCode).arg(stderrTail());
     } else if (exitCode > 128) {
         message = tr("opsched-cli was stopped by signal %1 %2. %3").arg(exitCode - 128).arg(progress, kept);

@@ -1,31 +1,17 @@
 // `opsched-cli profile` as a child process: profiling on a real GPU goes through the driver and
-// CUPTI, and a crash there must not take the window down (CliProcess). Reads the child's
-// one-line-per-job progress (on cancel, SIGTERM, the CLI finishes the current job) and turns a
-// crash or a non-zero exit into a message a person can act on.
+// CUPTI, and a crash there must not take the window down (CliProcess). Reads the child's JSON
+// progress lines (engine/child_protocol.h; on cancel, SIGTERM, the CLI finishes the current job)
+// and turns a crash or a non-zero exit into a message a person can act on.
 #pragma once
 
 #include "profile/cli_process.h"
 
-#include "engine/limits.h"
+#include "engine/requests.h"
 
 namespace opsched {
 
-// engine::ProfileRequest as the window holds it (Qt strings); defaults are the engine's.
-struct ProfileRequest {
-    QStringList models; // model references, as opsched-cli takes them
-    QStringList schedulers; // empty: every scheduler
-    QString batches = QStringLiteral("1"); // comma-separated
-    QString device = QString::fromLatin1(engine::kDefaultDevice);
-    QString database;
-    bool warps = true;
-    int repeat = engine::kProfileRepeat.def;
-    int r = static_cast<int>(engine::kIosR.def);
-    int s = static_cast<int>(engine::kIosS.def);
-    bool cudaGraph = false;
-
-    // The `opsched-cli` arguments, starting with "profile".
-    QStringList arguments() const;
-};
+// The child's arguments for `request` (engine/child_protocol.h's), as Qt strings.
+QStringList profileArguments(const engine::ProfileRequest& request);
 
 // Inherits from CliProcess: findCli, setCliPath, setGracePeriod (5 s), isRunning, lastError,
 // cancel, wasCancelled, started.
@@ -37,14 +23,15 @@ public:
 
     // False (and finished() is not emitted) when a batch is already running or no CLI is found;
     // the reason is in lastError().
-    bool start(const ProfileRequest& request);
+    bool start(const engine::ProfileRequest& request);
     int jobsDone() const { return done_; }
     int jobsTotal() const { return total_; }
 
 signals:
-    // One per job the child reports ("[3/42] squeezenet ios batch 1: 0.385 ms ..."): its run is in
-    // the database now.
+    // One per job the child reports, `line` as a person reads it ("[3/42] squeezenet ios batch 1:
+    // 0.385 ms ..."): its run is in the database now.
     void jobFinished(int done, int total, const QString& line);
+    // Every line of the child's output, progress as a person reads it (engine::child::describe).
     void outputLine(const QString& line);
     // ok: every job succeeded. message says what happened and, when not ok, what to do about it.
     void finished(bool ok, const QString& message);

@@ -236,8 +236,9 @@ bool SchedulePanel::isRunning() const
     return worker_ != nullptr || mapProcess_->isRunning();
 }
 
-void SchedulePanel::setModelRef(const QString& ref)
+void SchedulePanel::setModelRef(const QString& ref, const InputShapes& shapes)
 {
+    modelShapes_ = shapes;
     // A relative path would be read from the child's working folder; make it absolute.
     const QFileInfo file(ref);
     modelRef_ = file.isFile() ? file.absoluteFilePath() : ref;
@@ -347,24 +348,23 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
                "was not opened from one"));
         return;
     }
-    MapRequest map;
-    map.model = modelRef_;
+    engine::MapRequest map;
+    map.model = modelRef_.toStdString();
+    map.shapes = modelShapes_;
     map.batch = request.batch > 0 ? request.batch : graph_->batch();
-    QStringList devices;
     try {
-        for (const auto& name : engine::parseDeviceNames(request.device))
-            devices << QString::fromStdString(name);
+        const auto devices = engine::parseDeviceNames(request.device);
+        for (const auto& name : devices)
+            map.devices += (map.devices.empty() ? "" : ",") + name;
     } catch (const std::exception& e) {
         done(nullptr, QString::fromStdString(e.what()));
         return;
     }
-    map.devices = devices.join(QLatin1Char(','));
-    map.mapper = QString::fromStdString(request.scheduler.substr(std::string(kMapperPrefix).size()));
-    map.objective = QString::fromStdString(request.objective);
+    map.mapper = request.scheduler.substr(std::string(kMapperPrefix).size());
+    map.objective = request.objective;
     map.inputs = request.inputs;
     if (request.objective == "throughput")
         map.batch = 1; // the inputs are the batch
-    map.timeLimitSeconds = engine::kMapTimeLimitSeconds.def;
     if (!mapProcess_->start(map)) {
         done(nullptr, mapProcess_->lastError());
         return;

@@ -36,7 +36,8 @@ public:
 
     void setGraph(std::shared_ptr<const Graph> graph); // clears the results
     // How the open model was opened (zoo:NAME?..., a file): what opsched-cli map is given.
-    void setModelRef(const QString& ref);
+    // The open model as opsched-cli opens it for measured devices, with its free input dimensions.
+    void setModelRef(const QString& ref, const InputShapes& shapes = {});
     ScheduleResultsModel* results() const { return results_; }
     bool isRunning() const;
     // Lists a result made elsewhere (a mapping file) and selects it, as if it had just been run.
@@ -86,6 +87,7 @@ private:
     int elapsedSeconds_ = 0;
     bool mapInChild_ = false; // the shown mapping runs in opsched-cli (measured devices)
     QString modelRef_;
+    InputShapes modelShapes_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
     int tableWidthHint_ = 0;
 };

@@ -527,6 +527,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
         return false;
     }
     std::shared_ptr<const Graph> graph;
+    InputShapes opened; // the free input dimensions the model was opened with
     // As it is first; only a file that fails is read again for free input dimensions (most files
     // have none, and reading a large model twice would double the wait).
     auto load = [&](const InputShapes& shapes) {
@@ -535,6 +536,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
             graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch, shapes));
             if (!shapes.empty())
                 rememberFreeDimensions(ref, QString::fromStdString(inputShapesText(shapes)));
+            opened = shapes;
             lastError_.clear();
         } catch (const Error& e) {
             lastError_ = QString::fromStdString(e.what());
@@ -581,8 +583,8 @@ bool MainWindow::openModel(const QString& ref, int batch)
     }
 
     modelRef_ = ref;
-    profile_->setModelRef(ref);
-    schedules_->setModelRef(ref); // what opsched-cli map opens for measured devices
+    profile_->setModelRef(ref, opened);
+    schedules_->setModelRef(ref, opened); // what opsched-cli map opens for measured devices
     centralStack_->setCurrentWidget(centralTabs_);
     const QString name = modelDisplayName(ref, QString::fromStdString(graph_->name()));
     setWindowTitle(QStringLiteral("opsched — %1").arg(name));

@@ -1,0 +1,64 @@
+// The contract between opsched-cli and the window that runs it as a child process (profiling and
+// mapping on measured devices go through the driver, CUPTI and oneDNN; a crash there must not take
+// the window down): a request as the child's arguments, the exit codes, and the progress the child
+// reports as JSON lines (`--progress json`), written by the CLI and read by the window with the same
+// code. The same events printed for people are describe()'s lines.
+#pragma once
+
+#include "engine/requests.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opsched::engine::child {
+
+// opsched-cli's exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1; // the request failed: bad input, a device that cannot be used
+inline constexpr int kExitUsage = 2; // the command line did not parse
+inline constexpr int kExitSomeJobsFailed = 3; // profile: the batch finished, some jobs failed
+inline constexpr int kExitInterrupted = 130; // profile: stopped by a signal (128 + its number)
+
+// One line of progress. Job: a job of a profile batch is finished (its run is in the database, or it
+// was skipped or failed); Waiting: another batch holds the job, this one comes back to it; Summary:
+// the batch is over.
+struct ProgressEvent {
+    enum class Kind { Job, Waiting, Summary } kind = Kind::Job;
+    enum class Outcome { Done, Skipped, Failed } outcome = Outcome::Done;
+    std::size_t done = 0; // Job: jobs finished so far, this one included
+    std::size_t total = 0; // jobs in the batch
+    std::string what; // "squeezenet ios batch 1"
+    std::string error; // Failed
+    std::string otherBatch; // Waiting; Skipped or Failed after waiting: "pid 1234 on node7"
+    std::optional<double> medianMs; // Done
+    std::optional<double> activeWarps; // Done, where recorded
+    std::int64_t run = 0; // Done: the stored run's id
+    double seconds = 0; // Job: its wall time; Summary: the batch's
+    std::string notes; // Done: the run's notes
+    // Summary.
+    std::size_t ran = 0, skipped = 0, failed = 0;
+    bool interrupted = false;
+    std::string database;
+};
+
+// The event as one JSON object on one line (no newline), and back: nullopt for a line that is not
+// one (text a child prints for people, a JSON value of another shape).
+std::string toJsonLine(const ProgressEvent& event);
+std::optional<ProgressEvent> parseProgressLine(std::string_view line);
+
+// The line a person reads: "[3/42] squeezenet ios batch 1: 0.385 ms (run 7, 0.20 s)", "waiting: ...",
+// "42 jobs: 40 run, 1 already in the database, 1 failed; 12.5 s; database runs.db".
+std::string describe(const ProgressEvent& event);
+
+// The child's command lines, from the first argument on ("profile", "map"): every field of the
+// request that differs from its default, and JSON progress.
+std::vector<std::string> profileArguments(const ProfileRequest& request);
+// `output`: where the child writes the mapping file (the window reads it back); its stdout summary is
+// JSON, not read.
+std::vector<std::string> mapArguments(const MapRequest& request, const std::string& output);
+
+} // namespace opsched::engine::child
