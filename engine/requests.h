@@ -24,7 +24,7 @@ struct TargetRequest {
 struct PruningRequest {
     std::size_t r = kIosR.def;
     std::size_t s = kIosS.def;
-    std::string lowering = kDefaultLowering; // barriers, events or best
+    std::string lowering = kDefaultLowering; // barriers, events or best (plan/lowering.h, schedulers.h)
 };
 
 // One scheduler (or mapper, "map:NAME" over a device list) on an open model, as the window runs
@@ -32,10 +32,8 @@ struct PruningRequest {
 struct ScheduleRequest {
     std::string scheduler = kDefaultScheduler;
     std::string device = kDefaultDevice; // a device reference, or a comma list for a mapper
-    std::size_t r = kIosR.def;
-    std::size_t s = kIosS.def;
+    PruningRequest pruning;
     bool cudaGraph = false;
-    std::string lowering = kDefaultLowering; // barriers, events or best (plan/lowering.h, schedulers.h)
     std::int64_t batch = 0; // 0: the open model's batch; else the model rebuilt at this batch
     // Mappers only: latency (one input) or throughput (`inputs` inputs split per op, at batch 1).
     std::string objective = "latency";

@@ -2,6 +2,7 @@
 // (cuda:N, or a simulated device standing in for one), records every distinct stage it considered
 // with its measured latency, simulates the same stages on the base preset, fits the simulator's
 // constants to the measurements, and reports rank correlation and error before and after.
+#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/device_target.h"
@@ -158,10 +159,7 @@ Runner addCalibrateCommand(CLI::App& app)
 
         std::deque<Graph> graphs; // the recorded stages point into them
         StageRecorder recorder(target.cost());
-        SchedulerParams params;
-        params.r = opts->pruning.r;
-        params.s = opts->pruning.s;
-        params.lowering = loweringOf(opts->pruning);
+        const SchedulerParams params = engine::schedulerParams(opts->pruning);
         for (const auto& ref : opts->models) {
             const Graph& graph = graphs.emplace_back(loadModel(ref, opts->batch));
             const SchedulerOutput out = runScheduler("ios", graph, recorder, params);

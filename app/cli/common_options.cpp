@@ -58,11 +58,6 @@ void addPruningOptions(CLI::App& cmd, PruningOptions& o)
         ->capture_default_str();
 }
 
-std::optional<Lowering> loweringOf(const PruningOptions& o)
-{
-    return parseLowering(o.lowering); // `best` (the only other value CLI::IsMember lets through): nullopt
-}
-
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o)
 {
     auto* file = cmd.add_option("--cost-cache-file", o.file,

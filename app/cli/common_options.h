@@ -34,8 +34,6 @@ CLI::Option* addShapeOption(CLI::App& cmd, InputShapes& shapes);
 using PruningOptions = engine::PruningRequest;
 // --r, --s, --lowering.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
-// The lowering --lowering names; nullopt for `best`.
-std::optional<Lowering> loweringOf(const PruningOptions& o);
 
 // --cost-cache-file FILE, --no-cost-cache.
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o);

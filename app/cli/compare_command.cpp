@@ -1,3 +1,4 @@
+#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "compare_mappers.h"
@@ -159,10 +160,7 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
 {
     DeviceTarget target(o.target.device, o.target.cudaGraph, o.cache);
     const double floor = target.floor(graph);
-    SchedulerParams params;
-    params.r = o.pruning.r;
-    params.s = o.pruning.s;
-    params.lowering = loweringOf(o.pruning);
+    const SchedulerParams params = engine::schedulerParams(o.pruning);
 
     if (o.explain && !target.simulated())
         throw Error("compare --explain on " + target.name()

@@ -1,5 +1,6 @@
 // `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
 // display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
+#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "profile_mapping.h"
@@ -286,7 +287,7 @@ profiler::ProfileSettings profileSettings(const ProfileOptions& o)
     settings.deviceRef = o.device;
     settings.r = o.pruning.r;
     settings.s = o.pruning.s;
-    settings.lowering = loweringOf(o.pruning);
+    settings.lowering = engine::schedulerParams(o.pruning).lowering;
     settings.cudaGraph = o.cudaGraph;
     settings.warps = o.warps;
     settings.repeats = o.repeat;

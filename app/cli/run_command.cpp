@@ -3,6 +3,7 @@
 // --check it compares the outputs with the reference ones there (a --mapping run without --input:
 // with the single-device run, run_check.h). The steps are separate functions (plan, inputs, run,
 // check, report).
+#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/run/run_check.h"
@@ -98,13 +99,7 @@ PlanChoice choosePlan(const Graph& graph, const RunOptions& o)
 {
     if (!o.scheduler.empty()) {
         auto cost = makeCostModel(o.device);
-        SchedulerParams params;
-        params.r = o.pruning.r;
-        params.s = o.pruning.s;
-        params.lowering = loweringOf(o.pruning);
-        SchedulerOutput out = runScheduler(o.scheduler, graph, *cost, params);
-        if (auto problems = validate(graph, out.plan); !problems.empty())
-            throw Error("internal: " + o.scheduler + " produced an invalid plan: " + problems.front());
+        SchedulerOutput out = engine::runCheckedScheduler(o.scheduler, graph, *cost, o.pruning);
         return { std::move(out.plan), o.scheduler };
     }
     if (o.schedule.empty())

@@ -1,3 +1,4 @@
+#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/device_target.h"
@@ -35,13 +36,7 @@ Runner addScheduleCommand(CLI::App& app)
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
-        SchedulerParams params;
-        params.r = opts->pruning.r;
-        params.s = opts->pruning.s;
-        params.lowering = loweringOf(opts->pruning);
-        const SchedulerOutput out = runScheduler(opts->scheduler, graph, target.cost(), params);
-        if (auto problems = validate(graph, out.plan); !problems.empty())
-            throw Error("internal: " + opts->scheduler + " produced an invalid plan: " + problems.front());
+        const SchedulerOutput out = engine::runCheckedScheduler(opts->scheduler, graph, target.cost(), opts->pruning);
         const PlanLatency latency = target.latency(graph, out.plan);
         const double floor = target.floor(graph);
         target.flush();

@@ -1,3 +1,4 @@
+#include "engine/scheduling.h"
 #include "engine/results/schedule_result.h"
 
 #include "engine/results/mapping_result.h"
@@ -49,7 +50,7 @@ std::shared_ptr<const ScheduleResult> evaluateSchedule(
     result->batch = graph.batch();
     result->output.scheduler = request.scheduler;
     result->output.schedule = schedule;
-    result->output.plan = lowerWithCost(graph, schedule, parseLowering(request.lowering), target.cost(),
+    result->output.plan = lowerWithCost(graph, schedule, parseLowering(request.pruning.lowering), target.cost(),
         result->output.params); // "best": nullopt
     timeInto(graph, target, SimOptions { request.cudaGraph }, *result);
     return result;
@@ -63,11 +64,7 @@ std::shared_ptr<const ScheduleResult> computeScheduleResult(
     std::optional<Graph> rebuilt;
     const Graph& graph = atBatch(openGraph, request, rebuilt);
     engine::DeviceTarget target(request.device, request.cudaGraph);
-    SchedulerParams params;
-    params.r = request.r;
-    params.s = request.s;
-    params.lowering = parseLowering(request.lowering); // nullopt for "best"
-    params.progress = progress;
+    SchedulerParams params = engine::schedulerParams(request.pruning, progress);
 
     auto result = std::make_shared<ScheduleResult>();
     result->request = request;

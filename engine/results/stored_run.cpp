@@ -175,11 +175,11 @@ std::shared_ptr<const ScheduleResult> resultFromRun(store::RunRecord run)
         const auto& params = run.schedule->params;
         if (params.is_object()) {
             if (params.contains("r") && params["r"].is_number_unsigned())
-                result->request.r = params["r"].get<std::size_t>();
+                result->request.pruning.r = params["r"].get<std::size_t>();
             if (params.contains("s") && params["s"].is_number_unsigned())
-                result->request.s = params["s"].get<std::size_t>();
+                result->request.pruning.s = params["s"].get<std::size_t>();
             if (params.contains("lowering") && params["lowering"].is_string())
-                result->request.lowering = params["lowering"].get<std::string>();
+                result->request.pruning.lowering = params["lowering"].get<std::string>();
         }
         result->output.searchSeconds = run.schedule->searchSeconds;
         const auto& plan = run.schedule->plan;

@@ -4,8 +4,10 @@
 #include "engine/limits.h"
 #include "engine/map_devices.h"
 #include "engine/requests.h"
+#include "engine/scheduling.h"
 
 #include "model/model_ref.h"
+#include "plan/plan.h"
 #include "session/job.h"
 #include "util/error.h"
 
@@ -95,8 +97,8 @@ TEST(Limits, TheCliDefaultsEverywhere)
     EXPECT_STREQ(kDefaultDevice, "sim:v100");
     EXPECT_EQ(TargetRequest {}.device, kDefaultDevice);
     EXPECT_EQ(ScheduleRequest {}.device, kDefaultDevice);
-    EXPECT_EQ(ScheduleRequest {}.r, 3u);
-    EXPECT_EQ(ScheduleRequest {}.s, 8u);
+    EXPECT_EQ(ScheduleRequest {}.pruning.r, 3u);
+    EXPECT_EQ(ScheduleRequest {}.pruning.s, 8u);
     EXPECT_EQ(kIosR.max, 64u);
     EXPECT_EQ(kBatch.max, 65536);
     EXPECT_EQ(MapRequest {}.timeLimitSeconds, 60);
@@ -106,4 +108,24 @@ TEST(Limits, TheCliDefaultsEverywhere)
     EXPECT_EQ(profile.r, kIosR.def);
     EXPECT_EQ(profile.s, kIosS.def);
     EXPECT_EQ(profile.repeats, kProfileRepeat.def);
+}
+
+TEST(Scheduling, TheRequestsPruningIsTheSchedulersParameters)
+{
+    PruningRequest pruning;
+    pruning.r = 2;
+    pruning.s = 5;
+    EXPECT_EQ(schedulerParams(pruning).r, 2u);
+    EXPECT_EQ(schedulerParams(pruning).s, 5u);
+    EXPECT_EQ(schedulerParams(pruning).lowering, Lowering::Barriers);
+    pruning.lowering = "events";
+    EXPECT_EQ(schedulerParams(pruning).lowering, Lowering::Events);
+    pruning.lowering = "best";
+    EXPECT_FALSE(schedulerParams(pruning).lowering); // both lowerings evaluated, the faster kept
+    const Graph graph = loadModel("zoo:squeezenet", 1);
+    auto cost = makeCostModel("sim:v100");
+    const SchedulerOutput out = runCheckedScheduler("ios", graph, *cost, pruning);
+    EXPECT_TRUE(validate(graph, out.plan).empty());
+    EXPECT_NE(
+        errorOf([&] { runCheckedScheduler("no-such", graph, *cost, pruning); }).find("no-such"), std::string::npos);
 }

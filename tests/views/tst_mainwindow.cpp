@@ -339,7 +339,7 @@ void TestMainWindow::lowersWithEventsWhenAsked()
     QVERIFY(!barriers->output.plan.barriers.empty());
     QVERIFY(events->output.plan.barriers.empty());
     QVERIFY(events->output.plan.waitCount() > 0);
-    QCOMPARE(events->request.lowering, std::string("events"));
+    QCOMPARE(events->request.pruning.lowering, std::string("events"));
     QCOMPARE(best->latency, std::min(barriers->latency, events->latency));
 }
 

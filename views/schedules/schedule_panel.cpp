@@ -275,10 +275,10 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     ScheduleRequest request;
     request.scheduler = scheduler.toStdString();
     request.device = device_->currentText().toStdString();
-    request.r = static_cast<std::size_t>(r_->value());
-    request.s = static_cast<std::size_t>(s_->value());
+    request.pruning.r = static_cast<std::size_t>(r_->value());
+    request.pruning.s = static_cast<std::size_t>(s_->value());
     request.cudaGraph = cudaGraph_->isChecked();
-    request.lowering = lowering_->currentText().toStdString();
+    request.pruning.lowering = lowering_->currentText().toStdString();
     request.batch = batch_->value();
     request.objective = objective_->currentText().toStdString();
     request.inputs = inputs_->value();
