@@ -2,10 +2,10 @@
 // (cuda:N, or a simulated device standing in for one), records every distinct stage it considered
 // with its measured latency, simulates the same stages on the base preset, fits the simulator's
 // constants to the measurements, and reports rank correlation and error before and after.
-#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/device_target.h"
+#include "engine/scheduling.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"

@@ -1,8 +1,8 @@
-#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "compare_mappers.h"
 #include "engine/device_target.h"
+#include "engine/scheduling.h"
 #include "explain_report.h"
 #include "latency_report.h"
 

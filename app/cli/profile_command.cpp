@@ -1,8 +1,8 @@
 // `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
 // display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
-#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
+#include "engine/scheduling.h"
 #include "profile_mapping.h"
 
 #include "export/export.h"

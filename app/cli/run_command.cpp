@@ -3,10 +3,10 @@
 // --check it compares the outputs with the reference ones there (a --mapping run without --input:
 // with the single-device run, run_check.h). The steps are separate functions (plan, inputs, run,
 // check, report).
-#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/run/run_check.h"
+#include "engine/scheduling.h"
 #include "run_cuda.h"
 #include "run_mapping.h"
 #include "run_segments.h"

@@ -1,7 +1,7 @@
-#include "engine/scheduling.h"
 #include "commands.h"
 #include "common_options.h"
 #include "engine/device_target.h"
+#include "engine/scheduling.h"
 #include "latency_report.h"
 
 #include "model/model_ref.h"

@@ -1,5 +1,5 @@
-#include "engine/scheduling.h"
 #include "engine/results/schedule_result.h"
+#include "engine/scheduling.h"
 
 #include "engine/results/mapping_result.h"
 
