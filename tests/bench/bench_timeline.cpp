@@ -3,7 +3,7 @@
 // scrolled to the middle. Renders offscreen into a QImage; prints medians of 50 repaints against
 // the 16 ms frame budget.
 #include "timeline/kernel_stats.h"
-#include "timeline/range_stats.h"
+#include "engine/timeline/range_stats.h"
 #include "timeline/timeline_view.h"
 
 #include <QApplication>

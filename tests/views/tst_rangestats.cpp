@@ -1,10 +1,10 @@
-// Range statistics: busy time as the union of a stream's ops, counts of ops and kernels that
-// overlap, concurrency on average and at the peak, and the time-averaged active warps.
+// The Range tab's model and the status line's summary of a range (the statistics themselves:
+// tests/engine/tst_range_stats.cpp).
+#include "engine/timeline/range_stats.h"
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
 #include "schedule/stage_cost.h"
 #include "sim/sim_device.h"
-#include "timeline/range_stats.h"
 #include "timeline/range_stats_model.h"
 
 #include <QAbstractItemModelTester>
@@ -48,92 +48,10 @@ class TestRangeStats : public QObject {
     Q_OBJECT
 
 private slots:
-    void ranges_data();
-    void ranges();
-    void averagesWarps_data();
-    void averagesWarps();
     void modelShowsStreams();
     void describesARange();
-    void hostCallsExplainTheDeviceIdleTime();
+    void describesTheHostJoiningStreams();
 };
-
-void TestRangeStats::ranges_data()
-{
-    QTest::addColumn<double>("t0");
-    QTest::addColumn<double>("t1");
-    QTest::addColumn<int>("ops");
-    QTest::addColumn<int>("kernels");
-    QTest::addColumn<double>("busy0");
-    QTest::addColumn<double>("busy1");
-    QTest::addColumn<int>("peak");
-    QTest::addColumn<double>("concurrency0"); // streams busy on average while stream 0 is
-    QTest::addColumn<double>("concurrency1");
-    // Whole run: stream 0 busy [0,20) and [30,40), stream 1 [5,25); two run at once on [5,20).
-    QTest::newRow("whole run") << 0.0 << 40.0 << 5 << 5 << 30.0 << 20.0 << 2 << 45.0 / 30 << 35.0 / 20;
-    QTest::newRow("first op only") << 0.0 << 4.0 << 1 << 1 << 4.0 << 0.0 << 1 << 1.0 << 0.0;
-    QTest::newRow("overlap of both streams") << 6.0 << 14.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
-    QTest::newRow("idle gap on stream 0") << 20.5 << 29.5 << 1 << 1 << 0.0 << 4.5 << 1 << 0.0 << 1.0;
-    QTest::newRow("merged launch counted once in busy time")
-        << 30.0 << 40.0 << 2 << 1 << 10.0 << 0.0 << 1 << 1.0 << 0.0;
-    QTest::newRow("reversed range") << 14.0 << 6.0 << 3 << 3 << 8.0 << 8.0 << 2 << 2.0 << 2.0;
-    QTest::newRow("after the run") << 50.0 << 60.0 << 0 << 0 << 0.0 << 0.0 << 0 << 0.0 << 0.0;
-}
-
-void TestRangeStats::ranges()
-{
-    QFETCH(double, t0);
-    QFETCH(double, t1);
-    QFETCH(int, ops);
-    QFETCH(int, kernels);
-    QFETCH(double, busy0);
-    QFETCH(double, busy1);
-    QFETCH(int, peak);
-    QFETCH(double, concurrency0);
-    QFETCH(double, concurrency1);
-    const auto d = sample();
-    const RangeStats s = rangeStats(*d, t0 * us, t1 * us);
-    QVERIFY(s.start <= s.end);
-    QCOMPARE(static_cast<int>(s.ops), ops);
-    QCOMPARE(static_cast<int>(s.kernels), kernels);
-    QCOMPARE(s.streams.size(), std::size_t(2));
-    QCOMPARE(s.streams[0].name, std::string("stream 0"));
-    QCOMPARE(s.streams[1].row, std::size_t(2));
-    QVERIFY2(std::abs(s.streams[0].busy - busy0 * us) < 1e-12, qPrintable(QString::number(s.streams[0].busy / us)));
-    QVERIFY2(std::abs(s.streams[1].busy - busy1 * us) < 1e-12, qPrintable(QString::number(s.streams[1].busy / us)));
-    QCOMPARE(static_cast<int>(s.streams[0].kernels + s.streams[1].kernels), kernels);
-    QCOMPARE(s.peakConcurrency, peak);
-    QVERIFY2(std::abs(s.streams[0].concurrency - concurrency0) < 1e-9,
-        qPrintable(QString::number(s.streams[0].concurrency)));
-    QVERIFY2(std::abs(s.streams[1].concurrency - concurrency1) < 1e-9,
-        qPrintable(QString::number(s.streams[1].concurrency)));
-    const double duration = std::abs(t1 - t0) * us;
-    QVERIFY(std::abs(s.averageConcurrency - (busy0 + busy1) * us / duration) < 1e-9);
-    QVERIFY(s.hasWarps);
-}
-
-void TestRangeStats::averagesWarps_data()
-{
-    QTest::addColumn<double>("t0");
-    QTest::addColumn<double>("t1");
-    QTest::addColumn<double>("average");
-    QTest::newRow("one level") << 2.0 << 8.0 << 100.0;
-    QTest::newRow("two levels, equal parts") << 5.0 << 15.0 << 200.0;
-    QTest::newRow("whole run") << 0.0 << 40.0 << (100.0 * 10 + 300 * 10 + 50 * 20) / 40;
-    QTest::newRow("before the first sample") << -10.0 << 0.0 << 0.0;
-    QTest::newRow("after the last") << 40.0 << 50.0 << 0.0;
-    QTest::newRow("an instant") << 12.0 << 12.0 << 300.0;
-}
-
-void TestRangeStats::averagesWarps()
-{
-    QFETCH(double, t0);
-    QFETCH(double, t1);
-    QFETCH(double, average);
-    const auto d = sample();
-    const double got = opsched::averageWarps(d->warps, t0 * us, t1 * us);
-    QVERIFY2(std::abs(got - average) < 1e-6, qPrintable(QString::number(got)));
-    QCOMPARE(opsched::averageWarps({}, 0, 1), 0.0);
-}
 
 void TestRangeStats::modelShowsStreams()
 {
@@ -169,53 +87,22 @@ void TestRangeStats::describesARange()
     QVERIFY2(text.contains(QStringLiteral("200 active warps on average")), qPrintable(text));
 }
 
-void TestRangeStats::hostCallsExplainTheDeviceIdleTime()
+void TestRangeStats::describesTheHostJoiningStreams()
 {
-    // Nimble on inception_v3, sim:h100, kernels launched one by one: about a third of the run has
-    // no kernel. Every stretch of idle device longer than 2% of the run is covered by host calls,
-    // and the summary names them. The longest, after the last kernel (1.55 to 2.25 ms), is the
-    // host joining Nimble's streams at the end of the run, not launch cost.
+    // Nimble on inception_v3, sim:h100: after the last kernel the host joins the streams
+    // (engine/timeline/range_stats' test measures it); the summary names it.
     const Graph g = loadModel("zoo:inception_v3");
     const SimDevice& device = findSimDevice("sim:h100");
     SimulatedStageCost cost(device);
     const SchedulerOutput out = runScheduler("nimble", g, cost, SchedulerParams {});
     const TimelineData data = timelineFromSimulation(g, out.plan, simulate(g, out.plan, device), device);
-    const double run = data.latency;
-    QVERIFY(deviceIdleSeconds(data, 0, run) > 0.2 * run);
-    // The idle stretches: gaps in the union of the kernel rows.
-    std::vector<std::pair<double, double>> kernels;
+    double lastKernel = 0;
     for (std::size_t r = 0; r < data.rows.rowCount(); ++r)
         if (data.rowKind(r) == TimelineRowKind::Kernels)
             for (const auto& k : data.rows.row(r))
-                kernels.emplace_back(k.start, k.end);
-    std::sort(kernels.begin(), kernels.end());
-    double to = 0;
-    int long_ = 0;
-    auto check = [&](double a, double b) {
-        if (b - a <= 0.02 * run)
-            return;
-        ++long_;
-        const RangeStats s = rangeStats(data, a, b);
-        QVERIFY(s.hasHost);
-        QVERIFY2(s.hostLaunchSeconds + s.hostWaitSeconds + s.hostBarrierSeconds >= 0.999 * (b - a),
-            qPrintable(QStringLiteral("%1-%2 us").arg(a * 1e6).arg(b * 1e6)));
-        if (b >= run - 1e-12) {
-            QVERIFY2(s.hostBarrierSeconds >= 0.9 * (b - a), qPrintable(describeRange(s)));
-            QVERIFY(describeRange(s).contains(QStringLiteral("joining streams")));
-        }
-    };
-    for (const auto& [s0, s1] : kernels) {
-        if (s0 > to)
-            check(to, s0);
-        to = std::max(to, s1);
-    }
-    check(to, run);
-    QVERIFY(long_ >= 1);
-
-    // Without host calls (a stored run from before they were recorded) nothing explains it.
-    TimelineData bare = data;
-    bare.host.clear();
-    QVERIFY(!rangeStats(bare, 0, run).hasHost);
+                lastKernel = std::max(lastKernel, k.end);
+    const QString text = describeRange(rangeStats(data, lastKernel, data.latency));
+    QVERIFY2(text.contains(QStringLiteral("joining streams")), qPrintable(text));
 }
 
 QTEST_APPLESS_MAIN(TestRangeStats)

@@ -1,6 +1,5 @@
-// RunDiff: ops matched by id across two timelines, start and duration deltas, stream changes, ops
-// present in one run only, and the sortable diff model.
-#include "runs/run_diff.h"
+// RunDiffModel: the Diff view's sortable table over diffRuns (tests/engine/tst_run_diff.cpp).
+#include "runs/run_diff_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -35,98 +34,8 @@ class TestRunDiff : public QObject {
     Q_OBJECT
 
 private slots:
-    void diffs_data();
-    void diffs();
-    void placementsUseStreamIds();
-    void mergedLaunchesAndRepeats();
     void modelShowsAndSorts();
 };
-
-void TestRunDiff::diffs_data()
-{
-    QTest::addColumn<double>("startA");
-    QTest::addColumn<double>("endA");
-    QTest::addColumn<qint64>("streamA");
-    QTest::addColumn<double>("startB");
-    QTest::addColumn<double>("endB");
-    QTest::addColumn<qint64>("streamB");
-    QTest::addColumn<double>("startDelta");
-    QTest::addColumn<double>("durationDelta");
-    QTest::addColumn<bool>("moved");
-    QTest::newRow("identical") << 0.0 << 10.0 << qint64(0) << 0.0 << 10.0 << qint64(0) << 0.0 << 0.0 << false;
-    QTest::newRow("later in B") << 0.0 << 10.0 << qint64(0) << 5.0 << 15.0 << qint64(0) << 5.0 << 0.0 << false;
-    QTest::newRow("earlier and longer in B")
-        << 20.0 << 30.0 << qint64(1) << 10.0 << 25.0 << qint64(1) << -10.0 << 5.0 << false;
-    QTest::newRow("other stream") << 0.0 << 10.0 << qint64(0) << 0.0 << 8.0 << qint64(3) << 0.0 << -2.0 << true;
-}
-
-void TestRunDiff::diffs()
-{
-    QFETCH(double, startA);
-    QFETCH(double, endA);
-    QFETCH(qint64, streamA);
-    QFETCH(double, startB);
-    QFETCH(double, endB);
-    QFETCH(qint64, streamB);
-    QFETCH(double, startDelta);
-    QFETCH(double, durationDelta);
-    QFETCH(bool, moved);
-    // Op 0 varies; op 1 is the same in both, a fixed reference.
-    const auto a = timeline({ { 0, streamA, startA, endA }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
-    const auto b = timeline({ { 0, streamB, startB, endB }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
-    const RunDiff d = diffRuns(*a, *b);
-    QCOMPARE(d.ops.size(), std::size_t(2));
-    const OpDiff& op = d.ops[0];
-    QCOMPARE(op.op, 0U);
-    QVERIFY(op.inBoth());
-    QCOMPARE(op.a->stream, streamA);
-    QCOMPARE(op.b->stream, streamB);
-    QVERIFY(std::abs(op.startDelta() - startDelta * us) < 1e-12);
-    QVERIFY(std::abs(op.durationDelta() - durationDelta * us) < 1e-12);
-    QCOMPARE(op.streamChanged(), moved);
-    QCOMPARE(d.streamChanges, std::size_t(moved ? 1 : 0));
-    QVERIFY(!d.ops[1].streamChanged());
-    QCOMPARE(d.ops[1].startDelta(), 0.0);
-    QCOMPARE(d.onlyInA + d.onlyInB, std::size_t(0));
-    QCOMPARE(d.latencyA, 50 * us);
-    QCOMPARE(d.ops[0].name, std::string("op 0"));
-}
-
-void TestRunDiff::placementsUseStreamIds()
-{
-    // Streams 4 and 9: the placement says 9, not "the second op row".
-    const auto a = timeline({ { 0, 4, 0, 1 }, { 1, 9, 0, 1 } }, { 4, 9 });
-    const auto p = opPlacements(*a);
-    QCOMPARE(p.size(), std::size_t(2));
-    QCOMPARE(p[1]->stream, std::int64_t(9));
-    // Without rowStreams (an older source), the op row's position.
-    TimelineData bare;
-    bare.rows.addSpan(0, { 0, 1, 0, 0 });
-    bare.rows.addSpan(1, { 0, 1, 1, 0 });
-    bare.rows.finish();
-    const auto q = opPlacements(bare);
-    QCOMPARE(q[1]->stream, std::int64_t(1));
-}
-
-void TestRunDiff::mergedLaunchesAndRepeats()
-{
-    // Op 2 only in A, op 3 only in B; ops 0 and 1 merged into one launch in B share its span.
-    const auto a = timeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
-    const auto b = timeline({ { 0, 0, 0, 7 }, { 1, 0, 0, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
-    RunDiff d = diffRuns(*a, *b, [](std::uint32_t id) { return "n" + std::to_string(id); });
-    QCOMPARE(d.ops.size(), std::size_t(4));
-    QCOMPARE(d.onlyInA, std::size_t(1));
-    QCOMPARE(d.onlyInB, std::size_t(1));
-    QCOMPARE(d.streamChanges, std::size_t(1)); // op 1: stream 1 -> 0
-    QVERIFY(!d.ops[2].b);
-    QVERIFY(!d.ops[3].a);
-    QCOMPARE(d.ops[3].name, std::string("n3"));
-    QCOMPARE(d.ops[2].startDelta(), 0.0); // not in both: no delta
-    // Empty timelines diff to nothing.
-    TimelineData empty;
-    empty.rows.finish();
-    QVERIFY(diffRuns(empty, empty).ops.empty());
-}
 
 void TestRunDiff::modelShowsAndSorts()
 {

@@ -3,7 +3,7 @@
 // those shown in the Timeline this session (results computed in the window and stored runs alike).
 #pragma once
 
-#include "runs/run_diff.h"
+#include "runs/run_diff_model.h"
 
 #include <QWidget>
 

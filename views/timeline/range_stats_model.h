@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/sortable_table_model.h"
-#include "timeline/range_stats.h"
+#include "engine/timeline/range_stats.h"
 
 namespace opsched {
 

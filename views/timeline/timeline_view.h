@@ -12,7 +12,7 @@
 
 #include "engine/timeline/time_axis.h"
 #include "engine/timeline/timeline_data.h"
-#include "timeline/row_layout.h"
+#include "engine/timeline/row_layout.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "timeline/warp_chart.h"
 
-#include "timeline/range_stats.h"
+#include "engine/timeline/range_stats.h"
 #include "timeline/time_ruler.h"
 #include "timeline/timeline_view.h"
 

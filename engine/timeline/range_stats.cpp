@@ -1,4 +1,4 @@
-#include "timeline/range_stats.h"
+#include "engine/timeline/range_stats.h"
 
 #include <algorithm>
 

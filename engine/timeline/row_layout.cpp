@@ -1,4 +1,4 @@
-#include "timeline/row_layout.h"
+#include "engine/timeline/row_layout.h"
 
 #include <algorithm>
 
