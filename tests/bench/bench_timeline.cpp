@@ -2,8 +2,8 @@
 // whole run visible (folding does the work) and zoomed in (binary search does), and 100 streams
 // scrolled to the middle. Renders offscreen into a QImage; prints medians of 50 repaints against
 // the 16 ms frame budget.
-#include "timeline/kernel_stats.h"
 #include "engine/timeline/range_stats.h"
+#include "timeline/kernel_stats.h"
 #include "timeline/timeline_view.h"
 
 #include <QApplication>

@@ -6,8 +6,8 @@
 #include "dag/dag_view.h"
 #include "engine/results/mapping_file_result.h"
 #include "engine/results/mapping_result.h"
-#include "schedules/schedule_panel.h"
 #include "engine/timeline/range_stats.h"
+#include "schedules/schedule_panel.h"
 #include "timeline/range_stats_model.h"
 
 #include "map/registry/mappers.h"

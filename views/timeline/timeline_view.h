@@ -10,9 +10,9 @@
 // range, Esc clears it. Draws only what is visible and folds boxes narrower than a few pixels.
 #pragma once
 
+#include "engine/timeline/row_layout.h"
 #include "engine/timeline/time_axis.h"
 #include "engine/timeline/timeline_data.h"
-#include "engine/timeline/row_layout.h"
 
 #include <QWidget>
 
