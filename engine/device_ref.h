@@ -1,7 +1,7 @@
 // A device as the user names it, parsed once: a simulated GPU preset (sim:NAME), a simulated device
 // file (sim:FILE.json, as `calibrate` writes), the CPU (cpu: every core), a CPU partition (cpu:N)
 // or a local GPU (cuda:N). Its kind decides what it gives: a cost model for the schedulers
-// (costModelFor), op costs for the mappers (device_costs.h). opsched-cli and the window both
+// (costModelFor), op costs for the mappers (map_devices.h). opsched-cli and the window both
 // resolve devices here, so they accept the same names and refuse the same ones, in the same words.
 #pragma once
 

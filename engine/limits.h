@@ -18,6 +18,7 @@ template <typename T> struct Limit {
     T min;
     T max;
     T def;
+    constexpr bool holds(T value) const { return min <= value && value <= max; }
 };
 
 // The device a schedule, evaluation, run or profile is for when none is named.
@@ -50,11 +51,24 @@ inline constexpr Limit<int> kProfileRepeat { 1, 100000, profiler::kDefaultProfil
 // Timed runs after one warm-up (run --repeat).
 inline constexpr Limit<int> kRunRepeat { 1, 1000000, 10 };
 // CPU threads of a run (run --threads; 0, the default: oneDNN's, all cores).
-inline constexpr Limit<int> kRunThreads { 1, 4096, 0 };
+inline constexpr Limit<int> kRunThreads { 0, 4096, 0 };
 // Stages a calibration fits on (calibrate --max-stages).
 inline constexpr Limit<std::size_t> kCalibrateMaxStages { 2, 1000000, 600 };
 // Relative and absolute tolerances of run --check (--rtol, --atol, --atol-scale); their defaults
 // are Tolerance's (exec/output_check.h), def here is the least one.
 inline constexpr Limit<double> kTolerance { 0.0, 1e6, 0.0 };
+
+// Every default inside its own range: a front end that offers the range can show the default.
+static_assert(kBatch.holds(kBatch.def));
+static_assert(kIosR.holds(kIosR.def));
+static_assert(kIosS.holds(kIosS.def));
+static_assert(kMapTimeLimitSeconds.holds(kMapTimeLimitSeconds.def));
+static_assert(kMapInputs.holds(kMapInputs.def));
+static_assert(kMaxModuleTasks.holds(kMaxModuleTasks.def));
+static_assert(kProfileRepeat.holds(kProfileRepeat.def));
+static_assert(kRunRepeat.holds(kRunRepeat.def));
+static_assert(kRunThreads.holds(kRunThreads.def));
+static_assert(kCalibrateMaxStages.holds(kCalibrateMaxStages.def));
+static_assert(kTolerance.holds(kTolerance.def));
 
 } // namespace opsched::engine

@@ -1,5 +1,8 @@
 // What a user asks opsched to do (schedule, evaluate, map, run, profile), with the defaults of
-// limits.h: opsched-cli's options fill these, and the window's panels build the same requests.
+// limits.h, each default here and nowhere else: opsched-cli's options derive from these (adding only
+// how to print), and the window's Schedules, mapping and Profile panels fill the same requests
+// (ScheduleRequest, MapRequest, ProfileRequest; engine/child_protocol.h turns the last two into a
+// child's arguments).
 #pragma once
 
 #include "engine/limits.h"
@@ -40,9 +43,8 @@ struct ScheduleRequest {
     std::int64_t inputs = kMapInputs.def;
 };
 
-// A schedule or plan file evaluated on a device (`evaluate`).
+// A schedule or plan file evaluated on a device (`evaluate`, with a TargetRequest).
 struct EvaluateRequest {
-    TargetRequest target;
     std::string scheduleFile;
     std::string lowering; // empty: as the file says, else barriers
 };

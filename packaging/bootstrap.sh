@@ -27,7 +27,12 @@ esac
 
 case "$mode" in
   run)
-    cmake --build --preset "$preset"
+    # The two applications only: the test suite is built by `test`.
+    targets=(--target opsched-cli)
+    if grep -q '^OPSCHED_BUILD_GUI:BOOL=ON' "$builddir/CMakeCache.txt" 2>/dev/null; then
+      targets+=(opsched)
+    fi
+    cmake --build --preset "$preset" "${targets[@]}"
     if [ -x "$builddir/opsched" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
       exec "$builddir/opsched" "$@"
     fi

@@ -1,6 +1,8 @@
 #include "common_options.h"
 
+#include "map/registry/mappers.h"
 #include "model/model_ref.h"
+#include "schedule/schedulers.h"
 #include "util/error.h"
 
 namespace opsched::cli {
@@ -56,6 +58,22 @@ void addPruningOptions(CLI::App& cmd, PruningOptions& o)
            "the device, the faster kept)")
         ->check(CLI::IsMember({ "barriers", "events", "best" }))
         ->capture_default_str();
+}
+
+std::string schedulerNameList()
+{
+    std::string all;
+    for (const auto& name : schedulerNames())
+        all += (all.empty() ? "" : ", ") + name;
+    return all;
+}
+
+std::string mapperNameList()
+{
+    std::string all;
+    for (const auto& m : map::mappers())
+        all += (all.empty() ? "" : ", ") + m.name;
+    return all;
 }
 
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o)

@@ -35,6 +35,10 @@ using PruningOptions = engine::PruningRequest;
 // --r, --s, --lowering.
 void addPruningOptions(CLI::App& cmd, PruningOptions& o);
 
+// "sequential, greedy, ..." and "bd, met, ...": the registries' names, for --help.
+std::string schedulerNameList();
+std::string mapperNameList();
+
 // --cost-cache-file FILE, --no-cost-cache.
 void addCostCacheOptions(CLI::App& cmd, CostCacheOptions& o);
 

@@ -79,7 +79,8 @@ Runner addMapCommand(CLI::App& app)
     addShapeOption(*cmd, opts->shapes);
     cmd->add_option("--devices", opts->devices,
         "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N");
-    cmd->add_option("--mapper", opts->mapper, "bd, met, greedy, heft, sa, ea, milp, milp-split (default)");
+    cmd->add_option(
+        "--mapper", opts->mapper, mapperNameList() + " (default: " + std::string(engine::kDefaultMapper) + ")");
     cmd->add_option("--inputs", opts->inputs,
            "--objective throughput: inputs to process (default 16), split into "
            "batches of L/4, L/2, 3L/4 or L per op and device")

@@ -497,9 +497,8 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
     cmd.add_option("MODEL", o.model, "zoo:NAME[?key=value&...] or a model file")->required();
     auto* schedule
         = cmd.add_option("--schedule", o.schedule, "Schedule or plan JSON to run (default: the sequential plan)");
-    auto* scheduler = cmd.add_option("--scheduler", o.scheduler,
-        "Compute this scheduler's plan and run it: sequential, greedy, ios, ios-parallel, "
-        "ios-merge, nimble, opara");
+    auto* scheduler = cmd.add_option(
+        "--scheduler", o.scheduler, "Compute this scheduler's plan and run it: " + schedulerNameList());
     scheduler->excludes(schedule);
     cmd.add_option("--device,-d", o.device, "Cost model --scheduler plans for: sim:NAME")
         ->capture_default_str()
@@ -515,7 +514,7 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
     cmd.add_option("--repeat", o.repeat, "Timed runs after one warm-up")
         ->check(rangeOf(engine::kRunRepeat))
         ->capture_default_str();
-    cmd.add_option("--threads", o.threads, "CPU threads (default: oneDNN's, all cores)")
+    cmd.add_option("--threads", o.threads, "CPU threads (0, the default: oneDNN's, all cores)")
         ->check(rangeOf(engine::kRunThreads));
     cmd.add_option("--cpu-partitions", o.cpuPartitions,
         "cpu: run the plan's streams concurrently on disjoint core sets, stream s on partition s mod "

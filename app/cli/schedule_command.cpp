@@ -29,8 +29,7 @@ Runner addScheduleCommand(CLI::App& app)
     addTargetOptions(*cmd, opts->target);
     addPruningOptions(*cmd, opts->pruning);
     addCostCacheOptions(*cmd, opts->cache);
-    cmd->add_option("--scheduler", opts->scheduler, "sequential, greedy, ios, ios-parallel, ios-merge, nimble, opara")
-        ->required();
+    cmd->add_option("--scheduler", opts->scheduler, schedulerNameList())->required();
     cmd->add_option("-o,--output", opts->output, "Write the schedule (or plan) JSON to FILE");
 
     return [opts]() {
@@ -86,17 +85,15 @@ Runner addScheduleCommand(CLI::App& app)
 
 Runner addEvaluateCommand(CLI::App& app)
 {
-    struct Options {
+    struct Options : engine::EvaluateRequest {
         TargetOptions target;
         CostCacheOptions cache;
-        std::string file;
-        std::string lowering; // empty: as the schedule file says (params.lowering), else barriers
     };
     auto opts = std::make_shared<Options>();
     auto* cmd = app.add_subcommand("evaluate", "Latency of a schedule or plan file on a device");
     addTargetOptions(*cmd, opts->target);
     addCostCacheOptions(*cmd, opts->cache);
-    cmd->add_option("--schedule", opts->file, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
+    cmd->add_option("--schedule", opts->scheduleFile, "Schedule or plan JSON (from `schedule -o`, or edited by hand)")
         ->required();
     cmd->add_option("--lowering", opts->lowering,
            "For a schedule file: lower its stages with barriers or events (default: as the file says, "
@@ -106,11 +103,11 @@ Runner addEvaluateCommand(CLI::App& app)
     return [opts]() {
         const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
-        ScheduleDocument doc = readScheduleFile(graph, opts->file);
+        ScheduleDocument doc = readScheduleFile(graph, opts->scheduleFile);
         if (!opts->lowering.empty()) {
             if (!doc.schedule)
-                throw Error(
-                    "--lowering: '" + opts->file + "' is a plan, already lowered; it applies to schedule files");
+                throw Error("--lowering: '" + opts->scheduleFile
+                    + "' is a plan, already lowered; it applies to schedule files");
             doc.params["lowering"] = opts->lowering;
         }
         std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
@@ -120,7 +117,7 @@ Runner addEvaluateCommand(CLI::App& app)
                 all += "\n  " + problems[i];
             if (problems.size() > 20)
                 all += "\n  ... and " + std::to_string(problems.size() - 20) + " more";
-            throw Error("'" + opts->file + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for "
+            throw Error("'" + opts->scheduleFile + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for "
                 + graph.name() + ":" + all);
         }
         const Plan plan = doc.executablePlan(graph);
@@ -143,7 +140,7 @@ Runner addEvaluateCommand(CLI::App& app)
             std::cout << j.dump(2) << "\n";
             return kExitOk;
         }
-        std::printf("%s (%s) on %s, batch %lld, device %s\n", opts->file.c_str(),
+        std::printf("%s (%s) on %s, batch %lld, device %s\n", opts->scheduleFile.c_str(),
             doc.scheduler.empty() ? "hand-made" : doc.scheduler.c_str(), graph.name().c_str(),
             static_cast<long long>(graph.batch()), target.describe().c_str());
         printLatencyLines(latency, floor);
