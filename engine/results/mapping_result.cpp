@@ -1,6 +1,5 @@
 #include "engine/results/mapping_result.h"
 
-#include "engine/map_devices.h"
 #include "engine/map_inputs.h"
 #include "engine/results/throughput_mapping_result.h"
 #include "map/bounds/lower_bound.h"
@@ -183,10 +182,8 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
         throw Error("unknown mapping objective '" + request.objective + "' (latency or throughput)");
     const Graph graph
         = request.batch > 0 && request.batch != openGraph.batch() ? openGraph.withBatch(request.batch) : openGraph;
-    std::vector<map::DeviceCosts> devices;
-    for (const auto& ref : refs)
-        devices.push_back(engine::deviceCosts(graph, ref, {}, names)); // as `map --devices` costs it
-    const map::MappingProblem problem = map::buildProblem(graph, devices, engine::linksFor(names, std::nullopt));
+    // The problem `map --devices` builds (engine/map_inputs.h), defaults for links and memory.
+    const map::MappingProblem problem = engine::latencyProblem(graph, request.device, "", "", {}, {});
     map::MapperOptions options;
     options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
     const map::MapResult r = map::runMapper(mapper, problem, options);
