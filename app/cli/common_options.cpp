@@ -1,8 +1,8 @@
 #include "common_options.h"
 
-#include "map/registry/mappers.h"
+#include "engine/catalog.h"
+
 #include "model/model_ref.h"
-#include "schedule/schedulers.h"
 #include "util/error.h"
 
 namespace opsched::cli {
@@ -63,7 +63,7 @@ void addPruningOptions(CLI::App& cmd, PruningOptions& o)
 std::string schedulerNameList()
 {
     std::string all;
-    for (const auto& name : schedulerNames())
+    for (const auto& name : engine::schedulerNames())
         all += (all.empty() ? "" : ", ") + name;
     return all;
 }
@@ -71,7 +71,7 @@ std::string schedulerNameList()
 std::string mapperNameList()
 {
     std::string all;
-    for (const auto& m : map::mappers())
+    for (const auto& m : engine::mapperEntries())
         all += (all.empty() ? "" : ", ") + m.name;
     return all;
 }

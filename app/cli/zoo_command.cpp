@@ -1,6 +1,6 @@
 #include "commands.h"
 
-#include "zoo/zoo.h"
+#include "engine/catalog.h"
 
 #include <iostream>
 
@@ -10,7 +10,7 @@ Runner addZooCommand(CLI::App& app)
 {
     app.add_subcommand("zoo", "List the built-in networks (use them as zoo:NAME)");
     return []() {
-        for (const auto& e : zoo::catalogue()) {
+        for (const auto& e : engine::builtInNetworks()) {
             std::string params;
             for (const auto& p : e.parameters)
                 params += (params.empty() ? "?" : "&") + p + "=N";

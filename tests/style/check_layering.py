@@ -7,7 +7,12 @@ no Qt; profiler/ builds on core/ only; engine/ on profiler/ and core/ (app -> vi
 profiler -> core): neither includes views/ or app/ headers, and core/ and profiler/ include no
 engine/ header. Inside core/map/ the sub-folders form layers too (problem < solvers < bounds < split <
 registry < files, bridge), and no two of its components (a header with its source) include each other,
-directly or round a loop. Prints each offending include as file:line and exits 1.
+directly or round a loop. app/ and views/ (the CLI and the window) reach core/ and profiler/ through
+engine/: they may include the vocabulary types (util/, graph/, plan/, a few records) and nothing of
+the machinery (executors, schedulers, mappers, simulator, importer, profiling sessions) except the
+includes listed in tests/style/front_end_includes.txt, a list that may only shrink (an entry that no
+longer exists is refused too, so that it is removed). Prints each offending include as file:line and
+exits 1.
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -27,6 +32,11 @@ CORE_LAYERS = {
 # core/map/'s sub-folders, lower layers first: the problems, the solvers, the bounds built on the exact
 # search, MILP-SPLIT built on both, the registry over all mappers, and the files and the plan bridge.
 MAP_LAYERS = {"problem": 0, "solvers": 1, "bounds": 2, "split": 3, "registry": 4, "files": 5, "bridge": 5}
+# What the front ends (app/, views/) may include from core/ and profiler/ directly: types, not machinery.
+CORE_AND_PROFILER_FOLDERS = set(CORE_LAYERS) | {"analysis", "cupti", "export", "session", "store"}
+FRONT_END_VOCABULARY_FOLDERS = ("util/", "graph/", "plan/")
+FRONT_END_VOCABULARY_FILES = {"store/records.h", "map/problem/map_result.h", "map/problem/mapping_problem.h"}
+FRONT_END_BASELINE = os.path.join("tests", "style", "front_end_includes.txt")
 # Folders whose components (NAME.h with NAME.cpp) must not form an include cycle.
 CYCLE_FREE = ("map",)
 # What views/ and app/ headers are included as: "schedules/schedule_panel.h", "commands.h" (app/cli's).
@@ -110,6 +120,37 @@ def component_cycles(core, folder):
     return problems
 
 
+def front_ends(root):
+    """Includes of core/profiler machinery from app/ and views/ that are not in the baseline, and
+    baseline entries that no longer exist."""
+    baseline_path = os.path.join(root, FRONT_END_BASELINE)
+    baseline = set()
+    if os.path.isfile(baseline_path):
+        with open(baseline_path, encoding="utf-8") as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    baseline.add(tuple(line.split()))
+    problems, seen = [], set()
+    for top in ("app", "views"):
+        folder = os.path.join(root, top)
+        for path in sources(folder) if os.path.isdir(folder) else []:
+            rel = os.path.relpath(path, root)
+            for number, delim, target in includes(path):
+                if delim != '"' or target.split("/")[0] not in CORE_AND_PROFILER_FOLDERS:
+                    continue
+                if target.startswith(FRONT_END_VOCABULARY_FOLDERS) or target in FRONT_END_VOCABULARY_FILES:
+                    continue
+                if (rel, target) in baseline:
+                    seen.add((rel, target))
+                    continue
+                problems.append(f"{rel}:{number}: {top}/ reaches \"{target}\" past engine/: call the engine for it "
+                                f"(front ends include core/ and profiler/ types only)")
+    for rel, target in sorted(baseline - seen):
+        problems.append(f"{FRONT_END_BASELINE}: '{rel} {target}' is listed but no longer included: remove the line")
+    return problems
+
+
 def check(root):
     problems = []
     core = os.path.join(root, "core")
@@ -148,6 +189,7 @@ def check(root):
                     problems.append(f"{rel}:{number}: profiler/ links no Qt, but includes <{target}>")
                 elif delim == '"' and target.split("/")[0] in ("views", "app", "engine"):
                     problems.append(f"{rel}:{number}: profiler/ builds on core/ only, but includes \"{target}\"")
+    problems += front_ends(root)
     engine = os.path.join(root, "engine")
     if os.path.isdir(engine):
         app_cli = os.path.join(root, "app", "cli")
@@ -180,7 +222,8 @@ def main(argv):
         return 1
     print("layering ok: every include between core's folders (and core/map's) points to a lower layer, no "
           "component cycle in core/map; no Qt in core/, profiler/ "
-          "or engine/; engine/ includes no views/ or app/ header")
+          "or engine/; engine/ includes no views/ or app/ header; app/ and views/ reach core/'s machinery "
+          "through engine/ (or the shrinking list)")
     return 0
 
 

@@ -1,12 +1,11 @@
 #include "profile/profile_panel.h"
 
+#include "engine/catalog.h"
+
 #include "common/limit_spin_box.h"
 #include "common/run_panel_layout.h"
 #include "engine/device_ref.h"
 #include "engine/limits.h"
-#include "exec/cuda/cuda_runtime_info.h"
-#include "schedule/schedulers.h"
-#include "sim/sim_device.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -62,7 +61,7 @@ QToolButton* ProfilePanel::createInputs()
     model_->setPlaceholderText(tr("zoo:NAME or a model file"));
     schedulers_ = new QListWidget;
     schedulers_->setObjectName(QStringLiteral("profileSchedulers"));
-    for (const auto& name : schedulerNames()) {
+    for (const auto& name : engine::schedulerNames()) {
         auto* item = new QListWidgetItem(QString::fromStdString(name), schedulers_);
         const bool usual = name == "sequential" || name == "greedy" || name == "ios";
         item->setCheckState(usual ? Qt::Checked : Qt::Unchecked);
@@ -78,11 +77,11 @@ QToolButton* ProfilePanel::createInputs()
     device_->setEditable(true); // any device the CLI takes: sim:FILE.json from `calibrate` too
     device_->setInsertPolicy(QComboBox::NoInsert);
     device_->setToolTip(tr("cuda:N (measured with CUPTI), sim:NAME, or sim:FILE.json (a calibrated device)"));
-    const CudaRuntimeStatus cuda = queryCudaRuntime();
+    const CudaRuntimeStatus cuda = engine::localGpus();
     for (const auto& d : cuda.devices)
         device_->addItem(QStringLiteral("cuda:%1").arg(d.index));
-    for (const auto& d : simDevices())
-        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    for (const auto& name : engine::simulatedDeviceNames())
+        device_->addItem(QString::fromStdString(name));
     device_->setCurrentText(
         cuda.devices.empty() ? QString::fromLatin1(engine::kDefaultDevice) : QStringLiteral("cuda:0"));
     database_ = new QLineEdit(QSettings().value(kDatabaseKey, defaultDatabase()).toString());

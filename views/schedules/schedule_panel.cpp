@@ -1,15 +1,15 @@
 #include "schedules/schedule_panel.h"
 
+#include "engine/catalog.h"
+
 #include "engine/results/mapping_file_result.h"
 #include "engine/results/mapping_result.h"
-#include "map/registry/mappers.h"
 #include "mapping/map_process.h"
 
 #include "common/limit_spin_box.h"
 #include "common/run_panel_layout.h"
 #include "engine/device_ref.h"
 #include "engine/limits.h"
-#include "sim/sim_device.h"
 #include "util/error.h"
 
 #include <QAction>
@@ -102,16 +102,16 @@ void SchedulePanel::createSettings()
 {
     scheduler_ = new QComboBox;
     scheduler_->setObjectName(QStringLiteral("schedulerCombo"));
-    for (const auto& name : schedulerNames())
+    for (const auto& name : engine::schedulerNames())
         scheduler_->addItem(QString::fromStdString(name));
     // Mappers (DiviML) place ops across the devices of a list: "map:NAME".
-    for (const auto& m : map::mappers())
+    for (const auto& m : engine::mapperEntries())
         scheduler_->addItem(QString::fromStdString(kMapperPrefix + m.name));
     scheduler_->setCurrentText(QString::fromLatin1(engine::kDefaultScheduler));
     device_ = new QComboBox;
     device_->setObjectName(QStringLiteral("deviceCombo"));
-    for (const auto& d : simDevices())
-        device_->addItem(QStringLiteral("sim:") + QString::fromStdString(d.name));
+    for (const auto& name : engine::simulatedDeviceNames())
+        device_->addItem(QString::fromStdString(name));
     // Device lists for the mappers; the box takes any other device or comma-separated list typed in.
     device_->addItem(QString::fromLatin1(engine::kDefaultMapDevices));
     device_->addItem(QStringLiteral("sim:t4,sim:a100"));

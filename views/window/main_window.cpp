@@ -1,5 +1,7 @@
 #include "window/main_window.h"
 
+#include "engine/catalog.h"
+
 #include "common/export.h"
 #include "common/tool_row_page.h"
 #include "dag/dag_view.h"
@@ -7,7 +9,6 @@
 #include "dag/op_properties_widget.h"
 #include "dag/op_table_model.h"
 #include "engine/results/schedule_result.h"
-#include "exec/cuda/cuda_runtime_info.h"
 #include "graph/fingerprint.h"
 #include "model/model_ref.h"
 #include "profile/profile_panel.h"
@@ -27,7 +28,6 @@
 #include "window/free_dimensions.h"
 #include "window/start_page.h"
 #include "window/user_guide.h"
-#include "zoo/zoo.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -80,7 +80,7 @@ const char* const kLastDatabaseKey = "runs/lastDatabase"; // the Runs panel's da
 // What the status bar says about where schedules would run.
 QString deviceLine(QString* detail)
 {
-    const CudaRuntimeStatus cuda = queryCudaRuntime();
+    const CudaRuntimeStatus cuda = engine::localGpus();
     if (cuda.available && !cuda.devices.empty()) {
         const CudaDeviceInfo& d = cuda.devices.front();
         *detail = QObject::tr("cuda:%1, compute capability %2.%3, %4 SMs, %5 GiB")

@@ -2,6 +2,8 @@
 // about): split from main_window.cpp, which builds the panels and docks.
 #include "window/main_window.h"
 
+#include "engine/catalog.h"
+
 #include "common/export.h"
 #include "dag/dag_view.h"
 #include "dag/model_summary_widget.h"
@@ -27,7 +29,6 @@
 #include "util/error.h"
 #include "window/start_page.h"
 #include "window/user_guide.h"
-#include "zoo/zoo.h"
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
@@ -75,7 +76,7 @@ void MainWindow::createActions()
     openMapping->setStatusTip(tr("Show a mapping file written by opsched-cli map -o for the open model"));
 
     QMenu* zooMenu = file->addMenu(tr("Open &Built-in Network"));
-    for (const zoo::ZooEntry& entry : zoo::catalogue()) {
+    for (const auto& entry : engine::builtInNetworks()) {
         const QString name = QString::fromStdString(entry.name);
         QAction* action = zooMenu->addAction(name, this, [this, name] { openModel(QStringLiteral("zoo:") + name); });
         action->setStatusTip(QString::fromStdString(entry.summary));

@@ -1,6 +1,6 @@
 #include "window/start_page.h"
 
-#include "zoo/zoo.h"
+#include "engine/catalog.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -46,7 +46,7 @@ StartPage::StartPage(QWidget* parent)
     recent_->setObjectName(QStringLiteral("startRecent"));
     networks_ = new QListWidget;
     networks_->setObjectName(QStringLiteral("startNetworks"));
-    for (const zoo::ZooEntry& e : zoo::catalogue()) {
+    for (const auto& e : engine::builtInNetworks()) {
         auto* item = new QListWidgetItem(
             QStringLiteral("%1 — %2").arg(QString::fromStdString(e.name), QString::fromStdString(e.summary)),
             networks_);
