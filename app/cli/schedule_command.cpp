@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "engine/device_target.h"
+#include "engine/evaluation.h"
 #include "engine/scheduling.h"
 #include "latency_report.h"
 
@@ -110,7 +111,8 @@ Runner addEvaluateCommand(CLI::App& app)
                     + "' is a plan, already lowered; it applies to schedule files");
             doc.params["lowering"] = opts->lowering;
         }
-        std::vector<std::string> problems = doc.schedule ? validate(graph, *doc.schedule) : validate(graph, *doc.plan);
+        const engine::Evaluation evaluation = engine::evaluateDocument(graph, doc, target);
+        const std::vector<std::string>& problems = evaluation.problems;
         if (!problems.empty()) {
             std::string all;
             for (std::size_t i = 0; i < problems.size() && i < 20; ++i)
@@ -120,8 +122,8 @@ Runner addEvaluateCommand(CLI::App& app)
             throw Error("'" + opts->scheduleFile + "' is not a valid " + (doc.schedule ? "schedule" : "plan") + " for "
                 + graph.name() + ":" + all);
         }
-        const Plan plan = doc.executablePlan(graph);
-        const PlanLatency latency = target.latency(graph, plan);
+        const Plan& plan = evaluation.plan;
+        const PlanLatency& latency = evaluation.latency;
         const double floor = target.floor(graph);
         target.flush();
         if (opts->target.json) {

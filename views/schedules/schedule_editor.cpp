@@ -1,8 +1,9 @@
 #include "schedules/schedule_editor.h"
 
+#include "engine/evaluation.h"
+
 #include "engine/device_ref.h"
 #include "plan/plan.h"
-#include "sim/simulator.h"
 #include "util/error.h"
 
 #include <QHBoxLayout>
@@ -146,18 +147,23 @@ void ScheduleEditor::markSaved()
 
 void ScheduleEditor::evaluate()
 {
-    problems_ = graph_ ? validate(*graph_, model_->schedule()) : std::vector<std::string> { "no model" };
-    valid_ = problems_.empty();
     latency_ = 0;
-    if (valid_) {
+    if (!graph_) {
+        problems_ = { "no model" };
+    } else {
         try {
-            const Plan plan = compileSchedule(*graph_, model_->schedule());
-            latency_ = simulate(*graph_, plan, engine::simDeviceFor(device_), SimOptions { cudaGraph_ }).latency;
-        } catch (const Error& e) {
-            valid_ = false;
+            // Edits are timed on the simulator after every change; simDeviceFor refuses, in the
+            // engine's words, a device that is not simulated.
+            (void)engine::simDeviceFor(device_);
+            engine::DeviceTarget target(device_, cudaGraph_);
+            const engine::Evaluation e = engine::evaluateSchedule(*graph_, model_->schedule(), target);
+            problems_ = e.problems;
+            latency_ = e.valid() ? e.latency.median : 0;
+        } catch (const Error& e) { // a device that cannot be used
             problems_ = { e.what() };
         }
     }
+    valid_ = problems_.empty();
     status_->setText(verdict());
     emit evaluated(valid_, latency_);
 }
