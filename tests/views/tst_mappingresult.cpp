@@ -157,6 +157,17 @@ private slots:
         QCOMPARE(t.rows.rowCount(), t.rowNames.size());
     }
 
+    void aCalibratedDeviceFileIsADeviceLikeAPreset()
+    {
+        // Every name the CLI takes: sim:FILE.json (from `calibrate`) beside a preset.
+        const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
+        const std::string file = OPSCHED_TEST_DATA_DIR "/sim_devices/h100_fitted.json";
+        const auto result = computeMappingResult(graph, mapRequest("map:heft", ("sim:" + file + ",sim:t4").c_str()));
+        QVERIFY(result->mapping);
+        QCOMPARE(result->mapping->devices, (std::vector<std::string> { "sim:" + file, "sim:t4" }));
+        QVERIFY(result->latency > 0);
+    }
+
     void oneDeviceOrAMeasuredOneIsRefused()
     {
         const Graph graph = zoo::build("rwnn?modules=1&n=6&res=64&width=32", 1);
