@@ -1,12 +1,6 @@
 #include "common/export.h"
 
-#include "engine/results/schedule_result.h"
-#include "engine/results/stored_run.h"
-
-#include "export/export.h"
-
-#include "schedule/schedule_file.h"
-#include "util/error.h"
+#include "engine/results/result_export.h"
 
 #include <QFont>
 #include <QFontMetrics>
@@ -68,29 +62,8 @@ QString exportImage(const QString& file, const QSize& plotSize,
 QString exportSchedule(const QString& file, const Graph* graph, const ScheduleResult& result)
 {
     try {
-        if (result.stored) {
-            profiler::writeTextFile(
-                file.toStdString(), profiler::exportRun(*result.stored, profiler::ExportFormat::Schedule));
-            return {};
-        }
-        if (result.mappingFile) { // a mapping: its file, as `opsched-cli map -o` writes it
-            profiler::writeTextFile(file.toStdString(), result.mappingFile->dump(2) + "\n");
-            return {};
-        }
-        if (result.mapping)
-            return QObject::tr("a throughput mapping has no schedule file here: `opsched-cli map --objective "
-                               "throughput -o FILE` writes one (File > Open Mapping reads it)");
-        if (!graph)
-            return QObject::tr("open the model first");
-        ScheduleDocument doc = result.output.schedule
-            ? makeScheduleDocument(*graph, *result.output.schedule, result.request.scheduler)
-            : makePlanDocument(*graph, result.output.plan, result.request.scheduler);
-        doc.device = result.request.device;
-        doc.params = result.output.params;
-        doc.params["cuda_graph"] = result.request.cudaGraph;
-        doc.latencyMs = result.latency * 1e3;
-        writeScheduleFile(file.toStdString(), toJson(*graph, doc));
-    } catch (const Error& e) {
+        writeResultSchedule(file.toStdString(), graph, result);
+    } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
     return {};
@@ -100,13 +73,9 @@ QString exportTrace(
     const QString& file, TraceExport format, const Graph* graph, const QString& modelRef, const ScheduleResult& result)
 {
     try {
-        if (!result.stored && !graph)
-            return QObject::tr("open the model first");
-        const store::RunRecord run
-            = result.stored ? *result.stored : recordFromResult(*graph, modelRef.toStdString(), result);
-        const auto f
-            = format == TraceExport::ChromeTrace ? profiler::ExportFormat::ChromeTrace : profiler::ExportFormat::Csv;
-        profiler::writeTextFile(file.toStdString(), profiler::exportRun(run, f));
+        writeResultTrace(file.toStdString(),
+            format == TraceExport::ChromeTrace ? TraceFormat::ChromeTrace : TraceFormat::KernelsCsv, graph,
+            modelRef.toStdString(), result);
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
