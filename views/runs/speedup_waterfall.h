@@ -4,7 +4,7 @@
 // exports as an image (views/common/export.h) or as CSV.
 #pragma once
 
-#include "analysis/speedup_breakdown.h"
+#include "engine/timeline/timeline_breakdown.h" // explainTimelines, what this draws
 
 #include <QRectF>
 #include <QString>
