@@ -13,6 +13,56 @@ struct Column {
     double dx = 0, dy = 0;
 };
 
+// The columns `wanted` columns would give: runs of whole layers, cut after a layer g only where no
+// edge jumps over the gap (jumping[g] == 0), each at least `layers / wanted` layers, the last at
+// least a third of that.
+std::vector<Column> cutColumns(std::size_t layers, const std::vector<int>& jumping, int wanted)
+{
+    const std::size_t perColumn = (layers + static_cast<std::size_t>(wanted) - 1) / static_cast<std::size_t>(wanted);
+    std::vector<Column> columns { { 0, 0 } };
+    for (std::size_t g = 0; g + 1 < layers; ++g)
+        if (g + 1 - columns.back().first >= perColumn && jumping[g] == 0 && layers - (g + 1) >= perColumn / 3) {
+            columns.back().last = g;
+            columns.push_back({ g + 1, 0 });
+        }
+    columns.back().last = layers - 1;
+    return columns;
+}
+
+// Each column's horizontal extent (its nodes and the edges inside it).
+void measureColumns(const LayeredLayout& layout, std::vector<Column>& columns, std::vector<std::size_t>& columnOfLayer)
+{
+    columnOfLayer.assign(layout.layerCount, 0);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        for (std::size_t l = columns[c].first; l <= columns[c].last; ++l)
+            columnOfLayer[l] = c;
+    for (std::uint32_t v = 0; v < layout.nodes.size(); ++v) {
+        Column& c = columns[columnOfLayer[layout.nodes[v].layer]];
+        c.minX = std::min(c.minX, layout.left(v));
+        c.maxX = std::max(c.maxX, layout.right(v));
+    }
+    for (const LayoutEdge& e : layout.edges) {
+        const std::size_t from = columnOfLayer[layout.nodes[e.from].layer];
+        if (from != columnOfLayer[layout.nodes[e.to].layer])
+            continue;
+        for (const LayoutPoint& p : e.points) {
+            columns[from].minX = std::min(columns[from].minX, p.x);
+            columns[from].maxX = std::max(columns[from].maxX, p.x);
+        }
+    }
+}
+
+// How large the drawing can be shown in a viewport `aspect` times wider than high (its height 1).
+double fittedScale(const std::vector<Column>& columns, double pitch, double layerGap, double gap, double aspect)
+{
+    double width = -gap, height = 0;
+    for (const Column& c : columns) {
+        width += (c.maxX - c.minX) + gap;
+        height = std::max(height, static_cast<double>(c.last - c.first + 1) * pitch - layerGap);
+    }
+    return std::min(aspect / std::max(width, 1.0), 1.0 / std::max(height, 1.0));
+}
+
 } // namespace
 
 LayeredLayout wrapIntoColumns(LayeredLayout layout, const ColumnWrapOptions& options)
@@ -22,11 +72,6 @@ LayeredLayout wrapIntoColumns(LayeredLayout layout, const ColumnWrapOptions& opt
     const std::size_t layers = layout.layerCount;
     if (layers < 8 || layout.width <= 0)
         return layout;
-    // Columns k such that k columns of width w and height h/k are about `aspect` wide to 1 high.
-    const double ideal = std::sqrt(layout.height * options.aspect / layout.width);
-    const int wanted = std::clamp(static_cast<int>(std::floor(ideal)), 1, options.maxColumns);
-    if (wanted < 2)
-        return layout;
 
     // A gap after layer g can be cut when no edge jumps over it (from <= g, to >= g + 2).
     std::vector<int> jumping(layers + 1, 0);
@@ -35,34 +80,30 @@ LayeredLayout wrapIntoColumns(LayeredLayout layout, const ColumnWrapOptions& opt
         for (std::size_t g = a; g + 1 < b; ++g)
             ++jumping[g];
     }
-    const std::size_t perColumn = (layers + static_cast<std::size_t>(wanted) - 1) / static_cast<std::size_t>(wanted);
-    std::vector<Column> columns { { 0, 0 } };
-    for (std::size_t g = 0; g + 1 < layers; ++g)
-        if (g + 1 - columns.back().first >= perColumn && jumping[g] == 0 && layers - (g + 1) >= perColumn / 3) {
-            columns.back().last = g;
-            columns.push_back({ g + 1, 0 });
+    // The number of columns that lets the drawing be shown largest in the viewport: more columns
+    // make it shorter but wider (and cuts fall only where no edge jumps, so the columns differ in
+    // height and width); a column more must gain 5% of scale.
+    std::vector<Column> columns { { 0, layers - 1 } };
+    std::vector<std::size_t> columnOfLayer;
+    measureColumns(layout, columns, columnOfLayer);
+    double best = fittedScale(columns, pitch, o.layerGap, options.columnGap, options.aspect);
+    for (int wanted = 2; wanted <= options.maxColumns; ++wanted) {
+        std::vector<Column> candidate = cutColumns(layers, jumping, wanted);
+        if (candidate.size() <= columns.size())
+            continue;
+        std::vector<std::size_t> candidateOfLayer;
+        measureColumns(layout, candidate, candidateOfLayer);
+        const double scale = fittedScale(candidate, pitch, o.layerGap, options.columnGap, options.aspect);
+        if (scale > best * 1.05) {
+            best = scale;
+            columns = std::move(candidate);
+            columnOfLayer = std::move(candidateOfLayer);
         }
-    columns.back().last = layers - 1;
+    }
     if (columns.size() < 2)
         return layout;
 
-    std::vector<std::size_t> columnOfLayer(layers);
-    for (std::size_t c = 0; c < columns.size(); ++c)
-        for (std::size_t l = columns[c].first; l <= columns[c].last; ++l)
-            columnOfLayer[l] = c;
     auto columnOf = [&](std::uint32_t v) -> Column& { return columns[columnOfLayer[layout.nodes[v].layer]]; };
-    for (std::uint32_t v = 0; v < layout.nodes.size(); ++v) {
-        Column& c = columnOf(v);
-        c.minX = std::min(c.minX, layout.left(v));
-        c.maxX = std::max(c.maxX, layout.right(v));
-    }
-    for (const LayoutEdge& e : layout.edges)
-        if (columnOfLayer[layout.nodes[e.from].layer] == columnOfLayer[layout.nodes[e.to].layer])
-            for (const LayoutPoint& p : e.points) {
-                Column& c = columnOf(e.from);
-                c.minX = std::min(c.minX, p.x);
-                c.maxX = std::max(c.maxX, p.x);
-            }
     double x = 0, height = 0;
     for (Column& c : columns) {
         c.dx = x - c.minX;

@@ -10,7 +10,9 @@
 namespace opsched {
 
 struct ColumnWrapOptions {
-    double aspect = 1.6; // a column grows until the drawing is about this much wider than high
+    // The viewport's width / height: the drawing gets the number of columns that lets it be shown
+    // largest there (1.6: a typical panel).
+    double aspect = 1.6;
     double columnGap = 96; // horizontal space between columns (the cross-column edges run there)
     int maxColumns = 12;
 };

@@ -111,4 +111,29 @@ TEST(ColumnWrap, BertFitsAScreenShape)
     EXPECT_GT(wrapped.height / wrapped.width, 0.25);
 }
 
+TEST(ColumnWrap, TransformersFillTheViewportTheyAreShownIn)
+{
+    // At Fit the drawing is scaled to the viewport: the columns chosen must use its shape, so a
+    // wide panel gets more columns than a tall one and the drawing's own aspect lands near the
+    // viewport's (it was 3 thin columns in a third of a 1.6:1 panel).
+    for (const char* model : { "zoo:bert", "zoo:vit" }) {
+        const Graph g = loadModel(model);
+        const LayeredLayout tall = layeredLayout(g.dag());
+        auto shown = [&](const LayeredLayout& l, double aspect) { return std::min(aspect / l.width, 1.0 / l.height); };
+        double previousWidth = 0;
+        for (double aspect : { 0.6, 1.6, 3.0 }) {
+            ColumnWrapOptions o;
+            o.aspect = aspect;
+            const LayeredLayout wrapped = wrapIntoColumns(tall, o);
+            expectWellFormed(g.dag(), wrapped);
+            const double drawn = wrapped.width / wrapped.height;
+            EXPECT_GT(drawn, aspect / 2.5) << model << " at " << aspect;
+            EXPECT_LT(drawn, aspect * 2.5) << model << " at " << aspect;
+            EXPECT_GT(shown(wrapped, aspect), 2 * shown(tall, aspect)) << model << " at " << aspect;
+            EXPECT_GE(wrapped.width, previousWidth) << model << " at " << aspect; // wider viewport, more columns
+            previousWidth = wrapped.width;
+        }
+    }
+}
+
 } // namespace

@@ -5,6 +5,7 @@
 #include "engine/results/schedule_result.h"
 #include "window/main_window.h"
 
+#include "graph/layered_layout.h"
 #include "model/model_ref.h"
 #include "schedule/basic_schedulers.h"
 
@@ -14,6 +15,7 @@
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -41,6 +43,7 @@ private slots:
     void clickSelectsOp();
     void selectOpHighlightsWithoutSignal();
     void wheelZoomsAroundCursor();
+    void foldsIntoColumnsForTheViewShape();
     void newGraphReplacesPendingLayout();
     void mainWindowWiring();
 
@@ -263,12 +266,36 @@ void TestDagView::wheelZoomsAroundCursor()
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.zoomBy(3, cursor);
     const double zoomed = view.scale();
-    const QPoint box = view.opRect(OpId(17U)).center().toPoint();
+    QPoint box(-1, -1); // a box in view, wherever the columns put the ops
+    for (std::uint32_t op = 0; op < graph->opCount() && !QRect(QPoint(0, 0), view.size()).contains(box); ++op)
+        box = view.opRect(OpId(op)).center().toPoint();
     QVERIFY(QRect(QPoint(0, 0), view.size()).contains(box));
     QTest::mouseDClick(&view, Qt::LeftButton, {}, box);
     QCOMPARE(view.scale(), zoomed);
     QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(2, 2));
     QCOMPARE(view.scale(), scale);
+}
+
+void TestDagView::foldsIntoColumnsForTheViewShape()
+{
+    // BERT's 197 layers: a wide view gets a wide drawing (more columns), a tall one a tall drawing,
+    // also when the view changes shape after the layout (a panel docked elsewhere); at Fit either
+    // shows the ops larger than one column would.
+    const auto graph = load("zoo:bert");
+    DagView view;
+    view.resize(1500, 400);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    const double wide = view.layout()->width / view.layout()->height;
+    const double wideScale = view.scale();
+    view.resize(400, 1000);
+    QResizeEvent resize(view.size(), QSize(1500, 400));
+    QCoreApplication::sendEvent(&view, &resize);
+    const double tall = view.layout()->width / view.layout()->height;
+    QVERIFY2(wide > 2 * tall, qPrintable(QStringLiteral("%1 vs %2").arg(wide).arg(tall)));
+    QVERIFY(wide > 1.5);
+    const LayeredLayout single = layeredLayout(graph->dag());
+    QVERIFY(wideScale > 2 * std::min((1500.0 - 40) / single.width, (400.0 - 80) / single.height));
 }
 
 void TestDagView::newGraphReplacesPendingLayout()

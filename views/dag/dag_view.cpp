@@ -117,6 +117,7 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
         distinct_ = distinctEndings(names);
     }
     layout_.reset();
+    unwrapped_.reset();
     layoutFailed_ = false;
     layers_.clear();
     edgeBounds_.clear();
@@ -134,9 +135,7 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
     auto result = std::make_shared<std::shared_ptr<const LayeredLayout>>();
     QThread* worker = QThread::create([graph = graph_, result] {
         try {
-            // Tall graphs (a transformer's repeated layers) fold into side-by-side columns.
-            *result
-                = std::make_shared<const LayeredLayout>(wrapIntoColumns(layeredLayout(graph->dag(), layoutOptions())));
+            *result = std::make_shared<const LayeredLayout>(layeredLayout(graph->dag(), layoutOptions()));
         } catch (const std::exception&) {
             // left empty: reported as a failed layout
         }
@@ -148,14 +147,30 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
         worker->deleteLater();
         if (generation != generation_)
             return; // a newer graph was set meanwhile
-        if (*result)
-            applyLayout(*result);
-        else {
+        if (*result) {
+            unwrapped_ = *result;
+            wrapForViewShape();
+        } else {
             layoutFailed_ = true;
             update();
         }
     });
     worker->start();
+}
+
+double DagView::viewAspect() const
+{
+    return width() > 50 && height() > 50 ? static_cast<double>(width()) / height() : ColumnWrapOptions {}.aspect;
+}
+
+void DagView::wrapForViewShape()
+{
+    // Tall graphs (a transformer's repeated layers) fold into side-by-side columns, as many as let
+    // the drawing be shown largest in this view as it is now (cheap next to the layout itself).
+    ColumnWrapOptions wrap;
+    wrap.aspect = viewAspect();
+    wrappedAspect_ = wrap.aspect;
+    applyLayout(std::make_shared<const LayeredLayout>(wrapIntoColumns(*unwrapped_, wrap)));
 }
 
 void DagView::applyLayout(std::shared_ptr<const LayeredLayout> layout)
@@ -633,7 +648,14 @@ void DagView::renderWhole(QPainter& p, const QSize& size) const
 
 void DagView::resizeEvent(QResizeEvent*)
 {
-    if (autoFit_)
+    if (!autoFit_)
+        return;
+    // A view whose shape changed much (a panel docked elsewhere, a window maximised) gets the
+    // columns that suit it; otherwise the drawing is only refitted.
+    const double change = viewAspect() / wrappedAspect_;
+    if (unwrapped_ && (change > 1.4 || change < 1 / 1.4))
+        wrapForViewShape();
+    else
         fitToView();
 }
 

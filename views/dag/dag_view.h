@@ -113,6 +113,9 @@ private:
     };
 
     void applyLayout(std::shared_ptr<const LayeredLayout> layout);
+    // Folds unwrapped_ into the columns that suit the view's shape now, and applies it.
+    void wrapForViewShape();
+    double viewAspect() const; // width / height (1.6 while the view has no size yet)
     ViewTransform fitTransform(const QSize& size) const;
     struct LegendEntry {
         QColor colour; // invalid: text only
@@ -131,6 +134,8 @@ private:
     std::shared_ptr<const Graph> graph_;
     std::vector<QString> distinct_; // per op: distinctEndings of the op names (common/name_fit.h)
     std::shared_ptr<const LayeredLayout> layout_;
+    std::shared_ptr<const LayeredLayout> unwrapped_; // as laid out, before folding into columns
+    double wrappedAspect_ = 1.6; // the view's width / height layout_ was folded for
     bool layoutFailed_ = false;
     std::vector<std::vector<std::uint32_t>> layers_; // ops per layer, left to right
     std::vector<QRectF> edgeBounds_; // per layout edge, layout units
