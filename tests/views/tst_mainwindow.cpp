@@ -31,6 +31,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -55,6 +57,7 @@ private slots:
     void cleanupTestCase();
     void init();
     void startsEmpty();
+    void firstStartOnALaptopScreenShowsResultsAndEverySetting();
     void opensZooModel();
     void reportsUnknownModel();
     void remembersRecentModels();
@@ -99,6 +102,35 @@ void TestMainWindow::initTestCase()
 
 void TestMainWindow::init()
 {
+    QSettings().clear();
+}
+
+void TestMainWindow::firstStartOnALaptopScreenShowsResultsAndEverySetting()
+{
+    // 1280x720 and 1024x640 screens (the window takes nine tenths): the Schedules panel keeps every
+    // setting in view (no sideways scrolling), and at 1280x720 a few result rows under Run.
+    for (const QSize window : { QSize(1152, 648), QSize(921, 576) }) {
+        QSettings().clear();
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(window);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTest::qWait(50); // the first-start dock sizes
+        auto* table = w.findChild<QTableView*>(QStringLiteral("resultsTable"));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("schedulesDock"));
+        QVERIFY(table && dock);
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+            qPrintable(QStringLiteral("%1 wide: the panel scrolls sideways").arg(window.width())));
+        if (window.height() < 600)
+            continue; // 1024x640: the timeline's own minimum leaves the panel scrolling a little
+        QRect shown(table->mapTo(scroll->viewport(), QPoint(0, 0)), table->size());
+        shown &= scroll->viewport()->rect();
+        const int rows = table->horizontalHeader()->height() + 2 * table->verticalHeader()->defaultSectionSize();
+        QVERIFY2(shown.height() >= rows, qPrintable(QStringLiteral("%1 px of the results show").arg(shown.height())));
+    }
     QSettings().clear();
 }
 

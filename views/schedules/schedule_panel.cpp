@@ -50,6 +50,8 @@ SchedulePanel::SchedulePanel(QWidget* parent)
 
     // Four rows, so that the results below keep room on a laptop screen.
     auto* form = new QFormLayout;
+    // On a narrow panel (a 1024-pixel laptop screen) a row too long for its label's side goes under it.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Scheduler"), scheduler_);
     form->addRow(tr("Device"), device_);
     auto* batchRow = new QHBoxLayout;
@@ -64,8 +66,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     auto* loweringRow = new QHBoxLayout;
     loweringRow->addWidget(lowering_, 1);
     loweringRow->addWidget(cudaGraph_);
-    loweringRow->addSpacing(12);
-    loweringRow->addWidget(new QLabel(tr("mapping")));
+    loweringRow->addSpacing(6);
     loweringRow->addWidget(objective_);
     loweringRow->addWidget(inputs_);
     form->addRow(tr("Lowering"), loweringRow);
@@ -118,6 +119,9 @@ void SchedulePanel::createSettings()
     // Measured devices: mapped by opsched-cli in a child process (costs measured on this machine).
     device_->addItem(QStringLiteral("cpu:0,cpu:1"));
     device_->setEditable(true);
+    // Long device lists must not widen the panel beyond a laptop screen's column: the box scrolls.
+    device_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    device_->setMinimumContentsLength(12);
     device_->setToolTip(tr("The device to schedule for, as opsched-cli's --device takes it: sim:NAME, sim:FILE.json "
                            "(from calibrate) or cuda:N (measured); for a mapper (map:...), a comma-separated list of "
                            "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
@@ -143,13 +147,14 @@ void SchedulePanel::createSettings()
     lowering_->setToolTip(tr("How stage schedules become plans: barriers join every stream at each stage boundary "
                              "(what the IOS search adds up); events keep only the waits a dependency needs; best "
                              "evaluates both and keeps the faster"));
-    cudaGraph_ = new QCheckBox(tr("one CUDA graph"));
+    cudaGraph_ = new QCheckBox(tr("CUDA graph"));
     cudaGraph_->setToolTip(tr("Estimate as one CUDA graph replay instead of host launches and stage joins"));
     objective_ = new QComboBox;
     objective_->setObjectName(QStringLiteral("objectiveCombo"));
     objective_->addItems({ QStringLiteral("latency"), QStringLiteral("throughput") });
-    objective_->setToolTip(tr("What a mapper (map:...) optimises: the latency of one input, or the throughput of a "
-                              "number of inputs split across the devices per op (the model at batch 1)"));
+    objective_->setToolTip(
+        tr("Mappers (map:...) only: what the mapping optimises: the latency of one input, or the throughput of a "
+           "number of inputs split across the devices per op (the model at batch 1)"));
     inputs_ = limitSpinBox(engine::kMapInputs, QStringLiteral("inputsSpin"),
         tr("Throughput: inputs to map, split per op into batches of L/4, L/2, 3L/4 or L"));
     inputs_->setPrefix(tr("inputs "));

@@ -639,8 +639,12 @@ void MainWindow::readSettings()
         // Wide enough for every column of the results table.
         resizeDocks({ schedulesDock_ }, { std::max(470, schedules_->sizeHint().width() + 30) }, Qt::Horizontal);
         // The timeline is what people come for: a good part of the window's height, more of it on
-        // a laptop screen, where the panels above still work with less.
-        resizeDocks({ timelineDock_ }, { height() * (height() < 700 ? 11 : 9) / 20 }, Qt::Vertical);
+        // a laptop screen, but not so much that the Schedules panel (settings, Run and a few result
+        // rows, its minimum) has to scroll: then Run seems to do nothing.
+        const int share = height() * (height() < 700 ? 11 : 9) / 20;
+        const int docks = height() - menuBar()->height() - statusBar()->height();
+        const int above = schedules_->minimumSizeHint().height() + 60; // + the dock's title and tab bar
+        resizeDocks({ timelineDock_ }, { std::max(180, std::min(share, docks - above)) }, Qt::Vertical);
         timelineDock_->widget()->setMinimumHeight(0);
     });
 }
