@@ -242,6 +242,31 @@ void TestProfilePanel::opensADatabaseFromFileOpen()
     QVERIFY(shown.wait(20000));
     QVERIFY(w.timelineView()->data());
     QVERIFY(!w.timelineView()->data()->opLabels.empty());
+
+    // A file that cannot be read then changes nothing: the Runs panel keeps the good database and
+    // its runs, Recent Files and the next start keep it too.
+    const QString bad = dir_.filePath(QStringLiteral("random.db"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(4096, '\x5a'));
+    f.close();
+    listed.clear();
+    w.openFile(bad);
+    QVERIFY(listed.wait(20000));
+    QCOMPARE(listed.at(0).at(0).toBool(), false);
+    QCOMPARE(w.runsPanel()->path(), db);
+    QCOMPARE(w.runsPanel()->runs()->rowCount(), 2);
+    QVERIFY(!w.recentFiles().contains(QFileInfo(bad).absoluteFilePath()));
+    QCOMPARE(w.recentFiles().value(0), QFileInfo(db).absoluteFilePath());
+    MainWindow next;
+    next.setInteractive(false);
+    QTRY_COMPARE_WITH_TIMEOUT(next.runsPanel()->path(), db, 20000);
+    // And a refresh still reads the good one.
+    listed.clear();
+    w.runsPanel()->refresh();
+    QVERIFY(listed.wait(20000));
+    QCOMPARE(listed.at(0).at(0).toBool(), true);
+    QCOMPARE(w.runsPanel()->runs()->rowCount(), 2);
 }
 
 void TestProfilePanel::reportsABadDatabase()

@@ -62,18 +62,23 @@ RunDatabasePanel::~RunDatabasePanel()
 
 void RunDatabasePanel::openDatabase(const QString& path)
 {
-    path_ = path;
+    // The file shown now stays until the new one has been read: one that cannot be read changes
+    // nothing (listDone).
+    listing_ = path;
     ++generation_;
-    cache_.clear();
-    selected_->clear();
-    runs_->clear();
     status_->setText(tr("reading %1...").arg(QFileInfo(path).fileName()));
-    refresh();
+    if (listWorker_) {
+        listAgain_ = true;
+        return;
+    }
+    startList();
 }
 
 void RunDatabasePanel::refresh()
 {
-    if (path_.isEmpty())
+    if (listing_.isEmpty())
+        listing_ = path_;
+    if (listing_.isEmpty())
         return;
     if (listWorker_) {
         listAgain_ = true;
@@ -84,7 +89,7 @@ void RunDatabasePanel::refresh()
 
 void RunDatabasePanel::startList()
 {
-    const std::string path = path_.toStdString();
+    const std::string path = listing_.toStdString();
     const int generation = generation_;
     listWorker_ = QThread::create([this, path, generation] {
         std::vector<store::RunSummary> runs;
@@ -112,9 +117,19 @@ void RunDatabasePanel::listDone(int generation, std::vector<store::RunSummary> r
     listWorker_ = nullptr;
     if (generation == generation_) {
         if (!error.isEmpty()) {
-            status_->setText(tr("Cannot read %1: %2").arg(path_, error));
+            QString text = tr("Cannot read %1: %2").arg(listing_, error);
+            if (listing_ != path_ && !path_.isEmpty())
+                text += tr(" (still showing %1)").arg(QFileInfo(path_).fileName());
+            status_->setText(text);
+            listing_ = path_; // the database shown stays the one refreshes read
             emit listed(false, error);
         } else {
+            if (listing_ != path_) { // another file, read: it replaces the one shown
+                path_ = listing_;
+                cache_.clear();
+                selected_->clear();
+                runs_->clear();
+            }
             const std::size_t failed = static_cast<std::size_t>(std::count_if(
                 runs.begin(), runs.end(), [](const auto& r) { return r.status != store::RunStatus::Ok; }));
             const bool first = runs_->rowCount() == 0;

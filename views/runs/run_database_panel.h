@@ -33,7 +33,8 @@ public:
     explicit RunDatabasePanel(QWidget* parent = nullptr);
     ~RunDatabasePanel() override; // waits for a read in progress
 
-    // Lists the runs of `path` (read-only; the file is never modified). The outcome comes as listed().
+    // Lists the runs of `path` (read-only; the file is never modified). The outcome comes as listed();
+    // a file that cannot be read leaves the database shown (path(), its runs) as it was.
     void openDatabase(const QString& path);
     QString path() const { return path_; }
     RunListModel* runs() const { return runs_; }
@@ -63,7 +64,8 @@ private:
     void loadDone(int generation, std::vector<std::shared_ptr<const ScheduleResult>> loaded, const QString& error);
     void showSelection();
 
-    QString path_;
+    QString path_; // the database shown
+    QString listing_; // the one being read: path_, or a file that replaces it once read
     int generation_ = 0; // bumped per file, so reads of a previous file are dropped
     RunListModel* runs_ = nullptr;
     QSortFilterProxyModel* proxy_ = nullptr;

@@ -398,8 +398,10 @@ void MainWindow::connectProfileAndRuns()
         const bool report = std::exchange(reportNextListing_, false);
         // Only a database that could be read becomes the one profiling adds to, and the panel says so.
         const QString offered = std::exchange(offeredDatabase_, QString());
-        if (ok && !offered.isEmpty())
+        if (ok && !offered.isEmpty()) {
             profile_->offerDatabase(offered);
+            rememberDatabase(offered);
+        }
         if (ok)
             return;
         lastError_ = message;

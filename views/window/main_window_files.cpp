@@ -210,10 +210,10 @@ void MainWindow::openDatabase(const QString& path)
     }
     reportNextListing_ = true;
     runs_->openDatabase(path);
-    offeredDatabase_ = path; // profiling next adds to it, once it has been read
+    offeredDatabase_ = path; // profiling next adds to it, Recent Files and the next start reopen it,
+                             // once it has been read
     runsDock_->show();
     runsDock_->raise();
-    rememberDatabase(path);
 }
 
 QStringList MainWindow::recentFiles() const
