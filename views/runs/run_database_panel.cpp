@@ -74,6 +74,17 @@ void RunDatabasePanel::openDatabase(const QString& path)
     startList();
 }
 
+void RunDatabasePanel::followDatabase(const QString& path)
+{
+    if (path != path_) {
+        path_ = path;
+        cache_.clear();
+        selected_->clear();
+        runs_->clear();
+    }
+    openDatabase(path);
+}
+
 void RunDatabasePanel::refresh()
 {
     if (listing_.isEmpty())

@@ -36,6 +36,9 @@ public:
     // Lists the runs of `path` (read-only; the file is never modified). The outcome comes as listed();
     // a file that cannot be read leaves the database shown (path(), its runs) as it was.
     void openDatabase(const QString& path);
+    // The database a profiling batch writes to: shown at once, also before the batch has created it,
+    // and reread as runs land (refresh).
+    void followDatabase(const QString& path);
     QString path() const { return path_; }
     RunListModel* runs() const { return runs_; }
     // The selected runs, loaded whole, in the table's order: what the comparison shows.

@@ -377,7 +377,7 @@ void MainWindow::connectProfileAndRuns()
 {
     connect(profile_, &ProfilePanel::databaseChosen, this, [this](const QString& path) {
         if (QFileInfo(path).absoluteFilePath() != QFileInfo(runs_->path()).absoluteFilePath())
-            runs_->openDatabase(path);
+            runs_->followDatabase(path);
         rememberDatabase(path); // the default results.db too: in Recent Files, reopened next time
     });
     connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
