@@ -1,6 +1,6 @@
 // Two runs side by side on one time axis (the longer run's), run A over run B, the waterfall of
 // where their difference comes from (runs/speedup_waterfall.h) and the per-op diff table. The runs to choose from are
-// those shown in the Timeline this session (results computed in the window and stored runs alike).
+// those shown in the Timeline since the window opened (results computed in the window and stored runs alike).
 #pragma once
 
 #include "runs/run_diff_model.h"
