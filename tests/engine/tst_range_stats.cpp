@@ -2,6 +2,7 @@
 // overlap, concurrency on average and at the peak, the time-averaged active warps, and the host
 // calls that explain the device's idle time.
 #include "engine/timeline/range_stats.h"
+#include "support/timeline_samples.h"
 
 #include "model/model_ref.h"
 #include "schedule/schedulers.h"
@@ -17,31 +18,8 @@ using namespace opsched;
 
 namespace {
 
-constexpr double us = 1e-6;
-
-// Two streams with kernel rows:
-//   stream 0: ops [0,10) [10,20) and a merged launch of two ops [30,40) twice; kernels inside
-//   stream 1: op [5,25); kernels [5,15) [15,25)
-// warps: 0 until 0, 100 on [0,10), 300 on [10,20), 50 on [20,40), 0 after.
-std::shared_ptr<TimelineData> sample()
-{
-    auto d = std::make_shared<TimelineData>();
-    StreamRowsBuilder rows(*d, { 0, 1 });
-    rows.addOp(0, 0 * us, 10 * us, 0, 0);
-    rows.addOp(0, 10 * us, 20 * us, 1, 0);
-    rows.addOp(0, 30 * us, 40 * us, 2, 0);
-    rows.addOp(0, 30 * us, 40 * us, 3, 0); // merged with op 2
-    rows.addKernel(0, 0 * us, 10 * us, 0, { "conv", 0, 64, {} });
-    rows.addKernel(0, 10 * us, 20 * us, 0, { "conv", 1, 64, {} });
-    rows.addKernel(0, 30 * us, 40 * us, 0, { "merged", 2, 64, {} });
-    rows.addOp(1, 5 * us, 25 * us, 4, 1);
-    rows.addKernel(1, 5 * us, 15 * us, 1, { "gemm", 4, 32, {} });
-    rows.addKernel(1, 15 * us, 25 * us, 1, { "relu", 4, 32, {} });
-    d->rows.finish();
-    d->warps = { { 0 * us, 100 }, { 10 * us, 300 }, { 20 * us, 50 }, { 40 * us, 0 } };
-    d->latency = 40 * us;
-    return d;
-}
+using test::twoStreamTimeline;
+using test::us;
 
 struct RangeCase {
     const char* name;
@@ -66,7 +44,7 @@ TEST(RangeStats, Ranges)
         { "reversed range", 14, 6, 3, 3, 8, 8, 2, 2, 2 },
         { "after the run", 50, 60, 0, 0, 0, 0, 0, 0, 0 },
     };
-    const auto d = sample();
+    const auto d = twoStreamTimeline();
     for (const RangeCase& c : cases) {
         SCOPED_TRACE(c.name);
         const RangeStats s = rangeStats(*d, c.t0 * us, c.t1 * us);
@@ -102,7 +80,7 @@ TEST(RangeStats, AveragesWarps)
         { "after the last", 40, 50, 0 },
         { "an instant", 12, 12, 300 },
     };
-    const auto d = sample();
+    const auto d = twoStreamTimeline();
     for (const Case& c : cases)
         EXPECT_NEAR(averageWarps(d->warps, c.t0 * us, c.t1 * us), c.average, 1e-6) << c.name;
     EXPECT_EQ(averageWarps({}, 0, 1), 0.0);

@@ -1,6 +1,7 @@
 // diffRuns: ops matched by id across two timelines, start and duration deltas, stream changes, and
 // ops present in one run only (the Diff view's model: tests/views/tst_rundiff.cpp).
 #include "engine/timeline/run_diff.h"
+#include "support/timeline_samples.h"
 
 #include <gtest/gtest.h>
 
@@ -10,23 +11,11 @@ using namespace opsched;
 
 namespace {
 
-constexpr double us = 1e-6;
+using test::us;
 
-struct Op {
-    std::uint32_t id;
-    std::int64_t stream;
-    double start, end; // us
-};
-
-std::shared_ptr<TimelineData> timeline(const std::vector<Op>& ops, std::vector<std::int64_t> streams)
+std::shared_ptr<TimelineData> timeline(const std::vector<test::SampleOp>& ops, std::vector<std::int64_t> streams)
 {
-    auto d = std::make_shared<TimelineData>();
-    StreamRowsBuilder rows(*d, std::move(streams));
-    for (const Op& op : ops)
-        rows.addOp(op.stream, op.start * us, op.end * us, op.id, 0);
-    d->rows.finish();
-    d->latency = d->rows.lastEnd();
-    return d;
+    return test::opTimeline(ops, std::move(streams));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "schedule/schedulers.h"
 #include "schedule/stage_cost.h"
 #include "sim/sim_device.h"
+#include "support/timeline_samples.h"
 #include "timeline/range_stats_model.h"
 
 #include <QAbstractItemModelTester>
@@ -16,31 +17,8 @@ using namespace opsched;
 
 namespace {
 
-constexpr double us = 1e-6;
-
-// Two streams with kernel rows:
-//   stream 0: ops [0,10) [10,20) and a merged launch of two ops [30,40) twice; kernels inside
-//   stream 1: op [5,25); kernels [5,15) [15,25)
-// warps: 0 until 0, 100 on [0,10), 300 on [10,20), 50 on [20,40), 0 after.
-std::shared_ptr<TimelineData> sample()
-{
-    auto d = std::make_shared<TimelineData>();
-    StreamRowsBuilder rows(*d, { 0, 1 });
-    rows.addOp(0, 0 * us, 10 * us, 0, 0);
-    rows.addOp(0, 10 * us, 20 * us, 1, 0);
-    rows.addOp(0, 30 * us, 40 * us, 2, 0);
-    rows.addOp(0, 30 * us, 40 * us, 3, 0); // merged with op 2
-    rows.addKernel(0, 0 * us, 10 * us, 0, { "conv", 0, 64, {} });
-    rows.addKernel(0, 10 * us, 20 * us, 0, { "conv", 1, 64, {} });
-    rows.addKernel(0, 30 * us, 40 * us, 0, { "merged", 2, 64, {} });
-    rows.addOp(1, 5 * us, 25 * us, 4, 1);
-    rows.addKernel(1, 5 * us, 15 * us, 1, { "gemm", 4, 32, {} });
-    rows.addKernel(1, 15 * us, 25 * us, 1, { "relu", 4, 32, {} });
-    d->rows.finish();
-    d->warps = { { 0 * us, 100 }, { 10 * us, 300 }, { 20 * us, 50 }, { 40 * us, 0 } };
-    d->latency = 40 * us;
-    return d;
-}
+using test::twoStreamTimeline;
+using test::us;
 
 } // namespace
 
@@ -58,7 +36,7 @@ void TestRangeStats::modelShowsStreams()
     RangeStatsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model.rowCount(), 0);
-    const auto d = sample();
+    const auto d = twoStreamTimeline();
     model.setStats(rangeStats(*d, 0, 20 * us));
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), int(RangeStatsModel::ColumnCount));
@@ -79,7 +57,7 @@ void TestRangeStats::modelShowsStreams()
 
 void TestRangeStats::describesARange()
 {
-    const auto d = sample();
+    const auto d = twoStreamTimeline();
     const QString text = describeRange(rangeStats(*d, 5 * us, 15 * us));
     QVERIFY2(text.startsWith(QStringLiteral("Δt 10.0 us")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("3 ops, 4 kernels")), qPrintable(text));
