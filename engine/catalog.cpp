@@ -24,7 +24,7 @@ std::vector<CatalogEntry> mapperEntries()
 {
     std::vector<CatalogEntry> out;
     for (const auto& m : map::mappers())
-        out.push_back({ m.name, m.summary });
+        out.push_back({ m.name, m.summary, {} });
     return out;
 }
 
