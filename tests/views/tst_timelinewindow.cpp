@@ -200,6 +200,10 @@ void TestTimelineWindow::thirtySixStreamsScrollAndMeasure()
     // The warps chart shows the range too, and a readout under the mouse.
     QVERIFY(!w.warpChart()->readoutAt(x0).isEmpty());
     QVERIFY(w.warpChart()->readoutAt(x0).contains(QStringLiteral("active warps")));
+    // Tall enough to read: the host lane, a plot of a few text lines with its axis, the ruler (it was
+    // a 12 px lane over a plot of about 30 px).
+    QVERIFY(w.warpChart()->hostLaneHeight() >= 16);
+    QVERIFY(w.warpChart()->height() >= w.warpChart()->hostLaneHeight() + 3 * w.fontMetrics().height());
 
     // Z zooms to the range; Esc clears it and the summary goes back to the whole run.
     QTest::keyClick(view, Qt::Key_Z);

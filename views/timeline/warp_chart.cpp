@@ -49,7 +49,8 @@ const HostCall* hostCallAt(const std::vector<HostCall>& host, double t)
 WarpChart::WarpChart(QWidget* parent)
     : QWidget(parent)
 {
-    setMinimumHeight(56);
+    // The host lane, a plot a few text lines high with its axis labels, and the ruler under it.
+    setMinimumHeight(kHostLaneHeight + 3 * fontMetrics().height() + kTickHeight);
     setMouseTracking(true);
 }
 
@@ -258,7 +259,20 @@ void WarpChart::renderWarps(QPainter& p, const QSize& size) const
     const double average = averageWarps(w, 0.0, runEnd);
     p.setPen(QPen(QColor(40, 80, 160), 1, Qt::DashLine));
     p.drawLine(QPointF(left, y(average)), QPointF(left + axis.width(), y(average)));
+    // The y-axis: the peak and 0, right-aligned against the plot, a faint line through the peak.
+    p.setPen(QColor(0, 0, 0, 40));
+    p.drawLine(QPointF(left, y(peak)), QPointF(left + axis.width(), y(peak)));
     p.setPen(palette().text().color());
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.save();
+    p.setFont(small);
+    const QFontMetrics sfm(small);
+    p.drawText(QRectF(0, y(peak) - sfm.height() / 2.0, left - 3, sfm.height()), Qt::AlignRight | Qt::AlignVCenter,
+        QString::number(peak, 'f', 0));
+    p.drawText(
+        QRectF(0, y(0) - sfm.height(), left - 3, sfm.height()), Qt::AlignRight | Qt::AlignBottom, QStringLiteral("0"));
+    p.restore();
     QString label = tr("peak %1, average %2 of %3 resident warps")
                         .arg(peak, 0, 'f', 0)
                         .arg(average, 0, 'f', 0)
@@ -272,7 +286,13 @@ void WarpChart::renderWarps(QPainter& p, const QSize& size) const
         label = tr("%1 active warps here; ").arg(averageWarps(w, *cursor_, *cursor_), 0, 'f', 0) + label;
         p.setPen(palette().text().color());
     }
-    p.drawText(QRectF(left + 4, 2, axis.width() - 8, 16), Qt::AlignRight | Qt::AlignTop, label);
+    // On a backing, so the text reads over the curve.
+    const QRectF box(left + 4, 2, axis.width() - 8, fm.height());
+    const QRectF used = p.boundingRect(box, Qt::AlignRight | Qt::AlignTop, label).adjusted(-3, 0, 3, 0);
+    QColor backing = palette().base().color();
+    backing.setAlpha(210);
+    p.fillRect(used, backing);
+    p.drawText(box, Qt::AlignRight | Qt::AlignTop, label);
 }
 
 } // namespace opsched

@@ -26,7 +26,7 @@ public:
     QString readoutAt(double x) const;
 
     static constexpr int kTickHeight = 16; // the ruler labels under the curve
-    static constexpr int kHostLaneHeight = 12; // the host thread's calls, above the curve
+    static constexpr int kHostLaneHeight = 18; // the host thread's calls, above the curve
     int hostLaneHeight() const; // 0 for a run without host calls
 
 public slots:
