@@ -207,9 +207,9 @@ SpeedupBreakdown explainDifference(const store::RunRecord& a, const store::RunRe
             r.onlyBOps.push_back(b.kernels[i].opId.value_or(-1));
         }
     }
-    for (auto* ops : { &r.sharedOps, &r.onlyAOps, &r.onlyBOps }) {
-        std::sort(ops->begin(), ops->end());
-        ops->erase(std::unique(ops->begin(), ops->end()), ops->end());
+    for (auto* list : { &r.sharedOps, &r.onlyAOps, &r.onlyBOps }) {
+        std::sort(list->begin(), list->end());
+        list->erase(std::unique(list->begin(), list->end()), list->end());
     }
     r.terms = {
         { "shared_kernels", "kernels both runs have, slower (+) or faster (-)", shared },

@@ -116,8 +116,9 @@ TEST(RangeStats, HostCallsExplainTheDeviceIdleTime)
         EXPECT_TRUE(s.hasHost);
         EXPECT_GE(s.hostLaunchSeconds + s.hostWaitSeconds + s.hostBarrierSeconds, 0.999 * (b - a))
             << a * 1e6 << "-" << b * 1e6 << " us";
-        if (b >= run - 1e-12)
+        if (b >= run - 1e-12) {
             EXPECT_GE(s.hostBarrierSeconds, 0.9 * (b - a));
+        }
     };
     for (const auto& [s0, s1] : kernels) {
         if (s0 > to)

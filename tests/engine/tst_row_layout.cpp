@@ -49,10 +49,12 @@ TEST(RowLayout, Heights)
                 EXPECT_EQ(layout.height(r), 22);
                 EXPECT_EQ(layout.streamRow(r), static_cast<int>(r));
                 EXPECT_EQ(layout.hasChildren(r), c.kernelRows > 0);
-            } else
+            } else {
                 EXPECT_EQ(layout.height(r), c.collapseAll ? 0 : 15);
-            if (r > 0)
+            }
+            if (r > 0) {
                 EXPECT_EQ(layout.top(r), layout.bottom(r - 1));
+            }
         }
     }
 }

@@ -58,15 +58,6 @@ store::RunRecord run(std::int64_t id, double latencyNs, const std::vector<K>& ke
     return r;
 }
 
-double term(const SpeedupBreakdown& b, const std::string& key)
-{
-    for (const auto& t : b.terms)
-        if (t.key == key)
-            return t.ns;
-    ADD_FAILURE() << "no term " << key;
-    return NAN;
-}
-
 // Every term but `keys` is zero; those have the given values.
 void expectOnly(const SpeedupBreakdown& b, const std::map<std::string, double>& keys)
 {

@@ -441,9 +441,10 @@ TEST(SimulatorHost, HostCallsCoverTheRunEndToEndAndPrecedeTheirKernels)
                 }
             // One call per kernel without a graph; none with one (a single graph launch instead).
             EXPECT_EQ(launches, graph ? 0U : r.kernels.size()) << scheduler;
-            if (!graph)
+            if (!graph) {
                 for (const auto& k : r.kernels)
                     EXPECT_GE(k.start, issued[k.launch] - 1e-12) << scheduler;
+            }
         }
 }
 

@@ -26,6 +26,17 @@
 
 using namespace opsched;
 
+namespace {
+
+ScheduleRequest scheduleRequest(const char* scheduler)
+{
+    ScheduleRequest request;
+    request.scheduler = scheduler;
+    return request;
+}
+
+} // namespace
+
 class TestDagView : public QObject {
     Q_OBJECT
 
@@ -350,11 +361,11 @@ void TestDagView::mainWindowWiring()
     QCOMPARE(view->layout()->nodes.size(), w.graph()->opCount());
 
     // Stage schedulers colour by stage; plan-only ones go back to kinds.
-    const auto sequential = computeScheduleResult(*w.graph(), ScheduleRequest { "sequential" });
+    const auto sequential = computeScheduleResult(*w.graph(), scheduleRequest("sequential"));
     w.showSchedule(sequential);
     QVERIFY(view->hasSchedule());
     QCOMPARE(view->stageOf(OpId(5U)), 5);
-    const auto nimble = computeScheduleResult(*w.graph(), ScheduleRequest { "nimble" });
+    const auto nimble = computeScheduleResult(*w.graph(), scheduleRequest("nimble"));
     QVERIFY(!nimble->output.schedule);
     w.showSchedule(nimble);
     QVERIFY(!view->hasSchedule());

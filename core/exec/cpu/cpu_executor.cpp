@@ -314,9 +314,9 @@ void CpuExecutor::Impl::compileDataLayer(
         builder.gather(in.data, transposeView(in.dims, t->perm), out, act);
     } else if (const auto* p = std::get_if<Pad>(&layer.params)) {
         builder.pad(*p, in, out, act);
-    } else if (const auto* r = std::get_if<Reduce>(&layer.params);
-               r && (r->kind == ReduceKind::ArgMax || r->kind == ReduceKind::ArgMin)) {
-        builder.argExtreme(*r, in, out, act);
+    } else if (const auto* arg = std::get_if<Reduce>(&layer.params);
+               arg && (arg->kind == ReduceKind::ArgMax || arg->kind == ReduceKind::ArgMin)) {
+        builder.argExtreme(*arg, in, out, act);
     } else if (const auto* r = std::get_if<Reduce>(&layer.params)) {
         // oneDNN reduces to the same rank: the output seen with 1 on the reduced axes.
         const auto rank = static_cast<std::int64_t>(in.dims.size());
