@@ -10,7 +10,6 @@
 #include "dag/op_properties_widget.h"
 #include "dag/op_table_model.h"
 #include "engine/results/schedule_result.h"
-#include "exec/cuda/cuda_runtime_info.h"
 #include "graph/fingerprint.h"
 #include "model/model_ref.h"
 #include "profile/profile_panel.h"

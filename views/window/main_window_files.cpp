@@ -16,7 +16,6 @@
 #include "timeline/timeline_view.h"
 #include "timeline/warp_chart.h"
 #include "window/start_page.h"
-#include "zoo/zoo.h"
 
 #include <QDockWidget>
 #include <QFileDialog>
