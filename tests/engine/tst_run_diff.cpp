@@ -11,12 +11,8 @@ using namespace opsched;
 
 namespace {
 
+using test::opTimeline;
 using test::us;
-
-std::shared_ptr<TimelineData> timeline(const std::vector<test::SampleOp>& ops, std::vector<std::int64_t> streams)
-{
-    return test::opTimeline(ops, std::move(streams));
-}
 
 } // namespace
 
@@ -40,8 +36,8 @@ TEST(RunDiff, Diffs)
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
         // Op 0 varies; op 1 is the same in both, a fixed reference.
-        const auto a = timeline({ { 0, c.streamA, c.startA, c.endA }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
-        const auto b = timeline({ { 0, c.streamB, c.startB, c.endB }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
+        const auto a = opTimeline({ { 0, c.streamA, c.startA, c.endA }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
+        const auto b = opTimeline({ { 0, c.streamB, c.startB, c.endB }, { 1, 0, 40, 50 } }, { 0, 1, 3 });
         const RunDiff d = diffRuns(*a, *b);
         ASSERT_EQ(d.ops.size(), 2u);
         const OpDiff& op = d.ops[0];
@@ -64,7 +60,7 @@ TEST(RunDiff, Diffs)
 TEST(RunDiff, PlacementsUseStreamIds)
 {
     // Streams 4 and 9: the placement says 9, not "the second op row".
-    const auto a = timeline({ { 0, 4, 0, 1 }, { 1, 9, 0, 1 } }, { 4, 9 });
+    const auto a = opTimeline({ { 0, 4, 0, 1 }, { 1, 9, 0, 1 } }, { 4, 9 });
     const auto p = opPlacements(*a);
     EXPECT_EQ(p.size(), std::size_t(2));
     EXPECT_EQ(p[1]->stream, std::int64_t(9));
@@ -80,8 +76,8 @@ TEST(RunDiff, PlacementsUseStreamIds)
 TEST(RunDiff, MergedLaunchesAndRepeats)
 {
     // Op 2 only in A, op 3 only in B; ops 0 and 1 merged into one launch in B share its span.
-    const auto a = timeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
-    const auto b = timeline({ { 0, 0, 0, 7 }, { 1, 0, 0, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
+    const auto a = opTimeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
+    const auto b = opTimeline({ { 0, 0, 0, 7 }, { 1, 0, 0, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
     RunDiff d = diffRuns(*a, *b, [](std::uint32_t id) { return "n" + std::to_string(id); });
     EXPECT_EQ(d.ops.size(), std::size_t(4));
     EXPECT_EQ(d.onlyInA, std::size_t(1));

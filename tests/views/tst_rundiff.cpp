@@ -10,12 +10,8 @@ using namespace opsched;
 
 namespace {
 
+using test::opTimeline;
 using test::us;
-
-std::shared_ptr<TimelineData> timeline(const std::vector<test::SampleOp>& ops, std::vector<std::int64_t> streams)
-{
-    return test::opTimeline(ops, std::move(streams));
-}
 
 } // namespace
 
@@ -34,8 +30,8 @@ void TestRunDiff::modelShowsAndSorts()
     proxy.setSourceModel(&model);
     proxy.setSortRole(RunDiffModel::SortRole);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    const auto a = timeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
-    const auto b = timeline({ { 0, 0, 0, 7 }, { 1, 0, 2, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
+    const auto a = opTimeline({ { 0, 0, 0, 5 }, { 1, 1, 0, 6 }, { 2, 0, 6, 9 } }, { 0, 1 });
+    const auto b = opTimeline({ { 0, 0, 0, 7 }, { 1, 0, 2, 7 }, { 3, 1, 7, 9 } }, { 0, 1 });
     model.setDiff(diffRuns(*a, *b));
     QCOMPARE(model.rowCount(), 4);
     QCOMPARE(model.columnCount(), int(RunDiffModel::ColumnCount));
