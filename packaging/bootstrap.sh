@@ -56,6 +56,7 @@ case "$mode" in
     packaging/torchvision-testdata.sh "$builddir/testdata/torchvision"
     packaging/torchvision-testdata.sh "$builddir/testdata/transformers" tests/data/export_transformers.py
     packaging/torchvision-testdata.sh "$builddir/testdata/usermodels" tests/data/export_user_models.py
+    packaging/torchvision-testdata.sh "$builddir/testdata/newer_opsets" tests/data/export_newer_opsets.py
     log=$(mktemp)
     set +e
     ctest --preset "$preset" 2>&1 | tee "$log"

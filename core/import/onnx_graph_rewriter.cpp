@@ -92,6 +92,8 @@ bool absorbsPad(const Analysis& a, const onnx::NodeProto& pad, const onnx::NodeP
             return false;
     if (opset >= 11 && pad.input_size() < 2)
         return false;
+    if (pad.input_size() > 3 && !pad.input(3).empty()) // pads over some axes only (opset 18)
+        return false;
     const auto autoPad = attrs.getString("auto_pad", "NOTSET");
     if (autoPad != "NOTSET" && autoPad != "VALID" && !autoPad.empty())
         return false;

@@ -47,7 +47,7 @@ public:
         const int opset = checkOpset(model_);
         nodes_ = sortNodes(graph);
         checkOpTypes(nodes_);
-        runOnnxChecks(model_);
+        runOnnxChecks(model_, opset);
         plan_ = planFusions(graph, nodes_, opset);
         ImportContext ctx(builder_, graph, plan_, opset, nodes_);
         addInputs(ctx, graph, batch, shapes);

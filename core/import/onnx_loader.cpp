@@ -1,6 +1,7 @@
 #include "import/onnx_loader.h"
 
 #include "import/import_error.h"
+#include "import/onnx_newer_opsets.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -214,21 +215,23 @@ void checkWindowRanks(const onnx::GraphProto& graph)
 
 } // namespace
 
-void runOnnxChecks(onnx::ModelProto& model)
+void runOnnxChecks(onnx::ModelProto& model, int opset)
 {
-    try {
-        onnx::checker::check_model(model);
-    } catch (const std::exception& e) {
-        throw ImportError(std::string("the ONNX checker rejects the model: ") + e.what());
-    }
-    checkWindowRanks(model.graph());
-    try {
-        // Strict mode: node-level inference errors (shapes that do not fit) are reported.
-        const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1, /*data_prop=*/true);
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception& e) {
-        throw ImportError(std::string("ONNX shape inference fails: ") + e.what());
-    }
+    checkInOpset17Terms(model, opset, [](onnx::ModelProto& checked) {
+        try {
+            onnx::checker::check_model(checked);
+        } catch (const std::exception& e) {
+            throw ImportError(std::string("the ONNX checker rejects the model: ") + e.what());
+        }
+        checkWindowRanks(checked.graph());
+        try {
+            // Strict mode: node-level inference errors (shapes that do not fit) are reported.
+            const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1, /*data_prop=*/true);
+            onnx::shape_inference::InferShapes(checked, onnx::OpSchemaRegistry::Instance(), options);
+        } catch (const std::exception& e) {
+            throw ImportError(std::string("ONNX shape inference fails: ") + e.what());
+        }
+    });
 }
 
 } // namespace opsched::onnx_import

@@ -10,7 +10,7 @@
 namespace opsched::onnx_import {
 
 inline constexpr int kMinOpset = 7;
-inline constexpr int kMaxOpset = 17;
+inline constexpr int kMaxOpset = 22;
 // Protobuf cannot parse messages of 2 GiB or more; larger models keep weights as external data.
 inline constexpr std::uintmax_t kMaxModelBytes = (std::uintmax_t { 1 } << 31) - 1;
 
@@ -22,11 +22,12 @@ std::string readFileLimited(const std::string& path, std::uintmax_t limit);
 // Throws ImportError telling a file that is no protobuf apart from a truncated or corrupt model.
 onnx::ModelProto parseModelFile(const std::string& path);
 
-// The ai.onnx opset the model imports. Throws ImportError when it is outside 7..17, except for
+// The ai.onnx opset the model imports. Throws ImportError when it is outside 7..22, except for
 // older models whose ops all kept their opset-7 definitions.
 int checkOpset(const onnx::ModelProto& model);
 
 // onnx::checker::check_model, then strict shape inference; their exceptions become ImportErrors.
-void runOnnxChecks(onnx::ModelProto& model);
+// Models newer than opset 17 are checked in opset-17 terms (onnx_newer_opsets.h).
+void runOnnxChecks(onnx::ModelProto& model, int opset);
 
 } // namespace opsched::onnx_import

@@ -85,6 +85,7 @@ void mapConvTranspose(ImportContext& ctx, const NodeRef& node);
 void mapResize(ImportContext& ctx, const NodeRef& node);
 void mapDepthToSpace(ImportContext& ctx, const NodeRef& node);
 void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node);
+void mapGroupNormalization(ImportContext& ctx, const NodeRef& node);
 // onnx_einsum.cpp.
 void mapEinsum(ImportContext& ctx, const NodeRef& node);
 
@@ -109,6 +110,7 @@ bool isTransformerOpType(const std::string& opType);
 void mapLayerNormalization(ImportContext& ctx, const NodeRef& node);
 void mapUnaryMath(ImportContext& ctx, const NodeRef& node);
 void mapCast(ImportContext& ctx, const NodeRef& node);
+void mapGelu(ImportContext& ctx, const NodeRef& node);
 void mapPow(ImportContext& ctx, const NodeRef& node);
 void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind);
 void mapWhere(ImportContext& ctx, const NodeRef& node);

@@ -275,7 +275,7 @@ bool isMappedOpType(const std::string& opType)
         "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
-        "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "ArgMax", "ArgMin", "Einsum" };
+        "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -321,8 +321,10 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
     else if (op == "LayerNormalization")
         mapLayerNormalization(ctx, node);
     else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg"
-        || op == "Reciprocal" || op == "Not" || op == "Gelu")
+        || op == "Reciprocal" || op == "Not")
         mapUnaryMath(ctx, node);
+    else if (op == "Gelu")
+        mapGelu(ctx, node);
     else if (op == "Cast")
         mapCast(ctx, node);
     else if (op == "Pow")
@@ -346,6 +348,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapDepthToSpace(ctx, node);
     else if (op == "InstanceNormalization")
         mapInstanceNormalization(ctx, node);
+    else if (op == "GroupNormalization")
+        mapGroupNormalization(ctx, node);
     else if (op == "Expand")
         mapExpand(ctx, node);
     else if (op == "Gather")

@@ -33,6 +33,26 @@ std::optional<std::vector<float>> biasVector(const ConstTensor& c, std::int64_t 
     return out;
 }
 
+// Pad's `pads` for every axis (begins, then ends) from the ones given for `axes` (opset 18).
+std::vector<std::int64_t> padsOverAxes(
+    const std::vector<std::int64_t>& pads, const std::vector<std::int64_t>& axes, int rank)
+{
+    if (pads.size() != 2 * axes.size())
+        throw NodeError("has " + std::to_string(pads.size()) + " pads for " + std::to_string(axes.size())
+            + " axes; it needs two per axis");
+    std::vector<std::int64_t> full(2 * static_cast<std::size_t>(rank), 0);
+    std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const auto axis = static_cast<std::size_t>(normalizeAxis(axes[i], rank));
+        if (seen[axis])
+            throw NodeError("lists axis " + std::to_string(axes[i]) + " twice in its axes");
+        seen[axis] = true;
+        full[axis] = pads[i];
+        full[axis + static_cast<std::size_t>(rank)] = pads[i + axes.size()];
+    }
+    return full;
+}
+
 } // namespace
 
 void mapGemm(ImportContext& ctx, const NodeRef& node)
@@ -231,6 +251,19 @@ void mapSplit(ImportContext& ctx, const NodeRef& node)
     std::vector<std::int64_t> sizes = ctx.opset < 13 ? attrs.getInts("split")
         : inputName(node, 1).empty()                 ? std::vector<std::int64_t> {}
                                                      : ctx.constant(inputName(node, 1), "split")->toInts();
+    if (sizes.empty() && ctx.opset >= 18 && attrs.has("num_outputs")) {
+        // Equal parts of ceil(dim / n), the last one smaller when n does not divide dim.
+        const auto n = attrs.getInt("num_outputs", outputs);
+        if (n != outputs)
+            throw NodeError("num_outputs " + std::to_string(n) + " does not match its " + std::to_string(outputs)
+                + " outputs");
+        const std::int64_t chunk = (dim + n - 1) / n;
+        if (chunk * (n - 1) >= dim)
+            throw NodeError("cannot split dimension " + std::to_string(dim) + " into " + std::to_string(n)
+                + " non-empty parts of " + std::to_string(chunk));
+        sizes.assign(static_cast<std::size_t>(n), chunk);
+        sizes.back() = dim - chunk * (n - 1);
+    }
     if (sizes.empty()) {
         if (dim % outputs != 0)
             throw NodeError(
@@ -285,8 +318,9 @@ void mapPad(ImportContext& ctx, const NodeRef& node)
                 throw NodeError("constant_value must be a scalar");
             p.value = static_cast<float>(v->at(0));
         }
-        if (!inputName(node, 3).empty())
-            throw NodeError("the axes input of Pad is not supported");
+        if (!inputName(node, 3).empty()) // opset 18: pads for the listed axes only
+            p.pads = padsOverAxes(p.pads, ctx.constant(inputName(node, 3), "axes")->toInts(),
+                ctx.shapeOf(ctx.activation(inputName(node, 0), "data")).rank());
     }
     checkDims(p.pads, "pad");
     addUnaryOp(ctx, node, OpKind::Pad, makeLayer(p));

@@ -118,8 +118,6 @@ Activation unaryActivation(const std::string& op)
         return { ActivationKind::Reciprocal };
     if (op == "Not")
         return { ActivationKind::Not };
-    if (op == "Gelu") // opset 20
-        return { ActivationKind::Gelu };
     throw NodeError("is not an element-wise function");
 }
 
@@ -189,6 +187,19 @@ void mapUnaryMath(ImportContext& ctx, const NodeRef& node)
     const auto& op = node.opType();
     if (op == "Not" || ((op == "Neg" || op == "Abs") && ctx.isInteger(inputName(node, 0))))
         ctx.markInteger(node.proto->output(0));
+}
+
+// Gelu (opset 20): the erf form, or with approximate="tanh" the tanh form; one Gelu op either way,
+// as the decomposed patterns of older exports become.
+void mapGelu(ImportContext& ctx, const NodeRef& node)
+{
+    const auto approximate = Attributes(*node.proto).getString("approximate", "none");
+    if (approximate != "none" && approximate != "tanh")
+        throw NodeError("unknown approximate '" + approximate + "'; Gelu takes 'none' or 'tanh'");
+    const TensorId x = ctx.activation(inputName(node, 0), "X");
+    const Activation act { approximate == "tanh" ? ActivationKind::GeluTanh : ActivationKind::Gelu };
+    ctx.setActivation(
+        node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Gelu, { { x } }, makeLayer(Eltwise { act })));
 }
 
 // Cast on activations: every value is a float here, so a cast is exact for integers and bools,

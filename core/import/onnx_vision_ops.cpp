@@ -1,11 +1,12 @@
 // Node mappings for the layers of segmentation, super-resolution and generative vision models:
 // ConvTranspose, Resize and Upsample, DepthToSpace and SpaceToDepth (pixel shuffle), and
-// InstanceNormalization (also how PyTorch exports GroupNorm).
+// InstanceNormalization (also how PyTorch exports GroupNorm) and GroupNormalization.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 #include "import/onnx_op_mapping.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace opsched::onnx_import {
@@ -295,29 +296,20 @@ void mapDepthToSpace(ImportContext& ctx, const NodeRef& node)
     ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
 }
 
-void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node)
+namespace {
+
+// Each (n, group) row normalised over its values: a layer norm over [N, groups, rest]'s last axis,
+// scale 1, then the per-channel scale and bias (a batch norm with mean 0, variance 1). Instance
+// normalisation is the case of one group per channel.
+void addGroupNorm(ImportContext& ctx, const NodeRef& node, TensorId x, std::int64_t groups, float epsilon,
+    std::array<TensorId, 2> affine)
 {
-    const Attributes attrs(*node.proto);
-    const TensorId x = ctx.activation(inputName(node, 0), "data");
-    const Shape in = ctx.shapeOf(x); // a copy: new weights move the builder's tensors
-    if (in.rank() < 3)
-        throw NodeError("needs an input with spatial dimensions, not " + in.toString());
+    const Shape in = ctx.shapeOf(x);
     const std::int64_t channels = in.dims[1];
-    const std::int64_t inner = in.elements() / (in.dims[0] * channels);
-    const char* roles[] = { "scale", "bias" };
-    std::vector<TensorId> affine;
-    for (int i = 1; i <= 2; ++i) {
-        const auto v = ctx.constant(inputName(node, i), roles[i - 1]);
-        if (v->size() != static_cast<std::size_t>(channels))
-            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(v->dims) + ", expected "
-                + std::to_string(channels));
-        affine.push_back(ctx.weightOf(inputName(node, i)));
-    }
-    // Each (n, c) row normalised over its spatial values (a layer norm over [N, C, H*W]'s last
-    // axis, scale 1), then the per-channel scale and bias (a batch norm with mean 0, variance 1).
+    const std::int64_t inner = in.elements() / (in.dims[0] * groups);
     LayerNorm norm;
     norm.axis = 2;
-    norm.epsilon = attrs.getFloat("epsilon", 1e-5F);
+    norm.epsilon = epsilon;
     norm.bias = false;
     const auto ones = ctx.newWeight(node.name + ".unit_scale", Shape { inner }, std::vector<float>(inner, 1.0F));
     const auto zeros = ctx.newWeight(
@@ -328,13 +320,74 @@ void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node)
     spec.name = node.name;
     spec.kind = OpKind::LayerNorm;
     spec.inputs = { { x } };
-    spec.layers.push_back(makeLayer(Reshape { { 0, channels, -1 } }));
+    spec.layers.push_back(makeLayer(Reshape { { 0, groups, -1 } }));
     spec.layers.push_back(makeLayer(norm, { ones }));
     std::vector<std::int64_t> back = in.dims;
     back[0] = 0;
     spec.layers.push_back(makeLayer(Reshape { back }));
     spec.layers.push_back(makeLayer(BatchNorm { 0.0F }, { affine[0], affine[1], zeros, unit }));
     ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+}
+
+Shape normalizedInput(ImportContext& ctx, TensorId x)
+{
+    const Shape in = ctx.shapeOf(x); // a copy: new weights move the builder's tensors
+    if (in.rank() < 3)
+        throw NodeError("needs an input with spatial dimensions, not " + in.toString());
+    return in;
+}
+
+} // namespace
+
+void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const std::int64_t channels = normalizedInput(ctx, x).dims[1];
+    const char* roles[] = { "scale", "bias" };
+    std::array<TensorId, 2> affine {};
+    for (int i = 1; i <= 2; ++i) {
+        const auto v = ctx.constant(inputName(node, i), roles[i - 1]);
+        if (v->size() != static_cast<std::size_t>(channels))
+            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(v->dims) + ", expected "
+                + std::to_string(channels));
+        affine[static_cast<std::size_t>(i - 1)] = ctx.weightOf(inputName(node, i));
+    }
+    addGroupNorm(ctx, node, x, channels, Attributes(*node.proto).getFloat("epsilon", 1e-5F), affine);
+}
+
+// GroupNormalization: opset 18 gives the scale and bias per group (repeated here over each group's
+// channels), opset 21 per channel.
+void mapGroupNormalization(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "X");
+    const std::int64_t channels = normalizedInput(ctx, x).dims[1];
+    const std::int64_t groups = attrs.getInt("num_groups", 0);
+    if (groups < 1 || channels % groups != 0)
+        throw NodeError("num_groups " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels)
+            + " channels");
+    const bool perChannel = ctx.opset >= 21;
+    const std::int64_t expected = perChannel ? channels : groups;
+    const char* roles[] = { "scale", "bias" };
+    std::array<TensorId, 2> affine {};
+    for (int i = 1; i <= 2; ++i) {
+        const auto v = ctx.constant(inputName(node, i), roles[i - 1]);
+        if (v->size() != static_cast<std::size_t>(expected))
+            throw NodeError(std::string(roles[i - 1]) + " has shape " + dimsToString(v->dims) + "; at opset "
+                + std::to_string(ctx.opset) + " it holds one value per " + (perChannel ? "channel" : "group") + " ("
+                + std::to_string(expected) + ")");
+        if (perChannel) {
+            affine[static_cast<std::size_t>(i - 1)] = ctx.weightOf(inputName(node, i));
+            continue;
+        }
+        const auto perGroup = v->toFloats();
+        std::vector<float> expanded(static_cast<std::size_t>(channels));
+        for (std::size_t c = 0; c < expanded.size(); ++c)
+            expanded[c] = perGroup[c / static_cast<std::size_t>(channels / groups)];
+        affine[static_cast<std::size_t>(i - 1)]
+            = ctx.newWeight(node.name + "." + roles[i - 1] + "_per_channel", Shape { channels }, std::move(expanded));
+    }
+    addGroupNorm(ctx, node, x, groups, attrs.getFloat("epsilon", 1e-5F), affine);
 }
 
 } // namespace opsched::onnx_import

@@ -17,6 +17,8 @@ function(opsched_export_test name)
     set(dir ${OPSCHED_TRANSFORMER_DATA})
   elseif(T_KIND STREQUAL "user_models")
     set(dir ${OPSCHED_USER_MODEL_DATA})
+  elseif(T_KIND STREQUAL "newer_opsets")
+    set(dir ${OPSCHED_NEWER_OPSET_DATA})
   endif()
   string(REPLACE ";" "|" joined "${T_ARGS}")
   add_test(NAME cli.${name}
