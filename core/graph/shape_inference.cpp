@@ -5,19 +5,9 @@
 #include <algorithm>
 
 namespace opsched {
-namespace {
 
-// No single activation may exceed this many elements (16 GiB of float32): a guard against
-// absurd dimensions before anything is allocated.
-constexpr std::int64_t kMaxElements = std::int64_t { 1 } << 32;
-
-[[noreturn]] void fail(const std::string& opName, const std::string& what)
-{
-    throw GraphError("op '" + opName + "': " + what);
-}
-
-std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel, std::int64_t stride,
-    std::int64_t dilation, bool ceilMode)
+std::int64_t windowOutputSize(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel,
+    std::int64_t stride, std::int64_t dilation, bool ceilMode)
 {
     const std::int64_t span = dilation * (kernel - 1) + 1;
     const std::int64_t room = in + padA + padB - span;
@@ -28,6 +18,17 @@ std::int64_t windowOut(std::int64_t in, std::int64_t padA, std::int64_t padB, st
     if (ceilMode && (out - 1) * stride >= in + padA)
         --out;
     return out;
+}
+
+namespace {
+
+// No single activation may exceed this many elements (16 GiB of float32): a guard against
+// absurd dimensions before anything is allocated.
+constexpr std::int64_t kMaxElements = std::int64_t { 1 } << 32;
+
+[[noreturn]] void fail(const std::string& opName, const std::string& what)
+{
+    throw GraphError("op '" + opName + "': " + what);
 }
 
 Shape broadcast(const std::string& opName, const Shape& a, const Shape& b)
@@ -166,14 +167,14 @@ Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
     if (in.rank() == 5) {
         const auto& d = in.dims;
         return Shape { d[0], c.outChannels,
-            windowOut(d[2], c.padFront, c.padBack, c.kernelD, c.strideD, c.dilationD, false),
-            windowOut(d[3], c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false),
-            windowOut(d[4], c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false) };
+            windowOutputSize(d[2], c.padFront, c.padBack, c.kernelD, c.strideD, c.dilationD, false),
+            windowOutputSize(d[3], c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false),
+            windowOutputSize(d[4], c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false) };
     }
     if (c.kernelD != 1 || c.strideD != 1 || c.padFront != 0 || c.padBack != 0 || c.dilationD != 1)
         fail(opName, "a conv over NCHW has no depth window");
-    const auto h = windowOut(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
-    const auto w = windowOut(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
+    const auto h = windowOutputSize(in.height(), c.padTop, c.padBottom, c.kernelH, c.strideH, c.dilationH, false);
+    const auto w = windowOutputSize(in.width(), c.padLeft, c.padRight, c.kernelW, c.strideW, c.dilationW, false);
     return Shape { in.batch(), c.outChannels, h, w };
 }
 
@@ -222,8 +223,8 @@ Shape poolShape(const std::string& opName, const Pool2d& p, const Shape& in)
         return Shape { in.batch(), in.channels(), 1, 1 };
     if (p.kernelH < 1 || p.kernelW < 1 || p.strideH < 1 || p.strideW < 1)
         fail(opName, "pool kernel and stride must be positive");
-    const auto h = windowOut(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
-    const auto w = windowOut(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
+    const auto h = windowOutputSize(in.height(), p.padTop, p.padBottom, p.kernelH, p.strideH, 1, p.ceilMode);
+    const auto w = windowOutputSize(in.width(), p.padLeft, p.padRight, p.kernelW, p.strideW, 1, p.ceilMode);
     return Shape { in.batch(), in.channels(), h, w };
 }
 

@@ -9,6 +9,11 @@
 
 namespace opsched {
 
+// Windows along one axis of `in` elements padded by padA and padB (0 when none fits); ceil mode
+// adds a partial last window unless it would start in the end padding (PyTorch, ONNX).
+std::int64_t windowOutputSize(std::int64_t in, std::int64_t padA, std::int64_t padB, std::int64_t kernel,
+    std::int64_t stride, std::int64_t dilation, bool ceilMode);
+
 // The shape fed to the op's first layer: terms summed, then concatenated along channels. For
 // operand layers (and Multiply), the first operand's shape. Throws GraphError naming the op when
 // shapes do not fit.

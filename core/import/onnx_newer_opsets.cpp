@@ -84,8 +84,8 @@ bool isDefaultDomain(const onnx::NodeProto& node)
 void removeAttribute(onnx::NodeProto& node, const std::string& name)
 {
     auto* attrs = node.mutable_attribute();
-    attrs->erase(std::remove_if(attrs->begin(), attrs->end(), [&](const auto& a) { return a.name() == name; }),
-        attrs->end());
+    attrs->erase(
+        std::remove_if(attrs->begin(), attrs->end(), [&](const auto& a) { return a.name() == name; }), attrs->end());
 }
 
 // Constants a node of one graph can read: its initializers and the outputs of its Constant nodes.

@@ -255,8 +255,8 @@ void mapSplit(ImportContext& ctx, const NodeRef& node)
         // Equal parts of ceil(dim / n), the last one smaller when n does not divide dim.
         const auto n = attrs.getInt("num_outputs", outputs);
         if (n != outputs)
-            throw NodeError("num_outputs " + std::to_string(n) + " does not match its " + std::to_string(outputs)
-                + " outputs");
+            throw NodeError(
+                "num_outputs " + std::to_string(n) + " does not match its " + std::to_string(outputs) + " outputs");
         const std::int64_t chunk = (dim + n - 1) / n;
         if (chunk * (n - 1) >= dim)
             throw NodeError("cannot split dimension " + std::to_string(dim) + " into " + std::to_string(n)

@@ -364,8 +364,8 @@ void mapGroupNormalization(ImportContext& ctx, const NodeRef& node)
     const std::int64_t channels = normalizedInput(ctx, x).dims[1];
     const std::int64_t groups = attrs.getInt("num_groups", 0);
     if (groups < 1 || channels % groups != 0)
-        throw NodeError("num_groups " + std::to_string(groups) + " does not divide the input's " + std::to_string(channels)
-            + " channels");
+        throw NodeError("num_groups " + std::to_string(groups) + " does not divide the input's "
+            + std::to_string(channels) + " channels");
     const bool perChannel = ctx.opset >= 21;
     const std::int64_t expected = perChannel ? channels : groups;
     const char* roles[] = { "scale", "bias" };

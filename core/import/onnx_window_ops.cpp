@@ -1,6 +1,7 @@
 // Node mappings for the windowed layers: convolution (1-D, 2-D and 3-D; with a folded
 // BatchNormalization and a fused activation; taps that only read padding dropped) and pooling (1-D
 // and 2-D; global pooling over volumes), and the window geometry they and ConvTranspose share.
+#include "graph/shape_inference.h"
 #include "import/import_error.h"
 #include "import/onnx_attributes.h"
 #include "import/onnx_mapping_support.h"
@@ -263,6 +264,56 @@ ConvSetup convSetup(ImportContext& ctx, const NodeRef& node, const Shape& origin
     return withBias(ctx, node, std::move(s));
 }
 
+// Max or average pooling over a volume (NCDHW), separably. The window is a box, so its maximum, or
+// its average (over the whole window, or over the positions inside the input: a count that is the
+// product of the per-axis counts), is the same taken over depth of the same taken over each
+// frame's (H, W) window. One op of views and two 2-D pools: [N, C*D, H, W] over (H, W), then
+// [N, C, D, H'*W'] over (D, 1).
+void mapPoolOverVolume(ImportContext& ctx, const NodeRef& node, TensorId x)
+{
+    const Attributes attrs(*node.proto);
+    const Shape in = ctx.shapeOf(x);
+    auto kernel = attrs.getInts("kernel_shape");
+    if (kernel.size() != 3)
+        throw NodeError("kernel_shape has " + std::to_string(kernel.size()) + " values for a 3-D window");
+    for (auto& k : kernel)
+        k = checkedWindowValue(k, 1, "kernel");
+    const auto g = windowGeometry(attrs, { in.dims[2], in.dims[3], in.dims[4] }, kernel);
+    if (std::any_of(g.dilation.begin(), g.dilation.end(), [](std::int64_t d) { return d != 1; }))
+        throw NodeError("pooling with dilations is not supported");
+    if (node.proto->output_size() > 1 && ctx.isUsed(node.proto->output(1)))
+        throw NodeError("the Indices output of MaxPool is not supported");
+    Pool2d frame;
+    frame.kind = node.opType() == "MaxPool" ? PoolKind::Max : PoolKind::Average;
+    frame.ceilMode = attrs.getInt("ceil_mode", 0) != 0;
+    frame.countIncludePad = attrs.getInt("count_include_pad", 0) != 0;
+    Pool2d depth = frame;
+    frame.kernelH = kernel[1], frame.kernelW = kernel[2];
+    frame.strideH = g.stride[1], frame.strideW = g.stride[2];
+    frame.padTop = g.padBegin[1], frame.padLeft = g.padBegin[2];
+    frame.padBottom = g.padEnd[1], frame.padRight = g.padEnd[2];
+    depth.kernelH = kernel[0], depth.strideH = g.stride[0];
+    depth.padTop = g.padBegin[0], depth.padBottom = g.padEnd[0];
+    std::array<std::int64_t, 3> out {};
+    for (std::size_t a = 0; a < 3; ++a) {
+        out[a]
+            = windowOutputSize(in.dims[a + 2], g.padBegin[a], g.padEnd[a], kernel[a], g.stride[a], 1, frame.ceilMode);
+        if (out[a] < 1)
+            throw NodeError("the window does not fit the input " + in.toString());
+    }
+    const std::int64_t channels = in.dims[1];
+    OpSpec spec;
+    spec.name = node.name;
+    spec.kind = OpKind::Pool;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { { 0, channels * in.dims[2], in.dims[3], in.dims[4] } }));
+    spec.layers.push_back(makeLayer(frame));
+    spec.layers.push_back(makeLayer(Reshape { { 0, channels, in.dims[2], out[1] * out[2] } }));
+    spec.layers.push_back(makeLayer(depth));
+    spec.layers.push_back(makeLayer(Reshape { { 0, channels, out[0], out[1], out[2] } }));
+    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+}
+
 } // namespace
 
 void mapPool(ImportContext& ctx, const NodeRef& node)
@@ -283,6 +334,10 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
             makeLayer(Pool2d { op == "GlobalAveragePool" ? PoolKind::GlobalAverage : PoolKind::GlobalMax }));
         spec.layers.push_back(makeLayer(Reshape { { 0, in.dims[1], 1, 1, 1 } }));
         ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+        return;
+    }
+    if (!global && ctx.shapeOf(x).rank() == 5) {
+        mapPoolOverVolume(ctx, node, x);
         return;
     }
     const int spatial = spatialRankOf(ctx.shapeOf(x), global ? "global pooling" : "pooling", false);

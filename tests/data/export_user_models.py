@@ -20,6 +20,9 @@ float32 inference on two CPU cores stays well under half a second):
   deeplabv3_mobilenet_v3_large  [13] 3x160x160  the same; ASPP's pooled branch and the final
   lraspp_mobilenet_v3_large     [13] 3x160x160  upsampling are bilinear Resizes sized from Shape
   r3d_18, r2plus1d_18           [13] 3x4x24x24  torchvision's video networks (Conv3d), NCDHW
+  video_pools                   [13] 3x8x32x32  C3D-like: MaxPool3d (over frames; over a volume with
+                                                padding), AvgPool3d (ceil_mode, padding not counted;
+                                                padding counted), Conv3d+BatchNorm3d+ReLU blocks
   unet_small                    [13] 3x64x64    3 skip levels, 16-64 channels, BatchNorm+ReLU, two
                                                 ConvTranspose2d (stride 2) and one nearest Upsample
   espcn                         [13] 3x48x48    ESPCN super-resolution: conv5x5+tanh, conv3x3+tanh,
@@ -163,6 +166,27 @@ class TinyFpn(nn.Module):
         return self.head(p1)
 
 
+class VideoPools(nn.Module):
+    """C3D-like clip classifier: the 3-D pools video networks use (MaxPool3d over frames and over a
+    volume with padding, AvgPool3d with ceil_mode and padding that does not count, and one that
+    does), between Conv3d+BatchNorm3d+ReLU blocks; global average, Linear."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+
+        def block(cin, cout):
+            return [nn.Conv3d(cin, cout, 3, padding=1), nn.BatchNorm3d(cout), nn.ReLU()]
+        self.features = nn.Sequential(
+            *block(3, 16), nn.MaxPool3d((1, 2, 2), (1, 2, 2)),
+            *block(16, 32), nn.MaxPool3d(3, 2, padding=1),
+            *block(32, 32), nn.AvgPool3d(3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+            *block(32, 64), nn.AvgPool3d(2, 2, padding=1, count_include_pad=True))
+        self.fc = nn.Linear(64, classes)
+
+    def forward(self, x):
+        return self.fc(F.adaptive_avg_pool3d(self.features(x), 1).flatten(1))
+
+
 ESPCN_AXES = {"input": {2: "height", 3: "width"}, "output": {2: "out_height", 3: "out_width"}}
 AUDIO_AXES = {"input": {2: "samples"}}
 
@@ -174,6 +198,7 @@ MODELS = {
     "lraspp_mobilenet_v3_large": (13, lambda: segmentation_model("lraspp_mobilenet_v3_large"), (3, 160, 160), None),
     "r3d_18": (13, lambda: video_model("r3d_18"), (3, 4, 24, 24), None),
     "r2plus1d_18": (13, lambda: video_model("r2plus1d_18"), (3, 4, 24, 24), None),
+    "video_pools": (13, VideoPools, (3, 8, 32, 32), None),
     "unet_small": (13, UNetSmall, (3, 64, 64), None),
     "espcn": (13, Espcn, (3, 48, 48), None),
     "audio1d": (13, Audio1d, (1, 4000), None),

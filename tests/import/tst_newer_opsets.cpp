@@ -78,8 +78,8 @@ TEST(NewerOpsets, NewOpsMapToOneOpEach)
     m.model().set_ir_version(10);
     m.input("x", { 1, 6, 4, 4 }).output("y", { 1, 6, 4, 4 });
     m.ramp("scale", { 6 }).ramp("bias", { 6 });
-    ModelMaker::attr(m.node("GroupNormalization", { "x", "scale", "bias" }, { "g" }, "gn"), "num_groups",
-        std::int64_t { 3 });
+    ModelMaker::attr(
+        m.node("GroupNormalization", { "x", "scale", "bias" }, { "g" }, "gn"), "num_groups", std::int64_t { 3 });
     m.node("Mish", { "g" }, { "h" }, "mish");
     ModelMaker::attr(m.node("Gelu", { "h" }, { "y" }, "gelu"), "approximate", std::string("tanh"));
     const Graph g = importOnnx(m.save());
@@ -139,8 +139,8 @@ TEST(NewerOpsets, WhatOpschedCannotRepresentIsRefusedByName)
         // Opset 18 gives GroupNormalization's scale per group; a per-channel one is the opset-21 form.
         ModelMaker m(18);
         m.input("x", { 1, 6, 4, 4 }).output("y", { 1, 6, 4, 4 }).ramp("scale", { 6 }).ramp("bias", { 6 });
-        ModelMaker::attr(m.node("GroupNormalization", { "x", "scale", "bias" }, { "y" }, "gn"), "num_groups",
-            std::int64_t { 3 });
+        ModelMaker::attr(
+            m.node("GroupNormalization", { "x", "scale", "bias" }, { "y" }, "gn"), "num_groups", std::int64_t { 3 });
         EXPECT_CONTAINS(importError(m.save()), "at opset 18 it holds one value per group (3)");
     }
     {
