@@ -244,6 +244,8 @@ struct ConvTranspose2d {
     std::int64_t outputPaddingH = 0, outputPaddingW = 0;
     std::int64_t groups = 1;
     bool bias = true;
+    // Over NCDHW (5-D input, weights [C_in, outChannels / groups, kD, kH, kW]): the depth axis'.
+    std::int64_t kernelD = 1, strideD = 1, padFront = 0, padBack = 0, dilationD = 1, outputPaddingD = 0;
     friend bool operator==(const ConvTranspose2d&, const ConvTranspose2d&) = default;
 };
 

@@ -180,23 +180,31 @@ Shape convShape(const std::string& opName, const Conv2d& c, const Shape& in)
 
 Shape convTransposeShape(const std::string& opName, const ConvTranspose2d& c, const Shape& in)
 {
-    if (in.rank() != 4)
-        fail(opName, "transposed conv expects an NCHW input, got " + in.toString());
+    if (in.rank() != 4 && in.rank() != 5)
+        fail(opName, "transposed conv expects an NCHW or NCDHW input, got " + in.toString());
     if (c.groups < 1 || in.channels() % c.groups != 0 || c.outChannels % c.groups != 0)
         fail(opName,
             "transposed conv groups " + std::to_string(c.groups) + " do not divide channels "
                 + std::to_string(in.channels()) + " -> " + std::to_string(c.outChannels));
-    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1)
+    if (c.kernelH < 1 || c.kernelW < 1 || c.strideH < 1 || c.strideW < 1 || c.dilationH < 1 || c.dilationW < 1
+        || c.kernelD < 1 || c.strideD < 1 || c.dilationD < 1)
         fail(opName, "transposed conv kernel, stride and dilation must be positive");
-    if (c.outputPaddingH < 0 || c.outputPaddingW < 0)
+    if (c.outputPaddingH < 0 || c.outputPaddingW < 0 || c.outputPaddingD < 0)
         fail(opName, "transposed conv output padding must not be negative");
     auto size = [](std::int64_t n, std::int64_t stride, std::int64_t kernel, std::int64_t dilation,
                     std::int64_t padBegin, std::int64_t padEnd, std::int64_t extra) {
         return (n - 1) * stride + (kernel - 1) * dilation + 1 - padBegin - padEnd + extra;
     };
-    return Shape { in.batch(), c.outChannels,
-        size(in.height(), c.strideH, c.kernelH, c.dilationH, c.padTop, c.padBottom, c.outputPaddingH),
-        size(in.width(), c.strideW, c.kernelW, c.dilationW, c.padLeft, c.padRight, c.outputPaddingW) };
+    const int h = in.rank() - 2, w = in.rank() - 1;
+    Shape out { in.batch(), c.outChannels };
+    if (in.rank() == 5)
+        out.dims.push_back(size(in[2], c.strideD, c.kernelD, c.dilationD, c.padFront, c.padBack, c.outputPaddingD));
+    else if (c.kernelD != 1 || c.strideD != 1 || c.padFront != 0 || c.padBack != 0 || c.dilationD != 1
+        || c.outputPaddingD != 0)
+        fail(opName, "a transposed conv over NCHW has no depth window");
+    out.dims.push_back(size(in[h], c.strideH, c.kernelH, c.dilationH, c.padTop, c.padBottom, c.outputPaddingH));
+    out.dims.push_back(size(in[w], c.strideW, c.kernelW, c.dilationW, c.padLeft, c.padRight, c.outputPaddingW));
+    return out;
 }
 
 Shape resizeShape(const std::string& opName, const Resize& r, const Shape& in)
@@ -524,7 +532,9 @@ std::vector<Shape> weightShapes(const Layer& layer, const Shape& in)
         if (c->bias)
             out.push_back(Shape { c->outChannels });
     } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
-        out.push_back(Shape { in.channels(), t->outChannels / t->groups, t->kernelH, t->kernelW });
+        out.push_back(in.rank() == 5
+                ? Shape { in.channels(), t->outChannels / t->groups, t->kernelD, t->kernelH, t->kernelW }
+                : Shape { in.channels(), t->outChannels / t->groups, t->kernelH, t->kernelW });
         if (t->bias)
             out.push_back(Shape { t->outChannels });
     } else if (const auto* g = std::get_if<Gemm>(&layer.params)) {
@@ -560,7 +570,8 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += 2.0 * macs + (c->bias ? outElems : 0.0);
     } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.params)) {
         // Every input element meets every tap of its group's weights once.
-        const double macs = inElems * static_cast<double>(t->outChannels / t->groups * t->kernelH * t->kernelW);
+        const double macs
+            = inElems * static_cast<double>(t->outChannels / t->groups * t->kernelD * t->kernelH * t->kernelW);
         flops += 2.0 * macs + (t->bias ? outElems : 0.0);
     } else if (const auto* r = std::get_if<Resize>(&layer.params)) {
         // Taps per output element: 1 (nearest), 2 or 4 per resized axis (linear, cubic).

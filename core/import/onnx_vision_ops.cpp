@@ -75,76 +75,120 @@ ConstPtr optionalConstant(ImportContext& ctx, const NodeRef& node, int index, co
 
 } // namespace
 
+namespace {
+
+// A transposed convolution's per-axis geometry over its n spatial axes (depth, height, width as
+// the input has them).
+struct TransposedWindow {
+    std::vector<std::int64_t> kernel, stride, dilation, padBegin, padEnd, outputPadding;
+};
+
+std::vector<std::int64_t> perAxisAttr(
+    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, std::size_t n)
+{
+    auto v = attrs.getInts(name);
+    if (v.empty())
+        v.assign(n, fallback);
+    if (v.size() != n)
+        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a " + std::to_string(n)
+            + "-D transposed convolution");
+    for (auto x : v)
+        if (x < min || x > (std::int64_t { 1 } << 20))
+            throw NodeError(std::string(name) + " value " + std::to_string(x) + " is out of range");
+    return v;
+}
+
+// Padding from explicit pads, or from output_shape or SAME (the output size fixes the padding);
+// an end padding below zero (an output_shape beyond the natural size) becomes output padding.
+TransposedWindow transposedWindow(
+    const Attributes& attrs, const std::vector<std::int64_t>& size, std::vector<std::int64_t> kernel)
+{
+    const std::size_t n = size.size();
+    TransposedWindow t { std::move(kernel), perAxisAttr(attrs, "strides", 1, 1, n),
+        perAxisAttr(attrs, "dilations", 1, 1, n), {}, {}, perAxisAttr(attrs, "output_padding", 0, 0, n) };
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
+    auto outputShape = attrs.getInts("output_shape");
+    if (outputShape.size() == n + 2)
+        outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+    const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    if (!outputShape.empty() || same) {
+        if (!outputShape.empty() && outputShape.size() != n)
+            throw NodeError("output_shape has " + std::to_string(outputShape.size()) + " values for a "
+                + std::to_string(n) + "-D transposed convolution");
+        for (std::size_t d = 0; d < n; ++d) {
+            const std::int64_t target = outputShape.empty() ? size[d] * t.stride[d] : outputShape[d];
+            const std::int64_t total
+                = t.stride[d] * (size[d] - 1) + t.outputPadding[d] + (t.kernel[d] - 1) * t.dilation[d] + 1 - target;
+            const bool upper = autoPad == "SAME_UPPER";
+            t.padBegin.push_back(upper ? floorDiv(total, 2) : total - floorDiv(total, 2));
+            t.padEnd.push_back(upper ? total - floorDiv(total, 2) : floorDiv(total, 2));
+        }
+    } else if (autoPad == "NOTSET" || autoPad.empty() || autoPad == "VALID") {
+        auto pads = autoPad == "VALID" ? std::vector<std::int64_t>() : attrs.getInts("pads");
+        if (pads.empty())
+            pads.assign(2 * n, 0);
+        if (pads.size() != 2 * n)
+            throw NodeError(
+                "pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n) + "-D window");
+        for (std::size_t d = 0; d < n; ++d) {
+            if (pads[d] < 0 || pads[d + n] < 0)
+                throw NodeError("pad " + std::to_string(std::min(pads[d], pads[d + n])) + " is out of range");
+            t.padBegin.push_back(pads[d]);
+            t.padEnd.push_back(pads[d + n]);
+        }
+    } else {
+        throw NodeError("unknown auto_pad '" + autoPad + "'");
+    }
+    for (std::size_t d = 0; d < n; ++d) {
+        if (t.padEnd[d] < 0) {
+            t.outputPadding[d] -= t.padEnd[d];
+            t.padEnd[d] = 0;
+        }
+        if (t.padBegin[d] < 0)
+            throw NodeError("output_shape asks for more output than the input gives at the start");
+    }
+    return t;
+}
+
+} // namespace
+
+// ConvTranspose over NCW (as NCHW of height 1), NCHW or NCDHW.
 void mapConvTranspose(ImportContext& ctx, const NodeRef& node)
 {
     const Attributes attrs(*node.proto);
     const TensorId x = ctx.activation(inputName(node, 0), "data");
-    const int spatial = spatialRankOf(ctx.shapeOf(x), "transposed convolution");
-    const Shape in = asTwoD(ctx.shapeOf(x));
-    auto w = ctx.constantDims(inputName(node, 1), "weight");
+    const Shape xs = ctx.shapeOf(x);
+    const int spatial = spatialRankOf(xs, "transposed convolution", true);
+    const auto w = ctx.constantDims(inputName(node, 1), "weight");
     if (w.size() != static_cast<std::size_t>(spatial + 2))
         throw NodeError(
             "weight has shape " + dimsToString(w) + " for a " + std::to_string(spatial) + "-D transposed convolution");
-    if (spatial == 1)
-        w.insert(w.begin() + 2, 1);
     ConvTranspose2d c;
     c.groups = attrs.getInt("group", 1);
-    if (c.groups < 1 || w[0] != in.channels() || in.channels() % c.groups != 0)
+    if (c.groups < 1 || w[0] != xs.channels() || xs.channels() % c.groups != 0)
         throw NodeError("weight " + dimsToString(w) + " with group " + std::to_string(c.groups) + " does not fit input "
-            + ctx.shapeOf(x).toString());
+            + xs.toString());
     c.outChannels = w[1] * c.groups;
     const auto kernelAttr = attrs.getInts("kernel_shape");
     if (!kernelAttr.empty()
         && (kernelAttr.size() != static_cast<std::size_t>(spatial)
             || !std::equal(kernelAttr.begin(), kernelAttr.end(), w.end() - spatial)))
         throw NodeError("kernel_shape does not match the weight shape " + dimsToString(w));
-    const std::array<std::int64_t, 2> kernel { w[2], w[3] };
-    const auto stride = pairAttr(attrs, "strides", 1, 1, spatial);
-    const auto dilation = pairAttr(attrs, "dilations", 1, 1, spatial);
-    auto outputPadding = pairAttr(attrs, "output_padding", 0, 0, spatial);
-    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
-    std::array<std::int64_t, 4> pads {}; // top, left, bottom, right
-    // output_shape (spatial sizes, or the whole shape) or SAME padding: padding from the size.
-    auto outputShape = attrs.getInts("output_shape");
-    if (outputShape.size() == static_cast<std::size_t>(spatial + 2))
-        outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
-    const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
-    if (!outputShape.empty() || same) {
-        if (!outputShape.empty() && outputShape.size() != static_cast<std::size_t>(spatial))
-            throw NodeError("output_shape has " + std::to_string(outputShape.size()) + " values for a "
-                + std::to_string(spatial) + "-D transposed convolution");
-        for (std::size_t d = 0; d < 2; ++d) {
-            const std::int64_t size = d == 0 ? in.height() : in.width();
-            std::int64_t target = size * stride[d];
-            if (!outputShape.empty())
-                target = spatial == 1 ? (d == 0 ? 1 : outputShape[0]) : outputShape[d];
-            const std::int64_t total
-                = stride[d] * (size - 1) + outputPadding[d] + (kernel[d] - 1) * dilation[d] + 1 - target;
-            const bool upper = autoPad == "SAME_UPPER";
-            pads[d] = upper ? floorDiv(total, 2) : total - floorDiv(total, 2);
-            pads[d + 2] = upper ? total - floorDiv(total, 2) : floorDiv(total, 2);
-        }
-    } else if (autoPad == "NOTSET" || autoPad.empty()) {
-        pads = windowPads(attrs, in, kernel, stride, dilation, spatial);
-    } else if (autoPad != "VALID") {
-        throw NodeError("unknown auto_pad '" + autoPad + "'");
+    const TransposedWindow t
+        = transposedWindow(attrs, { xs.dims.begin() + 2, xs.dims.end() }, { w.begin() + 2, w.end() });
+    // The last two axes are height and width (a 1-D one is the width); a third is depth.
+    const std::size_t n = t.kernel.size(), wAxis = n - 1;
+    c.kernelW = t.kernel[wAxis], c.strideW = t.stride[wAxis], c.dilationW = t.dilation[wAxis];
+    c.padLeft = t.padBegin[wAxis], c.padRight = t.padEnd[wAxis], c.outputPaddingW = t.outputPadding[wAxis];
+    if (n >= 2) {
+        const std::size_t h = n - 2;
+        c.kernelH = t.kernel[h], c.strideH = t.stride[h], c.dilationH = t.dilation[h];
+        c.padTop = t.padBegin[h], c.padBottom = t.padEnd[h], c.outputPaddingH = t.outputPadding[h];
     }
-    // A negative end padding (an output_shape beyond the natural size) is output padding.
-    for (std::size_t d = 0; d < 2; ++d) {
-        if (pads[d + 2] < 0) {
-            outputPadding[d] -= pads[d + 2];
-            pads[d + 2] = 0;
-        }
-        if (pads[d] < 0)
-            throw NodeError("output_shape asks for more output than the input gives at the start");
+    if (n == 3) {
+        c.kernelD = t.kernel[0], c.strideD = t.stride[0], c.dilationD = t.dilation[0];
+        c.padFront = t.padBegin[0], c.padBack = t.padEnd[0], c.outputPaddingD = t.outputPadding[0];
     }
-    setWindow(c, kernel, stride, dilation);
-    c.padTop = pads[0];
-    c.padLeft = pads[1];
-    c.padBottom = pads[2];
-    c.padRight = pads[3];
-    c.outputPaddingH = outputPadding[0];
-    c.outputPaddingW = outputPadding[1];
     std::vector<TensorId> weights { ctx.weightOf(inputName(node, 1)) };
     if (!inputName(node, 2).empty()) {
         const auto bias = ctx.constant(inputName(node, 2), "bias");

@@ -23,6 +23,8 @@ float32 inference on two CPU cores stays well under half a second):
   video_pools                   [13] 3x8x32x32  C3D-like: MaxPool3d (over frames; over a volume with
                                                 padding), AvgPool3d (ceil_mode, padding not counted;
                                                 padding counted), Conv3d+BatchNorm3d+ReLU blocks
+  unet3d_small                  [13] 1x8x32x32  a volumetric U-Net: MaxPool3d, two ConvTranspose3d
+                                                (stride 2; padding, output_padding, groups), skips
   unet_small                    [13] 3x64x64    3 skip levels, 16-64 channels, BatchNorm+ReLU, two
                                                 ConvTranspose2d (stride 2) and one nearest Upsample
   espcn                         [13] 3x48x48    ESPCN super-resolution: conv5x5+tanh, conv3x3+tanh,
@@ -61,7 +63,7 @@ from export_transformers import reference, save_tensor  # same folder: the float
 SEED = 2026
 BATCH_NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 AFFINE_NORMS = BATCH_NORMS + (nn.InstanceNorm2d, nn.GroupNorm)
-WITH_BIAS = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d, nn.Linear)
+WITH_BIAS = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d, nn.ConvTranspose3d, nn.Linear)
 
 
 class OutOnly(nn.Module):
@@ -187,6 +189,32 @@ class VideoPools(nn.Module):
         return self.fc(F.adaptive_avg_pool3d(self.features(x), 1).flatten(1))
 
 
+class UNet3dSmall(nn.Module):
+    """A volumetric U-Net (medical imaging's shape): Conv3d+BatchNorm3d+ReLU, MaxPool3d, two
+    ConvTranspose3d up-samplings (stride 2; one with padding, output_padding and groups), skips
+    concatenated, a 1x1x1 head."""
+
+    def __init__(self, classes=3):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv3d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm3d(cout), nn.ReLU())
+        self.enc1, self.enc2, self.bottom = block(1, 8), block(8, 16), block(16, 32)
+        self.up2 = nn.ConvTranspose3d(32, 16, 2, stride=2)
+        self.dec2 = block(32, 16)
+        self.up1 = nn.ConvTranspose3d(16, 8, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.dec1 = block(16, 8)
+        self.head = nn.Conv3d(8, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(F.max_pool3d(e1, 2))
+        y = self.bottom(F.max_pool3d(e2, 2))
+        y = self.dec2(torch.cat([self.up2(y), e2], dim=1))
+        y = self.dec1(torch.cat([self.up1(y), e1], dim=1))
+        return self.head(y)
+
+
 ESPCN_AXES = {"input": {2: "height", 3: "width"}, "output": {2: "out_height", 3: "out_width"}}
 AUDIO_AXES = {"input": {2: "samples"}}
 
@@ -199,6 +227,7 @@ MODELS = {
     "r3d_18": (13, lambda: video_model("r3d_18"), (3, 4, 24, 24), None),
     "r2plus1d_18": (13, lambda: video_model("r2plus1d_18"), (3, 4, 24, 24), None),
     "video_pools": (13, VideoPools, (3, 8, 32, 32), None),
+    "unet3d_small": (13, UNet3dSmall, (1, 8, 32, 32), None),
     "unet_small": (13, UNetSmall, (3, 64, 64), None),
     "espcn": (13, Espcn, (3, 48, 48), None),
     "audio1d": (13, Audio1d, (1, 4000), None),

@@ -601,6 +601,48 @@ TEST(GpuTensorGeometry, ResizeTablesGatherAsTheCpuKernelDoes)
         Error);
 }
 
+// The transposed-convolution kernel's loop (tensor_kernels.cu), on the host, in double.
+std::vector<float> convTransposeOnHost(
+    const kernels::ConvTransposeShape& s, const HostTensor& x, const HostTensor& w, const HostTensor& b)
+{
+    std::vector<float> got;
+    const std::int64_t inPerGroup = s.inChannels / s.groups, outPerGroup = s.outChannels / s.groups;
+    const std::int64_t total = s.batch * s.outChannels * s.outD * s.outH * s.outW;
+    for (std::int64_t i = 0; i < total; ++i) {
+        const std::int64_t ow = i % s.outW, oh = (i / s.outW) % s.outH, od = (i / (s.outW * s.outH)) % s.outD;
+        const std::int64_t oc = (i / (s.outW * s.outH * s.outD)) % s.outChannels;
+        const std::int64_t n = i / (s.outW * s.outH * s.outD * s.outChannels);
+        const std::int64_t g = oc / outPerGroup, ocg = oc % outPerGroup;
+        double acc = b.data[static_cast<std::size_t>(oc)];
+        for (std::int64_t kd = 0; kd < s.kernelD; ++kd) {
+            const std::int64_t dNum = od + s.padFront - kd * s.dilationD;
+            if (dNum < 0 || dNum % s.strideD != 0 || dNum / s.strideD >= s.inD)
+                continue;
+            for (std::int64_t kh = 0; kh < s.kernelH; ++kh) {
+                const std::int64_t hNum = oh + s.padTop - kh * s.dilationH;
+                if (hNum < 0 || hNum % s.strideH != 0 || hNum / s.strideH >= s.inH)
+                    continue;
+                for (std::int64_t kw = 0; kw < s.kernelW; ++kw) {
+                    const std::int64_t wNum = ow + s.padLeft - kw * s.dilationW;
+                    if (wNum < 0 || wNum % s.strideW != 0 || wNum / s.strideW >= s.inW)
+                        continue;
+                    for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
+                        const std::int64_t ic = g * inPerGroup + icg;
+                        const std::int64_t at
+                            = (((n * s.inChannels + ic) * s.inD + dNum / s.strideD) * s.inH + hNum / s.strideH) * s.inW
+                            + wNum / s.strideW;
+                        const std::int64_t tap
+                            = (((ic * outPerGroup + ocg) * s.kernelD + kd) * s.kernelH + kh) * s.kernelW + kw;
+                        acc += x.data[static_cast<std::size_t>(at)] * w.data[static_cast<std::size_t>(tap)];
+                    }
+                }
+            }
+        }
+        got.push_back(static_cast<float>(acc));
+    }
+    return got;
+}
+
 TEST(GpuTensorGeometry, ConvTransposeGatherMatchesAScatterReference)
 {
     // The kernel gathers, per output element, the input taps that land on it; the reference
@@ -646,35 +688,50 @@ TEST(GpuTensorGeometry, ConvTransposeGatherMatchesAScatterReference)
                                     += x.data[static_cast<std::size_t>(((n * 6 + ic) * 3 + ih) * 4 + iw)]
                                     * w.data[static_cast<std::size_t>(((ic * 2 + ocg) * 3 + kh) * 2 + kw)];
                             }
-    // The kernel's loop (tensor_kernels.cu), on the host.
-    std::vector<float> got;
-    const std::int64_t inPerGroup = s.inChannels / s.groups, outPerGroup = s.outChannels / s.groups;
-    for (std::int64_t i = 0; i < test::product(out); ++i) {
-        const std::int64_t ow = i % s.outW, oh = (i / s.outW) % s.outH;
-        const std::int64_t oc = (i / (s.outW * s.outH)) % s.outChannels, n = i / (s.outW * s.outH * s.outChannels);
-        const std::int64_t g = oc / outPerGroup, ocg = oc % outPerGroup;
-        double acc = b.data[static_cast<std::size_t>(oc)];
-        for (std::int64_t kh = 0; kh < s.kernelH; ++kh) {
-            const std::int64_t hNum = oh + s.padTop - kh * s.dilationH;
-            if (hNum < 0 || hNum % s.strideH != 0 || hNum / s.strideH >= s.inH)
-                continue;
-            for (std::int64_t kw = 0; kw < s.kernelW; ++kw) {
-                const std::int64_t wNum = ow + s.padLeft - kw * s.dilationW;
-                if (wNum < 0 || wNum % s.strideW != 0 || wNum / s.strideW >= s.inW)
-                    continue;
-                for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
-                    const std::int64_t ic = g * inPerGroup + icg;
-                    acc += x.data[static_cast<std::size_t>(
-                               ((n * s.inChannels + ic) * s.inH + hNum / s.strideH) * s.inW + wNum / s.strideW)]
-                        * w.data[static_cast<std::size_t>(
-                            ((ic * outPerGroup + ocg) * s.kernelH + kh) * s.kernelW + kw)];
-                }
-            }
-        }
-        got.push_back(static_cast<float>(acc));
-    }
+    const auto got = convTransposeOnHost(s, x, w, b);
     expectNear(got, std::vector<float>(want.begin(), want.end()), 1e-4F);
     EXPECT_THROW(convTransposeGeometry(c, in, { 2, 5, outH, outW }), Error);
+}
+
+TEST(GpuTensorGeometry, ConvTransposeOverAVolumeMatchesAScatterReference)
+{
+    ConvTranspose2d c;
+    c.outChannels = 3;
+    c.kernelD = 2, c.kernelH = 3, c.kernelW = 2;
+    c.strideD = 2, c.strideH = 1, c.strideW = 2;
+    c.padFront = 1, c.padBack = 0, c.padTop = 1, c.padBottom = 1;
+    c.dilationH = 2;
+    c.outputPaddingD = 1;
+    const std::vector<std::int64_t> in { 1, 2, 3, 4, 3 };
+    const std::int64_t outD = (3 - 1) * 2 + 1 + 1 - 1 - 0 + 1, outH = (4 - 1) + 2 * 2 + 1 - 2,
+                       outW = (3 - 1) * 2 + 1 + 1;
+    const std::vector<std::int64_t> out { 1, 3, outD, outH, outW };
+    const auto s = convTransposeGeometry(c, in, out);
+    const auto x = seeded(in, 4);
+    const auto w = seeded({ 2, 3, 2, 3, 2 }, 5);
+    const auto b = seeded({ 3 }, 6);
+    std::vector<double> want(static_cast<std::size_t>(test::product(out)));
+    for (std::int64_t o = 0; o < 3; ++o)
+        for (std::int64_t i = 0; i < outD * outH * outW; ++i)
+            want[static_cast<std::size_t>(o * outD * outH * outW + i)] = b.data[static_cast<std::size_t>(o)];
+    for (std::int64_t ic = 0; ic < 2; ++ic)
+        for (std::int64_t id = 0; id < 3; ++id)
+            for (std::int64_t ih = 0; ih < 4; ++ih)
+                for (std::int64_t iw = 0; iw < 3; ++iw)
+                    for (std::int64_t oc = 0; oc < 3; ++oc)
+                        for (std::int64_t kd = 0; kd < 2; ++kd)
+                            for (std::int64_t kh = 0; kh < 3; ++kh)
+                                for (std::int64_t kw = 0; kw < 2; ++kw) {
+                                    const std::int64_t od = id * 2 + kd - 1, oh = ih + kh * 2 - 1, ow = iw * 2 + kw;
+                                    if (od < 0 || od >= outD || oh < 0 || oh >= outH || ow < 0 || ow >= outW)
+                                        continue;
+                                    want[static_cast<std::size_t>(((oc * outD + od) * outH + oh) * outW + ow)]
+                                        += x.data[static_cast<std::size_t>(((ic * 3 + id) * 4 + ih) * 3 + iw)]
+                                        * w.data[static_cast<std::size_t>(
+                                            (((ic * 3 + oc) * 2 + kd) * 3 + kh) * 2 + kw)];
+                                }
+    expectNear(convTransposeOnHost(s, x, w, b), std::vector<float>(want.begin(), want.end()), 1e-4F);
+    EXPECT_THROW(convTransposeGeometry(c, in, { 1, 3, outD, outH }), Error);
 }
 
 } // namespace

@@ -50,7 +50,6 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_clip_default_int8_max", "data type int8" },
     { "test_clip_default_int8_min", "data type int8" },
     { "test_maxpool_2d_dilations", "dilations" },
-    { "test_convtranspose_3d", "1-D and 2-D transposed convolution" },
     { "test_resize_tf_crop_and_resize", "'tf_crop_and_resize'" },
     // ONNX's Einsum cases are float64 (tests/cpu/tst_cpu_einsum.cpp checks float32 contractions).
     { "test_einsum_batch_diagonal", "data type float64" },

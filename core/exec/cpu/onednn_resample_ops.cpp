@@ -27,18 +27,29 @@ void PrimitiveBuilder::convTranspose(const ConvTranspose2d& c, const Operand& sr
         return;
     }
     const std::int64_t g = c.groups, o = c.outChannels, i = src.dims.at(1);
-    // ONNX stores [C_in, C_out / g, kH, kW]: oneDNN's iohw (giohw with groups).
-    const memory::dims wdims
-        = g > 1 ? memory::dims { g, o / g, i / g, c.kernelH, c.kernelW } : memory::dims { o, i, c.kernelH, c.kernelW };
-    const memory::desc user(wdims, memory::data_type::f32, g > 1 ? tag::giohw : tag::iohw);
+    const bool volume = src.dims.size() == 5;
+    // ONNX stores [C_in, C_out / g, (kD,) kH, kW]: oneDNN's iohw / iodhw (with groups giohw / giodhw).
+    memory::dims wdims = g > 1 ? memory::dims { g, o / g, i / g } : memory::dims { o, i };
+    if (volume)
+        wdims.push_back(c.kernelD);
+    wdims.push_back(c.kernelH);
+    wdims.push_back(c.kernelW);
+    const tag userTag = volume ? (g > 1 ? tag::giodhw : tag::iodhw) : (g > 1 ? tag::giohw : tag::iohw);
+    const memory::desc user(wdims, memory::data_type::f32, userTag);
     const memory::desc any(wdims, memory::data_type::f32, tag::any);
     const memory::desc biasDesc = bias ? memory::desc({ o }, memory::data_type::f32, tag::x) : memory::desc();
     // oneDNN has no output padding: the end padding shrinks by it (it may go negative).
+    memory::dims strides { c.strideH, c.strideW }, dilates { c.dilationH - 1, c.dilationW - 1 },
+        padBegin { c.padTop, c.padLeft }, padEnd { c.padBottom - c.outputPaddingH, c.padRight - c.outputPaddingW };
+    if (volume) {
+        strides.insert(strides.begin(), c.strideD);
+        dilates.insert(dilates.begin(), c.dilationD - 1);
+        padBegin.insert(padBegin.begin(), c.padFront);
+        padEnd.insert(padEnd.begin(), c.padBack - c.outputPaddingD);
+    }
     auto primitiveDesc = [&](const memory::desc& s, const memory::desc& d) {
         const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-            algorithm::deconvolution_direct, s, any, biasDesc, d, { c.strideH, c.strideW },
-            { c.dilationH - 1, c.dilationW - 1 }, { c.padTop, c.padLeft },
-            { c.padBottom - c.outputPaddingH, c.padRight - c.outputPaddingW });
+            algorithm::deconvolution_direct, s, any, biasDesc, d, strides, dilates, padBegin, padEnd);
         return dnnl::deconvolution_forward::primitive_desc(desc, attr(ps), engine_);
     };
     const memory::desc srcPlain = describe(src), dstPlain = describe(dst);

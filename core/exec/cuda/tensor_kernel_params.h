@@ -141,6 +141,8 @@ struct ConvTransposeShape {
     std::int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
     std::int64_t padTop = 0, padLeft = 0, dilationH = 1, dilationW = 1;
     std::int64_t groups = 1;
+    // The depth axis of an NCDHW one (1, 1, 1, 1, 0, 1 over NCHW).
+    std::int64_t inD = 1, outD = 1, kernelD = 1, strideD = 1, padFront = 0, dilationD = 1;
 };
 
 // A 3-D convolution over NCDHW, weights [outChannels, inChannels / groups, kD, kH, kW]; bias

@@ -245,24 +245,31 @@ __global__ void convTransposeKernel(const float* in, const float* weights, const
     const std::int64_t inPerGroup = c.inChannels / c.groups, outPerGroup = c.outChannels / c.groups;
     TENSOR_GRID_STRIDE(i, total)
     {
-        const std::int64_t ow = i % c.outW, oh = (i / c.outW) % c.outH;
-        const std::int64_t oc = (i / (c.outW * c.outH)) % c.outChannels, n = i / (c.outW * c.outH * c.outChannels);
+        const std::int64_t ow = i % c.outW, oh = (i / c.outW) % c.outH, od = (i / (c.outW * c.outH)) % c.outD;
+        const std::int64_t oc = (i / (c.outW * c.outH * c.outD)) % c.outChannels;
+        const std::int64_t n = i / (c.outW * c.outH * c.outD * c.outChannels);
         const std::int64_t g = oc / outPerGroup, ocg = oc % outPerGroup;
         float acc = bias ? bias[oc] : 0.0F;
-        for (std::int64_t kh = 0; kh < c.kernelH; ++kh) {
-            const std::int64_t hNum = oh + c.padTop - kh * c.dilationH;
-            if (hNum < 0 || hNum % c.strideH != 0 || hNum / c.strideH >= c.inH)
+        for (std::int64_t kd = 0; kd < c.kernelD; ++kd) {
+            const std::int64_t dNum = od + c.padFront - kd * c.dilationD;
+            if (dNum < 0 || dNum % c.strideD != 0 || dNum / c.strideD >= c.inD)
                 continue;
-            const std::int64_t ih = hNum / c.strideH;
-            for (std::int64_t kw = 0; kw < c.kernelW; ++kw) {
-                const std::int64_t wNum = ow + c.padLeft - kw * c.dilationW;
-                if (wNum < 0 || wNum % c.strideW != 0 || wNum / c.strideW >= c.inW)
+            const std::int64_t id = dNum / c.strideD;
+            for (std::int64_t kh = 0; kh < c.kernelH; ++kh) {
+                const std::int64_t hNum = oh + c.padTop - kh * c.dilationH;
+                if (hNum < 0 || hNum % c.strideH != 0 || hNum / c.strideH >= c.inH)
                     continue;
-                const std::int64_t iw = wNum / c.strideW;
-                for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
-                    const std::int64_t ic = g * inPerGroup + icg;
-                    acc += in[((n * c.inChannels + ic) * c.inH + ih) * c.inW + iw]
-                        * weights[((ic * outPerGroup + ocg) * c.kernelH + kh) * c.kernelW + kw];
+                const std::int64_t ih = hNum / c.strideH;
+                for (std::int64_t kw = 0; kw < c.kernelW; ++kw) {
+                    const std::int64_t wNum = ow + c.padLeft - kw * c.dilationW;
+                    if (wNum < 0 || wNum % c.strideW != 0 || wNum / c.strideW >= c.inW)
+                        continue;
+                    const std::int64_t iw = wNum / c.strideW;
+                    for (std::int64_t icg = 0; icg < inPerGroup; ++icg) {
+                        const std::int64_t ic = g * inPerGroup + icg;
+                        acc += in[(((n * c.inChannels + ic) * c.inD + id) * c.inH + ih) * c.inW + iw]
+                            * weights[(((ic * outPerGroup + ocg) * c.kernelD + kd) * c.kernelH + kh) * c.kernelW + kw];
+                    }
                 }
             }
         }
@@ -393,7 +400,7 @@ cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const
 cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
     const ConvTransposeShape& c, Act act)
 {
-    const std::int64_t total = c.batch * c.outChannels * c.outH * c.outW;
+    const std::int64_t total = c.batch * c.outChannels * c.outD * c.outH * c.outW;
     if (total > 0)
         convTransposeKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, weights, bias, out, c, act, total);
     return cudaGetLastError();

@@ -416,16 +416,18 @@ ResizeTables resizeGeometry(
 kernels::ConvTransposeShape convTransposeGeometry(
     const ConvTranspose2d& c, const std::vector<std::int64_t>& inDims, const std::vector<std::int64_t>& outDims)
 {
-    if (inDims.size() != 4 || outDims.size() != 4)
-        throw Error("a transposed convolution runs on NCHW tensors, not " + dimsText(inDims));
+    const std::size_t rank = inDims.size();
+    if ((rank != 4 && rank != 5) || outDims.size() != rank)
+        throw Error("a transposed convolution runs on NCHW or NCDHW tensors, not " + dimsText(inDims) + " -> "
+            + dimsText(outDims));
     kernels::ConvTransposeShape s;
     s.batch = inDims[0];
     s.inChannels = inDims[1];
-    s.inH = inDims[2];
-    s.inW = inDims[3];
+    s.inH = inDims[rank - 2];
+    s.inW = inDims[rank - 1];
     s.outChannels = outDims[1];
-    s.outH = outDims[2];
-    s.outW = outDims[3];
+    s.outH = outDims[rank - 2];
+    s.outW = outDims[rank - 1];
     s.kernelH = c.kernelH;
     s.kernelW = c.kernelW;
     s.strideH = c.strideH;
@@ -435,6 +437,14 @@ kernels::ConvTransposeShape convTransposeGeometry(
     s.dilationH = c.dilationH;
     s.dilationW = c.dilationW;
     s.groups = c.groups;
+    if (rank == 5) {
+        s.inD = inDims[2];
+        s.outD = outDims[2];
+        s.kernelD = c.kernelD;
+        s.strideD = c.strideD;
+        s.padFront = c.padFront;
+        s.dilationD = c.dilationD;
+    }
     if (c.outChannels != s.outChannels || c.groups < 1 || s.inChannels % c.groups != 0 || s.outChannels % c.groups != 0
         || outDims[0] != s.batch)
         throw Error("transposed convolution of " + dimsText(inDims) + " does not give " + dimsText(outDims));
