@@ -57,4 +57,10 @@ const onnx::TensorProto* Attributes::getTensor(const std::string& name) const
     return a ? &a->t() : nullptr;
 }
 
+const onnx::GraphProto* Attributes::getGraph(const std::string& name) const
+{
+    const auto* a = typed(name, onnx::AttributeProto::GRAPH);
+    return a ? &a->g() : nullptr;
+}
+
 } // namespace opsched::onnx_import

@@ -24,6 +24,7 @@ public:
     std::vector<std::int64_t> getInts(const std::string& name) const; // empty when absent
     std::vector<float> getFloats(const std::string& name) const;
     const onnx::TensorProto* getTensor(const std::string& name) const;
+    const onnx::GraphProto* getGraph(const std::string& name) const; // null when absent
 
 private:
     const onnx::AttributeProto* find(const std::string& name) const;

@@ -131,6 +131,12 @@ std::vector<bool> bypassPassThroughs(onnx::GraphProto& graph, const std::vector<
     std::unordered_set<std::string> outputs;
     for (const auto& out : graph.output())
         outputs.insert(out.name());
+    // A value a subgraph reads by name keeps its producer (the bypass renames explicit inputs only).
+    for (const auto& node : graph.node())
+        for (auto& in : implicitInputs(node)) {
+            ++reads[in];
+            outputs.insert(std::move(in));
+        }
 
     std::vector<bool> dropped(nodes.size(), false);
     std::unordered_map<std::string, std::string> alias; // output of a dropped node -> its source
@@ -176,6 +182,9 @@ FusionPlan planFusions(onnx::GraphProto& graph, const std::vector<NodeRef>& node
         ++plan.consumers[out.name()];
         plan.graphOutputs.insert(out.name());
     }
+    for (const auto& node : nodes) // read inside a subgraph: a consumer no fusion may hide
+        for (const auto& in : implicitInputs(*node.proto))
+            ++plan.consumers[in];
     findConstants(graph, a);
 
     for (std::size_t k = 0; k < nodes.size(); ++k) {

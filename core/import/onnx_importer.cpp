@@ -6,6 +6,7 @@
 #include "import/onnx_graph_rewriter.h"
 #include "import/onnx_import_context.h"
 #include "import/onnx_loader.h"
+#include "import/onnx_mapping_support.h"
 #include "import/onnx_op_mapping.h"
 #include "import/onnx_structure.h"
 
@@ -239,7 +240,9 @@ private:
                 mapConvChain(ctx, head, fused->batchNorm ? &nodes_[*fused->batchNorm] : nullptr,
                     fused->activation ? &nodes_[*fused->activation] : nullptr);
             } else if (node.opType() == "Shape" || node.opType() == "Size") {
-                foldShape(ctx, node);
+                foldShapeOf(ctx, node);
+            } else if (node.opType() == "If") {
+                mapIf(ctx, node);
             } else if (allConstant) {
                 if (!isFoldableOpType(node.opType()))
                     throw NodeError("all its inputs are constants, and opsched does not evaluate " + node.opType()
@@ -323,22 +326,6 @@ private:
         if (chain->activation)
             out.push_back(&nodes_[*chain->activation]);
         return out;
-    }
-
-    // Shape and Size read only their input's (static) dimensions, of an activation or a constant.
-    static void foldShape(ImportContext& ctx, const NodeRef& node)
-    {
-        const std::string& in = node.proto->input(0);
-        const auto dims
-            = ctx.isActivation(in) ? ctx.shapeOf(ctx.activation(in, "data")).dims : ctx.constantDims(in, "data");
-        if (node.opType() == "Shape") {
-            ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(shapeConstant(*node.proto, dims)));
-            return;
-        }
-        std::int64_t n = 1;
-        for (auto d : dims)
-            n *= d;
-        ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(ConstTensor::ofInts({}, { n })));
     }
 
     static void failOutputs(ImportContext& ctx, const NodeRef& node)

@@ -111,6 +111,10 @@ void mapLayerNormalization(ImportContext& ctx, const NodeRef& node);
 void mapUnaryMath(ImportContext& ctx, const NodeRef& node);
 void mapCast(ImportContext& ctx, const NodeRef& node);
 void mapGelu(ImportContext& ctx, const NodeRef& node);
+// Shape and Size: constants from the (static) dimensions of an activation or a constant.
+void foldShapeOf(ImportContext& ctx, const NodeRef& node);
+// If whose condition is a constant at import: the taken branch's nodes imported in its place.
+void mapIf(ImportContext& ctx, const NodeRef& node);
 void mapPow(ImportContext& ctx, const NodeRef& node);
 void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind);
 void mapWhere(ImportContext& ctx, const NodeRef& node);

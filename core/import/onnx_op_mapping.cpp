@@ -275,7 +275,8 @@ bool isMappedOpType(const std::string& opType)
         "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
-        "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum" };
+        "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
+        "If" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -350,6 +351,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapInstanceNormalization(ctx, node);
     else if (op == "GroupNormalization")
         mapGroupNormalization(ctx, node);
+    else if (op == "If")
+        mapIf(ctx, node);
     else if (op == "Expand")
         mapExpand(ctx, node);
     else if (op == "Gather")

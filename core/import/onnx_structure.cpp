@@ -6,6 +6,7 @@
 #include "import/onnx_op_mapping.h"
 
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -26,6 +27,50 @@ std::string joinLines(const std::vector<std::string>& lines)
 }
 
 } // namespace
+
+namespace {
+
+// Adds to `out` what `graph` reads from outside itself (its nested subgraphs included).
+void outerReads(const onnx::GraphProto& graph, std::set<std::string>& out)
+{
+    std::unordered_set<std::string> local;
+    for (const auto& v : graph.input())
+        local.insert(v.name());
+    for (const auto& t : graph.initializer())
+        local.insert(t.name());
+    for (const auto& node : graph.node())
+        for (const auto& o : node.output())
+            local.insert(o);
+    std::set<std::string> reads;
+    for (const auto& node : graph.node()) {
+        reads.insert(node.input().begin(), node.input().end());
+        for (const auto& a : node.attribute()) {
+            if (a.has_g())
+                outerReads(a.g(), reads);
+            for (const auto& g : a.graphs())
+                outerReads(g, reads);
+        }
+    }
+    for (const auto& o : graph.output())
+        reads.insert(o.name());
+    for (const auto& r : reads)
+        if (!r.empty() && !local.count(r))
+            out.insert(r);
+}
+
+} // namespace
+
+std::vector<std::string> implicitInputs(const onnx::NodeProto& node)
+{
+    std::set<std::string> reads;
+    for (const auto& a : node.attribute()) {
+        if (a.has_g())
+            outerReads(a.g(), reads);
+        for (const auto& g : a.graphs())
+            outerReads(g, reads);
+    }
+    return { reads.begin(), reads.end() };
+}
 
 std::string NodeRef::label() const
 {
@@ -88,8 +133,12 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
         }
 
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-    for (std::size_t i = 0; i < n; ++i)
-        for (const auto& in : graph.node(static_cast<int>(i)).input()) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& node = graph.node(static_cast<int>(i));
+        std::vector<std::string> reads(node.input().begin(), node.input().end());
+        for (auto& in : implicitInputs(node))
+            reads.push_back(std::move(in));
+        for (const auto& in : reads) {
             if (available.count(in))
                 continue;
             if (auto it = producer.find(in); it != producer.end())
@@ -98,6 +147,7 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
                 problems.push_back(
                     "node " + label(i) + " reads '" + in + "', which is no graph input, initializer or node output");
         }
+    }
     for (const auto& out : graph.output())
         if (!available.count(out.name()) && !producer.count(out.name()))
             problems.push_back("graph output '" + out.name() + "' is not produced by any node");

@@ -18,6 +18,10 @@ struct NodeRef {
     std::string label() const;
 };
 
+// Values a node's subgraphs (If's branches) read from the enclosing scope: inputs the node has
+// without listing them, for ordering and counting readers.
+std::vector<std::string> implicitInputs(const onnx::NodeProto& node);
+
 // Unique names for the graph's nodes, by file position.
 std::vector<std::string> nodeNames(const onnx::GraphProto& graph);
 

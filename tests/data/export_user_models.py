@@ -39,6 +39,9 @@ float32 inference on two CPU cores stays well under half a second):
                                                 (align_corners=True); Softplus, Hardswish, GELU
   espcn_dynamic                 [13] espcn with symbolic height/width (output out_height/out_width)
   audio1d_dynamic               [13] audio1d with a symbolic time axis, 'samples'
+  branchy_dynamic               [13] 3x32x32    scripted shape-dependent branches (stem by channel
+                                                count, a pool when wider than 24) with free height
+                                                and width: two If nodes decided by static shapes
 The dynamic exports' test data have the static versions' sizes (and weights). BatchNorm gets
 random affine parameters and running statistics from a seeded calibration batch (as in
 export_torchvision.py), so activations keep a trained network's scale.
@@ -215,8 +218,33 @@ class UNet3dSmall(nn.Module):
         return self.head(y)
 
 
+class Branchy(nn.Module):
+    """Shape-dependent control flow, scripted: the stem depends on the channel count, a pool on the
+    width. With free height and width the export keeps both tests as If nodes (Shape, Gather or
+    Slice, Equal or Greater), which a static shape decides at import."""
+
+    SCRIPTED = True
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.rgb = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16))
+        self.gray = nn.Conv2d(1, 16, 3, padding=1)
+        self.body = nn.Conv2d(16, 16, 3, padding=1)
+        self.head = nn.Conv2d(16, classes, 1)
+
+    def forward(self, x):
+        if x.shape[1] == 3:
+            y = F.relu(self.rgb(x))
+        else:
+            y = torch.sigmoid(self.gray(x))
+        if y.shape[-1] > 24:
+            y = F.max_pool2d(y, 2)
+        return self.head(F.relu(self.body(y)))
+
+
 ESPCN_AXES = {"input": {2: "height", 3: "width"}, "output": {2: "out_height", 3: "out_width"}}
 AUDIO_AXES = {"input": {2: "samples"}}
+IMAGE_AXES = {"input": {2: "height", 3: "width"}}
 
 # name -> (opset, builder, input shape without the batch, dynamic_axes or None)
 MODELS = {
@@ -234,6 +262,7 @@ MODELS = {
     "fpn_upsample": (11, TinyFpn, (3, 64, 64), None),
     "espcn_dynamic": (13, Espcn, (3, 48, 48), ESPCN_AXES),
     "audio1d_dynamic": (13, Audio1d, (1, 4000), AUDIO_AXES),
+    "branchy_dynamic": (13, Branchy, (3, 32, 32), IMAGE_AXES),
 }
 
 
@@ -303,7 +332,8 @@ def export(name, out_dir, batch):
         raise RuntimeError("outputs for two inputs differ by only %.3g of max|y|: the output ignores its input" % differ)
     model_dir = os.path.join(out_dir, name)
     os.makedirs(model_dir, exist_ok=True)
-    export_onnx(model, x0, opset, dynamic_axes, os.path.join(model_dir, "model.onnx"))
+    exported = torch.jit.script(model) if getattr(model, "SCRIPTED", False) else model
+    export_onnx(exported, x0, opset, dynamic_axes, os.path.join(model_dir, "model.onnx"))
     for suffix, x, y in (("0", x0, y0), ("1", x1, y1), ("mismatch", x1, y0)):
         data_dir = os.path.join(model_dir, "test_data_set_" + suffix)
         os.makedirs(data_dir, exist_ok=True)

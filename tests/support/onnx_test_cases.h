@@ -26,7 +26,7 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "Split", "Slice", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gemm", "MatMul", "Softmax",
     "ReduceMean", "Pad", "BatchNormalization", "Constant", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
     "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample", "DepthToSpace",
-    "SpaceToDepth", "InstanceNormalization", "ArgMax", "ArgMin", "Einsum",
+    "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum", "If",
     // Transformers' ops on activations.
     "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Not", "Pow", "Cast", "Equal",
     "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax" };
@@ -37,7 +37,8 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Reshape", { 1 } }, { "Slice", { 1, 2, 3, 4 } }, { "Split", { 1 } }, { "Squeeze", { 1 } }, { "Unsqueeze", { 1 } },
     { "Dropout", { 1, 2 } }, { "ReduceMean", { 1 } }, { "ReduceSum", { 1 } }, { "ReduceMax", { 1 } },
     { "Expand", { 1 } }, { "LayerNormalization", { 1, 2 } }, { "PRelu", { 1 } }, { "ConvTranspose", { 1, 2 } },
-    { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } } };
+    { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
+    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {
@@ -71,6 +72,10 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_gemm_all_attributes", "transA" },
     { "test_gemm_transposeA", "transA" },
     { "test_constant", "is a constant" },
+    // If: each branch returns a constant (opsched runs ops on the inputs) or a sequence.
+    { "test_if", "is a constant" },
+    { "test_if_opt", "SequenceConstruct" },
+    { "test_if_seq", "SequenceConstruct" },
     { "test_identity_opt", "not a tensor" },
     { "test_identity_sequence", "not a tensor" },
     { "test_split_zero_size_splits", "is 0" },

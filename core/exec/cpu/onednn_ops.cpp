@@ -580,16 +580,21 @@ void PrimitiveBuilder::pool(
     const memory::desc srcPlain = describe(in), dstPlain = describe(matchLayout(in, dst));
     bool fused = false;
     auto pd = primitiveDesc(srcPlain, dstPlain, fused);
-    // oneDNN 2.6 has no jit kernel for some plain-layout max pools (Inception V3's 147 -> 73) and
-    // runs its reference one, ten times slower than a blocked-layout pool plus two reorders.
-    const bool reference = std::string(pd.impl_info_str()).find("simple") != std::string::npos
-        || std::string(pd.impl_info_str()).find("ref") != std::string::npos;
-    if (reference && in.strides.empty() && dst.strides.empty() && src.dims.at(1) % 16 == 0) {
-        const memory::dims sd = srcPlain.dims(), dd = dstPlain.dims();
-        bool blockedFused = false;
-        auto blocked = primitiveDesc(memory::desc(sd, memory::data_type::f32, tag::nChw16c),
-            memory::desc(dd, memory::data_type::f32, tag::nChw16c), blockedFused);
-        if (std::string(blocked.impl_info_str()).find("jit") != std::string::npos) {
+    // oneDNN 2.6 has no jit kernel for some plain-layout pools (Inception V3's 147 -> 73 max pool;
+    // on AVX2 the depth step of a 3-D pool) and runs "simple_nchw" or a reference one, up to ten
+    // times slower than a pool in oneDNN's blocked layout for the ISA (16 channels a block with
+    // AVX-512, 8 with AVX2) plus two reorders.
+    const bool slow = std::string(pd.impl_info_str()).find("simple") != std::string::npos
+        || isReferenceImplementation(pd.impl_info_str());
+    if (slow && in.strides.empty() && dst.strides.empty() && src.dims.size() == 4) {
+        for (const auto& [block, layout] : { std::pair { 16, tag::nChw16c }, std::pair { 8, tag::nChw8c } }) {
+            if (src.dims.at(1) % block != 0)
+                continue;
+            bool blockedFused = false;
+            auto blocked = primitiveDesc(memory::desc(srcPlain.dims(), memory::data_type::f32, layout),
+                memory::desc(dstPlain.dims(), memory::data_type::f32, layout), blockedFused);
+            if (std::string(blocked.impl_info_str()).find("jit") == std::string::npos)
+                continue;
             dnnl::memory stagedSrc(blocked.src_desc(), engine_, DNNL_MEMORY_NONE);
             dnnl::memory stagedDst(blocked.dst_desc(), engine_, DNNL_MEMORY_NONE);
             stagedIn_.emplace_back(steps_.size(), stagedSrc);
