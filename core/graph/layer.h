@@ -108,6 +108,7 @@ struct Gemm {
 
 struct Softmax {
     int axis = 1;
+    bool log = false; // LogSoftmax: x - max - log(sum(exp(x - max)))
     friend bool operator==(const Softmax&, const Softmax&) = default;
 };
 
@@ -215,7 +216,8 @@ struct Pad {
 };
 
 // ArgMax and ArgMin give the index (as an integer-valued float) along their one axis.
-enum class ReduceKind : std::uint8_t { Mean, Sum, Max, ArgMax, ArgMin };
+// L1 = sum |x|, L2 = sqrt(sum x^2), SumSquare = sum x^2 (ONNX's ReduceL1, ReduceL2, ReduceSumSquare).
+enum class ReduceKind : std::uint8_t { Mean, Sum, Max, ArgMax, ArgMin, Min, Prod, L1, L2, SumSquare };
 
 struct Reduce {
     ReduceKind kind = ReduceKind::Mean;

@@ -276,7 +276,8 @@ bool isMappedOpType(const std::string& opType)
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
-        "If" };
+        "If", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+        "ReduceLogSum" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -313,8 +314,10 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapSplit(ctx, node);
     else if (op == "Pad")
         mapPad(ctx, node);
-    else if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax")
+    else if (op.starts_with("Reduce"))
         mapReduce(ctx, node);
+    else if (op == "Sum" || op == "Mean")
+        mapSumOrMean(ctx, node);
     else if (op == "ArgMax" || op == "ArgMin")
         mapArgExtreme(ctx, node);
     else if (op == "Einsum")
@@ -357,7 +360,7 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapExpand(ctx, node);
     else if (op == "Gather")
         mapGather(ctx, node);
-    else if (op == "Softmax")
+    else if (op == "Softmax" || op == "LogSoftmax")
         mapSoftmax(ctx, node);
     else if (op == "Identity" || op == "Dropout")
         mapPassThrough(ctx, node);

@@ -326,25 +326,41 @@ void mapPad(ImportContext& ctx, const NodeRef& node)
     addUnaryOp(ctx, node, OpKind::Pad, makeLayer(p));
 }
 
+// Softmax and LogSoftmax. Before opset 13 they normalise over all dimensions from `axis` on,
+// flattened: a softmax over the last axis of the input viewed as [dims before axis..., rest].
 void mapSoftmax(ImportContext& ctx, const NodeRef& node)
 {
     const TensorId x = ctx.activation(inputName(node, 0), "data");
-    const Shape& in = ctx.shapeOf(x);
+    const Shape in = ctx.shapeOf(x);
+    const bool log = node.opType() == "LogSoftmax";
     if (ctx.opset >= 13) {
         const auto axis = normalizeAxis(Attributes(*node.proto).getInt("axis", -1), in.rank());
-        addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { static_cast<int>(axis) }));
+        addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { static_cast<int>(axis), log }));
         return;
     }
-    // Before opset 13, Softmax normalises over all dimensions from `axis` on, flattened. That is
-    // the IR's last-axis softmax exactly when the dimensions between are all 1.
     const auto axis = normalizeAxis(Attributes(*node.proto).getInt("axis", 1), in.rank());
+    bool trailingOnes = true;
     for (auto d = axis; d + 1 < in.rank(); ++d)
-        if (in[static_cast<int>(d)] != 1)
-            throw NodeError("opset " + std::to_string(ctx.opset) + " Softmax over axis " + std::to_string(axis) + " of "
-                + in.toString()
-                + " normalises over the flattened trailing dimensions, which opsched cannot represent "
-                  "(only softmax over the last axis)");
-    addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { in.rank() - 1 }));
+        trailingOnes = trailingOnes && in[static_cast<int>(d)] == 1;
+    if (trailingOnes) {
+        addUnaryOp(ctx, node, OpKind::Softmax, makeLayer(Softmax { in.rank() - 1, log }));
+        return;
+    }
+    // Axis 0 makes the whole tensor one row, the batch included.
+    std::vector<std::int64_t> rows(in.dims.begin(), in.dims.begin() + axis), back = in.dims;
+    if (rows.empty()) {
+        rows.push_back(1);
+        back[0] = -1;
+    }
+    rows.push_back(-1);
+    OpSpec spec;
+    spec.name = node.name;
+    spec.kind = OpKind::Softmax;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(rows, in) }));
+    spec.layers.push_back(makeLayer(Softmax { static_cast<int>(rows.size()) - 1, log }));
+    spec.layers.push_back(makeLayer(Reshape { axis == 0 ? back : ctx.batchAwareTarget(back, in) }));
+    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
 }
 
 void mapPassThrough(ImportContext& ctx, const NodeRef& node)

@@ -253,7 +253,8 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind)
         addUnaryOp(ctx, node, OpKind::Identity, makeLayer(Identity {}));
         return;
     }
-    const bool commutes = kind == BinaryKind::Min || kind == BinaryKind::Max || kind == BinaryKind::Equal;
+    const bool commutes
+        = kind == BinaryKind::Min || kind == BinaryKind::Max || kind == BinaryKind::Equal || kind == BinaryKind::Add;
     Binary b { kind, false };
     if (node.proto->input_size() == 2 && ops.kind[0] == 1) { // constant first
         if (kind == BinaryKind::Less || kind == BinaryKind::Greater)
@@ -332,10 +333,17 @@ void mapGather(ImportContext& ctx, const NodeRef& node)
 
 void mapReduce(ImportContext& ctx, const NodeRef& node)
 {
+    static const std::pair<const char*, ReduceKind> kKinds[] = { { "ReduceMean", ReduceKind::Mean },
+        { "ReduceSum", ReduceKind::Sum }, { "ReduceMax", ReduceKind::Max }, { "ReduceMin", ReduceKind::Min },
+        { "ReduceProd", ReduceKind::Prod }, { "ReduceL1", ReduceKind::L1 }, { "ReduceL2", ReduceKind::L2 },
+        { "ReduceSumSquare", ReduceKind::SumSquare }, { "ReduceLogSum", ReduceKind::Sum } };
     const Attributes attrs(*node.proto);
-    Reduce r;
     const auto& op = node.opType();
-    r.kind = op == "ReduceSum" ? ReduceKind::Sum : op == "ReduceMax" ? ReduceKind::Max : ReduceKind::Mean;
+    Reduce r;
+    const auto* kind = std::find_if(std::begin(kKinds), std::end(kKinds), [&](const auto& k) { return op == k.first; });
+    if (kind == std::end(kKinds))
+        throw NodeError("is not a reduction opsched computes on activations (ReduceLogSumExp is not)");
+    r.kind = kind->second;
     // Axes became an input in opset 13 for ReduceSum, 18 for the others.
     r.axes = axesInput(ctx, node, 1, op == "ReduceSum" ? 13 : 18);
     if (r.axes.empty() && attrs.getInt("noop_with_empty_axes", 0) != 0) {
@@ -343,7 +351,41 @@ void mapReduce(ImportContext& ctx, const NodeRef& node)
         return;
     }
     r.keepDims = attrs.getInt("keepdims", 1) != 0;
-    addUnaryOp(ctx, node, OpKind::Reduce, makeLayer(r));
+    // ReduceLogSum: the sum, then its log as the layer's activation.
+    addUnaryOp(ctx, node, OpKind::Reduce,
+        makeLayer(r, {}, op == "ReduceLogSum" ? Activation { ActivationKind::Log } : Activation {}));
+}
+
+// Sum and Mean of any number of inputs (NumPy broadcasting): of equal-shaped activations, the op's
+// input combination as for Add; else an element-wise Add over the operands. Mean then scales the
+// sum by 1/n in an op of its own.
+void mapSumOrMean(ImportContext& ctx, const NodeRef& node)
+{
+    std::vector<TensorId> terms;
+    bool sameShapes = true;
+    for (const auto& in : node.proto->input()) {
+        if (in.empty())
+            continue;
+        if (!ctx.isActivation(in)) {
+            sameShapes = false;
+            break;
+        }
+        terms.push_back(ctx.activation(in, "input"));
+        sameShapes = sameShapes && ctx.shapeOf(terms.front()) == ctx.shapeOf(terms.back());
+    }
+    const std::string& out = node.proto->output(0);
+    if (sameShapes && terms.size() >= 2)
+        ctx.setActivation(out, addSimpleOp(ctx, node.name, OpKind::Add, { terms }, makeLayer(Identity {})));
+    else
+        mapBinaryKind(ctx, node, BinaryKind::Add);
+    const auto n = static_cast<float>(node.proto->input_size());
+    if (node.opType() != "Mean" || n <= 1)
+        return;
+    const TensorId sum = ctx.activation(out, "sum");
+    const auto scale = ctx.newWeight(node.name + ".one_over_n", Shape { 1 }, { 1.0F / n });
+    ctx.setActivation(out,
+        addSimpleOp(ctx, ctx.derivedOpName(node.name + ":mean"), OpKind::Math, { { sum } },
+            makeLayer(Binary { BinaryKind::Mul }, { scale })));
 }
 
 // ArgMax / ArgMin along one axis: integer indices, carried as exact floats like other integers.

@@ -227,7 +227,7 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
             } else if constexpr (std::is_same_v<T, Eltwise>) {
                 builder.eltwise(in, out, { p.activation, act });
             } else if constexpr (std::is_same_v<T, Softmax>) {
-                builder.softmax(p.axis, in, out, act);
+                builder.softmax(p, in, out, act);
             } else if constexpr (std::is_same_v<T, Multiply>) {
                 if (i == 0 && multipliesTerms(op)) {
                     std::vector<Operand> operands;

@@ -666,13 +666,12 @@ void PrimitiveBuilder::innerProduct(const Operand& src, const Operand& dst, cons
         eltwiseInPlace(dst, ps);
 }
 
-void PrimitiveBuilder::softmax(int axis, const Operand& src, const Operand& dst, const Activation& act)
+void PrimitiveBuilder::softmax(const Softmax& s, const Operand& src, const Operand& dst, const Activation& act)
 {
     const auto ps = pieces(act);
-    if (axis < 0)
-        axis += static_cast<int>(src.dims.size());
-    dnnl::softmax_v2_forward::desc d(
-        prop_kind::forward_inference, algorithm::softmax_accurate, describe(src), describe(dst), axis);
+    const int axis = s.axis < 0 ? s.axis + static_cast<int>(src.dims.size()) : s.axis;
+    dnnl::softmax_v2_forward::desc d(prop_kind::forward_inference,
+        s.log ? algorithm::softmax_log : algorithm::softmax_accurate, describe(src), describe(dst), axis);
     bool fused = false;
     auto pd = withPostOps<dnnl::softmax_v2_forward::primitive_desc>(
         d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);

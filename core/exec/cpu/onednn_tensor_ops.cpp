@@ -63,6 +63,15 @@ algorithm reductionAlgorithm(ReduceKind kind)
         return algorithm::reduction_sum;
     case ReduceKind::Max:
         return algorithm::reduction_max;
+    case ReduceKind::Min:
+        return algorithm::reduction_min;
+    case ReduceKind::Prod:
+        return algorithm::reduction_mul;
+    case ReduceKind::L1:
+    case ReduceKind::L2:
+        return algorithm::reduction_norm_lp_sum;
+    case ReduceKind::SumSquare:
+        return algorithm::reduction_norm_lp_power_p_sum;
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
         break; // host code (compileDataLayer runs argExtreme)
@@ -223,7 +232,11 @@ void PrimitiveBuilder::reduce(ReduceKind kind, const Operand& src, const Operand
         return;
     }
     const auto ps = pieces(act);
-    dnnl::reduction::desc d(reductionAlgorithm(kind), describe(src), describe(dst), 0.0F, 0.0F);
+    // The norms' p: (sum |x|^p)^(1/p) for L1 and L2, sum |x|^p for SumSquare.
+    const float p = kind == ReduceKind::L1                          ? 1.0F
+        : (kind == ReduceKind::L2 || kind == ReduceKind::SumSquare) ? 2.0F
+                                                                    : 0.0F;
+    dnnl::reduction::desc d(reductionAlgorithm(kind), describe(src), describe(dst), p, 0.0F);
     bool fused = false;
     auto pd = withPostOps<dnnl::reduction::primitive_desc>(
         d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);

@@ -86,7 +86,8 @@ __global__ void poolKernel(const float* in, float* out, Pool p, Act act, std::in
 }
 
 // One thread per (outer, inner) row: the rows are short (classes, channels) in these networks.
-__global__ void softmaxKernel(const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner)
+__global__ void softmaxKernel(
+    const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner, bool logOutput)
 {
     GRID_STRIDE(r, outer * inner)
     {
@@ -97,14 +98,16 @@ __global__ void softmaxKernel(const float* in, float* out, std::int64_t outer, s
         float sum = 0.0F;
         for (std::int64_t a = 0; a < axis; ++a)
             sum += expf(in[base + a * inner] - m);
+        const float logSum = logf(sum);
         for (std::int64_t a = 0; a < axis; ++a)
-            out[base + a * inner] = expf(in[base + a * inner] - m) / sum;
+            out[base + a * inner]
+                = logOutput ? in[base + a * inner] - m - logSum : expf(in[base + a * inner] - m) / sum;
     }
 }
 
 // The last axis (attention scores: rows of the sequence length): one warp per row, so neighbouring
 // lanes read neighbouring elements; max and sum are combined across the warp by shuffles.
-__global__ void softmaxLastAxisKernel(const float* in, float* out, std::int64_t rows, std::int64_t len)
+__global__ void softmaxLastAxisKernel(const float* in, float* out, std::int64_t rows, std::int64_t len, bool logOutput)
 {
     constexpr unsigned kAll = 0xffffffffU;
     const int lane = static_cast<int>(threadIdx.x % 32);
@@ -124,8 +127,9 @@ __global__ void softmaxLastAxisKernel(const float* in, float* out, std::int64_t 
             sum += expf(x[a] - m);
         for (int step = 16; step > 0; step /= 2)
             sum += __shfl_xor_sync(kAll, sum, step);
+        const float logSum = logf(sum);
         for (std::int64_t a = lane; a < len; a += 32)
-            y[a] = expf(x[a] - m) / sum;
+            y[a] = logOutput ? x[a] - m - logSum : expf(x[a] - m) / sum;
     }
 }
 
@@ -206,17 +210,17 @@ cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p
     return cudaGetLastError();
 }
 
-cudaError_t softmax(
-    cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner)
+cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
+    std::int64_t inner, bool logOutput)
 {
     if (outer * inner <= 0)
         return cudaGetLastError();
     if (inner == 1) {
         constexpr std::int64_t warpsPerBlock = kThreads / 32;
         const std::int64_t blocks = std::min<std::int64_t>((outer + warpsPerBlock - 1) / warpsPerBlock, 65535 * 16);
-        softmaxLastAxisKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, axis);
+        softmaxLastAxisKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, outer, axis, logOutput);
     } else {
-        softmaxKernel<<<blocksFor(outer * inner), kThreads, 0, stream>>>(in, out, outer, axis, inner);
+        softmaxKernel<<<blocksFor(outer * inner), kThreads, 0, stream>>>(in, out, outer, axis, inner, logOutput);
     }
     return cudaGetLastError();
 }

@@ -50,9 +50,10 @@ struct Pool {
 cudaError_t pool(cudaStream_t stream, const float* in, float* out, const Pool& p, Act act);
 
 // Softmax over the middle dimension of [outer, axis, inner]. The last axis (inner 1, attention
-// scores) runs one warp per row, reading it coalesced; other axes one thread per row.
-cudaError_t softmax(
-    cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis, std::int64_t inner);
+// scores) runs one warp per row, reading it coalesced; other axes one thread per row. logOutput:
+// log-softmax (x - max - log(sum(exp(x - max)))).
+cudaError_t softmax(cudaStream_t stream, const float* in, float* out, std::int64_t outer, std::int64_t axis,
+    std::int64_t inner, bool logOutput = false);
 
 // out[n, o] = act(sum_k in[n, k] * weight[o, k] + bias[o]); bias may be null. FP32 FMA.
 cudaError_t gemm(cudaStream_t stream, const float* in, const float* weight, const float* bias, float* out,

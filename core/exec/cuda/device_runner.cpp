@@ -391,8 +391,8 @@ struct DeviceRunner::LayerSteps {
             inner *= inDims[d];
         const std::int64_t len = inDims.at(static_cast<std::size_t>(axis));
         const std::int64_t n = elements(outDims);
-        push([x = x, y = y, outer, len, inner, a = a, n](cudaStream_t s) {
-            cudaError_t err = kernels::softmax(s, x, y, outer, len, inner);
+        push([x = x, y = y, outer, len, inner, log = p.log, a = a, n](cudaStream_t s) {
+            cudaError_t err = kernels::softmax(s, x, y, outer, len, inner, log);
             return err == cudaSuccess && a.kind != 0 ? kernels::activation(s, y, y, n, a) : err;
         });
     }

@@ -95,7 +95,7 @@ struct BatchedMatMul {
 
 // One output element per kept index (dense, keptDims), reducing over reducedDims. kind:
 // ReduceKind's value (0 Mean, 1 Sum, 2 Max, 3 ArgMax, 4 ArgMin: the index in the reduced axes'
-// order, the last of equal extremes with selectLast).
+// order, the last of equal extremes with selectLast; 5 Min, 6 Prod, 7 L1, 8 L2, 9 SumSquare).
 struct Reduction {
     int kind = 0;
     int selectLast = 0;

@@ -108,6 +108,25 @@ __global__ void batchedMatMulKernel(const float* a, const float* b, float* out, 
     }
 }
 
+// A reduction's start, one element's contribution, two partials combined, and the result (kinds
+// as in Reduction).
+__device__ float reduceStart(int kind)
+{
+    return kind == 2 ? -INFINITY : kind == 5 ? INFINITY : kind == 6 ? 1.0F : 0.0F;
+}
+__device__ float reduceTerm(int kind, float v)
+{
+    return kind == 7 ? fabsf(v) : (kind == 8 || kind == 9) ? v * v : v;
+}
+__device__ float reduceCombine(int kind, float a, float b)
+{
+    return kind == 2 ? fmaxf(a, b) : kind == 5 ? fminf(a, b) : kind == 6 ? a * b : a + b;
+}
+__device__ float reduceFinish(int kind, float acc, std::int64_t count)
+{
+    return kind == 0 ? acc / static_cast<float>(count) : kind == 8 ? sqrtf(acc) : acc;
+}
+
 // One thread per output element, walking its reduced elements (reductions here are small: the
 // heads of imported models).
 __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, std::int64_t total)
@@ -121,7 +140,7 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
             base += x * r.keptStrides[d];
         }
         const bool arg = r.kind == 3 || r.kind == 4;
-        float acc = r.kind == 2 ? -INFINITY : 0.0F, best = 0.0F;
+        float acc = arg ? 0.0F : reduceStart(r.kind), best = 0.0F;
         for (std::int64_t j = 0; j < r.reducedCount; ++j) {
             std::int64_t rj = j, off = base;
             for (int d = r.reducedRank - 1; d >= 0; --d) {
@@ -137,12 +156,10 @@ __global__ void reduceKernel(const float* in, float* out, Reduction r, Act act, 
                     acc = static_cast<float>(j);
                 }
             } else {
-                acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
+                acc = reduceCombine(r.kind, acc, reduceTerm(r.kind, v));
             }
         }
-        if (r.kind == 0)
-            acc /= static_cast<float>(r.reducedCount);
-        out[i] = applyActivation(act, acc);
+        out[i] = applyActivation(act, arg ? acc : reduceFinish(r.kind, acc, r.reducedCount));
     }
 }
 
@@ -167,25 +184,18 @@ __global__ void reduceBlockKernel(const float* in, float* out, Reduction r, Act 
             base += (rest % r.keptDims[d]) * r.keptStrides[d];
             rest /= r.keptDims[d];
         }
-        float acc = r.kind == 2 ? -INFINITY : 0.0F;
-        for (std::int64_t j = threadIdx.x; j < r.reducedCount; j += blockDim.x) {
-            const float v = in[base + reducedOffset(r, j)];
-            acc = r.kind == 2 ? fmaxf(acc, v) : acc + v;
-        }
+        float acc = reduceStart(r.kind);
+        for (std::int64_t j = threadIdx.x; j < r.reducedCount; j += blockDim.x)
+            acc = reduceCombine(r.kind, acc, reduceTerm(r.kind, in[base + reducedOffset(r, j)]));
         partial[threadIdx.x] = acc;
         __syncthreads();
         for (int half = kThreads / 2; half > 0; half /= 2) {
             if (threadIdx.x < half)
-                partial[threadIdx.x] = r.kind == 2 ? fmaxf(partial[threadIdx.x], partial[threadIdx.x + half])
-                                                   : partial[threadIdx.x] + partial[threadIdx.x + half];
+                partial[threadIdx.x] = reduceCombine(r.kind, partial[threadIdx.x], partial[threadIdx.x + half]);
             __syncthreads();
         }
-        if (threadIdx.x == 0) {
-            float v = partial[0];
-            if (r.kind == 0)
-                v /= static_cast<float>(r.reducedCount);
-            out[i] = applyActivation(act, v);
-        }
+        if (threadIdx.x == 0)
+            out[i] = applyActivation(act, reduceFinish(r.kind, partial[0], r.reducedCount));
         __syncthreads(); // partial is reused for the next output
     }
 }
@@ -372,7 +382,7 @@ cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduc
 {
     const std::int64_t total = elementCount(r.keptDims, r.keptRank);
     // Too few outputs to fill the GPU with one thread each, and long sums: a block per output.
-    if (total > 0 && total < 8192 && r.reducedCount >= 512 && r.kind < 3) {
+    if (total > 0 && total < 8192 && r.reducedCount >= 512 && r.kind != 3 && r.kind != 4) { // not arg-extremes
         const unsigned blocks = static_cast<unsigned>(total < 65535 ? total : 65535);
         reduceBlockKernel<<<blocks, kThreads, 0, stream>>>(in, out, r, act, total);
     } else if (total > 0) {
