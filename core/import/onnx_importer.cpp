@@ -3,6 +3,7 @@
 #include "graph/graph_builder.h"
 #include "import/import_error.h"
 #include "import/onnx_constant_folding.h"
+#include "import/onnx_external_data.h"
 #include "import/onnx_graph_rewriter.h"
 #include "import/onnx_import_context.h"
 #include "import/onnx_loader.h"
@@ -371,6 +372,7 @@ Graph importOnnx(const std::string& path, std::int64_t batch, const InputShapes&
         if (batch < 0)
             throw ImportError("batch size must be positive, got " + std::to_string(batch));
         onnx::ModelProto model = parseModelFile(path);
+        loadExternalData(model, path);
         std::string name = std::filesystem::path(path).stem().string();
         return ModelImporter(model, name.empty() ? "onnx" : name).run(batch, shapes);
     } catch (const Error& e) {
