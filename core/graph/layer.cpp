@@ -191,6 +191,8 @@ const char* toString(OpKind k)
         return "Resize";
     case OpKind::ConvTranspose:
         return "ConvTranspose";
+    case OpKind::Lrn:
+        return "LRN";
     case OpKind::Math:
         return "Math";
     }
@@ -223,6 +225,7 @@ const char* Layer::kindName() const
         const char* operator()(const Expand&) const { return "expand"; }
         const char* operator()(const ConvTranspose2d&) const { return "convtranspose2d"; }
         const char* operator()(const Resize&) const { return "resize"; }
+        const char* operator()(const Lrn&) const { return "lrn"; }
     };
     return std::visit(Visitor {}, params);
 }

@@ -282,6 +282,14 @@ struct Resize {
     friend bool operator==(const Resize&, const Resize&) = default;
 };
 
+// Local response normalisation across channels (ONNX's LRN, AlexNet- and GoogLeNet-era networks):
+// x / (bias + alpha / size * sum of x^2 over channels c - (size - 1) / 2 ... c + size / 2)^beta.
+struct Lrn {
+    std::int64_t size = 5;
+    float alpha = 1e-4F, beta = 0.75F, bias = 1.0F;
+    friend bool operator==(const Lrn&, const Lrn&) = default;
+};
+
 // Passes its input through: the op's input combination (sum / concat) is all the work there is.
 struct Identity {
     friend bool operator==(const Identity&, const Identity&) = default;
@@ -289,7 +297,7 @@ struct Identity {
 
 using LayerParams
     = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary, MatMul, Concat,
-        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize>;
+        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize, Lrn>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {

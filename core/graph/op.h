@@ -43,10 +43,11 @@ enum class OpKind : std::uint8_t {
     Math, // other element-wise math (pow, min, max, erf, sqrt, ...)
     Resize, // nearest / linear / cubic resampling (Resize, Upsample)
     ConvTranspose, // transposed convolution (+ bias + activation)
+    Lrn, // local response normalisation across channels
 };
 
 // The last OpKind: views loop over every kind up to it (legends, colour classes).
-inline constexpr OpKind kLastOpKind = OpKind::ConvTranspose;
+inline constexpr OpKind kLastOpKind = OpKind::Lrn;
 
 const char* toString(OpKind k);
 

@@ -507,6 +507,13 @@ struct OutputShape {
     Shape operator()(const Expand& e) const { return broadcast(opName, in, Shape(e.shape)); }
     Shape operator()(const ConvTranspose2d& c) const { return convTransposeShape(opName, c, in); }
     Shape operator()(const Resize& r) const { return resizeShape(opName, r, in); }
+    Shape operator()(const Lrn& l) const
+    {
+        if (in.rank() < 3 || l.size < 1)
+            fail(opName,
+                "LRN needs a size of at least 1 and an input with channels and spatial axes, got " + in.toString());
+        return in;
+    }
     Shape operator()(const Gemm& g) const { return gemmShape(opName, g, in); }
     Shape operator()(const Softmax& s) const { return softmaxShape(opName, s, in); }
     Shape operator()(const Flatten& f) const { return flattenShape(opName, f, in); }
@@ -599,6 +606,8 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += inElems;
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
         flops += 2.0 * outElems;
+    } else if (const auto* l = std::get_if<Lrn>(&layer.params)) {
+        flops += outElems * static_cast<double>(2 * l->size + 4); // squares and sums, a power, a divide
     } else if (std::holds_alternative<LayerNorm>(layer.params)) {
         flops += 6.0 * inElems; // mean, variance, normalise, scale, shift
     } else if (std::holds_alternative<Where>(layer.params)) {

@@ -86,6 +86,7 @@ void mapResize(ImportContext& ctx, const NodeRef& node);
 void mapDepthToSpace(ImportContext& ctx, const NodeRef& node);
 void mapInstanceNormalization(ImportContext& ctx, const NodeRef& node);
 void mapGroupNormalization(ImportContext& ctx, const NodeRef& node);
+void mapLrn(ImportContext& ctx, const NodeRef& node);
 // onnx_einsum.cpp.
 void mapEinsum(ImportContext& ctx, const NodeRef& node);
 

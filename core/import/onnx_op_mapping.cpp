@@ -276,7 +276,7 @@ bool isMappedOpType(const std::string& opType)
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
-        "If", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+        "If", "LRN", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
         "ReduceLogSum" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
@@ -356,6 +356,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapGroupNormalization(ctx, node);
     else if (op == "If")
         mapIf(ctx, node);
+    else if (op == "LRN")
+        mapLrn(ctx, node);
     else if (op == "Expand")
         mapExpand(ctx, node);
     else if (op == "Gather")

@@ -1,6 +1,6 @@
 // Node mappings for the layers of segmentation, super-resolution and generative vision models:
-// ConvTranspose, Resize and Upsample, DepthToSpace and SpaceToDepth (pixel shuffle), and
-// InstanceNormalization (also how PyTorch exports GroupNorm) and GroupNormalization.
+// ConvTranspose, Resize and Upsample, DepthToSpace and SpaceToDepth (pixel shuffle),
+// InstanceNormalization (also how PyTorch exports GroupNorm), GroupNormalization and LRN.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 #include "import/onnx_op_mapping.h"
@@ -432,6 +432,22 @@ void mapGroupNormalization(ImportContext& ctx, const NodeRef& node)
             = ctx.newWeight(node.name + "." + roles[i - 1] + "_per_channel", Shape { channels }, std::move(expanded));
     }
     addGroupNorm(ctx, node, x, groups, attrs.getFloat("epsilon", 1e-5F), affine);
+}
+
+void mapLrn(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "X");
+    if (ctx.shapeOf(x).rank() < 3)
+        throw NodeError("needs an input with channels and spatial axes, not " + ctx.shapeOf(x).toString());
+    Lrn l;
+    l.size = attrs.getInt("size", 0);
+    if (l.size < 1)
+        throw NodeError("size " + std::to_string(l.size) + " must be at least 1");
+    l.alpha = attrs.getFloat("alpha", 1e-4F);
+    l.beta = attrs.getFloat("beta", 0.75F);
+    l.bias = attrs.getFloat("bias", 1.0F);
+    addUnaryOp(ctx, node, OpKind::Lrn, makeLayer(l));
 }
 
 } // namespace opsched::onnx_import

@@ -91,12 +91,12 @@ TEST(OnnxControlFlow, AConstantConditionImportsTheTakenBranchOnly)
         ModelMaker m;
         m.input("x", { 1, 3, 4, 4 }).output("y", { 1, 3, 4, 4 });
         boolConstant(m, "flag", flag);
-        // The untaken branch may hold what opsched cannot import (LRN here).
-        auto lrn = branch("untaken", { { "LRN", { "x" }, "l", "lrn" } }, "l", { 1, 3, 4, 4 });
-        ModelMaker::attr(*lrn.mutable_node(0), "size", std::int64_t { 3 });
-        const auto thenBranch = flag ? branch("then", { { "Relu", { "x" }, "r", "relu" } }, "r", { 1, 3, 4, 4 }) : lrn;
+        // The untaken branch may hold what opsched cannot import (Hardmax here).
+        const auto untaken = branch("untaken", { { "Hardmax", { "x" }, "h", "hardmax" } }, "h", { 1, 3, 4, 4 });
+        const auto thenBranch
+            = flag ? branch("then", { { "Relu", { "x" }, "r", "relu" } }, "r", { 1, 3, 4, 4 }) : untaken;
         const auto elseBranch
-            = flag ? lrn : branch("else", { { "Sigmoid", { "x" }, "s", "sigmoid" } }, "s", { 1, 3, 4, 4 });
+            = flag ? untaken : branch("else", { { "Sigmoid", { "x" }, "s", "sigmoid" } }, "s", { 1, 3, 4, 4 });
         ifNode(m, "flag", thenBranch, elseBranch, "y");
         const Graph g = importOnnx(m.save());
         ASSERT_EQ(g.opCount(), 1U) << "flag " << flag;
@@ -168,12 +168,11 @@ TEST(OnnxControlFlow, WhatCannotBeDecidedOrImportedIsRefusedByName)
         ModelMaker m;
         m.input("x", { 1, 3, 4, 4 }).output("y", { 1, 3, 4, 4 });
         boolConstant(m, "flag", true);
-        const auto a = branch("then", { { "LRN", { "x" }, "l", "lrn" } }, "l", { 1, 3, 4, 4 });
+        const auto a = branch("then", { { "Hardmax", { "x" }, "h", "hardmax" } }, "h", { 1, 3, 4, 4 });
         const auto b = branch("else", { { "Relu", { "x" }, "r", "relu" } }, "r", { 1, 3, 4, 4 });
-        auto& node = ifNode(m, "flag", a, b, "y");
-        ModelMaker::attr(*node.mutable_attribute(0)->mutable_g()->mutable_node(0), "size", std::int64_t { 3 });
+        ifNode(m, "flag", a, b, "y");
         const auto message = importError(m.save());
-        EXPECT_CONTAINS(message, "then branch, 'choose/lrn' (LRN): operator not supported");
+        EXPECT_CONTAINS(message, "then branch, 'choose/hardmax' (Hardmax): operator not supported");
     }
 }
 

@@ -194,15 +194,13 @@ TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
     ModelMaker m;
     m.input("x", { 1, 3, 4, 4 }).output("y").output("z");
     m.node("Hardmax", { "x" }, { "a" }, "hardmax_1");
-    m.node("LRN", { "a" }, { "b" }, "");
-    auto& lrn = *m.graph().mutable_node(1);
-    ModelMaker::attr(lrn, "size", std::int64_t { 3 });
+    m.node("LpNormalization", { "a" }, { "b" }, "");
     m.node("Relu", { "b" }, { "y" }, "relu");
     m.node("FusedThing", { "x" }, { "z" }, "custom").set_domain("com.example");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 nodes are not supported");
     EXPECT_CONTAINS(message, "'hardmax_1' (Hardmax)");
-    EXPECT_CONTAINS(message, "'LRN_1' (LRN)");
+    EXPECT_CONTAINS(message, "'LpNormalization_1' (LpNormalization)");
     EXPECT_CONTAINS(message, "'custom' (FusedThing)");
     EXPECT_CONTAINS(message, "com.example");
 }

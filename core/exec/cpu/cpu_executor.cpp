@@ -215,6 +215,8 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                 builder.convTranspose(p, in, out, weights(0), bias.empty() ? nullptr : &bias, act);
             } else if constexpr (std::is_same_v<T, Resize>) {
                 builder.resize(p, in, out, act);
+            } else if constexpr (std::is_same_v<T, Lrn>) {
+                builder.lrn(p, in, out, act);
             } else if constexpr (std::is_same_v<T, Gemm>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
                 builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);

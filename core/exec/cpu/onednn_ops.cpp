@@ -680,6 +680,16 @@ void PrimitiveBuilder::softmax(const Softmax& s, const Operand& src, const Opera
         eltwiseInPlace(dst, ps);
 }
 
+void PrimitiveBuilder::lrn(const Lrn& l, const Operand& src, const Operand& dst, const Activation& act)
+{
+    // oneDNN's window is ONNX's: channels c - (size - 1) / 2 to c + size / 2, alpha divided by size.
+    const dnnl::lrn_forward::desc d(
+        prop_kind::forward_inference, algorithm::lrn_across_channels, describe(src), l.size, l.alpha, l.beta, l.bias);
+    const dnnl::lrn_forward::primitive_desc pd(d, attr({}), engine_);
+    push(pd, dnnl::lrn_forward(pd), { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(matchLayout(src, dst)) } });
+    eltwiseInPlace(dst, pieces(act));
+}
+
 void PrimitiveBuilder::multiply(const std::vector<Operand>& operands, const Operand& dst, const Activation& act)
 {
     // oneDNN broadcasts the second operand only: start from one with the full shape (or ones).

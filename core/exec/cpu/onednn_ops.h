@@ -84,6 +84,8 @@ public:
     void innerProduct(const Operand& src, const Operand& dst, const std::vector<float>& weights,
         const std::vector<float>* bias, const Activation& act);
     void softmax(const Softmax& s, const Operand& src, const Operand& dst, const Activation& act);
+    // LRN across channels (oneDNN's lrn_forward; dst in src's layout).
+    void lrn(const Lrn& l, const Operand& src, const Operand& dst, const Activation& act);
     // Product of the operands with NumPy broadcasting into dst (which has the broadcast shape).
     void multiply(const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
     void sum(const std::vector<Operand>& srcs, const Operand& dst);

@@ -171,6 +171,15 @@ struct DeviceRunner::TensorLayerSteps {
         push([x = x, w, b, y = y, shape, a = a](
                  cudaStream_t s) { return kernels::convTranspose(s, x, w, b, y, shape, a); });
     }
+    void operator()(const Lrn& p) const
+    {
+        if (inDims.size() < 3)
+            throw Error(what + ": LRN needs channels and spatial axes");
+        kernels::LrnShape s { inDims[0], inDims[1], 1, p.size, p.alpha, p.beta, p.bias };
+        for (std::size_t d = 2; d < inDims.size(); ++d)
+            s.inner *= inDims[d];
+        push([x = x, y = y, s, a = a](cudaStream_t st) { return kernels::lrn(st, x, y, s, a); });
+    }
     void operator()(const Reduce& p) const
     {
         kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);

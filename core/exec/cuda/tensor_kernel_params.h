@@ -145,6 +145,12 @@ struct ConvTransposeShape {
     std::int64_t inD = 1, outD = 1, kernelD = 1, strideD = 1, padFront = 0, dilationD = 1;
 };
 
+// LRN across channels over [batch, channels, inner] (inner: the spatial positions).
+struct LrnShape {
+    std::int64_t batch = 0, channels = 0, inner = 0, size = 5;
+    float alpha = 1e-4F, beta = 0.75F, bias = 1.0F;
+};
+
 // A 3-D convolution over NCDHW, weights [outChannels, inChannels / groups, kD, kH, kW]; bias
 // optional. Spatial arrays are depth, height, width.
 struct Conv3dShape {

@@ -287,6 +287,21 @@ __global__ void convTransposeKernel(const float* in, const float* weights, const
     }
 }
 
+__global__ void lrnKernel(const float* in, float* out, LrnShape s, Act act, std::int64_t total)
+{
+    TENSOR_GRID_STRIDE(i, total)
+    {
+        const std::int64_t c = (i / s.inner) % s.channels, base = i - c * s.inner;
+        const std::int64_t first = c - (s.size - 1) / 2, last = c + s.size / 2;
+        float sum = 0.0F;
+        for (std::int64_t k = first < 0 ? 0 : first; k <= last && k < s.channels; ++k) {
+            const float v = in[base + k * s.inner];
+            sum += v * v;
+        }
+        out[i] = applyActivation(act, in[i] / powf(s.bias + s.alpha / static_cast<float>(s.size) * sum, s.beta));
+    }
+}
+
 __global__ void conv3dKernel(
     const float* in, const float* weights, const float* bias, float* out, Conv3dShape c, Act act, std::int64_t total)
 {
@@ -404,6 +419,14 @@ cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const
     const std::int64_t total = elementCount(r.outDims, r.rank);
     if (total > 0)
         resizeGatherKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, r, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t lrn(cudaStream_t stream, const float* in, float* out, const LrnShape& s, Act act)
+{
+    const std::int64_t total = s.batch * s.channels * s.inner;
+    if (total > 0)
+        lrnKernel<<<blocksFor(total), kThreads, 0, stream>>>(in, out, s, act, total);
     return cudaGetLastError();
 }
 

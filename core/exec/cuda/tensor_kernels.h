@@ -28,6 +28,9 @@ cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const Pa
 
 cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const ResizeGather& r, Act act);
 
+// LRN across channels: each output element sums the squares of its channel window.
+cudaError_t lrn(cudaStream_t stream, const float* in, float* out, const LrnShape& s, Act act);
+
 // Direct transposed convolution: each output element gathers the inputs whose taps land on it.
 cudaError_t convTranspose(cudaStream_t stream, const float* in, const float* weights, const float* bias, float* out,
     const ConvTransposeShape& c, Act act);
