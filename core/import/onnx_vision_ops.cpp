@@ -243,6 +243,15 @@ void mapResize(ImportContext& ctx, const NodeRef& node)
     if (axes.empty())
         for (std::size_t d = 0; d < rank; ++d)
             axes.push_back(static_cast<std::int64_t>(d));
+    std::vector<bool> listed(rank, false);
+    for (auto& a : axes) { // normalised and checked before anything indexes by them
+        const std::int64_t given = a;
+        a = a < 0 ? a + in.rank() : a;
+        if (a < 0 || a >= in.rank() || listed[static_cast<std::size_t>(a)])
+            throw NodeError(
+                "axis " + std::to_string(given) + " is out of range or repeated for input " + in.toString());
+        listed[static_cast<std::size_t>(a)] = true;
+    }
     const std::size_t given = scales.empty() ? sizes.size() : scales.size();
     if (given != axes.size())
         throw NodeError("has " + std::to_string(given) + (scales.empty() ? " sizes" : " scales") + " for "
@@ -258,16 +267,13 @@ void mapResize(ImportContext& ctx, const NodeRef& node)
     double common = policy == "not_larger" ? 1e300 : 0.0;
     if (!sizes.empty() && policy != "stretch")
         for (std::size_t k = 0; k < axes.size(); ++k) {
-            const auto d = static_cast<std::size_t>(axes[k] < 0 ? axes[k] + in.rank() : axes[k]);
-            const double ratio = static_cast<double>(sizes[k]) / static_cast<double>(in.dims.at(d));
+            const double ratio
+                = static_cast<double>(sizes[k]) / static_cast<double>(in.dims[static_cast<std::size_t>(axes[k])]);
             common = policy == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
         }
     bool downsamples = false;
     for (std::size_t k = 0; k < axes.size(); ++k) {
-        const std::int64_t a = axes[k] < 0 ? axes[k] + in.rank() : axes[k];
-        if (a < 0 || a >= in.rank())
-            throw NodeError("axis " + std::to_string(axes[k]) + " is out of range for input " + in.toString());
-        const auto d = static_cast<std::size_t>(a);
+        const auto d = static_cast<std::size_t>(axes[k]);
         std::int64_t out = 0;
         double scale = 1.0;
         if (!sizes.empty() && policy != "stretch") {
@@ -281,11 +287,11 @@ void mapResize(ImportContext& ctx, const NodeRef& node)
             scale = scales[k];
             if (!(scale > 0.0))
                 throw NodeError(
-                    "scale " + std::to_string(scale) + " on axis " + std::to_string(a) + " is not positive");
+                    "scale " + std::to_string(scale) + " on axis " + std::to_string(d) + " is not positive");
             out = static_cast<std::int64_t>(std::floor(static_cast<double>(in.dims[d]) * scale));
         }
         if (out < 1)
-            throw NodeError("resizes axis " + std::to_string(a) + " of " + in.toString() + " to " + std::to_string(out)
+            throw NodeError("resizes axis " + std::to_string(d) + " of " + in.toString() + " to " + std::to_string(out)
                 + " elements");
         downsamples = downsamples || out < in.dims[d];
         r.scales[d] = static_cast<float>(scale);
