@@ -20,8 +20,8 @@ using namespace folding;
 const std::unordered_set<std::string>& foldOnlyTypes()
 {
     static const std::unordered_set<std::string> types { "Constant", "Shape", "Size", "ConstantOfShape", "Range",
-        "ScatterND", "Mod", "NonZero", "Tile", "CumSum", "Trilu", "ArgMax", "ArgMin", "GatherND", "GatherElements",
-        "OneHot", "And", "Or", "Xor", "Floor", "Ceil", "Round", "Sign", "LessOrEqual", "GreaterOrEqual", "Sin", "Cos" };
+        "ScatterND", "Mod", "NonZero", "CumSum", "Trilu", "ArgMax", "ArgMin", "GatherND", "GatherElements", "OneHot",
+        "And", "Or", "Xor", "Floor", "Ceil", "Round", "Sign", "LessOrEqual", "GreaterOrEqual", "Sin", "Cos" };
     return types;
 }
 

@@ -114,6 +114,7 @@ void mapCast(ImportContext& ctx, const NodeRef& node);
 void mapGelu(ImportContext& ctx, const NodeRef& node);
 // Sum and Mean of any number of inputs.
 void mapSumOrMean(ImportContext& ctx, const NodeRef& node);
+void mapTile(ImportContext& ctx, const NodeRef& node);
 // Shape and Size: constants from the (static) dimensions of an activation or a constant.
 void foldShapeOf(ImportContext& ctx, const NodeRef& node);
 // If whose condition is a constant at import: the taken branch's nodes imported in its place.

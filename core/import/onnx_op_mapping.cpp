@@ -276,8 +276,8 @@ bool isMappedOpType(const std::string& opType)
         "ReduceMean", "Pad", "BatchNormalization", "Identity", "Dropout", "LeakyRelu", "Elu", "Selu", "Celu",
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
-        "If", "LRN", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
-        "ReduceLogSum" };
+        "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -358,6 +358,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapIf(ctx, node);
     else if (op == "LRN")
         mapLrn(ctx, node);
+    else if (op == "Tile")
+        mapTile(ctx, node);
     else if (op == "Expand")
         mapExpand(ctx, node);
     else if (op == "Gather")

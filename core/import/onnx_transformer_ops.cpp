@@ -307,6 +307,40 @@ void mapExpand(ImportContext& ctx, const NodeRef& node)
     addUnaryOp(ctx, node, OpKind::Expand, makeLayer(Expand { shape }));
 }
 
+// Tile on activations: each repeated axis d of size n becomes [r, n] by a broadcast copy, then
+// r * n; one op of a view, an Expand and a view (the whole tile in one copy).
+void mapTile(ImportContext& ctx, const NodeRef& node)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "input");
+    const Shape in = ctx.shapeOf(x);
+    const auto repeats = ctx.constant(inputName(node, 1), "repeats")->toInts();
+    if (repeats.size() != static_cast<std::size_t>(in.rank()))
+        throw NodeError("has " + std::to_string(repeats.size()) + " repeats for input " + in.toString());
+    std::vector<std::int64_t> split, expand, merged;
+    for (std::size_t d = 0; d < repeats.size(); ++d) {
+        if (repeats[d] < 1 || repeats[d] > (std::int64_t { 1 } << 20))
+            throw NodeError(
+                "repeat " + std::to_string(repeats[d]) + " on axis " + std::to_string(d) + " is out of range");
+        if (repeats[d] > 1) {
+            split.push_back(1);
+            expand.push_back(repeats[d]);
+        }
+        split.push_back(in.dims[d]);
+        expand.push_back(1);
+        merged.push_back(repeats[d] * in.dims[d]);
+    }
+    OpSpec spec;
+    spec.name = node.name;
+    spec.kind = OpKind::Expand;
+    spec.inputs = { { x } };
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(split, in) }));
+    spec.layers.push_back(makeLayer(Expand { expand }));
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(merged, in) }));
+    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+    if (ctx.isInteger(inputName(node, 0)))
+        ctx.markInteger(node.proto->output(0));
+}
+
 void mapGather(ImportContext& ctx, const NodeRef& node)
 {
     const std::string& data = inputName(node, 0);

@@ -31,7 +31,7 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Not", "Pow", "Cast", "Equal",
     "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax",
     // Heads: log-probabilities, norms, variadic sums.
-    "LogSoftmax", "LRN", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+    "LogSoftmax", "LRN", "Tile", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
@@ -41,7 +41,7 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Dropout", { 1, 2 } }, { "ReduceMean", { 1 } }, { "ReduceSum", { 1 } }, { "ReduceMax", { 1 } },
     { "Expand", { 1 } }, { "LayerNormalization", { 1, 2 } }, { "PRelu", { 1 } }, { "ConvTranspose", { 1, 2 } },
     { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
-    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } } };
+    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {
