@@ -1,7 +1,8 @@
-// If whose condition is a constant at import (a flag, or a test on static shapes): the taken branch
-// is imported in its place, node by node, and its outputs become the If's. Shapes are static here,
-// so a branch chosen by a shape test is chosen once; a condition computed from activation values
-// is refused by name.
+// Nodes evaluated at import rather than run (Shape, Size, constants folded), and If whose
+// condition is a constant at import (a flag, or a test on static shapes): the taken branch is
+// imported in its place, node by node, and its outputs become the If's. Shapes are static here, so
+// a branch chosen by a shape test is chosen once; a condition computed from activation values is
+// refused by name.
 #include "import/import_error.h"
 #include "import/onnx_attributes.h"
 #include "import/onnx_constant_folding.h"
@@ -28,6 +29,17 @@ void foldShapeOf(ImportContext& ctx, const NodeRef& node)
     ctx.setConstant(node.proto->output(0), std::make_shared<ConstTensor>(ConstTensor::ofInts({}, { n })));
 }
 
+void foldToConstants(ImportContext& ctx, const NodeRef& node)
+{
+    std::vector<ConstPtr> inputs;
+    for (const auto& in : node.proto->input())
+        inputs.push_back(in.empty() ? nullptr : ctx.find(in)->constant);
+    const auto outputs = foldNode(*node.proto, inputs, ctx.opset);
+    for (int i = 0; i < node.proto->output_size() && static_cast<std::size_t>(i) < outputs.size(); ++i)
+        if (!node.proto->output(i).empty())
+            ctx.setConstant(node.proto->output(i), outputs[static_cast<std::size_t>(i)]);
+}
+
 namespace {
 
 bool allInputsConstant(ImportContext& ctx, const onnx::NodeProto& node)
@@ -52,13 +64,7 @@ void importBranchNode(ImportContext& ctx, const NodeRef& node)
     } else if (node.opType() == "If") {
         mapIf(ctx, node);
     } else if (allInputsConstant(ctx, *node.proto) && isFoldableOpType(node.opType())) {
-        std::vector<ConstPtr> inputs;
-        for (const auto& in : node.proto->input())
-            inputs.push_back(in.empty() ? nullptr : ctx.find(in)->constant);
-        const auto outputs = foldNode(*node.proto, inputs, ctx.opset);
-        for (int i = 0; i < node.proto->output_size() && static_cast<std::size_t>(i) < outputs.size(); ++i)
-            if (!node.proto->output(i).empty())
-                ctx.setConstant(node.proto->output(i), outputs[static_cast<std::size_t>(i)]);
+        foldToConstants(ctx, node);
     } else {
         mapNode(ctx, node);
     }

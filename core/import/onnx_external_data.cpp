@@ -1,6 +1,7 @@
 #include "import/onnx_external_data.h"
 
 #include "import/import_error.h"
+#include "import/onnx_tensor.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,33 +11,6 @@ namespace opsched::onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Bytes per element of the types a tensor's raw data can hold; 0 for the others.
-std::int64_t elementBytes(int type)
-{
-    using T = onnx::TensorProto;
-    switch (type) {
-    case T::FLOAT:
-    case T::INT32:
-    case T::UINT32:
-        return 4;
-    case T::DOUBLE:
-    case T::INT64:
-    case T::UINT64:
-        return 8;
-    case T::FLOAT16:
-    case T::BFLOAT16:
-    case T::INT16:
-    case T::UINT16:
-        return 2;
-    case T::INT8:
-    case T::UINT8:
-    case T::BOOL:
-        return 1;
-    default:
-        return 0;
-    }
-}
 
 class ExternalReader {
 public:
@@ -79,7 +53,7 @@ public:
         std::int64_t elements = 1;
         for (auto d : t.dims())
             elements *= d;
-        const std::int64_t per = elementBytes(t.data_type());
+        const auto per = static_cast<std::int64_t>(elementBytes(t.data_type()));
         if (per > 0 && elements * per != length)
             throw ImportError(what + ": external data holds " + std::to_string(length)
                 + " bytes, its shape and type need " + std::to_string(elements * per));

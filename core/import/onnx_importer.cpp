@@ -248,13 +248,7 @@ private:
                 if (!isFoldableOpType(node.opType()))
                     throw NodeError("all its inputs are constants, and opsched does not evaluate " + node.opType()
                         + " at import time");
-                std::vector<ConstPtr> inputs;
-                for (const auto& in : node.proto->input())
-                    inputs.push_back(in.empty() ? nullptr : ctx.find(in)->constant);
-                const auto outputs = foldNode(*node.proto, inputs, ctx.opset);
-                for (int i = 0; i < node.proto->output_size() && static_cast<std::size_t>(i) < outputs.size(); ++i)
-                    if (!node.proto->output(i).empty())
-                        ctx.setConstant(node.proto->output(i), outputs[static_cast<std::size_t>(i)]);
+                foldToConstants(ctx, node);
             } else {
                 mapNode(ctx, node);
             }

@@ -51,6 +51,13 @@ std::vector<std::int64_t> axesInput(ImportContext& ctx, const NodeRef& node, int
 // [N, C, 1, W]. pairAttr: a per-axis attribute as {height, width} (a 1-D window's height is
 // `fallback`). windowPads: {top, left, bottom, right} from pads or auto_pad, on the 2-D input.
 int spatialRankOf(const Shape& in, const char* what, bool volumes = false);
+// Per spatial axis of an n-D window: the attribute's values (`fallback` each when absent), checked
+// against `min` and the largest sane value.
+std::vector<std::int64_t> windowValues(
+    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, std::size_t n);
+// Explicit padding per axis (none when `valid`): the pads attribute's begins and ends, checked.
+void explicitPads(const Attributes& attrs, std::size_t n, bool valid, std::vector<std::int64_t>& begin,
+    std::vector<std::int64_t>& end);
 Shape asTwoD(const Shape& in);
 std::array<std::int64_t, 2> pairAttr(
     const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, int spatial);
@@ -117,6 +124,8 @@ void mapSumOrMean(ImportContext& ctx, const NodeRef& node);
 void mapTile(ImportContext& ctx, const NodeRef& node);
 // Shape and Size: constants from the (static) dimensions of an activation or a constant.
 void foldShapeOf(ImportContext& ctx, const NodeRef& node);
+// A node whose inputs are all constants, evaluated at import into constant outputs.
+void foldToConstants(ImportContext& ctx, const NodeRef& node);
 // If whose condition is a constant at import: the taken branch's nodes imported in its place.
 void mapIf(ImportContext& ctx, const NodeRef& node);
 void mapPow(ImportContext& ctx, const NodeRef& node);

@@ -28,32 +28,6 @@ float bfloatToFloat(std::uint16_t b)
     return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
-std::size_t elementBytes(int type)
-{
-    using T = onnx::TensorProto;
-    switch (type) {
-    case T::FLOAT:
-    case T::INT32:
-    case T::UINT32:
-        return 4;
-    case T::DOUBLE:
-    case T::INT64:
-    case T::UINT64:
-        return 8;
-    case T::FLOAT16:
-    case T::BFLOAT16:
-    case T::INT16:
-    case T::UINT16:
-        return 2;
-    case T::INT8:
-    case T::UINT8:
-    case T::BOOL:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 // Raw data is little-endian, as on every host opsched builds for.
 template <typename Raw, typename Out, typename Convert>
 void fromRaw(const std::string& raw, std::size_t count, std::vector<Out>& out, Convert convert)
@@ -284,6 +258,32 @@ ConstTensor decodeTensor(const onnx::TensorProto& proto, const std::string& what
         break;
     }
     return t;
+}
+
+std::size_t elementBytes(int type)
+{
+    using T = onnx::TensorProto;
+    switch (type) {
+    case T::FLOAT:
+    case T::INT32:
+    case T::UINT32:
+        return 4;
+    case T::DOUBLE:
+    case T::INT64:
+    case T::UINT64:
+        return 8;
+    case T::FLOAT16:
+    case T::BFLOAT16:
+    case T::INT16:
+    case T::UINT16:
+        return 2;
+    case T::INT8:
+    case T::UINT8:
+    case T::BOOL:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 } // namespace opsched::onnx_import

@@ -44,6 +44,10 @@ ConstTensor decodeTensor(const onnx::TensorProto& proto, const std::string& what
 
 const char* dataTypeName(int onnxType);
 
+// Bytes per element of the types raw_data can hold (float, double, float16, bfloat16, the integers
+// and bool); 0 for the others.
+std::size_t elementBytes(int onnxType);
+
 // "2x3x4" for messages ("scalar" for rank 0).
 std::string dimsToString(const std::vector<std::int64_t>& dims);
 

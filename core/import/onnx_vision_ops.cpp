@@ -83,29 +83,14 @@ struct TransposedWindow {
     std::vector<std::int64_t> kernel, stride, dilation, padBegin, padEnd, outputPadding;
 };
 
-std::vector<std::int64_t> perAxisAttr(
-    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, std::size_t n)
-{
-    auto v = attrs.getInts(name);
-    if (v.empty())
-        v.assign(n, fallback);
-    if (v.size() != n)
-        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a " + std::to_string(n)
-            + "-D transposed convolution");
-    for (auto x : v)
-        if (x < min || x > (std::int64_t { 1 } << 20))
-            throw NodeError(std::string(name) + " value " + std::to_string(x) + " is out of range");
-    return v;
-}
-
 // Padding from explicit pads, or from output_shape or SAME (the output size fixes the padding);
 // an end padding below zero (an output_shape beyond the natural size) becomes output padding.
 TransposedWindow transposedWindow(
     const Attributes& attrs, const std::vector<std::int64_t>& size, std::vector<std::int64_t> kernel)
 {
     const std::size_t n = size.size();
-    TransposedWindow t { std::move(kernel), perAxisAttr(attrs, "strides", 1, 1, n),
-        perAxisAttr(attrs, "dilations", 1, 1, n), {}, {}, perAxisAttr(attrs, "output_padding", 0, 0, n) };
+    TransposedWindow t { std::move(kernel), windowValues(attrs, "strides", 1, 1, n),
+        windowValues(attrs, "dilations", 1, 1, n), {}, {}, windowValues(attrs, "output_padding", 0, 0, n) };
     const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
     auto outputShape = attrs.getInts("output_shape");
     if (outputShape.size() == n + 2)
@@ -124,18 +109,7 @@ TransposedWindow transposedWindow(
             t.padEnd.push_back(upper ? total - floorDiv(total, 2) : floorDiv(total, 2));
         }
     } else if (autoPad == "NOTSET" || autoPad.empty() || autoPad == "VALID") {
-        auto pads = autoPad == "VALID" ? std::vector<std::int64_t>() : attrs.getInts("pads");
-        if (pads.empty())
-            pads.assign(2 * n, 0);
-        if (pads.size() != 2 * n)
-            throw NodeError(
-                "pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n) + "-D window");
-        for (std::size_t d = 0; d < n; ++d) {
-            if (pads[d] < 0 || pads[d + n] < 0)
-                throw NodeError("pad " + std::to_string(std::min(pads[d], pads[d + n])) + " is out of range");
-            t.padBegin.push_back(pads[d]);
-            t.padEnd.push_back(pads[d + n]);
-        }
+        explicitPads(attrs, n, autoPad == "VALID", t.padBegin, t.padEnd);
     } else {
         throw NodeError("unknown auto_pad '" + autoPad + "'");
     }

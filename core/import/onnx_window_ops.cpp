@@ -37,6 +37,34 @@ int spatialRankOf(const Shape& in, const char* what, bool volumes)
     return in.rank() - 2;
 }
 
+std::vector<std::int64_t> windowValues(
+    const Attributes& attrs, const char* name, std::int64_t fallback, std::int64_t min, std::size_t n)
+{
+    auto v = attrs.getInts(name);
+    if (v.empty())
+        v.assign(n, fallback);
+    if (v.size() != n)
+        throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a " + std::to_string(n)
+            + "-D window");
+    for (auto& x : v)
+        x = checkedWindowValue(x, min, name);
+    return v;
+}
+
+void explicitPads(const Attributes& attrs, std::size_t n, bool valid, std::vector<std::int64_t>& begin,
+    std::vector<std::int64_t>& end)
+{
+    auto pads = valid ? std::vector<std::int64_t>() : attrs.getInts("pads");
+    if (pads.empty())
+        pads.assign(2 * n, 0);
+    if (pads.size() != 2 * n)
+        throw NodeError("pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n) + "-D window");
+    for (std::size_t d = 0; d < n; ++d) {
+        begin.push_back(checkedWindowValue(pads[d], 0, "pad"));
+        end.push_back(checkedWindowValue(pads[d + n], 0, "pad"));
+    }
+}
+
 namespace {
 
 // Per spatial axis of an N-D window: strides, dilations and the padding before and after it,
@@ -49,30 +77,10 @@ WindowGeometry windowGeometry(
     const Attributes& attrs, const std::vector<std::int64_t>& size, const std::vector<std::int64_t>& kernel)
 {
     const std::size_t n = size.size();
-    auto perAxis = [&](const char* name, std::int64_t fallback, std::int64_t min) {
-        auto v = attrs.getInts(name);
-        if (v.empty())
-            v.assign(n, fallback);
-        if (v.size() != n)
-            throw NodeError(std::string(name) + " has " + std::to_string(v.size()) + " values for a "
-                + std::to_string(n) + "-D window");
-        for (auto& x : v)
-            x = checkedWindowValue(x, min, name);
-        return v;
-    };
-    WindowGeometry g { perAxis("strides", 1, 1), perAxis("dilations", 1, 1), {}, {} };
+    WindowGeometry g { windowValues(attrs, "strides", 1, 1, n), windowValues(attrs, "dilations", 1, 1, n), {}, {} };
     const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
     if (autoPad == "NOTSET" || autoPad.empty() || autoPad == "VALID") {
-        auto pads = autoPad == "VALID" ? std::vector<std::int64_t>() : attrs.getInts("pads");
-        if (pads.empty())
-            pads.assign(2 * n, 0);
-        if (pads.size() != 2 * n)
-            throw NodeError(
-                "pads has " + std::to_string(pads.size()) + " values for a " + std::to_string(n) + "-D window");
-        for (std::size_t d = 0; d < n; ++d) {
-            g.padBegin.push_back(checkedWindowValue(pads[d], 0, "pad"));
-            g.padEnd.push_back(checkedWindowValue(pads[d + n], 0, "pad"));
-        }
+        explicitPads(attrs, n, autoPad == "VALID", g.padBegin, g.padEnd);
         return g;
     }
     if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")

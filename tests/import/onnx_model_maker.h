@@ -2,6 +2,9 @@
 // attributes, and saving to a temporary file.
 #pragma once
 
+#include "import/onnx_importer.h"
+#include "util/error.h"
+
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -174,6 +177,20 @@ public:
 private:
     onnx::ModelProto model_;
 };
+
+// The message of the Error importing `path` throws (fails the test when it imports).
+inline std::string importError(const std::string& path, std::int64_t batch = 0)
+{
+    try {
+        importOnnx(path, batch);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "'" << path << "' imported";
+    return {};
+}
+
+#define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)
 
 struct TempDirCleanup {
     ~TempDirCleanup()

@@ -12,22 +12,10 @@
 #include <variant>
 
 using namespace opsched;
+using opsched::test::importError;
 using opsched::test::ModelMaker;
 
 namespace {
-
-std::string importError(const std::string& path)
-{
-    try {
-        importOnnx(path);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "'" << path << "' imported";
-    return {};
-}
-
-#define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)
 
 std::size_t countKind(const Graph& g, OpKind kind)
 {

@@ -10,22 +10,10 @@
 #include <gtest/gtest.h>
 
 using namespace opsched;
+using opsched::test::importError;
 using opsched::test::ModelMaker;
 
 namespace {
-
-std::string importError(const std::string& path)
-{
-    try {
-        importOnnx(path);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "'" << path << "' imported";
-    return {};
-}
-
-#define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)
 
 // A branch graph with one output `out` of `dims`, made of `nodes` (op, inputs, output, name).
 struct BranchNode {

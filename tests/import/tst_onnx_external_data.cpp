@@ -14,22 +14,10 @@
 #include <fstream>
 
 using namespace opsched;
+using opsched::test::importError;
 using opsched::test::ModelMaker;
 
 namespace {
-
-std::string importError(const std::string& path)
-{
-    try {
-        importOnnx(path);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "'" << path << "' imported";
-    return {};
-}
-
-#define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)
 
 // x [1, 4] -> Gemm with W [3, 4] stored in `file` at `offset` (16 bytes of padding before it).
 ModelMaker gemmWithExternalWeights(
