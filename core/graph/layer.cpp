@@ -48,6 +48,18 @@ const char* toString(ActivationKind k)
         return "nonzero";
     case ActivationKind::Truncate:
         return "truncate";
+    case ActivationKind::Floor:
+        return "floor";
+    case ActivationKind::Ceil:
+        return "ceil";
+    case ActivationKind::Round:
+        return "round";
+    case ActivationKind::Sign:
+        return "sign";
+    case ActivationKind::Sin:
+        return "sin";
+    case ActivationKind::Cos:
+        return "cos";
     case ActivationKind::LeakyRelu:
         return "leakyrelu";
     case ActivationKind::Elu:

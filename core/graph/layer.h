@@ -45,6 +45,12 @@ enum class ActivationKind : std::uint8_t {
     Softsign, // x / (1 + |x|)
     Mish, // x tanh(softplus(x))
     ThresholdedRelu, // x > alpha: x, else 0
+    Floor,
+    Ceil,
+    Round, // to the nearest, halves to even (ONNX's Round)
+    Sign, // -1, 0 or 1
+    Sin,
+    Cos,
 };
 
 struct Activation {

@@ -21,7 +21,7 @@ const std::unordered_set<std::string>& foldOnlyTypes()
 {
     static const std::unordered_set<std::string> types { "Constant", "Shape", "Size", "ConstantOfShape", "Range",
         "ScatterND", "Mod", "NonZero", "CumSum", "Trilu", "ArgMax", "ArgMin", "GatherND", "GatherElements", "OneHot",
-        "And", "Or", "Xor", "Floor", "Ceil", "Round", "Sign", "LessOrEqual", "GreaterOrEqual", "Sin", "Cos" };
+        "And", "Or", "Xor", "LessOrEqual", "GreaterOrEqual" };
     return types;
 }
 

@@ -48,7 +48,7 @@ public:
         auto& graph = *model_.mutable_graph();
         const int opset = checkOpset(model_);
         nodes_ = sortNodes(graph);
-        checkOpTypes(nodes_);
+        checkOpTypes(nodes_, opset);
         runOnnxChecks(model_, opset);
         plan_ = planFusions(graph, nodes_, opset);
         ImportContext ctx(builder_, graph, plan_, opset, nodes_);

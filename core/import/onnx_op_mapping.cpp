@@ -325,7 +325,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
     else if (op == "LayerNormalization")
         mapLayerNormalization(ctx, node);
     else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg"
-        || op == "Reciprocal" || op == "Not")
+        || op == "Reciprocal" || op == "Not" || op == "Floor" || op == "Ceil" || op == "Round" || op == "Sign"
+        || op == "Sin" || op == "Cos")
         mapUnaryMath(ctx, node);
     else if (op == "Gelu")
         mapGelu(ctx, node);

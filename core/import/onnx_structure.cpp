@@ -183,15 +183,19 @@ std::vector<NodeRef> sortNodes(onnx::GraphProto& graph)
     return refs;
 }
 
-void checkOpTypes(const std::vector<NodeRef>& nodes)
+void checkOpTypes(const std::vector<NodeRef>& nodes, int opset)
 {
     std::vector<std::string> unsupported;
+    bool custom = false;
     for (const auto& node : nodes) {
         const auto& domain = node.proto->domain();
-        if (!domain.empty() && domain != "ai.onnx")
+        if (!domain.empty() && domain != "ai.onnx") {
             unsupported.push_back(node.label() + ": operator of domain '" + domain + "' is not supported");
-        else if (!isKnownOpType(node.opType()))
-            unsupported.push_back(node.label() + ": operator not supported");
+            custom = true;
+        } else if (!isKnownOpType(node.opType())) {
+            unsupported.push_back(
+                node.label() + ": operator not supported (ai.onnx opset " + std::to_string(opset) + ")");
+        }
     }
     if (unsupported.empty())
         return;
@@ -202,8 +206,14 @@ void checkOpTypes(const std::vector<NodeRef>& nodes)
     std::string types;
     for (const auto& [type, count] : byType)
         types += (types.empty() ? "" : ", ") + type + (count > 1 ? " x" + std::to_string(count) : "");
+    // What would make it work: the supported list, and the usual ways around an op.
+    const std::string advice
+        = std::string("\n  opsched imports the operators docs/cli.md lists under \"Model references\"; ")
+        + "export the model without these (another opset, or the module written with supported ops)"
+        + (custom ? "; operators of a custom domain (an exporter's or runtime's own) have no ONNX definition to follow"
+                  : "");
     throw ImportError(std::to_string(unsupported.size()) + " node" + (unsupported.size() == 1 ? " is" : "s are")
-        + " not supported (" + types + "):" + joinLines(unsupported));
+        + " not supported (" + types + "):" + joinLines(unsupported) + advice);
 }
 
 } // namespace opsched::onnx_import

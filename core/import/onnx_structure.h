@@ -30,8 +30,9 @@ std::vector<std::string> nodeNames(const onnx::GraphProto& graph);
 // or naming one cycle (nodes whose inputs never become available).
 std::vector<NodeRef> sortNodes(onnx::GraphProto& graph);
 
-// Throws ImportError listing every node whose op type opsched cannot import, each with its name.
-void checkOpTypes(const std::vector<NodeRef>& nodes);
+// Throws ImportError listing every node whose op type opsched cannot import, each with its name and
+// the model's opset, and saying what would make the model import.
+void checkOpTypes(const std::vector<NodeRef>& nodes, int opset);
 
 // Op types the importer maps to IR ops or folds as constants.
 bool isKnownOpType(const std::string& opType);

@@ -118,6 +118,12 @@ Activation unaryActivation(const std::string& op)
         return { ActivationKind::Reciprocal };
     if (op == "Not")
         return { ActivationKind::Not };
+    static const std::pair<const char*, ActivationKind> kRounding[]
+        = { { "Floor", ActivationKind::Floor }, { "Ceil", ActivationKind::Ceil }, { "Round", ActivationKind::Round },
+              { "Sign", ActivationKind::Sign }, { "Sin", ActivationKind::Sin }, { "Cos", ActivationKind::Cos } };
+    for (const auto& [name, kind] : kRounding)
+        if (op == name)
+            return { kind };
     throw NodeError("is not an element-wise function");
 }
 
@@ -126,8 +132,8 @@ Activation unaryActivation(const std::string& op)
 bool isTransformerOpType(const std::string& op)
 {
     static const std::unordered_set<std::string> types { "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs",
-        "Neg", "Reciprocal", "Not", "Gelu", "Pow", "Cast", "Equal", "Less", "Greater", "Min", "Max", "Where", "Expand",
-        "Gather", "ReduceSum", "ReduceMax" };
+        "Neg", "Reciprocal", "Not", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Gelu", "Pow", "Cast", "Equal",
+        "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax" };
     return types.count(op) > 0;
 }
 

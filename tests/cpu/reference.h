@@ -74,6 +74,18 @@ inline float activate(float x, const Activation& a)
         return static_cast<float>(x * std::tanh(std::log1p(std::exp(double { x }))));
     case ActivationKind::ThresholdedRelu:
         return x > a.alpha ? x : 0.0F;
+    case ActivationKind::Floor:
+        return std::floor(x);
+    case ActivationKind::Ceil:
+        return std::ceil(x);
+    case ActivationKind::Round:
+        return std::nearbyint(x);
+    case ActivationKind::Sign:
+        return x > 0.0F ? 1.0F : x < 0.0F ? -1.0F : 0.0F;
+    case ActivationKind::Sin:
+        return static_cast<float>(std::sin(double { x }));
+    case ActivationKind::Cos:
+        return static_cast<float>(std::cos(double { x }));
     default:
         throw std::runtime_error("reference: unknown activation");
     }

@@ -190,6 +190,10 @@ TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
     EXPECT_CONTAINS(message, "'LpNormalization_1' (LpNormalization)");
     EXPECT_CONTAINS(message, "'custom' (FusedThing)");
     EXPECT_CONTAINS(message, "com.example");
+    // Each with the opset, and what would make the model import.
+    EXPECT_CONTAINS(message, "'hardmax_1' (Hardmax): operator not supported (ai.onnx opset 13)");
+    EXPECT_CONTAINS(message, "opsched imports the operators docs/cli.md lists");
+    EXPECT_CONTAINS(message, "custom domain");
 }
 
 TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)

@@ -31,8 +31,8 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "LayerNormalization", "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal", "Not", "Pow", "Cast", "Equal",
     "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax",
     // Heads: log-probabilities, norms, variadic sums.
-    "LogSoftmax", "LRN", "Tile", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
-    "ReduceLogSum" };
+    "LogSoftmax", "LRN", "Tile", "Sum", "Mean", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "ReduceMin",
+    "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },

@@ -212,6 +212,18 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
         return eachValue(data, count, [](float v) { return v != 0.0F ? 1.0F : 0.0F; });
     case ActivationKind::Truncate:
         return eachValue(data, count, [](float v) { return std::trunc(v); });
+    case ActivationKind::Floor:
+        return eachValue(data, count, [](float v) { return std::floor(v); });
+    case ActivationKind::Ceil:
+        return eachValue(data, count, [](float v) { return std::ceil(v); });
+    case ActivationKind::Round: // the default rounding mode: halves to even, as ONNX's Round
+        return eachValue(data, count, [](float v) { return std::nearbyint(v); });
+    case ActivationKind::Sign:
+        return eachValue(data, count, [](float v) { return v > 0.0F ? 1.0F : v < 0.0F ? -1.0F : 0.0F; });
+    case ActivationKind::Sin:
+        return eachValue(data, count, [](float v) { return std::sin(v); });
+    case ActivationKind::Cos:
+        return eachValue(data, count, [](float v) { return std::cos(v); });
     case ActivationKind::Softsign:
         return eachValue(data, count, [](float v) { return v / (1.0F + std::abs(v)); });
     case ActivationKind::ThresholdedRelu:

@@ -236,6 +236,12 @@ std::vector<PrimitiveBuilder::Piece> PrimitiveBuilder::pieces(const Activation& 
     case ActivationKind::Not:
     case ActivationKind::NonZero:
     case ActivationKind::Truncate:
+    case ActivationKind::Floor:
+    case ActivationKind::Ceil:
+    case ActivationKind::Round:
+    case ActivationKind::Sign:
+    case ActivationKind::Sin:
+    case ActivationKind::Cos:
         return { { algorithm::undef, 0.0F, 0.0F, nullptr, act } };
     default:
         break;

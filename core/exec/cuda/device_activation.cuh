@@ -67,6 +67,18 @@ __device__ inline float applyActivation(Act a, float x)
         return x * tanhf(x > 20.0F ? x : log1pf(expf(x)));
     case kActThresholdedRelu:
         return x > a.alpha ? x : 0.0F;
+    case kActFloor:
+        return floorf(x);
+    case kActCeil:
+        return ceilf(x);
+    case kActRound:
+        return rintf(x); // the default rounding mode: halves to even
+    case kActSign:
+        return x > 0.0F ? 1.0F : x < 0.0F ? -1.0F : 0.0F;
+    case kActSin:
+        return sinf(x);
+    case kActCos:
+        return cosf(x);
     default:
         return x;
     }

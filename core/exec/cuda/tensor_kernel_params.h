@@ -43,6 +43,12 @@ enum ActivationCode : int {
     kActSoftsign,
     kActMish,
     kActThresholdedRelu,
+    kActFloor,
+    kActCeil,
+    kActRound,
+    kActSign,
+    kActSin,
+    kActCos,
 };
 
 // What an Elementwise launch computes: BinaryKind's values (checked likewise), then Where's select.

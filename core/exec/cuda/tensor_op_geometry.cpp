@@ -52,7 +52,10 @@ static_assert(sameCode(ActivationKind::Tanh, kernels::kActTanh) && sameCode(Acti
     && sameCode(ActivationKind::Selu, kernels::kActSelu) && sameCode(ActivationKind::Celu, kernels::kActCelu)
     && sameCode(ActivationKind::Softplus, kernels::kActSoftplus)
     && sameCode(ActivationKind::Softsign, kernels::kActSoftsign) && sameCode(ActivationKind::Mish, kernels::kActMish)
-    && sameCode(ActivationKind::ThresholdedRelu, kernels::kActThresholdedRelu));
+    && sameCode(ActivationKind::ThresholdedRelu, kernels::kActThresholdedRelu)
+    && sameCode(ActivationKind::Floor, kernels::kActFloor) && sameCode(ActivationKind::Ceil, kernels::kActCeil)
+    && sameCode(ActivationKind::Round, kernels::kActRound) && sameCode(ActivationKind::Sign, kernels::kActSign)
+    && sameCode(ActivationKind::Sin, kernels::kActSin) && sameCode(ActivationKind::Cos, kernels::kActCos));
 static_assert(sameCode(BinaryKind::Add, kernels::kAdd) && sameCode(BinaryKind::Sub, kernels::kSub)
     && sameCode(BinaryKind::Mul, kernels::kMul) && sameCode(BinaryKind::Div, kernels::kDiv)
     && sameCode(BinaryKind::Pow, kernels::kPow) && sameCode(BinaryKind::Min, kernels::kMin)
