@@ -348,7 +348,8 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
         mapPoolOverVolume(ctx, node, x);
         return;
     }
-    const int spatial = spatialRankOf(ctx.shapeOf(x), global ? "global pooling" : "pooling", false);
+    // 5-D inputs went above: the message for other ranks names every kind that is supported.
+    const int spatial = spatialRankOf(ctx.shapeOf(x), global ? "global pooling" : "pooling", true);
     const Shape in = asTwoD(ctx.shapeOf(x));
     Pool2d p;
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {

@@ -2,6 +2,7 @@
 // attributes, and saving to a temporary file.
 #pragma once
 
+#include "graph/graph.h"
 #include "import/onnx_importer.h"
 #include "util/error.h"
 
@@ -188,6 +189,15 @@ inline std::string importError(const std::string& path, std::int64_t batch = 0)
     }
     ADD_FAILURE() << "'" << path << "' imported";
     return {};
+}
+
+// How many of the graph's ops are of `kind`.
+inline std::size_t countOpsOfKind(const Graph& g, OpKind kind)
+{
+    std::size_t n = 0;
+    for (const auto& op : g.ops())
+        n += op.kind == kind ? 1 : 0;
+    return n;
 }
 
 #define EXPECT_CONTAINS(text, fragment) EXPECT_NE((text).find(fragment), std::string::npos) << (text)

@@ -12,18 +12,11 @@
 #include <variant>
 
 using namespace opsched;
+using opsched::test::countOpsOfKind;
 using opsched::test::importError;
 using opsched::test::ModelMaker;
 
 namespace {
-
-std::size_t countKind(const Graph& g, OpKind kind)
-{
-    std::size_t n = 0;
-    for (const auto& op : g.ops())
-        n += op.kind == kind ? 1 : 0;
-    return n;
-}
 
 TEST(NewerOpsets, ReadsOpsets18To22AndRefusesNewerOnes)
 {
@@ -94,7 +87,7 @@ TEST(NewerOpsets, DecomposedLayerNormWithAxesInputsIsOneOp)
     m.node("Add", { "a", "bias" }, { "y" }, "ln.bias");
     const Graph g = importOnnx(m.save());
     ASSERT_EQ(g.opCount(), 1U);
-    EXPECT_EQ(countKind(g, OpKind::LayerNorm), 1U);
+    EXPECT_EQ(countOpsOfKind(g, OpKind::LayerNorm), 1U);
 }
 
 TEST(NewerOpsets, WhatOpschedCannotRepresentIsRefusedByName)

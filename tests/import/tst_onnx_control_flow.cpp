@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 using namespace opsched;
+using opsched::test::countOpsOfKind;
 using opsched::test::importError;
 using opsched::test::ModelMaker;
 
@@ -63,14 +64,6 @@ void boolConstant(ModelMaker& m, const std::string& name, bool value)
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::BOOL);
     t->add_int32_data(value ? 1 : 0);
-}
-
-std::size_t countKind(const Graph& g, OpKind kind)
-{
-    std::size_t n = 0;
-    for (const auto& op : g.ops())
-        n += op.kind == kind ? 1 : 0;
-    return n;
 }
 
 TEST(OnnxControlFlow, AConstantConditionImportsTheTakenBranchOnly)
@@ -132,7 +125,7 @@ TEST(OnnxControlFlow, AValueReadOnlyInsideABranchKeepsItsProducer)
     ifNode(m, "flag", thenBranch, elseBranch, "y1");
     const Graph g = importOnnx(m.save());
     EXPECT_EQ(g.outputs().size(), 2U);
-    EXPECT_EQ(countKind(g, OpKind::Conv), 1U);
+    EXPECT_EQ(countOpsOfKind(g, OpKind::Conv), 1U);
     EXPECT_TRUE(g.findOp("choose/double").has_value());
 }
 
