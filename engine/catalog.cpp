@@ -41,4 +41,9 @@ CudaRuntimeStatus localGpus()
     return queryCudaRuntime();
 }
 
+MachineSupport machineSupport()
+{
+    return { queryCudaRuntime(), queryCupti() };
+}
+
 } // namespace opsched::engine

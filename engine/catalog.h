@@ -2,6 +2,7 @@
 // networks, the schedulers, the mappers, the simulated device presets, and the local GPUs.
 #pragma once
 
+#include "cupti/cupti_info.h"
 #include "exec/cuda/cuda_runtime_info.h"
 
 #include <string>
@@ -25,5 +26,12 @@ std::vector<CatalogEntry> mapperEntries();
 std::vector<std::string> simulatedDeviceNames();
 // The local GPUs as the CUDA runtime reports them (none, and why, on a machine without one).
 CudaRuntimeStatus localGpus();
+// What this build and machine offer for profiling on them (`devices`): the CUDA runtime, driver,
+// cuDNN and CUPTI versions, each with the reason where one is missing.
+struct MachineSupport {
+    CudaRuntimeStatus cuda;
+    CuptiInfo cupti;
+};
+MachineSupport machineSupport();
 
 } // namespace opsched::engine

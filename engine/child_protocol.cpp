@@ -208,6 +208,10 @@ std::vector<std::string> profileArguments(const ProfileRequest& r)
         args.push_back("--warps");
     if (r.cudaGraph)
         args.push_back("--cuda-graph");
+    if (r.costCache)
+        args.push_back("--cost-cache");
+    if (!r.exportDir.empty())
+        args.insert(args.end(), { "--export-dir", r.exportDir });
     args.insert(args.end(), { "--progress", "json" });
     return args;
 }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include "engine/limits.h"
+
+#include "exec/output_check.h"
 #include "graph/shape.h"
 
 #include <cstdint>
@@ -14,11 +16,15 @@
 
 namespace opsched::engine {
 
-// The model and device a command works on (MODEL, --batch, --device, --cuda-graph).
-struct TargetRequest {
+// The model a command opens (MODEL, --batch, --shape; engine/model.h opens it).
+struct ModelRequest {
     std::string model; // zoo:NAME[?key=value&...] or a model file
     std::int64_t batch = kBatch.def;
     InputShapes shapes; // free input dimensions (--shape)
+};
+
+// The model and device a command works on (MODEL, --batch, --device, --cuda-graph).
+struct TargetRequest : ModelRequest {
     std::string device = kDefaultDevice; // a device reference (device_ref.h)
     bool cudaGraph = false;
 };
@@ -50,10 +56,7 @@ struct EvaluateRequest {
 };
 
 // A model's ops mapped across devices (`map`, the window's mappers).
-struct MapRequest {
-    std::string model;
-    std::int64_t batch = kBatch.def;
-    InputShapes shapes; // free input dimensions (--shape)
+struct MapRequest : ModelRequest {
     std::string devices; // comma-separated device references
     std::string mapper = kDefaultMapper;
     std::string objective = "latency"; // latency, throughput or pipeline
@@ -65,11 +68,8 @@ struct MapRequest {
     std::size_t maxModuleTasks = kMaxModuleTasks.def;
 };
 
-// A plan run on a backend and measured (`run`).
-struct RunRequest {
-    std::string model;
-    std::int64_t batch = kBatch.def;
-    InputShapes shapes; // free input dimensions (--shape)
+// A plan run on a backend and measured (`run`; engine/run/model_run.h).
+struct RunRequest : ModelRequest {
     std::string schedule; // a schedule or plan file; empty: the sequential plan (or `scheduler`'s)
     std::string scheduler;
     std::string device = kDefaultDevice; // the cost model `scheduler` plans for
@@ -77,6 +77,16 @@ struct RunRequest {
     std::string backend = "cpu"; // cpu or cuda
     int repeat = kRunRepeat.def;
     int threads = kRunThreads.def;
+    std::string input; // ONNX test data (a test_data_set_N folder, or a folder holding test_data_set_0)
+    bool check = false; // outputs compared element-wise with the reference (input's, or the single-device run)
+    Tolerance tolerance; // check; a single-device reference's defaults where the caller leaves them
+    std::string cpuPartitions; // "0:1", "0,1:2-3": partitions by ':', cores by ',' or ranges
+    bool tf32 = true; // cuda: TF32 tensor cores for convolutions
+    std::string cudnn; // cuda: how convolutions run (exec/cuda/conv_variant.h)
+    std::string mapping; // a mapping file: stream u of its plan on device u
+    bool segments = false; // mapping through the segment runner on CPU devices too
+    std::string fault; // an injected fault the check must catch (engine/run/run_check.h)
+    std::string cpuLayout = "channels-last"; // cpu: activations' layout between convolutions (or nchw)
 };
 
 // Every model x scheduler x batch profiled into a results database (`profile`, the Profile panel).
@@ -91,6 +101,8 @@ struct ProfileRequest {
     PruningRequest pruning;
     bool cudaGraph = false;
     bool warps = false; // active warps sampled (CUPTI on cuda:N; the simulator's model on sim:)
+    bool costCache = false; // the IOS search's stage costs kept in the database and reused
+    std::string exportDir; // not empty: each new run's schedule and Chrome trace written here too
 };
 
 } // namespace opsched::engine

@@ -1,8 +1,8 @@
 #include "common_options.h"
 
 #include "engine/catalog.h"
+#include "engine/model.h"
 
-#include "model/model_ref.h"
 #include "util/error.h"
 
 namespace opsched::cli {
@@ -34,7 +34,7 @@ CLI::Option* addShapeOption(CLI::App& cmd, InputShapes& shapes)
                 shapes.clear();
                 for (const auto& s : specs) {
                     try {
-                        addInputShape(shapes, s);
+                        engine::addShapeSpec(shapes, s);
                     } catch (const Error& e) {
                         throw CLI::ValidationError(e.what());
                     }

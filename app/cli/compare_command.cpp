@@ -2,17 +2,13 @@
 #include "common_options.h"
 #include "compare_mappers.h"
 #include "engine/device_target.h"
+#include "engine/model.h"
 #include "engine/scheduling.h"
 #include "explain_report.h"
 #include "latency_report.h"
 
-#include "engine/device_ref.h"
-#include "model/model_ref.h"
-#include "schedule/schedulers.h"
-#include "session/sim_run.h"
-#include "sim/simulator.h"
-#include "store/comparison.h"
-#include "store/store.h"
+#include "engine/results_database.h"
+#include "engine/scheduler_comparison.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,10 +23,12 @@ namespace {
 // How many terms `compare --explain` names per scheduler.
 constexpr std::size_t kLeadingTerms = 3;
 
-// --explain: each row's breakdown against sequential (null for sequential itself or without one).
-nlohmann::ordered_json explainJson(const store::RunRecord& sequential, const store::RunRecord& run)
+// --explain: a row's breakdown against sequential, or why there is none.
+nlohmann::ordered_json explainJson(const engine::StoredComparison::Explained& e)
 {
-    const analysis::SpeedupBreakdown r = analysis::explainDifference(sequential, run);
+    if (!e.breakdown)
+        return { { "error", e.error } };
+    const analysis::SpeedupBreakdown& r = *e.breakdown;
     nlohmann::ordered_json terms = nlohmann::ordered_json::object();
     for (const auto& t : r.terms)
         terms[t.key] = t.ns * 1e-6;
@@ -41,33 +39,11 @@ nlohmann::ordered_json explainJson(const store::RunRecord& sequential, const sto
 // `compare --db`: the same side-by-side table, from the runs stored by `profile`.
 int compareFromDatabase(const std::string& path, const store::ComparisonFilter& filter, bool json, bool explain)
 {
-    store::Store db = store::Store::open(path, store::OpenMode::ReadOnly);
-    const auto groups = store::compareRuns(db.runSummaries(), filter);
-    // --explain: the breakdown of each row against the group's sequential run, by run id.
+    const engine::StoredComparison stored = engine::compareStoredRuns(path, filter, explain);
+    const auto& groups = stored.groups;
     std::map<std::int64_t, nlohmann::ordered_json> explained;
-    if (explain)
-        for (const auto& g : groups) {
-            const auto seq = std::find_if(g.rows.begin(), g.rows.end(),
-                [](const store::ComparisonRow& r) { return r.scheduler == "sequential"; });
-            if (seq == g.rows.end())
-                continue;
-            const store::RunRecord base = db.loadRun(seq->run);
-            for (const auto& r : g.rows)
-                if (r.scheduler != "sequential") {
-                    try {
-                        explained[r.run.value()] = explainJson(base, db.loadRun(r.run));
-                    } catch (const std::invalid_argument& e) {
-                        explained[r.run.value()] = { { "error", e.what() } };
-                    }
-                }
-        }
-    std::size_t rows = 0;
-    for (const auto& g : groups)
-        rows += g.rows.size();
-    if (rows == 0)
-        throw Error("'" + path + "' holds no successful runs"
-            + (filter.model || filter.batch || filter.device ? " matching MODEL, --batch and --device" : "")
-            + "; record some with `opsched-cli profile`");
+    for (const auto& [run, e] : stored.explained)
+        explained[run] = explainJson(e);
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
     if (json) {
         nlohmann::ordered_json doc;
@@ -138,59 +114,21 @@ struct CompareOptions {
     bool explain = false;
 };
 
-// A scheduler's plan on a simulated device recorded as `profile` records it (for --explain).
-store::RunRecord simulatedRecord(const Graph& graph, const std::string& ref, const SchedulerOutput& out,
-    const SimDevice& device, bool cudaGraph, std::int64_t id)
-{
-    store::RunRecord run;
-    run.id = store::RunId(id);
-    run.model = profiler::modelRecord(graph, ref);
-    run.batch = graph.batch();
-    run.device = profiler::simDeviceRecord(device);
-    run.schedule = store::ScheduleRecord {};
-    run.schedule->scheduler = out.scheduler;
-    profiler::SimRunOptions options;
-    options.sim.cudaGraph = cudaGraph;
-    profiler::fillSimulatedRun(run, graph, out, device, options);
-    return run;
-}
-
 // Every scheduler on `graph` and the device of `o`, side by side (text or JSON).
 int compareSchedulers(const Graph& graph, const CompareOptions& o)
 {
-    DeviceTarget target(o.target.device, o.target.cudaGraph, o.cache);
-    const double floor = target.floor(graph);
-    const SchedulerParams params = engine::schedulerParams(o.pruning);
-
-    if (o.explain && !target.simulated())
-        throw Error("compare --explain on " + target.name()
-            + ": a measured device records no kernels here; profile the schedulers into a database "
-              "(`profile --device cuda:N --db FILE`) and run `compare --db FILE --explain`");
+    const engine::SchedulerComparison c = engine::compareSchedulers(graph, { o.target, o.pruning, o.cache, o.explain });
+    const double floor = c.floorSeconds;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
-    double sequential = 0;
-    std::optional<store::RunRecord> sequentialRun;
     std::vector<std::string> why; // --explain, per scheduler
-    for (const auto& name : schedulerNames()) {
-        const SchedulerOutput out = runScheduler(name, graph, target.cost(), params);
-        const PlanLatency result = target.latency(graph, out.plan);
-        nlohmann::ordered_json explained;
-        if (o.explain) {
-            const store::RunRecord run = simulatedRecord(graph, o.target.model, out,
-                engine::simDeviceFor(o.target.device), o.target.cudaGraph, static_cast<std::int64_t>(why.size() + 1));
-            if (name == "sequential")
-                sequentialRun = run;
-            if (sequentialRun && name != "sequential") {
-                explained = explainJson(*sequentialRun, run);
-                why.push_back(name + "|" + explained["leading"].get<std::string>());
-            }
-        }
-        if (name == "sequential")
-            sequential = result.median;
+    for (const auto& row : c.rows) {
+        const SchedulerOutput& out = row.output;
+        const PlanLatency& result = row.latency;
         nlohmann::ordered_json r;
-        r["scheduler"] = name;
+        r["scheduler"] = row.scheduler;
         r["latency_ms"] = result.median * 1e3;
         addLatencyFields(r, result, floor);
-        r["speedup"] = sequential > 0 ? sequential / result.median : 1.0;
+        r["speedup"] = row.speedup;
         r["stages"] = out.schedule ? out.schedule->stages.size() : 0; // 0: a plan without stages
         r["streams"] = out.plan.streams;
         r["launches"] = out.plan.launches.size();
@@ -200,17 +138,18 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
         r["search_seconds"] = out.searchSeconds;
         r["states"] = out.states;
         r["transitions"] = out.transitions;
-        if (!explained.is_null())
-            r["explain"] = std::move(explained);
+        if (row.explanation) {
+            r["explain"] = explainJson({ row.explanation, {} });
+            why.push_back(row.scheduler + "|" + r["explain"]["leading"].get<std::string>());
+        }
         results.push_back(std::move(r));
     }
-    target.flush();
     if (o.target.json) {
         nlohmann::ordered_json doc;
         doc["model"] = graph.name();
         doc["batch"] = graph.batch();
-        doc["device"] = target.name();
-        doc["simulated"] = target.simulated();
+        doc["device"] = c.device;
+        doc["simulated"] = c.simulated;
         doc["cuda_graph"] = o.target.cudaGraph;
         doc["floor_ms"] = floor * 1e3;
         doc["results"] = std::move(results);
@@ -218,9 +157,9 @@ int compareSchedulers(const Graph& graph, const CompareOptions& o)
         return kExitOk;
     }
     std::printf("%s, batch %lld, on %s, %s\n", graph.name().c_str(), static_cast<long long>(graph.batch()),
-        target.describe().c_str(),
-        target.simulated() ? (o.target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
-                           : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
+        c.deviceDescription.c_str(),
+        c.simulated ? (o.target.cudaGraph ? "one CUDA graph per plan" : "host launches, stage joins")
+                    : ("median of " + std::to_string(kPlanReplays) + " CUDA graph replays").c_str());
     // Not a lower bound on a GPU: each op alone pays its own graph launch (docs/cli.md).
     std::printf("critical path of ops timed alone %.3f ms\n", floor * 1e3);
     std::printf("%-13s %11s %9s %9s %8s %8s %7s %8s %10s %9s\n", "scheduler", "latency_ms", "p10_ms", "p90_ms",
@@ -262,7 +201,7 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--devices", opts->mappers.devices,
         "Compare the mappers instead: map MODEL across these devices (as `map --devices`)");
     cmd->add_option("--link", opts->mappers.link, "With --devices: GBPS[,LATENCY_US] for every pair of devices");
-    cmd->add_option("--time-limit", opts->mappers.timeLimit, "With --devices: seconds for milp and milp-split")
+    cmd->add_option("--time-limit", opts->mappers.timeLimitSeconds, "With --devices: seconds for milp and milp-split")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--objective", opts->mappers.objective,
            "With --devices: latency (default), throughput (--inputs L split per op) or pipeline (a stream "
@@ -313,7 +252,7 @@ Runner addCompareCommand(CLI::App& app)
                               << " applies to the mappers: give --devices (or --costs/--topology)\n";
                     return kExitUsage;
                 }
-        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
+        const Graph graph = openModel(opts->target);
         if (mappers && opts->explain) {
             std::cerr << "opsched-cli: compare: --explain applies to the schedulers, not to --devices\n";
             return kExitUsage;

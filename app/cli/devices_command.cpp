@@ -1,7 +1,6 @@
 #include "commands.h"
 
-#include "cupti/cupti_info.h"
-#include "exec/cuda/cuda_runtime_info.h"
+#include "engine/catalog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +23,7 @@ Runner addDevicesCommand(CLI::App& app)
     auto* cmd = app.add_subcommand("devices", "Show the CUDA devices, cuDNN and CUPTI this machine offers");
     cmd->add_flag("--json", *json, "Print JSON");
     return [json]() {
-        const CudaRuntimeStatus cuda = queryCudaRuntime();
-        const CuptiInfo cupti = queryCupti();
+        const auto [cuda, cupti] = engine::machineSupport();
         if (*json) {
             nlohmann::ordered_json doc = { { "cuda_built", cuda.built }, { "cuda_available", cuda.available },
                 { "reason", cuda.reason }, { "runtime_version", cuda.runtimeVersion },

@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "explain_report.h"
 
-#include "store/store.h"
+#include "engine/results_database.h"
 #include "util/error.h"
 
 #include <iostream>
@@ -37,15 +37,7 @@ std::pair<std::int64_t, std::int64_t> parseRuns(const std::string& text)
 int explain(const ExplainOptions& o)
 {
     const auto [ida, idb] = parseRuns(o.runs);
-    store::Store db = store::Store::open(o.db, store::OpenMode::ReadOnly);
-    const store::RunRecord a = db.loadRun(store::RunId(ida));
-    const store::RunRecord b = db.loadRun(store::RunId(idb));
-    analysis::SpeedupBreakdown r;
-    try {
-        r = analysis::explainDifference(a, b);
-    } catch (const std::invalid_argument& e) {
-        throw Error(std::string("explain: ") + e.what());
-    }
+    const auto [a, b, r] = engine::explainRuns(o.db, store::RunId(ida), store::RunId(idb));
     if (a.device.key != b.device.key)
         std::cerr << "warning: the runs are on different devices (" << a.device.key << ", " << b.device.key
                   << "): the kernel terms compare different hardware\n";

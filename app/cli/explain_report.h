@@ -2,8 +2,7 @@
 // --explain` print it: text and JSON.
 #pragma once
 
-#include "analysis/speedup_breakdown.h"
-#include "store/records.h"
+#include "engine/results_database.h"
 
 #include <nlohmann/json.hpp>
 

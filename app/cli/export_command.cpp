@@ -1,8 +1,7 @@
 // `export`: one stored run as its schedule file, a Chrome trace, or its kernels as CSV.
 #include "commands.h"
 
-#include "export/export.h"
-#include "store/store.h"
+#include "engine/results_database.h"
 
 #include <cstdio>
 #include <iostream>
@@ -30,15 +29,11 @@ Runner addExportCommand(CLI::App& app)
     cmd->add_option("-o,--output", opts->output, "Output file ('-': standard output)")->required();
 
     return [opts]() {
-        const auto format = profiler::parseExportFormat(opts->format);
-        store::Store db = store::Store::open(opts->db, store::OpenMode::ReadOnly);
-        const store::RunRecord run = db.loadRun(store::RunId(opts->run));
-        const std::string text = profiler::exportRun(run, *format);
+        const auto [run, text] = engine::exportStoredRun(opts->db, store::RunId(opts->run), opts->format, opts->output);
         if (opts->output == "-") {
             std::cout << text;
             return kExitOk;
         }
-        profiler::writeTextFile(opts->output, text);
         std::printf("run %lld (%s, %s, batch %lld, %s) as %s: %s (%zu bytes)\n", static_cast<long long>(opts->run),
             run.model.name.c_str(), run.schedule ? run.schedule->scheduler.c_str() : "no schedule",
             static_cast<long long>(run.batch), run.device.key.c_str(), opts->format.c_str(), opts->output.c_str(),

@@ -1,8 +1,7 @@
 #include "commands.h"
 #include "common_options.h"
 
-#include "model/model_ref.h"
-#include "report/model_summary.h"
+#include "engine/model.h"
 
 #include <iostream>
 #include <memory>
@@ -25,12 +24,11 @@ Runner addInfoCommand(CLI::App& app)
     cmd->add_flag("--json", opts->json, "Print a JSON document instead of the summary");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->model, opts->batch, opts->shapes);
-        const ModelSummary summary = summarize(graph);
+        const ModelDescription info = describeModel(openModel({ opts->model, opts->batch, opts->shapes }));
         if (opts->json)
-            std::cout << modelInfoJson(graph, summary).dump(2) << "\n";
+            std::cout << info.json.dump(2) << "\n";
         else
-            std::cout << modelInfoText(graph, summary);
+            std::cout << info.text;
         return kExitOk;
     };
 }

@@ -9,35 +9,6 @@ nlohmann::ordered_json optionalJson(const std::optional<double>& v)
     return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
-void addLatencyFields(nlohmann::ordered_json& j, const PlanLatency& latency, double floorSeconds)
-{
-    j["p10_ms"] = latency.p10 * 1e3;
-    j["p90_ms"] = latency.p90 * 1e3;
-    j["replays"] = latency.replays;
-    j["floor_ms"] = floorSeconds * 1e3;
-}
-
-nlohmann::ordered_json withLatencyFields(
-    const nlohmann::ordered_json& doc, const PlanLatency& latency, double floorSeconds)
-{
-    nlohmann::ordered_json fields;
-    addLatencyFields(fields, latency, floorSeconds);
-    nlohmann::ordered_json out;
-    bool placed = false;
-    for (const auto& [key, value] : doc.items()) {
-        out[key] = value;
-        if (key == "latency_ms") {
-            for (const auto& [k, v] : fields.items())
-                out[k] = v;
-            placed = true;
-        }
-    }
-    if (!placed)
-        for (const auto& [k, v] : fields.items())
-            out[k] = v;
-    return out;
-}
-
 void printLatencyLines(const PlanLatency& latency, double floorSeconds)
 {
     if (latency.replays > 1)

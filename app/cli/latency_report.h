@@ -4,6 +4,7 @@
 
 #include "common_options.h"
 #include "engine/device_target.h"
+#include "engine/schedule_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +14,7 @@ namespace opsched::cli {
 
 nlohmann::ordered_json optionalJson(const std::optional<double>& v);
 
-// Appends "p10_ms", "p90_ms", "replays" and "floor_ms" (the latency itself is "latency_ms").
-void addLatencyFields(nlohmann::ordered_json& j, const PlanLatency& latency, double floorSeconds);
-
-// The same fields inserted right after "latency_ms" of a document (appended if it has none).
-nlohmann::ordered_json withLatencyFields(
-    const nlohmann::ordered_json& doc, const PlanLatency& latency, double floorSeconds);
-
+// engine::addLatencyFields (engine/schedule_files.h) writes the same in JSON.
 // "latency      0.856 ms[ (median of 100 replays, p10 0.850, p90 0.870)]"
 // "floor        0.512 ms (critical path, each op alone; latency 1.67x)"
 void printLatencyLines(const PlanLatency& latency, double floorSeconds);

@@ -1,16 +1,12 @@
 // `opsched-cli map`: DiviML's heterogeneous mapping of one model across several devices.
 #include "commands.h"
 #include "common_options.h"
+#include "engine/map_actions.h"
 #include "engine/map_devices.h"
+#include "engine/model.h"
 #include "map_inputs.h"
 #include "map_pipeline.h"
 
-#include "map/bounds/lower_bound.h"
-#include "map/files/mapping_file.h"
-#include "map/files/throughput_mapping_file.h"
-#include "map/registry/mappers.h"
-#include "model/model_ref.h"
-#include "schedule/schedule_file.h"
 #include "util/printable.h"
 
 #include <cmath>
@@ -23,23 +19,13 @@ namespace opsched::cli {
 
 namespace {
 
-template <typename Options> int mapThroughput(const Graph& graph, const Options& o)
+int printThroughputMapping(const Graph& graph, const engine::ThroughputMapping& m, const std::string& output, bool json)
 {
-    const map::ThroughputProblem problem
-        = throughputProblem(graph, o.devices, o.link, o.memory, o.cache, o.files, o.inputs);
-    writeCostsIfAsked(o.files, problem);
-    map::MapperOptions mo;
-    mo.timeLimitSeconds = o.timeLimitSeconds;
-    mo.seed = o.seed;
-    mo.maxModuleTasks = o.maxModuleTasks;
-    mo.symmetry = symmetryOf(o.files);
-    const map::ThroughputResult r = map::runThroughputMapper(o.mapper, problem, mo);
-    const double bound = map::throughputLowerBound(problem);
-    const auto j = map::throughputMappingToJson(graph, problem, r, bound);
-    if (!o.output.empty())
-        writeScheduleFile(o.output, j);
-    if (o.json) {
-        std::cout << j.dump(2) << "\n";
+    const map::ThroughputProblem& problem = m.problem;
+    const map::ThroughputResult& r = m.result;
+    const double bound = m.lowerBound;
+    if (json) {
+        std::cout << m.document.dump(2) << "\n";
         return kExitOk;
     }
     std::printf("%s (throughput) on %s, %lld inputs in batches of", r.mapper.c_str(), graph.name().c_str(),
@@ -56,8 +42,8 @@ template <typename Options> int mapThroughput(const Graph& graph, const Options&
     for (std::uint32_t u = 0; u < problem.base.deviceCount(); ++u)
         std::printf("%-12s %zu batches\n", problem.base.devices[u].name.c_str(), r.mapping.order[u].size());
     std::printf("transfers    %zu (%.2f MB)\n", r.times.transfers, r.times.transferredBytes / 1e6);
-    if (!o.output.empty())
-        std::printf("written to   %s\n", o.output.c_str());
+    if (!output.empty())
+        std::printf("written to   %s\n", output.c_str());
     return kExitOk;
 }
 
@@ -112,32 +98,26 @@ Runner addMapCommand(CLI::App& app)
                          "Run 'opsched-cli map --help' for usage.\n";
             return kExitUsage;
         }
-        const Graph graph = loadModel(opts->model, opts->batch, opts->shapes);
+        const Graph graph = openModel(*opts);
+        const engine::MapSources sources { opts->cache, opts->files, opts->output };
         if (opts->objective == "throughput")
-            return mapThroughput(graph, *opts);
-        const map::MappingProblem problem
-            = latencyProblem(graph, opts->devices, opts->link, opts->memory, opts->cache, opts->files);
-        writeCostsIfAsked(opts->files, problem, graph.batch());
-
-        map::MapperOptions mo;
-        mo.timeLimitSeconds = opts->timeLimitSeconds;
-        mo.seed = opts->seed;
-        mo.maxModuleTasks = opts->maxModuleTasks;
-        mo.symmetry = symmetryOf(opts->files);
-        if (opts->objective == "pipeline") // the GPT-3 case study (map_pipeline.h)
-            return mapPipelineCommand(graph, problem, opts->mapper, mo, opts->output, opts->json);
-        const map::MapResult result = map::runMapper(opts->mapper, problem, mo);
-        const double bound = result.lowerBound > 0 ? result.lowerBound : map::lowerBound(problem);
-        const auto json = map::mappingToJson(graph, problem, result, bound);
-        if (!opts->output.empty())
-            writeScheduleFile(opts->output, json);
+            return printThroughputMapping(
+                graph, engine::mapForThroughput(graph, *opts, sources), opts->output, opts->json);
+        if (opts->objective == "pipeline") { // the GPT-3 case study
+            printPipelineMapping(graph, engine::mapForPipeline(graph, *opts, sources), opts->output, opts->json);
+            return kExitOk;
+        }
+        const engine::LatencyMapping m = engine::mapForLatency(graph, *opts, sources);
+        const map::MappingProblem& problem = m.problem;
+        const map::MapResult& result = m.result;
+        const double bound = m.lowerBound;
         if (result.status == map::SolveStatus::Timeout)
             std::fprintf(stderr,
                 "opsched-cli map: the time limit (%.1f s) ended the search; the best mapping found "
                 "is kept (gap %.1f%% to the solver's bound)\n",
                 opts->timeLimitSeconds, std::isnan(result.gap) ? 0.0 : result.gap * 100);
         if (opts->json) {
-            std::cout << json.dump(2) << "\n";
+            std::cout << m.document.dump(2) << "\n";
             return kExitOk;
         }
         std::printf("%s on %s, batch %lld, %zu ops over %zu devices\n", result.mapper.c_str(), graph.name().c_str(),

@@ -1,9 +1,8 @@
 // `map --objective pipeline`: the steady-state throughput of a stream of inputs (the GPT-3 case
-// study, map/pipeline_mapper.h): summary or JSON, and the mapping written with -o.
+// study), printed as a summary or as the mapping document (engine/map_actions.h).
 #pragma once
 
-#include "map/problem/map_result.h"
-#include "map/problem/mapping_problem.h"
+#include "engine/map_actions.h"
 
 #include "graph/graph.h"
 
@@ -11,7 +10,6 @@
 
 namespace opsched::cli {
 
-int mapPipelineCommand(const Graph& graph, const map::MappingProblem& problem, const std::string& mapper,
-    const map::MapperOptions& options, const std::string& output, bool json);
+void printPipelineMapping(const Graph& graph, const engine::PipelineMapping& m, const std::string& output, bool json);
 
 } // namespace opsched::cli

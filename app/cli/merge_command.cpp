@@ -1,7 +1,7 @@
 // `merge`: results databases from several machines (one job-array task each) into one file.
 #include "commands.h"
 
-#include "store/merge.h"
+#include "engine/results_database.h"
 
 #include <cstdio>
 #include <memory>
@@ -20,21 +20,14 @@ Runner addMergeCommand(CLI::App& app)
     cmd->add_option("IN", opts->inputs, "Databases to read (never modified)")->required();
 
     return [opts]() {
-        // Check every input before writing anything, so a bad one leaves OUT as it was.
-        for (const auto& in : opts->inputs)
-            (void)store::Store::open(in, store::OpenMode::ReadOnly);
-        store::Store out = store::Store::open(opts->output, store::OpenMode::ReadWrite);
-        std::size_t added = 0, present = 0;
-        for (const auto& in : opts->inputs) {
-            const store::MergeStats s = store::mergeInto(out, in);
-            std::printf("%s: %zu runs added, %zu already present, %zu cost-cache entries\n", in.c_str(), s.runsAdded,
-                s.runsAlreadyPresent, s.costEntries);
-            added += s.runsAdded;
-            present += s.runsAlreadyPresent;
-        }
-        const auto total = out.connection().queryInt("SELECT count(*) FROM runs").value_or(0);
-        std::printf("%s: %zu runs added, %zu already present; %lld runs in all\n", opts->output.c_str(), added, present,
-            static_cast<long long>(total));
+        // Every input is checked before OUT is written, so a bad one leaves OUT as it was.
+        const engine::MergeReport report
+            = engine::mergeDatabases(opts->output, opts->inputs, [](const std::string& in, const store::MergeStats& s) {
+                  std::printf("%s: %zu runs added, %zu already present, %zu cost-cache entries\n", in.c_str(),
+                      s.runsAdded, s.runsAlreadyPresent, s.costEntries);
+              });
+        std::printf("%s: %zu runs added, %zu already present; %lld runs in all\n", opts->output.c_str(), report.added,
+            report.present, static_cast<long long>(report.totalRuns));
         return kExitOk;
     };
 }

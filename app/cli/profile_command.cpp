@@ -1,26 +1,19 @@
 // `profile`: headless batch profiling into a results database. Thin: option parsing, the progress
-// display and signal handling; the batch itself is profiler::BatchRunner, which the GUI runs too.
+// display and signal handling; the batch itself is engine::profileBatch (the window's Profile panel
+// runs this command as a child process).
 #include "commands.h"
 #include "common_options.h"
-#include "engine/scheduling.h"
-#include "profile_mapping.h"
-
-#include "export/export.h"
-#include "model/model_ref.h"
-#include "session/batch_runner.h"
-#include "session/cuda_backend.h"
-
 #include "engine/child_protocol.h"
+#include "engine/run/mapping_profile.h"
+#include "engine/run/profile_batch.h"
 
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sys/ioctl.h>
@@ -195,33 +188,9 @@ private:
     double ranSeconds_ = 0;
 };
 
-std::vector<std::string> splitList(const std::string& list)
-{
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const auto comma = std::min(list.find(',', start), list.size());
-        if (comma > start)
-            items.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
-}
-
-std::optional<std::int64_t> parseBatch(const std::string& s)
-{
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || v < engine::kBatch.min || v > engine::kBatch.max)
-        return std::nullopt;
-    return v;
-}
-
 // The request (engine/requests.h) and what only the CLI offers.
 struct ProfileOptions : engine::ProfileRequest {
     std::string mapping;
-    std::string exportDir;
-    bool costCache = false;
     std::string progress = "text";
 };
 
@@ -235,13 +204,12 @@ void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
     cmd.add_option("--batch,-b", o.batches, "Comma-separated batch sizes")
         ->check(CLI::Validator(
             [](std::string& list) {
-                if (splitList(list).empty())
-                    return std::string("no batch size given");
-                for (const auto& item : splitList(list))
-                    if (!parseBatch(item))
-                        return "'" + item + "' is not a batch size from " + std::to_string(engine::kBatch.min) + " to "
-                            + std::to_string(engine::kBatch.max);
-                return std::string();
+                try {
+                    (void)engine::batchList(list);
+                    return std::string();
+                } catch (const Error& e) {
+                    return std::string(e.what());
+                }
             },
             "N[,N...]"))
         ->capture_default_str();
@@ -267,86 +235,49 @@ void addProfileOptions(CLI::App& cmd, ProfileOptions& o)
         ->capture_default_str();
 }
 
-// Every name a scheduler's, or an Error naming them.
-void checkSchedulers(const std::vector<std::string>& schedulers)
-{
-    for (const auto& s : schedulers) {
-        const auto& known = schedulerNames();
-        if (std::find(known.begin(), known.end(), s) == known.end()) {
-            std::string all;
-            for (const auto& k : known)
-                all += (all.empty() ? "" : ", ") + k;
-            throw Error("unknown scheduler '" + s + "' (schedulers: " + all + ")");
-        }
-    }
-}
-
-profiler::ProfileSettings profileSettings(const ProfileOptions& o)
-{
-    profiler::ProfileSettings settings;
-    settings.deviceRef = o.device;
-    settings.r = o.pruning.r;
-    settings.s = o.pruning.s;
-    settings.lowering = engine::schedulerParams(o.pruning).lowering;
-    settings.cudaGraph = o.cudaGraph;
-    settings.warps = o.warps;
-    settings.repeats = o.repeat;
-    settings.costCache = o.costCache;
-    settings.shapes = o.shapes;
-    return settings;
-}
-
-// The results database (upgraded when older), and the export folder when asked for.
-store::Store openProfileDatabase(const ProfileOptions& o)
-{
-    store::Store db = store::Store::open(o.database, store::OpenMode::ReadWrite);
-    if (db.migrated())
-        std::fprintf(stderr, "opsched-cli: upgraded '%s' from schema version %d to %d\n", o.database.c_str(),
-            db.fileVersion(), store::kSchemaVersion);
-    if (!o.exportDir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.exportDir, ec);
-        if (ec)
-            throw Error("--export-dir " + o.exportDir + ": " + ec.message());
-    }
-    return db;
-}
-
-// Where the jobs run: measured on GPU `gpu` (CUPTI) or simulated on `simDevice`.
-struct ProfileBackend {
-    std::unique_ptr<StageCostModel> measuredCost; // the measured backend's, outliving it
-    std::unique_ptr<profiler::RunBackend> backend;
-};
-
-ProfileBackend makeProfileBackend(const ProfileOptions& o, std::optional<int> gpu, const SimDevice* simDevice)
-{
-    ProfileBackend out;
-    if (gpu) {
-        out.measuredCost = makeCostModel(o.device, true, CostCacheOptions {});
-        out.backend = std::make_unique<profiler::CudaBackend>(profiler::CudaBackendOptions { *gpu }, *out.measuredCost);
-    } else {
-        out.backend = std::make_unique<profiler::SimulatedBackend>(*simDevice, o.cudaGraph);
-    }
-    return out;
-}
-
 // Runs the jobs until done or stopped by a signal, and says how it went (the exit code).
-int runJobs(profiler::BatchRunner& runner, const std::vector<profiler::ProfileJob>& jobs, Progress& progress,
-    const std::string& db)
+int runProfileCommand(const ProfileOptions& o)
 {
+    if (!o.mapping.empty()) {
+        if (o.models.size() != 1)
+            throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
+        const auto batches = engine::batchList(o.batches);
+        if (batches.size() != 1)
+            throw Error("--mapping: give one batch size (the mapping's)");
+        const engine::MappingProfile p
+            = engine::profileMapping({ o.models.front(), batches.front(), o.mapping, o.database, o.repeat });
+        std::printf("stored run %lld: %s on %s, makespan %.3f ms median of %d", static_cast<long long>(p.id.value()),
+            p.model.c_str(), p.devices.c_str(), p.medianMs, o.repeat);
+        if (p.predictedMs > 0)
+            std::printf(" (predicted %.3f ms)", p.predictedMs);
+        std::printf("\n");
+        return kExitOk;
+    }
+    Progress progress(o.progress == "json");
+    const bool gpu = cudaDeviceIndex(o.device).has_value();
+    bool warnedWarps = false;
+    engine::ProfileHooks hooks;
+    hooks.onJob = [&](const profiler::JobEvent& e) {
+        progress(e);
+        // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
+        if (gpu && o.warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
+            && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
+            warnedWarps = true;
+            std::fprintf(
+                stderr, "opsched-cli: warning: runs are stored without active warps: %s\n", e.run->notes.c_str());
+        }
+    };
+    hooks.note = [](const std::string& text) { std::fprintf(stderr, "opsched-cli: %s\n", text.c_str()); };
     gStop = false;
     gSignal = 0;
     StopSignals signals;
-    runner.setCancelFlag(&gStop);
+    hooks.cancel = &gStop;
     profiler::BatchResult result;
     try {
-        result = runner.run(jobs);
-    } catch (const store::StoreError& e) {
+        result = engine::profileBatch(o, hooks);
+    } catch (...) {
         progress.finish();
-        // Every run is written in one transaction: what is there is whole.
-        const bool full = e.reason() == store::StoreError::Reason::Full;
-        throw Error(std::string(e.what()) + "; every job finished before is in the database, whole: "
-            + (full ? "once there is room, run" : "run") + " the same command to resume");
+        throw;
     }
     progress.finish();
 
@@ -358,7 +289,7 @@ int runJobs(profiler::BatchRunner& runner, const std::vector<profiler::ProfileJo
     summary.failed = result.failed;
     summary.interrupted = result.interrupted;
     summary.seconds = result.seconds;
-    summary.database = db;
+    summary.database = o.database;
     progress.print(summary);
     if (result.interrupted) {
         progress.note("interrupted: every finished job is in the database; run the same command to resume");
@@ -366,66 +297,6 @@ int runJobs(profiler::BatchRunner& runner, const std::vector<profiler::ProfileJo
         return signo ? 128 + signo : kExitInterrupted;
     }
     return result.failed ? kExitSomeJobsFailed : kExitOk;
-}
-
-// The runner of `profile`, after parsing.
-int runProfileCommand(const ProfileOptions& o)
-{
-    if (!o.mapping.empty()) {
-        if (o.models.size() != 1)
-            throw Error("--mapping: give exactly one MODEL (the one the mapping was made for)");
-        const auto batches = splitList(o.batches);
-        if (batches.size() != 1)
-            throw Error("--mapping: give one batch size (the mapping's)");
-        return profileMapping(o.models.front(), *parseBatch(batches.front()), o.mapping, o.database, o.repeat);
-    }
-    const std::vector<std::string> schedulers = o.schedulers.empty() ? schedulerNames() : splitList(o.schedulers);
-    std::vector<std::int64_t> batches;
-    for (const auto& item : splitList(o.batches))
-        batches.push_back(*parseBatch(item));
-    checkSchedulers(schedulers);
-    // cuda:N: the measured backend (refuses clearly without a GPU or CUPTI); otherwise simulated.
-    const std::optional<int> gpu = cudaDeviceIndex(o.device);
-    if (gpu) {
-        const std::string why = profiler::cudaProfilingUnavailable(*gpu);
-        if (!why.empty())
-            throw Error(engine::messages::cudaUnavailable(o.device, why, "profile on a simulated GPU instead"));
-    }
-    const SimDevice* simDevice = gpu ? nullptr : &simDeviceFor(o.device);
-    // Bad model references fail now, not half way through the batch.
-    for (const auto& m : o.models)
-        (void)loadModel(m, batches.front(), m.starts_with(kZooPrefix) ? InputShapes {} : o.shapes);
-
-    const profiler::ProfileSettings settings = profileSettings(o);
-
-    store::Store db = openProfileDatabase(o);
-
-    ProfileBackend backendParts = makeProfileBackend(o, gpu, simDevice);
-    profiler::RunBackend& backend = *backendParts.backend;
-    profiler::BatchRunner runner(db, backend, settings);
-    const auto jobs = profiler::expandJobs(o.models, schedulers, batches);
-    Progress progress(o.progress == "json");
-    const std::string deviceKey = backend.device().key;
-    bool warnedWarps = false;
-    runner.setListener([&](const profiler::JobEvent& e) {
-        progress(e);
-        // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
-        if (gpu && o.warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
-            && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
-            warnedWarps = true;
-            std::fprintf(
-                stderr, "opsched-cli: warning: runs are stored without active warps: %s\n", e.run->notes.c_str());
-        }
-        if (o.exportDir.empty() || e.kind != profiler::JobEvent::Kind::Finished
-            || e.outcome != profiler::JobOutcome::Done)
-            return;
-        const std::string base = o.exportDir + "/" + profiler::jobLabel(e.modelName, *e.job, deviceKey);
-        store::RunRecord run = *e.run;
-        run.id = e.runId;
-        for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
-            profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
-    });
-    return runJobs(runner, jobs, progress, o.database);
 }
 
 } // namespace

@@ -1,6 +1,5 @@
 #include "run_mapping.h"
 
-#include "map/bridge/mapping_plan.h"
 #include "util/error.h"
 
 #include <algorithm>

@@ -4,8 +4,6 @@
 #include "common_options.h"
 #include "engine/run/run_check.h"
 
-#include "exec/reference_outputs.h"
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,10 +12,8 @@
 
 namespace opsched::cli {
 
-int runThroughputMapping(
-    const Graph& graph, const Graph& runGraph, const std::string& path, const ThroughputRunOptions& o)
+int printThroughputRun(const Graph& graph, const engine::ThroughputRunResult& r, const ThroughputRunOptions& o)
 {
-    const engine::ThroughputRunResult r = engine::runThroughputMapping(graph, runGraph, path, o);
     const std::size_t L = r.inputs;
     const auto& devices = r.devices;
     const auto failed = std::count_if(r.checks.begin(), r.checks.end(), [](const auto& c) { return !c.passed; });

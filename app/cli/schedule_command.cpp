@@ -2,13 +2,10 @@
 #include "common_options.h"
 #include "engine/device_target.h"
 #include "engine/evaluation.h"
+#include "engine/model.h"
+#include "engine/schedule_files.h"
 #include "engine/scheduling.h"
 #include "latency_report.h"
-
-#include "model/model_ref.h"
-#include "schedule/schedule_file.h"
-#include "schedule/schedulers.h"
-#include "sim/simulator.h"
 
 #include <cstdio>
 #include <iostream>
@@ -34,22 +31,21 @@ Runner addScheduleCommand(CLI::App& app)
     cmd->add_option("-o,--output", opts->output, "Write the schedule (or plan) JSON to FILE");
 
     return [opts]() {
-        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
+        const Graph graph = openModel(opts->target);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
         const SchedulerOutput out = engine::runCheckedScheduler(opts->scheduler, graph, target.cost(), opts->pruning);
         const PlanLatency latency = target.latency(graph, out.plan);
         const double floor = target.floor(graph);
         target.flush();
 
-        ScheduleDocument doc = out.schedule ? makeScheduleDocument(graph, *out.schedule, opts->scheduler)
-                                            : makePlanDocument(graph, out.plan, opts->scheduler);
+        ScheduleDocument doc = documentOf(graph, out, opts->scheduler);
         doc.device = target.name();
         doc.params = out.params;
         doc.params["cuda_graph"] = opts->target.cudaGraph;
         doc.latencyMs = latency.median * 1e3;
-        const auto json = withLatencyFields(toJson(graph, doc), latency, floor);
+        const auto json = documentJson(graph, doc, latency, floor);
         if (!opts->output.empty())
-            writeScheduleFile(opts->output, json);
+            writeDocument(opts->output, json);
 
         if (opts->target.json) {
             std::cout << json.dump(2) << "\n";
@@ -102,9 +98,9 @@ Runner addEvaluateCommand(CLI::App& app)
         ->check(CLI::IsMember({ "barriers", "events" }));
 
     return [opts]() {
-        const Graph graph = loadModel(opts->target.model, opts->target.batch, opts->target.shapes);
+        const Graph graph = openModel(opts->target);
         DeviceTarget target(opts->target.device, opts->target.cudaGraph, opts->cache);
-        ScheduleDocument doc = readScheduleFile(graph, opts->scheduleFile);
+        ScheduleDocument doc = readScheduleDocument(graph, opts->scheduleFile);
         if (!opts->lowering.empty()) {
             if (!doc.schedule)
                 throw Error("--lowering: '" + opts->scheduleFile

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "exec/output_check.h"
+#include "exec/reference_outputs.h"
 #include "graph/graph.h"
 #include "import/tensor_proto_io.h"
 

@@ -1,5 +1,6 @@
 #include "export/export.h"
 
+#include "util/csv.h"
 #include "util/error.h"
 
 #include <cerrno>
@@ -58,19 +59,6 @@ const char* fileSuffix(ExportFormat f)
         return ".kernels.csv";
     }
     return "";
-}
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s) {
-        if (c == '"')
-            q += '"';
-        q += c;
-    }
-    return q + "\"";
 }
 
 std::string kernelsCsv(const store::RunRecord& run)

@@ -31,10 +31,6 @@ nlohmann::ordered_json chromeTrace(const store::RunRecord& run);
 // One line per kernel, Nsight Systems' column names plus the op it belongs to.
 std::string kernelsCsv(const store::RunRecord& run);
 
-// One CSV field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or a
-// line break.
-std::string csvField(const std::string& s);
-
 // The export as text. Throws Error when the run has nothing to export in that format (a failed
 // run has no schedule).
 std::string exportRun(const store::RunRecord& run, ExportFormat format);

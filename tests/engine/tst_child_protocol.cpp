@@ -118,10 +118,12 @@ TEST(ChildProtocol, ProfileRequestBecomesArgumentsWithoutDefaults)
     EXPECT_EQ(args[2], "model.onnx");
     EXPECT_EQ(after(args, "--db"), "runs.db");
     EXPECT_EQ(after(args, "--progress"), "json");
-    for (const char* flag :
-        { "--schedulers", "--repeat", "--r", "--s", "--lowering", "--warps", "--cuda-graph", "--shape" })
+    for (const char* flag : { "--schedulers", "--repeat", "--r", "--s", "--lowering", "--warps", "--cuda-graph",
+             "--shape", "--cost-cache", "--export-dir" })
         EXPECT_FALSE(has(args, flag)) << flag;
     r.pruning.r = 2;
+    r.costCache = true;
+    r.exportDir = "traces";
     r.pruning.lowering = "events";
     r.repeat = 25;
     r.shapes = { { "x", { 1, 80, 100 } }, { "y", { 1, 4 } } };
@@ -131,6 +133,8 @@ TEST(ChildProtocol, ProfileRequestBecomesArgumentsWithoutDefaults)
     EXPECT_EQ(after(args, "--repeat"), "25");
     EXPECT_EQ(std::count(args.begin(), args.end(), "--shape"), 2);
     EXPECT_EQ(after(args, "--shape"), "x=1x80x100");
+    EXPECT_TRUE(has(args, "--cost-cache"));
+    EXPECT_EQ(after(args, "--export-dir"), "traces");
 }
 
 TEST(ChildProtocol, MapRequestBecomesArguments)

@@ -1,6 +1,6 @@
 #include "model/model_ref.h"
+#include "plan/schedule_edit.h"
 #include "schedule/basic_schedulers.h"
-#include "schedule/schedule_edit.h"
 #include "util/error.h"
 
 #include <gtest/gtest.h>

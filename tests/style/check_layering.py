@@ -8,11 +8,9 @@ profiler -> core): neither includes views/ or app/ headers, and core/ and profil
 engine/ header. Inside core/map/ the sub-folders form layers too (problem < solvers < bounds < split <
 registry < files, bridge), and no two of its components (a header with its source) include each other,
 directly or round a loop. app/ and views/ (the CLI and the window) reach core/ and profiler/ through
-engine/: they may include the vocabulary types (util/, graph/, plan/, a few records) and nothing of
-the machinery (executors, schedulers, mappers, simulator, importer, profiling sessions) except the
-includes listed in tests/style/front_end_includes.txt, a list that may only shrink (an entry that no
-longer exists is refused too, so that it is removed). Prints each offending include as file:line and
-exits 1.
+engine/ only: they may include the vocabulary types (util/, graph/, plan/, a few records) and nothing
+of the machinery (executors, schedulers, mappers, simulator, importer, profiling sessions, the
+results database). Prints each offending include as file:line and exits 1.
 
 Usage: check_layering.py SOURCE_ROOT
 """
@@ -36,7 +34,6 @@ MAP_LAYERS = {"problem": 0, "solvers": 1, "bounds": 2, "split": 3, "registry": 4
 CORE_AND_PROFILER_FOLDERS = set(CORE_LAYERS) | {"analysis", "cupti", "export", "session", "store"}
 FRONT_END_VOCABULARY_FOLDERS = ("util/", "graph/", "plan/")
 FRONT_END_VOCABULARY_FILES = {"store/records.h", "map/problem/map_result.h", "map/problem/mapping_problem.h"}
-FRONT_END_BASELINE = os.path.join("tests", "style", "front_end_includes.txt")
 # Folders whose components (NAME.h with NAME.cpp) must not form an include cycle.
 CYCLE_FREE = ("map",)
 # What views/ and app/ headers are included as: "schedules/schedule_panel.h", "commands.h" (app/cli's).
@@ -121,17 +118,8 @@ def component_cycles(core, folder):
 
 
 def front_ends(root):
-    """Includes of core/profiler machinery from app/ and views/ that are not in the baseline, and
-    baseline entries that no longer exist."""
-    baseline_path = os.path.join(root, FRONT_END_BASELINE)
-    baseline = set()
-    if os.path.isfile(baseline_path):
-        with open(baseline_path, encoding="utf-8") as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    baseline.add(tuple(line.split()))
-    problems, seen = [], set()
+    """Includes of core/profiler machinery from app/ and views/: every one is refused."""
+    problems = []
     for top in ("app", "views"):
         folder = os.path.join(root, top)
         for path in sources(folder) if os.path.isdir(folder) else []:
@@ -141,13 +129,8 @@ def front_ends(root):
                     continue
                 if target.startswith(FRONT_END_VOCABULARY_FOLDERS) or target in FRONT_END_VOCABULARY_FILES:
                     continue
-                if (rel, target) in baseline:
-                    seen.add((rel, target))
-                    continue
                 problems.append(f"{rel}:{number}: {top}/ reaches \"{target}\" past engine/: call the engine for it "
                                 f"(front ends include core/ and profiler/ types only)")
-    for rel, target in sorted(baseline - seen):
-        problems.append(f"{FRONT_END_BASELINE}: '{rel} {target}' is listed but no longer included: remove the line")
     return problems
 
 
@@ -223,7 +206,7 @@ def main(argv):
     print("layering ok: every include between core's folders (and core/map's) points to a lower layer, no "
           "component cycle in core/map; no Qt in core/, profiler/ "
           "or engine/; engine/ includes no views/ or app/ header; app/ and views/ reach core/'s machinery "
-          "through engine/ (or the shrinking list)")
+          "through engine/ only")
     return 0
 
 

@@ -3,8 +3,8 @@
 #include "schedules/schedule_editor.h"
 
 #include "model/model_ref.h"
+#include "plan/schedule_edit.h"
 #include "schedule/basic_schedulers.h"
-#include "schedule/schedule_edit.h"
 
 #include <QAbstractItemModelTester>
 #include <QMimeData>

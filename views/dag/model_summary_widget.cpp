@@ -1,6 +1,6 @@
 #include "dag/model_summary_widget.h"
 
-#include "report/model_summary.h"
+#include "engine/model.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -60,7 +60,7 @@ QLabel* ModelSummaryWidget::addRow(const QString& label)
 void ModelSummaryWidget::setGraph(const std::shared_ptr<const Graph>& graph)
 {
     if (graph)
-        setSummary(*graph, summarize(*graph));
+        setSummary(*graph, engine::describeModel(*graph).summary);
     else
         clear();
 }

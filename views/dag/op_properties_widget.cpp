@@ -2,7 +2,7 @@
 
 #include "engine/results/schedule_result.h"
 
-#include "schedule/schedule_edit.h"
+#include "plan/schedule_edit.h"
 
 #include <QFormLayout>
 #include <QLabel>

@@ -4,7 +4,7 @@
 #include "runs/run_list_model.h"
 #include "schedules/schedule_results_model.h"
 
-#include "store/store.h"
+#include "engine/results_database.h"
 
 #include <QFileInfo>
 #include <QHeaderView>
@@ -106,8 +106,7 @@ void RunDatabasePanel::startList()
         std::vector<store::RunSummary> runs;
         QString error;
         try {
-            store::Store db = store::Store::open(path, store::OpenMode::ReadOnly);
-            runs = db.runSummaries();
+            runs = engine::listRuns(path);
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
@@ -199,9 +198,8 @@ void RunDatabasePanel::startLoad()
         std::vector<std::shared_ptr<const ScheduleResult>> loaded;
         QString error;
         try {
-            store::Store db = store::Store::open(path, store::OpenMode::ReadOnly);
-            for (const auto id : missing)
-                loaded.push_back(resultFromRun(db.loadRun(id))); // the timeline is built here too
+            for (auto& run : engine::loadRuns(path, missing))
+                loaded.push_back(resultFromRun(std::move(run))); // the timeline is built here too
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }

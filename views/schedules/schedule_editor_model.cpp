@@ -1,6 +1,6 @@
 #include "schedules/schedule_editor_model.h"
 
-#include "schedule/schedule_edit.h"
+#include "plan/schedule_edit.h"
 #include "util/error.h"
 
 #include <QMimeData>

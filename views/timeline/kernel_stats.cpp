@@ -4,7 +4,7 @@
 
 #include "timeline/time_ruler.h"
 
-#include "export/export.h"
+#include "util/csv.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -68,7 +68,7 @@ std::string kernelSummaryCsv(const std::vector<KernelSummaryRow>& rows)
     for (const auto& r : rows) {
         std::snprintf(buffer, sizeof buffer, ",%zu,%.3f,%.3f,%.3f,%.3f,%.2f\n", r.count, r.total * 1e6,
             r.average() * 1e6, r.min * 1e6, r.max * 1e6, r.share * 100.0);
-        out += profiler::csvField(r.name);
+        out += csvField(r.name);
         out += buffer;
     }
     return out;

@@ -26,7 +26,7 @@ InputShapes parseShapes(const QString& text, std::int64_t batch)
     for (const QString& part : text.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
         const QString spec = part.trimmed();
         if (!spec.isEmpty())
-            addInputShape(shapes, spec.toStdString());
+            engine::addShapeSpec(shapes, spec.toStdString());
     }
     if (shapes.empty())
         throw Error("no shapes given");

@@ -3,8 +3,8 @@
 // symbolic names to replace, and remembered per file (QSettings) for the next time.
 #pragma once
 
+#include "engine/model.h"
 #include "graph/shape.h"
-#include "model/model_ref.h"
 
 #include <QString>
 

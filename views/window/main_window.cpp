@@ -1,6 +1,8 @@
 #include "window/main_window.h"
 
 #include "engine/catalog.h"
+#include "engine/model.h"
+#include "engine/schedule_files.h"
 
 #include "common/export.h"
 #include "common/tool_row_page.h"
@@ -10,12 +12,10 @@
 #include "dag/op_table_model.h"
 #include "engine/results/schedule_result.h"
 #include "graph/fingerprint.h"
-#include "model/model_ref.h"
 #include "profile/profile_panel.h"
 #include "runs/run_compare_panel.h"
 #include "runs/run_database_panel.h"
 #include "runs/run_identity.h"
-#include "schedule/schedule_file.h"
 #include "schedules/compare_view.h"
 #include "schedules/schedule_editor.h"
 #include "schedules/schedule_panel.h"
@@ -449,7 +449,7 @@ void MainWindow::showSchedule(const std::shared_ptr<const ScheduleResult>& resul
             // The stored schedule read against the open model: the DAG colours by its stages and
             // the op panel shows stage, group and stream.
             try {
-                const ScheduleDocument doc = scheduleFromJson(*graph_,
+                const ScheduleDocument doc = engine::scheduleDocumentFromJson(*graph_,
                     nlohmann::json::parse(result->stored->schedule->document.dump(
                         -1, ' ', false, nlohmann::json::error_handler_t::replace)));
                 auto placed = std::make_shared<ScheduleResult>(*result);
@@ -535,9 +535,9 @@ bool MainWindow::openModel(const QString& ref, int batch)
     auto load = [&](const InputShapes& shapes) {
         const WaitCursor wait; // NASNet takes a moment to build
         try {
-            graph = std::make_shared<const Graph>(loadModel(ref.toStdString(), batch, shapes));
+            graph = std::make_shared<const Graph>(engine::openModel({ ref.toStdString(), batch, shapes }));
             if (!shapes.empty())
-                rememberFreeDimensions(ref, QString::fromStdString(inputShapesText(shapes)));
+                rememberFreeDimensions(ref, QString::fromStdString(engine::shapesText(shapes)));
             opened = shapes;
             lastError_.clear();
         } catch (const Error& e) {
@@ -550,7 +550,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
     std::vector<FreeInput> free;
     try {
         if (!graph)
-            free = freeInputs(ref.toStdString(), batch);
+            free = engine::freeDimensions({ ref.toStdString(), batch, {} });
     } catch (const Error&) { // the first error says what is wrong with the file
     }
     if (!free.empty()) {
@@ -673,7 +673,7 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 bool MainWindow::openDroppedUrls(const QList<QUrl>& urls)
 {
-    // A dropped file opens like File > Open; loadModel says what is wrong with anything else.
+    // A dropped file opens like File > Open; engine::openModel says what is wrong with anything else.
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return false;
     return openFile(urls.first().toLocalFile());

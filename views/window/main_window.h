@@ -50,7 +50,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // `ref` is anything opsched::loadModel accepts (zoo:NAME[?k=v], a file path). On failure the
+    // `ref` is anything engine::openModel accepts (zoo:NAME[?k=v], a file path). On failure the
     // current model stays and the error is in lastError().
     bool openModel(const QString& ref, int batch = 1);
     // Lists the runs of an opsched results database in the Runs panel (read off the GUI thread; a

@@ -4,9 +4,9 @@
 
 #include "common/export.h"
 #include "dag/dag_view.h"
+#include "engine/model.h"
 #include "engine/results/mapping_file_result.h"
 #include "engine/results/schedule_result.h"
-#include "model/model_ref.h"
 #include "profile/profile_panel.h"
 #include "runs/run_database_panel.h"
 #include "runs/run_identity.h"

@@ -1,4 +1,4 @@
-#include "schedule/schedule_edit.h"
+#include "plan/schedule_edit.h"
 
 #include "util/error.h"
 

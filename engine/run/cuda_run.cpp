@@ -1,4 +1,4 @@
-#include "run_cuda.h"
+#include "engine/run/cuda_run.h"
 
 #include "engine/run/run_check.h"
 #include "exec/cpu/tensor_layout.h"
@@ -6,9 +6,7 @@
 #include "exec/cuda/cuda_runtime_info.h"
 #include "util/error.h"
 
-#include <iostream>
-
-namespace opsched::cli {
+namespace opsched::engine {
 
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
     bool tf32, const gpu::ConvVariant& conv, CudaRunChecks checks)
@@ -24,11 +22,10 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
     options.conv = conv;
     options.skipDependencyWaits = checks.skipWaits;
     gpu::CudaExecutor executor(graph, plan, options);
-    if (const std::string notes = executor.notes(); !notes.empty())
-        std::cerr << "warning: " << notes << "\n"; // once per run; stdout's format stays as it is
     CudaRunResult r;
+    r.notes = executor.notes();
     if (checks.check) { // warm-up on other data, then a poisoned arena: stale values cannot pass the check
-        executor.run(engine::warmUpInputs(inputs));
+        executor.run(warmUpInputs(inputs));
         executor.poison();
     }
     r.outputs = executor.run(inputs); // checked; without a check the warm-up
@@ -41,4 +38,4 @@ CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<
     return r;
 }
 
-} // namespace opsched::cli
+} // namespace opsched::engine

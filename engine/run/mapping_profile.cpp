@@ -1,12 +1,11 @@
-#include "profile_mapping.h"
+#include "engine/run/mapping_profile.h"
 
-#include "commands.h"
-#include "run_mapping.h"
+#include "engine/model.h"
+#include "engine/results_database.h"
+#include "engine/run/mapping_run.h"
+#include "engine/schedule_files.h"
 
-#include "model/model_ref.h"
-#include "schedule/schedule_file.h"
 #include "session/sim_run.h"
-#include "store/store.h"
 #include "util/error.h"
 #include "util/statistics.h"
 
@@ -18,12 +17,15 @@
 #include <limits>
 #include <sstream>
 
-namespace opsched::cli {
+namespace opsched::engine {
 
-int profileMapping(
-    const std::string& model, std::int64_t batch, const std::string& mappingFile, const std::string& db, int repeats)
+MappingProfile profileMapping(const MappingProfileRequest& request)
 {
-    const Graph graph = loadModel(model, batch);
+    const std::string& model = request.model;
+    const std::int64_t batch = request.batch;
+    const std::string& mappingFile = request.mappingFile;
+    const int repeats = request.repeats;
+    const Graph graph = openModel({ model, batch, {} });
     const MappingRun mapping = prepareMappingRun(graph, mappingFile);
     std::string devices;
     for (const auto& d : mapping.doc.devices)
@@ -46,9 +48,9 @@ int profileMapping(
         text << in.rdbuf();
         schedule.document = nlohmann::ordered_json::parse(text.str());
     }
-    ScheduleDocument planDoc = makePlanDocument(graph, mapping.plan, schedule.scheduler);
+    ScheduleDocument planDoc = planDocument(graph, mapping.plan, schedule.scheduler);
     planDoc.device = run.device.key;
-    schedule.plan = toJson(graph, planDoc);
+    schedule.plan = documentJson(graph, planDoc);
     schedule.params["devices"] = mapping.doc.devices;
     if (mapping.predictedMs > 0)
         schedule.params["predicted_ms"] = mapping.predictedMs;
@@ -85,15 +87,13 @@ int profileMapping(
     run.host = host;
     run.notes = "a mapping on CPU devices: stream u is device u (" + devices + "); one span per op, timed on the host";
 
-    store::Store store = store::Store::open(db, store::OpenMode::ReadWrite);
-    const store::RunId id = store.writeRun(run);
-    const double median = opsched::median(run.latenciesNs) * 1e-6; // as stored (the mean of the middle two)
-    std::printf("stored run %lld: %s on %s, makespan %.3f ms median of %d", static_cast<long long>(id.value()),
-        graph.name().c_str(), devices.c_str(), median, repeats);
-    if (mapping.predictedMs > 0)
-        std::printf(" (predicted %.3f ms)", mapping.predictedMs);
-    std::printf("\n");
-    return kExitOk;
+    MappingProfile p;
+    p.id = storeRun(request.database, run);
+    p.model = graph.name();
+    p.devices = devices;
+    p.medianMs = opsched::median(run.latenciesNs) * 1e-6;
+    p.predictedMs = mapping.predictedMs;
+    return p;
 }
 
-} // namespace opsched::cli
+} // namespace opsched::engine

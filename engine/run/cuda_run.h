@@ -1,5 +1,5 @@
-// `run --backend cuda`: the plan on the local GPU with the CUDA executor. Kept apart from
-// run_command.cpp so the GPU path is one call there.
+// `run --backend cuda`: the plan on the local GPU with the CUDA executor, one CUDA graph per plan.
+// Kept apart from model_run.cpp so the GPU path is one call there.
 #pragma once
 
 #include "exec/cuda/conv_variant.h"
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace opsched::cli {
+namespace opsched::engine {
 
 struct CudaRunResult {
     std::vector<double> latenciesMs; // graph replays timed with CUDA events, after one warm-up run
@@ -19,6 +19,7 @@ struct CudaRunResult {
     std::int64_t weightBytes = 0;
     std::vector<std::vector<float>> outputs;
     std::string device;
+    std::string notes; // the executor's warnings (an algorithm it fell back from), once per run
 };
 
 // Throws Error (exit 1) when there is no CUDA build, device or cuDNN, suggesting --backend cpu.
@@ -32,4 +33,4 @@ struct CudaRunChecks {
 CudaRunResult runOnCuda(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs, int repeat,
     bool tf32, const gpu::ConvVariant& conv = {}, CudaRunChecks checks = {});
 
-} // namespace opsched::cli
+} // namespace opsched::engine

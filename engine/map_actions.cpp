@@ -1,0 +1,257 @@
+#include "engine/map_actions.h"
+
+#include "engine/schedule_files.h"
+
+#include "map/bounds/lower_bound.h"
+#include "map/files/mapping_file.h"
+#include "map/files/throughput_mapping_file.h"
+#include "map/registry/mappers.h"
+#include "map/solvers/symmetry_cuts.h"
+#include "util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace opsched::engine {
+namespace {
+
+map::MapperOptions mapperOptions(const MapRequest& r, const MapInputOptions& files)
+{
+    map::MapperOptions mo;
+    mo.timeLimitSeconds = r.timeLimitSeconds;
+    mo.seed = r.seed;
+    mo.maxModuleTasks = r.maxModuleTasks;
+    mo.symmetry = symmetryOf(files);
+    return mo;
+}
+
+void writeIfAsked(const std::string& output, const nlohmann::ordered_json& document)
+{
+    if (!output.empty())
+        writeDocument(output, document);
+}
+
+nlohmann::ordered_json pipelineDocument(const Graph& graph, const map::MappingProblem& problem,
+    const map::PipelineResult& r, map::MapperOptions::Symmetry symmetry)
+{
+    nlohmann::ordered_json j;
+    j["format"] = "opsched-pipeline-mapping";
+    j["model"] = graph.name();
+    j["batch"] = graph.batch();
+    j["objective"] = "pipeline";
+    j["mapper"] = r.mapper;
+    j["symmetry"] = map::toString(symmetry);
+    j["status"] = map::toString(r.status);
+    j["throughput_per_s"] = r.times.throughput;
+    j["period_ms"] = r.times.period * 1e3;
+    j["bottleneck"] = r.times.bottleneck;
+    j["latency_ms"] = std::isfinite(r.latency) ? nlohmann::ordered_json(r.latency * 1e3) : nlohmann::ordered_json();
+    j["solve_s"] = r.solveSeconds;
+    j["milps"] = r.milps;
+    j["symmetry_cuts"] = r.cuts;
+    j["symmetry_compression"] = r.compression;
+    j["note"] = r.note;
+    j["devices"] = nlohmann::ordered_json::array();
+    for (std::uint32_t u = 0; u < problem.deviceCount(); ++u) {
+        std::size_t ops = 0;
+        for (auto d : r.device)
+            ops += d == u;
+        j["devices"].push_back({ { "name", problem.devices[u].name }, { "node", problem.devices[u].node },
+            { "ops", ops }, { "busy_ms", r.times.busy[u] * 1e3 }, { "memory_gb", r.times.memoryBytes[u] / 1e9 } });
+    }
+    j["ops"] = nlohmann::ordered_json::array();
+    for (std::size_t t = 0; t < problem.taskCount(); ++t)
+        j["ops"].push_back({ { "op", problem.tasks[t].name }, { "device", problem.devices[r.device[t]].name } });
+    return j;
+}
+
+// The pipeline mappers side by side, each against the row every other is measured by: the
+// replicated single-node MILP where the problem is N equal parts on N equal nodes (the paper's
+// baseline), else the greedy mapper.
+nlohmann::ordered_json comparePipelineMappers(
+    const Graph& graph, const map::MappingProblem& problem, const map::MapperOptions& options)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& info : map::pipelineMappers()) {
+        try {
+            const map::PipelineResult r = map::mapPipeline(info.name, problem, options);
+            nlohmann::ordered_json row;
+            row["mapper"] = r.mapper;
+            row["throughput_per_s"] = r.times.throughput;
+            row["period_ms"] = r.times.period * 1e3;
+            row["bottleneck"] = r.times.bottleneck;
+            row["latency_ms"]
+                = std::isfinite(r.latency) ? nlohmann::ordered_json(r.latency * 1e3) : nlohmann::ordered_json();
+            row["status"] = map::toString(r.status);
+            row["solve_s"] = r.solveSeconds;
+            row["milps"] = r.milps;
+            row["note"] = r.note;
+            rows.push_back(std::move(row));
+        } catch (const Error& e) {
+            // e.g. replicated mappers on a problem that is not N equal parts on N equal nodes
+            rows.push_back(nlohmann::ordered_json { { "mapper", info.name }, { "error", e.what() } });
+        }
+    }
+    std::string baseline;
+    for (const char* name : { "replicated-milp", "greedy" }) {
+        for (const auto& r : rows)
+            if (baseline.empty() && r["mapper"] == name && !r.contains("error"))
+                baseline = name;
+    }
+    double base = 0;
+    for (const auto& r : rows)
+        if (r["mapper"] == baseline)
+            base = r["throughput_per_s"].get<double>();
+    for (auto& r : rows)
+        if (!r.contains("error"))
+            r["vs_baseline"] = base > 0 ? nlohmann::ordered_json(r["throughput_per_s"].get<double>() / base)
+                                        : nlohmann::ordered_json();
+    nlohmann::ordered_json doc;
+    doc["model"] = graph.name();
+    doc["batch"] = graph.batch();
+    doc["devices"] = nlohmann::ordered_json::array();
+    for (const auto& d : problem.devices)
+        doc["devices"].push_back(d.name);
+    doc["objective"] = "pipeline";
+    doc["symmetry"] = map::toString(options.symmetry);
+    doc["baseline"] = baseline;
+    doc["results"] = std::move(rows);
+    return doc;
+}
+
+// One mapper's row: makespan, status, gap, solve time, transfers (and throughput for L inputs).
+struct MapperRow {
+    double makespan = 0, gap = 0, solveSeconds = 0;
+    std::string status;
+    std::size_t transfers = 0;
+};
+
+nlohmann::ordered_json rowJson(const std::string& mapper, const MapperRow& m, double single, double inputs)
+{
+    nlohmann::ordered_json r;
+    r["mapper"] = mapper;
+    r["makespan_ms"] = m.makespan * 1e3;
+    if (inputs > 0)
+        r["throughput_per_s"] = inputs / m.makespan;
+    r["speedup_over_bd"] = single > 0 ? single / m.makespan : 1.0;
+    r["status"] = m.status;
+    r["gap"] = std::isnan(m.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.gap);
+    r["solve_s"] = m.solveSeconds;
+    r["transfers"] = m.transfers;
+    return r;
+}
+
+} // namespace
+
+LatencyMapping mapForLatency(const Graph& graph, const MapRequest& request, const MapSources& sources)
+{
+    LatencyMapping m;
+    m.problem = latencyProblem(graph, request.devices, request.link, request.memory, sources.cache, sources.files);
+    writeCostsIfAsked(sources.files, m.problem, graph.batch());
+    m.result = map::runMapper(request.mapper, m.problem, mapperOptions(request, sources.files));
+    m.lowerBound = m.result.lowerBound > 0 ? m.result.lowerBound : map::lowerBound(m.problem);
+    m.document = map::mappingToJson(graph, m.problem, m.result, m.lowerBound);
+    writeIfAsked(sources.output, m.document);
+    return m;
+}
+
+ThroughputMapping mapForThroughput(const Graph& graph, const MapRequest& request, const MapSources& sources)
+{
+    ThroughputMapping m;
+    m.problem = throughputProblem(
+        graph, request.devices, request.link, request.memory, sources.cache, sources.files, request.inputs);
+    writeCostsIfAsked(sources.files, m.problem);
+    m.result = map::runThroughputMapper(request.mapper, m.problem, mapperOptions(request, sources.files));
+    m.lowerBound = map::throughputLowerBound(m.problem);
+    m.document = map::throughputMappingToJson(graph, m.problem, m.result, m.lowerBound);
+    writeIfAsked(sources.output, m.document);
+    return m;
+}
+
+PipelineMapping mapForPipeline(const Graph& graph, const MapRequest& request, const MapSources& sources)
+{
+    PipelineMapping m;
+    m.problem = latencyProblem(graph, request.devices, request.link, request.memory, sources.cache, sources.files);
+    writeCostsIfAsked(sources.files, m.problem, graph.batch());
+    const map::MapperOptions options = mapperOptions(request, sources.files);
+    m.result = map::mapPipeline(request.mapper, m.problem, options);
+    m.document = pipelineDocument(graph, m.problem, m.result, options.symmetry);
+    writeIfAsked(sources.output, m.document);
+    return m;
+}
+
+nlohmann::ordered_json compareMappers(
+    const Graph& graph, const MapRequest& request, const MapSources& sources, bool equalTime)
+{
+    map::MapperOptions options;
+    options.timeLimitSeconds = request.timeLimitSeconds;
+    options.maxModuleTasks = request.maxModuleTasks;
+    options.symmetry = symmetryOf(sources.files);
+    if (request.objective == "pipeline") {
+        if (equalTime)
+            throw Error("--equal-time applies to latency and throughput (sa and ea are not pipeline mappers)");
+        const map::MappingProblem problem
+            = latencyProblem(graph, request.devices, request.link, "", sources.cache, sources.files);
+        writeCostsIfAsked(sources.files, problem, graph.batch());
+        return comparePipelineMappers(graph, problem, options);
+    }
+    const bool throughput = request.objective == "throughput";
+    std::optional<map::MappingProblem> problem;
+    std::optional<map::ThroughputProblem> batched;
+    if (throughput) {
+        batched
+            = throughputProblem(graph, request.devices, request.link, "", sources.cache, sources.files, request.inputs);
+        writeCostsIfAsked(sources.files, *batched);
+    } else {
+        problem = latencyProblem(graph, request.devices, request.link, "", sources.cache, sources.files);
+        writeCostsIfAsked(sources.files, *problem, graph.batch());
+    }
+    const double bound = throughput ? map::throughputLowerBound(*batched) : map::lowerBound(*problem);
+    auto runRow = [&](const std::string& name, const map::MapperOptions& mine) -> MapperRow {
+        if (throughput) {
+            const map::ThroughputResult m = map::runThroughputMapper(name, *batched, mine);
+            return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers };
+        }
+        const map::MapResult m = map::runMapper(name, *problem, mine);
+        return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size() };
+    };
+    // The paper's equal-runtime comparison: milp-split first, then sa and ea for as long.
+    std::optional<MapperRow> split;
+    if (equalTime) {
+        try {
+            split = runRow("milp-split", options);
+        } catch (const Error&) {
+        }
+    }
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    double single = 0;
+    for (const auto& info : map::mappers()) {
+        try {
+            map::MapperOptions mine = options;
+            if (split && (info.name == "sa" || info.name == "ea"))
+                mine.runSeconds = std::max(split->solveSeconds, 1e-3);
+            const MapperRow row = split && info.name == "milp-split" ? *split : runRow(info.name, mine);
+            if (info.name == "bd")
+                single = row.makespan;
+            results.push_back(rowJson(info.name, row, single, throughput ? static_cast<double>(request.inputs) : 0.0));
+        } catch (const Error& e) {
+            // e.g. no CBC in this build, no feasible mapping, a MILP too large for throughput
+            results.push_back(nlohmann::ordered_json { { "mapper", info.name }, { "error", e.what() } });
+        }
+    }
+    nlohmann::ordered_json doc;
+    doc["model"] = graph.name();
+    doc["batch"] = graph.batch();
+    doc["devices"] = nlohmann::ordered_json::array();
+    for (const auto& d : (throughput ? batched->base : *problem).devices)
+        doc["devices"].push_back(d.name);
+    doc["objective"] = throughput ? "throughput" : "latency";
+    if (throughput)
+        doc["inputs"] = request.inputs;
+    doc["lower_bound_ms"] = bound * 1e3;
+    doc["results"] = std::move(results);
+    return doc;
+}
+
+} // namespace opsched::engine
