@@ -187,6 +187,91 @@ std::string describe(const ProgressEvent& e)
     return line;
 }
 
+namespace {
+
+const char* phaseName(MapProgressEvent::Phase phase)
+{
+    switch (phase) {
+    case MapProgressEvent::Phase::Costs:
+        return "costs";
+    case MapProgressEvent::Phase::Search:
+        return "search";
+    case MapProgressEvent::Phase::Done:
+        break;
+    }
+    return "done";
+}
+
+} // namespace
+
+std::string toJsonLine(const MapProgressEvent& e)
+{
+    json j;
+    j["map"] = phaseName(e.phase);
+    j["mapper"] = e.mapper;
+    j["objective"] = e.objective;
+    j["devices"] = e.devices;
+    j["time_limit_s"] = e.timeLimitSeconds;
+    j["seconds"] = e.seconds;
+    if (e.phase != MapProgressEvent::Phase::Costs) {
+        j["ops"] = e.ops;
+        j["device_count"] = e.deviceCount;
+    }
+    if (e.phase == MapProgressEvent::Phase::Done) {
+        j["status"] = e.status;
+        j["objective_ms"] = e.objectiveMs;
+    }
+    return j.dump();
+}
+
+std::optional<MapProgressEvent> parseMapProgressLine(std::string_view line)
+{
+    if (line.empty() || line.front() != '{')
+        return std::nullopt;
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("map") || !j["map"].is_string())
+        return std::nullopt;
+    try {
+        MapProgressEvent e;
+        const std::string phase = j["map"].get<std::string>();
+        if (phase == "costs")
+            e.phase = MapProgressEvent::Phase::Costs;
+        else if (phase == "search")
+            e.phase = MapProgressEvent::Phase::Search;
+        else if (phase == "done")
+            e.phase = MapProgressEvent::Phase::Done;
+        else
+            return std::nullopt;
+        e.mapper = valueOr<std::string>(j, "mapper", "");
+        e.objective = valueOr<std::string>(j, "objective", "");
+        e.devices = valueOr<std::string>(j, "devices", "");
+        e.timeLimitSeconds = valueOr<double>(j, "time_limit_s", 0);
+        e.seconds = valueOr<double>(j, "seconds", 0);
+        e.ops = valueOr<std::size_t>(j, "ops", 0);
+        e.deviceCount = valueOr<std::size_t>(j, "device_count", 0);
+        e.status = valueOr<std::string>(j, "status", "");
+        e.objectiveMs = valueOr<double>(j, "objective_ms", 0);
+        return e;
+    } catch (const json::exception&) {
+        return std::nullopt; // a field of the wrong type: not one of ours
+    }
+}
+
+std::string describe(const MapProgressEvent& e)
+{
+    switch (e.phase) {
+    case MapProgressEvent::Phase::Costs:
+        return "pricing every op on " + e.devices;
+    case MapProgressEvent::Phase::Search:
+        return "searching: " + e.mapper + " over " + std::to_string(e.deviceCount) + " devices, "
+            + std::to_string(e.ops) + " ops, at most " + number("%g", e.timeLimitSeconds) + " s";
+    case MapProgressEvent::Phase::Done:
+        break;
+    }
+    return "found: " + number("%.4f ms", e.objectiveMs) + (e.objective == "pipeline" ? " period" : " makespan") + ", "
+        + e.status + ", after " + number("%.1f", e.seconds) + " s";
+}
+
 std::vector<std::string> profileArguments(const ProfileRequest& r)
 {
     const ProfileRequest defaults;
@@ -235,8 +320,9 @@ std::vector<std::string> mapArguments(const MapRequest& r, const std::string& ou
         args.insert(args.end(), { "--seed", std::to_string(r.seed) });
     if (r.maxModuleTasks != defaults.maxModuleTasks)
         args.insert(args.end(), { "--max-module-tasks", std::to_string(r.maxModuleTasks) });
-    // --json keeps the summary text off stdout (it is discarded); the file is what is read back.
-    args.insert(args.end(), { "-o", output, "--json" });
+    // Progress as JSON lines on stdout; --json keeps the summary after them machine-readable (it is not
+    // read: the file is what is read back).
+    args.insert(args.end(), { "-o", output, "--json", "--progress", "json" });
     return args;
 }
 

@@ -54,11 +54,33 @@ std::optional<ProgressEvent> parseProgressLine(std::string_view line);
 // "42 jobs: 40 run, 1 already in the database, 1 failed; 12.5 s; database runs.db".
 std::string describe(const ProgressEvent& event);
 
+// A mapping's progress (`map --progress json`), one line per phase: Costs (every op priced on every
+// device: measured on cpu and cuda devices, which is what takes a while there), Search (the mapper
+// runs, for at most its time limit), Done (the mapping found; its file is written). The event's
+// JSON has "map" naming the phase, so a profile line is never taken for one and the other way round.
+struct MapProgressEvent {
+    enum class Phase { Costs, Search, Done } phase = Phase::Costs;
+    std::string mapper;
+    std::string objective; // latency, throughput, pipeline
+    std::string devices; // "cpu:0,cpu:1"
+    double timeLimitSeconds = 0;
+    double seconds = 0; // since the mapping started
+    std::size_t ops = 0, deviceCount = 0; // Search, Done
+    std::string status; // Done: optimal, feasible, timeout, heuristic
+    double objectiveMs = 0; // Done: the makespan (latency, throughput) or the period (pipeline)
+};
+
+std::string toJsonLine(const MapProgressEvent& event);
+std::optional<MapProgressEvent> parseMapProgressLine(std::string_view line);
+// "pricing ops on cpu:0,cpu:1", "searching: milp over 2 devices, 120 ops, 3 s of at most 60 s",
+// "found: 12.345 ms, optimal, after 4.2 s".
+std::string describe(const MapProgressEvent& event);
+
 // The child's command lines, from the first argument on ("profile", "map"): every field of the
 // request that differs from its default, and JSON progress.
 std::vector<std::string> profileArguments(const ProfileRequest& request);
-// `output`: where the child writes the mapping file (the window reads it back); its stdout summary is
-// JSON, not read.
+// `output`: where the child writes the mapping file (the window reads it back); its stdout has the
+// progress lines, then the summary as JSON (not read).
 std::vector<std::string> mapArguments(const MapRequest& request, const std::string& output);
 
 } // namespace opsched::engine::child

@@ -10,6 +10,7 @@
 #include "util/error.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -142,42 +143,98 @@ nlohmann::ordered_json rowJson(const std::string& mapper, const MapperRow& m, do
     return r;
 }
 
+// Reports the phases of one mapping to its sources' progress sink, timed from construction.
+class PhaseReporter {
+public:
+    PhaseReporter(const MapRequest& request, const MapSources& sources)
+        : sink_(sources.progress)
+        , start_(std::chrono::steady_clock::now())
+    {
+        event_.mapper = request.mapper;
+        event_.objective = request.objective;
+        event_.devices = request.devices;
+        event_.timeLimitSeconds = request.timeLimitSeconds;
+        report(child::MapProgressEvent::Phase::Costs);
+    }
+
+    void search(const map::MappingProblem& problem)
+    {
+        event_.ops = problem.taskCount();
+        event_.deviceCount = problem.deviceCount();
+        std::string names;
+        for (const auto& d : problem.devices)
+            names += (names.empty() ? "" : ",") + d.name;
+        event_.devices = names; // as the problem has them (a topology or cost table may name them)
+        report(child::MapProgressEvent::Phase::Search);
+    }
+
+    void done(const std::string& status, double objectiveSeconds)
+    {
+        event_.status = status;
+        event_.objectiveMs = objectiveSeconds * 1e3;
+        report(child::MapProgressEvent::Phase::Done);
+    }
+
+private:
+    void report(child::MapProgressEvent::Phase phase)
+    {
+        if (!sink_)
+            return;
+        event_.phase = phase;
+        event_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        sink_(event_);
+    }
+
+    const std::function<void(const child::MapProgressEvent&)>& sink_;
+    std::chrono::steady_clock::time_point start_;
+    child::MapProgressEvent event_;
+};
+
 } // namespace
 
 LatencyMapping mapForLatency(const Graph& graph, const MapRequest& request, const MapSources& sources)
 {
+    PhaseReporter phases(request, sources);
     LatencyMapping m;
     m.problem = latencyProblem(graph, request.devices, request.link, request.memory, sources.cache, sources.files);
     writeCostsIfAsked(sources.files, m.problem, graph.batch());
+    phases.search(m.problem);
     m.result = map::runMapper(request.mapper, m.problem, mapperOptions(request, sources.files));
     m.lowerBound = m.result.lowerBound > 0 ? m.result.lowerBound : map::lowerBound(m.problem);
     m.document = map::mappingToJson(graph, m.problem, m.result, m.lowerBound);
     writeIfAsked(sources.output, m.document);
+    phases.done(map::toString(m.result.status), m.result.times.makespan);
     return m;
 }
 
 ThroughputMapping mapForThroughput(const Graph& graph, const MapRequest& request, const MapSources& sources)
 {
+    PhaseReporter phases(request, sources);
     ThroughputMapping m;
     m.problem = throughputProblem(
         graph, request.devices, request.link, request.memory, sources.cache, sources.files, request.inputs);
     writeCostsIfAsked(sources.files, m.problem);
+    phases.search(m.problem.base);
     m.result = map::runThroughputMapper(request.mapper, m.problem, mapperOptions(request, sources.files));
     m.lowerBound = map::throughputLowerBound(m.problem);
     m.document = map::throughputMappingToJson(graph, m.problem, m.result, m.lowerBound);
     writeIfAsked(sources.output, m.document);
+    phases.done(map::toString(m.result.status), m.result.times.makespan);
     return m;
 }
 
 PipelineMapping mapForPipeline(const Graph& graph, const MapRequest& request, const MapSources& sources)
 {
+    PhaseReporter phases(request, sources);
     PipelineMapping m;
     m.problem = latencyProblem(graph, request.devices, request.link, request.memory, sources.cache, sources.files);
     writeCostsIfAsked(sources.files, m.problem, graph.batch());
+    phases.search(m.problem);
     const map::MapperOptions options = mapperOptions(request, sources.files);
     m.result = map::mapPipeline(request.mapper, m.problem, options);
     m.document = pipelineDocument(graph, m.problem, m.result, options.symmetry);
     writeIfAsked(sources.output, m.document);
+    phases.done(map::toString(m.result.status), m.result.times.period);
     return m;
 }
 

@@ -3,6 +3,7 @@
 // --mapping` and the window read back), and every mapper side by side on one problem.
 #pragma once
 
+#include "engine/child_protocol.h"
 #include "engine/map_inputs.h"
 #include "engine/requests.h"
 
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace opsched::engine {
@@ -24,6 +26,7 @@ struct MapSources {
     CostCacheOptions cache;
     MapInputOptions files;
     std::string output;
+    std::function<void(const child::MapProgressEvent&)> progress; // each phase as it starts and ends
 };
 
 struct LatencyMapping {

@@ -41,7 +41,7 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
                      "pipeline mappers)\n";
         return kExitUsage;
     }
-    nlohmann::ordered_json doc = engine::compareMappers(graph, o, { cache, o.files, {} }, o.equalTime);
+    nlohmann::ordered_json doc = engine::compareMappers(graph, o, { cache, o.files, {}, {} }, o.equalTime);
     if (json) {
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;

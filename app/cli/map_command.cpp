@@ -56,6 +56,7 @@ Runner addMapCommand(CLI::App& app)
         bool json = false;
         CostCacheOptions cache;
         MapInputOptions files; // --costs, --topology, --links, --write-costs, --symmetry
+        std::string progress = "text";
     };
     auto opts = std::make_shared<Options>();
     auto* cmd
@@ -91,6 +92,11 @@ Runner addMapCommand(CLI::App& app)
     cmd->add_flag("--json", opts->json, "Print the mapping JSON instead of the summary");
     addCostCacheOptions(*cmd, opts->cache);
     addMapInputOptions(*cmd, opts->files);
+    cmd->add_option("--progress", opts->progress,
+           "text (the summary only) or json (first one JSON object per phase on stdout: costs, search, done; "
+           "for programs: docs/cli.md)")
+        ->check(CLI::IsMember({ "text", "json" }))
+        ->capture_default_str();
 
     return [opts]() {
         if (opts->devices.empty() && !devicesFromFiles(opts->files)) {
@@ -99,7 +105,12 @@ Runner addMapCommand(CLI::App& app)
             return kExitUsage;
         }
         const Graph graph = openModel(*opts);
-        const engine::MapSources sources { opts->cache, opts->files, opts->output };
+        engine::MapSources sources { opts->cache, opts->files, opts->output, {} };
+        if (opts->progress == "json")
+            sources.progress = [](const engine::child::MapProgressEvent& e) {
+                std::printf("%s\n", engine::child::toJsonLine(e).c_str());
+                std::fflush(stdout);
+            };
         if (opts->objective == "throughput")
             return printThroughputMapping(
                 graph, engine::mapForThroughput(graph, *opts, sources), opts->output, opts->json);

@@ -37,6 +37,46 @@ bool has(const std::vector<std::string>& args, const std::string& flag)
     return std::find(args.begin(), args.end(), flag) != args.end();
 }
 
+TEST(ChildProtocol, MapPhasesRoundTripAndAreNeverTakenForProfileLines)
+{
+    child::MapProgressEvent e;
+    e.phase = child::MapProgressEvent::Phase::Done;
+    e.mapper = "milp-split";
+    e.objective = "latency";
+    e.devices = "cpu:0,cpu:1";
+    e.timeLimitSeconds = 2.5;
+    e.seconds = 1.25;
+    e.ops = 42;
+    e.deviceCount = 2;
+    e.status = "optimal";
+    e.objectiveMs = 3.5;
+    const std::string line = child::toJsonLine(e);
+    const auto back = child::parseMapProgressLine(line);
+    ASSERT_TRUE(back);
+    EXPECT_TRUE(back->phase == e.phase);
+    EXPECT_EQ(back->mapper, e.mapper);
+    EXPECT_EQ(back->devices, e.devices);
+    EXPECT_EQ(back->timeLimitSeconds, e.timeLimitSeconds);
+    EXPECT_EQ(back->ops, e.ops);
+    EXPECT_EQ(back->status, e.status);
+    EXPECT_EQ(back->objectiveMs, e.objectiveMs);
+    EXPECT_EQ(child::describe(*back), "found: 3.5000 ms makespan, optimal, after 1.2 s");
+    // Each stream's lines stay its own, and text or other JSON is not an event.
+    EXPECT_FALSE(child::parseProgressLine(line));
+    child::ProgressEvent job;
+    EXPECT_FALSE(child::parseMapProgressLine(child::toJsonLine(job)));
+    EXPECT_FALSE(child::parseMapProgressLine("{\"map\": \"sideways\"}"));
+    EXPECT_FALSE(child::parseMapProgressLine("{\"map\": 3}"));
+    EXPECT_FALSE(child::parseMapProgressLine("found: 3 ms"));
+    EXPECT_FALSE(child::parseMapProgressLine("{"));
+
+    MapRequest r;
+    r.model = "zoo:rwnn";
+    r.devices = "cpu:0";
+    const auto args = child::mapArguments(r, "/tmp/m.json");
+    EXPECT_EQ(after(args, "--progress"), "json");
+}
+
 } // namespace
 
 TEST(ChildProtocol, EveryEventSurvivesAJsonLine)

@@ -58,7 +58,8 @@ private slots:
             (QStringList { QStringLiteral("map"), QString::fromLatin1(kModel), QStringLiteral("--batch"),
                 QStringLiteral("4"), QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
                 QStringLiteral("--mapper"), QStringLiteral("heft"), QStringLiteral("--time-limit"),
-                QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"), QStringLiteral("--json") }));
+                QStringLiteral("20"), QStringLiteral("-o"), QStringLiteral("/tmp/m.json"), QStringLiteral("--json"),
+                QStringLiteral("--progress"), QStringLiteral("json") }));
     }
 
     void argumentsCarryTheThroughputObjectiveAndShapes()
@@ -164,6 +165,9 @@ private slots:
         QSignalSpy started(panel.mapProcess(), &MapProcess::started);
         QSignalSpy done(&panel, &SchedulePanel::finished);
         select(panel, QStringLiteral("map:heft"), QStringLiteral("cpu:0, cpu:1"));
+        std::vector<engine::child::MapProgressEvent> phases;
+        connect(panel.mapProcess(), &MapProcess::progress, this,
+            [&phases](const engine::child::MapProgressEvent& e) { phases.push_back(e); });
         panel.run();
         QVERIFY(panel.isRunning());
         QCOMPARE(started.size(), 1);
@@ -172,6 +176,14 @@ private slots:
         QVERIFY(done.wait(120000));
         QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(1).toString()));
         QVERIFY(!panel.isRunning());
+        // The child said what it was doing, phase by phase, read from its JSON progress lines.
+        using Phase = engine::child::MapProgressEvent::Phase;
+        QCOMPARE(phases.size(), std::size_t(3));
+        QVERIFY(phases[0].phase == Phase::Costs && phases[1].phase == Phase::Search && phases[2].phase == Phase::Done);
+        QCOMPARE(phases[1].mapper, std::string("heft"));
+        QCOMPARE(phases[1].devices, std::string("cpu:0,cpu:1"));
+        QCOMPARE(phases[1].deviceCount, std::size_t(2));
+        QVERIFY(phases[2].objectiveMs > 0 && phases[2].seconds >= phases[1].seconds);
         QCOMPARE(panel.results()->rowCount(), 1);
         const auto result = panel.results()->result(0);
         QVERIFY(result && result->mapping);

@@ -22,6 +22,11 @@ MapProcess::MapProcess(QObject* parent)
     connect(this, &CliProcess::exited, this, &MapProcess::onExited);
     connect(this, &CliProcess::failedToStart, this,
         [this](const QString& message) { emit finished(false, message, QString()); });
+    connect(this, &CliProcess::stdoutLine, this, [this](const QString& line) {
+        // Other lines (the summary JSON after the progress) are not events and are skipped.
+        if (const auto event = engine::child::parseMapProgressLine(line.toStdString()))
+            emit progress(*event);
+    });
 }
 
 MapProcess::~MapProcess()
@@ -43,7 +48,7 @@ bool MapProcess::start(const engine::MapRequest& request)
         return refuse(tr("Cannot make a temporary folder for the mapping file: %1").arg(dir->errorString()));
     dir_ = std::move(dir); // the previous run's file goes with its folder
     output_ = dir_->filePath(QStringLiteral("mapping.json"));
-    launch(cli, mapArguments(request, output_), Stdout::Discard);
+    launch(cli, mapArguments(request, output_), Stdout::Lines);
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include "profile/cli_process.h"
 
+#include "engine/child_protocol.h"
 #include "engine/requests.h"
 
 #include <memory>
@@ -32,6 +33,9 @@ public:
     bool start(const engine::MapRequest& request);
 
 signals:
+    // Each phase the child reports (engine/child_protocol.h's MapProgressEvent: pricing the ops,
+    // searching, found), as it starts.
+    void progress(const engine::child::MapProgressEvent& event);
     // ok: `file` holds the mapping (valid until the next start()). Otherwise message says what
     // went wrong: the CLI's own words on stderr, a crash, or the user's cancel.
     void finished(bool ok, const QString& message, const QString& file);

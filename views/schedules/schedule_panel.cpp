@@ -78,16 +78,17 @@ SchedulePanel::SchedulePanel(QWidget* parent)
     elapsed_ = new QTimer(this);
     elapsed_->setInterval(1000);
     // A mapping's search runs up to its time limit: the seconds so far and the limit, in the window
-    // or in opsched-cli.
+    // or in opsched-cli, with the phase the child reports (pricing ops on measured devices can take
+    // longer than the search).
     connect(elapsed_, &QTimer::timeout, this, [this] {
-        status_->setText(
-            tr("mapping %1%2 on %3%4... %5 s of at most %6 s")
-                .arg(QString::fromStdString(mapRequest_.scheduler),
-                    mapRequest_.objective == "throughput" ? tr(" (throughput, %1 inputs)").arg(mapRequest_.inputs)
-                                                          : QString(),
-                    QString::fromStdString(mapRequest_.device), mapInChild_ ? tr(" with opsched-cli") : QString())
-                .arg(++elapsedSeconds_)
-                .arg(engine::kMapTimeLimitSeconds.def));
+        ++elapsedSeconds_;
+        showMapStatus();
+    });
+    connect(mapProcess_, &MapProcess::progress, this, [this](const engine::child::MapProgressEvent& e) {
+        mapPhase_ = QString::fromStdString(engine::child::describe(e));
+        if (e.phase != engine::child::MapProgressEvent::Phase::Costs)
+            mapLimitSeconds_ = e.timeLimitSeconds;
+        showMapStatus();
     });
     connect(runButton_, &QPushButton::clicked, this, &SchedulePanel::run);
     connect(cancelButton_, &QPushButton::clicked, this, &SchedulePanel::cancel);
@@ -313,6 +314,7 @@ void SchedulePanel::start(const ScheduleRequest& request)
     if (isMapperRequest(request)) {
         mapRequest_ = request;
         mapInChild_ = false;
+        mapLimitSeconds_ = engine::kMapTimeLimitSeconds.def;
         elapsedSeconds_ = 0;
         elapsed_->start();
     }
@@ -343,6 +345,21 @@ void SchedulePanel::start(const ScheduleRequest& request)
             this, [this, result, error] { done(result, error); }, Qt::QueuedConnection);
     });
     worker_->start();
+}
+
+void SchedulePanel::showMapStatus()
+{
+    QString text
+        = tr("mapping %1%2 on %3%4... %5 s of at most %6 s")
+              .arg(QString::fromStdString(mapRequest_.scheduler),
+                  mapRequest_.objective == "throughput" ? tr(" (throughput, %1 inputs)").arg(mapRequest_.inputs)
+                                                        : QString(),
+                  QString::fromStdString(mapRequest_.device), mapInChild_ ? tr(" with opsched-cli") : QString())
+              .arg(elapsedSeconds_)
+              .arg(mapLimitSeconds_);
+    if (mapInChild_ && !mapPhase_.isEmpty())
+        text += QLatin1Char('\n') + mapPhase_;
+    status_->setText(text);
 }
 
 void SchedulePanel::startMapProcess(const ScheduleRequest& request)
@@ -376,6 +393,8 @@ void SchedulePanel::startMapProcess(const ScheduleRequest& request)
     }
     mapRequest_ = request;
     mapInChild_ = true;
+    mapPhase_.clear();
+    mapLimitSeconds_ = engine::kMapTimeLimitSeconds.def;
     startBusy(request, tr("mapping"));
     elapsedSeconds_ = 0;
     elapsed_->start();

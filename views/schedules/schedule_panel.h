@@ -61,6 +61,8 @@ private:
     void start(const ScheduleRequest& request);
     void startBusy(const ScheduleRequest& request, const QString& how);
     void startMapProcess(const ScheduleRequest& request);
+    // The status line while a mapping runs: seconds, limit and, from a child, its phase.
+    void showMapStatus();
     void mapProcessFinished(bool ok, const QString& message, const QString& file);
     void done(std::shared_ptr<const ScheduleResult> result, const QString& error);
 
@@ -86,6 +88,8 @@ private:
     QTimer* elapsed_ = nullptr; // counts the child's seconds in the status line
     int elapsedSeconds_ = 0;
     bool mapInChild_ = false; // the shown mapping runs in opsched-cli (measured devices)
+    QString mapPhase_; // what the child last said it is doing ("pricing every op on cpu:0,cpu:1")
+    double mapLimitSeconds_ = 0; // the child's time limit, once it reports its search
     QString modelRef_;
     InputShapes modelShapes_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
