@@ -96,6 +96,7 @@ void finishDeviceTimeline(TimelineData& data, const StreamRowsBuilder& rows, con
     std::sort(data.flows.begin(), data.flows.end(),
         [](const TimelineFlow& a, const TimelineFlow& b) { return a.from < b.from; });
     data.latency = makespanSeconds;
+    data.coloursByDevice = true;
 }
 
 std::shared_ptr<ScheduleResult> mappingResultBase(const Graph& graph, const std::vector<std::string>& devices,

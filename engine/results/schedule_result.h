@@ -41,6 +41,9 @@ struct ScheduleResult {
     double averageActiveWarps = 0;
     std::shared_ptr<const TimelineData> timeline;
     std::shared_ptr<const store::RunRecord> stored; // set for a run read from a results database
+    // The window's own numbering of the results it lists (1, 2, ...), so that two runs of the same
+    // scheduler, device and batch stay apart; 0: not numbered (a stored run has its database id).
+    std::int64_t sequence = 0;
     std::optional<MappingView> mapping; // set for a mapper's result (stream u = device u)
     // A latency mapping's file as `opsched-cli map -o` writes it: what File > Export > Schedule
     // writes for a mapping (File > Open Mapping and `run --mapping` read it back).

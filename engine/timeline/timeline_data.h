@@ -67,6 +67,9 @@ struct TimelineData {
     std::vector<std::uint32_t> criticalPath; // op ids of the chain that sets the latency, in time order
     std::size_t modelOps = 0; // the model's op count (some run no kernel); 0: unknown
     std::vector<HostCall> host; // the host thread's calls in time order; empty: unknown
+    // A mapping's timeline: spans are drawn in their row's device colour (the DAG's colouring), not
+    // by op kind; span colour classes stay op kinds, for the statistics by type.
+    bool coloursByDevice = false;
 
     TimelineRowKind rowKind(std::size_t row) const
     {

@@ -266,7 +266,11 @@ inline HostTensor referenceReduce(const HostTensor& in, const Reduce& r, const s
         if (reduced[d])
             kept[d] = 1;
     const std::int64_t count = product(in.dims) / product(kept);
-    std::vector<double> acc(static_cast<std::size_t>(product(kept)), r.kind == ReduceKind::Max ? -INFINITY : 0.0);
+    const double start = r.kind == ReduceKind::Max ? -INFINITY
+        : r.kind == ReduceKind::Min                ? INFINITY
+        : r.kind == ReduceKind::Prod               ? 1.0
+                                                   : 0.0;
+    std::vector<double> acc(static_cast<std::size_t>(product(kept)), start);
     for (std::int64_t i = 0; i < product(in.dims); ++i) {
         auto idx = unravel(i, in.dims);
         for (std::size_t d = 0; d < idx.size(); ++d)
@@ -274,11 +278,33 @@ inline HostTensor referenceReduce(const HostTensor& in, const Reduce& r, const s
                 idx[d] = 0;
         auto& a = acc[static_cast<std::size_t>(ravel(idx, kept))];
         const double v = in.data[static_cast<std::size_t>(i)];
-        a = r.kind == ReduceKind::Max ? std::max(a, v) : a + v;
+        switch (r.kind) {
+        case ReduceKind::Max:
+            a = std::max(a, v);
+            break;
+        case ReduceKind::Min:
+            a = std::min(a, v);
+            break;
+        case ReduceKind::Prod:
+            a *= v;
+            break;
+        case ReduceKind::L1:
+            a += std::fabs(v);
+            break;
+        case ReduceKind::L2:
+        case ReduceKind::SumSquare:
+            a += v * v;
+            break;
+        default:
+            a += v;
+            break;
+        }
     }
     HostTensor o { outDims, {} };
     for (double a : acc)
-        o.data.push_back(static_cast<float>(r.kind == ReduceKind::Mean ? a / static_cast<double>(count) : a));
+        o.data.push_back(static_cast<float>(r.kind == ReduceKind::Mean ? a / static_cast<double>(count)
+                : r.kind == ReduceKind::L2                             ? std::sqrt(a)
+                                                                       : a));
     return o;
 }
 

@@ -3,6 +3,7 @@
 // ranks 0 to 5, with broadcasting, fused activations, and a few results worked out by hand.
 #include "cpu_test_support.h"
 #include "exec/cpu/cpu_executor.h"
+#include "exec/cpu/kernel_names.h"
 #include "graph/graph_builder.h"
 #include "reference.h"
 #include "schedule/basic_schedulers.h"
@@ -187,6 +188,45 @@ TEST(CpuTensorOps, ReducesOverSeveralAxes)
     reduce("sum_unit_axis", t, Reduce { ReduceKind::Sum, { 1 }, false }); // extent 1: a copy
     reduce("max_rank3", t, Reduce { ReduceKind::Max, { 0, 2 }, true }, { ActivationKind::Sigmoid });
     expectMatchesReference(std::move(b).finish());
+}
+
+// The reductions oneDNN 2.6 runs only in its reference loop (over channels, over the last axis of a
+// small tensor) run as host code instead: the same values, and no reference kernel in the plan.
+TEST(CpuTensorOps, ReductionsWithoutAJitKernelRunAsHostCode)
+{
+    GraphBuilder b("reduce_host", 3);
+    const auto x = b.addInput("x", Shape { 1, 64, 7, 7 });
+    const auto s = b.addInput("s", Shape { 2, 8, 16 });
+    auto reduce = [&](const char* name, TensorId in, Reduce r, Activation act = {}) {
+        b.addOp({ name, OpKind::Reduce, { { in } }, { layer(std::move(r), act) } });
+    };
+    reduce("mean_c", x, Reduce { ReduceKind::Mean, { 1 }, true });
+    reduce("min_c", x, Reduce { ReduceKind::Min, { 1 }, false }, Activation::relu());
+    reduce("sumsquare_c", x, Reduce { ReduceKind::SumSquare, { 1 }, true });
+    reduce("l2_last", s, Reduce { ReduceKind::L2, { -1 }, true });
+    reduce("l1_c_w", x, Reduce { ReduceKind::L1, { 1, 3 }, true });
+    reduce("prod_mid", s, Reduce { ReduceKind::Prod, { 1 }, true });
+    const Graph g = std::move(b).finish();
+    // Each output against its own magnitude: a product's size must not hide a mean's error.
+    const auto inputs = cpu::seededInputs(g, 11);
+    cpu::CpuExecutor ex(g, sequentialPlan(g), kOneThread);
+    const auto got = ex.run(inputs);
+    const auto want = test::referenceRun(g, inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+        float scale = 1e-6F, worst = 0.0F;
+        for (float v : want[k])
+            scale = std::max(scale, std::abs(v));
+        for (std::size_t i = 0; i < got[k].size(); ++i)
+            worst = std::max(worst, std::abs(got[k][i] - want[k][i]));
+        EXPECT_LE(worst, 1e-5F * scale) << g.tensor(g.outputs()[k]).name;
+    }
+    std::size_t host = 0;
+    for (const auto& p : ex.primitives()) {
+        EXPECT_FALSE(cpu::isReferenceImplementation(p.implementation)) << p.op << ": " << p.implementation;
+        host += p.implementation == "host";
+    }
+    EXPECT_GE(host, 1u); // some of them are host code on every ISA
 }
 
 TEST(CpuTensorOps, StandaloneBatchNormAtRanksTwoToSix)

@@ -1,6 +1,7 @@
 // The operator DAG view: the layout arrives from the worker thread with one box per op, the view
 // renders, colours by stage once a schedule is set, maps clicks to ops, and zooms around the cursor.
 // With OPSCHED_DAGVIEW_PNG_DIR set, the rendered images are written there for a look.
+#include "common/group_colour.h"
 #include "dag/dag_view.h"
 #include "engine/results/schedule_result.h"
 #include "window/main_window.h"
@@ -162,14 +163,14 @@ void TestDagView::coloursByStage()
             for (OpId op : schedule.stages[s].groups[g]) {
                 QCOMPARE(view.stageOf(op), static_cast<int>(s));
                 QCOMPARE(view.groupOf(op), static_cast<int>(g));
-                QCOMPARE(view.opColour(op), stageColour(static_cast<int>(s)));
+                QCOMPARE(view.opColour(op), groupColour(static_cast<int>(s)));
             }
     // Neighbouring stages always differ, and no colour comes back within 40 stages.
     for (int s = 0; s + 1 < static_cast<int>(schedule.stages.size()); ++s)
-        QVERIFY(stageColour(s) != stageColour(s + 1));
+        QVERIFY(groupColour(s) != groupColour(s + 1));
     for (int a = 0; a < 40; ++a)
         for (int b = a + 1; b < 40; ++b) {
-            const QColor ca = stageColour(a), cb = stageColour(b);
+            const QColor ca = groupColour(a), cb = groupColour(b);
             const int distance
                 = std::abs(ca.red() - cb.red()) + std::abs(ca.green() - cb.green()) + std::abs(ca.blue() - cb.blue());
             QVERIFY2(distance >= 12, qPrintable(QStringLiteral("stages %1 and %2").arg(a).arg(b)));
@@ -183,7 +184,7 @@ void TestDagView::coloursByStage()
     for (std::uint32_t v = 0; v < graph->opCount(); v += 7) {
         const QRectF box = view.opRect(OpId(v));
         const QPoint inside(static_cast<int>(box.left()) + 3, static_cast<int>(box.center().y()));
-        QCOMPARE(QColor(image.pixel(inside)).rgb(), stageColour(view.stageOf(OpId(v))).rgb());
+        QCOMPARE(QColor(image.pixel(inside)).rgb(), groupColour(view.stageOf(OpId(v))).rgb());
         ++checked;
     }
     QVERIFY(checked > 10);

@@ -8,6 +8,7 @@
 
 #include <QComboBox>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -88,6 +89,7 @@ private slots:
 
     void panelStartsWithTheCliDefaults()
     {
+        QSettings().clear(); // the first start: nothing remembered from the runs above
         SchedulePanel panel;
         QCOMPARE(panel.findChild<QComboBox*>(QStringLiteral("deviceCombo"))->currentText(), QStringLiteral("sim:v100"));
         auto* r = panel.findChild<QSpinBox*>(QStringLiteral("pruningR"));

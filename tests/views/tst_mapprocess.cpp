@@ -92,6 +92,9 @@ private slots:
         QVERIFY(lowering->isEnabled() && !objective->isEnabled() && !inputs->isEnabled());
         select(panel, QStringLiteral("map:greedy"), QStringLiteral("sim:t4,sim:a100"));
         QVERIFY(!lowering->isEnabled() && objective->isEnabled() && !inputs->isEnabled());
+        // IOS's pruning is the schedulers' setting, not the mappers'.
+        QVERIFY(!panel.findChild<QSpinBox*>(QStringLiteral("pruningR"))->isEnabled());
+        QVERIFY(!panel.findChild<QSpinBox*>(QStringLiteral("pruningS"))->isEnabled());
         objective->setCurrentText(QStringLiteral("throughput"));
         QVERIFY(inputs->isEnabled());
         QCOMPARE(inputs->value(), int(engine::kMapInputs.def));

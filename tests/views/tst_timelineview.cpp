@@ -2,6 +2,8 @@
 // alone and with a kernel row under every stream (folding and binary search do the work).
 #include "timeline/timeline_view.h"
 
+#include "common/group_colour.h"
+
 #include <QElapsedTimer>
 #include <QImage>
 #include <QPainter>
@@ -23,6 +25,7 @@ private slots:
     void repaints100kSpansInAFrame();
     void survivesOddData();
     void opKindsGetDistinctColours();
+    void mappingsColourByDeviceAsTheDagDoes();
     void scrollsAndCollapses();
 };
 
@@ -201,6 +204,33 @@ void TestTimelineView::opKindsGetDistinctColours()
     for (std::uint32_t k = 0; k < kinds; ++k)
         QVERIFY(opsched::spanColour(k).value() >= 150);
     QVERIFY(closest >= 20);
+}
+
+void TestTimelineView::mappingsColourByDeviceAsTheDagDoes()
+{
+    // Two devices each running a Conv: by op kind they would look alike; on a mapping's timeline
+    // each takes its device's colour, the one the DAG gives that device.
+    auto data = std::make_shared<TimelineData>();
+    StreamRowsBuilder rows(*data, { 0, 1 });
+    rows.addOp(0, 0.0, 1e-3, 0, 0);
+    rows.addOp(1, 0.0, 1e-3, 1, 0);
+    data->rows.finish();
+    data->latency = 1e-3;
+    auto sample = [&](bool byDevice, std::size_t row) {
+        data->coloursByDevice = byDevice;
+        TimelineView view;
+        view.resize(600, 200);
+        view.setData(data);
+        QImage image(600, 200, QImage::Format_ARGB32);
+        {
+            QPainter p(&image);
+            view.render(p, image.size());
+        }
+        return QColor(image.pixel(TimelineView::kLabelWidth + 200, view.rowTop(row) + 3));
+    };
+    QCOMPARE(sample(false, 0).rgb(), sample(false, 2).rgb()); // the same kind, the same colour
+    QCOMPARE(sample(true, 0).rgb(), groupColour(0).rgb());
+    QCOMPARE(sample(true, 2).rgb(), groupColour(1).rgb());
 }
 
 QTEST_MAIN(TestTimelineView)

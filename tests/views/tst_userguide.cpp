@@ -4,9 +4,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolButton>
 
 class TestUserGuide : public QObject {
     Q_OBJECT
@@ -14,6 +16,7 @@ private slots:
     void findsTheSourceDocsFromTheBuildTree();
     void environmentWinsAndMustHoldTheGuide();
     void rendersMarkdownAndFollowsLinks();
+    void goesBackAndScalesPicturesToTheWindow();
 };
 
 void TestUserGuide::findsTheSourceDocsFromTheBuildTree()
@@ -58,6 +61,35 @@ void TestUserGuide::rendersMarkdownAndFollowsLinks()
     QVERIFY(!browser->toPlainText().contains(QStringLiteral("**"))); // Markdown, not raw text
     browser->setSource(QUrl(QStringLiteral("mapping.md")), QTextDocument::MarkdownResource);
     QVERIFY2(browser->toPlainText().contains(QStringLiteral("Mapping a model")), qPrintable(browser->toPlainText()));
+}
+
+void TestUserGuide::goesBackAndScalesPicturesToTheWindow()
+{
+    QTemporaryDir dir;
+    QImage wide(2400, 300, QImage::Format_RGB32);
+    wide.fill(Qt::darkCyan);
+    QVERIFY(wide.save(QDir(dir.path()).filePath(QStringLiteral("wide.png"))));
+    QFile gui(QDir(dir.path()).filePath(QStringLiteral("gui.md")));
+    QVERIFY(gui.open(QIODevice::WriteOnly));
+    gui.write("# The window\n\n![a screenshot](wide.png)\n\nSee [mapping](mapping.md).\n");
+    gui.close();
+    QFile mapping(QDir(dir.path()).filePath(QStringLiteral("mapping.md")));
+    QVERIFY(mapping.open(QIODevice::WriteOnly));
+    mapping.write("# Mapping a model\n");
+    mapping.close();
+
+    opsched::UserGuide guide(dir.path(), QStringLiteral("gui.md"));
+    const QImage shown
+        = guide.browser()->loadResource(QTextDocument::ImageResource, QUrl(QStringLiteral("wide.png"))).value<QImage>();
+    QVERIFY(!shown.isNull());
+    QVERIFY2(shown.width() <= guide.browser()->viewport()->width(),
+        qPrintable(
+            QStringLiteral("%1 px in a %2 px page").arg(shown.width()).arg(guide.browser()->viewport()->width())));
+    QVERIFY(!guide.backButton()->isEnabled());
+    guide.browser()->setSource(QUrl(QStringLiteral("mapping.md")), QTextDocument::MarkdownResource);
+    QVERIFY(guide.backButton()->isEnabled());
+    guide.backButton()->click();
+    QVERIFY(guide.browser()->toPlainText().contains(QStringLiteral("The window")));
 }
 
 QTEST_MAIN(TestUserGuide)

@@ -1,5 +1,6 @@
 #include "dag/dag_view.h"
 
+#include "common/group_colour.h"
 #include "common/name_fit.h"
 #include "graph/column_wrap.h"
 #include "timeline/timeline_view.h" // spanColour: the same colour per op kind as the timeline
@@ -74,19 +75,6 @@ QString dagBoxLabel(const QString& name, const QString& tag, const QFontMetrics&
     if (line.isEmpty() && !bare.isEmpty() && fm.horizontalAdvance(bare) <= width)
         line = bare;
     return line;
-}
-
-QColor stageColour(int stage)
-{
-    // Golden-angle hues, so neighbouring stages contrast and colours do not come round again for
-    // dozens of stages; lightness and saturation alternate over three rounds of hues as well.
-    if (stage < 0)
-        return { 200, 200, 200 };
-    const auto s = static_cast<unsigned>(stage);
-    const int hue = static_cast<int>(std::fmod(s * 137.508, 360.0));
-    static const int saturation[] = { 95, 150, 60 };
-    static const int value[] = { 240, 220, 250 };
-    return QColor::fromHsv(hue, saturation[(s / 3) % 3], value[s % 3]);
 }
 
 DagView::DagView(QWidget* parent)
@@ -257,9 +245,9 @@ QColor DagView::opColour(OpId op) const
     if (!graph_ || !op.valid() || op.value() >= graph_->opCount())
         return {};
     if (hasDevices())
-        return stageColour(deviceOf(op));
+        return groupColour(deviceOf(op));
     if (hasSchedule())
-        return stageColour(stageOf(op));
+        return groupColour(stageOf(op));
     return spanColour(static_cast<std::uint32_t>(graph_->op(op).kind));
 }
 
@@ -522,12 +510,12 @@ std::vector<DagView::LegendEntry> DagView::legendEntries(QString* title) const
     if (hasDevices()) {
         *title = deviceTitle_.empty() ? tr("device:") : QString::fromStdString(deviceTitle_) + QLatin1Char(':');
         for (std::size_t d = 0; d < deviceNames_.size(); ++d)
-            entries.push_back({ stageColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d]) });
+            entries.push_back({ groupColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d]) });
     } else if (hasSchedule()) {
         *title = tr("stage (%1), labels stage/group:").arg(stageCount_);
         const int shown = std::min(stageCount_, 12);
         for (int st = 0; st < shown; ++st)
-            entries.push_back({ stageColour(st), QString::number(st) });
+            entries.push_back({ groupColour(st), QString::number(st) });
         if (stageCount_ > shown)
             entries.push_back({ QColor(), QStringLiteral("… %1").arg(stageCount_ - 1) });
     } else {

@@ -165,8 +165,4 @@ private:
 QString dagBoxLabel(
     const QString& name, const QString& tag, const QFontMetrics& fm, int width, const QString& distinct = {});
 
-// The fill colour of stage `stage`: golden-angle hues with alternating lightness, so neighbouring
-// stages always differ and colours do not repeat for dozens of stages.
-QColor stageColour(int stage);
-
 } // namespace opsched

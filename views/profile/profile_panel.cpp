@@ -217,6 +217,15 @@ void ProfilePanel::revealProgress()
         }
 }
 
+void ProfilePanel::followDevice(const QString& device)
+{
+    const QString name = device.trimmed();
+    if (isRunning() || name.contains(QLatin1Char(','))
+        || !(name.startsWith(QLatin1String("sim:")) || name.startsWith(QLatin1String("cuda:"))))
+        return;
+    device_->setCurrentText(name);
+}
+
 QString ProfilePanel::database() const
 {
     return database_->text().trimmed();

@@ -32,6 +32,9 @@ public:
     // The database the Runs panel opened (and read): profiling next adds to it, and the panel says
     // so. Ignored while a batch runs.
     void offerDatabase(const QString& path);
+    // The device the Schedules panel last ran on, when it is one a batch can profile on (sim:...,
+    // cuda:N; not a mapper's list nor a CPU): the panel takes it unless a batch runs.
+    void followDevice(const QString& device);
     // Where results go by default: <data folder>/opsched/results.db, one opsched folder.
     static QString defaultDatabase();
     QString database() const;

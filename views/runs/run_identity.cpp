@@ -34,6 +34,8 @@ QString runLabel(const ScheduleResult& r)
                         .arg(QString::fromStdString(formatDuration(r.latency)));
     if (r.stored)
         label = QObject::tr("run %1: %2").arg(r.stored->id.value()).arg(label);
+    else if (r.sequence > 0)
+        label += QStringLiteral(" · #%1").arg(r.sequence);
     return label;
 }
 
@@ -61,6 +63,8 @@ QString runFileStem(const ScheduleResult& result, const QString& openModel)
         stem += QStringLiteral("_throughput%1").arg(inputsCovered(result));
     if (result.stored)
         stem += QStringLiteral("_run%1").arg(result.stored->id.value());
+    else if (result.sequence > 0)
+        stem += QStringLiteral("_%1").arg(result.sequence);
     // Device names hold ':' and ',' (sim:h100, cpu,cuda:0) and edited schedules a space and brackets.
     static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
     stem.replace(unsafe, QStringLiteral("-"));

@@ -11,7 +11,8 @@ namespace opsched {
 
 struct ScheduleResult;
 
-// "run 8: nimble · sim:h100 · batch 4 · 2.25 ms" (without "run N: " for a result not from a database);
+// "run 8: nimble · sim:h100 · batch 4 · 2.25 ms" (without "run N: " for a result not from a database,
+// which ends in " · #N" where the window numbered it);
 // a throughput mapping says so: "map:sa · throughput, 16 inputs · sim:t4,sim:a100 · batch 1 · 11.6 ms".
 QString runLabel(const ScheduleResult& result);
 

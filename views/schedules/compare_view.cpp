@@ -1,6 +1,8 @@
 #include "schedules/compare_view.h"
 
 #include "common/bar_scale.h"
+#include "engine/catalog.h"
+#include "engine/results/mapping_result.h"
 #include "engine/results/schedule_result.h"
 #include "engine/results/stored_run.h"
 #include "runs/run_identity.h"
@@ -52,7 +54,42 @@ QString CompareView::barLabel(const ScheduleResult& r)
                         .arg(r.batch);
     if (r.stored)
         label = QStringLiteral("#%1 ").arg(r.stored->id.value()) + label;
+    else if (r.sequence > 0)
+        label += QStringLiteral(" · #%1").arg(r.sequence);
     return label;
+}
+
+namespace {
+
+constexpr int kMaxRowHeight = 26;
+
+} // namespace
+
+QColor CompareView::schedulerColour(const std::string& scheduler)
+{
+    // The schedulers and mappers in the catalogue's order, each its own colour from a qualitative
+    // palette (a hash of the name gave greedy and opara the same one); an edited schedule keeps its
+    // scheduler's colour.
+    static const QRgb palette[] = { 0x9aa5b1, 0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1,
+        0xff9da7, 0x9c755f, 0x2f4b7c, 0xd4a6c8, 0x8cd17d, 0x7f7f00, 0x499894, 0xd37295, 0xa0cbe8, 0xbab0ac };
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> all = engine::schedulerNames();
+        for (const auto& m : engine::mapperEntries())
+            all.push_back(kMapperPrefix + m.name);
+        return all;
+    }();
+    const std::string base = scheduler.substr(0, scheduler.find(" ("));
+    const auto it = std::find(names.begin(), names.end(), base);
+    const std::size_t index = it != names.end() ? static_cast<std::size_t>(it - names.begin())
+                                                : std::hash<std::string> {}(base) % std::size(palette);
+    return QColor(palette[index % std::size(palette)]);
+}
+
+int CompareView::imageHeight() const
+{
+    const int rows = model_ ? model_->rowCount() : 0;
+    const int axisHeight = fontMetrics().height() + 8;
+    return std::max(60, 4 + rows * kMaxRowHeight + 2 + axisHeight + 8);
 }
 
 void CompareView::render(QPainter& p, const QSize& size) const
@@ -86,7 +123,7 @@ void CompareView::render(QPainter& p, const QSize& size) const
         + 12;
     const int barSpace = std::max(40, size.width() - labelWidth - textWidth - 8);
     const int axisHeight = fm.height() + 8;
-    const int rowHeight = std::clamp((size.height() - 8 - axisHeight) / rows, 12, 26);
+    const int rowHeight = std::clamp((size.height() - 8 - axisHeight) / rows, 12, kMaxRowHeight);
 
     // The axis under the bars: ticks in ms, and "log" when the scale is.
     const int axisY = 4 + rows * rowHeight + 2;
@@ -110,8 +147,7 @@ void CompareView::render(QPainter& p, const QSize& size) const
         p.drawText(QRect(4, y, labelWidth - 8, rowHeight), Qt::AlignVCenter | Qt::AlignLeft,
             fm.elidedText(labels[r], Qt::ElideMiddle, labelWidth - 8));
         const double w = scale.length(latencies[static_cast<std::size_t>(r)], barSpace);
-        p.fillRect(QRectF(labelWidth, y + 3, w, rowHeight - 6),
-            spanColour(static_cast<std::uint32_t>(std::hash<std::string> {}(result->request.scheduler) % 97)));
+        p.fillRect(QRectF(labelWidth, y + 3, w, rowHeight - 6), schedulerColour(result->request.scheduler));
         const QString speedup = model_->index(r, ScheduleResultsModel::SpeedupColumn).data().toString();
         // Mappings and CPU runs have no warp count: nothing, not 0 (nor "- warps").
         QString text = inputsCovered(*result) > 1 ? tr("%1 ms per input (%2 in %3 ms)")

@@ -23,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
@@ -30,6 +31,13 @@
 #include <QTimer>
 
 namespace opsched {
+namespace {
+
+// The device of the last run, and the mappers' device list, kept for the next start.
+const char* const kDeviceKey = "schedules/device";
+const char* const kMapDevicesKey = "schedules/mapDevices";
+
+} // namespace
 
 SchedulePanel::SchedulePanel(QWidget* parent)
     : QWidget(parent)
@@ -127,14 +135,15 @@ void SchedulePanel::createSettings()
                            "(from calibrate) or cuda:N (measured); for a mapper (map:...), a comma-separated list of "
                            "devices, e.g. sim:xeon,sim:t4,sim:a100 (DiviML's CPU + T4 + A100), or measured devices "
                            "(cpu, cpu:N core partitions, cuda:N), which opsched-cli maps in a child process"));
-    device_->setCurrentText(QString::fromLatin1(engine::kDefaultDevice));
+    // The device of the last run (and the mappers' list) come back at the next start.
+    device_->setCurrentText(rememberedDevice(false));
     connect(scheduler_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
         const bool mapper = name.startsWith(QLatin1String(kMapperPrefix));
         const bool list = device_->currentText().contains(QLatin1Char(','));
         if (mapper && !list)
-            device_->setCurrentText(QString::fromLatin1(engine::kDefaultMapDevices));
+            device_->setCurrentText(rememberedDevice(true));
         else if (!mapper && list)
-            device_->setCurrentText(QString::fromLatin1(engine::kDefaultDevice));
+            device_->setCurrentText(rememberedDevice(false));
     });
     batch_ = limitSpinBox(engine::kBatch, QStringLiteral("batchSpin"),
         tr("Batch size to schedule for (the model is rebuilt at this batch)"));
@@ -167,6 +176,9 @@ void SchedulePanel::createSettings()
 void SchedulePanel::updateEnabledSettings()
 {
     const bool mapper = scheduler_->currentText().startsWith(QLatin1String(kMapperPrefix));
+    // IOS's pruning, the lowering and CUDA graphs are the schedulers' settings, not the mappers'.
+    r_->setEnabled(!mapper);
+    s_->setEnabled(!mapper);
     lowering_->setEnabled(!mapper);
     cudaGraph_->setEnabled(!mapper);
     objective_->setEnabled(mapper);
@@ -289,6 +301,14 @@ void SchedulePanel::runScheduler(const QString& scheduler)
     request.objective = objective_->currentText().toStdString();
     request.inputs = inputs_->value();
     start(request);
+}
+
+QString SchedulePanel::rememberedDevice(bool list)
+{
+    return QSettings()
+        .value(list ? kMapDevicesKey : kDeviceKey,
+            QString::fromLatin1(list ? engine::kDefaultMapDevices : engine::kDefaultDevice))
+        .toString();
 }
 
 void SchedulePanel::startBusy(const ScheduleRequest& request, const QString& how)
@@ -456,12 +476,21 @@ void SchedulePanel::done(std::shared_ptr<const ScheduleResult> result, const QSt
                     .arg(params.at("inputs").get<qint64>())
                     .arg(params.at("throughput_per_s").get<double>(), 0, 'f', 1);
     status_->setText(text);
+    // A device that worked comes back at the next start; the Profile panel follows it.
+    const QString device = QString::fromStdString(result->request.device);
+    QSettings().setValue(device.contains(QLatin1Char(',')) ? kMapDevicesKey : kDeviceKey, device);
+    emit deviceUsed(device);
     addResult(result);
     emit finished(true, QString());
 }
 
 void SchedulePanel::addResult(std::shared_ptr<const ScheduleResult> result)
 {
+    if (result && !result->stored && result->sequence == 0) {
+        auto numbered = std::make_shared<ScheduleResult>(*result);
+        numbered->sequence = ++resultCount_;
+        result = std::move(numbered);
+    }
     results_->add(result);
     table_->selectRow(results_->rowCount() - 1);
     emit resultSelected(result);

@@ -53,10 +53,14 @@ public slots:
 signals:
     void resultSelected(std::shared_ptr<const opsched::ScheduleResult> result);
     void finished(bool ok, const QString& message);
+    // A run on `device` (one device, or a mapper's list) succeeded: the Profile panel follows it.
+    void deviceUsed(const QString& device);
 
 private:
     void createSettings(); // scheduler, device, batch, pruning, lowering: the engine's defaults and ranges
     void updateEnabledSettings(); // lowering for schedulers, objective (and inputs) for mappers
+    // The device (list: the mappers' list) of the last run, else the engine's default.
+    static QString rememberedDevice(bool list);
     QSortFilterProxyModel* createTable();
     void start(const ScheduleRequest& request);
     void startBusy(const ScheduleRequest& request, const QString& how);
@@ -94,6 +98,7 @@ private:
     InputShapes modelShapes_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
     int tableWidthHint_ = 0;
+    std::int64_t resultCount_ = 0; // numbers the results listed since the panel was made
 };
 
 } // namespace opsched

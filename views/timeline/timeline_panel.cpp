@@ -271,6 +271,11 @@ void TimelinePanel::setData(std::shared_ptr<const TimelineData> timeline,
     updateStatistics();
 }
 
+void TimelinePanel::clearSearch()
+{
+    search_->clear();
+}
+
 void TimelinePanel::updateStatistics()
 {
     const TimelineData* timeline = view_->data();

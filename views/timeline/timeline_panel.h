@@ -45,6 +45,9 @@ public:
     void setData(std::shared_ptr<const TimelineData> data, std::function<QString(std::uint32_t)> describe = {},
         std::function<QString(std::uint32_t)> typeName = {});
 
+    // Empties the Find box (a new model: the last one's op names mean nothing there).
+    void clearSearch();
+
     // Writes the kernel summary shown as CSV; an empty string on success, else what went wrong.
     QString exportKernelCsv(const QString& path) const;
 

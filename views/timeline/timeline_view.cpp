@@ -1,5 +1,7 @@
 #include "timeline/timeline_view.h"
 
+#include "common/group_colour.h"
+
 #include "common/name_fit.h"
 #include "timeline/time_ruler.h"
 #include "timeline/timeline_palette.h"
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace opsched {
@@ -366,6 +369,9 @@ void TimelineView::drawRows(QPainter& p, const TimeAxis& axis, int scrollY, int 
         // Rows under a stream (kernels, or a mapping's arriving transfers) are drawn smaller.
         const bool kernelRow = data_->rowKind(row) != TimelineRowKind::Ops;
         const bool transferRow = data_->rowKind(row) == TimelineRowKind::Transfers;
+        std::optional<QColor> deviceColour;
+        if (data_->coloursByDevice && row < data_->rowStreams.size() && data_->rowStreams[row] >= 0)
+            deviceColour = groupColour(static_cast<int>(data_->rowStreams[row]));
         const int y = rowsTop + layout_.top(row);
         const int h = layout_.height(row);
         if (!kernelRow && row > 0) {
@@ -395,13 +401,14 @@ void TimelineView::drawRows(QPainter& p, const TimeAxis& axis, int scrollY, int 
                 p.fillRect(box, QColor(150, 150, 150)); // folded: many spans too small to show
             else {
                 const TimelineSpan& s = spans[item.first];
-                // Kernels a shade darker than their ops, so the two rows read apart.
-                // Transfers in one colour of their own (Nsight's memcpy rows), kernels a shade
-                // darker than their ops, so the rows read apart.
-                p.fillRect(box,
-                    transferRow     ? QColor(150, 135, 200)
-                        : kernelRow ? spanColour(s.colour).darker(115)
-                                    : spanColour(s.colour));
+                // Kernels a shade darker than their ops, so the rows read apart. Transfers in one
+                // colour of their own (Nsight's memcpy rows); on a mapping's timeline, where every
+                // span takes its device's colour (the DAG's), hatched in the receiving device's.
+                const QColor fill = deviceColour ? *deviceColour : spanColour(s.colour);
+                if (transferRow && deviceColour)
+                    p.fillRect(box, QBrush(deviceColour->darker(130), Qt::BDiagPattern));
+                else
+                    p.fillRect(box, transferRow ? QColor(150, 135, 200) : kernelRow ? fill.darker(115) : fill);
                 // Text only where it fits: no labels on tiny boxes.
                 if (box.width() > 30) {
                     const QString name = spanName(row, s);

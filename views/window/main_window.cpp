@@ -381,6 +381,7 @@ void MainWindow::connectProfileAndRuns()
         rememberDatabase(path); // the default results.db too: in Recent Files, reopened next time
     });
     connect(profile_, &ProfilePanel::runLanded, runs_, &RunDatabasePanel::refresh);
+    connect(schedules_, &SchedulePanel::deviceUsed, profile_, &ProfilePanel::followDevice);
     connect(profile_, &ProfilePanel::finished, this, [this](bool ok, const QString& message) {
         statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 8000);
         // A Cancel the user asked for is not an error: the status bar and the panel say what happened.
@@ -581,6 +582,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
         schedules_->setGraph(graph_);
         dag_->setGraph(graph_); // laid out on a worker thread
         diff_->clearRuns(); // runs of the previous model do not compare with this one's
+        timelinePanel_->clearSearch(); // nor do its op names
         showSchedule(nullptr);
     }
 

@@ -100,6 +100,15 @@ public:
         discardPrompt_ = std::move(prompt);
     }
 
+    // Where an export is written: a dialog starting in the folder of the last export (else of the last
+    // opened file) with `name` in it; the folder chosen is remembered. Tests answer through
+    // setSaveDialog, which is given the title, the suggested path and the filter.
+    QString askSavePath(const QString& title, const QString& name, const QString& filter);
+    void setSaveDialog(std::function<QString(const QString&, const QString&, const QString&)> dialog)
+    {
+        saveDialog_ = std::move(dialog);
+    }
+
     bool isInteractive() const { return interactive_; }
     void setInteractive(bool interactive) { interactive_ = interactive; }
 
@@ -145,6 +154,7 @@ private:
     QString offeredDatabase_; // ... and if it can, offer it to the Profile panel
     bool interactive_ = true;
     std::function<QMessageBox::StandardButton(const QString&)> discardPrompt_;
+    std::function<QString(const QString&, const QString&, const QString&)> saveDialog_;
 
     OpTableModel* opModel_ = nullptr;
     QSortFilterProxyModel* opProxy_ = nullptr;

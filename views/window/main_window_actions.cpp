@@ -58,6 +58,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 namespace opsched {
@@ -87,7 +88,7 @@ void MainWindow::createActions()
     exportMenu->addAction(tr("Chrome &Trace..."), this, [this] { exportTrace(false); });
     exportMenu->addAction(tr("&Kernels (CSV)..."), this, [this] { exportTrace(true); });
     exportMenu->addSeparator();
-    exportMenu->addAction(tr("&Timeline Image..."), this, [this] { exportImage(QStringLiteral("timeline")); });
+    exportMenu->addAction(tr("Time&line Image..."), this, [this] { exportImage(QStringLiteral("timeline")); });
     exportMenu->addAction(tr("Active &Warps Image..."), this, [this] { exportImage(QStringLiteral("warps")); });
     exportMenu->addAction(tr("&DAG Image..."), this, [this] { exportImage(QStringLiteral("dag")); });
     exportMenu->addAction(tr("&Comparison Image..."), this, [this] { exportImage(QStringLiteral("compare")); });
@@ -126,7 +127,7 @@ void MainWindow::createActions()
                profile_->start();
            })
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    run->addAction(tr("Cancel P&rofiling"), profile_, &ProfilePanel::cancel);
+    run->addAction(tr("Cancel Pro&filing"), profile_, &ProfilePanel::cancel);
     run->addSeparator();
     run->addAction(tr("Reload &Database"), runs_, &RunDatabasePanel::refresh)->setShortcut(QKeySequence::Refresh);
 
@@ -159,21 +160,35 @@ void MainWindow::createActions()
 
 QString MainWindow::shortcutsHelp() const
 {
-    // Read from the menus themselves, so the list cannot go stale; the timeline's own keys after.
+    // Read from the menus themselves, submenus and second shortcuts included, so the list cannot go
+    // stale; the timeline's own keys after.
     QString rows;
+    auto plain = [](const QString& text) {
+        return QString(text).remove(QLatin1Char('&')).remove(QStringLiteral("...")).toHtmlEscaped();
+    };
+    std::function<void(QMenu*, const QString&)> list = [&](QMenu* menu, const QString& path) {
+        for (QAction* a : menu->actions()) {
+            if (a->menu()) {
+                list(a->menu(), path + QStringLiteral(" &gt; ") + plain(a->text()));
+                continue;
+            }
+            QStringList keys;
+            for (const QKeySequence& k : a->shortcuts())
+                keys << k.toString(QKeySequence::NativeText).toHtmlEscaped();
+            if (!keys.isEmpty())
+                rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 &gt; %3</td></tr>")
+                            .arg(keys.join(QStringLiteral(", ")), path, plain(a->text()));
+        }
+    };
     for (QAction* menu : menuBar()->actions())
         if (menu->menu())
-            for (QAction* a : menu->menu()->actions())
-                if (!a->shortcut().isEmpty())
-                    rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 &gt; %3</td></tr>")
-                                .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
-                                    menu->text().remove(QLatin1Char('&')).toHtmlEscaped(),
-                                    a->text().remove(QLatin1Char('&')).remove(QStringLiteral("...")).toHtmlEscaped());
+            list(menu->menu(), plain(menu->text()));
     const QList<QPair<QString, QString>> timeline = {
         { QStringLiteral("F"), tr("Timeline, DAG: fit the whole run or graph") },
         { QStringLiteral("W / S"), tr("Timeline: zoom in / out at the cursor") },
         { QStringLiteral("A / D"), tr("Timeline: pan left / right") },
         { QStringLiteral("Z"), tr("Timeline: zoom to the selected range (drag to select one)") },
+        { QStringLiteral("Esc"), tr("Timeline: clear the selected range") },
         { QStringLiteral("Ctrl+F, F3, Shift+F3"), tr("Timeline: find an op or kernel, next, previous") },
     };
     for (const auto& [keys, what] : timeline)

@@ -17,11 +17,13 @@
 #include "timeline/warp_chart.h"
 #include "window/start_page.h"
 
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -30,6 +32,9 @@ namespace {
 
 const char* const kRecentFilesKey = "recentFiles";
 const char* const kLastDirKey = "lastOpenDir";
+const char* const kLastExportDirKey = "lastExportDir";
+// Exported active-warps charts are at least this tall (the dock's chart may be a strip).
+constexpr int kExportedWarpsHeight = 160;
 
 } // namespace
 
@@ -39,8 +44,11 @@ void MainWindow::exportSchedule()
         statusBar()->showMessage(tr("Run or select a schedule first"), 4000);
         return;
     }
-    const QString file = QFileDialog::getSaveFileName(
-        this, tr("Export Schedule"), QStringLiteral("schedule.json"), tr("opsched schedule (*.json)"));
+    // Named after the run, as every other export; a mapping exports as its mapping file.
+    const QString file = askSavePath(tr("Export Schedule of %1").arg(runLabel(*shown_)),
+        runFileStem(*shown_, openModelName())
+            + (shown_->mappingFile ? QStringLiteral(".mapping.json") : QStringLiteral(".schedule.json")),
+        tr("opsched schedule or mapping (*.json)"));
     if (file.isEmpty())
         return;
     // A hand-edited schedule exports as edited; otherwise the scheduler's result.
@@ -57,6 +65,18 @@ void MainWindow::exportSchedule()
         editor_->markSaved(); // the edits are in a file now
         statusBar()->showMessage(tr("Wrote %1").arg(file), 4000);
     }
+}
+
+QString MainWindow::askSavePath(const QString& title, const QString& name, const QString& filter)
+{
+    QSettings settings;
+    const QString folder = settings.value(kLastExportDirKey, settings.value(kLastDirKey)).toString();
+    const QString suggested = folder.isEmpty() ? name : QDir(folder).filePath(name);
+    const QString file = saveDialog_ ? saveDialog_(title, suggested, filter)
+                                     : QFileDialog::getSaveFileName(this, title, suggested, filter);
+    if (!file.isEmpty())
+        settings.setValue(kLastExportDirKey, QFileInfo(file).absolutePath());
+    return file;
 }
 
 bool MainWindow::confirmDiscardEdits()
@@ -87,11 +107,10 @@ void MainWindow::exportTrace(bool csv)
     }
     // The run the Timeline shows, named after it, so several selected runs never leave a doubt.
     const QString stem = runFileStem(*shown_, openModelName());
-    const QString file = csv
-        ? QFileDialog::getSaveFileName(this, tr("Export Kernels of %1").arg(runLabel(*shown_)),
-            stem + QStringLiteral("_kernels.csv"), tr("CSV (*.csv)"))
-        : QFileDialog::getSaveFileName(this, tr("Export Chrome Trace of %1").arg(runLabel(*shown_)),
-            stem + QStringLiteral(".trace.json"), tr("Chrome trace (*.json)"));
+    const QString file = csv ? askSavePath(tr("Export Kernels of %1").arg(runLabel(*shown_)),
+                             stem + QStringLiteral("_kernels.csv"), tr("CSV (*.csv)"))
+                             : askSavePath(tr("Export Chrome Trace of %1").arg(runLabel(*shown_)),
+                                 stem + QStringLiteral(".trace.json"), tr("Chrome trace (*.json)"));
     if (file.isEmpty())
         return;
     const QString error = opsched::exportTrace(
@@ -108,25 +127,36 @@ void MainWindow::exportImage(const QString& what)
     const bool ofRun = shown_ && (what == QStringLiteral("timeline") || what == QStringLiteral("warps"));
     const QString header = ofRun ? runTitle(*shown_, openModelName()) : QString();
     const QString name = ofRun ? runFileStem(*shown_, openModelName()) + QLatin1Char('_') + what : what;
-    const QString file = QFileDialog::getSaveFileName(
-        this, tr("Export Image"), name + QStringLiteral(".png"), tr("Images (*.png *.svg)"));
+    const QString file = askSavePath(tr("Export Image"), name + QStringLiteral(".png"), tr("Images (*.png *.svg)"));
     if (file.isEmpty())
         return;
     QString error;
-    if (what == QStringLiteral("timeline"))
-        // Every row, not only those scrolled into view, under the ruler.
+    const QSize warps(warps_->width(), std::max(warps_->height(), kExportedWarpsHeight));
+    if (what == QStringLiteral("timeline")) {
+        // Every row, not only those scrolled into view, under the ruler; the host lane and the
+        // active warps under them, on the same time axis.
+        const QSize rows = timeline_->fullSize();
         error = opsched::exportImage(
-            file, timeline_->fullSize(), [this](QPainter& p, const QSize& s) { timeline_->render(p, s, 0); }, header);
-    else if (what == QStringLiteral("warps"))
+            file, QSize(rows.width(), rows.height() + warps.height()),
+            [this, rows, warps](QPainter& p, const QSize&) {
+                timeline_->render(p, rows, 0);
+                p.save();
+                p.translate(0, rows.height());
+                warps_->render(p, QSize(rows.width(), warps.height()));
+                p.restore();
+            },
+            header);
+    } else if (what == QStringLiteral("warps"))
         error = opsched::exportImage(
-            file, warps_->size(), [this](QPainter& p, const QSize& s) { warps_->render(p, s); }, header);
+            file, warps, [this](QPainter& p, const QSize& s) { warps_->render(p, s); }, header);
     else if (what == QStringLiteral("dag"))
         // The whole graph at natural size, not the part zoomed into.
         error = opsched::exportImage(
             file, dag_->fullSize(), [this](QPainter& p, const QSize& s) { dag_->renderWhole(p, s); });
     else
-        error = opsched::exportImage(
-            file, compare_->size(), [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
+        // As tall as its bars need (the panel may be much taller, which left the image half blank).
+        error = opsched::exportImage(file, QSize(compare_->width(), compare_->imageHeight()),
+            [this](QPainter& p, const QSize& s) { compare_->render(p, s); });
     if (!error.isEmpty())
         QMessageBox::warning(this, tr("Export failed"), error);
     else

@@ -53,9 +53,14 @@ StartPage::StartPage(QWidget* parent)
         item->setData(Qt::UserRole, QStringLiteral("zoo:") + QString::fromStdString(e.name));
         item->setToolTip(QString::fromStdString(e.summary));
     }
-    for (QListWidget* list : { recent_, networks_ })
+    for (QListWidget* list : { recent_, networks_ }) {
+        // Long paths and summaries wrap (or lose their middle) instead of scrolling sideways.
+        list->setWordWrap(true);
+        list->setTextElideMode(Qt::ElideMiddle);
+        list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
         connect(list, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { emit openRequested(item->data(Qt::UserRole).toString()); });
+    }
 
     auto* recentColumn = new QVBoxLayout;
     recentColumn->addWidget(new QLabel(tr("<b>Recent files</b> (double-click to open)")));

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace opsched::cpu {
@@ -327,6 +328,85 @@ void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inn
             const double v = (in[i] - mean) * inv * scale[i];
             o[i] = static_cast<float>(bias ? v + bias[i] : v);
         }
+    }
+}
+
+void reduceAxes(ReduceKind kind, const float* in, const Dims& inDims, const Dims& inStrides, float* out,
+    const Dims& outDims, const Dims& outStrides)
+{
+    if (kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin)
+        throw Error("internal: argmax and argmin are not host reductions");
+    const std::size_t rank = inDims.size();
+    if (outDims.size() != rank || inStrides.size() != rank || outStrides.size() != rank)
+        throw Error("internal: a host reduction's operands differ in rank");
+    // The reduced axes' offsets in `in`, once; each output element then reads them from its base.
+    std::vector<std::int64_t> reduced { 0 };
+    Dims keptDims;
+    std::vector<std::int64_t> keptIn, keptOut;
+    for (std::size_t a = 0; a < rank; ++a) {
+        if (outDims[a] == inDims[a]) {
+            keptDims.push_back(inDims[a]);
+            keptIn.push_back(inStrides[a]);
+            keptOut.push_back(outStrides[a]);
+            continue;
+        }
+        if (outDims[a] != 1)
+            throw Error("internal: a host reduction's output keeps neither the axis nor 1");
+        std::vector<std::int64_t> next;
+        next.reserve(reduced.size() * static_cast<std::size_t>(inDims[a]));
+        for (std::int64_t i = 0; i < inDims[a]; ++i)
+            for (std::int64_t r : reduced)
+                next.push_back(r + i * inStrides[a]);
+        reduced = std::move(next);
+    }
+    std::int64_t outputs = 1;
+    for (std::int64_t d : keptDims)
+        outputs *= d;
+    const auto n = static_cast<std::int64_t>(reduced.size());
+    const std::int64_t* offsets = reduced.data();
+#pragma omp parallel for schedule(static) if (outputs * n >= kParallelElements)
+    for (std::int64_t o = 0; o < outputs; ++o) {
+        std::int64_t rest = o, inBase = 0, outAt = 0;
+        for (std::size_t k = keptDims.size(); k-- > 0;) {
+            const std::int64_t i = rest % keptDims[k];
+            rest /= keptDims[k];
+            inBase += i * keptIn[k];
+            outAt += i * keptOut[k];
+        }
+        const float* x = in + inBase;
+        double acc = kind == ReduceKind::Max ? -std::numeric_limits<double>::infinity()
+            : kind == ReduceKind::Min        ? std::numeric_limits<double>::infinity()
+            : kind == ReduceKind::Prod       ? 1.0
+                                             : 0.0;
+        for (std::int64_t r = 0; r < n; ++r) {
+            const double v = x[offsets[r]];
+            switch (kind) {
+            case ReduceKind::Max:
+                acc = v > acc || std::isnan(v) ? v : acc;
+                break;
+            case ReduceKind::Min:
+                acc = v < acc || std::isnan(v) ? v : acc;
+                break;
+            case ReduceKind::Prod:
+                acc *= v;
+                break;
+            case ReduceKind::L1:
+                acc += std::abs(v);
+                break;
+            case ReduceKind::L2:
+            case ReduceKind::SumSquare:
+                acc += v * v;
+                break;
+            default:
+                acc += v;
+                break;
+            }
+        }
+        if (kind == ReduceKind::Mean)
+            acc /= static_cast<double>(n);
+        else if (kind == ReduceKind::L2)
+            acc = std::sqrt(acc);
+        out[outAt] = static_cast<float>(acc);
     }
 }
 

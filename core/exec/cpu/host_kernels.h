@@ -44,6 +44,13 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
 // the first of equal ones, or the last with selectLast. out is dense with the axis removed.
 void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, bool selectLast, float* out);
 
+// out = `in` reduced over the axes where outDims is 1 and inDims is not (Mean, Sum, Max, Min, Prod,
+// L1, L2, SumSquare; not ArgMax/ArgMin), both read and written through their strides (any layout,
+// dims of the same rank): the reductions oneDNN 2.6 runs only in its reference kernel (over
+// channels, or the last axis of a small tensor).
+void reduceAxes(ReduceKind kind, const float* in, const Dims& inDims, const Dims& inStrides, float* out,
+    const Dims& outDims, const Dims& outStrides);
+
 // out[x] = sum over the taps of every axis of the product of their weights times in at their
 // indices (resize_taps.h): nearest, linear and cubic resampling in any number of axes. `out` is
 // dense row-major in outDims; `in` is read through inStrides (any layout, axes in the same order).

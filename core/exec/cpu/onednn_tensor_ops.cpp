@@ -4,6 +4,7 @@
 #include "exec/cpu/onednn_ops.h"
 
 #include "exec/cpu/host_kernels.h"
+#include "exec/cpu/kernel_names.h"
 #include "exec/cpu/tensor_views.h"
 #include "util/error.h"
 
@@ -240,6 +241,17 @@ void PrimitiveBuilder::reduce(ReduceKind kind, const Operand& src, const Operand
     bool fused = false;
     auto pd = withPostOps<dnnl::reduction::primitive_desc>(
         d, engine_, !ps.empty(), [&](bool f) { return attr(f ? ps : std::vector<Piece> {}); }, fused);
+    if (avoidReference_ && isReferenceImplementation(pd.impl_info_str())) {
+        // oneDNN 2.6 reduces over channels, or over the last axis of a small tensor, only in its
+        // reference loop: host code over the operands' own strides instead, threaded.
+        const auto inStrides = src.strides.empty() ? denseStrides(src.dims) : memory::dims(src.strides);
+        const auto outStrides = dst.strides.empty() ? denseStrides(dst.dims) : memory::dims(dst.strides);
+        hostStep([kind, in = src.data, inDims = src.dims, inStrides, out = dst.data, outDims = dst.dims, outStrides] {
+            cpu::reduceAxes(kind, in, inDims, inStrides, out, outDims, outStrides);
+        });
+        activate(dst, act);
+        return;
+    }
     push(pd, dnnl::reduction(pd), { { DNNL_ARG_SRC, bind(src) }, { DNNL_ARG_DST, bind(dst) } });
     if (!fused)
         eltwiseInPlace(dst, ps);
