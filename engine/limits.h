@@ -50,6 +50,10 @@ inline constexpr std::uint64_t kDefaultMapSeed = map::kDefaultMapSeed;
 inline constexpr Limit<int> kProfileRepeat { 1, 100000, profiler::kDefaultProfileRepeats };
 // Timed runs after one warm-up (run --repeat).
 inline constexpr Limit<int> kRunRepeat { 1, 1000000, 10 };
+// run: rounds of --repeat timed runs on the CPU (0: 3 for a mapping, whose workers and partitions
+// interfere with whatever else the machine runs, else 1); the report is the median of the rounds'
+// medians with their spread.
+inline constexpr Limit<int> kRunRounds { 0, 1000, 0 };
 // CPU threads of a run (run --threads; 0, the default: oneDNN's, all cores).
 inline constexpr Limit<int> kRunThreads { 0, 4096, 0 };
 // Stages a calibration fits on (calibrate --max-stages).
@@ -67,6 +71,7 @@ static_assert(kMapInputs.holds(kMapInputs.def));
 static_assert(kMaxModuleTasks.holds(kMaxModuleTasks.def));
 static_assert(kProfileRepeat.holds(kProfileRepeat.def));
 static_assert(kRunRepeat.holds(kRunRepeat.def));
+static_assert(kRunRounds.holds(kRunRounds.def));
 static_assert(kRunThreads.holds(kRunThreads.def));
 static_assert(kCalibrateMaxStages.holds(kCalibrateMaxStages.def));
 static_assert(kTolerance.holds(kTolerance.def));

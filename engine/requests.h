@@ -76,6 +76,7 @@ struct RunRequest : ModelRequest {
     PruningRequest pruning;
     std::string backend = "cpu"; // cpu or cuda
     int repeat = kRunRepeat.def;
+    int rounds = kRunRounds.def; // 0: 3 for a mapping, else 1 (limits.h)
     int threads = kRunThreads.def;
     std::string input; // ONNX test data (a test_data_set_N folder, or a folder holding test_data_set_0)
     bool check = false; // outputs compared element-wise with the reference (input's, or the single-device run)

@@ -22,6 +22,9 @@
 namespace opsched::cli {
 namespace {
 
+// Rounds further apart than this (of their median) are called out: the measurement is not steady.
+constexpr double kWideSpread = 0.10;
+
 struct RunOptions : engine::RunRequest {
     bool json = false;
     bool primitives = false; // cpu: list the kernel oneDNN picked for every step
@@ -69,10 +72,15 @@ nlohmann::ordered_json runJson(const engine::ModelRun& r, const RunOptions& o)
     if (!o.cpuPartitions.empty())
         j["cpu_partitions"] = o.cpuPartitions;
     j["input"] = r.inputSource;
-    j["latency_ms"] = percentile(r.latenciesMs, 0.5);
+    j["latency_ms"] = r.medianMs();
     j["p10_ms"] = percentile(r.latenciesMs, 0.1);
     j["p90_ms"] = percentile(r.latenciesMs, 0.9);
     j["repeat"] = o.repeat;
+    if (!r.roundMediansMs.empty()) {
+        j["rounds"] = r.roundMediansMs.size();
+        j["round_medians_ms"] = r.roundMediansMs;
+        j["round_spread"] = r.roundSpread();
+    }
     j["cpu_ms_per_run"] = r.cpuMsPerRun;
     j["load_ms"] = r.loadMs;
     j["prepare_ms"] = r.prepareMs;
@@ -119,8 +127,15 @@ void printText(const engine::ModelRun& r, const RunOptions& o)
         static_cast<long long>(graph.batch()), r.backend.c_str(), threads.c_str(), r.scheduler.c_str(),
         r.plan.launches.size());
     std::printf("input        %s\n", r.inputSource.c_str());
-    std::printf("latency      %.3f ms median (p10 %.3f, p90 %.3f) over %d runs\n", percentile(r.latenciesMs, 0.5),
-        percentile(r.latenciesMs, 0.1), percentile(r.latenciesMs, 0.9), o.repeat);
+    if (r.roundMediansMs.size() > 1)
+        std::printf("latency      %.3f ms, the median of %zu rounds of %d runs (rounds %.1f%% apart; p10 %.3f, p90 "
+                    "%.3f)%s\n",
+            r.medianMs(), r.roundMediansMs.size(), o.repeat, 100.0 * r.roundSpread(), percentile(r.latenciesMs, 0.1),
+            percentile(r.latenciesMs, 0.9),
+            r.roundSpread() > kWideSpread ? "; a wide spread: the machine was busy, take more --rounds" : "");
+    else
+        std::printf("latency      %.3f ms median (p10 %.3f, p90 %.3f) over %d runs\n", r.medianMs(),
+            percentile(r.latenciesMs, 0.1), percentile(r.latenciesMs, 0.9), o.repeat);
     std::printf("load         %.1f ms, prepare %.1f ms\n", r.loadMs, r.prepareMs);
     std::printf("peak arena   %.2f MiB (%.1f%% of %.2f MiB of activations without reuse)\n", r.peakBytes / mib,
         100.0 * static_cast<double>(r.peakBytes) / static_cast<double>(std::max<std::int64_t>(r.activationBytes, 1)),
@@ -209,6 +224,10 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
     cmd.add_option("--repeat", o.repeat, "Timed runs after one warm-up")
         ->check(rangeOf(engine::kRunRepeat))
         ->capture_default_str();
+    cmd.add_option("--rounds", o.rounds,
+           "cpu: rounds of --repeat timed runs on the same executor, reported as the median of the rounds' medians "
+           "with their spread (default: 3 for --mapping, else 1)")
+        ->check(rangeOf(engine::kRunRounds));
     cmd.add_option("--threads", o.threads, "CPU threads (0, the default: oneDNN's, all cores)")
         ->check(rangeOf(engine::kRunThreads));
     cmd.add_option("--cpu-partitions", o.cpuPartitions,
@@ -242,7 +261,7 @@ void addRunOptions(CLI::App& cmd, RunOptions& o)
 // The report, as JSON or text, with the mapping's devices or segments when it ran one.
 void printRunReport(const engine::ModelRun& r, const RunOptions& o)
 {
-    const double median = percentile(r.latenciesMs, 0.5);
+    const double median = r.medianMs();
     if (o.json) {
         nlohmann::ordered_json j = runJson(r, o);
         if (r.segments)
@@ -257,7 +276,7 @@ void printRunReport(const engine::ModelRun& r, const RunOptions& o)
         if (r.segments)
             printSegmentsText(r.graph, *r.mapping, *r.segments, median);
         else if (r.mapping)
-            printMappingText(*r.mapping, r.timings, median);
+            printMappingText(*r.mapping, r.timings, median, r.roundSpread());
     }
 }
 

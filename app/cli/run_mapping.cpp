@@ -42,7 +42,8 @@ void addMappingJson(nlohmann::ordered_json& j, const Graph& graph, const Mapping
     j["mapping"] = m;
 }
 
-void printMappingText(const MappingRun& run, const std::vector<cpu::LaunchTiming>& timings, double medianMs)
+void printMappingText(
+    const MappingRun& run, const std::vector<cpu::LaunchTiming>& timings, double medianMs, double spread)
 {
     std::string devices;
     for (std::size_t u = 0; u < run.doc.devices.size(); ++u) {
@@ -55,10 +56,17 @@ void printMappingText(const MappingRun& run, const std::vector<cpu::LaunchTiming
     }
     std::printf(
         "mapping      %s over %s\n", run.doc.mapper.empty() ? "hand-made" : run.doc.mapper.c_str(), devices.c_str());
-    if (run.predictedMs > 0)
-        std::printf("makespan     %.3f ms measured (median), %.3f ms predicted: %.2fx; last run's span %.3f ms\n",
-            medianMs, run.predictedMs, medianMs / run.predictedMs, measuredSpanMs(timings));
-    else
+    if (run.predictedMs > 0) {
+        std::printf("makespan     %.3f ms measured (median), %.3f ms predicted: %.2fx (error %+.1f%%); last run's span "
+                    "%.3f ms\n",
+            medianMs, run.predictedMs, medianMs / run.predictedMs, 100.0 * (medianMs / run.predictedMs - 1.0),
+            measuredSpanMs(timings));
+        // An error smaller than the rounds' own spread says nothing about the prediction.
+        if (spread > 0.10)
+            std::printf("             the rounds were %.0f%% apart: too unsteady to judge the prediction by "
+                        "(a busy machine; --rounds for more)\n",
+                100.0 * spread);
+    } else
         std::printf("makespan     %.3f ms measured (median; the file has no costs to predict it from)\n", medianMs);
 }
 

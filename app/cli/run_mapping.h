@@ -18,6 +18,8 @@ namespace opsched::cli {
 // The report of a mapping run (engine/run/mapping_run.h): JSON fields and text lines.
 void addMappingJson(nlohmann::ordered_json& j, const Graph& graph, const MappingRun& run,
     const std::vector<cpu::LaunchTiming>& timings, double medianMs);
-void printMappingText(const MappingRun& run, const std::vector<cpu::LaunchTiming>& timings, double medianMs);
+// `spread`: how far apart the measuring rounds' medians were, of their median (0: one round).
+void printMappingText(
+    const MappingRun& run, const std::vector<cpu::LaunchTiming>& timings, double medianMs, double spread = 0.0);
 
 } // namespace opsched::cli

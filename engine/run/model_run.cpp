@@ -12,6 +12,7 @@
 #include "exec/reference_outputs.h"
 #include "schedule/basic_schedulers.h"
 #include "util/error.h"
+#include "util/statistics.h"
 #include "zoo/zoo.h"
 
 #include <sys/resource.h>
@@ -256,15 +257,21 @@ void runCpu(const Graph& graph, const RunInputs& inputs, const RunRequest& r, co
         executor.poison();
     }
     run.outputs = executor.run(inputs.values); // checked; without a check the warm-up
+    const int rounds = r.rounds > 0 ? r.rounds : (run.mapping ? 3 : 1);
     const double cpuStart = processCpuMs();
-    for (int i = 0; i < r.repeat; ++i) {
-        const auto t = Clock::now();
-        std::vector<std::vector<float>> outputs = executor.run(inputs.values);
-        run.latenciesMs.push_back(msSince(t));
-        if (!r.check)
-            run.outputs = std::move(outputs);
+    for (int round = 0; round < rounds; ++round) {
+        std::vector<double> times;
+        for (int i = 0; i < r.repeat; ++i) {
+            const auto t = Clock::now();
+            std::vector<std::vector<float>> outputs = executor.run(inputs.values);
+            times.push_back(msSince(t));
+            if (!r.check)
+                run.outputs = std::move(outputs);
+        }
+        run.latenciesMs.insert(run.latenciesMs.end(), times.begin(), times.end());
+        run.roundMediansMs.push_back(quantile(std::move(times), 0.5));
     }
-    run.cpuMsPerRun = (processCpuMs() - cpuStart) / r.repeat;
+    run.cpuMsPerRun = (processCpuMs() - cpuStart) / (r.repeat * rounds);
     run.timings = executor.lastLaunchTimings();
     for (const auto& p : executor.primitives()) {
         const bool reference = cpu::isReferenceImplementation(p.implementation);
@@ -312,6 +319,20 @@ void prepareMapping(const RunRequest& r, ModelRun& run)
 }
 
 } // namespace
+
+double ModelRun::medianMs() const
+{
+    return quantile(roundMediansMs.empty() ? latenciesMs : roundMediansMs, 0.5);
+}
+
+double ModelRun::roundSpread() const
+{
+    if (roundMediansMs.size() < 2)
+        return 0.0;
+    const auto [lo, hi] = std::minmax_element(roundMediansMs.begin(), roundMediansMs.end());
+    const double median = medianMs();
+    return median > 0 ? (*hi - *lo) / median : 0.0;
+}
 
 bool ModelRun::passed() const
 {

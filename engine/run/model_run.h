@@ -49,6 +49,9 @@ struct ModelRun {
     double loadMs = 0.0; // reading (importing) the model
     double prepareMs = 0.0; // building the executor: layout, weight reorders, primitives, capture
     std::vector<double> latenciesMs; // the timed runs, after one warm-up
+    // CPU runs: each round's median (rounds of `repeat` runs on the same executor); the report's
+    // latency is their median, their spread says how steady the machine was.
+    std::vector<double> roundMediansMs;
     double cpuMsPerRun = 0.0; // process CPU time per timed run (CPU): on a busy machine, the work itself
     std::int64_t peakBytes = 0;
     std::int64_t activationBytes = 0;
@@ -65,6 +68,10 @@ struct ModelRun {
     std::optional<SegmentRunResult> segments; // a mapping run as segments
 
     bool passed() const;
+    // The median of the rounds' medians (of every timed run when there are no rounds), and the
+    // rounds' spread, (largest - smallest) / median: 0 for one round.
+    double medianMs() const;
+    double roundSpread() const;
 };
 
 // Throws Error naming the problem (an unknown backend, a model or file that does not fit, a device

@@ -267,6 +267,22 @@ def main():
         sys.exit("FAIL: run --mapping reports no per-op times")
     print(f"run --mapping on cpu:0,cpu:1 (heft: {ops_per_device(first)} ops): --check passes, scaled error "
           f"{error:.1e}; measured {m['measured_ms']:.3f} ms, predicted {m['predicted_ms']:.3f} ms")
+    # A mapping is measured in rounds (3 by default) and reported as the median of their medians,
+    # with their spread; a plain run keeps one round unless asked.
+    rounds = mapped.get("round_medians_ms", [])
+    if mapped.get("rounds") != 3 or len(rounds) != 3 or len(mapped.get("outputs", [])) == 0:
+        sys.exit(f"FAIL: run --mapping measured {mapped.get('rounds')} rounds {rounds}, not 3")
+    middle = sorted(rounds)[1]
+    if abs(m["measured_ms"] - middle) > 1e-9 * middle or \
+            abs(mapped["round_spread"] - (max(rounds) - min(rounds)) / middle) > 1e-9:
+        sys.exit(f"FAIL: run --mapping's makespan {m['measured_ms']} or spread {mapped['round_spread']} is not its "
+                 f"rounds' {rounds}")
+    plain = json.loads(run(cli, "run", RWNN, "--repeat", "2", "--json").stdout)
+    five = json.loads(run(cli, "run", RWNN, "--repeat", "2", "--rounds", "5", "--json").stdout)
+    if plain.get("rounds") != 1 or five.get("rounds") != 5 or len(five["round_medians_ms"]) != 5:
+        sys.exit(f"FAIL: run's rounds: {plain.get('rounds')} by default, {five.get('rounds')} with --rounds 5")
+    print(f"run --mapping in 3 rounds: {', '.join(f'{r:.3f}' for r in rounds)} ms, spread "
+          f"{100 * mapped['round_spread']:.1f}%; --rounds 5 on a plain run: 5 rounds")
     # A mapping that uses both devices: each gets ops, they run at the same time, the outputs still
     # pass the check. Overlap is a matter of timing on a shared machine: a few tries.
     spread = os.path.join(a.work, "spread.json")
