@@ -1,5 +1,6 @@
 #include "engine/results/mapping_result.h"
 
+#include "engine/map_actions.h"
 #include "engine/map_inputs.h"
 #include "engine/results/throughput_mapping_result.h"
 #include "map/bounds/lower_bound.h"
@@ -144,21 +145,29 @@ std::shared_ptr<ScheduleResult> mappingResult(const Graph& graph, const map::Map
 
 namespace {
 
+// The window's mapper run as `opsched-cli map` takes it: the same request type and the same function
+// (engine/map_actions.h), with the CLI's defaults for links, memory and the time limit.
+engine::MapRequest mapRequestFor(const ScheduleRequest& request, const std::string& mapper)
+{
+    engine::MapRequest m;
+    m.devices = request.device;
+    m.mapper = mapper;
+    m.objective = request.objective;
+    m.inputs = request.inputs;
+    return m;
+}
+
 // `map --objective throughput --inputs L` on simulated devices: the model at batch 1, its L inputs
 // split per op (as a throughput file the CLI writes is shown).
 std::shared_ptr<const ScheduleResult> computeThroughputMappingResult(
     const Graph& openGraph, const ScheduleRequest& request, const std::string& mapper)
 {
     const Graph graph = openGraph.batch() == 1 ? openGraph : openGraph.withBatch(1);
-    const map::ThroughputProblem problem
-        = engine::throughputProblem(graph, request.device, "", "", {}, {}, request.inputs);
-    map::MapperOptions options;
-    options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
-    const map::ThroughputResult r = map::runThroughputMapper(mapper, problem, options);
+    const engine::ThroughputMapping m = engine::mapForThroughput(graph, mapRequestFor(request, mapper), {});
     std::vector<map::Transfer> transfers;
-    const map::ThroughputTimes times = map::evaluate(problem, r.mapping, &transfers);
-    return throughputMappingResult(graph, problem, r.mapping, times, transfers, request,
-        { mapper, map::toString(r.status), map::throughputLowerBound(problem) * 1e3, r.solveSeconds });
+    const map::ThroughputTimes times = map::evaluate(m.problem, m.result.mapping, &transfers);
+    return throughputMappingResult(graph, m.problem, m.result.mapping, times, transfers, request,
+        { mapper, map::toString(m.result.status), m.lowerBound * 1e3, m.result.solveSeconds });
 }
 
 } // namespace
@@ -183,14 +192,9 @@ std::shared_ptr<const ScheduleResult> computeMappingResult(const Graph& openGrap
         throw Error("unknown mapping objective '" + request.objective + "' (latency or throughput)");
     const Graph graph
         = request.batch > 0 && request.batch != openGraph.batch() ? openGraph.withBatch(request.batch) : openGraph;
-    // The problem `map --devices` builds (engine/map_inputs.h), defaults for links and memory.
-    const map::MappingProblem problem = engine::latencyProblem(graph, request.device, "", "", {}, {});
-    map::MapperOptions options;
-    options.timeLimitSeconds = engine::kMapTimeLimitSeconds.def; // the CLI's default
-    const map::MapResult r = map::runMapper(mapper, problem, options);
-    return mappingResult(graph, problem, r.mapping, r.times, request,
-        { mapper, map::toString(r.status), (r.lowerBound > 0 ? r.lowerBound : map::lowerBound(problem)) * 1e3,
-            r.solveSeconds });
+    const engine::LatencyMapping m = engine::mapForLatency(graph, mapRequestFor(request, mapper), {});
+    return mappingResult(graph, m.problem, m.result.mapping, m.result.times, request,
+        { mapper, map::toString(m.result.status), m.lowerBound * 1e3, m.result.solveSeconds });
 }
 
 } // namespace opsched
