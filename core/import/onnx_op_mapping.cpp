@@ -277,7 +277,7 @@ bool isMappedOpType(const std::string& opType)
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-        "ReduceSumSquare", "ReduceLogSum" };
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 

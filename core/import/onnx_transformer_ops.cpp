@@ -371,18 +371,47 @@ void mapGather(ImportContext& ctx, const NodeRef& node)
     addUnaryOp(ctx, node, OpKind::Gather, makeLayer(g));
 }
 
+namespace {
+
+// ReduceLogSumExp as log(sum(exp(x - max))) + max over the same axes, from ops every executor has:
+// the exponent is at most 0, so it neither overflows for large x nor loses small terms.
+void mapReduceLogSumExp(ImportContext& ctx, const NodeRef& node, const Reduce& r)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    Reduce max = r;
+    max.kind = ReduceKind::Max;
+    max.keepDims = true;
+    const TensorId maxKept = addSimpleOp(ctx, node.name + "/max", OpKind::Reduce, { { x } }, makeLayer(max));
+    const TensorId exps = addSimpleOp(ctx, node.name + "/exp", OpKind::Subtract, { { x }, { maxKept } },
+        makeLayer(Binary { BinaryKind::Sub }, {}, Activation { ActivationKind::Exp }));
+    Reduce sum = r;
+    sum.kind = ReduceKind::Sum;
+    const TensorId logSum = addSimpleOp(ctx, node.name + "/log_sum", OpKind::Reduce, { { exps } },
+        makeLayer(sum, {}, Activation { ActivationKind::Log }));
+    TensorId maxOut = maxKept;
+    if (!r.keepDims) {
+        max.keepDims = false;
+        maxOut = addSimpleOp(ctx, node.name + "/max_out", OpKind::Reduce, { { x } }, makeLayer(max));
+    }
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, node.name, OpKind::Add, { { logSum }, { maxOut } }, makeLayer(Binary { BinaryKind::Add })));
+}
+
+} // namespace
+
 void mapReduce(ImportContext& ctx, const NodeRef& node)
 {
-    static const std::pair<const char*, ReduceKind> kKinds[] = { { "ReduceMean", ReduceKind::Mean },
-        { "ReduceSum", ReduceKind::Sum }, { "ReduceMax", ReduceKind::Max }, { "ReduceMin", ReduceKind::Min },
-        { "ReduceProd", ReduceKind::Prod }, { "ReduceL1", ReduceKind::L1 }, { "ReduceL2", ReduceKind::L2 },
-        { "ReduceSumSquare", ReduceKind::SumSquare }, { "ReduceLogSum", ReduceKind::Sum } };
+    static const std::pair<const char*, ReduceKind> kKinds[]
+        = { { "ReduceMean", ReduceKind::Mean }, { "ReduceSum", ReduceKind::Sum }, { "ReduceMax", ReduceKind::Max },
+              { "ReduceMin", ReduceKind::Min }, { "ReduceProd", ReduceKind::Prod }, { "ReduceL1", ReduceKind::L1 },
+              { "ReduceL2", ReduceKind::L2 }, { "ReduceSumSquare", ReduceKind::SumSquare },
+              { "ReduceLogSum", ReduceKind::Sum }, { "ReduceLogSumExp", ReduceKind::Sum } };
     const Attributes attrs(*node.proto);
     const auto& op = node.opType();
     Reduce r;
     const auto* kind = std::find_if(std::begin(kKinds), std::end(kKinds), [&](const auto& k) { return op == k.first; });
     if (kind == std::end(kKinds))
-        throw NodeError("is not a reduction opsched computes on activations (ReduceLogSumExp is not)");
+        throw NodeError("is not a reduction opsched computes on activations");
     r.kind = kind->second;
     // Axes became an input in opset 13 for ReduceSum, 18 for the others.
     r.axes = axesInput(ctx, node, 1, op == "ReduceSum" ? 13 : 18);
@@ -391,6 +420,10 @@ void mapReduce(ImportContext& ctx, const NodeRef& node)
         return;
     }
     r.keepDims = attrs.getInt("keepdims", 1) != 0;
+    if (op == "ReduceLogSumExp") {
+        mapReduceLogSumExp(ctx, node, r);
+        return;
+    }
     // ReduceLogSum: the sum, then its log as the layer's activation.
     addUnaryOp(ctx, node, OpKind::Reduce,
         makeLayer(r, {}, op == "ReduceLogSum" ? Activation { ActivationKind::Log } : Activation {}));

@@ -1,6 +1,7 @@
 // Softmax and LogSoftmax before opset 13 normalise over every dimension from `axis` on, flattened
-// (a segmentation head's softmax over channels and pixels at opset 11): through the importer and
-// the CPU executor, against a naive evaluation of that definition.
+// (a segmentation head's softmax over channels and pixels at opset 11), and ReduceLogSumExp (ONNX's
+// own cases of it are float64): through the importer and the CPU executor, against a naive
+// evaluation of the definition in double precision.
 #include "exec/cpu/cpu_executor.h"
 #include "import/onnx_importer.h"
 #include "plan/plan.h"
@@ -60,6 +61,64 @@ TEST(CpuLegacySoftmax, NormalisesOverTheFlattenedTrailingDimensions)
                 worst = std::max(worst, std::abs(got[i] - want[i]));
             EXPECT_LT(worst, 1e-5) << op << " axis " << axis;
         }
+}
+
+// log(sum(exp(x))) over the axes, keepdims or not; values of +-1000 in some rows, where the plain
+// formula overflows (exp(1000) is inf in float and double alike): the result must stay finite and
+// right, so the importer's max-shifted form is what runs.
+TEST(CpuReduceLogSumExp, MatchesTheDefinitionAlsoForLargeValues)
+{
+    const std::vector<std::int64_t> dims { 2, 3, 4 };
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-4.0F, 4.0F);
+    std::vector<float> x(2 * 3 * 4);
+    for (auto& v : x)
+        v = u(rng);
+    x[0] = 1000.0F;
+    x[5] = -1000.0F;
+    struct Case {
+        std::vector<std::int64_t> axes;
+        bool keep;
+    };
+    for (const Case& c : { Case { { 2 }, true }, Case { { 1 }, false }, Case { { 0, 2 }, true }, Case { {}, false } }) {
+        std::vector<std::int64_t> outDims;
+        std::vector<bool> reduced(dims.size(), c.axes.empty());
+        for (auto a : c.axes)
+            reduced[static_cast<std::size_t>(a)] = true;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+            if (!reduced[d] || c.keep)
+                outDims.push_back(reduced[d] ? 1 : dims[d]);
+        ModelMaker m(13);
+        m.input("x", dims).output("y", outDims);
+        auto& n = m.node("ReduceLogSumExp", { "x" }, { "y" }, "lse");
+        if (!c.axes.empty())
+            ModelMaker::attr(n, "axes", c.axes);
+        ModelMaker::attr(n, "keepdims", std::int64_t { c.keep ? 1 : 0 });
+        const Graph g = importOnnx(m.save(), 2);
+        cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)));
+        const auto got = ex.run({ x }).front();
+        // The definition, per output element: every input whose kept coordinates match it.
+        std::vector<double> sums(got.size(), 0.0), maxima(got.size(), -INFINITY);
+        auto outIndex = [&](std::size_t i) {
+            const std::int64_t idx[] = { static_cast<std::int64_t>(i) / 12, (static_cast<std::int64_t>(i) / 4) % 3,
+                static_cast<std::int64_t>(i) % 4 };
+            std::size_t o = 0;
+            for (std::size_t d = 0; d < 3; ++d)
+                if (!reduced[d])
+                    o = o * static_cast<std::size_t>(dims[d]) + static_cast<std::size_t>(idx[d]);
+            return o;
+        };
+        for (std::size_t i = 0; i < x.size(); ++i)
+            maxima[outIndex(i)] = std::max(maxima[outIndex(i)], static_cast<double>(x[i]));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            sums[outIndex(i)] += std::exp(x[i] - maxima[outIndex(i)]);
+        ASSERT_EQ(got.size(), sums.size());
+        for (std::size_t o = 0; o < got.size(); ++o) {
+            const double want = maxima[o] + std::log(sums[o]);
+            EXPECT_TRUE(std::isfinite(got[o])) << "output " << o;
+            EXPECT_NEAR(got[o], want, 1e-5 * std::max(1.0, std::abs(want))) << "output " << o;
+        }
+    }
 }
 
 } // namespace

@@ -32,7 +32,7 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "Less", "Greater", "Min", "Max", "Where", "Expand", "Gather", "ReduceSum", "ReduceMax",
     // Heads: log-probabilities, norms, variadic sums.
     "LogSoftmax", "LRN", "Tile", "Sum", "Mean", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "ReduceMin",
-    "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum" };
+    "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -61,6 +61,15 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_einsum_inner_prod", "data type float64" },
     { "test_einsum_sum", "data type float64" },
     { "test_einsum_transpose", "data type float64" },
+    // So are its ReduceLogSumExp cases (tests/cpu/tst_cpu_legacy_softmax.cpp checks float32 ones).
+    { "test_reduce_log_sum_exp_default_axes_keepdims_example", "data type float64" },
+    { "test_reduce_log_sum_exp_default_axes_keepdims_random", "data type float64" },
+    { "test_reduce_log_sum_exp_do_not_keepdims_example", "data type float64" },
+    { "test_reduce_log_sum_exp_do_not_keepdims_random", "data type float64" },
+    { "test_reduce_log_sum_exp_keepdims_example", "data type float64" },
+    { "test_reduce_log_sum_exp_keepdims_random", "data type float64" },
+    { "test_reduce_log_sum_exp_negative_axes_keepdims_example", "data type float64" },
+    { "test_reduce_log_sum_exp_negative_axes_keepdims_random", "data type float64" },
     { "test_maxpool_with_argmax_2d_precomputed_pads", "Indices" },
     { "test_maxpool_with_argmax_2d_precomputed_strides", "Indices" },
     { "test_batchnorm_epsilon_training_mode", "training-mode" },
