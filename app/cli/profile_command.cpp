@@ -253,12 +253,21 @@ int runProfileCommand(const ProfileOptions& o)
         std::printf("\n");
         return kExitOk;
     }
-    Progress progress(o.progress == "json");
+    // The bar's clock and the signal handlers start with the first job: until then (checking the
+    // request, loading the models, opening the database) Ctrl-C ends the command at once.
+    std::optional<Progress> progress;
+    std::optional<StopSignals> signals;
     const bool gpu = cudaDeviceIndex(o.device).has_value();
     bool warnedWarps = false;
     engine::ProfileHooks hooks;
+    hooks.beforeRun = [&] {
+        gStop = false;
+        gSignal = 0;
+        signals.emplace();
+        progress.emplace(o.progress == "json");
+    };
     hooks.onJob = [&](const profiler::JobEvent& e) {
-        progress(e);
+        (*progress)(e);
         // A GPU that cannot be sampled (permissions, another profiler) still gets its runs.
         if (gpu && o.warps && !warnedWarps && e.kind == profiler::JobEvent::Kind::Finished
             && e.outcome == profiler::JobOutcome::Done && !e.run->warpsCollected) {
@@ -268,18 +277,18 @@ int runProfileCommand(const ProfileOptions& o)
         }
     };
     hooks.note = [](const std::string& text) { std::fprintf(stderr, "opsched-cli: %s\n", text.c_str()); };
-    gStop = false;
-    gSignal = 0;
-    StopSignals signals;
     hooks.cancel = &gStop;
     profiler::BatchResult result;
     try {
         result = engine::profileBatch(o, hooks);
     } catch (...) {
-        progress.finish();
+        if (progress)
+            progress->finish();
         throw;
     }
-    progress.finish();
+    if (!progress) // no job ran: nothing to finish, and the summary still says so
+        progress.emplace(o.progress == "json");
+    progress->finish();
 
     engine::child::ProgressEvent summary;
     summary.kind = engine::child::ProgressEvent::Kind::Summary;
@@ -290,9 +299,9 @@ int runProfileCommand(const ProfileOptions& o)
     summary.interrupted = result.interrupted;
     summary.seconds = result.seconds;
     summary.database = o.database;
-    progress.print(summary);
+    progress->print(summary);
     if (result.interrupted) {
-        progress.note("interrupted: every finished job is in the database; run the same command to resume");
+        progress->note("interrupted: every finished job is in the database; run the same command to resume");
         const int signo = gSignal.load();
         return signo ? 128 + signo : kExitInterrupted;
     }

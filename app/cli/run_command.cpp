@@ -300,6 +300,9 @@ int runCommand(RunOptions& o, CLI::App& cmd)
     const engine::ModelRun run = engine::runModel(o);
     if (!run.notes.empty())
         std::cerr << "warning: " << run.notes << "\n"; // stdout's format stays as it is
+    if (o.rounds > 1 && run.roundMediansMs.empty() && !run.throughput)
+        std::cerr << "warning: --rounds applies to runs on the CPU executor; this " << run.backend
+                  << " run was timed over --repeat runs once\n";
     if (run.throughput) {
         ThroughputRunOptions t;
         t.check = o.check;

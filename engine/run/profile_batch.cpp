@@ -147,8 +147,11 @@ profiler::BatchResult profileBatch(const ProfileRequest& r, const ProfileHooks& 
         for (auto f : { profiler::ExportFormat::Schedule, profiler::ExportFormat::ChromeTrace })
             profiler::writeTextFile(base + profiler::fileSuffix(f), profiler::exportRun(run, f));
     });
+    const auto jobs = profiler::expandJobs(r.models, schedulers, batches);
+    if (hooks.beforeRun)
+        hooks.beforeRun();
     try {
-        return runner.run(profiler::expandJobs(r.models, schedulers, batches));
+        return runner.run(jobs);
     } catch (const store::StoreError& e) {
         // Every run is written in one transaction: what is there is whole.
         const bool full = e.reason() == store::StoreError::Reason::Full;

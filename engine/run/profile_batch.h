@@ -22,6 +22,9 @@ std::vector<std::int64_t> batchList(const std::string& list);
 std::vector<std::string> splitList(const std::string& list);
 
 struct ProfileHooks {
+    // Once everything is checked and the database is open, just before the first job: where a front
+    // end starts its clock and takes over Ctrl-C (before it, a signal ends the process as usual).
+    std::function<void()> beforeRun;
     std::function<void(const profiler::JobEvent&)> onJob; // every job's start, waits and end
     std::function<void(const std::string&)> note; // remarks for people (a database upgraded)
     const std::atomic<bool>* cancel = nullptr; // set: stop after the current job

@@ -38,7 +38,11 @@ QVariant GuideBrowser::loadResource(int type, const QUrl& name)
         return resource;
     QImage image
         = resource.typeId() == QMetaType::QImage ? resource.value<QImage>() : QImage::fromData(resource.toByteArray());
-    const int room = std::max(200, viewport()->width() - 2 * static_cast<int>(document()->documentMargin()) - 8);
+    // The page's width: the viewport's once laid out, else (the first page loads before the dialog
+    // is shown) the window's less the frame and margins. Pictures keep that width if the window is
+    // narrowed later.
+    const int page = isVisible() ? viewport()->width() : std::max(viewport()->width(), window()->width() - 24);
+    const int room = std::max(200, page - 2 * static_cast<int>(document()->documentMargin()) - 8);
     if (!image.isNull() && image.width() > room)
         return image.scaledToWidth(room, Qt::SmoothTransformation);
     return image.isNull() ? resource : QVariant(image);
@@ -49,12 +53,10 @@ UserGuide::UserGuide(const QString& docsFolder, const QString& page, QWidget* pa
 {
     setWindowTitle(tr("opsched User Guide"));
     resize(900, 700); // before the page loads: its pictures are scaled to this width
-    browser_ = new GuideBrowser;
+    browser_ = new GuideBrowser(this);
     browser_->setObjectName(QStringLiteral("userGuide"));
     browser_->setOpenExternalLinks(true); // web links in a browser; pages of the docs here
     browser_->setSearchPaths({ docsFolder });
-    // Markdown, so links between pages (mapping.md#throughput) resolve in the docs folder.
-    browser_->setSource(QUrl::fromLocalFile(QDir(docsFolder).filePath(page)), QTextDocument::MarkdownResource);
     auto button = [this](const QString& text, const QString& name, const QString& tip) {
         auto* b = new QToolButton;
         b->setText(text);
@@ -84,6 +86,8 @@ UserGuide::UserGuide(const QString& docsFolder, const QString& page, QWidget* pa
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(tools);
     layout->addWidget(browser_);
+    // Markdown, so links between pages (mapping.md#throughput) resolve in the docs folder.
+    browser_->setSource(QUrl::fromLocalFile(QDir(docsFolder).filePath(page)), QTextDocument::MarkdownResource);
 }
 
 } // namespace opsched

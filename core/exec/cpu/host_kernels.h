@@ -47,7 +47,8 @@ void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, boo
 // out = `in` reduced over the axes where outDims is 1 and inDims is not (Mean, Sum, Max, Min, Prod,
 // L1, L2, SumSquare; not ArgMax/ArgMin), both read and written through their strides (any layout,
 // dims of the same rank): the reductions oneDNN 2.6 runs only in its reference kernel (over
-// channels, or the last axis of a small tensor).
+// channels, or the last axis of a small tensor). Output elements are shared among the threads (a
+// reduction to a handful of values runs on few of them).
 void reduceAxes(ReduceKind kind, const float* in, const Dims& inDims, const Dims& inStrides, float* out,
     const Dims& outDims, const Dims& outStrides);
 
