@@ -55,6 +55,20 @@ std::vector<RawScope> rawScopes(const std::vector<std::string>& names)
         }
         raw[static_cast<std::size_t>(current)].ownOps.push_back(op);
     }
+    // An op named like a scope ("l3.attn.q" beside "l3.attn.q.heads") heads that scope: it moves in.
+    for (std::size_t s = 0; s < raw.size(); ++s) {
+        std::vector<std::uint32_t> stay, moving;
+        for (std::uint32_t op : raw[s].ownOps) {
+            const auto it = byPath.find(names[op]);
+            (it != byPath.end() && static_cast<std::size_t>(it->second) != s ? moving : stay).push_back(op);
+        }
+        raw[s].ownOps = std::move(stay);
+        for (std::uint32_t op : moving) {
+            RawScope& named = raw[static_cast<std::size_t>(byPath.at(names[op]))];
+            named.ownOps.push_back(op);
+            ++named.count;
+        }
+    }
     return raw;
 }
 

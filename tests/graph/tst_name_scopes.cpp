@@ -87,6 +87,18 @@ TEST(NameScopes, SplitsSlashedAndDottedNames)
         scopes.scopes[static_cast<std::size_t>(scopeNamed(scopes, "layer.1"))].signature);
 }
 
+TEST(NameScopes, AnOpNamedLikeAScopeHeadsIt)
+{
+    // "q" then "q.heads" and "q.t": the projection and its reshapes are one scope "q" of three ops.
+    const std::vector<std::string> names = { "attn.q", "attn.q.heads", "attn.q.t", "attn.k" };
+    const NameScopes scopes = scopesOf(names, chainDag(names.size()));
+    const int q = scopeNamed(scopes, "q");
+    ASSERT_GE(q, 0);
+    EXPECT_EQ(scopes.scopes[static_cast<std::size_t>(q)].ops, (std::vector<std::uint32_t> { 0, 1, 2 }));
+    EXPECT_EQ(scopes.scopeOf[0], q);
+    EXPECT_EQ(scopes.scopeOf[3], scopeNamed(scopes, "attn"));
+}
+
 TEST(NameScopes, DissolvesSingleOpScopesAndMergesChains)
 {
     // "a" holds one op: no group. "b" holds only "b.c", which holds everything: one scope "b.c".

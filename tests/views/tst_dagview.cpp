@@ -25,6 +25,9 @@
 #include <QTest>
 #include <QWheelEvent>
 
+#include <limits>
+#include <set>
+
 using namespace opsched;
 
 namespace {
@@ -58,6 +61,13 @@ private slots:
     void foldsIntoColumnsForTheViewShape();
     void newGraphReplacesPendingLayout();
     void mainWindowWiring();
+    void opensLargeGraphsByScope();
+    void clickOpensAndBreadcrumbCloses();
+    void selectingAnOpInsideAGroupOpensIt();
+    void foldsRepeatedLayersIntoAStack();
+    void groupsShowStagesAndDevices();
+    void bertLayersReadableAtFitInTheWindow();
+    void scopeTitlesTellScopesApart();
 
 private:
     static std::shared_ptr<const Graph> load(const char* ref) { return std::make_shared<const Graph>(loadModel(ref)); }
@@ -108,6 +118,7 @@ void TestDagView::laysOutZooNetworks()
     QFETCH(QString, ref);
     const auto graph = load(ref.toUtf8().constData());
     DagView view;
+    view.setGroupAbove(std::numeric_limits<std::size_t>::max()); // every op in a box of its own
     view.resize(900, 700);
     QElapsedTimer timer;
     timer.start();
@@ -284,7 +295,13 @@ void TestDagView::wheelZoomsAroundCursor()
     QVERIFY(QRect(QPoint(0, 0), view.size()).contains(box));
     QTest::mouseDClick(&view, Qt::LeftButton, {}, box);
     QCOMPARE(view.scale(), zoomed);
-    QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(2, 2));
+    QPoint empty(-1, -1); // a point on no box and off the breadcrumb
+    for (int y = 60; y < view.height() && empty.x() < 0; y += 7)
+        for (int x = 2; x < view.width() && empty.x() < 0; x += 7)
+            if (view.nodeAt(QPointF(x, y)) < 0)
+                empty = QPoint(x, y);
+    QVERIFY(empty.x() >= 0);
+    QTest::mouseDClick(&view, Qt::LeftButton, {}, empty);
     QCOMPARE(view.scale(), scale);
 }
 
@@ -502,6 +519,249 @@ void TestDagView::legendCoversNoBox()
                            .arg(box.height())
                            .arg(legend.top())));
     }
+}
+
+// The first node whose title is `title`, or -1.
+static int nodeTitled(const DagView& view, const QString& title)
+{
+    for (std::uint32_t v = 0; v < view.scopeView()->nodes.size(); ++v)
+        if (view.nodeTitle(v) == title)
+            return static_cast<int>(v);
+    return -1;
+}
+
+void TestDagView::opensLargeGraphsByScope()
+{
+    // BERT (269 ops) opens on its embeddings, 12 layers and pooler; Inception (120) op by op.
+    DagView view;
+    view.resize(1000, 700);
+    view.setGraph(load("zoo:bert"));
+    QVERIFY(waitForLayout(view));
+    QCOMPARE(view.layout()->nodes.size(), std::size_t { 14 });
+    QCOMPARE(view.scopeView()->nodes.size(), std::size_t { 14 });
+    for (int layer = 0; layer < 12; ++layer) {
+        const int v = nodeTitled(view, QStringLiteral("l%1").arg(layer));
+        QVERIFY2(v >= 0, qPrintable(QStringLiteral("layer %1").arg(layer)));
+        QVERIFY(view.nodeDetail(static_cast<std::uint32_t>(v)).contains(QStringLiteral("22 ops")));
+        // Every op of a closed group is drawn by the group's box.
+        for (std::uint32_t op : view.scopeView()->nodes[static_cast<std::size_t>(v)].ops)
+            QCOMPARE(view.opRect(OpId(op)), view.nodeRect(static_cast<std::uint32_t>(v)));
+    }
+    QCOMPARE(view.breadcrumbRects().size(), std::size_t { 1 }); // "graph"
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_grouped.png"));
+
+    view.setGraph(load("zoo:inception_v3"));
+    QVERIFY(waitForLayout(view));
+    QCOMPARE(view.layout()->nodes.size(), view.graph()->opCount());
+}
+
+void TestDagView::clickOpensAndBreadcrumbCloses()
+{
+    DagView view;
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraph(load("zoo:bert"));
+    QVERIFY(waitForLayout(view));
+    const int layer = nodeTitled(view, QStringLiteral("l3"));
+    QVERIFY(layer >= 0);
+    const std::vector<std::uint32_t> ops = view.scopeView()->nodes[static_cast<std::size_t>(layer)].ops;
+    QSignalSpy changed(&view, &DagView::scopesChanged);
+    QSignalSpy ready(&view, &DagView::layoutReady);
+    QSignalSpy selected(&view, &DagView::opSelected);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.nodeRect(static_cast<std::uint32_t>(layer)).center().toPoint());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(selected.count(), 0); // opening is not selecting
+    // l3's ops (its attention block closed) are boxes of their own, zoomed onto: all in view and
+    // larger than at Fit.
+    QVERIFY(view.scopeView()->nodes.size() > 14);
+    const QRectF area(QPointF(0, 0), QSizeF(view.size()));
+    std::set<std::uint32_t> parts;
+    for (std::uint32_t op : ops) {
+        const QRectF box = view.opRect(OpId(op));
+        QVERIFY2(area.contains(box), qPrintable(QString::fromStdString(view.graph()->op(OpId(op)).name)));
+        parts.insert(view.scopeView()->nodeOf[op]);
+    }
+    QVERIFY(parts.size() >= 4); // attention, ln1, ffn, ln2
+    QVERIFY(view.nodeRect(*parts.begin()).width() > 100);
+    QCOMPARE(QString::fromStdString(view.scopes().scopes[static_cast<std::size_t>(view.focusScope())].name),
+        QStringLiteral("l3"));
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_l3_open.png"));
+
+    // The breadcrumb reads graph > l3; its first part closes l3 again.
+    const std::vector<QRectF> crumbs = view.breadcrumbRects();
+    QCOMPARE(crumbs.size(), std::size_t { 2 });
+    QTest::mouseClick(&view, Qt::LeftButton, {}, crumbs.front().center().toPoint());
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(view.scopeView()->nodes.size(), std::size_t { 14 });
+    QCOMPARE(view.focusScope(), 0);
+
+    // A right click inside an open scope closes it; Backspace closes the breadcrumb's last scope.
+    view.expandScope(view.scopes().scopeOf[ops.front()]);
+    QVERIFY(ready.wait(10000));
+    const std::size_t opened = view.scopeView()->nodes.size();
+    QVERIFY(opened > 14);
+    const int inside = static_cast<int>(view.scopeView()->nodeOf[ops.front()]);
+    QTest::mouseClick(&view, Qt::RightButton, {}, view.nodeRect(static_cast<std::uint32_t>(inside)).center().toPoint());
+    QVERIFY(ready.wait(10000));
+    QVERIFY(view.scopeView()->nodes.size() < opened);
+    while (view.focusScope() > 0) {
+        QTest::keyClick(&view, Qt::Key_Backspace);
+        QVERIFY(ready.wait(10000));
+    }
+    QCOMPARE(view.scopeView()->nodes.size(), std::size_t { 14 });
+}
+
+void TestDagView::selectingAnOpInsideAGroupOpensIt()
+{
+    // The op table or the timeline picks an op that a closed group draws: its scopes open and the
+    // op is centred in a box of its own, without a signal back.
+    const auto graph = load("zoo:bert");
+    DagView view;
+    view.resize(900, 600);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    OpId target;
+    for (std::uint32_t op = 0; op < graph->opCount() && !target.valid(); ++op)
+        if (graph->op(OpId(op)).name == "l7.attn.softmax")
+            target = OpId(op);
+    QVERIFY(target.valid());
+    QSignalSpy selected(&view, &DagView::opSelected);
+    QSignalSpy ready(&view, &DagView::layoutReady);
+    view.selectOp(target);
+    QCOMPARE(view.selectedOp(), target);
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(selected.count(), 0);
+    const std::uint32_t node = view.scopeView()->nodeOf[target.value()];
+    QCOMPARE(view.scopeView()->nodes[node].kind, ScopeNode::Kind::Op);
+    QVERIFY(QRectF(QPointF(0, 0), QSizeF(view.size())).contains(view.opRect(target)));
+    QVERIFY(view.opRect(target).width() >= 100); // readable
+    QCOMPARE(view.opAt(view.opRect(target).center()), target);
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_selected_inside.png"));
+}
+
+void TestDagView::foldsRepeatedLayersIntoAStack()
+{
+    DagView view;
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraph(load("zoo:bert"));
+    QVERIFY(waitForLayout(view));
+    QSignalSpy ready(&view, &DagView::layoutReady);
+    QTest::keyClick(&view, Qt::Key_R);
+    QVERIFY(view.foldsRepeats());
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(view.scopeView()->nodes.size(), std::size_t { 3 });
+    const int stack = nodeTitled(view, QStringLiteral("l0\u201311 \u00d712"));
+    QVERIFY(stack >= 0);
+    QVERIFY(view.nodeDetail(static_cast<std::uint32_t>(stack)).contains(QStringLiteral("12 alike scopes, 264 ops")));
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_folded.png"));
+
+    // Clicking the stack opens its first layer; the other eleven stay stacked.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.nodeRect(static_cast<std::uint32_t>(stack)).center().toPoint());
+    QVERIFY(ready.wait(10000));
+    QVERIFY(nodeTitled(view, QStringLiteral("l1\u201311 \u00d711")) >= 0);
+    QCOMPARE(QString::fromStdString(view.scopes().scopes[static_cast<std::size_t>(view.focusScope())].name),
+        QStringLiteral("l0"));
+
+    QTest::keyClick(&view, Qt::Key_R); // unfolds
+    QVERIFY(ready.wait(10000));
+    QVERIFY(nodeTitled(view, QStringLiteral("l11")) >= 0);
+}
+
+void TestDagView::groupsShowStagesAndDevices()
+{
+    const auto graph = load("zoo:bert");
+    DagView view;
+    view.resize(1000, 700);
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    const int layer = nodeTitled(view, QStringLiteral("l2"));
+    QVERIFY(layer >= 0);
+    const auto v = static_cast<std::uint32_t>(layer);
+    const auto& ops = view.scopeView()->nodes[v].ops;
+
+    const Schedule schedule = sequentialSchedule(*graph);
+    view.setSchedule(&schedule);
+    int first = 1 << 30, last = -1;
+    for (std::uint32_t op : ops) {
+        first = std::min(first, view.stageOf(OpId(op)));
+        last = std::max(last, view.stageOf(OpId(op)));
+    }
+    QVERIFY(view.nodeDetail(v).contains(QStringLiteral("stages %1\u2013%2").arg(first).arg(last)));
+    double share = 0;
+    for (const auto& [colour, part] : view.nodeMix(v))
+        share += part;
+    QVERIFY(std::abs(share - 1.0) < 1e-9);
+    QCOMPARE(view.nodeMix(v).size(), ops.size()); // one stage per op in a sequential schedule
+
+    std::vector<int> deviceOf(graph->opCount(), 0);
+    deviceOf[ops.front()] = 1;
+    view.setDevices(deviceOf, { "cpu:0", "cuda:0" });
+    QVERIFY(view.nodeDetail(v).contains(QStringLiteral("on cpu:0 (21), cuda:0 (1)")));
+    QCOMPARE(view.nodeMix(v).size(), std::size_t { 2 });
+    QCOMPARE(view.nodeMix(v).front().first, groupColour(0));
+    // The box reads as its larger device.
+    QCOMPARE(view.nodeColour(v), groupColour(0).lighter(125));
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_devices.png"));
+}
+
+void TestDagView::scopeTitlesTellScopesApart()
+{
+    const std::vector<std::string> names = { "/features/features.5/attn/MatMul", "/features/features.5/attn/Add",
+        "/features/features.5/Add", "/features/features.6/attn/MatMul", "/features/features.6/attn/Add",
+        "/features/features.6/Add", "/encoder/encoder_layer_2/MatMul", "/encoder/encoder_layer_2/Add",
+        "/encoder/encoder_layer_3/Add", "/encoder/encoder_layer_3/MatMul" };
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> chain;
+    for (std::uint32_t i = 0; i + 1 < names.size(); ++i)
+        chain.emplace_back(i, i + 1);
+    const NameScopes scopes
+        = buildNameScopes(names, std::vector<int>(names.size(), 0), Dag::fromEdges(names.size(), chain));
+    const std::vector<QString> titles = scopeTitles(scopes);
+    QStringList all;
+    for (const QString& t : titles)
+        all << t;
+    // A unique name alone; a shared one with its parent; never a bare index.
+    QVERIFY2(all.contains(QStringLiteral("encoder_layer_2")), qPrintable(all.join(QLatin1Char(' '))));
+    QVERIFY2(all.contains(QStringLiteral("features.5/attn")), qPrintable(all.join(QLatin1Char(' '))));
+    QVERIFY2(all.contains(QStringLiteral("features.6")), qPrintable(all.join(QLatin1Char(' '))));
+    QVERIFY2(!all.contains(QStringLiteral("6")), qPrintable(all.join(QLatin1Char(' '))));
+}
+
+void TestDagView::bertLayersReadableAtFitInTheWindow()
+{
+    // In a 1600x1000 window at Fit, every encoder layer's box shows its whole name and its op count.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
+    QSettings().clear();
+    MainWindow w;
+    w.setInteractive(false);
+    w.resize(1600, 1000);
+    QVERIFY(w.openModel(QStringLiteral("zoo:bert")));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    DagView* view = w.dagView();
+    tabs->setCurrentWidget(view);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(waitForLayout(*view));
+    view->fitToView();
+    QFont bold = view->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    for (int layer = 0; layer < 12; ++layer) {
+        const QString title = QStringLiteral("l%1").arg(layer);
+        const int v = nodeTitled(*view, title);
+        QVERIFY(v >= 0);
+        const QRectF box = view->nodeRect(static_cast<std::uint32_t>(v));
+        QVERIFY2(box.width() - 10 >= fm.horizontalAdvance(QStringLiteral("22 ops · 1.23 GFLOP"))
+                && box.height() >= 2 * fm.height() + 4,
+            qPrintable(QStringLiteral("%1: %2x%3").arg(title).arg(box.width()).arg(box.height())));
+        QVERIFY(QRectF(QPointF(0, 0), QSizeF(view->size())).contains(box));
+    }
+    save(w.grab().toImage(), QStringLiteral("mainwindow_dag_bert.png"));
 }
 
 void TestDagView::cleanupTestCase()

@@ -98,12 +98,30 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
 {
     graph_ = std::move(graph);
     distinct_.clear();
+    auto scopes = std::make_shared<NameScopes>();
     if (graph_) { // what tells each op's name apart, for boxes too narrow for the whole name
         std::vector<QString> names;
-        for (const Op& op : graph_->ops())
+        std::vector<std::string> plain;
+        std::vector<int> kinds;
+        for (const Op& op : graph_->ops()) {
             names.push_back(QString::fromStdString(op.name));
+            plain.push_back(op.name);
+            kinds.push_back(static_cast<int>(op.kind));
+        }
         distinct_ = distinctEndings(names);
+        try {
+            *scopes = buildNameScopes(plain, kinds, graph_->dag());
+        } catch (const std::exception&) {
+            // a cyclic graph: no scopes; the layout reports it
+        }
     }
+    scopes_ = std::move(scopes);
+    scopeTitles_ = scopeTitles(*scopes_);
+    expanded_ = graph_ && graph_->opCount() > groupAbove_ ? defaultExpansion(*scopes_, 48) : allExpanded(*scopes_);
+    focus_ = 0;
+    zoomOnto_ = -1;
+    centreOn_ = OpId();
+    view_.reset();
     layout_.reset();
     unwrapped_.reset();
     layoutFailed_ = false;
@@ -113,30 +131,52 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
     stageCount_ = 0;
     selected_ = OpId();
     autoFit_ = true;
+    relayout();
+}
+
+void DagView::relayout()
+{
     ++generation_;
     update();
     if (!graph_)
         return;
 
-    // The worker reads only the immutable graph and writes only `result`, which the GUI thread
-    // reads after `finished`.
-    auto result = std::make_shared<std::shared_ptr<const LayeredLayout>>();
-    QThread* worker = QThread::create([graph = graph_, result] {
-        try {
-            *result = std::make_shared<const LayeredLayout>(layeredLayout(graph->dag(), layoutOptions()));
-        } catch (const std::exception&) {
-            // left empty: reported as a failed layout
-        }
-    });
+    // The worker reads only immutable inputs and writes only `result`, which the GUI thread reads
+    // after `finished`.
+    struct Result {
+        std::shared_ptr<const ScopeView> view;
+        std::shared_ptr<const LayeredLayout> layout;
+    };
+    auto result = std::make_shared<Result>();
+    QThread* worker
+        = QThread::create([graph = graph_, scopes = scopes_, expanded = expanded_, fold = foldRepeats_, result] {
+              try {
+                  auto view = std::make_shared<ScopeView>();
+                  if (scopes->size() > 0) {
+                      *view = collapseScopes(*scopes, graph->dag(), expanded, fold);
+                  } else { // no scopes (a cyclic graph): one node per op, for the layout to refuse
+                      view->dag = graph->dag();
+                      for (std::uint32_t op = 0; op < graph->opCount(); ++op) {
+                          view->nodes.push_back({ ScopeNode::Kind::Op, op, {}, { op } });
+                          view->nodeOf.push_back(op);
+                      }
+                  }
+                  result->layout = std::make_shared<const LayeredLayout>(layeredLayout(view->dag, layoutOptions()));
+                  result->view = std::move(view);
+              } catch (const std::exception&) {
+                  // left empty: reported as a failed layout
+              }
+          });
     workers_.push_back(worker);
     const std::uint64_t generation = generation_;
     connect(worker, &QThread::finished, this, [this, worker, generation, result] {
         workers_.erase(std::remove(workers_.begin(), workers_.end(), worker), workers_.end());
         worker->deleteLater();
         if (generation != generation_)
-            return; // a newer graph was set meanwhile
-        if (*result) {
-            unwrapped_ = *result;
+            return; // a newer graph or view was asked for meanwhile
+        if (result->layout) {
+            view_ = result->view;
+            unwrapped_ = result->layout;
             wrapForViewShape();
         } else {
             layoutFailed_ = true;
@@ -188,8 +228,9 @@ void DagView::applyLayout(std::shared_ptr<const LayeredLayout> layout)
         }
         edgeBounds_.emplace_back(QPointF(x0, e.points.front().y), QPointF(x1, e.points.back().y));
     }
-    if (autoFit_)
+    if (autoFit_ && zoomOnto_ < 0 && !centreOn_.valid())
         fitToView();
+    afterLayout();
     update();
     emit layoutReady();
 }
@@ -258,12 +299,21 @@ void DagView::selectOp(OpId op)
     if (op == selected_)
         return;
     selected_ = op;
+    if (selected_.valid() && view_ && isGroup(nodeOfOp(selected_))) {
+        // Inside a closed scope: open what holds it and centre it once laid out.
+        openScopesOf(selected_);
+        centreOn_ = selected_;
+        relayout();
+        emit scopesChanged();
+        return;
+    }
     if (selected_.valid() && layout_) {
         const QRectF box = opRect(selected_);
         if (!rect().toRectF().contains(box)) {
             // Centre it, at a scale where its label can be read.
             const double s = std::max(scale_, std::min(1.0, 0.8 * width() / layout_->options.nodeWidth));
-            const QPointF centre(layout_->nodes[selected_.value()].x, layout_->nodes[selected_.value()].y);
+            const std::uint32_t v = nodeOfOp(selected_);
+            const QPointF centre(layout_->nodes[v].x, layout_->nodes[v].y);
             setTransform(s, QPointF(width() / 2.0, height() / 2.0) - centre * s);
         }
     }
@@ -272,32 +322,46 @@ void DagView::selectOp(OpId op)
 
 QRectF DagView::opRect(OpId op) const
 {
-    if (!layout_ || !op.valid() || op.value() >= layout_->nodes.size())
+    if (!layout_ || !view_ || !op.valid() || op.value() >= view_->nodeOf.size())
         return {};
-    const std::uint32_t v = op.value();
+    return nodeRect(nodeOfOp(op));
+}
+
+QRectF DagView::nodeRect(std::uint32_t v) const
+{
+    if (!layout_ || v >= layout_->nodes.size())
+        return {};
     return { mapFromLayout({ layout_->left(v), layout_->top(v) }),
         mapFromLayout({ layout_->right(v), layout_->bottom(v) }) };
 }
 
 OpId DagView::opAt(const QPointF& widgetPos) const
 {
-    if (!layout_ || layers_.empty())
+    const int v = nodeAt(widgetPos);
+    if (v < 0 || isGroup(static_cast<std::uint32_t>(v)))
         return {};
+    return OpId(view_->nodes[static_cast<std::size_t>(v)].op);
+}
+
+int DagView::nodeAt(const QPointF& widgetPos) const
+{
+    if (!layout_ || layers_.empty())
+        return -1;
     const QPointF p = mapToLayout(widgetPos);
     const LayeredLayoutOptions& o = layout_->options;
     const double pitch = o.nodeHeight + o.layerGap;
     if (p.y() < 0)
-        return {};
+        return -1;
     const auto layer = static_cast<std::size_t>(p.y() / pitch);
     if (layer >= layers_.size() || p.y() - static_cast<double>(layer) * pitch > o.nodeHeight)
-        return {};
+        return -1;
     const auto& row = layers_[layer];
     // Boxes of a layer are sorted by x and do not overlap: the first whose right side is past p.
     const auto it = std::lower_bound(
         row.begin(), row.end(), p.x(), [&](std::uint32_t v, double x) { return layout_->right(v) < x; });
     if (it != row.end() && layout_->left(*it) <= p.x())
-        return OpId(*it);
-    return {};
+        return static_cast<int>(*it);
+    return -1;
 }
 
 DagView::ViewTransform DagView::fitTransform(const QSize& size) const
@@ -307,11 +371,12 @@ DagView::ViewTransform DagView::fitTransform(const QSize& size) const
     const double w = std::max(1.0, size.width() - 2 * kMargin);
     // The legend at the bottom is left free (all its lines: it wraps when the view is narrow).
     const double legend = legendRect(size).height() + 6;
-    const double h = std::max(1.0, size.height() - 2 * kMargin - legend);
+    const double crumbs = breadcrumbHeight();
+    const double h = std::max(1.0, size.height() - 2 * kMargin - legend - crumbs);
     const double s = std::min({ w / layout_->width, h / layout_->height, kMaxFitScale });
-    // Centred horizontally, and vertically in the room above the legend.
+    // Centred horizontally, and vertically in the room between the breadcrumb and the legend.
     const double x = (size.width() - layout_->width * s) / 2;
-    const double y = std::max(kMargin, (size.height() - legend - layout_->height * s) / 2);
+    const double y = crumbs + std::max(kMargin, (size.height() - crumbs - legend - layout_->height * s) / 2);
     return { s, { x, y } };
 }
 
@@ -395,9 +460,11 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
         return;
     }
 
+    drawFocusTint(p, size, t);
     drawEdges(p, size, t);
     drawBoxes(p, size, t);
     drawLegend(p, size);
+    drawBreadcrumb(p);
     p.restore();
 }
 
@@ -426,11 +493,12 @@ void DagView::drawEdges(QPainter& p, const QSize& size, const ViewTransform& t) 
         }
     };
     std::vector<std::size_t> selectedEdges;
+    const std::uint32_t selectedNode = selected_.valid() ? nodeOfOp(selected_) : 0;
     for (std::size_t i = 0; i < layout_->edges.size(); ++i) {
         if (!edgeBounds_[i].adjusted(-1, -1, 1, 1).intersects(visible))
             continue;
         const LayoutEdge& e = layout_->edges[i];
-        if (selected_.valid() && (e.from == selected_.value() || e.to == selected_.value())) {
+        if (selected_.valid() && (e.from == selectedNode || e.to == selectedNode)) {
             selectedEdges.push_back(i);
             continue;
         }
@@ -461,7 +529,12 @@ void DagView::drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) 
         const QRectF box(map(layout_->left(v), layout_->top(v)), map(layout_->right(v), layout_->bottom(v)));
         if (!box.intersects(QRectF(QPointF(0, 0), QSizeF(size))))
             continue;
-        const OpId op(v);
+        if (isGroup(v)) {
+            p.setRenderHint(QPainter::Antialiasing, rounded);
+            drawGroup(p, v, box, twoLines, oneLine);
+            continue;
+        }
+        const OpId op(view_->nodes[v].op);
         const QColor fill = opColour(op);
         const bool isSelected = op == selected_;
         if (rounded) {
@@ -489,133 +562,18 @@ void DagView::drawBoxes(QPainter& p, const QSize& size, const ViewTransform& t) 
             p.restore();
         } else {
             QString tag;
-            if (hasSchedule() && placement_[v].stage >= 0)
-                tag = QStringLiteral(" · %1/%2").arg(placement_[v].stage).arg(placement_[v].group);
-            else if (hasDevices() && deviceOf_[v] >= 0 && static_cast<std::size_t>(deviceOf_[v]) < deviceNames_.size())
+            const std::uint32_t id = op.value();
+            if (hasSchedule() && placement_[id].stage >= 0)
+                tag = QStringLiteral(" · %1/%2").arg(placement_[id].stage).arg(placement_[id].group);
+            else if (hasDevices() && deviceOf_[id] >= 0
+                && static_cast<std::size_t>(deviceOf_[id]) < deviceNames_.size())
                 tag = QStringLiteral(" · ")
-                    + QString::fromStdString(deviceNames_[static_cast<std::size_t>(deviceOf_[v])]);
+                    + QString::fromStdString(deviceNames_[static_cast<std::size_t>(deviceOf_[id])]);
             const QString line
                 = dagBoxLabel(label(op, false), tag, fm, static_cast<int>(text.width()), distinctName(op));
             p.drawText(text, Qt::AlignCenter, line);
         }
     }
-}
-
-std::vector<DagView::LegendEntry> DagView::legendEntries(QString* title) const
-{
-    // What the colours mean: a swatch per device, per stage, or per op kind in the graph.
-    std::vector<LegendEntry> entries;
-    if (!graph_ || !layout_)
-        return entries;
-    if (hasDevices()) {
-        *title = deviceTitle_.empty() ? tr("device:") : QString::fromStdString(deviceTitle_) + QLatin1Char(':');
-        for (std::size_t d = 0; d < deviceNames_.size(); ++d)
-            entries.push_back({ groupColour(static_cast<int>(d)), QString::fromStdString(deviceNames_[d]) });
-    } else if (hasSchedule()) {
-        *title = tr("stage (%1), labels stage/group:").arg(stageCount_);
-        const int shown = std::min(stageCount_, 12);
-        for (int st = 0; st < shown; ++st)
-            entries.push_back({ groupColour(st), QString::number(st) });
-        if (stageCount_ > shown)
-            entries.push_back({ QColor(), QStringLiteral("… %1").arg(stageCount_ - 1) });
-    } else {
-        *title = tr("op kind (%1 ops, %2 layers):").arg(graph_->opCount()).arg(layout_->layerCount);
-        std::vector<bool> present(static_cast<std::size_t>(kLastOpKind) + 1, false);
-        for (std::uint32_t v = 0; v < graph_->opCount(); ++v)
-            present[static_cast<std::size_t>(graph_->op(OpId(v)).kind)] = true;
-        for (std::size_t k = 0; k < present.size(); ++k)
-            if (present[k])
-                entries.push_back(
-                    { spanColour(static_cast<std::uint32_t>(k)), QString::fromUtf8(toString(static_cast<OpKind>(k))) });
-    }
-    return entries;
-}
-
-namespace {
-
-// Lays legend items out left to right, wrapping at `right`; calls place(x, y, item) for each.
-template <class Place>
-int flowLegend(const QFontMetrics& fm, double left, double right, const QString& title,
-    const std::vector<int>& itemWidths, Place place)
-{
-    const int lineHeight = fm.height() + 2;
-    double x = left + 5, y = 2;
-    int lines = 1;
-    auto advance = [&](int w) {
-        if (x + w > right && x > left + 5) {
-            x = left + 5;
-            y += lineHeight;
-            ++lines;
-        }
-    };
-    advance(fm.horizontalAdvance(title));
-    place(x, y, -1);
-    x += fm.horizontalAdvance(title) + 6;
-    for (std::size_t i = 0; i < itemWidths.size(); ++i) {
-        advance(itemWidths[i]);
-        place(x, y, static_cast<int>(i));
-        x += itemWidths[i];
-    }
-    return lines;
-}
-
-} // namespace
-
-QRectF DagView::legendRect(const QSize& size) const
-{
-    QString title;
-    const std::vector<LegendEntry> entries = legendEntries(&title);
-    if (title.isEmpty())
-        return {};
-    const QFontMetrics fm(font());
-    const int sw = fm.height() - 4;
-    std::vector<int> widths;
-    int width = fm.horizontalAdvance(title) + 14;
-    for (const LegendEntry& e : entries) {
-        widths.push_back((e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8);
-        width += widths.back();
-    }
-    const int boxWidth = std::min(width, std::max(120, size.width() - 12));
-    // The real wrap (words do not split), not an estimate from the total width.
-    const int lines = flowLegend(fm, 6, 6 + boxWidth, title, widths, [](double, double, int) {});
-    const int lineHeight = fm.height() + 2;
-    return QRectF(6, size.height() - lines * lineHeight - 8, boxWidth, lines * lineHeight + 4);
-}
-
-void DagView::drawLegend(QPainter& p, const QSize& size) const
-{
-    QString title;
-    const std::vector<LegendEntry> entries = legendEntries(&title);
-    const QRectF box = legendRect(size);
-    if (box.isEmpty())
-        return;
-    const QFontMetrics fm(p.font());
-    const int sw = fm.height() - 4;
-    std::vector<int> widths;
-    for (const LegendEntry& e : entries)
-        widths.push_back((e.colour.isValid() ? sw + 3 : 0) + fm.horizontalAdvance(e.text) + 8);
-    p.setRenderHint(QPainter::Antialiasing, false);
-    QColor back = palette().base().color();
-    back.setAlpha(225);
-    p.fillRect(box, back);
-    flowLegend(fm, box.left(), box.right(), title, widths, [&](double x, double y, int i) {
-        y += box.top();
-        p.setPen(palette().text().color());
-        if (i < 0) {
-            p.drawText(QPointF(x, y + fm.ascent()), title);
-            return;
-        }
-        const LegendEntry& e = entries[static_cast<std::size_t>(i)];
-        if (e.colour.isValid()) {
-            p.setBrush(e.colour);
-            p.setPen(e.colour.darker(150));
-            p.drawRect(QRectF(x, y + 2, sw, sw));
-            p.setBrush(Qt::NoBrush);
-            x += sw + 3;
-        }
-        p.setPen(palette().text().color());
-        p.drawText(QPointF(x, y + fm.ascent()), e.text);
-    });
 }
 
 QSize DagView::fullSize() const
@@ -658,12 +616,25 @@ void DagView::wheelEvent(QWheelEvent* event)
 
 void DagView::mousePressEvent(QMouseEvent* event)
 {
+    if (event->button() == Qt::RightButton) {
+        // Closes the innermost open scope around what was clicked.
+        const int v = nodeAt(event->position());
+        if (v >= 0 && view_) {
+            const ScopeNode& node = view_->nodes[static_cast<std::size_t>(v)];
+            const int inner = node.kind == ScopeNode::Kind::Op
+                ? scopes_->scopeOf[node.op]
+                : scopes_->scopes[static_cast<std::size_t>(node.scopes.front())].parent;
+            if (inner > 0)
+                collapseScope(inner);
+        }
+        return;
+    }
     if (event->button() != Qt::LeftButton)
         return;
     // QWidget's mouseDoubleClickEvent() delivers the second press of a double click here: on
     // empty space it fits the graph (and starts no drag).
     if (event->type() == QEvent::MouseButtonDblClick) {
-        if (!opAt(event->position()).valid())
+        if (nodeAt(event->position()) < 0)
             fitToView();
         return;
     }
@@ -693,7 +664,21 @@ void DagView::mouseReleaseEvent(QMouseEvent* event)
     unsetCursor();
     if (moved_)
         return;
-    const OpId op = opAt(event->position());
+    // The breadcrumb: a part closes what lies below it.
+    const std::vector<QRectF> crumbs = breadcrumbRects();
+    for (std::size_t i = 0; i < crumbs.size(); ++i)
+        if (crumbs[i].contains(event->position())) {
+            const std::vector<int> path = scopes_->pathTo(focus_);
+            if (i < path.size())
+                collapseScope(path[i]);
+            return;
+        }
+    const int v = nodeAt(event->position());
+    if (v >= 0 && isGroup(static_cast<std::uint32_t>(v))) {
+        expandScope(view_->nodes[static_cast<std::size_t>(v)].scopes.front());
+        return;
+    }
+    const OpId op = v >= 0 ? OpId(view_->nodes[static_cast<std::size_t>(v)].op) : OpId();
     if (op != selected_) {
         selected_ = op;
         update();
@@ -717,6 +702,13 @@ void DagView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Minus:
         zoomBy(1 / 1.25, centre);
         break;
+    case Qt::Key_Backspace:
+        if (focus_ > 0)
+            collapseScope(focus_);
+        break;
+    case Qt::Key_R:
+        setFoldRepeats(!foldRepeats_);
+        break;
     default:
         QWidget::keyPressEvent(event);
     }
@@ -726,9 +718,11 @@ bool DagView::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const OpId op = opAt(help->pos());
-        if (op.valid())
-            QToolTip::showText(help->globalPos(), describe(op), this);
+        const int v = nodeAt(help->pos());
+        if (v >= 0 && isGroup(static_cast<std::uint32_t>(v)))
+            QToolTip::showText(help->globalPos(), nodeDetail(static_cast<std::uint32_t>(v)), this);
+        else if (v >= 0)
+            QToolTip::showText(help->globalPos(), describe(OpId(view_->nodes[static_cast<std::size_t>(v)].op)), this);
         else
             QToolTip::hideText();
         return true;

@@ -4,10 +4,17 @@
 // alternating palette, the box showing its stage and group (stream). Wheel zooms around the
 // cursor, dragging pans, double-click or Home fits the graph; clicking an op selects it. The
 // layout is computed on a worker thread: layout() is null until layoutReady().
+//
+// Large graphs open grouped by name scope (core/graph/name_scopes.h), as TensorBoard's graph view:
+// a scope draws as one box with its op count, kind mix and work; a click opens it and zooms onto its
+// contents, the breadcrumb at the top (or Backspace, or a right click inside) closes it again, and
+// R folds identical sibling scopes (a transformer's layers) into one "x12" stack. Layout nodes are
+// the view's nodes (scopeView()): an op, a scope or a stack.
 #pragma once
 
 #include "graph/graph.h"
 #include "graph/layered_layout.h"
+#include "graph/name_scopes.h"
 #include "plan/schedule.h"
 
 #include <QPointF>
@@ -44,8 +51,38 @@ public:
     bool hasDevices() const { return !deviceOf_.empty(); }
     int deviceOf(OpId op) const;
 
-    // Null while the layout is being computed (or with no graph).
+    // Null while the layout is being computed (or with no graph). Node v of the layout is node v
+    // of scopeView().
     const LayeredLayout* layout() const { return layout_.get(); }
+    const ScopeView* scopeView() const { return view_.get(); }
+    const NameScopes& scopes() const { return *scopes_; }
+
+    // Graphs of more ops than this open grouped by scope (default 160; SIZE_MAX: never). Applies
+    // to the next setGraph.
+    void setGroupAbove(std::size_t ops) { groupAbove_ = ops; }
+    bool isExpanded(int scope) const;
+    // Opens a scope (and the scopes holding it) and zooms onto its contents once laid out; a stack's
+    // scope opens alone, the rest of the stack stays folded.
+    void expandScope(int scope);
+    // Closes a scope (and every scope inside it); the breadcrumb moves up to its parent.
+    void collapseScope(int scope);
+    void expandAll();
+    bool foldsRepeats() const { return foldRepeats_; }
+    void setFoldRepeats(bool fold);
+    // The scope the breadcrumb ends at (0: the whole graph), and the breadcrumb's parts on screen.
+    int focusScope() const { return focus_; }
+    std::vector<QRectF> breadcrumbRects() const;
+    // A view node's box in widget pixels, and the node under a widget position (-1: none).
+    QRectF nodeRect(std::uint32_t node) const;
+    int nodeAt(const QPointF& widgetPos) const;
+    // A group node's two label lines ("l3 · 22 ops", "MatMul 6 · Add 4 … · 1.8 GFLOP" or the stages
+    // or devices it spans), and its tooltip.
+    QString nodeTitle(std::uint32_t node) const;
+    QString nodeDetail(std::uint32_t node) const;
+    // A node's fill: an op's colour, or a group's largest share of its mix, lightened.
+    QColor nodeColour(std::uint32_t node) const;
+    // A group's mix by what the boxes are coloured by (kind, stage or device): colour and share.
+    std::vector<std::pair<QColor, double>> nodeMix(std::uint32_t node) const;
     bool isLayingOut() const { return graph_ && !layout_ && !layoutFailed_; }
 
     // Highlights an op and scrolls it into view if it is off screen. Does not emit opSelected.
@@ -87,6 +124,8 @@ public slots:
 signals:
     void opSelected(std::uint32_t op);
     void layoutReady();
+    // Scopes opened or closed, or stacks folded (the layout follows with layoutReady).
+    void scopesChanged();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -113,6 +152,18 @@ private:
     };
 
     void applyLayout(std::shared_ptr<const LayeredLayout> layout);
+    // Lays out the view of the scopes open now (off the GUI thread); the current drawing stays
+    // until the new one arrives.
+    void relayout();
+    void afterLayout(); // zooms onto the scope opened or the op selected meanwhile
+    void openScopesOf(OpId op); // so that the op has a box of its own
+    std::uint32_t nodeOfOp(OpId op) const;
+    bool isGroup(std::uint32_t node) const;
+    double breadcrumbHeight() const;
+    void drawBreadcrumb(QPainter& p) const;
+    // A tint behind the boxes of the breadcrumb's scope: what it opened into.
+    void drawFocusTint(QPainter& p, const QSize& size, const ViewTransform& t) const;
+    void drawGroup(QPainter& p, std::uint32_t node, const QRectF& box, bool twoLines, bool oneLine) const;
     // Folds unwrapped_ into the columns that suit the view's shape now, and applies it.
     void wrapForViewShape();
     double viewAspect() const; // width / height (1.6 while the view has no size yet)
@@ -132,6 +183,15 @@ private:
     QString describe(OpId op) const;
 
     std::shared_ptr<const Graph> graph_;
+    std::shared_ptr<const NameScopes> scopes_ = std::make_shared<const NameScopes>();
+    std::vector<bool> expanded_; // per scope
+    std::vector<QString> scopeTitles_; // per scope: the ending of its path that tells it apart
+    bool foldRepeats_ = false;
+    std::size_t groupAbove_ = 160;
+    int focus_ = 0; // the breadcrumb's last scope
+    int zoomOnto_ = -1; // a scope just opened: zoom onto it when its layout arrives
+    OpId centreOn_; // an op selected inside a closed scope: centre it when its layout arrives
+    std::shared_ptr<const ScopeView> view_; // the nodes layout_ draws
     std::vector<QString> distinct_; // per op: distinctEndings of the op names (common/name_fit.h)
     std::shared_ptr<const LayeredLayout> layout_;
     std::shared_ptr<const LayeredLayout> unwrapped_; // as laid out, before folding into columns
@@ -158,6 +218,10 @@ private:
     std::uint64_t generation_ = 0;
     std::vector<QThread*> workers_;
 };
+
+// Per scope, the title of its box: the shortest ending of its path no other scope's path ends with
+// ("encoder_layer_2", but "l3.attn" where every layer has an "attn").
+std::vector<QString> scopeTitles(const NameScopes& scopes);
 
 // The one-line label of a box `width` pixels wide: "Mixed_5b.branch1x1 · 9/0" when it fits, else the
 // name's last component with the tag ("branch1x1 · 9/0"), else the name alone, its end kept

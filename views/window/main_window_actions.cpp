@@ -147,6 +147,21 @@ void MainWindow::createActions()
                 timeline_->resetZoom();
             })
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_0));
+    // The DAG's hierarchy (its own keys: a click opens a group, Backspace closes, R folds).
+    QAction* fold = viewMenu_->addAction(tr("F&old Repeated Groups"), this, [this](bool on) {
+        centralTabs_->setCurrentWidget(dag_);
+        dag_->setFoldRepeats(on);
+    });
+    fold->setObjectName(QStringLiteral("foldRepeatsAction"));
+    fold->setCheckable(true);
+    connect(dag_, &DagView::scopesChanged, fold, [this, fold] { fold->setChecked(dag_->foldsRepeats()); });
+    viewMenu_
+        ->addAction(tr("Open &All Groups"), this,
+            [this] {
+                centralTabs_->setCurrentWidget(dag_);
+                dag_->expandAll();
+            })
+        ->setObjectName(QStringLiteral("openAllGroupsAction"));
     viewMenu_->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         viewMenu_->addAction(dock->toggleViewAction());
@@ -190,6 +205,10 @@ QString MainWindow::shortcutsHelp() const
         { QStringLiteral("Z"), tr("Timeline: zoom to the selected range (drag to select one)") },
         { QStringLiteral("Esc"), tr("Timeline: clear the selected range") },
         { QStringLiteral("Ctrl+F, F3, Shift+F3"), tr("Timeline: find an op or kernel, next, previous") },
+        { QStringLiteral("Click"), tr("DAG: open a group (a name scope) and zoom onto it") },
+        { QStringLiteral("Backspace, right click"), tr("DAG: close the open group (the breadcrumb's last)") },
+        { QStringLiteral("R"),
+            tr("DAG: fold identical groups (a transformer's layers) into one stack, or unfold them") },
     };
     for (const auto& [keys, what] : timeline)
         rows
