@@ -3,6 +3,7 @@
 // With OPSCHED_DAGVIEW_PNG_DIR set, the rendered images are written there for a look.
 #include "common/group_colour.h"
 #include "dag/dag_view.h"
+#include "engine/model.h"
 #include "engine/results/schedule_result.h"
 #include "window/main_window.h"
 
@@ -68,6 +69,7 @@ private slots:
     void groupsShowStagesAndDevices();
     void bertLayersReadableAtFitInTheWindow();
     void scopeTitlesTellScopesApart();
+    void criticalPathOutlinesBoxesAndGroups();
 
 private:
     static std::shared_ptr<const Graph> load(const char* ref) { return std::make_shared<const Graph>(loadModel(ref)); }
@@ -728,6 +730,61 @@ void TestDagView::scopeTitlesTellScopesApart()
     QVERIFY2(all.contains(QStringLiteral("features.5/attn")), qPrintable(all.join(QLatin1Char(' '))));
     QVERIFY2(all.contains(QStringLiteral("features.6")), qPrintable(all.join(QLatin1Char(' '))));
     QVERIFY2(!all.contains(QStringLiteral("6")), qPrintable(all.join(QLatin1Char(' '))));
+}
+
+void TestDagView::criticalPathOutlinesBoxesAndGroups()
+{
+    const auto graph = load("zoo:bert");
+    DagView view;
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraph(graph);
+    QVERIFY(waitForLayout(view));
+    const std::vector<OpId> path = engine::describeModel(*graph).summary.criticalPath;
+    QVERIFY(path.size() > 24);
+    view.setCriticalPath(path);
+    // The heaviest chain runs through every layer: each layer's group is on it and says how much.
+    const int layer = nodeTitled(view, QStringLiteral("l5"));
+    QVERIFY(layer >= 0);
+    const auto v = static_cast<std::uint32_t>(layer);
+    QVERIFY(view.onCriticalPath(v));
+    QVERIFY(view.nodeDetail(v).contains(QStringLiteral("of its ops on the critical path")));
+
+    // Drawn only while shown (C toggles): a dark ring just outside the box.
+    const QRectF box = view.nodeRect(v);
+    const QPoint ring(static_cast<int>(box.left()) - 3, static_cast<int>(box.center().y()));
+    auto dark = [&] {
+        const QColor c(renderImage(view, view.size()).pixel(ring));
+        return c.red() + c.green() + c.blue() < 200;
+    };
+    QVERIFY(!view.showsCriticalPath());
+    QVERIFY(!dark());
+    QSignalSpy changed(&view, &DagView::scopesChanged);
+    QTest::keyClick(&view, Qt::Key_C);
+    QVERIFY(view.showsCriticalPath());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(dark());
+    save(renderImage(view, view.size()), QStringLiteral("dag_bert_critical.png"));
+
+    // Every group opened, the ops on the chain carry the outline and those off it do not.
+    QSignalSpy ready(&view, &DagView::layoutReady);
+    view.expandAll();
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(view.scopeView()->nodes.size(), graph->opCount());
+    int on = 0, off = 0;
+    for (std::uint32_t n = 0; n < view.scopeView()->nodes.size(); ++n) {
+        const ScopeNode& node = view.scopeView()->nodes[n];
+        if (node.kind != ScopeNode::Kind::Op)
+            continue;
+        const bool chain = std::find(path.begin(), path.end(), OpId(node.op)) != path.end();
+        QCOMPARE(view.onCriticalPath(n), chain);
+        (chain ? on : off) += 1;
+    }
+    QVERIFY(on > 0);
+    QVERIFY(off > 0);
+    QTest::keyClick(&view, Qt::Key_C);
+    QVERIFY(!view.showsCriticalPath());
 }
 
 void TestDagView::bertLayersReadableAtFitInTheWindow()

@@ -117,6 +117,8 @@ void DagView::setGraph(std::shared_ptr<const Graph> graph)
     }
     scopes_ = std::move(scopes);
     scopeTitles_ = scopeTitles(*scopes_);
+    criticalPath_.clear();
+    critical_.clear();
     expanded_ = graph_ && graph_->opCount() > groupAbove_ ? defaultExpansion(*scopes_, 48) : allExpanded(*scopes_);
     focus_ = 0;
     zoomOnto_ = -1;
@@ -463,6 +465,7 @@ void DagView::renderWith(QPainter& p, const QSize& size, const ViewTransform& t)
     drawFocusTint(p, size, t);
     drawEdges(p, size, t);
     drawBoxes(p, size, t);
+    drawCriticalPath(p, size, t);
     drawLegend(p, size);
     drawBreadcrumb(p);
     p.restore();
@@ -708,6 +711,9 @@ void DagView::keyPressEvent(QKeyEvent* event)
         break;
     case Qt::Key_R:
         setFoldRepeats(!foldRepeats_);
+        break;
+    case Qt::Key_C:
+        setShowCriticalPath(!showCritical_);
         break;
     default:
         QWidget::keyPressEvent(event);

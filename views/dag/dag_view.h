@@ -51,6 +51,13 @@ public:
     bool hasDevices() const { return !deviceOf_.empty(); }
     int deviceOf(OpId op) const;
 
+    // The heaviest chain (in order), outlined on its boxes and edges while shown (C toggles); a
+    // group on it is outlined too and says how many of its ops are.
+    void setCriticalPath(std::vector<OpId> path);
+    bool showsCriticalPath() const { return showCritical_; }
+    void setShowCriticalPath(bool show);
+    bool onCriticalPath(std::uint32_t node) const;
+
     // Null while the layout is being computed (or with no graph). Node v of the layout is node v
     // of scopeView().
     const LayeredLayout* layout() const { return layout_.get(); }
@@ -124,7 +131,8 @@ public slots:
 signals:
     void opSelected(std::uint32_t op);
     void layoutReady();
-    // Scopes opened or closed, or stacks folded (the layout follows with layoutReady).
+    // Scopes opened or closed, or stacks folded (the layout follows with layoutReady); the critical
+    // path shown or hidden.
     void scopesChanged();
 
 protected:
@@ -163,6 +171,7 @@ private:
     void drawBreadcrumb(QPainter& p) const;
     // A tint behind the boxes of the breadcrumb's scope: what it opened into.
     void drawFocusTint(QPainter& p, const QSize& size, const ViewTransform& t) const;
+    void drawCriticalPath(QPainter& p, const QSize& size, const ViewTransform& t) const;
     void drawGroup(QPainter& p, std::uint32_t node, const QRectF& box, bool twoLines, bool oneLine) const;
     // Folds unwrapped_ into the columns that suit the view's shape now, and applies it.
     void wrapForViewShape();
@@ -192,7 +201,10 @@ private:
     int zoomOnto_ = -1; // a scope just opened: zoom onto it when its layout arrives
     OpId centreOn_; // an op selected inside a closed scope: centre it when its layout arrives
     std::shared_ptr<const ScopeView> view_; // the nodes layout_ draws
-    std::vector<QString> distinct_; // per op: distinctEndings of the op names (common/name_fit.h)
+    std::vector<QString> distinct_;
+    std::vector<OpId> criticalPath_;
+    std::vector<char> critical_; // per op: on criticalPath_
+    bool showCritical_ = false; // per op: distinctEndings of the op names (common/name_fit.h)
     std::shared_ptr<const LayeredLayout> layout_;
     std::shared_ptr<const LayeredLayout> unwrapped_; // as laid out, before folding into columns
     double wrappedAspect_ = 1.6; // the view's width / height layout_ was folded for

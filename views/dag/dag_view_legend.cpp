@@ -44,6 +44,8 @@ std::vector<DagView::LegendEntry> DagView::legendEntries(QString* title) const
                 entries.push_back(
                     { spanColour(static_cast<std::uint32_t>(k)), QString::fromUtf8(toString(static_cast<OpKind>(k))) });
     }
+    if (showCritical_ && !criticalPath_.empty())
+        entries.push_back({ QColor(), tr("· heavy outline: critical path (%1 ops)").arg(criticalPath_.size()) });
     return entries;
 }
 

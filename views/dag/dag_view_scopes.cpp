@@ -190,8 +190,9 @@ void DagView::drawBreadcrumb(QPainter& p) const
     const std::vector<int> path = scopes_->pathTo(focus_);
     QColor back = palette().base().color();
     back.setAlpha(225);
-    const QString hint = tr("click a group to open it · Backspace or right click closes · R %1 repeats")
-                             .arg(foldRepeats_ ? tr("unfolds") : tr("folds"));
+    const QString hint
+        = tr("click a group to open it · Backspace or right click closes · R %1 repeats · C critical path")
+              .arg(foldRepeats_ ? tr("unfolds") : tr("folds"));
     const double end = rects.back().right() + 24 + fm.horizontalAdvance(hint);
     p.fillRect(QRectF(0, 0, std::max(end, static_cast<double>(width())), breadcrumbHeight()), back);
     for (std::size_t i = 0; i < rects.size(); ++i) {
@@ -229,6 +230,72 @@ void DagView::drawFocusTint(QPainter& p, const QSize& size, const ViewTransform&
             QPointF(layout_->right(v), layout_->bottom(v)) * t.scale + t.offset);
         if (box.intersects(visible))
             p.drawRoundedRect(box.adjusted(-pad, -pad, pad, pad), pad, pad);
+    }
+}
+
+void DagView::setCriticalPath(std::vector<OpId> path)
+{
+    criticalPath_.clear();
+    critical_.assign(graph_ ? graph_->opCount() : 0, 0);
+    for (OpId op : path)
+        if (op.valid() && op.value() < critical_.size()) {
+            critical_[op.value()] = 1;
+            criticalPath_.push_back(op);
+        }
+    update();
+}
+
+void DagView::setShowCriticalPath(bool show)
+{
+    if (show == showCritical_)
+        return;
+    showCritical_ = show;
+    update();
+    emit scopesChanged();
+}
+
+bool DagView::onCriticalPath(std::uint32_t node) const
+{
+    if (!view_ || node >= view_->nodes.size() || critical_.empty())
+        return false;
+    const auto& ops = view_->nodes[node].ops;
+    return std::any_of(ops.begin(), ops.end(), [&](std::uint32_t op) { return critical_[op] != 0; });
+}
+
+void DagView::drawCriticalPath(QPainter& p, const QSize& size, const ViewTransform& t) const
+{
+    // Dark, thick and outside the boxes, so it reads on every fill colour (red on red Conv did not).
+    if (!showCritical_ || criticalPath_.empty() || !view_ || !layout_)
+        return;
+    const QColor ink(25, 25, 35);
+    auto map = [&](double x, double y) { return QPointF(x * t.scale + t.offset.x(), y * t.scale + t.offset.y()); };
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setBrush(Qt::NoBrush);
+    // Edges between consecutive ops of the chain that lie in different boxes.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> hops;
+    for (std::size_t i = 0; i + 1 < criticalPath_.size(); ++i) {
+        const std::uint32_t a = nodeOfOp(criticalPath_[i]), b = nodeOfOp(criticalPath_[i + 1]);
+        if (a != b)
+            hops.emplace_back(a, b);
+    }
+    std::sort(hops.begin(), hops.end());
+    p.setPen(QPen(ink, 3.0));
+    for (const LayoutEdge& e : layout_->edges) {
+        if (!std::binary_search(hops.begin(), hops.end(), std::make_pair(e.from, e.to)))
+            continue;
+        QPolygonF line;
+        for (const LayoutPoint& pt : e.points)
+            line << map(pt.x, pt.y);
+        p.drawPolyline(line);
+    }
+    const QRectF visible(QPointF(0, 0), QSizeF(size));
+    p.setPen(QPen(ink, 3.0));
+    for (std::uint32_t v = 0; v < view_->nodes.size(); ++v) {
+        if (!onCriticalPath(v))
+            continue;
+        const QRectF box(map(layout_->left(v), layout_->top(v)), map(layout_->right(v), layout_->bottom(v)));
+        if (box.intersects(visible))
+            p.drawRoundedRect(box.adjusted(-3, -3, 3, 3), 6, 6);
     }
 }
 
@@ -325,6 +392,10 @@ QString DagView::nodeDetail(std::uint32_t node) const
                       .arg(count);
         text += QLatin1Char('\n') + tr("on %1").arg(on.join(QStringLiteral(", ")));
     }
+    const auto onPath = std::count_if(
+        n.ops.begin(), n.ops.end(), [&](std::uint32_t op) { return op < critical_.size() && critical_[op] != 0; });
+    if (onPath > 0)
+        text += QLatin1Char('\n') + tr("%1 of its ops on the critical path").arg(onPath);
     text += QLatin1Char('\n')
         + (n.kind == ScopeNode::Kind::Stack ? tr("Click to open the first of them") : tr("Click to open"));
     return text;

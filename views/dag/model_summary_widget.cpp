@@ -91,6 +91,7 @@ void ModelSummaryWidget::setSummary(const Graph& graph, const ModelSummary& s)
     blocks_->setText(blocks);
     blocks_->setToolTip(tr("Segments between ops that every path passes through; each is scheduled on its own."));
 
+    criticalOps_ = s.criticalPath;
     const double share = s.flops > 0 ? 100.0 * s.criticalPathFlops / s.flops : 0.0;
     criticalPath_->setText(tr("%1% of FLOPs (%2 ops)").arg(share, 0, 'f', 1).arg(s.criticalPath.size()));
     criticalPath_->setToolTip(tr("%1 GFLOP on the heaviest chain; no schedule can finish faster than it runs.")
@@ -99,6 +100,7 @@ void ModelSummaryWidget::setSummary(const Graph& graph, const ModelSummary& s)
 
 void ModelSummaryWidget::clear()
 {
+    criticalOps_.clear();
     for (QLabel* label : { model_, batch_, ops_, parameters_, gflop_, width_, blocks_, criticalPath_ }) {
         label->setText(QStringLiteral("–"));
         label->setToolTip({});

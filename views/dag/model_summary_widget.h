@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
 
 namespace opsched {
@@ -22,6 +24,8 @@ public:
     void setGraph(const std::shared_ptr<const Graph>& graph);
     void setSummary(const Graph& graph, const ModelSummary& summary);
     void clear();
+    // The heaviest chain by FLOPs of the graph shown, in order (empty when none).
+    const std::vector<OpId>& criticalPathOps() const { return criticalOps_; }
 
 private:
     QLabel* addRow(const QString& label);
@@ -29,6 +33,7 @@ private:
     // The form's values, top to bottom.
     QLabel *model_ = nullptr, *batch_ = nullptr, *ops_ = nullptr, *parameters_ = nullptr, *gflop_ = nullptr,
            *width_ = nullptr, *blocks_ = nullptr, *criticalPath_ = nullptr;
+    std::vector<OpId> criticalOps_;
 };
 
 } // namespace opsched

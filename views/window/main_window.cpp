@@ -581,6 +581,7 @@ bool MainWindow::openModel(const QString& ref, int batch)
         summary_->setGraph(graph_);
         schedules_->setGraph(graph_);
         dag_->setGraph(graph_); // laid out on a worker thread
+        dag_->setCriticalPath(summary_->criticalPathOps());
         diff_->clearRuns(); // runs of the previous model do not compare with this one's
         timelinePanel_->clearSearch(); // nor do its op names
         showSchedule(nullptr);

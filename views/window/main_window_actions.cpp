@@ -155,6 +155,14 @@ void MainWindow::createActions()
     fold->setObjectName(QStringLiteral("foldRepeatsAction"));
     fold->setCheckable(true);
     connect(dag_, &DagView::scopesChanged, fold, [this, fold] { fold->setChecked(dag_->foldsRepeats()); });
+    QAction* critical = viewMenu_->addAction(tr("&Critical Path in DAG"), this, [this](bool on) {
+        centralTabs_->setCurrentWidget(dag_);
+        dag_->setShowCriticalPath(on);
+    });
+    critical->setObjectName(QStringLiteral("dagCriticalPathAction"));
+    critical->setCheckable(true);
+    connect(
+        dag_, &DagView::scopesChanged, critical, [this, critical] { critical->setChecked(dag_->showsCriticalPath()); });
     viewMenu_
         ->addAction(tr("Open &All Groups"), this,
             [this] {
