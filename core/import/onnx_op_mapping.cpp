@@ -277,7 +277,8 @@ bool isMappedOpType(const std::string& opType)
         "Softplus", "Softsign", "Mish", "ThresholdedRelu", "PRelu", "ConvTranspose", "Resize", "Upsample",
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp" };
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
+        "Hardmax", "MeanVarianceNormalization", "Trilu", "Mod" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -341,6 +342,18 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
                 : op == "Greater" ? BinaryKind::Greater
                 : op == "Min"     ? BinaryKind::Min
                                   : BinaryKind::Max);
+    else if (op == "GreaterOrEqual" || op == "LessOrEqual")
+        mapComparisonOrEqual(ctx, node);
+    else if (op == "And" || op == "Or" || op == "Xor")
+        mapLogical(ctx, node);
+    else if (op == "Hardmax")
+        mapHardmax(ctx, node);
+    else if (op == "MeanVarianceNormalization")
+        mapMeanVarianceNormalization(ctx, node);
+    else if (op == "Trilu")
+        mapTrilu(ctx, node);
+    else if (op == "Mod")
+        mapMod(ctx, node);
     else if (op == "Where")
         mapWhere(ctx, node);
     else if (op == "PRelu")

@@ -1,0 +1,191 @@
+// Comparisons, logic and masks that real exports use, written as ops every executor already has:
+// bools are 0/1 values (as Equal, Less and Greater produce them), so And is a product, Or a maximum,
+// Xor "not equal", GreaterOrEqual "not less"; Hardmax, MeanVarianceNormalization, Trilu and Mod are
+// short decompositions.
+#include "import/import_error.h"
+#include "import/onnx_mapping_support.h"
+
+#include <numeric>
+
+namespace opsched::onnx_import {
+namespace {
+
+// The node's output, produced so far by `produced`, becomes Not(produced) in an op of its own.
+void negateOutput(ImportContext& ctx, const NodeRef& node)
+{
+    const std::string& out = node.proto->output(0);
+    const TensorId produced = ctx.activation(out, "comparison");
+    ctx.setActivation(out,
+        addSimpleOp(ctx, ctx.derivedOpName(node.name + ":not"), OpKind::Math, { { produced } },
+            makeLayer(Eltwise { { ActivationKind::Not } })));
+    ctx.markInteger(out);
+}
+
+std::int64_t normalizedAxis(std::int64_t axis, std::int64_t rank, const char* what)
+{
+    if (axis < -rank || axis >= rank)
+        throw NodeError(
+            std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace
+
+void mapComparisonOrEqual(ImportContext& ctx, const NodeRef& node)
+{
+    // a >= b is not (a < b); a <= b is not (a > b) (NaN compares false both ways, as ONNX's own
+    // function bodies for these ops say).
+    mapBinaryKind(ctx, node, node.opType() == "GreaterOrEqual" ? BinaryKind::Less : BinaryKind::Greater);
+    negateOutput(ctx, node);
+}
+
+void mapLogical(ImportContext& ctx, const NodeRef& node)
+{
+    const auto& op = node.opType();
+    for (int i = 0; i < 2; ++i)
+        if (!ctx.isInteger(inputName(node, i)) && ctx.isActivation(inputName(node, i)))
+            throw NodeError("operand " + std::to_string(i) + " is not a bool");
+    if (op == "Xor") {
+        mapBinaryKind(ctx, node, BinaryKind::Equal);
+        negateOutput(ctx, node);
+        return;
+    }
+    mapBinaryKind(ctx, node, op == "And" ? BinaryKind::Mul : BinaryKind::Max);
+    ctx.markInteger(node.proto->output(0));
+}
+
+// Hardmax: 1 where the first maximum along the axis is, 0 elsewhere: ArgMax (the first of equal
+// maxima), then its index compared with 0, 1, ... along the axis. Before opset 13 the input is
+// seen as 2-D, [product of the dimensions before axis, product of the rest].
+void mapHardmax(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "input");
+    const Shape shape = ctx.shapeOf(x);
+    const auto rank = static_cast<std::int64_t>(shape.rank());
+    const bool flattened = ctx.opset < 13;
+    std::int64_t axis = normalizedAxis(attrs.getInt("axis", flattened ? 1 : -1), rank, "axis");
+    TensorId in = x;
+    if (flattened) {
+        std::int64_t outer = 1, inner = 1;
+        for (std::int64_t d = 0; d < rank; ++d)
+            (d < axis ? outer : inner) *= shape[static_cast<int>(d)];
+        in = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":2d"), OpKind::Reshape, { { x } },
+            makeLayer(Reshape { { outer, inner } }));
+        axis = 1;
+    }
+    const Shape inShape = ctx.shapeOf(in);
+    Reduce arg;
+    arg.kind = ReduceKind::ArgMax;
+    arg.axes = { axis };
+    arg.keepDims = true;
+    const TensorId index
+        = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":argmax"), OpKind::Reduce, { { in } }, makeLayer(arg));
+    // 0, 1, ..., n-1 along the axis, broadcast over the others.
+    const std::int64_t n = inShape[static_cast<int>(axis)];
+    std::vector<std::int64_t> iotaDims(static_cast<std::size_t>(inShape.rank()), 1);
+    iotaDims[static_cast<std::size_t>(axis)] = n;
+    std::vector<float> iota(static_cast<std::size_t>(n));
+    std::iota(iota.begin(), iota.end(), 0.0F);
+    const TensorId positions = ctx.newWeight(node.name + ".positions", Shape(iotaDims), std::move(iota));
+    TensorId onehot = addSimpleOp(ctx, flattened ? ctx.derivedOpName(node.name + ":onehot") : node.name,
+        OpKind::Compare, { { index } }, makeLayer(Binary { BinaryKind::Equal }, { positions }));
+    if (flattened)
+        onehot = addSimpleOp(ctx, node.name, OpKind::Reshape, { { onehot } }, makeLayer(Reshape { shape.dims }));
+    ctx.setActivation(node.proto->output(0), onehot);
+}
+
+// MeanVarianceNormalization: (x - mean) / sqrt(mean((x - mean)^2)) over `axes` (default 0, 2, 3),
+// as ONNX's function body computes it (its epsilon, 1e-9, added under the root).
+void mapMeanVarianceNormalization(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "input");
+    const auto rank = static_cast<std::int64_t>(ctx.shapeOf(x).rank());
+    Reduce mean;
+    mean.kind = ReduceKind::Mean;
+    mean.keepDims = true;
+    mean.axes = attrs.has("axes") ? attrs.getInts("axes") : std::vector<std::int64_t> { 0, 2, 3 };
+    for (auto& a : mean.axes)
+        a = normalizedAxis(a, rank, "axis");
+    const TensorId mu
+        = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":mean"), OpKind::Reduce, { { x } }, makeLayer(mean));
+    const TensorId centred = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":centred"), OpKind::Subtract,
+        { { x }, { mu } }, makeLayer(Binary { BinaryKind::Sub }));
+    const TensorId squares = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":squares"), OpKind::Math, { { centred } },
+        makeLayer(Eltwise { { ActivationKind::Pow, 2.0F } }));
+    const TensorId variance = addSimpleOp(
+        ctx, ctx.derivedOpName(node.name + ":variance"), OpKind::Reduce, { { squares } }, makeLayer(mean));
+    const auto epsilon = ctx.newWeight(node.name + ".epsilon", Shape { 1 }, { 1e-9F });
+    const TensorId deviation = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":deviation"), OpKind::Add,
+        { { variance } }, makeLayer(Binary { BinaryKind::Add }, { epsilon }, Activation { ActivationKind::Sqrt }));
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(
+            ctx, node.name, OpKind::Divide, { { centred }, { deviation } }, makeLayer(Binary { BinaryKind::Div })));
+}
+
+// Trilu: the lower (upper = 0) or upper triangle of the last two dimensions from diagonal k, the
+// rest 0: a product with a constant 0/1 mask broadcast over the leading dimensions.
+void mapTrilu(ImportContext& ctx, const NodeRef& node)
+{
+    const TensorId x = ctx.activation(inputName(node, 0), "input");
+    const Shape shape = ctx.shapeOf(x);
+    if (shape.rank() < 2)
+        throw NodeError("input of rank " + std::to_string(shape.rank()) + " has no matrix to take a triangle of");
+    std::int64_t k = 0;
+    if (!inputName(node, 1).empty()) {
+        if (!ctx.isConstant(inputName(node, 1)))
+            throw NodeError("a diagonal offset k computed at run time is not supported");
+        const auto values = ctx.constant(inputName(node, 1), "k")->toInts();
+        if (values.size() != 1)
+            throw NodeError("k must be a scalar");
+        k = values.front();
+    }
+    const bool upper = Attributes(*node.proto).getInt("upper", 1) != 0;
+    const std::int64_t rows = shape[shape.rank() - 2], cols = shape[shape.rank() - 1];
+    std::vector<float> mask(static_cast<std::size_t>(rows * cols));
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j)
+            mask[static_cast<std::size_t>(i * cols + j)] = (upper ? j - i >= k : j - i <= k) ? 1.0F : 0.0F;
+    const TensorId weight = ctx.newWeight(node.name + ".mask", Shape { rows, cols }, std::move(mask));
+    const bool integer = ctx.isInteger(inputName(node, 0));
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, node.name, OpKind::Multiply, { { x } }, makeLayer(Binary { BinaryKind::Mul }, { weight })));
+    if (integer)
+        ctx.markInteger(node.proto->output(0));
+}
+
+// Mod: a - b * floor(a / b) (the divisor's sign, integers), or with fmod = 1 a - b * trunc(a / b)
+// (the dividend's sign, C's fmod); trunc(q) = sign(q) * floor(|q|).
+void mapMod(ImportContext& ctx, const NodeRef& node)
+{
+    const bool fmod = Attributes(*node.proto).getInt("fmod", 0) != 0;
+    const TensorId a = ctx.activation(inputName(node, 0), "A");
+    const TensorId b = ctx.activation(inputName(node, 1), "B");
+    const bool integer = ctx.isInteger(inputName(node, 0)) && ctx.isInteger(inputName(node, 1));
+    if (!integer && !fmod)
+        throw NodeError("fmod = 0 is defined for integers only");
+    const std::string base = node.name;
+    const TensorId q = addSimpleOp(ctx, ctx.derivedOpName(base + ":quotient"), OpKind::Divide, { { a }, { b } },
+        makeLayer(Binary { BinaryKind::Div }));
+    TensorId whole;
+    if (fmod) {
+        const TensorId magnitude = addSimpleOp(ctx, ctx.derivedOpName(base + ":floor_abs"), OpKind::Math, { { q } },
+            makeLayer(Eltwise { { ActivationKind::Abs } }, {}, Activation { ActivationKind::Floor }));
+        const TensorId sign = addSimpleOp(ctx, ctx.derivedOpName(base + ":sign"), OpKind::Math, { { q } },
+            makeLayer(Eltwise { { ActivationKind::Sign } }));
+        whole = addSimpleOp(ctx, ctx.derivedOpName(base + ":trunc"), OpKind::Multiply, { { sign }, { magnitude } },
+            makeLayer(Binary { BinaryKind::Mul }));
+    } else {
+        whole = addSimpleOp(ctx, ctx.derivedOpName(base + ":floor"), OpKind::Math, { { q } },
+            makeLayer(Eltwise { { ActivationKind::Floor } }));
+    }
+    const TensorId product = addSimpleOp(ctx, ctx.derivedOpName(base + ":product"), OpKind::Multiply,
+        { { b }, { whole } }, makeLayer(Binary { BinaryKind::Mul }));
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, base, OpKind::Subtract, { { a }, { product } }, makeLayer(Binary { BinaryKind::Sub })));
+    if (integer)
+        ctx.markInteger(node.proto->output(0));
+}
+
+} // namespace opsched::onnx_import
