@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 namespace opsched::engine {
 namespace {
@@ -58,8 +59,9 @@ nlohmann::ordered_json pipelineDocument(const Graph& graph, const map::MappingPr
         std::size_t ops = 0;
         for (auto d : r.device)
             ops += d == u;
-        j["devices"].push_back({ { "name", problem.devices[u].name }, { "node", problem.devices[u].node },
-            { "ops", ops }, { "busy_ms", r.times.busy[u] * 1e3 }, { "memory_gb", r.times.memoryBytes[u] / 1e9 } });
+        j["devices"].push_back(
+            { { "name", problem.devices[u].name }, { "node", problem.devices[u].node }, { "ops", ops },
+                { "busy_ms", r.times.busy[u] * 1e3 }, { "memory_gib", r.times.memoryBytes[u] / 1073741824.0 } });
     }
     j["ops"] = nlohmann::ordered_json::array();
     for (std::size_t t = 0; t < problem.taskCount(); ++t)
@@ -70,8 +72,10 @@ nlohmann::ordered_json pipelineDocument(const Graph& graph, const map::MappingPr
 // The pipeline mappers side by side, each against the row every other is measured by: the
 // replicated single-node MILP where the problem is N equal parts on N equal nodes (the paper's
 // baseline), else the greedy mapper.
-nlohmann::ordered_json comparePipelineMappers(
-    const Graph& graph, const map::MappingProblem& problem, const map::MapperOptions& options)
+// With `batched`, each mapping is also timed on L inputs in batches (the batch objective), and
+// that throughput is the one compared.
+nlohmann::ordered_json comparePipelineMappers(const Graph& graph, const map::MappingProblem& problem,
+    const map::MapperOptions& options, const map::ThroughputProblem* batched = nullptr)
 {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& info : map::pipelineMappers()) {
@@ -79,7 +83,17 @@ nlohmann::ordered_json comparePipelineMappers(
             const map::PipelineResult r = map::mapPipeline(info.name, problem, options);
             nlohmann::ordered_json row;
             row["mapper"] = r.mapper;
-            row["throughput_per_s"] = r.times.throughput;
+            if (batched) {
+                const map::BatchedRun run = map::evaluateBatchedPipeline(*batched, problem, r.device);
+                if (!run.feasible)
+                    throw Error(
+                        "its mapping cannot run " + std::to_string(run.inputs) + " inputs in batches: " + run.problem);
+                row["throughput_per_s"] = run.throughput;
+                row["makespan_ms"] = run.makespan * 1e3;
+                row["steady_per_s"] = r.times.throughput;
+            } else {
+                row["throughput_per_s"] = r.times.throughput;
+            }
             row["period_ms"] = r.times.period * 1e3;
             row["bottleneck"] = r.times.bottleneck;
             row["latency_ms"]
@@ -114,7 +128,11 @@ nlohmann::ordered_json comparePipelineMappers(
     doc["devices"] = nlohmann::ordered_json::array();
     for (const auto& d : problem.devices)
         doc["devices"].push_back(d.name);
-    doc["objective"] = "pipeline";
+    doc["objective"] = batched ? "batch" : "pipeline";
+    if (batched) {
+        doc["inputs"] = batched->inputs;
+        doc["batch_size"] = batched->sizes.front();
+    }
     doc["symmetry"] = map::toString(options.symmetry);
     doc["baseline"] = baseline;
     doc["results"] = std::move(rows);
@@ -238,6 +256,54 @@ PipelineMapping mapForPipeline(const Graph& graph, const MapRequest& request, co
     return m;
 }
 
+namespace {
+
+std::int64_t batchSizeOf(const MapRequest& request)
+{
+    return request.batchSize > 0 ? request.batchSize : std::max<std::int64_t>(1, request.inputs / 4);
+}
+
+// The batch objective's two problems: per input for the mappers, batched for the timing.
+std::pair<map::MappingProblem, map::ThroughputProblem> batchProblems(
+    const Graph& graph, const MapRequest& request, const MapSources& sources)
+{
+    if (graph.batch() != 1)
+        throw Error("--objective batch: give the inputs with --inputs and the batch with --batch-size, and keep "
+                    "--batch 1");
+    const std::int64_t g = batchSizeOf(request);
+    const map::MappingProblem atBatch = latencyProblem(
+        graph.withBatch(g), request.devices, request.link, request.memory, sources.cache, sources.files);
+    writeCostsIfAsked(sources.files, atBatch, g);
+    return { map::perInputProblem(atBatch, g), map::batchedPipelineProblem(atBatch, request.inputs, g) };
+}
+
+} // namespace
+
+BatchedMapping mapForBatch(const Graph& graph, const MapRequest& request, const MapSources& sources)
+{
+    PhaseReporter phases(request, sources);
+    BatchedMapping m;
+    std::tie(m.perInput, m.batched) = batchProblems(graph, request, sources);
+    phases.search(m.perInput);
+    const map::MapperOptions options = mapperOptions(request, sources.files);
+    m.result = map::mapPipeline(request.mapper, m.perInput, options);
+    m.run = map::evaluateBatchedPipeline(m.batched, m.perInput, m.result.device);
+    if (!m.run.feasible)
+        throw Error("--objective batch: " + request.mapper + "'s mapping cannot run " + std::to_string(request.inputs)
+            + " inputs in batches: " + m.run.problem);
+    m.document = pipelineDocument(graph, m.perInput, m.result, options.symmetry);
+    m.document["objective"] = "batch";
+    m.document["inputs"] = m.run.inputs;
+    m.document["batch_size"] = m.run.batch;
+    m.document["throughput_per_s"] = m.run.throughput;
+    m.document["makespan_ms"] = m.run.makespan * 1e3;
+    m.document["steady_per_s"] = m.result.times.throughput;
+    m.document["transfers"] = m.run.transfers;
+    writeIfAsked(sources.output, m.document);
+    phases.done(map::toString(m.result.status), m.run.makespan);
+    return m;
+}
+
 nlohmann::ordered_json compareMappers(
     const Graph& graph, const MapRequest& request, const MapSources& sources, bool equalTime)
 {
@@ -245,6 +311,12 @@ nlohmann::ordered_json compareMappers(
     options.timeLimitSeconds = request.timeLimitSeconds;
     options.maxModuleTasks = request.maxModuleTasks;
     options.symmetry = symmetryOf(sources.files);
+    if (request.objective == "batch") {
+        if (equalTime)
+            throw Error("--equal-time applies to latency and throughput (sa and ea are not pipeline mappers)");
+        const auto [perInput, batched] = batchProblems(graph, request, sources);
+        return comparePipelineMappers(graph, perInput, options, &batched);
+    }
     if (request.objective == "pipeline") {
         if (equalTime)
             throw Error("--equal-time applies to latency and throughput (sa and ea are not pipeline mappers)");

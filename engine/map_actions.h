@@ -10,6 +10,7 @@
 #include "map/problem/map_result.h"
 #include "map/problem/mapping_problem.h"
 #include "map/problem/throughput_problem.h"
+#include "map/solvers/batched_pipeline.h"
 #include "map/solvers/pipeline_mapper.h"
 
 #include <nlohmann/json.hpp>
@@ -47,11 +48,22 @@ struct PipelineMapping {
     nlohmann::ordered_json document;
 };
 
+// The batch objective (DiviML's Table V as measured): `inputs` inputs in batches of `batchSize`
+// through a pipeline mapping, fill and drain included (map/solvers/batched_pipeline.h).
+struct BatchedMapping {
+    map::MappingProblem perInput; // what the pipeline mappers optimise
+    map::ThroughputProblem batched; // what the mapping is timed on
+    map::PipelineResult result;
+    map::BatchedRun run;
+    nlohmann::ordered_json document;
+};
+
 // request.objective picks the one that applies; each throws Error naming the problem (no device,
 // nothing fits, an unknown mapper).
 LatencyMapping mapForLatency(const Graph& graph, const MapRequest& request, const MapSources& sources);
 ThroughputMapping mapForThroughput(const Graph& graph, const MapRequest& request, const MapSources& sources);
 PipelineMapping mapForPipeline(const Graph& graph, const MapRequest& request, const MapSources& sources);
+BatchedMapping mapForBatch(const Graph& graph, const MapRequest& request, const MapSources& sources);
 
 // `compare --devices`: every mapper of the objective on one problem (request.mapper unused). With
 // `equalTime` (latency, throughput), sa and ea run as long as milp-split took. The document has

@@ -59,7 +59,8 @@ struct EvaluateRequest {
 struct MapRequest : ModelRequest {
     std::string devices; // comma-separated device references
     std::string mapper = kDefaultMapper;
-    std::string objective = "latency"; // latency, throughput or pipeline
+    std::string objective = "latency"; // latency, throughput, pipeline or batch
+    std::int64_t batchSize = 0; // batch: inputs per batch (0: a quarter of `inputs`, at least 1)
     std::string link; // GBPS[,LATENCY_US]; empty: the default links
     std::string memory; // GB per device; empty: each device's own
     double timeLimitSeconds = kMapTimeLimitSeconds.def;

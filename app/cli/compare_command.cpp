@@ -204,11 +204,16 @@ Runner addCompareCommand(CLI::App& app)
     cmd->add_option("--time-limit", opts->mappers.timeLimitSeconds, "With --devices: seconds for milp and milp-split")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--objective", opts->mappers.objective,
-           "With --devices: latency (default), throughput (--inputs L split per op) or pipeline (a stream "
-           "of inputs, steady state: every pipeline mapper against the replicated single-node baseline)")
-        ->check(CLI::IsMember({ "latency", "throughput", "pipeline" }));
-    cmd->add_option("--inputs", opts->mappers.inputs, "With --devices --objective throughput: inputs (default 16)")
+           "With --devices: latency (default), throughput (--inputs L split per op), pipeline (a stream "
+           "of inputs, steady state: every pipeline mapper against the replicated single-node baseline) or "
+           "batch (those mappers with --inputs L in batches of --batch-size, fill and drain included)")
+        ->check(CLI::IsMember({ "latency", "throughput", "pipeline", "batch" }));
+    cmd->add_option(
+           "--inputs", opts->mappers.inputs, "With --devices --objective throughput or batch: inputs (default 16)")
         ->check(rangeOf(engine::kMapInputs));
+    cmd->add_option("--batch-size", opts->mappers.batchSize,
+           "With --devices --objective batch: inputs per batch (default: a quarter of --inputs)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--max-module-tasks", opts->mappers.maxModuleTasks,
            "With --devices: milp-split's largest module solved as one piece (default 12)")
         ->check(rangeOf(engine::kMaxModuleTasks));
@@ -245,8 +250,8 @@ Runner addCompareCommand(CLI::App& app)
         }
         const bool mappers = !opts->mappers.devices.empty() || devicesFromFiles(opts->mappers.files);
         if (!mappers)
-            for (const char* name : { "--link", "--time-limit", "--objective", "--inputs", "--max-module-tasks",
-                     "--equal-time", "--links", "--write-costs", "--symmetry" })
+            for (const char* name : { "--link", "--time-limit", "--objective", "--inputs", "--batch-size",
+                     "--max-module-tasks", "--equal-time", "--links", "--write-costs", "--symmetry" })
                 if (cmd->count(name) > 0) {
                     std::cerr << "opsched-cli: compare: " << name
                               << " applies to the mappers: give --devices (or --costs/--topology)\n";

@@ -36,7 +36,7 @@ void printMapperRows(const nlohmann::ordered_json& results, bool throughput)
 
 int compareMappers(const Graph& graph, const CompareMappersOptions& o, const CostCacheOptions& cache, bool json)
 {
-    if (o.objective == "pipeline" && o.equalTime) {
+    if ((o.objective == "pipeline" || o.objective == "batch") && o.equalTime) {
         std::cerr << "opsched-cli: compare: --equal-time applies to latency and throughput (sa and ea are not "
                      "pipeline mappers)\n";
         return kExitUsage;
@@ -46,7 +46,7 @@ int compareMappers(const Graph& graph, const CompareMappersOptions& o, const Cos
         std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
     }
-    if (o.objective == "pipeline") {
+    if (o.objective == "pipeline" || o.objective == "batch") {
         printPipelineTable(doc);
         return kExitOk;
     }

@@ -72,6 +72,23 @@ def main():
         sys.exit(f"compare --objective pipeline: {doc['results']}")
     if rows["milp-split"]["vs_baseline"] < 0.999:
         sys.exit(f"compare: multi-node milp-split at {rows['milp-split']['vs_baseline']:.4f}x the replicated baseline")
+    # compare --objective batch: the same mappers timed on 16 inputs in batches of 4 (fill and drain
+    # included): never above the steady state each one's mapping promises; a --batch-size that does
+    # not divide --inputs is refused by name.
+    doc = json.loads(run(a.cli, "compare", "zoo:gpt3?layers=6&tokens=20", "--topology", topo, "--objective", "batch",
+                         "--inputs", "16", "--time-limit", "2", "--json"))
+    rows = {r["mapper"]: r for r in doc["results"]}
+    if doc["objective"] != "batch" or doc["inputs"] != 16 or doc["batch_size"] != 4 or any("error" in r for r in rows.values()):
+        sys.exit(f"compare --objective batch: {doc}")
+    for name, r in rows.items():
+        if not 0 < r["throughput_per_s"] <= r["steady_per_s"] * (1 + 1e-9):
+            sys.exit(f"compare --objective batch: {name} at {r['throughput_per_s']}/s, steady state {r['steady_per_s']}/s")
+        if abs(16 / (r["makespan_ms"] * 1e-3) - r["throughput_per_s"]) > 1e-6 * r["throughput_per_s"]:
+            sys.exit(f"compare --objective batch: {name}'s inputs/s is not 16 / its makespan")
+    p = subprocess.run([a.cli, "map", "zoo:gpt3?layers=6&tokens=20", "--topology", topo, "--objective", "batch",
+                        "--inputs", "10", "--batch-size", "4"], capture_output=True, text=True)
+    if p.returncode != 1 or "multiple of --batch-size" not in p.stderr:
+        sys.exit(f"map --objective batch --inputs 10 --batch-size 4: exit {p.returncode}, {p.stderr}")
     # Without a topology the replicated rows say why they cannot run, and greedy is the baseline.
     doc = json.loads(run(a.cli, "compare", model, "--devices", "sim:xeon,sim:t4,sim:a100", "--objective", "pipeline",
                          "--time-limit", "2", "--json"))
