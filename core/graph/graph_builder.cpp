@@ -223,6 +223,17 @@ Graph GraphBuilder::rebatch(const Graph& graph, std::int64_t batch)
     return out;
 }
 
+Graph GraphBuilder::withStorageType(const Graph& graph, DataType dtype)
+{
+    Graph out = graph;
+    out.instanceId_ = nextInstanceId();
+    for (auto& tensor : out.tensors_)
+        tensor.dtype = dtype;
+    for (auto& op : out.ops_)
+        computeOpCost(op, [&out](TensorId t) -> const Tensor& { return out.tensors_[t.value()]; });
+    return out;
+}
+
 Graph GraphBuilder::withWeight(const Graph& graph, TensorId weight, std::shared_ptr<const WeightData> data)
 {
     if (!weight.valid() || weight.value() >= graph.tensors().size() || graph.tensor(weight).role != TensorRole::Weight

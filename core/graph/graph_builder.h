@@ -41,6 +41,11 @@ public:
     // A copy of the graph with a new batch size; shapes and costs inferred again.
     static Graph rebatch(const Graph& graph, std::int64_t batch);
 
+    // A copy of the graph whose inputs, weights and activations are stored as `dtype`, costs
+    // (bytes moved) computed again: cost-only studies at another precision (zoo:gpt3?dtype=fp16).
+    // The executors compute in float32 only; such a graph is for costing and mapping.
+    static Graph withStorageType(const Graph& graph, DataType dtype);
+
     // A copy of the graph with one weight's values replaced (same shape, same name): run --check's
     // documented fault injection perturbs a weight this way. Throws GraphError when `weight` is
     // not a weight tensor.

@@ -654,7 +654,7 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
         // An embedding reads the rows it looks up, not its whole table.
         const auto* gather = std::get_if<Gather>(&layer.params);
         if (gather && gather->dataIsWeight)
-            layer.cost.bytesRead += static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));
+            layer.cost.bytesRead += static_cast<double>(layer.output.elements() * byteSize(tensorOf(op.output).dtype));
         else
             for (auto w : layer.weights)
                 layer.cost.bytesRead += static_cast<double>(tensorOf(w).bytes());
@@ -662,7 +662,7 @@ void computeOpCost(Op& op, const std::function<const Tensor&(TensorId)>& tensorO
         const auto next
             = std::find_if_not(op.layers.begin() + static_cast<std::ptrdiff_t>(i) + 1, op.layers.end(), isView);
         if (next != op.layers.end() && !isView(layer)) {
-            const double b = static_cast<double>(layer.output.elements() * byteSize(DataType::Float32));
+            const double b = static_cast<double>(layer.output.elements() * byteSize(tensorOf(op.output).dtype));
             layer.cost.bytesWritten += b;
             next->cost.bytesRead += b;
         }

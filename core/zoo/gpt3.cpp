@@ -7,8 +7,9 @@
 // Attention is written head-free: scores = q k^T over the whole model dimension and context =
 // softmax(scores) v cost exactly the FLOPs and bytes of 96 heads of 128 (2 S^2 D each), in fewer
 // ops. The 1/sqrt(d) scale and the causal mask are folded away (element-wise on S x S, noise
-// beside the projections). Weights are FP32 like every zoo graph: 7.25 GB per layer, 696 GB for
-// 96 layers. The graph is never meant to run: `run` refuses it (zoo::costOnlyReason).
+// beside the projections). Weights are FP32 like every zoo graph: 6.75 GiB (7.25 GB) per layer, 648 GiB
+// for 96 layers; zoo:gpt3?dtype=fp16 halves every tensor's bytes (zoo.cpp). The graph is never
+// meant to run: `run` refuses it (zoo::costOnlyReason).
 #include "zoo/networks.h"
 #include "zoo/transformer_blocks.h"
 

@@ -1,5 +1,7 @@
 #include "zoo/zoo.h"
 
+#include "graph/graph_builder.h"
+
 #include "util/error.h"
 #include "zoo/networks.h"
 
@@ -69,8 +71,10 @@ const std::vector<ZooEntry>& catalogue()
         { "t5", "T5-small: 6+6 layers (layers= per stack), d_model 512, 8 heads, RMS norm; seq tokens (128)",
             { "seq", "layers" } },
         { "vit", "ViT-B/16, 224x224: 16x16 patches, class token, 12 pre-LN layers", { "layers" } },
-        { "gpt3", "GPT-3 175B decoder layers (96), d_model 12288, d_ff 49152; one step of tokens (20); cost-only",
-            { "layers", "tokens" } },
+        { "gpt3",
+            "GPT-3 175B decoder layers (96), d_model 12288, d_ff 49152; one step of tokens (20); dtype fp32 "
+            "(default) or fp16; cost-only",
+            { "layers", "tokens", "dtype" } },
     };
     return entries;
 }
@@ -148,8 +152,14 @@ Graph build(std::string_view spec, std::int64_t batch)
         return t5(batch, transformer(6));
     if (s.name == "vit")
         return vit(batch, transformer(12).layers);
-    if (s.name == "gpt3")
-        return gpt3(batch, integer(s, "layers", 96), integer(s, "tokens", 20));
+    if (s.name == "gpt3") {
+        const auto dtype = s.params.count("dtype") ? s.params.at("dtype") : std::string("fp32");
+        if (dtype != "fp32" && dtype != "fp16")
+            throw ModelRefError("zoo:gpt3: dtype must be fp32 or fp16, got '" + dtype + "'");
+        Graph g = gpt3(batch, integer(s, "layers", 96), integer(s, "tokens", 20));
+        // Weights and activations in half precision: half the bytes, the same FLOPs.
+        return dtype == "fp16" ? GraphBuilder::withStorageType(g, DataType::Float16) : g;
+    }
     RandomDagParams p;
     p.ops = static_cast<int>(std::clamp<std::int64_t>(integer(s, "ops", p.ops), -1, 1'000'000));
     p.width = static_cast<int>(std::clamp<std::int64_t>(integer(s, "width", p.width), -1, 1'000'000));
@@ -161,7 +171,7 @@ std::string costOnlyReason(const Graph& graph)
 {
     if (graph.name() != "gpt3")
         return {};
-    return "zoo:gpt3 is a cost-only graph (GPT-3 175B's weights are 7.25 GB per layer in FP32): it can be costed "
+    return "zoo:gpt3 is a cost-only graph (GPT-3 175B's weights are 6.75 GiB per layer in FP32): it can be costed "
            "and mapped (`info`, `map`, `compare --devices`) but not run";
 }
 

@@ -91,3 +91,22 @@ TEST(BatchedPipeline, RefusesBadBatchesAndMappingsThatDoNotFit)
     EXPECT_FALSE(run.feasible);
     EXPECT_NE(run.problem.find("d1"), std::string::npos) << run.problem;
 }
+
+TEST(BatchedPipeline, BatchesFlowThroughADevicesOpsLikeAPipeline)
+{
+    // a -> b on d0, c -> d on d1, 1 ms a batch each, free transfers, 4 batches of 1. Batch by batch
+    // d1 starts at 2 ms and ends at 10 ms; op by op (a's four batches, then b's) it could not start
+    // before 5 ms and would end at 13 ms.
+    MappingProblem atBatch;
+    atBatch.devices = { { "d0" }, { "d1" } };
+    atBatch.links.assign(2, std::vector<Link>(2));
+    atBatch.links[0][1] = atBatch.links[1][0] = { 1e12, 0 };
+    for (const char* name : { "a", "b", "c", "d" })
+        atBatch.tasks.push_back({ name, { 1e-3, 1e-3 }, 0, 0, 0 });
+    atBatch.dag = Dag::fromEdges(4, { { 0, 1 }, { 1, 2 }, { 2, 3 } });
+    const BatchedRun run
+        = evaluateBatchedPipeline(batchedPipelineProblem(atBatch, 4, 1), perInputProblem(atBatch, 1), { 0, 0, 1, 1 });
+    ASSERT_TRUE(run.feasible);
+    EXPECT_TRUE(run.batchMajor);
+    EXPECT_NEAR(run.makespan, 10e-3, 1e-12);
+}

@@ -435,3 +435,29 @@ TEST(ZooTransformers, BadParametersAreRefused)
     expectRefError("zoo:bert?heads=16", { "heads", "seq, layers" });
     expectRefError("zoo:bert", { "batch" }, 0);
 }
+
+TEST(ZooGpt3, HalfPrecisionHalvesTheBytesAndKeepsTheWork)
+{
+    // One layer: 1.81 G parameters (4 d^2 + 2 d d_ff + biases and norms) in 4 or 2 bytes each.
+    const Graph fp32 = loadModel("zoo:gpt3?layers=1&tokens=20");
+    const Graph fp16 = loadModel("zoo:gpt3?layers=1&tokens=20&dtype=fp16");
+    const auto weightBytes = [](const Graph& g) {
+        double bytes = 0;
+        for (const Tensor& t : g.tensors())
+            if (t.role == TensorRole::Weight)
+                bytes += static_cast<double>(t.bytes());
+        return bytes;
+    };
+    EXPECT_NEAR(weightBytes(fp32) / 1073741824.0, 6.75, 0.01); // GiB: 648 for 96 layers
+    EXPECT_DOUBLE_EQ(weightBytes(fp16), weightBytes(fp32) / 2);
+    ASSERT_EQ(fp32.opCount(), fp16.opCount());
+    for (std::uint32_t i = 0; i < fp32.opCount(); ++i) {
+        const Op& a = fp32.op(OpId(i));
+        const Op& b = fp16.op(OpId(i));
+        EXPECT_DOUBLE_EQ(b.cost.flops, a.cost.flops) << a.name;
+        EXPECT_DOUBLE_EQ(b.cost.bytes(), a.cost.bytes() / 2) << a.name;
+    }
+    // Rebatched (the throughput and batch objectives do), it stays in half precision.
+    EXPECT_DOUBLE_EQ(weightBytes(fp16.withBatch(4)), weightBytes(fp16));
+    EXPECT_THROW(loadModel("zoo:gpt3?layers=1&dtype=int8"), Error);
+}

@@ -3,6 +3,8 @@
 #include "map/solvers/pipeline_mapper.h"
 #include "util/error.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace opsched::map {
@@ -62,6 +64,66 @@ ThroughputProblem batchedPipelineProblem(const MappingProblem& atBatch, std::int
     return p;
 }
 
+namespace {
+
+struct Sweep {
+    bool feasible = false;
+    std::string problem;
+    double makespan = 0;
+    std::size_t transfers = 0;
+};
+
+// Every (op, batch) in increasing `key` order, each starting once its device has finished the one
+// before it in that order and its inputs' batches have arrived. Both orders used below put every
+// dependence and every device's sequence in increasing key order, so one sweep gives the earliest
+// starts.
+template <class Key>
+Sweep sweep(const ThroughputProblem& p, const std::vector<std::uint32_t>& device,
+    const std::vector<std::uint32_t>& position, Key key)
+{
+    const std::size_t n = p.base.taskCount();
+    const auto batches = static_cast<std::size_t>(p.inputs / p.sizes.front());
+    const double g = static_cast<double>(p.sizes.front());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> order; // (task, batch)
+    order.reserve(n * batches);
+    for (std::uint32_t t = 0; t < n; ++t)
+        for (std::uint32_t b = 0; b < batches; ++b)
+            order.emplace_back(t, b);
+    std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+        return key(position[x.first], x.second) < key(position[y.first], y.second);
+    });
+    std::vector<double> finish(n * batches, 0.0), deviceFree(p.base.deviceCount(), 0.0);
+    Sweep out;
+    for (const auto& [t, b] : order) {
+        const std::uint32_t u = device[t];
+        const double cost = p.seconds[t][u][0];
+        if (!std::isfinite(cost)) {
+            out.problem = p.base.tasks[t].name + " cannot run on " + p.base.devices[u].name;
+            return out;
+        }
+        double start = deviceFree[u];
+        for (std::uint32_t q : p.base.dag.predecessors[t]) {
+            double ready = finish[q * batches + b];
+            if (device[q] != u) {
+                const Link& link = p.base.links[device[q]][u];
+                if (!link.connected()) {
+                    out.problem = "no link from " + p.base.devices[device[q]].name + " to " + p.base.devices[u].name;
+                    return out;
+                }
+                ready += link.latencySeconds + p.base.tasks[q].outputBytes * g / link.bandwidthBytesPerSecond;
+                ++out.transfers;
+            }
+            start = std::max(start, ready);
+        }
+        finish[t * batches + b] = deviceFree[u] = start + cost;
+        out.makespan = std::max(out.makespan, start + cost);
+    }
+    out.feasible = true;
+    return out;
+}
+
+} // namespace
+
 BatchedRun evaluateBatchedPipeline(
     const ThroughputProblem& batched, const MappingProblem& perInput, const std::vector<std::uint32_t>& device)
 {
@@ -78,15 +140,30 @@ BatchedRun evaluateBatchedPipeline(
         run.problem = steady.problem;
         return run;
     }
-    // Split u is "every input on device u" (batchedPipelineProblem).
-    const std::vector<std::uint32_t>& split = device;
-    const ThroughputMapping mapping = throughputEarliestStart(batched, split, breadthFirstOrder(batched.base.dag));
-    const ThroughputTimes times = evaluate(batched, mapping);
-    run.feasible = times.feasible;
-    run.problem = times.problem;
-    run.makespan = times.makespan;
-    run.throughput = times.feasible && times.makespan > 0 ? static_cast<double>(batched.inputs) / times.makespan : 0.0;
-    run.transfers = times.transfers;
+    const auto topo = topologicalOrder(batched.base.dag);
+    if (!topo) {
+        run.problem = "the graph has a cycle";
+        return run;
+    }
+    std::vector<std::uint32_t> position(topo->size());
+    for (std::uint32_t k = 0; k < topo->size(); ++k)
+        position[(*topo)[k]] = k;
+    // Batch by batch through each device's ops (a pipeline: batch 2 enters while batch 1 moves on),
+    // or op by op over all batches (a device finishes an op's batches before its next op); the better.
+    using Key = std::pair<std::uint32_t, std::uint32_t>;
+    const Sweep byBatch = sweep(batched, device, position, [](std::uint32_t pos, std::uint32_t b) {
+        return Key { b, pos };
+    });
+    const Sweep byOp = sweep(batched, device, position, [](std::uint32_t pos, std::uint32_t b) {
+        return Key { pos, b };
+    });
+    const Sweep& best = !byOp.feasible || (byBatch.feasible && byBatch.makespan <= byOp.makespan) ? byBatch : byOp;
+    run.feasible = best.feasible;
+    run.problem = best.problem;
+    run.makespan = best.makespan;
+    run.batchMajor = &best == &byBatch;
+    run.throughput = best.feasible && best.makespan > 0 ? static_cast<double>(batched.inputs) / best.makespan : 0.0;
+    run.transfers = best.transfers;
     return run;
 }
 

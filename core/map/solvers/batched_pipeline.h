@@ -7,10 +7,12 @@
 //
 // The mappers optimise the steady state of batches: the pipeline problem with every cost that of
 // a batch of g divided by g (and the bytes an edge carries per input), memory as resident with g
-// inputs in flight. Their mapping is then timed by the batched evaluation of throughput_problem.h:
-// each op's L inputs on its device in L/g batches, a batch starting once its device is free and
-// the batches it reads have arrived, each device running its ops' batches in list-scheduling order.
-// Memory is that of the per-input problem: each op's weights and one batch in flight.
+// inputs in flight. Their mapping is then timed on L inputs: each op's L inputs on its device in
+// L/g batches, a batch starting once its device is free and the batches it reads have arrived.
+// Memory is that of the per-input problem: each op's weights and one batch in flight. A device runs
+// its (op, batch) pairs batch by batch (the pipeline order: batch 2 enters while batch 1 moves on)
+// or op by op (an op's batches back to back, as the batched throughput model does), whichever ends
+// sooner; transfers do not contend (the latency and throughput models' rule).
 #pragma once
 
 #include "map/problem/mapping_problem.h"
@@ -39,10 +41,11 @@ struct BatchedRun {
     double throughput = 0; // inputs per second: inputs / makespan
     double steadyPeriod = 0; // seconds per input in steady state (evaluatePipeline on the per-input problem)
     std::size_t transfers = 0;
+    bool batchMajor = true; // the order that won: batch by batch, else op by op
 };
 
-// Times `device` (per task) on `batched` (batchedPipelineProblem), ordering each device's batches by
-// earliest start; `perInput` gives the steady-state period beside.
+// Times `device` (per task) on `batched` (batchedPipelineProblem); `perInput` gives the
+// steady-state period beside and the memory check.
 BatchedRun evaluateBatchedPipeline(
     const ThroughputProblem& batched, const MappingProblem& perInput, const std::vector<std::uint32_t>& device);
 
