@@ -78,9 +78,14 @@ nlohmann::ordered_json comparePipelineMappers(const Graph& graph, const map::Map
     const map::MapperOptions& options, const map::ThroughputProblem* batched = nullptr)
 {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    map::MapperOptions ranked = options;
+    if (batched)
+        ranked.pipelineScore = [&](const std::vector<std::uint32_t>& device) {
+            return map::evaluateBatchedPipeline(*batched, problem, device).throughput;
+        };
     for (const auto& info : map::pipelineMappers()) {
         try {
-            const map::PipelineResult r = map::mapPipeline(info.name, problem, options);
+            const map::PipelineResult r = map::mapPipeline(info.name, problem, ranked);
             nlohmann::ordered_json row;
             row["mapper"] = r.mapper;
             if (batched) {
@@ -285,7 +290,10 @@ BatchedMapping mapForBatch(const Graph& graph, const MapRequest& request, const 
     BatchedMapping m;
     std::tie(m.perInput, m.batched) = batchProblems(graph, request, sources);
     phases.search(m.perInput);
-    const map::MapperOptions options = mapperOptions(request, sources.files);
+    map::MapperOptions options = mapperOptions(request, sources.files);
+    options.pipelineScore = [&m](const std::vector<std::uint32_t>& device) {
+        return map::evaluateBatchedPipeline(m.batched, m.perInput, device).throughput;
+    };
     m.result = map::mapPipeline(request.mapper, m.perInput, options);
     m.run = map::evaluateBatchedPipeline(m.batched, m.perInput, m.result.device);
     if (!m.run.feasible)

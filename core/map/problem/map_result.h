@@ -5,6 +5,7 @@
 #include "map/problem/throughput_problem.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -38,6 +39,10 @@ struct MapperOptions {
     // MILP only: look for mappings strictly faster than this (seconds). When the solver proves
     // there is none, the result is the start mapping with status optimal and `cutoffProven` set.
     double cutoffSeconds = std::numeric_limits<double>::infinity();
+    // Pipeline milp-split: when set, its candidate mappings (the replicated starts, the window pass,
+    // the re-solved windows and node pairs) are ranked by this score, higher better, instead of
+    // the steady-state period: the batch objective ranks them by L / makespan.
+    std::function<double(const std::vector<std::uint32_t>&)> pipelineScore;
 };
 
 // A mapper as the CLI and the window list it.

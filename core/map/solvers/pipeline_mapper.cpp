@@ -433,12 +433,17 @@ Solved solvePipeline(const MappingProblem& p, bool split, const MapperOptions& o
     // every mapper's answer (the replicated baseline's included); the best is kept.
     std::vector<std::uint32_t> best;
     PipelineTimes bestTimes;
+    double bestScore = 0;
     std::string bestFrom;
     auto offer = [&](const std::vector<std::uint32_t>& device, const std::string& from) {
         const PipelineTimes t = evaluatePipeline(p, device);
-        if (t.feasible && (best.empty() || lighter(t, bestTimes))) {
+        if (!t.feasible)
+            return;
+        const double score = o.pipelineScore ? o.pipelineScore(device) : 0.0;
+        if (best.empty() || (o.pipelineScore ? score > bestScore : lighter(t, bestTimes))) {
             best = device;
             bestTimes = t;
+            bestScore = score;
             bestFrom = from;
         }
     };

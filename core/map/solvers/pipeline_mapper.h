@@ -30,7 +30,9 @@
 //    of the graph (N nodes) mapped on node 0's devices alone, by milp or milp-split, and that
 //    mapping repeated on every node for each next 1/N (the graph must be N equal parts, the
 //    nodes equal).
-// MapperOptions::symmetry adds symmetry_cuts.h's cuts to every MILP solved.
+// MapperOptions::symmetry adds symmetry_cuts.h's cuts to every MILP solved; with
+// MapperOptions::pipelineScore, milp-split keeps the candidate that scores best instead (the batch
+// objective's L / makespan, batched_pipeline.h), so it never ends below the replicated start by it.
 #pragma once
 
 #include "map/problem/map_result.h"
