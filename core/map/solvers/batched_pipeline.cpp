@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
 
 namespace opsched::map {
 
@@ -122,6 +123,89 @@ Sweep sweep(const ThroughputProblem& p, const std::vector<std::uint32_t>& device
     return out;
 }
 
+// List scheduling over (op, batch) pairs: a device that comes free takes, among the pairs whose
+// inputs have arrived by then, the earliest batch (then the op first in topological order); when
+// none has, the one whose inputs arrive first. Batches interleave on a device, so a node's devices
+// pipeline batch after batch through the layers they share, as the paper's schedule (any order of
+// batches on a device) allows; pairs start in time order, so arrivals are known when a device
+// chooses.
+Sweep listSchedule(
+    const ThroughputProblem& p, const std::vector<std::uint32_t>& device, const std::vector<std::uint32_t>& position)
+{
+    const std::size_t n = p.base.taskCount(), k = p.base.deviceCount();
+    const auto batches = static_cast<std::uint32_t>(p.inputs / p.sizes.front());
+    const double g = static_cast<double>(p.sizes.front());
+    using Pending = std::pair<double, std::pair<std::uint32_t, std::uint32_t>>; // (arrival, (batch, position))
+    using Ready = std::pair<std::uint32_t, std::uint32_t>; // (batch, position)
+    std::vector<std::priority_queue<Pending, std::vector<Pending>, std::greater<>>> pending(k);
+    std::vector<std::priority_queue<Ready, std::vector<Ready>, std::greater<>>> ready(k);
+    std::vector<std::uint32_t> byPosition(n);
+    for (std::uint32_t t = 0; t < n; ++t)
+        byPosition[position[t]] = t;
+    std::vector<std::uint32_t> missing(n * batches);
+    std::vector<double> arrival(n * batches, 0.0), finish(n * batches, 0.0), deviceFree(k, 0.0);
+    Sweep out;
+    for (std::uint32_t t = 0; t < n; ++t) {
+        if (!std::isfinite(p.seconds[t][device[t]][0])) {
+            out.problem = p.base.tasks[t].name + " cannot run on " + p.base.devices[device[t]].name;
+            return out;
+        }
+        for (std::uint32_t b = 0; b < batches; ++b) {
+            missing[t * batches + b] = static_cast<std::uint32_t>(p.base.dag.predecessors[t].size());
+            if (missing[t * batches + b] == 0)
+                pending[device[t]].push({ 0.0, { b, position[t] } });
+        }
+    }
+    for (std::size_t done = 0; done < n * batches; ++done) {
+        // The device that can start something soonest.
+        std::uint32_t best = 0;
+        double bestStart = std::numeric_limits<double>::infinity();
+        for (std::uint32_t u = 0; u < k; ++u) {
+            double next = std::numeric_limits<double>::infinity();
+            if (!ready[u].empty())
+                next = deviceFree[u];
+            else if (!pending[u].empty())
+                next = std::max(deviceFree[u], pending[u].top().first);
+            if (next < bestStart) {
+                bestStart = next;
+                best = u;
+            }
+        }
+        if (!std::isfinite(bestStart)) {
+            out.problem = "the mapping's batches wait on each other";
+            return out;
+        }
+        while (!pending[best].empty() && pending[best].top().first <= bestStart) {
+            ready[best].push(pending[best].top().second);
+            pending[best].pop();
+        }
+        const auto [b, pos] = ready[best].top();
+        ready[best].pop();
+        const std::uint32_t t = byPosition[pos];
+        const double end = bestStart + p.seconds[t][best][0];
+        finish[t * batches + b] = deviceFree[best] = end;
+        out.makespan = std::max(out.makespan, end);
+        for (std::uint32_t s : p.base.dag.successors[t]) {
+            double at = end;
+            if (device[s] != best) {
+                const Link& link = p.base.links[best][device[s]];
+                if (!link.connected()) {
+                    out.problem = "no link from " + p.base.devices[best].name + " to " + p.base.devices[device[s]].name;
+                    return out;
+                }
+                at += link.latencySeconds + p.base.tasks[t].outputBytes * g / link.bandwidthBytesPerSecond;
+                ++out.transfers;
+            }
+            const std::size_t id = s * batches + b;
+            arrival[id] = std::max(arrival[id], at);
+            if (--missing[id] == 0)
+                pending[device[s]].push({ arrival[id], { b, position[s] } });
+        }
+    }
+    out.feasible = true;
+    return out;
+}
+
 } // namespace
 
 BatchedRun evaluateBatchedPipeline(
@@ -148,22 +232,26 @@ BatchedRun evaluateBatchedPipeline(
     std::vector<std::uint32_t> position(topo->size());
     for (std::uint32_t k = 0; k < topo->size(); ++k)
         position[(*topo)[k]] = k;
-    // Batch by batch through each device's ops (a pipeline: batch 2 enters while batch 1 moves on),
-    // or op by op over all batches (a device finishes an op's batches before its next op); the better.
+    // List scheduling, batch by batch through each device's ops, or op by op over all batches (a
+    // device finishes an op's batches before its next op); the best of the three.
     using Key = std::pair<std::uint32_t, std::uint32_t>;
+    const Sweep listed = listSchedule(batched, device, position);
     const Sweep byBatch = sweep(batched, device, position, [](std::uint32_t pos, std::uint32_t b) {
         return Key { b, pos };
     });
     const Sweep byOp = sweep(batched, device, position, [](std::uint32_t pos, std::uint32_t b) {
         return Key { pos, b };
     });
-    const Sweep& best = !byOp.feasible || (byBatch.feasible && byBatch.makespan <= byOp.makespan) ? byBatch : byOp;
-    run.feasible = best.feasible;
-    run.problem = best.problem;
-    run.makespan = best.makespan;
-    run.batchMajor = &best == &byBatch;
-    run.throughput = best.feasible && best.makespan > 0 ? static_cast<double>(batched.inputs) / best.makespan : 0.0;
-    run.transfers = best.transfers;
+    const Sweep* best = &listed;
+    for (const Sweep* other : { &byBatch, &byOp })
+        if (other->feasible && (!best->feasible || other->makespan < best->makespan))
+            best = other;
+    run.feasible = best->feasible;
+    run.problem = best->problem;
+    run.makespan = best->makespan;
+    run.order = best == &listed ? "list" : best == &byBatch ? "batch by batch" : "op by op";
+    run.throughput = best->feasible && best->makespan > 0 ? static_cast<double>(batched.inputs) / best->makespan : 0.0;
+    run.transfers = best->transfers;
     return run;
 }
 

@@ -10,9 +10,10 @@
 // inputs in flight. Their mapping is then timed on L inputs: each op's L inputs on its device in
 // L/g batches, a batch starting once its device is free and the batches it reads have arrived.
 // Memory is that of the per-input problem: each op's weights and one batch in flight. A device runs
-// its (op, batch) pairs batch by batch (the pipeline order: batch 2 enters while batch 1 moves on)
-// or op by op (an op's batches back to back, as the batched throughput model does), whichever ends
-// sooner; transfers do not contend (the latency and throughput models' rule).
+// its (op, batch) pairs by list scheduling (when it comes free, the earliest batch among those whose
+// inputs have arrived: batches interleave, so a node pipelines them through its layers), batch by
+// batch, or op by op (an op's batches back to back, as the batched throughput model does),
+// whichever ends soonest; transfers do not contend (the latency and throughput models' rule).
 #pragma once
 
 #include "map/problem/mapping_problem.h"
@@ -41,7 +42,7 @@ struct BatchedRun {
     double throughput = 0; // inputs per second: inputs / makespan
     double steadyPeriod = 0; // seconds per input in steady state (evaluatePipeline on the per-input problem)
     std::size_t transfers = 0;
-    bool batchMajor = true; // the order that won: batch by batch, else op by op
+    std::string order; // the device order that won: "list", "batch by batch" or "op by op"
 };
 
 // Times `device` (per task) on `batched` (batchedPipelineProblem); `perInput` gives the
