@@ -73,12 +73,35 @@ private slots:
 
 private:
     static std::shared_ptr<const Graph> load(const char* ref) { return std::make_shared<const Graph>(loadModel(ref)); }
+    // The window's settings in a file of this process's own, emptied: tests of several checkouts
+    // may run at once on one machine.
+    static void isolateSettings()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
+        QSettings().clear();
+    }
     static bool waitForLayout(DagView& view)
     {
         if (view.layout())
             return true;
         QSignalSpy ready(&view, &DagView::layoutReady);
         return ready.wait(10000);
+    }
+    // Sized, given the graph, and laid out.
+    static bool layOut(DagView& view, std::shared_ptr<const Graph> graph, QSize size)
+    {
+        view.resize(size);
+        view.setGraph(std::move(graph));
+        return waitForLayout(view);
+    }
+    // The same in a window on screen (for clicks and keys).
+    static bool layOutShown(DagView& view, std::shared_ptr<const Graph> graph, QSize size)
+    {
+        view.resize(size);
+        view.show();
+        return QTest::qWaitForWindowExposed(&view) && layOut(view, std::move(graph), size);
     }
     static QImage renderImage(const DagView& view, QSize size)
     {
@@ -157,9 +180,7 @@ void TestDagView::coloursByStage()
 {
     const auto graph = load("zoo:inception_v3");
     DagView view;
-    view.resize(900, 1200);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 900, 1200 }));
 
     // By kind at first: ops of one kind share a colour.
     const OpId first(0U);
@@ -213,11 +234,7 @@ void TestDagView::clickSelectsOp()
 {
     const auto graph = load("zoo:inception_v3");
     DagView view;
-    view.resize(900, 1000);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOutShown(view, graph, { 900, 1000 }));
 
     QSignalSpy selected(&view, &DagView::opSelected);
     for (std::uint32_t v : { 0U, 17U, 64U, static_cast<std::uint32_t>(graph->opCount() - 1) }) {
@@ -248,9 +265,7 @@ void TestDagView::selectOpHighlightsWithoutSignal()
 {
     const auto graph = load("zoo:nasnet_a");
     DagView view;
-    view.resize(800, 600);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 800, 600 }));
     QSignalSpy selected(&view, &DagView::opSelected);
     view.zoomBy(20, QPointF(400, 0)); // zoomed in at the top: the last op is off screen
     const OpId last(static_cast<std::uint32_t>(graph->opCount() - 1));
@@ -269,9 +284,7 @@ void TestDagView::wheelZoomsAroundCursor()
 {
     const auto graph = load("zoo:inception_v3");
     DagView view;
-    view.resize(800, 600);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 800, 600 }));
     const double scale = view.scale();
     const QPointF cursor(300, 200);
     const QPointF under = view.mapToLayout(cursor);
@@ -314,9 +327,7 @@ void TestDagView::foldsIntoColumnsForTheViewShape()
     // shows the ops larger than one column would.
     const auto graph = load("zoo:bert");
     DagView view;
-    view.resize(1500, 400);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 1500, 400 }));
     const double wide = view.layout()->width / view.layout()->height;
     const double wideScale = view.scale();
     view.resize(400, 1000);
@@ -352,12 +363,7 @@ void TestDagView::newGraphReplacesPendingLayout()
 // plan-only one, and a click in the DAG selects the op's row in the table (and the other way round).
 void TestDagView::mainWindowWiring()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    // One settings file per process: tests of several checkouts may run at once on one machine.
-    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
-    QSettings().clear();
-
+    isolateSettings();
     MainWindow w;
     w.setInteractive(false);
     w.resize(1200, 900);
@@ -450,9 +456,7 @@ void TestDagView::exportsTheWholeGraph()
 {
     auto graph = std::make_shared<const Graph>(loadModel("zoo:inception_v3"));
     DagView view;
-    view.resize(400, 300);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 400, 300 }));
     view.zoomBy(4.0, QPointF(200, 150)); // the user looks at a few boxes
     const QSize full = view.fullSize();
     QVERIFY(full.height() > 1000); // inception is tall
@@ -536,9 +540,7 @@ void TestDagView::opensLargeGraphsByScope()
 {
     // BERT (269 ops) opens on its embeddings, 12 layers and pooler; Inception (120) op by op.
     DagView view;
-    view.resize(1000, 700);
-    view.setGraph(load("zoo:bert"));
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, load("zoo:bert"), { 1000, 700 }));
     QCOMPARE(view.layout()->nodes.size(), std::size_t { 14 });
     QCOMPARE(view.scopeView()->nodes.size(), std::size_t { 14 });
     for (int layer = 0; layer < 12; ++layer) {
@@ -560,11 +562,7 @@ void TestDagView::opensLargeGraphsByScope()
 void TestDagView::clickOpensAndBreadcrumbCloses()
 {
     DagView view;
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setGraph(load("zoo:bert"));
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOutShown(view, load("zoo:bert"), { 1000, 700 }));
     const int layer = nodeTitled(view, QStringLiteral("l3"));
     QVERIFY(layer >= 0);
     const std::vector<std::uint32_t> ops = view.scopeView()->nodes[static_cast<std::size_t>(layer)].ops;
@@ -621,9 +619,7 @@ void TestDagView::selectingAnOpInsideAGroupOpensIt()
     // op is centred in a box of its own, without a signal back.
     const auto graph = load("zoo:bert");
     DagView view;
-    view.resize(900, 600);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 900, 600 }));
     OpId target;
     for (std::uint32_t op = 0; op < graph->opCount() && !target.valid(); ++op)
         if (graph->op(OpId(op)).name == "l7.attn.softmax")
@@ -646,11 +642,7 @@ void TestDagView::selectingAnOpInsideAGroupOpensIt()
 void TestDagView::foldsRepeatedLayersIntoAStack()
 {
     DagView view;
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setGraph(load("zoo:bert"));
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOutShown(view, load("zoo:bert"), { 1000, 700 }));
     QSignalSpy ready(&view, &DagView::layoutReady);
     QTest::keyClick(&view, Qt::Key_R);
     QVERIFY(view.foldsRepeats());
@@ -677,9 +669,7 @@ void TestDagView::groupsShowStagesAndDevices()
 {
     const auto graph = load("zoo:bert");
     DagView view;
-    view.resize(1000, 700);
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOut(view, graph, { 1000, 700 }));
     const int layer = nodeTitled(view, QStringLiteral("l2"));
     QVERIFY(layer >= 0);
     const auto v = static_cast<std::uint32_t>(layer);
@@ -736,11 +726,7 @@ void TestDagView::criticalPathOutlinesBoxesAndGroups()
 {
     const auto graph = load("zoo:bert");
     DagView view;
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setGraph(graph);
-    QVERIFY(waitForLayout(view));
+    QVERIFY(layOutShown(view, graph, { 1000, 700 }));
     const std::vector<OpId> path = engine::describeModel(*graph).summary.criticalPath;
     QVERIFY(path.size() > 24);
     view.setCriticalPath(path);
@@ -790,10 +776,7 @@ void TestDagView::criticalPathOutlinesBoxesAndGroups()
 void TestDagView::bertLayersReadableAtFitInTheWindow()
 {
     // In a 1600x1000 window at Fit, every encoder layer's box shows its whole name and its op count.
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("opsched-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_dagview-%1").arg(QCoreApplication::applicationPid()));
-    QSettings().clear();
+    isolateSettings();
     MainWindow w;
     w.setInteractive(false);
     w.resize(1600, 1000);
