@@ -1,7 +1,7 @@
-// Comparisons, logic and masks that real exports use, written as ops every executor already has:
-// bools are 0/1 values (as Equal, Less and Greater produce them), so And is a product, Or a maximum,
-// Xor "not equal", GreaterOrEqual "not less"; Hardmax, MeanVarianceNormalization, Trilu and Mod are
-// short decompositions.
+// Comparisons, logic, masks and norms that real exports use, written as ops every executor already
+// has: bools are 0/1 values (as Equal, Less and Greater produce them), so And is a product, Or a
+// maximum, Xor "not equal", GreaterOrEqual "not less"; Hardmax, MeanVarianceNormalization,
+// LpNormalization, Trilu and Mod are short decompositions.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
@@ -122,6 +122,26 @@ void mapMeanVarianceNormalization(ImportContext& ctx, const NodeRef& node)
     ctx.setActivation(node.proto->output(0),
         addSimpleOp(
             ctx, node.name, OpKind::Divide, { { centred }, { deviation } }, makeLayer(Binary { BinaryKind::Div })));
+}
+
+// LpNormalization: x / ||x||_p along `axis` (default the last), p 1 or 2: the norm as a kept-dims
+// reduction, then a division (no epsilon: ONNX defines none).
+void mapLpNormalization(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "input");
+    const auto rank = static_cast<std::int64_t>(ctx.shapeOf(x).rank());
+    const std::int64_t p = attrs.getInt("p", 2);
+    if (p != 1 && p != 2)
+        throw NodeError("p = " + std::to_string(p) + " (ONNX defines 1 and 2)");
+    Reduce norm;
+    norm.kind = p == 2 ? ReduceKind::L2 : ReduceKind::L1;
+    norm.axes = { normalizedAxis(attrs.getInt("axis", -1), rank, "axis") };
+    norm.keepDims = true;
+    const TensorId n
+        = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":norm"), OpKind::Reduce, { { x } }, makeLayer(norm));
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, node.name, OpKind::Divide, { { x }, { n } }, makeLayer(Binary { BinaryKind::Div })));
 }
 
 // Trilu: the lower (upper = 0) or upper triangle of the last two dimensions from diagonal k, the

@@ -137,11 +137,12 @@ void mapReduce(ImportContext& ctx, const NodeRef& node);
 void mapArgExtreme(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_logic_ops.cpp: GreaterOrEqual, LessOrEqual; And, Or, Xor; Hardmax;
-// MeanVarianceNormalization; Trilu; Mod.
+// MeanVarianceNormalization; LpNormalization; Trilu; Mod.
 void mapComparisonOrEqual(ImportContext& ctx, const NodeRef& node);
 void mapLogical(ImportContext& ctx, const NodeRef& node);
 void mapHardmax(ImportContext& ctx, const NodeRef& node);
 void mapMeanVarianceNormalization(ImportContext& ctx, const NodeRef& node);
+void mapLpNormalization(ImportContext& ctx, const NodeRef& node);
 void mapTrilu(ImportContext& ctx, const NodeRef& node);
 void mapMod(ImportContext& ctx, const NodeRef& node);
 

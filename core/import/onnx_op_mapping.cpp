@@ -278,7 +278,7 @@ bool isMappedOpType(const std::string& opType)
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
-        "Hardmax", "MeanVarianceNormalization", "Trilu", "Mod" };
+        "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -350,6 +350,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapHardmax(ctx, node);
     else if (op == "MeanVarianceNormalization")
         mapMeanVarianceNormalization(ctx, node);
+    else if (op == "LpNormalization")
+        mapLpNormalization(ctx, node);
     else if (op == "Trilu")
         mapTrilu(ctx, node);
     else if (op == "Mod")

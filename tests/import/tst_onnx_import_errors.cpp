@@ -181,13 +181,13 @@ TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
     ModelMaker m;
     m.input("x", { 1, 3, 4, 4 }).output("y").output("z");
     m.node("Unique", { "x" }, { "a" }, "unique_1");
-    m.node("LpNormalization", { "a" }, { "b" }, "");
+    m.node("Shrink", { "a" }, { "b" }, "");
     m.node("Relu", { "b" }, { "y" }, "relu");
     m.node("FusedThing", { "x" }, { "z" }, "custom").set_domain("com.example");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 nodes are not supported");
     EXPECT_CONTAINS(message, "'unique_1' (Unique)");
-    EXPECT_CONTAINS(message, "'LpNormalization_1' (LpNormalization)");
+    EXPECT_CONTAINS(message, "'Shrink_1' (Shrink)");
     EXPECT_CONTAINS(message, "'custom' (FusedThing)");
     EXPECT_CONTAINS(message, "com.example");
     // Each with the opset, and what would make the model import.

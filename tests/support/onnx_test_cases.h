@@ -34,7 +34,8 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "LogSoftmax", "LRN", "Tile", "Sum", "Mean", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "ReduceMin",
     "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
     // Comparisons, logic and masks, decomposed at import.
-    "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Hardmax", "MeanVarianceNormalization", "Trilu", "Mod" };
+    "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Hardmax", "MeanVarianceNormalization", "LpNormalization",
+    "Trilu", "Mod" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
