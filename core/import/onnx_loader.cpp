@@ -121,7 +121,7 @@ int outputRank(const onnx::NodeProto& node, const std::function<int(int)>& input
         "Softmax", "LogSoftmax", "Cast", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
         "GlobalAveragePool", "GlobalMaxPool", "LRN", "Transpose", "Pad", "Resize", "Upsample", "DepthToSpace",
         "SpaceToDepth", "Concat", "Mish", "ThresholdedRelu", "Not", "Floor", "Ceil", "Round", "Hardmax",
-        "MeanVarianceNormalization", "LpNormalization", "Trilu" };
+        "MeanVarianceNormalization", "LpNormalization", "Trilu", "CumSum" };
     static const std::set<std::string> broadcast { "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean",
         "Where", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "PRelu", "Mod" };
     const std::string& op = node.op_type();

@@ -1,7 +1,7 @@
 // Comparisons, logic, masks and norms that real exports use, written as ops every executor already
 // has: bools are 0/1 values (as Equal, Less and Greater produce them), so And is a product, Or a
 // maximum, Xor "not equal", GreaterOrEqual "not less"; Hardmax, MeanVarianceNormalization,
-// LpNormalization, Trilu and Mod are short decompositions.
+// LpNormalization, Trilu, Mod and CumSum are short decompositions.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
@@ -171,6 +171,55 @@ void mapTrilu(ImportContext& ctx, const NodeRef& node)
     const bool integer = ctx.isInteger(inputName(node, 0));
     ctx.setActivation(node.proto->output(0),
         addSimpleOp(ctx, node.name, OpKind::Multiply, { { x } }, makeLayer(Binary { BinaryKind::Mul }, { weight })));
+    if (integer)
+        ctx.markInteger(node.proto->output(0));
+}
+
+// CumSum along a constant axis: a product with a constant 0/1 triangle (inclusive or `exclusive`,
+// forward or `reverse`), the axis moved last and back by transposes. Exact on the integer masks
+// exports take running sums of (RoBERTa's position ids), as GEMM sums of 0/1 products are.
+void mapCumSum(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "x");
+    const Shape shape = ctx.shapeOf(x);
+    const auto rank = static_cast<std::int64_t>(shape.rank());
+    if (!ctx.isConstant(inputName(node, 1)))
+        throw NodeError("an axis computed at run time is not supported");
+    const auto axes = ctx.constant(inputName(node, 1), "axis")->toInts();
+    if (axes.size() != 1)
+        throw NodeError("axis must be a scalar");
+    const std::int64_t axis = normalizedAxis(axes.front(), rank, "axis");
+    const bool exclusive = attrs.getInt("exclusive", 0) != 0, reverse = attrs.getInt("reverse", 0) != 0;
+    const std::int64_t n = shape[static_cast<int>(axis)];
+    // y[j] = sum_i x[i] t[i][j].
+    std::vector<float> triangle(static_cast<std::size_t>(n * n));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            const bool in = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+            triangle[static_cast<std::size_t>(i * n + j)] = in ? 1.0F : 0.0F;
+        }
+    const TensorId weight = ctx.newWeight(node.name + ".triangle", Shape { n, n }, std::move(triangle));
+    const bool integer = ctx.isInteger(inputName(node, 0));
+    TensorId in = x;
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[static_cast<std::size_t>(axis)], perm.back());
+    const bool moved = axis != rank - 1;
+    if (rank == 1)
+        in = addSimpleOp(
+            ctx, ctx.derivedOpName(node.name + ":row"), OpKind::Reshape, { { x } }, makeLayer(Reshape { { 1, n } }));
+    else if (moved)
+        in = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":axis_last"), OpKind::Transpose, { { x } },
+            makeLayer(Transpose { perm }));
+    const bool last = rank > 1 && !moved;
+    TensorId out = addSimpleOp(ctx, last ? node.name : ctx.derivedOpName(node.name + ":sums"), OpKind::MatMul,
+        { { in } }, makeLayer(MatMul {}, { weight }));
+    if (rank == 1)
+        out = addSimpleOp(ctx, node.name, OpKind::Reshape, { { out } }, makeLayer(Reshape { { n } }));
+    else if (moved)
+        out = addSimpleOp(ctx, node.name, OpKind::Transpose, { { out } }, makeLayer(Transpose { perm }));
+    ctx.setActivation(node.proto->output(0), out);
     if (integer)
         ctx.markInteger(node.proto->output(0));
 }

@@ -137,7 +137,7 @@ void mapReduce(ImportContext& ctx, const NodeRef& node);
 void mapArgExtreme(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_logic_ops.cpp: GreaterOrEqual, LessOrEqual; And, Or, Xor; Hardmax;
-// MeanVarianceNormalization; LpNormalization; Trilu; Mod.
+// MeanVarianceNormalization; LpNormalization; Trilu; Mod; CumSum.
 void mapComparisonOrEqual(ImportContext& ctx, const NodeRef& node);
 void mapLogical(ImportContext& ctx, const NodeRef& node);
 void mapHardmax(ImportContext& ctx, const NodeRef& node);
@@ -145,5 +145,6 @@ void mapMeanVarianceNormalization(ImportContext& ctx, const NodeRef& node);
 void mapLpNormalization(ImportContext& ctx, const NodeRef& node);
 void mapTrilu(ImportContext& ctx, const NodeRef& node);
 void mapMod(ImportContext& ctx, const NodeRef& node);
+void mapCumSum(ImportContext& ctx, const NodeRef& node);
 
 } // namespace opsched::onnx_import

@@ -35,7 +35,7 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
     // Comparisons, logic and masks, decomposed at import.
     "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Hardmax", "MeanVarianceNormalization", "LpNormalization",
-    "Trilu", "Mod" };
+    "Trilu", "Mod", "CumSum" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -44,7 +44,7 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Dropout", { 1, 2 } }, { "ReduceMean", { 1 } }, { "ReduceSum", { 1 } }, { "ReduceMax", { 1 } },
     { "Expand", { 1 } }, { "LayerNormalization", { 1, 2 } }, { "PRelu", { 1 } }, { "ConvTranspose", { 1, 2 } },
     { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
-    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } } };
+    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {
@@ -82,6 +82,14 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_mod_uint32", "data type uint32" },
     { "test_mod_uint64", "data type uint64" },
     { "test_mod_uint8", "data type uint8" },
+    // ONNX's CumSum cases are float64 (tests/cpu/tst_cpu_cumsum.cpp checks float32 and integer sums).
+    { "test_cumsum_1d", "data type float64" },
+    { "test_cumsum_1d_exclusive", "data type float64" },
+    { "test_cumsum_1d_reverse", "data type float64" },
+    { "test_cumsum_1d_reverse_exclusive", "data type float64" },
+    { "test_cumsum_2d_axis_0", "data type float64" },
+    { "test_cumsum_2d_axis_1", "data type float64" },
+    { "test_cumsum_2d_negative_axis", "data type float64" },
     // Triangles of empty matrices: no empty tensors.
     { "test_tril_zero", "is 0" },
     { "test_triu_zero", "is 0" },
