@@ -20,8 +20,7 @@ using namespace folding;
 const std::unordered_set<std::string>& foldOnlyTypes()
 {
     static const std::unordered_set<std::string> types { "Constant", "Shape", "Size", "ConstantOfShape", "Range",
-        "ScatterND", "Mod", "NonZero", "CumSum", "Trilu", "ArgMax", "ArgMin", "GatherND", "GatherElements", "OneHot",
-        "And", "Or", "Xor", "LessOrEqual", "GreaterOrEqual" };
+        "ScatterND", "NonZero", "GatherND", "GatherElements", "OneHot" };
     return types;
 }
 

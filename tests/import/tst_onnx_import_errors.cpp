@@ -205,13 +205,13 @@ TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)
     ModelMaker::attr(pool, "dilations", std::vector<std::int64_t> { 2, 2 });
     auto& gemm = m.node("Gemm", { "v", "B" }, { "g" }, "gemm");
     ModelMaker::attr(gemm, "transA", std::int64_t { 1 });
-    m.ints("axis", { 3 });
-    m.node("CumSum", { "x", "axis" }, { "t" }, "cumsum"); // an op opsched only evaluates on constants
+    m.ints("depth", { 3 }).weight("values", { 2 }, { 0.0F, 1.0F });
+    m.node("OneHot", { "x", "depth", "values" }, { "t" }, "onehot"); // an op opsched only evaluates on constants
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 problems");
     EXPECT_CONTAINS(message, "'pool' (MaxPool): pooling with dilations");
     EXPECT_CONTAINS(message, "'gemm' (Gemm): transA=1");
-    EXPECT_CONTAINS(message, "'cumsum' (CumSum): is only supported on constants");
+    EXPECT_CONTAINS(message, "'onehot' (OneHot): is only supported on constants");
 }
 
 TEST(OnnxImportErrors, FailuresDoNotCascade)
