@@ -230,13 +230,19 @@ void mapMod(ImportContext& ctx, const NodeRef& node)
 {
     const bool fmod = Attributes(*node.proto).getInt("fmod", 0) != 0;
     const TensorId a = ctx.activation(inputName(node, 0), "A");
-    const TensorId b = ctx.activation(inputName(node, 1), "B");
-    const bool integer = ctx.isInteger(inputName(node, 0)) && ctx.isInteger(inputName(node, 1));
+    const std::string& divisor = inputName(node, 1);
+    const bool integer = ctx.isInteger(inputName(node, 0)) && ctx.isInteger(divisor);
     if (!integer && !fmod)
         throw NodeError("fmod = 0 is defined for integers only");
+    // The divisor an activation or a constant (x % 2): an operand, or the layer's weight.
+    const bool constantDivisor = !ctx.isActivation(divisor);
+    const TensorId b = constantDivisor ? ctx.weightOf(divisor) : ctx.activation(divisor, "B");
+    auto withDivisor = [&](const std::string& name, OpKind kind, BinaryKind op, TensorId other) {
+        return constantDivisor ? addSimpleOp(ctx, name, kind, { { other } }, makeLayer(Binary { op }, { b }))
+                               : addSimpleOp(ctx, name, kind, { { other }, { b } }, makeLayer(Binary { op }));
+    };
     const std::string base = node.name;
-    const TensorId q = addSimpleOp(ctx, ctx.derivedOpName(base + ":quotient"), OpKind::Divide, { { a }, { b } },
-        makeLayer(Binary { BinaryKind::Div }));
+    const TensorId q = withDivisor(ctx.derivedOpName(base + ":quotient"), OpKind::Divide, BinaryKind::Div, a);
     TensorId whole;
     if (fmod) {
         const TensorId magnitude = addSimpleOp(ctx, ctx.derivedOpName(base + ":floor_abs"), OpKind::Math, { { q } },
@@ -249,8 +255,8 @@ void mapMod(ImportContext& ctx, const NodeRef& node)
         whole = addSimpleOp(ctx, ctx.derivedOpName(base + ":floor"), OpKind::Math, { { q } },
             makeLayer(Eltwise { { ActivationKind::Floor } }));
     }
-    const TensorId product = addSimpleOp(ctx, ctx.derivedOpName(base + ":product"), OpKind::Multiply,
-        { { b }, { whole } }, makeLayer(Binary { BinaryKind::Mul }));
+    const TensorId product
+        = withDivisor(ctx.derivedOpName(base + ":product"), OpKind::Multiply, BinaryKind::Mul, whole);
     ctx.setActivation(node.proto->output(0),
         addSimpleOp(ctx, base, OpKind::Subtract, { { a }, { product } }, makeLayer(Binary { BinaryKind::Sub })));
     if (integer)
