@@ -51,6 +51,12 @@ std::vector<float> Attributes::getFloats(const std::string& name) const
     return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float> {};
 }
 
+std::vector<std::string> Attributes::getStrings(const std::string& name) const
+{
+    const auto* a = typed(name, onnx::AttributeProto::STRINGS);
+    return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : std::vector<std::string> {};
+}
+
 const onnx::TensorProto* Attributes::getTensor(const std::string& name) const
 {
     const auto* a = typed(name, onnx::AttributeProto::TENSOR);

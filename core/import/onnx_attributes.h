@@ -23,6 +23,7 @@ public:
     std::string getString(const std::string& name, const std::string& fallback) const;
     std::vector<std::int64_t> getInts(const std::string& name) const; // empty when absent
     std::vector<float> getFloats(const std::string& name) const;
+    std::vector<std::string> getStrings(const std::string& name) const; // empty when absent
     const onnx::TensorProto* getTensor(const std::string& name) const;
     const onnx::GraphProto* getGraph(const std::string& name) const; // null when absent
 

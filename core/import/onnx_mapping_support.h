@@ -147,4 +147,7 @@ void mapTrilu(ImportContext& ctx, const NodeRef& node);
 void mapMod(ImportContext& ctx, const NodeRef& node);
 void mapCumSum(ImportContext& ctx, const NodeRef& node);
 
+// LSTM, GRU and RNN unrolled over their sequence (onnx_recurrent_ops.cpp).
+void mapRecurrent(ImportContext& ctx, const NodeRef& node);
+
 } // namespace opsched::onnx_import

@@ -278,7 +278,7 @@ bool isMappedOpType(const std::string& opType)
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
-        "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum" };
+        "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -358,6 +358,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapMod(ctx, node);
     else if (op == "CumSum")
         mapCumSum(ctx, node);
+    else if (op == "LSTM" || op == "GRU" || op == "RNN")
+        mapRecurrent(ctx, node);
     else if (op == "Where")
         mapWhere(ctx, node);
     else if (op == "PRelu")

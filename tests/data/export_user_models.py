@@ -42,6 +42,11 @@ float32 inference on two CPU cores stays well under half a second):
   branchy_dynamic               [13] 3x32x32    scripted shape-dependent branches (stem by channel
                                                 count, a pool when wider than 24) with free height
                                                 and width: two If nodes decided by static shapes
+  crnn_ocr                      [13] 1x32x100   CRNN text lines: conv stack to 25 columns, two-layer
+                                                bidirectional LSTM (hidden 32), logits per column
+  keyword_rnn                   [13] 40x49      keyword spotting on MFCC frames: two-layer GRU
+                                                (batch-first, linear_before_reset), ReLU RNN, Linear
+  crnn_ocr_dynamic              [13] crnn_ocr with a symbolic width (the sequence length follows)
 The dynamic exports' test data have the static versions' sizes (and weights). BatchNorm gets
 random affine parameters and running statistics from a seeded calibration batch (as in
 export_torchvision.py), so activations keep a trained network's scale.
@@ -242,9 +247,46 @@ class Branchy(nn.Module):
         return self.head(F.relu(self.body(y)))
 
 
+class Crnn(nn.Module):
+    """CRNN text-line recognition: a conv stack down to one column per position, a two-layer
+    bidirectional LSTM over the columns (sequence-first), per-column class scores (CTC logits)."""
+
+    def __init__(self, classes=37, hidden=32):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(32, 48, 3, padding=1), nn.BatchNorm2d(48), nn.ReLU(), nn.MaxPool2d((2, 1)),
+            nn.Conv2d(48, 64, (4, 1)), nn.ReLU())
+        self.rnn = nn.LSTM(64, hidden, num_layers=2, bidirectional=True)
+        self.head = nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        columns = self.features(x).squeeze(2).permute(2, 0, 1)  # [width, batch, channels]
+        y, _ = self.rnn(columns)
+        return self.head(y)
+
+
+class KeywordRnn(nn.Module):
+    """Keyword spotting on MFCC frames: a two-layer GRU over the frames (batch-first), a ReLU RNN
+    on its outputs, the last state to class scores."""
+
+    def __init__(self, classes=12, coefficients=40):
+        super().__init__()
+        self.gru = nn.GRU(coefficients, 48, num_layers=2, batch_first=True)
+        self.rnn = nn.RNN(48, 32, nonlinearity="relu", batch_first=True)
+        self.head = nn.Linear(32, classes)
+
+    def forward(self, x):  # [batch, coefficients, frames]
+        y, _ = self.gru(x.transpose(1, 2))
+        _, h = self.rnn(y)
+        return self.head(h[-1])
+
+
 ESPCN_AXES = {"input": {2: "height", 3: "width"}, "output": {2: "out_height", 3: "out_width"}}
 AUDIO_AXES = {"input": {2: "samples"}}
 IMAGE_AXES = {"input": {2: "height", 3: "width"}}
+LINE_AXES = {"input": {3: "width"}, "output": {0: "positions"}}
 
 # name -> (opset, builder, input shape without the batch, dynamic_axes or None)
 MODELS = {
@@ -263,6 +305,9 @@ MODELS = {
     "espcn_dynamic": (13, Espcn, (3, 48, 48), ESPCN_AXES),
     "audio1d_dynamic": (13, Audio1d, (1, 4000), AUDIO_AXES),
     "branchy_dynamic": (13, Branchy, (3, 32, 32), IMAGE_AXES),
+    "crnn_ocr": (13, Crnn, (1, 32, 100), None),
+    "keyword_rnn": (13, KeywordRnn, (40, 49), None),
+    "crnn_ocr_dynamic": (13, Crnn, (1, 32, 100), LINE_AXES),
 }
 
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -289,3 +291,60 @@ TEST(OnnxImportErrors, DamagedBytesNeverCrash)
 }
 
 } // namespace
+
+// LSTM, GRU and RNN unroll over a static sequence; what would need run-time lengths or states the
+// unrolled form cannot hold is refused by name.
+TEST(OnnxImportErrors, RecurrentLayersRefuseWhatTheUnrolledFormCannotHold)
+{
+    const auto lstm = [](const std::function<void(ModelMaker&, std::vector<std::string>&, onnx::NodeProto*&)>& edit) {
+        ModelMaker m(14);
+        m.input("x", { 3, 1, 2 }).output("y");
+        m.weight("W", { 1, 8, 2 }, std::vector<float>(16, 0.1F)).weight("R", { 1, 8, 2 }, std::vector<float>(16, 0.1F));
+        std::vector<std::string> inputs { "x", "W", "R" };
+        onnx::NodeProto* node = nullptr;
+        edit(m, inputs, node);
+        node = &m.node("LSTM", inputs, { "y" }, "lstm");
+        ModelMaker::attr(*node, "hidden_size", std::int64_t { 2 });
+        edit(m, inputs, node);
+        return importError(m.save());
+    };
+    // Lengths computed by the model, and lengths shorter than the sequence.
+    EXPECT_CONTAINS(lstm([](ModelMaker& m, std::vector<std::string>& in, onnx::NodeProto*& n) {
+        if (n)
+            return;
+        m.input("lengths", { 1 }, onnx::TensorProto::INT32);
+        in.insert(in.end(), { "", "lengths" });
+    }),
+        "'lstm' (LSTM): sequence_lens computed at run time (variable sequence lengths) is not supported");
+    EXPECT_CONTAINS(lstm([](ModelMaker& m, std::vector<std::string>& in, onnx::NodeProto*& n) {
+        if (n)
+            return;
+        m.ints("lengths", { 2 });
+        in.insert(in.end(), { "", "lengths" });
+    }),
+        "sequence_lens holds 2, but only lengths equal to the sequence (3) are supported");
+    // A constant initial state other than zeros.
+    EXPECT_CONTAINS(lstm([](ModelMaker& m, std::vector<std::string>& in, onnx::NodeProto*& n) {
+        if (n)
+            return;
+        m.weight("h0", { 1, 1, 2 }, { 0.5F, 0.0F });
+        in.insert(in.end(), { "", "", "h0" });
+    }),
+        "initial_h is a constant other than zeros");
+    // An activation function opsched has no kernel for, and weights of the wrong size.
+    EXPECT_CONTAINS(lstm([](ModelMaker&, std::vector<std::string>&, onnx::NodeProto*& n) {
+        if (!n)
+            return;
+        auto* a = n->add_attribute();
+        a->set_name("activations");
+        a->set_type(onnx::AttributeProto::STRINGS);
+        for (const char* f : { "Sigmoid", "ScaledTanh", "Tanh" })
+            a->add_strings(f);
+    }),
+        "activation function ScaledTanh is not supported");
+    EXPECT_CONTAINS(lstm([](ModelMaker&, std::vector<std::string>&, onnx::NodeProto*& n) {
+        if (n)
+            ModelMaker::attr(*n, "direction", std::string("bidirectional"));
+    }),
+        "W is 1x8x2, expected 2x8x2");
+}

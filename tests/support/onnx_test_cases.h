@@ -35,7 +35,9 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
     // Comparisons, logic and masks, decomposed at import.
     "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Hardmax", "MeanVarianceNormalization", "LpNormalization",
-    "Trilu", "Mod", "CumSum" };
+    "Trilu", "Mod", "CumSum",
+    // Recurrent layers, unrolled at import.
+    "LSTM", "GRU", "RNN" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -44,7 +46,8 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Dropout", { 1, 2 } }, { "ReduceMean", { 1 } }, { "ReduceSum", { 1 } }, { "ReduceMax", { 1 } },
     { "Expand", { 1 } }, { "LayerNormalization", { 1, 2 } }, { "PRelu", { 1 } }, { "ConvTranspose", { 1, 2 } },
     { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
-    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } } };
+    { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } },
+    { "LSTM", { 1, 2, 3, 4, 7 } }, { "GRU", { 1, 2, 3, 4 } }, { "RNN", { 1, 2, 3, 4 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {

@@ -55,6 +55,24 @@ private:
 
 using exec::isOneOf;
 
+// Sets the OpenMP thread count back on leaving the scope, when `active`.
+struct RestoreOmpThreads {
+    bool active = false;
+    int threads = 0;
+    RestoreOmpThreads(bool a, int t)
+        : active(a)
+        , threads(t)
+    {
+    }
+    RestoreOmpThreads(const RestoreOmpThreads&) = delete;
+    RestoreOmpThreads& operator=(const RestoreOmpThreads&) = delete;
+    ~RestoreOmpThreads()
+    {
+        if (active)
+            setOmpThreads(threads);
+    }
+};
+
 std::string unsupportedMessage(const Layer& layer)
 {
     return std::string("layer kind '") + layer.kindName() + "' is not supported by the CPU backend";
@@ -91,6 +109,8 @@ struct CpuExecutor::Impl {
     std::unique_ptr<PartitionRunner> runner;
     std::vector<LaunchTiming> timings;
     std::vector<OpId> launchOps; // per launch: its first op, to name it
+    std::vector<char> serial; // per launch: runs on one thread (too little work to share)
+    int fullThreads = 0; // the thread count of the other launches
 
     Impl(const Graph& g, const Plan& plan, const CpuOptions& o)
         : graph(g)
@@ -409,13 +429,23 @@ CpuExecutor::CpuExecutor(const Graph& graph, const Plan& plan, CpuOptions option
             + graph.name() + " (batch " + std::to_string(graph.batch()) + ")");
     }
     // oneDNN sizes each primitive for the thread count current when it is created: with
-    // partitions, the count of the partition that will run it (restored afterwards).
+    // partitions, the count of the partition that will run it; a small launch, one (restored
+    // afterwards).
     const int callerThreads = ompThreads();
+    im.fullThreads = callerThreads;
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const Launch& launch = plan.launches[i];
         if (!options.partitions.empty())
             setOmpThreads(
                 static_cast<int>(options.partitions[launch.stream.value() % options.partitions.size()].size()));
+        double launchWork = 0;
+        for (OpId id : launch.ops)
+            launchWork += graph.op(id).cost.flops + graph.op(id).cost.bytes();
+        const bool serial = options.partitions.empty() && callerThreads > 1 && launchWork < options.serialWorkBelow;
+        im.serial.push_back(serial ? 1 : 0);
+        const RestoreOmpThreads restore { serial, callerThreads };
+        if (serial)
+            setOmpThreads(1);
         std::string who = "op '" + graph.op(launch.ops.front()).name + "'";
         if (launch.merged())
             who += " (merged launch of " + std::to_string(launch.ops.size()) + " ops)";
@@ -513,7 +543,12 @@ std::vector<std::vector<float>> CpuExecutor::run(const std::vector<std::vector<f
     } else {
         im.timings.resize(im.work.size());
         auto& steps = im.builder.steps();
+        RestoreOmpThreads restore { false, im.fullThreads };
         for (std::size_t i = 0; i < im.work.size(); ++i) {
+            if ((im.serial[i] != 0) != restore.active) { // the count the next parallel regions take
+                restore.active = !restore.active;
+                setOmpThreads(restore.active ? 1 : im.fullThreads);
+            }
             const std::int64_t t0 = sinceStart();
             for (std::size_t s = im.work[i].firstStep; s < im.work[i].endStep; ++s) {
                 steps[s].run(im.stream);

@@ -31,6 +31,9 @@ std::string effectiveCpuIsa();
 // the cores cannot be set.
 void pinCallingThread(const std::vector<int>& cores);
 
+// The default of CpuOptions::serialWorkBelow (measured: see docs/benchmarks.md, "Small ops on one thread").
+inline constexpr double kDefaultSerialWork = 64e3;
+
 struct CpuOptions {
     int threads = 0; // oneDNN's threads without partitions; 0 keeps its default (all cores, or OMP_NUM_THREADS)
     // Disjoint core sets (ids as the OS numbers them); stream s runs on partition
@@ -44,6 +47,10 @@ struct CpuOptions {
     // Where oneDNN offers a reference kernel (scalar loops) first, build another layout's JIT
     // kernel instead. Off only to show what the kernel audit (primitives()) reports without it.
     bool avoidReferenceKernels = true;
+    // Launches with less work than this (FLOPs plus bytes moved) run on one thread: below it,
+    // waking the other threads costs more than they save (an LSTM step's small MatMuls and gates,
+    // a transformer's biases and reshapes). 0: every launch uses every thread.
+    double serialWorkBelow = kDefaultSerialWork;
     // Fault injection (run --inject-fault skip-waits): launches do not wait for the launches of
     // other partitions, so a check must fail. Never set for a real run.
     bool skipCrossPartitionWaits = false;
