@@ -1,6 +1,6 @@
 // Channels-last activations, convolution epilogues (residual sum, swish) and Winograd
-// convolutions against the naive reference, each switched on and off, at batch 1 and 2; and which
-// tensors end up channels-last.
+// convolutions against the naive reference, each switched on and off, at batch 1 and 2; which
+// tensors end up channels-last; and the NHWC <-> NCHW transposes of channels-last graphs as views.
 #include "exec/cpu/channels_last.h"
 #include "exec/cpu/cpu_executor.h"
 #include "graph/graph_builder.h"
@@ -140,6 +140,50 @@ TEST(ChannelsLast, WholeNetworksAgreeWithNchw)
             for (float v : out)
                 scale = std::max(scale, std::abs(v));
         EXPECT_LE(maxAbsDiff(cpu::CpuExecutor(g, plan).run(inputs), want), 1e-4F * scale) << model;
+    }
+}
+
+// tf2onnx's habit: an NHWC input transposed to NCHW for the convolutions, and back at the end.
+// With channels-last activations both transposes are the same bytes under other dims: no step
+// runs for them, and the result is the naive reference's. `flattened`: the NCHW tensor is also
+// read by an op that needs NCHW bytes, so the first transpose must really move them.
+Graph nhwcGraph(bool flattened)
+{
+    GraphBuilder b(flattened ? "nhwc_flattened" : "nhwc", 5);
+    const auto x = b.addInput("x", Shape { 1, 12, 10, 3 });
+    const auto nchw
+        = b.addOp({ "to_nchw", OpKind::Transpose, { { x } }, { layer(Transpose { { 0, 3, 1, 2 } }) } });
+    const auto c1 = b.addOp({ "c1", OpKind::Conv, { { nchw } }, { layer(conv(8, 3, 3, 1, 1), Activation::relu()) } });
+    const auto c2 = b.addOp({ "c2", OpKind::Conv, { { c1 } }, { layer(conv(4, 1, 1)) } });
+    b.addOp({ "to_nhwc", OpKind::Transpose, { { c2 } }, { layer(Transpose { { 0, 2, 3, 1 } }) } });
+    if (flattened)
+        b.addOp({ "flat", OpKind::Reshape, { { nchw } }, { layer(Flatten { 1 }) } });
+    return std::move(b).finish();
+}
+
+TEST(ChannelsLast, NhwcTransposesOfChannelsLastGraphsAreViews)
+{
+    for (bool flattened : { false, true }) {
+        const Graph g = nhwcGraph(flattened);
+        const auto inputs = cpu::seededInputs(g, 4);
+        const auto want = referenceRun(g, inputs);
+        for (bool channelsLast : { true, false }) {
+            SCOPED_TRACE(std::string(flattened ? "flattened, " : "") + (channelsLast ? "nhwc" : "nchw"));
+            cpu::CpuOptions o;
+            o.threads = 1;
+            o.channelsLast = channelsLast;
+            cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), o);
+            EXPECT_LE(maxAbsDiff(ex.run(inputs), want), 2e-5F);
+            const auto problems = ex.layout().check();
+            EXPECT_TRUE(problems.empty()) << problems.front();
+            const bool firstIsView = channelsLast && !flattened;
+            EXPECT_EQ(ex.layout().layoutView(*g.findOp("to_nchw")), firstIsView);
+            EXPECT_EQ(ex.layout().layoutView(*g.findOp("to_nhwc")), channelsLast);
+            int transposeSteps = 0;
+            for (const auto& p : ex.primitives())
+                transposeSteps += p.op == "to_nchw" || p.op == "to_nhwc" ? 1 : 0;
+            EXPECT_EQ(transposeSteps, (firstIsView ? 0 : 1) + (channelsLast ? 0 : 1));
+        }
     }
 }
 

@@ -25,6 +25,34 @@ std::size_t firstConvLayer(const Op& op)
     return op.layers.size();
 }
 
+Relayout relayoutOf(const Op& op)
+{
+    if (op.layers.size() != 1 || op.inputs.size() != 1 || op.inputs.front().size() != 1
+        || op.layers.front().activation.kind != ActivationKind::None)
+        return Relayout::None;
+    const auto* t = std::get_if<Transpose>(&op.layers.front().params);
+    if (!t)
+        return Relayout::None;
+    if (t->perm == std::vector<std::int64_t> { 0, 3, 1, 2 })
+        return Relayout::ToNchw;
+    if (t->perm == std::vector<std::int64_t> { 0, 2, 3, 1 })
+        return Relayout::ToNhwc;
+    return Relayout::None;
+}
+
+bool relayoutView(const Graph& graph, const Op& op, const std::vector<bool>& cl)
+{
+    const Relayout r = relayoutOf(op);
+    const TensorId in = op.inputs.front().front();
+    const bool inCl = cl[in.value()] && layoutMatters(graph.tensor(in).shape.dims);
+    const bool outCl = cl[op.output.value()] && layoutMatters(graph.tensor(op.output).shape.dims);
+    if (r == Relayout::ToNchw)
+        return outCl && !inCl;
+    if (r == Relayout::ToNhwc)
+        return inCl && !outCl;
+    return false;
+}
+
 namespace {
 
 bool perChannelWeights(const Graph& graph, const Layer& layer)
@@ -106,9 +134,13 @@ std::vector<bool> channelsLastTensors(const Graph& graph, const Plan& plan, bool
                 eligible[graph.op(id).output.value()] = false;
     for (const auto& op : graph.ops())
         if (!runsOnAnyLayout(graph, op)) {
-            eligible[op.output.value()] = false;
-            for (auto t : op.inputTensors())
-                eligible[t.value()] = false;
+            // A relayout transpose fixes only its NHWC side (plain); the other is free.
+            const Relayout r = relayoutOf(op);
+            if (r != Relayout::ToNchw)
+                eligible[op.output.value()] = false;
+            if (r != Relayout::ToNhwc)
+                for (auto t : op.inputTensors())
+                    eligible[t.value()] = false;
         }
     cl = eligible;
     // Tensors an op must see in one layout: all its inputs; with them its output when no
@@ -116,6 +148,8 @@ std::vector<bool> channelsLastTensors(const Graph& graph, const Plan& plan, bool
     for (bool changed = true; changed;) {
         changed = false;
         for (const auto& op : graph.ops()) {
+            if (relayoutOf(op) != Relayout::None)
+                continue; // a view or a real transpose, either way its sides need not agree
             std::vector<TensorId> group = op.inputTensors();
             if (firstConvLayer(op) == op.layers.size())
                 group.push_back(op.output);

@@ -198,7 +198,7 @@ void CpuExecutor::Impl::compileOp(const Op& op)
     Operand cur = ol.input >= 0 ? operand(ol.input, ol.inputDims) : Operand {};
     for (std::size_t i = 0; i < op.layers.size(); ++i) {
         const Operand out = operand(ol.layers[i], op.layers[i].output.dims);
-        if (!isNoopLayer(op, i)) // noop layers view their input's bytes
+        if (!isNoopLayer(op, i) && !layout.layoutView(op.id)) // views of their input's bytes
             compileLayer(op, i, cur, out);
         cur = out;
     }

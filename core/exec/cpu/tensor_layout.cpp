@@ -165,13 +165,16 @@ TensorLayout::TensorLayout(const Graph& graph, const Plan& plan, LayoutOptions o
     launches_.resize(plan.launches.size());
     stackOfOp_.assign(nOps, -1);
 
+    layoutView_.assign(nOps, false);
+    for (const auto& op : graph.ops())
+        layoutView_[op.id.value()] = relayoutView(graph, op, cl);
     addTensorValues(graph, cl, stepOf);
 
     // Ops that write their own output buffer, which may then live inside a concat's output.
     std::vector<bool> owning(nOps);
     for (const auto& op : graph.ops())
         owning[op.id.value()] = plan.launches[launchOf[op.id.value()]].merged() || (needsCombine(op) && allNoop(op))
-            || !isNoopLayer(op, op.layers.size() - 1);
+            || !(isNoopLayer(op, op.layers.size() - 1) || layoutView_[op.id.value()]);
 
     addMergedStacks(graph, plan);
     assignInputs(graph, plan, cl);
@@ -313,7 +316,7 @@ void TensorLayout::assignLayerValues(const Graph& graph, const Op& op, const std
                 = (i < conv ? inCl : outCl) && layoutMatters(layer.output.dims);
             return w;
         };
-        if (isNoopLayer(op, i)) {
+        if (isNoopLayer(op, i) || layoutView_[op.id.value()]) {
             if (!last)
                 v = internal();
             setParent(v, cur, 0);

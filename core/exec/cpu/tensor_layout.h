@@ -97,6 +97,8 @@ public:
     // written by the convolution's launch).
     const ConvEpilogue* epilogue(OpId conv) const;
     bool absorbed(OpId id) const { return absorbed_[id.value()]; }
+    // The op is a transpose between NHWC and NCHW that the layouts make a view (relayoutView).
+    bool layoutView(OpId id) const { return layoutView_[id.value()]; }
     const std::vector<ConvEpilogue>& epilogues() const { return epilogues_; }
 
     const std::vector<Block>& blocks() const { return blocks_; }
@@ -128,6 +130,7 @@ private:
     std::vector<ConvEpilogue> epilogues_;
     std::vector<int> epilogueOf_; // per op: index into epilogues_, or -1
     std::vector<bool> absorbed_;
+    std::vector<bool> layoutView_;
     std::vector<int> stackOfOp_; // merged launches whose outputs are slices: the stack value
     std::vector<Block> blocks_;
     std::vector<int> blockOfRoot_;
