@@ -32,6 +32,7 @@ const FolderTable& folders()
         addElementwiseFolders(t);
         addIndexingFolders(t);
         addReductionFolders(t);
+        addQuantizeFolders(t);
         return t;
     }();
     return table;

@@ -24,6 +24,7 @@ void addStructuralFolders(FolderTable& table); // onnx_constant_folding.cpp
 void addElementwiseFolders(FolderTable& table); // onnx_folding_math.cpp
 void addIndexingFolders(FolderTable& table); // onnx_folding_index.cpp
 void addReductionFolders(FolderTable& table); // onnx_folding_reduce.cpp
+void addQuantizeFolders(FolderTable& table); // onnx_quantize_ops.cpp
 
 Dims stridesOf(const Dims& dims);
 // Element count of `dims`; throws for negative dimensions and beyond kMaxConstantElements.

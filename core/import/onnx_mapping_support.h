@@ -150,4 +150,8 @@ void mapCumSum(ImportContext& ctx, const NodeRef& node);
 // LSTM, GRU and RNN unrolled over their sequence (onnx_recurrent_ops.cpp).
 void mapRecurrent(ImportContext& ctx, const NodeRef& node);
 
+// QuantizeLinear and DequantizeLinear on activations (onnx_quantize_ops.cpp).
+void mapQuantizeLinear(ImportContext& ctx, const NodeRef& node);
+void mapDequantizeLinear(ImportContext& ctx, const NodeRef& node);
+
 } // namespace opsched::onnx_import

@@ -278,7 +278,8 @@ bool isMappedOpType(const std::string& opType)
         "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "GroupNormalization", "ArgMax", "ArgMin", "Einsum",
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
-        "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN" };
+        "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN",
+        "QuantizeLinear", "DequantizeLinear" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -360,6 +361,10 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapCumSum(ctx, node);
     else if (op == "LSTM" || op == "GRU" || op == "RNN")
         mapRecurrent(ctx, node);
+    else if (op == "QuantizeLinear")
+        mapQuantizeLinear(ctx, node);
+    else if (op == "DequantizeLinear")
+        mapDequantizeLinear(ctx, node);
     else if (op == "Where")
         mapWhere(ctx, node);
     else if (op == "PRelu")

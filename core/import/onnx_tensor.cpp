@@ -170,6 +170,7 @@ ConstTensor decodeTensor(const onnx::TensorProto& proto, const std::string& what
     const auto count
         = static_cast<std::size_t>(checkedElements(t.dims, std::numeric_limits<std::int32_t>::max(), what));
     t.integer = !(type == T::FLOAT || type == T::DOUBLE || type == T::FLOAT16 || type == T::BFLOAT16);
+    t.type = type;
 
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();

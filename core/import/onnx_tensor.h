@@ -20,6 +20,7 @@ inline constexpr std::int64_t kMaxConstantElements = std::int64_t { 1 } << 28;
 struct ConstTensor {
     std::vector<std::int64_t> dims;
     bool integer = false; // values in `ints` (any integer or bool type), else in `floats`
+    int type = 0; // the ONNX element type it was stored as (0: computed at import)
     std::vector<float> floats;
     std::vector<std::int64_t> ints;
 

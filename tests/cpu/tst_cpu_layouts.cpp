@@ -151,8 +151,7 @@ Graph nhwcGraph(bool flattened)
 {
     GraphBuilder b(flattened ? "nhwc_flattened" : "nhwc", 5);
     const auto x = b.addInput("x", Shape { 1, 12, 10, 3 });
-    const auto nchw
-        = b.addOp({ "to_nchw", OpKind::Transpose, { { x } }, { layer(Transpose { { 0, 3, 1, 2 } }) } });
+    const auto nchw = b.addOp({ "to_nchw", OpKind::Transpose, { { x } }, { layer(Transpose { { 0, 3, 1, 2 } }) } });
     const auto c1 = b.addOp({ "c1", OpKind::Conv, { { nchw } }, { layer(conv(8, 3, 3, 1, 1), Activation::relu()) } });
     const auto c2 = b.addOp({ "c2", OpKind::Conv, { { c1 } }, { layer(conv(4, 1, 1)) } });
     b.addOp({ "to_nhwc", OpKind::Transpose, { { c2 } }, { layer(Transpose { { 0, 2, 3, 1 } }) } });

@@ -37,7 +37,9 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor", "Hardmax", "MeanVarianceNormalization", "LpNormalization",
     "Trilu", "Mod", "CumSum",
     // Recurrent layers, unrolled at import.
-    "LSTM", "GRU", "RNN" };
+    "LSTM", "GRU", "RNN",
+    // Quantization (QDQ models), folded on constants, float arithmetic on activations.
+    "QuantizeLinear", "DequantizeLinear" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -47,7 +49,8 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Expand", { 1 } }, { "LayerNormalization", { 1, 2 } }, { "PRelu", { 1 } }, { "ConvTranspose", { 1, 2 } },
     { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
     { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } },
-    { "LSTM", { 1, 2, 3, 4, 7 } }, { "GRU", { 1, 2, 3, 4 } }, { "RNN", { 1, 2, 3, 4 } } };
+    { "LSTM", { 1, 2, 3, 4, 7 } }, { "GRU", { 1, 2, 3, 4 } }, { "RNN", { 1, 2, 3, 4 } }, { "QuantizeLinear", { 1, 2 } },
+    { "DequantizeLinear", { 1, 2 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {
@@ -60,6 +63,14 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_clip_default_int8_max", "data type int8" },
     { "test_clip_default_int8_min", "data type int8" },
     { "test_maxpool_2d_dilations", "dilations" },
+    // Quantized tensors as graph inputs (uint8 arithmetic wraps; opsched computes in float), and
+    // scales computed at run time (dynamic quantization): QDQ models quantize float inputs with
+    // constant scales, which import.
+    { "test_dequantizelinear", "data type uint8" },
+    { "test_dequantizelinear_axis", "data type uint8" },
+    { "test_dynamicquantizelinear_expanded", "computed at run time" },
+    { "test_dynamicquantizelinear_max_adjusted_expanded", "computed at run time" },
+    { "test_dynamicquantizelinear_min_adjusted_expanded", "computed at run time" },
     { "test_resize_tf_crop_and_resize", "'tf_crop_and_resize'" },
     // ONNX's Einsum cases are float64 (tests/cpu/tst_cpu_einsum.cpp checks float32 contractions).
     { "test_einsum_batch_diagonal", "data type float64" },
