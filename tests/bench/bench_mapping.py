@@ -4,11 +4,11 @@ MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates i
 T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
 
     bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4,n32] [--inputs 16] [--quick]
-                     [--equal-time]
+                     [--equal-time] [--table3-channels C]
 
 Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
 every mapper and the lower bound; MILP has --milp-limit seconds. Table III: MILP and MILP-SPLIT
-solve times at 5, 10 and 20 single-channel modules; MILP stops at --milp-limit, so where it times
+solve times at 5, 10 and 20 modules (single-channel, or --table3-channels C); MILP stops at --milp-limit, so where it times
 out the factor is a lower bound (marked >=). Table IV: throughput (inputs/s) of the same 10-module
 RWNNs for --inputs L split into L/4..L batches (--objective throughput), every batched mapper,
 and the upper bound; milp-split has --milp-limit seconds (the batched MILP refuses whole
@@ -68,13 +68,14 @@ def table1(cli, limit, quick, equal_time):
         print(row, flush=True)
 
 
-def table3(cli, limit, quick):
-    print(f"\nTable III: solve time (s), single-channel ER(0.2) RWNNs; milp limited to {limit} s")
+def table3(cli, limit, quick, channels=1):
+    kind = "single-channel" if channels == 1 else f"{channels}-channel"
+    print(f"\nTable III: solve time (s), {kind} ER(0.2) RWNNs; milp limited to {limit} s")
     print(f"{'modules':>7} {'dep':>5} {'milp_s':>8} {'milp_status':>11} {'milp_ms':>9} {'split_s':>8} "
           f"{'split_ms':>9} {'split_status':>12} {'factor':>9}")
     for modules in ([5] if quick else [5, 10, 20]):
         for dep in ["sdep", "wdep"]:
-            model = f"zoo:rwnn?gen=er&modules={modules}&channels=1&dep={dep}"
+            model = f"zoo:rwnn?gen=er&modules={modules}&channels={channels}&dep={dep}"
             milp = map_one(cli, model, "milp", limit)
             split = map_one(cli, model, "milp-split", limit)
             factor = milp["solve_s"] / max(split["solve_s"], 1e-6)
@@ -168,6 +169,8 @@ def main():
     ap.add_argument("--tables", default="1,3,4")
     ap.add_argument("--inputs", type=int, default=16, help="Table IV: inputs per batch (the paper: 16 for RWNNs)")
     ap.add_argument("--quick", action="store_true", help="two rows of each table (a smoke run)")
+    ap.add_argument("--table3-channels", type=int, default=1,
+                    help="Table III: channels of the RWNNs (the paper's sdep and wdep differ only with 2 or more)")
     ap.add_argument("--equal-time", action="store_true",
                     help="Tables I and IV: sa and ea run for as long as milp-split took (compare --equal-time)")
     a = ap.parse_args()
@@ -176,7 +179,7 @@ def main():
         if "1" in tables:
             table1(a.cli, a.milp_limit, a.quick, a.equal_time)
         if "3" in tables:
-            table3(a.cli, a.milp_limit, a.quick)
+            table3(a.cli, a.milp_limit, a.quick, a.table3_channels)
         if "4" in tables:
             table4(a.cli, a.milp_limit, a.inputs, a.quick, a.equal_time)
         if "n32" in tables:
