@@ -223,13 +223,18 @@ struct Pad {
 
 // ArgMax and ArgMin give the index (as an integer-valued float) along their one axis.
 // L1 = sum |x|, L2 = sqrt(sum x^2), SumSquare = sum x^2 (ONNX's ReduceL1, ReduceL2, ReduceSumSquare).
-enum class ReduceKind : std::uint8_t { Mean, Sum, Max, ArgMax, ArgMin, Min, Prod, L1, L2, SumSquare };
+// TopK keeps the k largest (or smallest) along its one axis, best first, the lower index first
+// among equal values (ONNX's TopK): their values, or their indices with `indices`.
+enum class ReduceKind : std::uint8_t { Mean, Sum, Max, ArgMax, ArgMin, Min, Prod, L1, L2, SumSquare, TopK };
 
 struct Reduce {
     ReduceKind kind = ReduceKind::Mean;
     std::vector<std::int64_t> axes; // empty: all axes
     bool keepDims = true;
     bool selectLast = false; // ArgMax/ArgMin: the last of equal extremes, not the first
+    std::int64_t k = 0; // TopK: how many (the axis' size in the output)
+    bool largest = true; // TopK: the largest, else the smallest
+    bool indices = false; // TopK: their indices (integer-valued floats), else their values
     friend bool operator==(const Reduce&, const Reduce&) = default;
 };
 

@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace opsched {
 
@@ -394,6 +395,17 @@ Shape gatherShape(const std::string& opName, const Gather& g, const Shape& in, c
 
 Shape reduceShape(const std::string& opName, const Reduce& r, const Shape& in)
 {
+    if (r.kind == ReduceKind::TopK) {
+        if (r.axes.size() != 1)
+            fail(opName, "top-k takes one axis");
+        const auto axis = static_cast<std::size_t>(normaliseAxis(opName, r.axes.front(), in.rank()));
+        if (r.k < 1 || r.k > in.dims[axis])
+            fail(opName,
+                "top-k of " + std::to_string(r.k) + " along an axis of " + std::to_string(in.dims[axis]) + " elements");
+        std::vector<std::int64_t> dims = in.dims;
+        dims[axis] = r.k;
+        return Shape(std::move(dims));
+    }
     std::vector<bool> reduced(static_cast<std::size_t>(in.rank()), r.axes.empty());
     for (auto a : r.axes)
         reduced[static_cast<std::size_t>(normaliseAxis(opName, a, in.rank()))] = true;
@@ -602,8 +614,9 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += outElems * static_cast<double>(operands > 1 ? operands - 1 : 1);
     } else if (const auto* m = std::get_if<MatMul>(&layer.params)) {
         flops += 2.0 * outElems * static_cast<double>(in.rank() > 0 ? in.dims.back() : 1) + (m->bias ? outElems : 0.0);
-    } else if (std::holds_alternative<Reduce>(layer.params)) {
-        flops += inElems;
+    } else if (const auto* r = std::get_if<Reduce>(&layer.params)) {
+        // A top-k compares each element with the k kept so far (k small: the heads of models).
+        flops += r->kind == ReduceKind::TopK ? inElems * std::log2(static_cast<double>(r->k) + 1.0) : inElems;
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
         flops += 2.0 * outElems;
     } else if (const auto* l = std::get_if<Lrn>(&layer.params)) {

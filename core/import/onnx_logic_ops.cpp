@@ -1,7 +1,7 @@
 // Comparisons, logic, masks and norms that real exports use, written as ops every executor already
 // has: bools are 0/1 values (as Equal, Less and Greater produce them), so And is a product, Or a
 // maximum, Xor "not equal", GreaterOrEqual "not less"; Hardmax, MeanVarianceNormalization,
-// LpNormalization, Trilu, Mod and CumSum are short decompositions.
+// LpNormalization, Trilu, Mod and CumSum are short decompositions. TopK is a selection of its own.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
@@ -261,6 +261,43 @@ void mapMod(ImportContext& ctx, const NodeRef& node)
         addSimpleOp(ctx, base, OpKind::Subtract, { { a }, { product } }, makeLayer(Binary { BinaryKind::Sub })));
     if (integer)
         ctx.markInteger(node.proto->output(0));
+}
+
+// TopK: the k largest (or smallest) along `axis`, best first (`sorted` = 0 allows any order; this
+// order is one), the lower index first among equal values; one op for the values and one for the
+// indices, each only when read. k is an attribute before opset 10, a constant input after.
+void mapTopK(ImportContext& ctx, const NodeRef& node)
+{
+    const Attributes attrs(*node.proto);
+    const TensorId x = ctx.activation(inputName(node, 0), "X");
+    const auto rank = static_cast<std::int64_t>(ctx.shapeOf(x).rank());
+    std::int64_t k = 0;
+    if (ctx.opset < 10) {
+        k = attrs.getInt("k", 0);
+    } else {
+        if (!ctx.isConstant(inputName(node, 1)))
+            throw NodeError("K computed at run time is not supported (the output's size would depend on the data)");
+        const auto kv = ctx.constant(inputName(node, 1), "K")->toInts();
+        if (kv.size() != 1)
+            throw NodeError("K must hold one value, not " + std::to_string(kv.size()));
+        k = kv.front();
+    }
+    Reduce top;
+    top.kind = ReduceKind::TopK;
+    top.axes = { normalizedAxis(attrs.getInt("axis", -1), rank, "axis") };
+    top.k = k;
+    top.largest = attrs.getInt("largest", 1) != 0;
+    const int outputs = node.proto->output_size();
+    for (int i = 0; i < outputs && i < 2; ++i) {
+        const std::string& name = node.proto->output(i);
+        if (name.empty() || (!ctx.isUsed(name) && !ctx.isGraphOutput(name)))
+            continue;
+        top.indices = i == 1;
+        const std::string opName = i == 0 ? node.name : ctx.derivedOpName(node.name + ":indices");
+        ctx.setActivation(name, addSimpleOp(ctx, opName, OpKind::Reduce, { { x } }, makeLayer(top)));
+        if (i == 1)
+            ctx.markInteger(name);
+    }
 }
 
 } // namespace opsched::onnx_import

@@ -137,7 +137,7 @@ void mapReduce(ImportContext& ctx, const NodeRef& node);
 void mapArgExtreme(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_logic_ops.cpp: GreaterOrEqual, LessOrEqual; And, Or, Xor; Hardmax;
-// MeanVarianceNormalization; LpNormalization; Trilu; Mod; CumSum.
+// MeanVarianceNormalization; LpNormalization; Trilu; Mod; CumSum; TopK.
 void mapComparisonOrEqual(ImportContext& ctx, const NodeRef& node);
 void mapLogical(ImportContext& ctx, const NodeRef& node);
 void mapHardmax(ImportContext& ctx, const NodeRef& node);
@@ -146,6 +146,7 @@ void mapLpNormalization(ImportContext& ctx, const NodeRef& node);
 void mapTrilu(ImportContext& ctx, const NodeRef& node);
 void mapMod(ImportContext& ctx, const NodeRef& node);
 void mapCumSum(ImportContext& ctx, const NodeRef& node);
+void mapTopK(ImportContext& ctx, const NodeRef& node);
 
 // LSTM, GRU and RNN unrolled over their sequence (onnx_recurrent_ops.cpp).
 void mapRecurrent(ImportContext& ctx, const NodeRef& node);

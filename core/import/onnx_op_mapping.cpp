@@ -279,7 +279,7 @@ bool isMappedOpType(const std::string& opType)
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
         "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN",
-        "QuantizeLinear", "DequantizeLinear" };
+        "QuantizeLinear", "DequantizeLinear", "TopK" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
 
@@ -361,6 +361,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapCumSum(ctx, node);
     else if (op == "LSTM" || op == "GRU" || op == "RNN")
         mapRecurrent(ctx, node);
+    else if (op == "TopK")
+        mapTopK(ctx, node);
     else if (op == "QuantizeLinear")
         mapQuantizeLinear(ctx, node);
     else if (op == "DequantizeLinear")

@@ -1,7 +1,7 @@
 // The CUDA executor's kernels for imported models' layers (Binary, MatMul, Concat, Slice,
-// Transpose, Pad, Reduce, BatchNorm) against the naive references (tests/cpu/reference.h, which
-// uses reference_tensor_ops.h), with fused activations, at batch 1 and 2, TF32 off: max relative
-// error 1e-3. Skipped visibly without a device.
+// Transpose, Pad, Reduce, BatchNorm; TopK against the CPU executor) against the naive references
+// (tests/cpu/reference.h, which uses reference_tensor_ops.h), with fused activations, at batch 1 and 2, TF32 off: max
+// relative error 1e-3. Skipped visibly without a device.
 #include "cpu/reference.h"
 #include "cuda_test_support.h"
 #include "exec/cpu/cpu_executor.h"
@@ -200,6 +200,33 @@ TEST(CudaTensorOps, LongReductionsMatchReference)
     reduce("max_all", Reduce { ReduceKind::Max, {}, false }, Activation::relu());
     reduce("sum_nhw", Reduce { ReduceKind::Sum, { 0, 2, 3 }, false }); // reduced axes not contiguous
     expectMatchesReference(std::move(b).finish());
+}
+
+// TopK's selection passes against the CPU executor's sort, on data with ties (the lower index
+// first among equal values), values and indices, largest and smallest, every axis.
+TEST(CudaTensorOps, TopKMatchesTheCpuExecutorWithTies)
+{
+    OPSCHED_SKIP_WITHOUT_CUDA();
+    GraphBuilder b("topk", 3);
+    const auto x = b.addInput("x", Shape { 2, 5, 3 });
+    auto top
+        = [&](const char* name, std::int64_t axis, std::int64_t k, bool largest, bool indices, Activation act = {}) {
+              Reduce r { ReduceKind::TopK, { axis }, true };
+              r.k = k;
+              r.largest = largest;
+              r.indices = indices;
+              b.addOp({ name, OpKind::Reduce, { { x } }, { layer(std::move(r), act) } });
+          };
+    top("values_c", 1, 3, true, false);
+    top("indices_c", 1, 5, true, true);
+    top("smallest_w", -1, 2, false, false, Activation::relu());
+    top("indices_n", 0, 2, false, true);
+    const Graph g = std::move(b).finish();
+    std::vector<float> in(30);
+    for (std::size_t i = 0; i < in.size(); ++i)
+        in[i] = static_cast<float>((i * 7 + i / 4) % 5) - 2.0F;
+    const auto want = cpu::CpuExecutor(g, compileSchedule(g, sequentialSchedule(g))).run({ in });
+    EXPECT_EQ(runOnGpu(g, { in }), want);
 }
 
 TEST(CudaTensorOps, StandaloneBatchNormAtRanksTwoToSix)

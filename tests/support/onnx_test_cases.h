@@ -39,7 +39,9 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     // Recurrent layers, unrolled at import.
     "LSTM", "GRU", "RNN",
     // Quantization (QDQ models), folded on constants, float arithmetic on activations.
-    "QuantizeLinear", "DequantizeLinear" };
+    "QuantizeLinear", "DequantizeLinear",
+    // Selection.
+    "TopK" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -50,7 +52,7 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "InstanceNormalization", { 1, 2 } },
     { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } },
     { "LSTM", { 1, 2, 3, 4, 7 } }, { "GRU", { 1, 2, 3, 4 } }, { "RNN", { 1, 2, 3, 4 } }, { "QuantizeLinear", { 1, 2 } },
-    { "DequantizeLinear", { 1, 2 } } };
+    { "DequantizeLinear", { 1, 2 } }, { "TopK", { 1 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {

@@ -339,6 +339,8 @@ void CpuExecutor::Impl::compileDataLayer(
     } else if (const auto* arg = std::get_if<Reduce>(&layer.params);
                arg && (arg->kind == ReduceKind::ArgMax || arg->kind == ReduceKind::ArgMin)) {
         builder.argExtreme(*arg, in, out, act);
+    } else if (const auto* top = std::get_if<Reduce>(&layer.params); top && top->kind == ReduceKind::TopK) {
+        builder.topK(*top, in, out, act);
     } else if (const auto* r = std::get_if<Reduce>(&layer.params)) {
         // oneDNN reduces to the same rank: the output seen with 1 on the reduced axes.
         const auto rank = static_cast<std::int64_t>(in.dims.size());

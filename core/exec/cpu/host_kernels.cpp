@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <string>
 
 namespace opsched::cpu {
@@ -254,6 +255,35 @@ void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, boo
         }
 }
 
+void topK(const float* in, const Dims& inDims, int axis, std::int64_t k, bool largest, bool indices, float* out)
+{
+    const auto a = static_cast<std::size_t>(axis);
+    const std::int64_t outer = product(inDims, 0, a), len = inDims.at(a), inner = product(inDims, a + 1);
+    if (k < 1 || k > len)
+        throw Error("internal: top-k of " + std::to_string(k) + " along " + std::to_string(len) + " elements");
+#pragma omp parallel for schedule(static) if (outer * inner * len >= kParallelElements)
+    for (std::int64_t o = 0; o < outer; ++o) {
+        std::vector<std::int64_t> order(static_cast<std::size_t>(len));
+        for (std::int64_t i = 0; i < inner; ++i) {
+            const float* row = in + o * len * inner + i;
+            std::iota(order.begin(), order.end(), std::int64_t { 0 });
+            // Better value first; among equal values the lower index (a stable order).
+            const auto before = [&](std::int64_t x, std::int64_t y) {
+                const float vx = row[x * inner], vy = row[y * inner];
+                if (vx != vy)
+                    return largest ? vx > vy : vx < vy;
+                return x < y;
+            };
+            std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+            float* dst = out + o * k * inner + i;
+            for (std::int64_t j = 0; j < k; ++j) {
+                const std::int64_t at = order[static_cast<std::size_t>(j)];
+                dst[j * inner] = indices ? static_cast<float>(at) : row[at * inner];
+            }
+        }
+    }
+}
+
 void resizeGather(const float* in, const Dims& inDims, const Dims& inStrides, float* out, const Dims& outDims,
     const std::vector<AxisTaps>& taps)
 {
@@ -334,8 +364,8 @@ void normaliseRows(const float* x, float* y, std::int64_t rows, std::int64_t inn
 void reduceAxes(ReduceKind kind, const float* in, const Dims& inDims, const Dims& inStrides, float* out,
     const Dims& outDims, const Dims& outStrides)
 {
-    if (kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin)
-        throw Error("internal: argmax and argmin are not host reductions");
+    if (kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin || kind == ReduceKind::TopK)
+        throw Error("internal: argmax, argmin and top-k are not host reductions");
     const std::size_t rank = inDims.size();
     if (outDims.size() != rank || inStrides.size() != rank || outStrides.size() != rank)
         throw Error("internal: a host reduction's operands differ in rank");

@@ -44,6 +44,11 @@ void applyHostActivation(const Activation& act, float* data, std::int64_t count)
 // the first of equal ones, or the last with selectLast. out is dense with the axis removed.
 void argExtreme(const float* in, const Dims& inDims, int axis, bool largest, bool selectLast, float* out);
 
+// The k largest (or smallest) values along `axis` of dense `in`, best first and the lower index
+// first among equal ones (ONNX's TopK), or with `indices` their positions as floats. out is dense
+// with the axis k long.
+void topK(const float* in, const Dims& inDims, int axis, std::int64_t k, bool largest, bool indices, float* out);
+
 // out = `in` reduced over the axes where outDims is 1 and inDims is not (Mean, Sum, Max, Min, Prod,
 // L1, L2, SumSquare; not ArgMax/ArgMin), both read and written through their strides (any layout,
 // dims of the same rank): the reductions oneDNN 2.6 runs only in its reference kernel (over

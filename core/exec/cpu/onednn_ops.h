@@ -104,6 +104,8 @@ public:
     void reduce(ReduceKind kind, const Operand& src, const Operand& dst, const Activation& act);
     // ArgMax / ArgMin along the layer's one axis (host code on dense operands).
     void argExtreme(const Reduce& r, const Operand& src, const Operand& dst, const Activation& act);
+    // TopK's values or indices along the layer's one axis (host code on dense operands).
+    void topK(const Reduce& r, const Operand& src, const Operand& dst, const Activation& act);
     // Inference batch normalisation over axis 1, per-channel parameters of dst.dims[1] values.
     void batchNorm(const Operand& src, const Operand& dst, const std::vector<float>& scale,
         const std::vector<float>& shift, const std::vector<float>& mean, const std::vector<float>& variance,

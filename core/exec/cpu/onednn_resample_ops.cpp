@@ -87,6 +87,22 @@ void PrimitiveBuilder::argExtreme(const Reduce& r, const Operand& src, const Ope
     activate(dst, act);
 }
 
+void PrimitiveBuilder::topK(const Reduce& r, const Operand& src, const Operand& dst, const Activation& act)
+{
+    requireDense(src, "top-k");
+    requireDense(dst, "top-k");
+    const auto rank = static_cast<std::int64_t>(src.dims.size());
+    if (r.axes.size() != 1 || r.axes.front() < -rank || r.axes.front() >= rank)
+        throw Error("internal: top-k takes one axis within the rank");
+    const std::int64_t axis = r.axes.front() < 0 ? r.axes.front() + rank : r.axes.front();
+    const float* in = src.data;
+    float* out = dst.data;
+    hostStep([in, dims = src.dims, axis, k = r.k, largest = r.largest, indices = r.indices, out] {
+        cpu::topK(in, dims, static_cast<int>(axis), k, largest, indices, out);
+    });
+    activate(dst, act);
+}
+
 void PrimitiveBuilder::resize(const Resize& r, const Operand& src, const Operand& dst, const Activation& act)
 {
     const auto taps = resizeTaps(r, src.dims, dst.dims);

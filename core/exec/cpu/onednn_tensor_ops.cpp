@@ -75,7 +75,8 @@ algorithm reductionAlgorithm(ReduceKind kind)
         return algorithm::reduction_norm_lp_power_p_sum;
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
-        break; // host code (compileDataLayer runs argExtreme)
+    case ReduceKind::TopK:
+        break; // host code (compileDataLayer runs argExtreme and topK)
     }
     throw Error("unknown reduction kind");
 }

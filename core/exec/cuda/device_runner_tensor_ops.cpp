@@ -182,6 +182,20 @@ struct DeviceRunner::TensorLayerSteps {
     }
     void operator()(const Reduce& p) const
     {
+        if (p.kind == ReduceKind::TopK) {
+            const auto rank = static_cast<std::int64_t>(inDims.size());
+            if (p.axes.size() != 1 || p.axes.front() < -rank || p.axes.front() >= rank)
+                throw Error(what + ": top-k takes one axis within the rank");
+            const auto axis = static_cast<std::size_t>(p.axes.front() < 0 ? p.axes.front() + rank : p.axes.front());
+            kernels::TopKShape t;
+            for (std::size_t d = 0; d < inDims.size(); ++d)
+                (d < axis ? t.outer : d > axis ? t.inner : t.len) *= inDims[d];
+            t.k = p.k;
+            t.largest = p.largest ? 1 : 0;
+            t.indices = p.indices ? 1 : 0;
+            push([x = x, y = y, t, a = a](cudaStream_t s) { return kernels::topK(s, x, y, t, a); });
+            return;
+        }
         kernels::Reduction r = reductionGeometry(p.kind, inDims, p.axes);
         r.selectLast = p.selectLast ? 1 : 0;
         push([x = x, y = y, r, a = a](cudaStream_t s) { return kernels::reduce(s, x, y, r, a); });

@@ -99,6 +99,14 @@ struct BatchedMatMul {
     std::int64_t batch = 1, m = 0, k = 0, n = 0;
 };
 
+// ONNX's TopK over [outer, len, inner]: k per (outer, inner), best first, the lower index first
+// among equal values; their values, or with indices their positions.
+struct TopKShape {
+    std::int64_t outer = 1, len = 1, inner = 1, k = 1;
+    int largest = 1;
+    int indices = 0;
+};
+
 // One output element per kept index (dense, keptDims), reducing over reducedDims. kind:
 // ReduceKind's value (0 Mean, 1 Sum, 2 Max, 3 ArgMax, 4 ArgMin: the index in the reduced axes'
 // order, the last of equal extremes with selectLast; 5 Min, 6 Prod, 7 L1, 8 L2, 9 SumSquare).

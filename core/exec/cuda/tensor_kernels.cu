@@ -393,6 +393,47 @@ cudaError_t batchedMatMul(
     return cudaGetLastError();
 }
 
+// Top-k by k selection passes over the row: pass j takes the best element that ranks after the
+// one pass j - 1 took (value, then index, as ONNX orders ties), so nothing needs marking.
+__global__ void topKKernel(const float* in, float* out, TopKShape t, Act act, std::int64_t rows)
+{
+    TENSOR_GRID_STRIDE(r, rows)
+    {
+        const std::int64_t o = r / t.inner, i = r % t.inner;
+        const float* row = in + o * t.len * t.inner + i;
+        float* dst = out + o * t.k * t.inner + i;
+        float lastValue = 0.0F;
+        std::int64_t lastIndex = -1;
+        for (std::int64_t j = 0; j < t.k; ++j) {
+            std::int64_t best = -1;
+            float bestValue = 0.0F;
+            for (std::int64_t x = 0; x < t.len; ++x) {
+                const float v = row[x * t.inner];
+                // Ranks after the previous pick: worse value, or equal value at a higher index.
+                const bool after
+                    = lastIndex < 0 || (t.largest ? v < lastValue : v > lastValue) || (v == lastValue && x > lastIndex);
+                if (!after)
+                    continue;
+                if (best < 0 || (t.largest ? v > bestValue : v < bestValue)) {
+                    best = x;
+                    bestValue = v;
+                }
+            }
+            lastIndex = best;
+            lastValue = bestValue;
+            dst[j * t.inner] = applyActivation(act, t.indices ? static_cast<float>(best) : bestValue);
+        }
+    }
+}
+
+cudaError_t topK(cudaStream_t stream, const float* in, float* out, const TopKShape& t, Act act)
+{
+    const std::int64_t rows = t.outer * t.inner;
+    if (rows > 0)
+        topKKernel<<<blocksFor(rows), kThreads, 0, stream>>>(in, out, t, act, rows);
+    return cudaGetLastError();
+}
+
 cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act)
 {
     const std::int64_t total = elementCount(r.keptDims, r.keptRank);

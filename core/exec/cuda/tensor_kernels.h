@@ -24,6 +24,9 @@ cudaError_t batchedMatMul(
 
 cudaError_t reduce(cudaStream_t stream, const float* in, float* out, const Reduction& r, Act act);
 
+// One thread per (outer, inner) row: k passes, each taking the best element not yet taken.
+cudaError_t topK(cudaStream_t stream, const float* in, float* out, const TopKShape& t, Act act);
+
 cudaError_t padGather(cudaStream_t stream, const float* in, float* out, const PadGather& p, Act act);
 
 cudaError_t resizeGather(cudaStream_t stream, const float* in, float* out, const ResizeGather& r, Act act);
