@@ -614,9 +614,9 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += outElems * static_cast<double>(operands > 1 ? operands - 1 : 1);
     } else if (const auto* m = std::get_if<MatMul>(&layer.params)) {
         flops += 2.0 * outElems * static_cast<double>(in.rank() > 0 ? in.dims.back() : 1) + (m->bias ? outElems : 0.0);
-    } else if (const auto* r = std::get_if<Reduce>(&layer.params)) {
+    } else if (const auto* red = std::get_if<Reduce>(&layer.params)) {
         // A top-k compares each element with the k kept so far (k small: the heads of models).
-        flops += r->kind == ReduceKind::TopK ? inElems * std::log2(static_cast<double>(r->k) + 1.0) : inElems;
+        flops += red->kind == ReduceKind::TopK ? inElems * std::log2(static_cast<double>(red->k) + 1.0) : inElems;
     } else if (std::holds_alternative<BatchNorm>(layer.params)) {
         flops += 2.0 * outElems;
     } else if (const auto* l = std::get_if<Lrn>(&layer.params)) {
