@@ -12,7 +12,6 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <tuple>
 
 namespace opsched::onnx_import {
 namespace {
@@ -267,21 +266,28 @@ private:
     {
         return b_ ? static_cast<float>(b_->at(static_cast<std::size_t>(d * b_->dims[1] + i))) : 0.0F;
     }
-    TensorId weight(const std::string& name, std::vector<std::int64_t> dims, std::vector<float> values)
+    // A constant every step of the current direction shares, made once (named under the direction):
+    // `values` is only called the first time.
+    template <typename Values>
+    TensorId directionWeight(const std::string& name, std::vector<std::int64_t> dims, Values values)
     {
-        return ctx_.newWeight(prefix_ + name, Shape(std::move(dims)), std::move(values));
+        const std::string full = node_.name + "/" + dirName_ + "/" + name;
+        if (auto it = shared_.find(full); it != shared_.end())
+            return it->second;
+        return shared_[full] = ctx_.newWeight(full, Shape(std::move(dims)), values());
     }
     // R's rows [from, to) of direction d, transposed, as a weight for a MatMul on the state.
     TensorId recurrentWeight(int d, std::int64_t from, std::int64_t to, const char* name)
     {
-        const auto key = std::make_tuple(d, from, to);
-        if (auto it = recurrent_.find(key); it != recurrent_.end())
-            return it->second;
-        const std::string saved = prefix_;
-        prefix_ = node_.name + "/" + dirName_ + "/";
-        const TensorId t = weight(name, { hidden_, to - from }, transposedRows(*r_, d, from, to));
-        prefix_ = saved;
-        return recurrent_[key] = t;
+        return directionWeight(name, { hidden_, to - from }, [&] { return transposedRows(*r_, d, from, to); });
+    }
+    // R's bias of the hidden gate (GRU), [Rbh].
+    std::vector<float> hiddenGateRecurrentBias(int d) const
+    {
+        std::vector<float> rb(static_cast<std::size_t>(hidden_));
+        for (std::int64_t i = 0; i < hidden_; ++i)
+            rb[static_cast<std::size_t>(i)] = bias(d, 5 * hidden_ + i); // B[d] = [Wz Wr Wh Rz Rr Rh]
+        return rb;
     }
 
     TensorId emit(const std::string& part, OpKind kind, std::vector<InputTerm> terms, std::vector<Layer> layers)
@@ -360,8 +366,8 @@ private:
             const bool recurrentInside = linearBeforeReset_ && i >= 2 * hidden_;
             b[static_cast<std::size_t>(i)] = bias(d, i) + (recurrentInside ? 0.0F : bias(d, gh + i));
         }
-        const TensorId wt = weight("W", { inputSize_, gh }, transposedRows(*w_, d, 0, gh));
-        const TensorId bt = weight("B", { gh }, std::move(b));
+        const TensorId wt = directionWeight("W", { inputSize_, gh }, [&] { return transposedRows(*w_, d, 0, gh); });
+        const TensorId bt = directionWeight("B", { gh }, [&] { return std::move(b); });
         return emit("input_projection", OpKind::MatMul, { { x_ } }, makeLayer(MatMul { true }, { wt, bt }));
     }
 
@@ -383,17 +389,19 @@ private:
     // 1 - a.
     TensorId oneMinus(const char* part, TensorId a)
     {
-        const TensorId one = weight(std::string(part) + ".one", { 1 }, { 1.0F });
+        const TensorId one = directionWeight("one", { 1 }, [] { return std::vector<float> { 1.0F }; });
         return emit(part, OpKind::Subtract, { { a } }, makeLayer(Binary { BinaryKind::Sub, true }, { one }));
     }
     // a times a constant vector of H values (a peephole), broadcast over the batch.
     TensorId scaled(const char* part, TensorId a, int d, std::int64_t offset)
     {
-        std::vector<float> v(static_cast<std::size_t>(hidden_));
-        for (std::int64_t i = 0; i < hidden_; ++i)
-            v[static_cast<std::size_t>(i)]
-                = static_cast<float>(p_->at(static_cast<std::size_t>(d * 3 * hidden_ + offset + i)));
-        const TensorId pw = weight(std::string(part) + ".P", { hidden_ }, std::move(v));
+        const TensorId pw = directionWeight("P" + std::to_string(offset / hidden_), { hidden_ }, [&] {
+            std::vector<float> v(static_cast<std::size_t>(hidden_));
+            for (std::int64_t i = 0; i < hidden_; ++i)
+                v[static_cast<std::size_t>(i)]
+                    = static_cast<float>(p_->at(static_cast<std::size_t>(d * 3 * hidden_ + offset + i)));
+            return v;
+        });
         return emit(part, OpKind::Multiply, { { a } }, makeLayer(Binary { BinaryKind::Mul }, { pw }));
     }
 
@@ -446,21 +454,16 @@ private:
         const TensorId r = gate("r", zr, 1, function(d, 0), std::nullopt);
         std::optional<TensorId> reset; // the recurrent part of the hidden gate's sum
         if (linearBeforeReset_) {
+            const auto rbh = [&] { return hiddenGateRecurrentBias(d); };
             if (s.h) {
-                std::vector<float> rb(static_cast<std::size_t>(h));
-                for (std::int64_t i = 0; i < h; ++i)
-                    rb[static_cast<std::size_t>(i)] = bias(d, 3 * h + 2 * h + i);
                 const TensorId hh = emit("h_h", OpKind::MatMul, { { *s.h } },
-                    makeLayer(MatMul { true }, { recurrentWeight(d, 2 * h, 3 * h, "R_h"), weight("Rbh", { h }, rb) }));
+                    makeLayer(MatMul { true },
+                        { recurrentWeight(d, 2 * h, 3 * h, "R_h"), directionWeight("Rbh", { h }, rbh) }));
                 reset = multiply("rh", r, hh);
-            } else {
+            } else if (const auto rb = rbh(); std::any_of(rb.begin(), rb.end(), [](float v) { return v != 0.0F; })) {
                 // A zero state leaves R's bias: r * Rbh.
-                std::vector<float> rb(static_cast<std::size_t>(h));
-                for (std::int64_t i = 0; i < h; ++i)
-                    rb[static_cast<std::size_t>(i)] = bias(d, 3 * h + 2 * h + i);
-                if (std::any_of(rb.begin(), rb.end(), [](float v) { return v != 0.0F; }))
-                    reset = emit("rh", OpKind::Multiply, { { r } },
-                        makeLayer(Binary { BinaryKind::Mul }, { weight("Rbh", { h }, rb) }));
+                reset = emit("rh", OpKind::Multiply, { { r } },
+                    makeLayer(Binary { BinaryKind::Mul }, { directionWeight("Rbh", { h }, rbh) }));
             }
         } else if (s.h) {
             const TensorId rh = multiply("r_h", r, *s.h);
@@ -554,7 +557,7 @@ private:
     std::optional<Activation> clip_;
     bool linearBeforeReset_ = false, inputForget_ = false;
     std::string dirName_ = "forward", prefix_;
-    std::map<std::tuple<int, std::int64_t, std::int64_t>, TensorId> recurrent_;
+    std::map<std::string, TensorId> shared_; // directionWeight's constants by name
 };
 
 } // namespace
