@@ -149,6 +149,8 @@ struct MapperRow {
     double makespan = 0, gap = 0, solveSeconds = 0;
     std::string status;
     std::size_t transfers = 0;
+    std::string note;
+    double joinedMakespan = 0; // milp-split's joined modules, before the portfolio (map_result.h)
 };
 
 nlohmann::ordered_json rowJson(const std::string& mapper, const MapperRow& m, double single, double inputs)
@@ -163,6 +165,10 @@ nlohmann::ordered_json rowJson(const std::string& mapper, const MapperRow& m, do
     r["gap"] = std::isnan(m.gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.gap);
     r["solve_s"] = m.solveSeconds;
     r["transfers"] = m.transfers;
+    if (m.joinedMakespan > 0)
+        r["joined_makespan_ms"] = m.joinedMakespan * 1e3;
+    if (!m.note.empty())
+        r["note"] = m.note;
     return r;
 }
 
@@ -348,10 +354,11 @@ nlohmann::ordered_json compareMappers(
     auto runRow = [&](const std::string& name, const map::MapperOptions& mine) -> MapperRow {
         if (throughput) {
             const map::ThroughputResult m = map::runThroughputMapper(name, *batched, mine);
-            return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers };
+            return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers, m.note };
         }
         const map::MapResult m = map::runMapper(name, *problem, mine);
-        return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size() };
+        return { m.times.makespan, m.gap, m.solveSeconds, map::toString(m.status), m.times.transfers.size(), m.note,
+            m.joinedMakespan };
     };
     // The paper's equal-runtime comparison: milp-split first, then sa and ea for as long.
     std::optional<MapperRow> split;

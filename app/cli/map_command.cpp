@@ -142,6 +142,9 @@ Runner addMapCommand(CLI::App& app)
         std::printf("%s on %s, batch %lld, %zu ops over %zu devices\n", result.mapper.c_str(), graph.name().c_str(),
             static_cast<long long>(graph.batch()), problem.taskCount(), problem.deviceCount());
         std::printf("makespan     %.4f ms (lower bound %.4f ms)\n", result.times.makespan * 1e3, bound * 1e3);
+        if (result.joinedMakespan > 0 && result.joinedMakespan != result.times.makespan)
+            std::printf("joined       %.4f ms (the modules' own mappings, before the polished heuristics)\n",
+                result.joinedMakespan * 1e3);
         std::printf("status       %s", map::toString(result.status));
         if (!std::isnan(result.gap))
             std::printf(", gap %.2f%%", result.gap * 100);

@@ -45,8 +45,8 @@ public:
 
     Graph run(std::int64_t batch, const InputShapes& shapes)
     {
+        const int opset = checkOpset(model_); // may upgrade an old model: the graph is taken after it
         auto& graph = *model_.mutable_graph();
-        const int opset = checkOpset(model_);
         nodes_ = sortNodes(graph);
         checkOpTypes(nodes_, opset);
         runOnnxChecks(model_, opset);

@@ -2,6 +2,7 @@
 
 #include "import/import_error.h"
 #include "import/onnx_newer_opsets.h"
+#include "import/onnx_old_opsets.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -74,7 +75,7 @@ onnx::ModelProto parseModelFile(const std::string& path)
     return model;
 }
 
-int checkOpset(const onnx::ModelProto& model)
+int checkOpset(onnx::ModelProto& model)
 {
     int opset = -1;
     for (const auto& entry : model.opset_import())
@@ -87,7 +88,8 @@ int checkOpset(const onnx::ModelProto& model)
             + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
     if (opset >= kMinOpset)
         return opset;
-    // Older models are fine when every op they use kept its definition up to opset 7.
+    // Older models are read as they are when every op they use kept its definition up to opset 7,
+    // else upgraded to opset 7 by ONNX's version converter.
     std::set<std::string> changed;
     for (const auto& node : model.graph().node()) {
         if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -97,15 +99,13 @@ int checkOpset(const onnx::ModelProto& model)
         if (!old || !at7 || old->SinceVersion() != at7->SinceVersion())
             changed.insert(node.op_type());
     }
-    if (!changed.empty()) {
-        std::string list;
-        for (const auto& op : changed)
-            list += (list.empty() ? "" : ", ") + op;
-        throw ImportError("opset " + std::to_string(opset) + " is older than opsched reads (opsets "
-            + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset)
-            + "), and these ops changed since: " + list);
-    }
-    return opset;
+    if (changed.empty())
+        return opset;
+    std::string list;
+    for (const auto& op : changed)
+        list += (list.empty() ? "" : ", ") + op;
+    upgradeToOpset7(model, opset, list);
+    return kMinOpset;
 }
 
 namespace {

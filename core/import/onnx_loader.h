@@ -22,9 +22,10 @@ std::string readFileLimited(const std::string& path, std::uintmax_t limit);
 // Throws ImportError telling a file that is no protobuf apart from a truncated or corrupt model.
 onnx::ModelProto parseModelFile(const std::string& path);
 
-// The ai.onnx opset the model imports. Throws ImportError when it is outside 7..22, except for
-// older models whose ops all kept their opset-7 definitions.
-int checkOpset(const onnx::ModelProto& model);
+// The ai.onnx opset the model imports. Throws ImportError when it is newer than 22. An older
+// model whose ops all kept their opset-7 definitions is read as it is; one using ops that changed
+// is upgraded to opset 7 in place (onnx_old_opsets.h) and 7 returned.
+int checkOpset(onnx::ModelProto& model);
 
 // onnx::checker::check_model, then strict shape inference; their exceptions become ImportErrors.
 // Models newer than opset 17 are checked in opset-17 terms (onnx_newer_opsets.h).

@@ -58,14 +58,15 @@ std::vector<std::int64_t> padsOverAxes(
 void mapGemm(ImportContext& ctx, const NodeRef& node)
 {
     const Attributes attrs(*node.proto);
-    if (attrs.getInt("transA", 0) != 0)
-        throw NodeError("transA=1 is not supported");
-    const bool transB = attrs.getInt("transB", 0) != 0;
+    const bool transA = attrs.getInt("transA", 0) != 0, transB = attrs.getInt("transB", 0) != 0;
     const float alpha = attrs.getFloat("alpha", 1.0F), beta = attrs.getFloat("beta", 1.0F);
-    const TensorId a = ctx.activation(inputName(node, 0), "A");
+    TensorId a = ctx.activation(inputName(node, 0), "A");
+    if (ctx.shapeOf(a).rank() != 2)
+        throw NodeError("A must be a matrix, not " + ctx.shapeOf(a).toString());
+    if (transA) // a transpose op before the product, as for a run-time B with transB
+        a = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":transA"), OpKind::Transpose, { { a } },
+            makeLayer(Transpose { { 1, 0 } }));
     const Shape& in = ctx.shapeOf(a);
-    if (in.rank() != 2)
-        throw NodeError("A must be a matrix, not " + in.toString());
     const std::string& bName = inputName(node, 1);
     const std::string& cName = inputName(node, 2);
     const std::string& out = node.proto->output(0);

@@ -4,7 +4,7 @@ MILP against MILP-SPLIT (Table III), on the paper's setup as opsched simulates i
 T4 and an A100 (sim:xeon, sim:t4, sim:a100) over PCIe 4.0 x16 (25 GB/s, 10 us).
 
     bench_mapping.py [--cli build/opsched-cli] [--milp-limit 60] [--tables 1,3,4,n32] [--inputs 16] [--quick]
-                     [--equal-time] [--table3-channels C]
+                     [--equal-time] [--table3-channels C] [--devices LIST|paper|mixed]
 
 Table I: for ER(0.2) RWNNs of 10 modules with 1 to 4 channels (sdep and wdep), the makespan of
 every mapper and the lower bound; MILP has --milp-limit seconds. Table III: MILP and MILP-SPLIT
@@ -14,15 +14,22 @@ RWNNs for --inputs L split into L/4..L batches (--objective throughput), every b
 and the upper bound; milp-split has --milp-limit seconds (the batched MILP refuses whole
 networks, as it did not finish for the paper either). n32: single N=32 modules (ER, WS, BA) mapped
 whole by milp-split (--max-module-tasks 40) on the default and the paper's relative speeds: makespan,
-lower bound, status and gap. A benchmark: it prints numbers, exits 0 unless
-something could not run.
+lower bound, status and gap. --devices: another device list for Tables I, III and IV: `paper`
+(sim:paper-*: Table II's speeds, every op the same ratio), `mixed` (sim:mixed-*: the same mean
+speeds, each op log-normally apart per device, so ops prefer different devices), or any list
+`map --devices` takes (`cpu,sim:paper-t4,sim:paper-a100`: the local CPU's measured costs). Table I
+also prints milp-split's own joined modules (before the polished heuristics compete) beside its
+answer. A benchmark: it prints numbers, exits 0 unless something could not run.
 """
 import argparse
 import json
 import subprocess
 import sys
 
-DEVICES = "sim:xeon,sim:t4,sim:a100"
+DEFAULT_DEVICES = "sim:xeon,sim:t4,sim:a100"
+DEVICES = DEFAULT_DEVICES  # --devices replaces it
+DEVICE_SETS = {"paper": "sim:paper-xeon,sim:paper-t4,sim:paper-a100",
+               "mixed": "sim:mixed-xeon,sim:mixed-t4,sim:mixed-a100"}
 MAPPERS = ["bd", "met", "greedy", "heft", "ea", "sa", "milp", "milp-split"]
 
 
@@ -33,8 +40,8 @@ def compare(cli, model, limit, equal_time=False):
     return json.loads(out.stdout)
 
 
-def map_one(cli, model, mapper, limit, extra=(), devices=DEVICES):
-    out = subprocess.run([cli, "map", model, "--devices", devices, "--mapper", mapper, "--time-limit", str(limit),
+def map_one(cli, model, mapper, limit, extra=(), devices=None):
+    out = subprocess.run([cli, "map", model, "--devices", devices or DEVICES, "--mapper", mapper, "--time-limit", str(limit),
                           "--json", *extra], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -51,7 +58,7 @@ def table1(cli, limit, quick, equal_time):
     print(f"Table I: makespan (ms) of 10-module ER(0.2) RWNNs on {DEVICES}; milp limited to {limit} s"
           + ("; sa and ea run as long as milp-split (--equal-time)" if equal_time else ""))
     header = (f"{'model':<14}" + "".join(f"{m:>11}" for m in MAPPERS) +
-              f"{'LBound':>9} {'split/LB':>8} {'split_s':>8}  split_vs_best_heuristic")
+              f"{'LBound':>9} {'split/LB':>8} {'split_s':>8}  split_vs_best_heuristic  joined  joined_vs_best")
     print(header)
     for label, channels, dep in rwnn_configs(quick):
         model = f"zoo:rwnn?gen=er&modules=10&channels={channels}&dep={dep}"
@@ -64,6 +71,8 @@ def table1(cli, limit, quick, equal_time):
         split = by["milp-split"]["makespan_ms"]
         row += f"{doc['lower_bound_ms']:>9.4f} {split / doc['lower_bound_ms']:>8.3f} {by['milp-split']['solve_s']:>8.2f}"
         row += f"  {(heuristics - split) / heuristics * 100:+.1f}%"
+        joined = by["milp-split"].get("joined_makespan_ms", split)
+        row += f"  {joined:.4f} {(heuristics - joined) / heuristics * 100:+.1f}%"
         row += f"  (milp {by['milp']['status']}, split {by['milp-split']['status']})"
         print(row, flush=True)
 
@@ -92,7 +101,8 @@ def table_n32(cli, limit, quick):
     """N=32 single modules, solved whole (--max-module-tasks 40): the paper proves them optimal."""
     print(f"\nN=32 single modules (rwnn n=32, modules=1, --max-module-tasks 40), milp-split limited to {limit} s")
     print(f"{'graph':>5} {'devices':>8} {'split_ms':>9} {'LB_ms':>9} {'status':>9} {'gap':>7} {'split_s':>8}")
-    for devices, label in ([(DEVICES, "default")] if quick else [(DEVICES, "default"), (PAPER_DEVICES, "paper")]):
+    default = [(DEFAULT_DEVICES, "default")]
+    for devices, label in (default if quick else default + [(PAPER_DEVICES, "paper")]):
         for gen in (["er"] if quick else ["er", "ws", "ba"]):
             r = map_one(cli, f"zoo:rwnn?gen={gen}&n=32&modules=1", "milp-split", limit,
                         ("--max-module-tasks", "40"), devices)
@@ -163,6 +173,7 @@ def table4(cli, limit, inputs, quick, equal_time):
 
 
 def main():
+    global DEVICES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default="build/opsched-cli")
     ap.add_argument("--milp-limit", type=float, default=60)
@@ -173,7 +184,10 @@ def main():
                     help="Table III: channels of the RWNNs (the paper's sdep and wdep differ only with 2 or more)")
     ap.add_argument("--equal-time", action="store_true",
                     help="Tables I and IV: sa and ea run for as long as milp-split took (compare --equal-time)")
+    ap.add_argument("--devices", default=DEVICES,
+                    help="Tables I, III, IV: paper, mixed, or a --devices list (default: %(default)s)")
     a = ap.parse_args()
+    DEVICES = DEVICE_SETS.get(a.devices, a.devices)
     tables = a.tables.split(",")
     try:
         if "1" in tables:

@@ -1,6 +1,7 @@
 // Cost tables (cost_table.h): what opsched writes reads back bit for bit and gives the same
 // mappings; malformed tables are refused naming the line or record and the field; the paper's
-// presets keep Table II's ratios.
+// presets keep Table II's ratios; the mixed presets keep them on average with ops preferring
+// different devices.
 #include "map/problem/cost_table.h"
 #include "map/problem/paper_devices.h"
 #include "map/problem/problem_builder.h"
@@ -13,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -228,6 +231,64 @@ TEST(CostTable, PaperPresetsKeepTableTwoRatios)
     EXPECT_NEAR(st / sa, 1.26, 1e-9);
     EXPECT_NEAR(sx / sa, 7.10, 1e-9);
     EXPECT_THROW(simulatedDeviceCosts(g, "sim:paper-k80"), Error);
+}
+
+TEST(CostTable, MixedFactorsAreLogNormalWithMeanOne)
+{
+    // Over many op names: the mean factor is 1 (the device keeps its average speed) and the log
+    // of the factor has the spread asked for; each factor is fixed by the two names.
+    for (double spread : { 0.3, 0.6 }) {
+        const int n = 20000;
+        double sum = 0, logSum = 0, logSquares = 0;
+        for (int i = 0; i < n; ++i) {
+            const double f = mixedCostFactor("op" + std::to_string(i), "sim:mixed-t4", spread);
+            sum += f;
+            logSum += std::log(f);
+            logSquares += std::log(f) * std::log(f);
+        }
+        const double mean = logSum / n, sd = std::sqrt(logSquares / n - mean * mean);
+        EXPECT_NEAR(sum / n, 1.0, 0.02) << spread;
+        EXPECT_NEAR(mean, -spread * spread / 2, 0.02) << spread;
+        EXPECT_NEAR(sd, spread, 0.02 * spread) << spread;
+    }
+    EXPECT_EQ(mixedCostFactor("m0.n3", "sim:mixed-t4", 0.3), mixedCostFactor("m0.n3", "sim:mixed-t4", 0.3));
+    EXPECT_NE(mixedCostFactor("m0.n3", "sim:mixed-t4", 0.3), mixedCostFactor("m0.n3", "sim:mixed-xeon", 0.3));
+    EXPECT_NE(mixedCostFactor("m0.n3", "sim:mixed-t4", 0.3), mixedCostFactor("m0.n4", "sim:mixed-t4", 0.3));
+    EXPECT_EQ(mixedCostFactor("m0.n3", "sim:mixed-t4", 0), 1.0);
+}
+
+TEST(CostTable, MixedPresetsMakeOpsPreferDifferentDevices)
+{
+    // The paper presets scale one roofline, so one device is the fastest for every op; under the
+    // mixed presets both GPUs are the fastest for some ops.
+    const Graph g = zoo::build("rwnn?gen=er&modules=3&channels=2&dep=wdep&res=64", 1);
+    const std::vector<std::string> paper { "sim:paper-xeon", "sim:paper-t4", "sim:paper-a100" };
+    const std::vector<std::string> mixed { "sim:mixed-xeon", "sim:mixed-t4", "sim:mixed-a100" };
+    auto fastest = [&](const std::vector<std::string>& names) {
+        std::vector<DeviceCosts> costs;
+        for (const auto& n : names)
+            costs.push_back(*simulatedDeviceCosts(g, n));
+        std::set<std::size_t> devices;
+        for (std::size_t i = 0; i < g.opCount(); ++i) {
+            std::size_t best = 0;
+            for (std::size_t u = 1; u < costs.size(); ++u)
+                if (costs[u].opSeconds[i] < costs[best].opSeconds[i])
+                    best = u;
+            devices.insert(best);
+        }
+        return devices;
+    };
+    EXPECT_EQ(fastest(paper), (std::set<std::size_t> { 2 }));
+    EXPECT_TRUE(fastest(mixed).count(1) && fastest(mixed).count(2));
+    // The A100 is the reference; the others keep Table II's ratios on average, within sampling.
+    const auto a100 = *simulatedDeviceCosts(g, "sim:mixed-a100");
+    const auto ref = *simulatedDeviceCosts(g, "sim:a100");
+    EXPECT_EQ(a100.opSeconds, ref.opSeconds);
+    const auto xeon = *simulatedDeviceCosts(g, "sim:mixed-xeon");
+    double logRatio = 0;
+    for (std::size_t i = 0; i < g.opCount(); ++i)
+        logRatio += std::log(xeon.opSeconds[i] / a100.opSeconds[i]);
+    EXPECT_NEAR(std::exp(logRatio / static_cast<double>(g.opCount()) + 0.6 * 0.6 / 2), 7.10, 7.10 * 0.3);
 }
 
 } // namespace

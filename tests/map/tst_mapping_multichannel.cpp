@@ -126,8 +126,12 @@ TEST(MultiChannelOptimum, MilpSplitReachesItAndChunkedStaysWithinAFactor)
         const MapResult whole = runMapper("milp-split", p);
         EXPECT_EQ(whole.status, SolveStatus::Optimal) << inst.name;
         EXPECT_NEAR(evaluate(p, whole.mapping).makespan, optimum, optimum * kTolerance) << inst.name;
+        EXPECT_GE(whole.joinedMakespan, whole.times.makespan * (1 - kTolerance)) << inst.name;
         const MapResult cut = runMapper("milp-split", p, chunked);
         const double ratio = evaluate(p, cut.mapping).makespan / optimum;
+        // Its own joined modules are reported beside the portfolio's best, which is never worse.
+        EXPECT_GT(cut.joinedMakespan, 0) << inst.name;
+        EXPECT_GE(cut.joinedMakespan, cut.times.makespan * (1 - kTolerance)) << inst.name;
         EXPECT_GE(ratio, 1 - kTolerance) << inst.name;
         EXPECT_LE(ratio, kChunkedFactor) << inst.name << ": " << cut.note;
         ratios.push_back(ratio);

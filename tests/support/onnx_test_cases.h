@@ -120,8 +120,6 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_training_dropout_zero_ratio_mask", "mask" },
     { "test_dropout_default_mask", "mask" },
     { "test_dropout_default_mask_ratio", "mask" },
-    { "test_gemm_all_attributes", "transA" },
-    { "test_gemm_transposeA", "transA" },
     { "test_constant", "is a constant" },
     // If: each branch returns a constant (opsched runs ops on the inputs) or a sequence.
     { "test_if", "is a constant" },

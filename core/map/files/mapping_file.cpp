@@ -30,6 +30,8 @@ nlohmann::ordered_json mappingToJson(
     nlohmann::ordered_json j = json::headerToJson(graph, p, "latency", r.mapper);
     j["makespan_ms"] = ms(r.times.makespan);
     j["lower_bound_ms"] = ms(lowerBoundSeconds);
+    if (r.joinedMakespan > 0)
+        j["joined_makespan_ms"] = ms(r.joinedMakespan);
     json::addSolveFields(j, toString(r.status), r.gap, r.solveSeconds, r.note);
     auto mapping = nlohmann::ordered_json::object();
     for (std::uint32_t t = 0; t < p.taskCount(); ++t)

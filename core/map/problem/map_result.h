@@ -68,6 +68,10 @@ struct MapResult {
     // Seconds: the lower bound the gap was taken from, where the mapper computed lowerBound()
     // (milp-split short of a proof); 0 otherwise. Spares callers computing it again.
     double lowerBound = 0;
+    // milp-split: the makespan of its modules' mappings joined, before the heuristics' polished
+    // mappings compete with it (it returns the best of them); 0 for other mappers. Reported so that
+    // a comparison with SA at equal time can tell the split's own answer from the portfolio's.
+    double joinedMakespan = 0;
 };
 
 // The throughput objective's answer (throughput_problem.h): a split of the L inputs per op and an

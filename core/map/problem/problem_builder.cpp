@@ -47,7 +47,8 @@ std::optional<DeviceCosts> simulatedDeviceCosts(const Graph& graph, const std::s
         for (const SimCpu& cpu : simCpus())
             cpus += ", sim:" + cpu.name;
         throw Error(std::string(e.what()) + "; simulated CPUs for mapping: " + cpus.substr(2)
-            + "; the paper's relative speeds: sim:paper-a100, sim:paper-t4, sim:paper-xeon");
+            + "; the paper's relative speeds: sim:paper-a100, sim:paper-t4, sim:paper-xeon; with ops preferring "
+              "different devices: sim:mixed-a100, sim:mixed-t4, sim:mixed-xeon");
     }
     return DeviceCosts { name, simulatedOpSeconds(graph, *gpu), gpuMemoryBytes(gpu->name) };
 }

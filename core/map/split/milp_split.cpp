@@ -646,6 +646,7 @@ MapResult Splitter::run()
     result.mapper = "milp-split";
     result.mapping = assemble();
     result.times = evaluate(p_, result.mapping);
+    result.joinedMakespan = result.times.feasible ? result.times.makespan : 0.0;
     result.note = std::to_string(q) + " modules (" + std::to_string(separators) + " joined at separators), "
         + std::to_string(solves_) + " module solves";
     if (dropped_)

@@ -1,0 +1,173 @@
+#include "import/onnx_old_opsets.h"
+
+#include "import/import_error.h"
+#include "import/onnx_loader.h"
+
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace opsched::onnx_import {
+namespace {
+
+// Ranks of the values whose shapes the graph states or shape inference found.
+std::unordered_map<std::string, int> knownRanks(const onnx::GraphProto& graph)
+{
+    std::unordered_map<std::string, int> ranks;
+    auto note = [&](const onnx::ValueInfoProto& v) {
+        if (v.type().tensor_type().has_shape())
+            ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : graph.input())
+        note(v);
+    for (const auto& v : graph.value_info())
+        note(v);
+    for (const auto& v : graph.output())
+        note(v);
+    for (const auto& t : graph.initializer())
+        ranks[t.name()] = t.dims_size();
+    return ranks;
+}
+
+// Opset 6's PRelu takes a slope of shape [C] per channel (axis 1); opset 7 broadcasts it from the
+// right like numpy. An Unsqueeze (axes 1..rank-2, opset 1's attribute form) keeps the meaning.
+void pinPreluSlopesToChannels(onnx::ModelProto& model)
+{
+    auto& graph = *model.mutable_graph();
+    const auto ranks = knownRanks(graph);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    int made = 0;
+    for (const auto& node : graph.node()) {
+        if (node.op_type() == "PRelu" && node.input_size() == 2
+            && (node.domain().empty() || node.domain() == "ai.onnx")) {
+            const auto x = ranks.find(node.input(0)), slope = ranks.find(node.input(1));
+            if (x != ranks.end() && slope != ranks.end() && slope->second == 1 && x->second >= 3) {
+                onnx::NodeProto* unsqueeze = nodes.Add();
+                unsqueeze->set_op_type("Unsqueeze");
+                unsqueeze->set_name(node.name() + "/slope_per_channel");
+                unsqueeze->add_input(node.input(1));
+                const std::string pinned = node.input(1) + "/per_channel_" + std::to_string(made++);
+                unsqueeze->add_output(pinned);
+                auto* axes = unsqueeze->add_attribute();
+                axes->set_name("axes");
+                axes->set_type(onnx::AttributeProto::INTS);
+                for (int a = 1; a + 1 < x->second; ++a)
+                    axes->add_ints(a);
+                onnx::NodeProto* prelu = nodes.Add();
+                *prelu = node;
+                prelu->set_input(1, pinned);
+                continue;
+            }
+        }
+        *nodes.Add() = node;
+    }
+    graph.mutable_node()->Swap(&nodes);
+}
+
+std::int64_t intAttribute(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback)
+{
+    for (const auto& a : node.attribute())
+        if (a.name() == name)
+            return a.i();
+    return fallback;
+}
+
+// Before opset 7 a binary op broadcasts only with broadcast=1, B's dimensions matched to A's from
+// `axis` on (default: A's last ones). Numpy rules match from the right, so where B ends before A's
+// last dimension, an Unsqueeze gives it trailing 1s; the converter's own adapter misreads `axis`.
+void alignLegacyBroadcasts(onnx::ModelProto& model)
+{
+    static const std::set<std::string> binary { "Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal",
+        "Greater", "Less" };
+    auto& graph = *model.mutable_graph();
+    const auto ranks = knownRanks(graph);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    int made = 0;
+    for (const auto& node : graph.node()) {
+        onnx::NodeProto copy = node;
+        if (binary.count(node.op_type()) && node.input_size() == 2 && intAttribute(node, "broadcast", 0) == 1) {
+            const auto a = ranks.find(node.input(0)), b = ranks.find(node.input(1));
+            if (a != ranks.end() && b != ranks.end()) {
+                const std::int64_t axis = intAttribute(node, "axis", a->second - b->second);
+                const std::int64_t trailing = a->second - axis - b->second;
+                if (axis >= 0 && trailing > 0) {
+                    onnx::NodeProto* unsqueeze = nodes.Add();
+                    unsqueeze->set_op_type("Unsqueeze");
+                    unsqueeze->set_name(node.name() + "/broadcast_from_axis");
+                    unsqueeze->add_input(node.input(1));
+                    const std::string aligned = node.input(1) + "/aligned_" + std::to_string(made++);
+                    unsqueeze->add_output(aligned);
+                    auto* axes = unsqueeze->add_attribute();
+                    axes->set_name("axes");
+                    axes->set_type(onnx::AttributeProto::INTS);
+                    for (std::int64_t k = 0; k < trailing; ++k)
+                        axes->add_ints(b->second + k);
+                    copy.set_input(1, aligned);
+                }
+            }
+            // What is left is numpy broadcasting from the right: the axis has no more to say.
+            auto* attributes = copy.mutable_attribute();
+            for (int i = attributes->size(); i-- > 0;)
+                if (attributes->Get(i).name() == "axis")
+                    attributes->DeleteSubrange(i, 1);
+        }
+        *nodes.Add() = std::move(copy);
+    }
+    graph.mutable_node()->Swap(&nodes);
+}
+
+// The converter's Reshape adapter turns the shape attribute into a Constant whose tensor lists the
+// values without its one dimension; an ONNX tensor without dims is a scalar, so the length is set.
+void giveConverterConstantsTheirLength(onnx::ModelProto& model)
+{
+    for (auto& node : *model.mutable_graph()->mutable_node()) {
+        if (node.op_type() != "Constant")
+            continue;
+        for (auto& a : *node.mutable_attribute()) {
+            if (a.name() != "value" || !a.has_t() || a.t().dims_size() != 0)
+                continue;
+            onnx::TensorProto& t = *a.mutable_t();
+            const int n
+                = std::max({ t.int64_data_size(), t.float_data_size(), t.int32_data_size(), t.double_data_size() });
+            if (n > 1)
+                t.add_dims(n);
+        }
+    }
+}
+
+void inferShapes(onnx::ModelProto& model)
+{
+    try {
+        onnx::shape_inference::InferShapes(model);
+    } catch (const std::exception&) {
+        // The declared shapes alone then; the converter says what it cannot do without.
+    }
+}
+
+} // namespace
+
+void upgradeToOpset7(onnx::ModelProto& model, int opset, const std::string& changedOps)
+{
+    const std::string what = "opset " + std::to_string(opset) + " is older than opsched reads (opsets "
+        + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset)
+        + "), and these ops changed since: " + changedOps;
+    try {
+        // Shapes first: the rewrites below and the converter's adapters need the operands' ranks
+        // and sizes, also those of the values the rewrites make.
+        inferShapes(model);
+        pinPreluSlopesToChannels(model);
+        alignLegacyBroadcasts(model);
+        inferShapes(model);
+        onnx::ModelProto upgraded = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+        giveConverterConstantsTheirLength(upgraded);
+        // The converter keeps only what it understood; the weights stay as they were read.
+        model.Swap(&upgraded);
+    } catch (const std::exception& e) {
+        throw ImportError(what + "; ONNX's version converter could not bring it to opset 7: " + e.what());
+    }
+}
+
+} // namespace opsched::onnx_import
