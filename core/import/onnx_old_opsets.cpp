@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 namespace opsched::onnx_import {
 namespace {
@@ -32,6 +33,22 @@ std::unordered_map<std::string, int> knownRanks(const onnx::GraphProto& graph)
     return ranks;
 }
 
+// An opset-1 Unsqueeze (axes as an attribute, as the old opsets have it) appended to `nodes`.
+void addUnsqueeze(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& name,
+    const std::string& input, const std::string& output, const std::vector<std::int64_t>& axes)
+{
+    onnx::NodeProto* unsqueeze = nodes.Add();
+    unsqueeze->set_op_type("Unsqueeze");
+    unsqueeze->set_name(name);
+    unsqueeze->add_input(input);
+    unsqueeze->add_output(output);
+    auto* attribute = unsqueeze->add_attribute();
+    attribute->set_name("axes");
+    attribute->set_type(onnx::AttributeProto::INTS);
+    for (std::int64_t a : axes)
+        attribute->add_ints(a);
+}
+
 // Opset 6's PRelu takes a slope of shape [C] per channel (axis 1); opset 7 broadcasts it from the
 // right like numpy. An Unsqueeze (axes 1..rank-2, opset 1's attribute form) keeps the meaning.
 void pinPreluSlopesToChannels(onnx::ModelProto& model)
@@ -45,17 +62,11 @@ void pinPreluSlopesToChannels(onnx::ModelProto& model)
             && (node.domain().empty() || node.domain() == "ai.onnx")) {
             const auto x = ranks.find(node.input(0)), slope = ranks.find(node.input(1));
             if (x != ranks.end() && slope != ranks.end() && slope->second == 1 && x->second >= 3) {
-                onnx::NodeProto* unsqueeze = nodes.Add();
-                unsqueeze->set_op_type("Unsqueeze");
-                unsqueeze->set_name(node.name() + "/slope_per_channel");
-                unsqueeze->add_input(node.input(1));
-                const std::string pinned = node.input(1) + "/per_channel_" + std::to_string(made++);
-                unsqueeze->add_output(pinned);
-                auto* axes = unsqueeze->add_attribute();
-                axes->set_name("axes");
-                axes->set_type(onnx::AttributeProto::INTS);
+                std::vector<std::int64_t> axes;
                 for (int a = 1; a + 1 < x->second; ++a)
-                    axes->add_ints(a);
+                    axes.push_back(a);
+                const std::string pinned = node.input(1) + "/per_channel_" + std::to_string(made++);
+                addUnsqueeze(nodes, node.name() + "/slope_per_channel", node.input(1), pinned, axes);
                 onnx::NodeProto* prelu = nodes.Add();
                 *prelu = node;
                 prelu->set_input(1, pinned);
@@ -94,17 +105,11 @@ void alignLegacyBroadcasts(onnx::ModelProto& model)
                 const std::int64_t axis = intAttribute(node, "axis", a->second - b->second);
                 const std::int64_t trailing = a->second - axis - b->second;
                 if (axis >= 0 && trailing > 0) {
-                    onnx::NodeProto* unsqueeze = nodes.Add();
-                    unsqueeze->set_op_type("Unsqueeze");
-                    unsqueeze->set_name(node.name() + "/broadcast_from_axis");
-                    unsqueeze->add_input(node.input(1));
-                    const std::string aligned = node.input(1) + "/aligned_" + std::to_string(made++);
-                    unsqueeze->add_output(aligned);
-                    auto* axes = unsqueeze->add_attribute();
-                    axes->set_name("axes");
-                    axes->set_type(onnx::AttributeProto::INTS);
+                    std::vector<std::int64_t> axes;
                     for (std::int64_t k = 0; k < trailing; ++k)
-                        axes->add_ints(b->second + k);
+                        axes.push_back(b->second + k);
+                    const std::string aligned = node.input(1) + "/aligned_" + std::to_string(made++);
+                    addUnsqueeze(nodes, node.name() + "/broadcast_from_axis", node.input(1), aligned, axes);
                     copy.set_input(1, aligned);
                 }
             }

@@ -2,10 +2,8 @@
 // axis, per-channel PRelu slopes, Reshape's shape attribute and BatchNormalization's is_test give
 // what their opset-6 definitions say, compared element-wise with those definitions written out
 // here; what cannot be upgraded is refused naming the opset and the ops.
-#include "exec/cpu/cpu_executor.h"
+#include "cpu_test_support.h"
 #include "import/onnx_importer.h"
-#include "plan/plan.h"
-#include "schedule/basic_schedulers.h"
 
 #include "../import/onnx_model_maker.h"
 
@@ -20,9 +18,7 @@ namespace {
 
 std::vector<float> runModel(const std::string& path, const std::vector<std::vector<float>>& inputs)
 {
-    const Graph g = importOnnx(path, 1);
-    cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)));
-    return ex.run(inputs).front();
+    return opsched::test::runSequential(importOnnx(path, 1), inputs).front();
 }
 
 std::vector<float> wave(std::size_t n)
