@@ -249,8 +249,9 @@ TEST(OnnxImportErrors, OpsetsOutOfRange)
     auto& add = stuck.node("Add", { "a", "b" }, { "y" }, "add");
     ModelMaker::attr(add, "broadcast", std::int64_t { 1 });
     ModelMaker::attr(add, "axis", std::int64_t { 1 });
-    EXPECT_CONTAINS(importError(stuck.save()), "opset 6 is older than opsched reads (opsets 7 to 22), and these ops "
-                                               "changed since: Add; ONNX's version converter could not");
+    EXPECT_CONTAINS(importError(stuck.save()),
+        "opset 6 is older than opsched reads (opsets 7 to 22), and these ops "
+        "changed since: Add; ONNX's version converter could not");
 
     ModelMaker unchanged(6); // Relu kept its opset-6 definition: fine
     unchanged.input("x", { 1, 3 }).output("y");
