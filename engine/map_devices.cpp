@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -78,6 +79,46 @@ std::string cpuCostKey(
         key += " all";
     return key + "|" + modelFingerprint(graph) + "|opsched " + OPSCHED_VERSION;
 }
+
+// The model run over and over on other cores while a partition's costs are measured, as the other
+// partitions of a mapping run beside it; stopped and joined when it goes out of scope.
+class BackgroundLoad {
+public:
+    BackgroundLoad(const Graph& graph, const Plan& plan, const std::vector<std::vector<float>>& inputs,
+        const std::vector<int>& cores)
+    {
+        if (cores.empty())
+            return;
+        cpu::CpuOptions options;
+        options.partitions = { cores };
+        worker_ = std::thread([this, &graph, plan, inputs, options] {
+            try {
+                cpu::CpuExecutor executor(graph, plan, options);
+                while (!stop_.load()) {
+                    executor.run(inputs);
+                    started_.store(true);
+                }
+            } catch (const std::exception&) {
+                // No load then: the costs are measured on a quiet machine, as without partitions.
+            }
+            started_.store(true);
+        });
+        while (!started_.load())
+            std::this_thread::yield();
+    }
+    ~BackgroundLoad()
+    {
+        stop_.store(true);
+        if (worker_.joinable())
+            worker_.join();
+    }
+    BackgroundLoad(const BackgroundLoad&) = delete;
+    BackgroundLoad& operator=(const BackgroundLoad&) = delete;
+
+private:
+    std::atomic<bool> stop_ { false }, started_ { false };
+    std::thread worker_;
+};
 
 std::unique_ptr<profiler::SqliteStageCostStore> openCostCache(const CostCacheOptions& cache)
 {
@@ -179,11 +220,29 @@ std::optional<std::vector<int>> cpuCoresOf(const std::string& device, const std:
     return partitionCores(ref.index, partitions);
 }
 
-std::vector<double> cachedCpuOpSeconds(
-    const Graph& graph, const std::string& device, const std::vector<int>& cores, const CostCacheOptions& cache)
+std::vector<int> otherPartitionCores(const std::string& device, const std::vector<std::string>& all)
+{
+    std::vector<int> out;
+    if (parseDeviceRef(device).kind != DeviceKind::CpuPartition)
+        return out;
+    for (const auto& other : all)
+        if (other != device && parseDeviceRef(other).kind == DeviceKind::CpuPartition) {
+            const auto cores = cpuCoresOf(other, all); // kept: a range over *temporary would dangle
+            out.insert(out.end(), cores->begin(), cores->end());
+        }
+    return out;
+}
+
+std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
+    const CostCacheOptions& cache, const std::vector<int>& busyCores)
 {
     auto store = openCostCache(cache);
-    const std::string key = cpuCostKey(graph, "cpu-op", device, cores);
+    std::string key = cpuCostKey(graph, "cpu-op", device, cores);
+    if (!busyCores.empty()) {
+        key += "|busy";
+        for (int c : busyCores)
+            key += " " + std::to_string(c);
+    }
     if (store) {
         const auto loaded = store->load(key, graph.batch());
         std::vector<double> out;
@@ -193,7 +252,7 @@ std::vector<double> cachedCpuOpSeconds(
         if (out.size() == graph.opCount())
             return out;
     }
-    const auto measured = measureCpuOpSeconds(graph, cores, 7);
+    const auto measured = measureCpuOpSeconds(graph, cores, 7, busyCores);
     if (store) {
         std::vector<std::pair<std::string, double>> entries;
         for (const Op& op : graph.ops())
@@ -203,7 +262,8 @@ std::vector<double> cachedCpuOpSeconds(
     return measured;
 }
 
-std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats)
+std::vector<double> measureCpuOpSeconds(
+    const Graph& graph, const std::vector<int>& cores, int repeats, const std::vector<int>& busyCores)
 {
     if (!cpu::cpuBackendAvailable())
         throw Error("CPU devices: the CPU backend is not built (configure opsched with oneDNN, Debian: libdnnl-dev)");
@@ -215,6 +275,7 @@ std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<in
         options.partitions = { cores };
     cpu::CpuExecutor executor(graph, plan, options);
     const auto inputs = cpu::seededInputs(graph, 1);
+    BackgroundLoad load(graph, plan, inputs, busyCores);
     executor.run(inputs); // warm-up
     std::vector<std::vector<double>> samples(graph.opCount());
     for (int r = 0; r < repeats; ++r) {
@@ -285,7 +346,8 @@ map::DeviceCosts deviceCosts(
         const double share = cores.empty() ? 1.0
                                            : static_cast<double>(cores.size())
                 / static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
-        return { device.text, cachedCpuOpSeconds(graph, device.text, cores, cache), ram * share };
+        return { device.text,
+            cachedCpuOpSeconds(graph, device.text, cores, cache, otherPartitionCores(device.text, all)), ram * share };
     }
     case DeviceKind::Cuda: {
         // One-op stages on the GPU, timed (and cached) like the schedulers' stages.

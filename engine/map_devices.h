@@ -33,12 +33,18 @@ double measureCpuHandoffSeconds(const Graph& graph, const std::vector<int>& a, c
     const std::vector<double>& secondsA, const std::vector<double>& secondsB, int repeats);
 
 // measureCpuOpSeconds through the persistent cost cache (the stage-cost cache file, unless
-// --no-cost-cache): measured once per device, cores, model, batch and opsched version.
-std::vector<double> cachedCpuOpSeconds(
-    const Graph& graph, const std::string& device, const std::vector<int>& cores, const CostCacheOptions& cache);
+// --no-cost-cache): measured once per device, cores, busy cores, model, batch and opsched version.
+std::vector<double> cachedCpuOpSeconds(const Graph& graph, const std::string& device, const std::vector<int>& cores,
+    const CostCacheOptions& cache, const std::vector<int>& busyCores = {});
 
-// Each op's median time alone on those cores (all when empty), over `repeats` runs.
-std::vector<double> measureCpuOpSeconds(const Graph& graph, const std::vector<int>& cores, int repeats);
+// Each op's median time alone on those cores (all when empty), over `repeats` runs. With
+// `busyCores`, the model runs over and over on those cores meanwhile: a mapping keeps its CPU
+// partitions busy at the same time, and they share caches and memory bandwidth.
+std::vector<double> measureCpuOpSeconds(
+    const Graph& graph, const std::vector<int>& cores, int repeats, const std::vector<int>& busyCores = {});
+
+// The cores of the CPU partitions in `all` other than `device` (none for "cpu" or a lone partition).
+std::vector<int> otherPartitionCores(const std::string& device, const std::vector<std::string>& all);
 
 // "GBPS[,LATENCY_US]" -> a link; throws Error on malformed or non-positive values.
 map::Link parseLink(const std::string& text);
