@@ -92,8 +92,11 @@ int checkOpset(onnx::ModelProto& model)
     // else upgraded to opset 7 by ONNX's version converter.
     std::set<std::string> changed;
     for (const auto& node : model.graph().node()) {
-        if (!node.domain().empty() && node.domain() != "ai.onnx")
-            continue;
+        // An op ONNX does not know (or of another domain) stops the converter with no useful
+        // reason; the import then names it as unsupported, which is what the user needs to hear.
+        if ((!node.domain().empty() && node.domain() != "ai.onnx")
+            || !onnx::OpSchemaRegistry::Schema(node.op_type(), kMaxOpset, ""))
+            return opset;
         const auto* old = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
         const auto* at7 = onnx::OpSchemaRegistry::Schema(node.op_type(), kMinOpset, "");
         if (!old || !at7 || old->SinceVersion() != at7->SinceVersion())

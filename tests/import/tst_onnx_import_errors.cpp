@@ -253,6 +253,14 @@ TEST(OnnxImportErrors, OpsetsOutOfRange)
         "opset 6 is older than opsched reads (opsets 7 to 22), and these ops "
         "changed since: Add; ONNX's version converter could not");
 
+    ModelMaker unknown(6); // an op ONNX does not know: named as unsupported, not as a converter failure
+    unknown.input("a", { 1, 3 }).input("b", { 1, 3 }).output("y");
+    unknown.node("Add", { "a", "b" }, { "s" }, "add");
+    unknown.node("FooBar", { "s" }, { "y" }, "foo");
+    const std::string message = importError(unknown.save());
+    EXPECT_CONTAINS(message, "'foo' (FooBar): operator not supported (ai.onnx opset 6)");
+    EXPECT_EQ(message.find("converter"), std::string::npos) << message;
+
     ModelMaker unchanged(6); // Relu kept its opset-6 definition: fine
     unchanged.input("x", { 1, 3 }).output("y");
     unchanged.node("Relu", { "x" }, { "y" }, "relu");
