@@ -65,7 +65,8 @@ Runner addMapCommand(CLI::App& app)
     cmd->add_option("--batch", opts->batch, "Batch size (default 1)")->check(rangeOf(engine::kBatch));
     addShapeOption(*cmd, opts->shapes);
     cmd->add_option("--devices", opts->devices,
-        "Comma-separated devices: sim:NAME (GPU presets, sim:xeon), cpu, cpu:N (core partitions), cuda:N");
+        "Comma-separated devices: sim:NAME (GPU presets, sim:xeon; sim:paper-* at the paper's relative speeds, "
+        "sim:mixed-* with ops preferring different devices), cpu, cpu:N (core partitions), cuda:N");
     cmd->add_option(
         "--mapper", opts->mapper, mapperNameList() + " (default: " + std::string(engine::kDefaultMapper) + ")");
     cmd->add_option("--inputs", opts->inputs,
