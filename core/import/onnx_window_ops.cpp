@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace opsched::onnx_import {
 namespace {
@@ -324,6 +325,119 @@ void mapPoolOverVolume(ImportContext& ctx, const NodeRef& node, TensorId x)
 
 } // namespace
 
+// MaxPool with dilations, which oneDNN's and cuDNN's pooling lack: the input padded with -inf,
+// sliced once per kernel position (from position x dilation, the stride as the step), and the
+// element-wise maximum of the slices. Output element o of a slice reads input o x stride +
+// position x dilation - pad begin, so the maximum takes exactly the positions the dilated window
+// reads; padding never wins a maximum. Kernel positions become ops, so large windows are refused.
+void mapDilatedMaxPool(ImportContext& ctx, const NodeRef& node, TensorId x)
+{
+    constexpr std::int64_t kMaxPositions = 64;
+    const Attributes attrs(*node.proto);
+    const std::size_t inputRank = ctx.shapeOf(x).rank();
+    if (inputRank < 3 || inputRank > 5)
+        throw NodeError(
+            "dilated pooling needs a 1-D, 2-D or 3-D window (a 3-D to 5-D input), not " + ctx.shapeOf(x).toString());
+    if (node.proto->output_size() > 1 && ctx.isUsed(node.proto->output(1)))
+        throw NodeError("the Indices output of MaxPool is not supported");
+    const std::size_t n = inputRank - 2, rank = inputRank;
+    if (ctx.hasFoldedPads(node.name)) {
+        // A Pad of zeros before it was folded into this node (foldPadInto): zeros can be a
+        // window's maximum, so they are put back as a real Pad.
+        const auto folded = ctx.foldedPads(node.name);
+        Pad zeros;
+        zeros.pads = { 0, 0, folded[0], folded[1], 0, 0, folded[2], folded[3] };
+        x = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":zero_pad"), OpKind::Pad, { { x } }, makeLayer(zeros));
+    }
+    const Shape in = ctx.shapeOf(x);
+    const std::vector<std::int64_t> size(in.dims.begin() + 2, in.dims.end());
+    const auto kernel = windowValues(attrs, "kernel_shape", 0, 1, n);
+    const auto g = windowGeometry(attrs, size, kernel);
+    const bool ceil = attrs.getInt("ceil_mode", 0) != 0;
+    // Where every stride is a multiple of its dilation (stride = dilation is the usual case), the
+    // windows read only every dilation-th element: those, taken by a strided slice, pooled by an
+    // undilated window (stride / dilation) give the same maximum in three ops, whatever the window.
+    bool strided = n <= 2;
+    for (std::size_t d = 0; d < n; ++d)
+        strided = strided && g.stride[d] % g.dilation[d] == 0;
+    std::vector<std::int64_t> out(n), padEnd(n);
+    std::int64_t positions = 1;
+    bool padded = false;
+    for (std::size_t d = 0; d < n; ++d) {
+        out[d] = windowOutputSize(size[d], g.padBegin[d], g.padEnd[d], kernel[d], g.stride[d], g.dilation[d], ceil);
+        if (out[d] < 1)
+            throw NodeError("the dilated window (" + std::to_string(g.dilation[d] * (kernel[d] - 1) + 1)
+                + " wide) does not fit the padded input " + in.toString());
+        // Room for every slice (the last window of ceil mode included), and for each slice's
+        // count x step: a strided view longer than its axis is refused by oneDNN, even where its
+        // last element is inside.
+        const std::int64_t length = strided
+            ? (out[d] - 1) * g.stride[d] + kernel[d] * g.dilation[d]
+            : (out[d] - 1) * g.stride[d] + g.dilation[d] * (kernel[d] - 1) + std::max<std::int64_t>(g.stride[d], 1);
+        padEnd[d] = std::max<std::int64_t>(0, length - size[d] - g.padBegin[d]);
+        padded = padded || g.padBegin[d] > 0 || padEnd[d] > 0;
+        positions *= kernel[d];
+    }
+    if (!strided && positions > kMaxPositions)
+        throw NodeError("dilated pooling over " + std::to_string(positions) + " window positions (at most "
+            + std::to_string(kMaxPositions)
+            + ", or any window where each stride is a multiple of its dilation) "
+              "is not supported");
+    TensorId source = x;
+    if (padded) {
+        Pad pad;
+        pad.pads.assign(2 * rank, 0);
+        for (std::size_t d = 0; d < n; ++d) {
+            pad.pads[2 + d] = g.padBegin[d];
+            pad.pads[rank + 2 + d] = padEnd[d];
+        }
+        pad.value = -std::numeric_limits<float>::infinity();
+        source = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":pad"), OpKind::Pad, { { x } }, makeLayer(pad));
+    }
+    if (strided) {
+        Slice every;
+        Pool2d pool;
+        pool.kind = PoolKind::Max;
+        for (std::size_t d = 0; d < n; ++d) {
+            every.starts.push_back(0);
+            every.ends.push_back((out[d] - 1) * g.stride[d] + g.dilation[d] * (kernel[d] - 1) + 1);
+            every.axes.push_back(static_cast<std::int64_t>(2 + d));
+            every.steps.push_back(g.dilation[d]);
+        }
+        pool.kernelW = kernel[n - 1];
+        pool.strideW = g.stride[n - 1] / g.dilation[n - 1];
+        if (n == 2) {
+            pool.kernelH = kernel[0];
+            pool.strideH = g.stride[0] / g.dilation[0];
+        }
+        const TensorId taken = addSimpleOp(
+            ctx, ctx.derivedOpName(node.name + ":every_dilation"), OpKind::Slice, { { source } }, makeLayer(every));
+        ctx.setActivation(node.proto->output(0),
+            addWindowOp(ctx, node.name, OpKind::Pool, taken, makeLayer(pool), ctx.shapeOf(taken).dims[1]));
+        return;
+    }
+    std::vector<InputTerm> windows;
+    for (std::int64_t position = 0; position < positions; ++position) {
+        Slice slice;
+        std::int64_t rest = position;
+        for (std::size_t d = n; d-- > 0;) {
+            const std::int64_t start = (rest % kernel[d]) * g.dilation[d];
+            rest /= kernel[d];
+            slice.starts.insert(slice.starts.begin(), start);
+            slice.ends.insert(slice.ends.begin(), start + (out[d] - 1) * g.stride[d] + 1);
+            slice.axes.insert(slice.axes.begin(), static_cast<std::int64_t>(2 + d));
+            slice.steps.insert(slice.steps.begin(), g.stride[d]);
+        }
+        const std::string name
+            = positions == 1 ? node.name : ctx.derivedOpName(node.name + ":window" + std::to_string(position));
+        windows.push_back({ addSimpleOp(ctx, name, OpKind::Slice, { { source } }, makeLayer(slice)) });
+    }
+    const TensorId result = positions == 1
+        ? windows.front().front()
+        : addSimpleOp(ctx, node.name, OpKind::Math, windows, makeLayer(Binary { BinaryKind::Max, false }));
+    ctx.setActivation(node.proto->output(0), result);
+}
+
 void mapPool(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
@@ -343,6 +457,14 @@ void mapPool(ImportContext& ctx, const NodeRef& node)
         spec.layers.push_back(makeLayer(Reshape { { 0, in.dims[1], 1, 1, 1 } }));
         ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
         return;
+    }
+    if (op == "MaxPool") {
+        const std::size_t n = ctx.shapeOf(x).rank() > 2 ? ctx.shapeOf(x).rank() - 2 : 1;
+        const auto dilation = windowValues(attrs, "dilations", 1, 1, n);
+        if (std::any_of(dilation.begin(), dilation.end(), [](std::int64_t d) { return d != 1; })) {
+            mapDilatedMaxPool(ctx, node, x);
+            return;
+        }
     }
     if (!global && ctx.shapeOf(x).rank() == 5) {
         mapPoolOverVolume(ctx, node, x);

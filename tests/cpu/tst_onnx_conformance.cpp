@@ -34,7 +34,7 @@ constexpr double kRtol = 1e-5;
 constexpr double kAtol = 1e-5;
 
 // pytorch-converted/ and pytorch-operator/ cases the importer rejects on purpose (node/ cases:
-// kNodeImportLimits), with a fragment of the reason it gives: float64 inputs, dilated pools. (Models
+// kNodeImportLimits), with a fragment of the reason it gives: float64 inputs. (Models
 // exported at opset 6 are upgraded by ONNX's version converter and run.)
 const std::map<std::string, std::string> kPytorchImportLimits {
     { "test_operator_add_broadcast", "data type float64" },
@@ -42,8 +42,6 @@ const std::map<std::string, std::string> kPytorchImportLimits {
     { "test_operator_add_size1_right_broadcast", "data type float64" },
     { "test_operator_add_size1_singleton_broadcast", "data type float64" },
     { "test_operator_addconstant", "data type float64" },
-    { "test_MaxPool1d_stride_padding_dilation", "pooling with dilations" },
-    { "test_MaxPool2d_stride_padding_dilation", "pooling with dilations" },
 };
 
 struct FolderCounts {

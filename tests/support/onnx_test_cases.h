@@ -64,7 +64,6 @@ inline const std::map<std::string, std::string> kNodeImportLimits {
     { "test_clip_default_int8_inbounds", "data type int8" },
     { "test_clip_default_int8_max", "data type int8" },
     { "test_clip_default_int8_min", "data type int8" },
-    { "test_maxpool_2d_dilations", "dilations" },
     // Quantized tensors as graph inputs (uint8 arithmetic wraps; opsched computes in float), and
     // scales computed at run time (dynamic quantization): QDQ models quantize float inputs with
     // constant scales, which import.
