@@ -225,6 +225,21 @@ TEST(CpuTransformerOps, MatMulWithBiasAndGelu)
     expectMatchesReference(std::move(b).finish());
 }
 
+TEST(CpuTransformerOps, ConstantMatMulWithRowsAMultipleOfFourKiB)
+{
+    // 1024 and 2048 columns: rows 4 and 8 KiB apart, which on AVX2 and SSE4.1 (where oneDNN keeps
+    // the weights row-major) are stored with padded rows. Registered under those ISAs as well.
+    GraphBuilder b("wide", 2);
+    const auto x = b.addInput("x", Shape { 2, 3, 24 });
+    b.addOp({ "wide", OpKind::MatMul, { { x } },
+        { layer(MatMul { true }, { ActivationKind::Gelu },
+            { weight(b, "w", Shape { 24, 1024 }, ramp(24 * 1024, -0.5F, 1.0F / 24576.0F)),
+                weight(b, "bias", Shape { 1024 }, ramp(1024, 0.2F, -0.0004F)) }) } });
+    b.addOp({ "wider", OpKind::MatMul, { { x } },
+        { layer(MatMul {}, {}, { weight(b, "w2", Shape { 24, 2048 }, ramp(24 * 2048, 0.3F, -1.0F / 81920.0F)) }) } });
+    expectMatchesReference(std::move(b).finish());
+}
+
 // Q, K and V projections of one input (different widths, with and without bias) and a consumer
 // of each, so every column block must reach the right reader.
 Graph qkvBlock(std::int64_t batch)
