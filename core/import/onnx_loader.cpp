@@ -111,6 +111,22 @@ int checkOpset(onnx::ModelProto& model)
     return kMinOpset;
 }
 
+std::unordered_map<std::string, int> declaredRanks(const onnx::GraphProto& graph)
+{
+    std::unordered_map<std::string, int> rank;
+    const auto declare = [&](const onnx::ValueInfoProto& v) {
+        if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+            rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : graph.input())
+        declare(v);
+    for (const auto& v : graph.value_info())
+        declare(v);
+    for (const auto& t : graph.initializer())
+        rank[t.name()] = t.dims_size();
+    return rank;
+}
+
 namespace {
 
 // The rank of a node's output where simple rules give it from its inputs' (-1: unknown): enough to
@@ -166,17 +182,7 @@ void checkWindowRanks(const onnx::GraphProto& graph)
     std::unordered_map<std::string, const onnx::TensorProto*> initializers;
     for (const auto& t : graph.initializer())
         initializers[t.name()] = &t;
-    std::unordered_map<std::string, int> rank;
-    const auto declare = [&](const onnx::ValueInfoProto& v) {
-        if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-            rank[v.name()] = v.type().tensor_type().shape().dim_size();
-    };
-    for (const auto& v : graph.input())
-        declare(v);
-    for (const auto& v : graph.value_info())
-        declare(v);
-    for (const auto& t : graph.initializer())
-        rank[t.name()] = t.dims_size();
+    std::unordered_map<std::string, int> rank = declaredRanks(graph);
     const auto rankOf = [&](const onnx::NodeProto& node, int i) {
         if (node.input_size() <= i)
             return -1;

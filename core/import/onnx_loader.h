@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 namespace opsched::onnx_import {
 
@@ -26,6 +27,10 @@ onnx::ModelProto parseModelFile(const std::string& path);
 // model whose ops all kept their opset-7 definitions is read as it is; one using ops that changed
 // is upgraded to opset 7 in place (onnx_old_opsets.h) and 7 returned.
 int checkOpset(onnx::ModelProto& model);
+
+// The ranks the graph states before any inference: its inputs', its value_info's and its
+// initializers'.
+std::unordered_map<std::string, int> declaredRanks(const onnx::GraphProto& graph);
 
 // onnx::checker::check_model, then strict shape inference; their exceptions become ImportErrors.
 // Models newer than opset 17 are checked in opset-17 terms (onnx_newer_opsets.h).

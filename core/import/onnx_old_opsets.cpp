@@ -14,25 +14,6 @@
 namespace opsched::onnx_import {
 namespace {
 
-// Ranks of the values whose shapes the graph states or shape inference found.
-std::unordered_map<std::string, int> knownRanks(const onnx::GraphProto& graph)
-{
-    std::unordered_map<std::string, int> ranks;
-    auto note = [&](const onnx::ValueInfoProto& v) {
-        if (v.type().tensor_type().has_shape())
-            ranks[v.name()] = v.type().tensor_type().shape().dim_size();
-    };
-    for (const auto& v : graph.input())
-        note(v);
-    for (const auto& v : graph.value_info())
-        note(v);
-    for (const auto& v : graph.output())
-        note(v);
-    for (const auto& t : graph.initializer())
-        ranks[t.name()] = t.dims_size();
-    return ranks;
-}
-
 // An opset-1 Unsqueeze (axes as an attribute, as the old opsets have it) appended to `nodes`.
 void addUnsqueeze(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& name,
     const std::string& input, const std::string& output, const std::vector<std::int64_t>& axes)
@@ -54,7 +35,7 @@ void addUnsqueeze(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, co
 void pinPreluSlopesToChannels(onnx::ModelProto& model)
 {
     auto& graph = *model.mutable_graph();
-    const auto ranks = knownRanks(graph);
+    const auto ranks = declaredRanks(graph); // with what shape inference added to value_info
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
     int made = 0;
     for (const auto& node : graph.node()) {
@@ -94,7 +75,7 @@ void alignLegacyBroadcasts(onnx::ModelProto& model)
     static const std::set<std::string> binary { "Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor", "Equal",
         "Greater", "Less" };
     auto& graph = *model.mutable_graph();
-    const auto ranks = knownRanks(graph);
+    const auto ranks = declaredRanks(graph); // with what shape inference added to value_info
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
     int made = 0;
     for (const auto& node : graph.node()) {

@@ -259,9 +259,9 @@ void runCpu(const Graph& graph, const RunInputs& inputs, const RunRequest& r, co
     }
     run.outputs = executor.run(inputs.values); // checked; without a check the warm-up
     if (run.mapping) {
-        // A mapping's figure is judged against its prediction: cores that sat idle run slower
-        // for a while (measured: the first rounds of an invocation after a pause 10-30% above
-        // the later ones on a 2-core VM), so the rounds start once they have been busy a while.
+        // A mapping's figure is judged against its prediction, so the rounds start on cores that
+        // have been busy a while: on a 2-core VM an invocation after a pause ran 10-30% above the
+        // next ones. (It did not make invocations agree there: docs/mapping.md.)
         const auto warm = Clock::now();
         while (msSince(warm) < kMappingWarmUpMs)
             executor.run(inputs.values);
