@@ -205,6 +205,8 @@ const char* toString(OpKind k)
         return "ConvTranspose";
     case OpKind::Lrn:
         return "LRN";
+    case OpKind::Recurrent:
+        return "Recurrent";
     case OpKind::Math:
         return "Math";
     }
@@ -238,6 +240,7 @@ const char* Layer::kindName() const
         const char* operator()(const ConvTranspose2d&) const { return "convtranspose2d"; }
         const char* operator()(const Resize&) const { return "resize"; }
         const char* operator()(const Lrn&) const { return "lrn"; }
+        const char* operator()(const Recurrent& r) const { return toString(r.cell); }
     };
     return std::visit(Visitor {}, params);
 }
@@ -253,7 +256,37 @@ bool Layer::takesOperands() const
 {
     return std::holds_alternative<Binary>(params) || std::holds_alternative<MatMul>(params)
         || std::holds_alternative<Concat>(params) || std::holds_alternative<Where>(params)
-        || std::holds_alternative<Gather>(params);
+        || std::holds_alternative<Gather>(params) || std::holds_alternative<Recurrent>(params);
+}
+
+RecurrentOperands recurrentOperands(const Recurrent& r)
+{
+    RecurrentOperands o;
+    int next = 1;
+    if (r.initialH)
+        o.initialH = next++;
+    if (r.initialC)
+        o.initialC = next++;
+    o.recurrence = next++;
+    if (r.linearBeforeReset)
+        o.hiddenBias = next++;
+    if (r.peepholes)
+        o.peepholes = next++;
+    o.count = next;
+    return o;
+}
+
+const char* toString(RecurrentCell c)
+{
+    switch (c) {
+    case RecurrentCell::Rnn:
+        return "rnn";
+    case RecurrentCell::Gru:
+        return "gru";
+    case RecurrentCell::Lstm:
+        return "lstm";
+    }
+    return "unknown";
 }
 
 const char* toString(BinaryKind k)

@@ -301,6 +301,41 @@ struct Lrn {
     friend bool operator==(const Lrn&, const Lrn&) = default;
 };
 
+// One direction of ONNX's RNN, GRU or LSTM over its whole sequence, as one op (an operand layer).
+// Operands: the input projection x W^T + biases of every step, [T, B, gates x hidden] ([B, T, ...]
+// when batchFirst), gates in ONNX's order (LSTM i, o, f, c; GRU z, r, h); then the initial h
+// (initialH) and the initial c (initialC), [B, hidden] as dense data; without them the state
+// starts at zero. Weights: R^T [hidden, gates x hidden]; then R's bias of the hidden gate [hidden]
+// when linearBeforeReset (GRU); then the peepholes i, o, f [3 x hidden] when peepholes (LSTM).
+// The output is h of every step, [T, B, hidden] (or [B, T, hidden]), in time order; reverse runs
+// from the last step to the first.
+enum class RecurrentCell : std::uint8_t { Rnn, Gru, Lstm };
+const char* toString(RecurrentCell c);
+
+struct Recurrent {
+    RecurrentCell cell = RecurrentCell::Lstm;
+    std::int64_t hidden = 0;
+    bool reverse = false;
+    bool batchFirst = false;
+    bool initialH = false, initialC = false;
+    bool linearBeforeReset = false; // GRU: r * (h R_h + Rb_h) instead of (r * h) R_h + Rb_h
+    bool inputForget = false; // LSTM: f = 1 - i
+    bool peepholes = false; // LSTM
+    // f, g, h of ONNX's activations (RNN uses f; GRU f and g; LSTM all three).
+    std::array<Activation, 3> functions { Activation { ActivationKind::Sigmoid }, Activation { ActivationKind::Tanh },
+        Activation { ActivationKind::Tanh } };
+    float clip = 0.0F; // > 0: every function's input clipped to [-clip, clip]
+    int gates() const { return cell == RecurrentCell::Rnn ? 1 : cell == RecurrentCell::Gru ? 3 : 4; }
+    friend bool operator==(const Recurrent&, const Recurrent&) = default;
+};
+
+// Where each operand of a Recurrent layer sits in its operand list (terms, then weights); -1:
+// absent. count: how many there are.
+struct RecurrentOperands {
+    int projection = 0, initialH = -1, initialC = -1, recurrence = -1, hiddenBias = -1, peepholes = -1, count = 0;
+};
+RecurrentOperands recurrentOperands(const Recurrent& r);
+
 // Passes its input through: the op's input combination (sum / concat) is all the work there is.
 struct Identity {
     friend bool operator==(const Identity&, const Identity&) = default;
@@ -308,7 +343,8 @@ struct Identity {
 
 using LayerParams
     = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary, MatMul, Concat,
-        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize, Lrn>;
+        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize, Lrn,
+        Recurrent>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {
@@ -329,7 +365,7 @@ struct Layer {
     // Conv, ConvTranspose, Gemm, BatchNorm and LayerNorm weights have shapes the layer defines (and
     // zoo networks seed).
     bool needsWeights() const;
-    // Binary, MatMul, Concat, Gather and Where read the op's terms as operands (see above).
+    // Binary, MatMul, Concat, Gather, Where and Recurrent read the op's terms as operands (see above).
     bool takesOperands() const;
 };
 

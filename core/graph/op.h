@@ -44,10 +44,11 @@ enum class OpKind : std::uint8_t {
     Resize, // nearest / linear / cubic resampling (Resize, Upsample)
     ConvTranspose, // transposed convolution (+ bias + activation)
     Lrn, // local response normalisation across channels
+    Recurrent, // one direction of an RNN, GRU or LSTM over its sequence
 };
 
 // The last OpKind: views loop over every kind up to it (legends, colour classes).
-inline constexpr OpKind kLastOpKind = OpKind::Lrn;
+inline constexpr OpKind kLastOpKind = OpKind::Recurrent;
 
 const char* toString(OpKind k);
 

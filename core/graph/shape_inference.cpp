@@ -303,6 +303,36 @@ Shape whereShape(const std::string& opName, const Where& w, const std::vector<Sh
     return broadcast(opName, broadcast(opName, at(0), at(1)), at(2));
 }
 
+// Checks every operand of a recurrent layer against the projection's [T, B, gates x H].
+Shape recurrentShape(const std::string& opName, const Recurrent& r, const std::vector<Shape>& operands)
+{
+    const RecurrentOperands at = recurrentOperands(r);
+    if (operands.size() != static_cast<std::size_t>(at.count))
+        fail(opName,
+            "a recurrent layer needs " + std::to_string(at.count) + " operands, got " + std::to_string(operands.size()));
+    const Shape& x = operands.front();
+    const std::int64_t h = r.hidden, gh = r.gates() * r.hidden;
+    if (h < 1 || x.rank() != 3 || x.dims[2] != gh)
+        fail(opName,
+            "a recurrent layer of hidden size " + std::to_string(h) + " needs a projection [T, B, "
+                + std::to_string(gh) + "], got " + x.toString());
+    const std::int64_t batch = r.batchFirst ? x.dims[0] : x.dims[1];
+    const auto expect = [&](int index, std::int64_t elements, const std::string& what) {
+        if (index >= 0 && operands[static_cast<std::size_t>(index)].elements() != elements)
+            fail(opName,
+                what + " of a recurrent layer needs " + std::to_string(elements) + " values, got "
+                    + operands[static_cast<std::size_t>(index)].toString());
+    };
+    expect(at.initialH, batch * h, "the initial h");
+    expect(at.initialC, batch * h, "the initial c");
+    expect(at.recurrence, h * gh, "R");
+    expect(at.hiddenBias, h, "R's hidden-gate bias");
+    expect(at.peepholes, 3 * h, "the peepholes");
+    Shape out = x;
+    out.dims[2] = h;
+    return out;
+}
+
 // --- Data movement: the elements are selected or rearranged, none is computed.
 
 Shape sliceShape(const std::string& opName, const Slice& sl, const Shape& in)
@@ -526,6 +556,7 @@ struct OutputShape {
                 "LRN needs a size of at least 1 and an input with channels and spatial axes, got " + in.toString());
         return in;
     }
+    Shape operator()(const Recurrent& r) const { return recurrentShape(opName, r, operands); }
     Shape operator()(const Gemm& g) const { return gemmShape(opName, g, in); }
     Shape operator()(const Softmax& s) const { return softmaxShape(opName, s, in); }
     Shape operator()(const Flatten& f) const { return flattenShape(opName, f, in); }
@@ -625,6 +656,10 @@ double layerFlops(const Layer& layer, const Shape& in, std::size_t operands)
         flops += 6.0 * inElems; // mean, variance, normalise, scale, shift
     } else if (std::holds_alternative<Where>(layer.params)) {
         flops += outElems;
+    } else if (const auto* rec = std::get_if<Recurrent>(&layer.params)) {
+        // Per step and batch row: h times R^T, then a few operations per gate value.
+        const double gateValues = outElems * static_cast<double>(rec->gates());
+        flops += 2.0 * gateValues * static_cast<double>(rec->hidden) + 6.0 * gateValues;
     }
     return flops;
 }

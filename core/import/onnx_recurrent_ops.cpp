@@ -1,15 +1,21 @@
-// LSTM, GRU and RNN unrolled over their sequence at import into ops every executor already has:
-// per direction, the input projection of every step is one MatMul (with the biases the equations
-// let it take), then each step is its recurrent MatMul, the gates as slices of the two
-// projections' sum with their function fused, and the state update as products and sums. The
-// sequence length is static once free dimensions are set, so the schedulers see each step's small
-// ops, and a bidirectional layer's two directions as independent chains that may run side by side.
-// Ops are named <node>/<direction>/t<step>/<part>, so the DAG groups them by direction and step.
+// LSTM, GRU and RNN. Per direction, the input projection of every step is one MatMul (with the
+// biases the equations let it take); the recurrence over the steps is then one Recurrent op
+// (<node>/<direction>/recurrence), so a bidirectional layer's two directions are two chains the
+// schedulers may run side by side, and Y_h is the last step's slice of its output.
+//
+// Where the cell state Y_c is read (one op has one output), or with OPSCHED_UNROLL_RECURRENT=1 in
+// the environment (to study the steps' ops, or to compare the two forms), the recurrence is
+// unrolled instead into ops every executor has: each step's recurrent MatMul, the gates as slices
+// of the two projections' sum with their function fused, the state update as products and sums,
+// named <node>/<direction>/t<step>/<part> so the DAG groups them by direction and step. The
+// sequence length is static once free dimensions are set.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -106,7 +112,21 @@ public:
         const std::string& cName = cell_ == Cell::Lstm ? outputName(2) : outputName(99);
         const bool wantY = wanted(yName) || (!wanted(hName) && !wanted(cName));
         std::vector<TensorId> perDirectionY, lastH, lastC;
-        for (int d = 0; d < directions_; ++d) {
+        const bool fused = !wanted(cName) && !unrollRequested();
+        for (int d = 0; d < directions_ && fused; ++d) {
+            const bool reverse = reverseOnly_ || d == 1;
+            dirName_ = reverse ? "reverse" : "forward";
+            const State s = initialState(d);
+            const TensorId y = recurrence(d, reverse, projection(d), s);
+            prefix_ = node_.name + "/" + dirName_ + "/";
+            const std::int64_t last = reverse ? 0 : steps_ - 1;
+            if (wanted(hName))
+                lastH.push_back(
+                    emit("Y_h", OpKind::Slice, { { y } }, makeLayer(Slice { { last }, { last + 1 }, { timeAxis_ }, { 1 } })));
+            if (wantY)
+                perDirectionY.push_back(directionAxisAdded(y));
+        }
+        for (int d = 0; d < directions_ && !fused; ++d) {
             const bool reverse = reverseOnly_ || d == 1;
             dirName_ = reverse ? "reverse" : "forward";
             State s = initialState(d);
@@ -509,7 +529,57 @@ private:
         return { multiply("h", o, hc), c };
     }
 
-    // One direction's states in time order, with the direction axis: [T, 1, B, H] or [B, T, 1, H].
+    static bool unrollRequested()
+    {
+        const char* v = std::getenv("OPSCHED_UNROLL_RECURRENT");
+        return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
+    }
+
+    // Direction d's whole recurrence as one op: h of every step, [T, B, H] or [B, T, H].
+    TensorId recurrence(int d, bool reverse, TensorId xw, const State& s)
+    {
+        prefix_ = node_.name + "/" + dirName_ + "/";
+        Recurrent r;
+        r.cell = cell_ == Cell::Rnn ? RecurrentCell::Rnn : cell_ == Cell::Gru ? RecurrentCell::Gru : RecurrentCell::Lstm;
+        r.hidden = hidden_;
+        r.reverse = reverse;
+        r.batchFirst = timeAxis_ == 1;
+        r.initialH = s.h.has_value();
+        r.initialC = s.c.has_value();
+        r.linearBeforeReset = linearBeforeReset_;
+        r.inputForget = inputForget_;
+        r.peepholes = p_ != nullptr;
+        for (int k = 0; k < functionCount(cell_); ++k)
+            r.functions[static_cast<std::size_t>(k)] = function(d, k);
+        r.clip = clip_ ? clip_->beta : 0.0F;
+        const std::int64_t gh = gateCount(cell_) * hidden_;
+        std::vector<TensorId> weights { directionWeight("R", { hidden_, gh }, [&] { return transposedRows(*r_, d, 0, gh); }) };
+        if (r.linearBeforeReset)
+            weights.push_back(directionWeight("Rbh", { hidden_ }, [&] { return hiddenGateRecurrentBias(d); }));
+        if (r.peepholes)
+            weights.push_back(directionWeight("P", { 3 * hidden_ }, [&] {
+                std::vector<float> v(static_cast<std::size_t>(3 * hidden_));
+                for (std::int64_t i = 0; i < 3 * hidden_; ++i)
+                    v[static_cast<std::size_t>(i)] = static_cast<float>(p_->at(static_cast<std::size_t>(d * 3 * hidden_ + i)));
+                return v;
+            }));
+        std::vector<InputTerm> terms { { xw } };
+        if (s.h)
+            terms.push_back({ *s.h });
+        if (s.c)
+            terms.push_back({ *s.c });
+        return emit("recurrence", OpKind::Recurrent, std::move(terms), makeLayer(r, std::move(weights)));
+    }
+
+    // [T, B, H] -> [T, 1, B, H], or [B, T, H] -> [B, T, 1, H]: ONNX's Y of one direction.
+    TensorId directionAxisAdded(TensorId seq)
+    {
+        const std::vector<std::int64_t> target = timeAxis_ == 0 ? std::vector<std::int64_t> { steps_, 1, -1, hidden_ }
+                                                                : std::vector<std::int64_t> { 0, steps_, 1, hidden_ };
+        return emit("Y_direction", OpKind::Reshape, { { seq } }, makeLayer(Reshape { target }));
+    }
+
+    // One direction's states in time order, with the direction axis.
     TensorId sequenceOutput(const std::vector<TensorId>& hs)
     {
         prefix_ = node_.name + "/" + dirName_ + "/";
@@ -520,9 +590,7 @@ private:
                 terms.push_back({ h });
             seq = concat(std::move(terms), timeAxis_, "Y");
         }
-        const std::vector<std::int64_t> target = timeAxis_ == 0 ? std::vector<std::int64_t> { steps_, 1, -1, hidden_ }
-                                                                : std::vector<std::int64_t> { 0, steps_, 1, hidden_ };
-        return emit("Y_direction", OpKind::Reshape, { { seq } }, makeLayer(Reshape { target }));
+        return directionAxisAdded(seq);
     }
 
     TensorId concat(std::vector<InputTerm> terms, int axis, const char* part)

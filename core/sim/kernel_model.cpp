@@ -135,6 +135,23 @@ KernelDesc layerKernel(const Graph& graph, const Op& op, const Layer& layer)
     return k;
 }
 
+// A recurrence launches a kernel per step (two for a GRU whose reset gate multiplies the state
+// before its product), each reading R whole and one step's slice of the projection: latency-bound
+// chains of small kernels, whatever the device's width.
+void recurrentKernels(const Layer& layer, const Recurrent& r, std::vector<KernelDesc>& out)
+{
+    const Shape& y = layer.output;
+    const std::int64_t steps = std::max<std::int64_t>(1, r.batchFirst ? y.dims[1] : y.dims[0]);
+    const std::int64_t perStep = r.cell == RecurrentCell::Gru && !r.linearBeforeReset ? 2 : 1;
+    const double kernels = static_cast<double>(steps * perStep);
+    KernelDesc k;
+    k.flops = layer.cost.flops / kernels;
+    k.bytes = layer.cost.bytes() / kernels;
+    k.warps = elementWarps(Shape { y.elements() / steps });
+    k.memoryBound = k.flops < 8.0 * k.bytes;
+    out.insert(out.end(), static_cast<std::size_t>(kernels), k);
+}
+
 bool isViewLayer(const Layer& l)
 {
     return std::holds_alternative<Flatten>(l.params) || std::holds_alternative<Reshape>(l.params);
@@ -213,9 +230,12 @@ std::vector<KernelDesc> kernelsOf(const Graph& graph, const std::vector<OpId>& o
         && std::all_of(op.inputs.begin(), op.inputs.end(), [](const auto& t) { return t.size() == 1; });
     if (plainConcat)
         return out;
-    for (const auto& layer : op.layers)
-        if (!isViewLayer(layer) || layer.cost.bytes() > 0)
+    for (const auto& layer : op.layers) {
+        if (const auto* r = std::get_if<Recurrent>(&layer.params))
+            recurrentKernels(layer, *r, out);
+        else if (!isViewLayer(layer) || layer.cost.bytes() > 0)
             out.push_back(layerKernel(graph, op, layer));
+    }
     return out;
 }
 

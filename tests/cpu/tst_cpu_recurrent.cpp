@@ -1,9 +1,10 @@
-// LSTM, GRU and RNN, unrolled at import, run on the CPU and compared element-wise with ONNX's
-// equations written out here as plain loops, on random weights: the options PyTorch never writes
-// and ONNX's own cases (constant weights) cannot tell apart: peepholes, clip, input_forget,
-// linear_before_reset both ways, initial states computed by the model, layout 1, reverse and
-// bidirectional directions, activation functions with alpha and beta. Run with one thread and
-// with two (small launches then run on one thread).
+// LSTM, GRU and RNN run on the CPU and compared element-wise with ONNX's equations written out
+// here as plain loops, on random weights: the options PyTorch never writes and ONNX's own cases
+// (constant weights) cannot tell apart: peepholes, clip, input_forget, linear_before_reset both
+// ways, initial states computed by the model, layout 1, reverse and bidirectional directions,
+// activation functions with alpha and beta. Each case in both of the importer's forms: one
+// Recurrent op per direction, and unrolled into per-step ops (when Y_c is read, or on request);
+// with one thread and with two (small launches then run on one thread).
 #include "exec/cpu/cpu_executor.h"
 #include "import/onnx_importer.h"
 #include "plan/plan.h"
@@ -15,12 +16,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 using namespace opsched;
 using opsched::test::ModelMaker;
 
 namespace {
+
+// How the importer is to write the layer: one Recurrent op per direction (Y and Y_h read), or
+// unrolled because Y_c is read, or unrolled on request (OPSCHED_UNROLL_RECURRENT).
+enum class Form { Fused, UnrolledForCellState, UnrolledOnRequest };
 
 struct Case {
     std::string op = "LSTM";
@@ -200,11 +206,12 @@ std::vector<float> randoms(std::mt19937& rng, std::int64_t n, float scale)
     return v;
 }
 
-// Imports the case, runs it with `threads` and checks Y, Y_h (and Y_c) against the reference.
-void check(const Case& c, int threads)
+// Imports the case in `form`, runs it with `threads` and checks Y, Y_h (and Y_c) against the
+// reference.
+void check(const Case& c, int threads, Form form)
 {
-    SCOPED_TRACE(
-        c.op + " " + c.direction + " layout " + std::to_string(c.layout) + ", threads " + std::to_string(threads));
+    SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout) + ", threads "
+        + std::to_string(threads) + ", form " + std::to_string(static_cast<int>(form)));
     const int D = c.direction == "bidirectional" ? 2 : 1;
     const std::int64_t T = c.steps, B = c.batch, I = c.input, H = c.hidden;
     const int G = gatesOf(c);
@@ -270,7 +277,7 @@ void check(const Case& c, int threads)
         inputs.push_back("P");
     }
     std::vector<std::string> outputs { "Y", "Y_h" };
-    if (c.op == "LSTM")
+    if (c.op == "LSTM" && form == Form::UnrolledForCellState)
         outputs.push_back("Y_c");
     for (const auto& o : outputs)
         m.output(o);
@@ -292,7 +299,13 @@ void check(const Case& c, int threads)
     if (!c.betas.empty())
         addFloats(node, "activation_beta", c.betas);
 
+    if (form == Form::UnrolledOnRequest)
+        setenv("OPSCHED_UNROLL_RECURRENT", "1", 1);
     const Graph g = importOnnx(m.save(), l1 ? B : T);
+    unsetenv("OPSCHED_UNROLL_RECURRENT");
+    const auto recurrentOps = std::count_if(
+        g.ops().begin(), g.ops().end(), [](const Op& op) { return op.kind == OpKind::Recurrent; });
+    EXPECT_EQ(recurrentOps, form == Form::Fused ? D : 0);
     cpu::CpuOptions options;
     options.threads = threads;
     cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), options);
@@ -320,8 +333,13 @@ void check(const Case& c, int threads)
 
 void checkBoth(const Case& c)
 {
-    check(c, 1);
-    check(c, 2);
+    const bool cellState = c.op == "LSTM";
+    for (Form form : { Form::Fused, Form::UnrolledForCellState, Form::UnrolledOnRequest }) {
+        if (form == Form::UnrolledForCellState && !cellState)
+            continue;
+        check(c, 1, form);
+        check(c, 2, form);
+    }
 }
 
 } // namespace
@@ -386,4 +404,24 @@ TEST(CpuRecurrent, RnnWithLeakyReluAndClip)
     c.alphas = {};
     c.layout = 1;
     checkBoth(c);
+}
+
+// Sizes where the recurrent product goes to oneDNN's sgemm rather than the plain loop.
+TEST(CpuRecurrent, WiderLayersThroughSgemm)
+{
+    Case lstm;
+    lstm.hidden = 64;
+    lstm.batch = 3;
+    lstm.input = 7;
+    lstm.steps = 5;
+    lstm.direction = "bidirectional";
+    lstm.initialStates = true;
+    checkBoth(lstm);
+    Case gru = lstm;
+    gru.op = "GRU";
+    gru.batch = 4;
+    checkBoth(gru);
+    gru.linearBeforeReset = true;
+    gru.layout = 1;
+    checkBoth(gru);
 }

@@ -149,3 +149,40 @@ TEST(TransformerKernels, BertSpendsMostTimeInGemms)
 }
 
 } // namespace
+
+// A recurrence is a chain of small kernels, one per step (two for a GRU whose reset gate
+// multiplies the state before its product), together doing the layer's work.
+TEST(RecurrentKernels, OneKernelPerStep)
+{
+    for (const auto cell : { RecurrentCell::Lstm, RecurrentCell::Gru, RecurrentCell::Rnn }) {
+        for (const bool lbr : { false, true }) {
+            Recurrent r;
+            r.cell = cell;
+            r.hidden = 32;
+            r.linearBeforeReset = lbr && cell == RecurrentCell::Gru;
+            const std::int64_t steps = 10, batch = 2, gh = r.gates() * r.hidden;
+            zoo::NetBuilder b("recurrent", 1);
+            const TensorId x = b.input("x", Shape { steps, batch, gh });
+            std::vector<TensorId> weights { b.weight("R", Shape { r.hidden, gh },
+                WeightData::stored(std::vector<float>(static_cast<std::size_t>(r.hidden * gh), 0.01F))) };
+            if (r.linearBeforeReset)
+                weights.push_back(b.weight("Rbh", Shape { r.hidden },
+                    WeightData::stored(std::vector<float>(static_cast<std::size_t>(r.hidden), 0.0F))));
+            b.op("rec", OpKind::Recurrent, { { x } }, { zoo::layerOf(r, {}, weights) });
+            const Graph g = std::move(b).finish();
+            const Op& op = g.op(OpId(0));
+            EXPECT_EQ(op.output.valid() ? g.tensor(op.output).shape : Shape {}, (Shape { steps, batch, r.hidden }));
+            const auto kernels = kernelsOf(g, { OpId(0) });
+            const bool twoPerStep = cell == RecurrentCell::Gru && !r.linearBeforeReset;
+            ASSERT_EQ(kernels.size(), static_cast<std::size_t>(steps * (twoPerStep ? 2 : 1))) << toString(cell);
+            double flops = 0;
+            for (const auto& k : kernels) {
+                flops += k.flops;
+                EXPECT_EQ(k.warps, 1.0); // 64 state values: one warp's worth of threads
+            }
+            EXPECT_NEAR(flops, op.cost.flops, 1e-6 * op.cost.flops);
+            // h times R^T for every step and row, at least.
+            EXPECT_GE(op.cost.flops, 2.0 * static_cast<double>(steps * batch * gh * r.hidden));
+        }
+    }
+}

@@ -69,6 +69,7 @@ QColor spanColour(std::uint32_t colourClass)
         0x4fc2b4, // Resize
         0x8f9ad6, // ConvTranspose
         0xc27ba0, // Lrn
+        0xd98c5f, // Recurrent
     };
     static_assert(std::size(kinds) == static_cast<std::size_t>(kLastOpKind) + 1, "a colour per OpKind");
     if (colourClass < std::size(kinds))

@@ -237,6 +237,8 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                 builder.resize(p, in, out, act);
             } else if constexpr (std::is_same_v<T, Lrn>) {
                 builder.lrn(p, in, out, act);
+            } else if constexpr (std::is_same_v<T, Recurrent>) {
+                builder.recurrent(p, operandsOf(op, layer), out, act);
             } else if constexpr (std::is_same_v<T, Gemm>) {
                 const auto bias = p.bias && layer.weights.size() > 1 ? weights(1) : std::vector<float> {};
                 builder.innerProduct(in, out, weights(0), bias.empty() ? nullptr : &bias, act);

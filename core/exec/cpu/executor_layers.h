@@ -19,7 +19,7 @@ inline bool executorsRun(const Layer& layer)
             using T = std::decay_t<decltype(p)>;
             return isOneOf<T, Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
                 MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand,
-                ConvTranspose2d, Resize, Lrn>;
+                ConvTranspose2d, Resize, Lrn, Recurrent>;
         },
         layer.params);
 }

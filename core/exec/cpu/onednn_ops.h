@@ -126,6 +126,8 @@ public:
     void gatherIndices(const Gather& g, const Operand& src, const Operand& dst, const Activation& act);
     void where(const Operand& cond, const Operand& x, const Operand& y, const Operand& dst, const Activation& act);
     void expand(const Operand& src, const Operand& dst, const Activation& act);
+    // One direction of an RNN, GRU or LSTM over its sequence: operands as Recurrent describes.
+    void recurrent(const Recurrent& r, const std::vector<Operand>& operands, const Operand& dst, const Activation& act);
 
     // Values the builder keeps for the plan's lifetime (constant operands), as an Operand.
     Operand constantOperand(const std::vector<float>& values, std::vector<std::int64_t> dims);

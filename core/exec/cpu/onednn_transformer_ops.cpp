@@ -1,9 +1,12 @@
-// The PrimitiveBuilder's kernels for the layers transformers bring: layer and RMS normalisation,
-// embedding lookups, gathers by constant indices, Where and Expand. oneDNN 2.6 has primitives for
-// none of them but layer norm, and its layer norm normalises the last axis only; these run as
-// host steps (host_kernels.h), followed by the layer's activation.
+// The PrimitiveBuilder's kernels for the layers transformers and recurrent networks bring: layer
+// and RMS normalisation, embedding lookups, gathers by constant indices, Where, Expand, and an
+// RNN, GRU or LSTM direction over its sequence. oneDNN 2.6 has primitives for none of them but
+// layer norm (and RNNs with ONNX's default functions only), and its layer norm normalises the last
+// axis only; these run as host steps (host_kernels.h, recurrent_kernel.h), followed by the layer's
+// activation.
 #include "exec/cpu/host_kernels.h"
 #include "exec/cpu/onednn_ops.h"
+#include "exec/cpu/recurrent_kernel.h"
 #include "util/error.h"
 
 #include <memory>
@@ -91,6 +94,38 @@ void PrimitiveBuilder::expand(const Operand& src, const Operand& dst, const Acti
     requireDense(dst, "expand");
     const Operand in = src, out = dst;
     hostStep([in, out] { opsched::cpu::expand(in.data, in.dims, out.data, out.dims); });
+    activate(dst, act);
+}
+
+void PrimitiveBuilder::recurrent(
+    const Recurrent& r, const std::vector<Operand>& operands, const Operand& dst, const Activation& act)
+{
+    const RecurrentOperands at = recurrentOperands(r);
+    if (operands.size() != static_cast<std::size_t>(at.count))
+        throw Error("a recurrent layer needs " + std::to_string(at.count) + " operands");
+    for (const auto& o : operands)
+        requireDense(o, "a recurrent layer");
+    requireDense(dst, "a recurrent layer");
+    for (const auto& fn : r.functions)
+        if (!isRecurrentFunction(fn))
+            throw Error(std::string("a recurrent layer cannot apply '") + toString(fn.kind) + "'");
+    const auto data = [&](int index) -> const float* {
+        return index >= 0 ? operands[static_cast<std::size_t>(index)].data : nullptr;
+    };
+    RecurrentData d;
+    d.projection = data(at.projection);
+    d.initialH = data(at.initialH);
+    d.initialC = data(at.initialC);
+    d.recurrence = data(at.recurrence);
+    d.hiddenBias = data(at.hiddenBias);
+    d.peepholes = data(at.peepholes);
+    d.out = dst.data;
+    const auto& x = operands.front().dims;
+    d.steps = r.batchFirst ? x[1] : x[0];
+    d.batch = r.batchFirst ? x[0] : x[1];
+    // Gates and cell state between steps: the layer's own, as a plan runs one launch at a time.
+    auto scratch = std::make_shared<std::vector<float>>();
+    hostStep([r, d, scratch] { runRecurrent(r, d, *scratch); });
     activate(dst, act);
 }
 

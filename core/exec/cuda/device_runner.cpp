@@ -447,7 +447,7 @@ struct DeviceRunner::LayerSteps {
             const std::int64_t n = elements(outDims); // a view with an activation
             push([x = x, y = y, n, a = a](cudaStream_t s) { return kernels::activation(s, x, y, n, a); });
         } else if constexpr (isOneOf<T, Binary, MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm,
-                                 Gather, Where, Expand, ConvTranspose2d, Resize, Lrn>) {
+                                 Gather, Where, Expand, ConvTranspose2d, Resize, Lrn, Recurrent>) {
             runner.compileTensorLayer(op, i, x, inDims, y, steps);
         } else {
             throw Error(what + ": not supported by the CUDA backend");

@@ -1,11 +1,12 @@
 // DeviceRunner's launch steps for imported models' layers (Binary, MatMul, Concat, Slice,
-// Transpose, Pad, Reduce, BatchNorm, the transformers' LayerNorm, Gather, Where, Expand, and the
-// upsampling layers Resize and ConvTranspose):
+// Transpose, Pad, Reduce, BatchNorm, the transformers' LayerNorm, Gather, Where, Expand, the
+// upsampling layers Resize and ConvTranspose, and recurrences):
 // geometry on the host (tensor_op_geometry.h, gemm_mapping.h), cuBLAS for MatMul, one or a few own
 // kernels per other layer (tensor_kernels.h, row_kernels.h), the layer's activation fused into the
 // last.
 #include "exec/cpu/merged_conv.h"
 #include "exec/cuda/device_runner.h"
+#include "exec/cuda/recurrent_kernels.h"
 #include "exec/cuda/row_kernels.h"
 #include "exec/cuda/tensor_kernels.h"
 #include "exec/cuda/tensor_op_geometry.h"
@@ -179,6 +180,70 @@ struct DeviceRunner::TensorLayerSteps {
         for (std::size_t d = 2; d < inDims.size(); ++d)
             s.inner *= inDims[d];
         push([x = x, y = y, s, a = a](cudaStream_t st) { return kernels::lrn(st, x, y, s, a); });
+    }
+    // A launch per step (recurrent_kernels.h), each reading the step before's rows of the output.
+    void operator()(const Recurrent& p) const
+    {
+        const auto list = operands();
+        const RecurrentOperands at = recurrentOperands(p);
+        if (list.size() != static_cast<std::size_t>(at.count))
+            throw Error(what + ": a recurrent layer needs " + std::to_string(at.count) + " operands");
+        const auto data = [&](int k) { return k >= 0 ? list[static_cast<std::size_t>(k)].first : nullptr; };
+        const auto& xDims = list.front().second;
+        const std::int64_t length = p.batchFirst ? xDims[1] : xDims[0], batch = p.batchFirst ? xDims[0] : xDims[1];
+        const std::int64_t h = p.hidden, gh = p.gates() * h;
+        // Rows of step t, batch row b: t B + b, or b T + t when batch first.
+        const std::int64_t rowOfStep = p.batchFirst ? 1 : batch, batchRows = p.batchFirst ? length : 1;
+        const auto scratch = [&](const char* name) {
+            runner.constants_.emplace_back(batch * h * static_cast<std::int64_t>(sizeof(float)), what + ": " + name);
+            return reinterpret_cast<float*>(runner.constants_.back().data());
+        };
+        kernels::RecurrentStep base;
+        base.cell = p.cell == RecurrentCell::Rnn ? kernels::kCellRnn
+            : p.cell == RecurrentCell::Gru       ? kernels::kCellGru
+                                                 : kernels::kCellLstm;
+        base.hidden = h;
+        base.batch = batch;
+        base.projectionStride = batchRows * gh;
+        base.outStride = batchRows * h;
+        base.recurrence = data(at.recurrence);
+        base.hiddenBias = data(at.hiddenBias);
+        base.peepholes = data(at.peepholes);
+        base.initialC = data(at.initialC);
+        base.cellState = p.cell == RecurrentCell::Lstm ? scratch("cell state") : nullptr;
+        const bool twoPhases = p.cell == RecurrentCell::Gru && !p.linearBeforeReset;
+        if (twoPhases) {
+            base.update = scratch("update gate");
+            base.resetState = scratch("reset state");
+        }
+        base.f = toAct(p.functions[0]);
+        base.g = toAct(p.functions[1]);
+        base.h = toAct(p.functions[2]);
+        base.clip = p.clip;
+        base.inputForget = p.inputForget;
+        base.linearBeforeReset = p.linearBeforeReset;
+        for (std::int64_t k = 0; k < length; ++k) {
+            const std::int64_t t = p.reverse ? length - 1 - k : k;
+            kernels::RecurrentStep step = base;
+            step.projection = data(at.projection) + t * rowOfStep * gh;
+            step.out = y + t * rowOfStep * h;
+            step.firstStep = k == 0;
+            if (k == 0) {
+                step.prevH = data(at.initialH);
+                step.prevStride = h;
+            } else {
+                step.prevH = y + (p.reverse ? t + 1 : t - 1) * rowOfStep * h;
+                step.prevStride = batchRows * h;
+            }
+            for (int phase = 0; phase < (twoPhases ? 2 : 1); ++phase) {
+                step.phase = phase;
+                push([step](cudaStream_t s) { return kernels::recurrentStep(s, step); });
+            }
+        }
+        if (a.kind != 0) {
+            const std::int64_t n = length * batch * h;
+            push([y = y, n, a = a](cudaStream_t s) { return kernels::activation(s, y, y, n, a); });
+        }
     }
     void operator()(const Reduce& p) const
     {
