@@ -17,28 +17,51 @@ namespace {
 // microseconds to dispatch, more than a 32-wide LSTM step's whole product.
 constexpr std::int64_t kLoopProductBelow = 1 << 15;
 
-// The hot loops are compiled for AVX-512, AVX2 and the baseline, picked at load time (the build
-// targets baseline x86-64, where they would run 4 floats at a time). A 32-wide LSTM step is ~4k
-// multiply-adds and 160 exponentials: at one libm call per exponential the functions, not the
-// product, took most of a step.
-#define OPSCHED_VECTOR_CLONES [[gnu::target_clones("avx512f", "avx2", "default")]]
+// The hot loops (recurrent_loops.inc) compiled for AVX-512, AVX2 and the baseline, the one to run
+// picked from the CPU and the ISA oneDNN is limited to (ONEDNN_MAX_CPU_ISA), so that a run limited
+// to AVX2 is AVX2 throughout. A 32-wide LSTM step is ~4k multiply-adds and 160 exponentials: with
+// one libm call per exponential the functions, not the product, took most of a step.
+namespace avx512 {
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")
+#include "exec/cpu/recurrent_loops.inc"
+#pragma GCC pop_options
+} // namespace avx512
 
-// C[m, :] += A[m, :] B for m < rows: A is rows x k (row stride lda), B is k x n (row stride ldb),
-// C n wide (row stride ldc). The loop walks B's rows contiguously (axpy form), which vectorises
-// without reassociating sums.
-OPSCHED_VECTOR_CLONES void productLoop(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
-    std::int64_t ldc, std::int64_t rows, std::int64_t k, std::int64_t n)
+namespace avx2 {
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#include "exec/cpu/recurrent_loops.inc"
+#pragma GCC pop_options
+} // namespace avx2
+
+namespace baseline {
+#include "exec/cpu/recurrent_loops.inc"
+} // namespace baseline
+
+struct Loops {
+    void (*product)(const float*, std::int64_t, const float*, std::int64_t, float*, std::int64_t, std::int64_t,
+        std::int64_t, std::int64_t);
+    void (*sigmoid)(float*, std::int64_t, float);
+    void (*tanh)(float*, std::int64_t, float);
+};
+
+const Loops& loops()
 {
-    for (std::int64_t m = 0; m < rows; ++m) {
-        float* cRow = c + m * ldc;
-        for (std::int64_t kk = 0; kk < k; ++kk) {
-            const float av = a[m * lda + kk];
-            const float* bRow = b + kk * ldb;
-#pragma omp simd
-            for (std::int64_t j = 0; j < n; ++j)
-                cRow[j] += av * bRow[j];
-        }
-    }
+    static const Loops chosen = [] {
+        const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+        const auto has = [isa](dnnl_cpu_isa_t want) {
+            return (isa & static_cast<unsigned>(want)) == static_cast<unsigned>(want);
+        };
+        __builtin_cpu_init();
+        if (has(dnnl_cpu_isa_avx512_core) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+            && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+            return Loops { avx512::productLoop, avx512::sigmoidRow, avx512::tanhRow };
+        if (has(dnnl_cpu_isa_avx2) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            return Loops { avx2::productLoop, avx2::sigmoidRow, avx2::tanhRow };
+        return Loops { baseline::productLoop, baseline::sigmoidRow, baseline::tanhRow };
+    }();
+    return chosen;
 }
 
 void accumulateProduct(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
@@ -50,44 +73,7 @@ void accumulateProduct(const float* a, std::int64_t lda, const float* b, std::in
             throw Error("a recurrent layer's product failed in oneDNN's sgemm (status " + std::to_string(s) + ")");
         return;
     }
-    productLoop(a, lda, b, ldb, c, ldc, rows, k, n);
-}
-
-// exp(x) for x in [-87, 88] (clamped there) to about 2 ulp, branch-free so that a loop of it
-// vectorises: 2^n times a degree-7 polynomial of the remainder (Cody and Waite's reduction with
-// the coefficients of the Cephes library's expf).
-[[gnu::always_inline]] inline float expApprox(float x)
-{
-    x = std::fmin(std::fmax(x, -87.0F), 88.0F);
-    constexpr float kRound = 12582912.0F; // 1.5 * 2^23: adding it rounds to an integer
-    const float n = (x * 1.44269504088896341F + kRound) - kRound;
-    const float r = (x - n * 0.693359375F) - n * -2.12194440e-4F;
-    float p = 1.9875691500E-4F;
-    p = p * r + 1.3981999507E-3F;
-    p = p * r + 8.3334519073E-3F;
-    p = p * r + 4.1665795894E-2F;
-    p = p * r + 1.6666665459E-1F;
-    p = p * r + 5.0000001201E-1F;
-    p = p * r * r + r + 1.0F;
-    const auto bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23;
-    return p * std::bit_cast<float>(bits);
-}
-
-OPSCHED_VECTOR_CLONES void sigmoidRow(float* v, std::int64_t n, float clip)
-{
-    const float lo = clip > 0.0F ? -clip : -INFINITY, hi = clip > 0.0F ? clip : INFINITY;
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i)
-        v[i] = 1.0F / (1.0F + expApprox(-std::fmin(std::fmax(v[i], lo), hi)));
-}
-
-// tanh x = 1 - 2 / (1 + e^2x): absolute error ~1e-7 near 0, where the quotient cancels.
-OPSCHED_VECTOR_CLONES void tanhRow(float* v, std::int64_t n, float clip)
-{
-    const float lo = clip > 0.0F ? -clip : -INFINITY, hi = clip > 0.0F ? clip : INFINITY;
-#pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i)
-        v[i] = 1.0F - 2.0F / (1.0F + expApprox(2.0F * std::fmin(std::fmax(v[i], lo), hi)));
+    loops().product(a, lda, b, ldb, c, ldc, rows, k, n);
 }
 
 // `fn` over values[0, n) in place, the input clipped to [-clip, clip] first when clip > 0. One
@@ -95,9 +81,9 @@ OPSCHED_VECTOR_CLONES void tanhRow(float* v, std::int64_t n, float clip)
 void applyFunction(const Activation& fn, float clip, float* v, std::int64_t n)
 {
     if (fn.kind == ActivationKind::Sigmoid)
-        return sigmoidRow(v, n, clip);
+        return loops().sigmoid(v, n, clip);
     if (fn.kind == ActivationKind::Tanh)
-        return tanhRow(v, n, clip);
+        return loops().tanh(v, n, clip);
     if (clip > 0.0F)
         for (std::int64_t i = 0; i < n; ++i)
             v[i] = std::clamp(v[i], -clip, clip);
