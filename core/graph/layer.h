@@ -307,8 +307,8 @@ struct Lrn {
 // (initialH) and the initial c (initialC), [B, hidden] as dense data; without them the state
 // starts at zero. Weights: R^T [hidden, gates x hidden]; then R's bias of the hidden gate [hidden]
 // when linearBeforeReset (GRU); then the peepholes i, o, f [3 x hidden] when peepholes (LSTM).
-// The output is h of every step, [T, B, hidden] (or [B, T, hidden]), in time order; reverse runs
-// from the last step to the first.
+// The output is h of every step, [T, B, hidden] (or [B, T, hidden]), in time order, or with
+// cellStates (LSTM) c of every step; reverse runs from the last step to the first.
 enum class RecurrentCell : std::uint8_t { Rnn, Gru, Lstm };
 const char* toString(RecurrentCell c);
 
@@ -321,6 +321,7 @@ struct Recurrent {
     bool linearBeforeReset = false; // GRU: r * (h R_h + Rb_h) instead of (r * h) R_h + Rb_h
     bool inputForget = false; // LSTM: f = 1 - i
     bool peepholes = false; // LSTM
+    bool cellStates = false; // LSTM: the output is c of every step (for ONNX's Y_c), not h
     // f, g, h of ONNX's activations (RNN uses f; GRU f and g; LSTM all three).
     std::array<Activation, 3> functions { Activation { ActivationKind::Sigmoid }, Activation { ActivationKind::Tanh },
         Activation { ActivationKind::Tanh } };

@@ -316,6 +316,8 @@ Shape recurrentShape(const std::string& opName, const Recurrent& r, const std::v
         fail(opName,
             "a recurrent layer of hidden size " + std::to_string(h) + " needs a projection [T, B, "
                 + std::to_string(gh) + "], got " + x.toString());
+    if (r.cellStates && r.cell != RecurrentCell::Lstm)
+        fail(opName, "only an LSTM has cell states to output");
     const std::int64_t batch = r.batchFirst ? x.dims[0] : x.dims[1];
     const auto expect = [&](int index, std::int64_t elements, const std::string& what) {
         if (index >= 0 && operands[static_cast<std::size_t>(index)].elements() != elements)

@@ -3,9 +3,10 @@
 // (<node>/<direction>/recurrence), so a bidirectional layer's two directions are two chains the
 // schedulers may run side by side, and Y_h is the last step's slice of its output.
 //
-// Where the cell state Y_c is read (one op has one output), or with OPSCHED_UNROLL_RECURRENT=1 in
-// the environment (to study the steps' ops, or to compare the two forms), the recurrence is
-// unrolled instead into ops every executor has: each step's recurrent MatMul, the gates as slices
+// Where the cell state Y_c is read, a second Recurrent op (<node>/<direction>/cell_states) runs
+// the same recurrence with the cell states as its output (one op has one output). With
+// OPSCHED_UNROLL_RECURRENT=1 in the environment (to study the steps' ops, or to compare the two
+// forms), the recurrence is unrolled instead into ops every executor has: each step's recurrent MatMul, the gates as slices
 // of the two projections' sum with their function fused, the state update as products and sums,
 // named <node>/<direction>/t<step>/<part> so the DAG groups them by direction and step. The
 // sequence length is static once free dimensions are set.
@@ -112,19 +113,28 @@ public:
         const std::string& cName = cell_ == Cell::Lstm ? outputName(2) : outputName(99);
         const bool wantY = wanted(yName) || (!wanted(hName) && !wanted(cName));
         std::vector<TensorId> perDirectionY, lastH, lastC;
-        const bool fused = !wanted(cName) && !unrollRequested();
+        const bool fused = !unrollRequested();
         for (int d = 0; d < directions_ && fused; ++d) {
             const bool reverse = reverseOnly_ || d == 1;
             dirName_ = reverse ? "reverse" : "forward";
             const State s = initialState(d);
-            const TensorId y = recurrence(d, reverse, projection(d), s);
-            prefix_ = node_.name + "/" + dirName_ + "/";
+            const TensorId xw = projection(d);
             const std::int64_t last = reverse ? 0 : steps_ - 1;
-            if (wanted(hName))
-                lastH.push_back(
-                    emit("Y_h", OpKind::Slice, { { y } }, makeLayer(Slice { { last }, { last + 1 }, { timeAxis_ }, { 1 } })));
-            if (wantY)
-                perDirectionY.push_back(directionAxisAdded(y));
+            const auto lastStep = [&](const char* part, TensorId seq) {
+                prefix_ = node_.name + "/" + dirName_ + "/";
+                return emit(part, OpKind::Slice, { { seq } },
+                    makeLayer(Slice { { last }, { last + 1 }, { timeAxis_ }, { 1 } }));
+            };
+            if (wantY || wanted(hName)) {
+                const TensorId y = recurrence(d, reverse, xw, s, false);
+                if (wanted(hName))
+                    lastH.push_back(lastStep("Y_h", y));
+                if (wantY)
+                    perDirectionY.push_back(directionAxisAdded(y));
+            }
+            // Y_c: the same recurrence again, its output the cell states (one op has one output).
+            if (wanted(cName))
+                lastC.push_back(lastStep("Y_c", recurrence(d, reverse, xw, s, true)));
         }
         for (int d = 0; d < directions_ && !fused; ++d) {
             const bool reverse = reverseOnly_ || d == 1;
@@ -535,8 +545,9 @@ private:
         return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
     }
 
-    // Direction d's whole recurrence as one op: h of every step, [T, B, H] or [B, T, H].
-    TensorId recurrence(int d, bool reverse, TensorId xw, const State& s)
+    // Direction d's whole recurrence as one op: h (or with cellStates c) of every step, [T, B, H]
+    // or [B, T, H].
+    TensorId recurrence(int d, bool reverse, TensorId xw, const State& s, bool cellStates)
     {
         prefix_ = node_.name + "/" + dirName_ + "/";
         Recurrent r;
@@ -549,6 +560,7 @@ private:
         r.linearBeforeReset = linearBeforeReset_;
         r.inputForget = inputForget_;
         r.peepholes = p_ != nullptr;
+        r.cellStates = cellStates;
         for (int k = 0; k < functionCount(cell_); ++k)
             r.functions[static_cast<std::size_t>(k)] = function(d, k);
         r.clip = clip_ ? clip_->beta : 0.0F;
@@ -568,7 +580,8 @@ private:
             terms.push_back({ *s.h });
         if (s.c)
             terms.push_back({ *s.c });
-        return emit("recurrence", OpKind::Recurrent, std::move(terms), makeLayer(r, std::move(weights)));
+        return emit(cellStates ? "cell_states" : "recurrence", OpKind::Recurrent, std::move(terms),
+            makeLayer(r, std::move(weights)));
     }
 
     // [T, B, H] -> [T, 1, B, H], or [B, T, H] -> [B, T, 1, H]: ONNX's Y of one direction.

@@ -2,9 +2,9 @@
 // here as plain loops, on random weights: the options PyTorch never writes and ONNX's own cases
 // (constant weights) cannot tell apart: peepholes, clip, input_forget, linear_before_reset both
 // ways, initial states computed by the model, layout 1, reverse and bidirectional directions,
-// activation functions with alpha and beta. Each case in both of the importer's forms: one
-// Recurrent op per direction, and unrolled into per-step ops (when Y_c is read, or on request);
-// with one thread and with two (small launches then run on one thread).
+// activation functions with alpha and beta. Each case in both of the importer's forms: Recurrent
+// ops (one per direction, and one more for the cell states when Y_c is read), and unrolled into
+// per-step ops on request; with one thread and with two (small launches then run on one thread).
 #include "exec/cpu/cpu_executor.h"
 #include "import/onnx_importer.h"
 #include "plan/plan.h"
@@ -24,9 +24,9 @@ using opsched::test::ModelMaker;
 
 namespace {
 
-// How the importer is to write the layer: one Recurrent op per direction (Y and Y_h read), or
-// unrolled because Y_c is read, or unrolled on request (OPSCHED_UNROLL_RECURRENT).
-enum class Form { Fused, UnrolledForCellState, UnrolledOnRequest };
+// How the importer is to write the layer: one Recurrent op per direction (Y and Y_h read), two
+// when Y_c is read as well, or unrolled on request (OPSCHED_UNROLL_RECURRENT, Y_c read if LSTM).
+enum class Form { Fused, FusedWithCellState, UnrolledOnRequest };
 
 struct Case {
     std::string op = "LSTM";
@@ -277,7 +277,7 @@ void check(const Case& c, int threads, Form form)
         inputs.push_back("P");
     }
     std::vector<std::string> outputs { "Y", "Y_h" };
-    if (c.op == "LSTM" && form == Form::UnrolledForCellState)
+    if (c.op == "LSTM" && form != Form::Fused)
         outputs.push_back("Y_c");
     for (const auto& o : outputs)
         m.output(o);
@@ -305,7 +305,7 @@ void check(const Case& c, int threads, Form form)
     unsetenv("OPSCHED_UNROLL_RECURRENT");
     const auto recurrentOps = std::count_if(
         g.ops().begin(), g.ops().end(), [](const Op& op) { return op.kind == OpKind::Recurrent; });
-    EXPECT_EQ(recurrentOps, form == Form::Fused ? D : 0);
+    EXPECT_EQ(recurrentOps, form == Form::Fused ? D : form == Form::FusedWithCellState ? 2 * D : 0);
     cpu::CpuOptions options;
     options.threads = threads;
     cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)), options);
@@ -334,8 +334,8 @@ void check(const Case& c, int threads, Form form)
 void checkBoth(const Case& c)
 {
     const bool cellState = c.op == "LSTM";
-    for (Form form : { Form::Fused, Form::UnrolledForCellState, Form::UnrolledOnRequest }) {
-        if (form == Form::UnrolledForCellState && !cellState)
+    for (Form form : { Form::Fused, Form::FusedWithCellState, Form::UnrolledOnRequest }) {
+        if (form == Form::FusedWithCellState && !cellState)
             continue;
         check(c, 1, form);
         check(c, 2, form);

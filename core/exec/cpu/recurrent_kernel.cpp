@@ -155,10 +155,13 @@ void runRecurrent(const Recurrent& r, const RecurrentData& d, std::vector<float>
 {
     const std::int64_t h = r.hidden, gh = r.gates() * h, batch = d.batch;
     const SequenceLayout seq { d.steps, batch, r.batchFirst };
-    // gates [B, gates x H], then c [B, H] (LSTM) or r * h / h R_h [B, H] (GRU).
-    scratch.resize(static_cast<std::size_t>(batch * (gh + h)));
+    // gates [B, gates x H], then c [B, H] (LSTM) or r * h / h R_h [B, H] (GRU), then h [B, H]
+    // when the output holds c.
+    scratch.resize(static_cast<std::size_t>(batch * (gh + 2 * h)));
     float* gates = scratch.data();
     float* extra = gates + batch * gh;
+    float* hiddenState = extra + batch * h;
+    const bool cellOut = r.cellStates && r.cell == RecurrentCell::Lstm;
     const Activation& f = r.functions[0];
     const Activation& g = r.functions[1];
     const Activation& hf = r.functions[2];
@@ -217,11 +220,13 @@ void runRecurrent(const Recurrent& r, const RecurrentData& d, std::vector<float>
                     for (std::int64_t j = 0; j < h; ++j)
                         out[j] += p[h + j] * c[j];
                 applyFunction(f, r.clip, out, h);
-                float* y = y0 + b * yStride;
+                float* y = cellOut ? hiddenState + b * h : y0 + b * yStride;
                 std::copy(c, c + h, y);
                 applyFunction(hf, 0.0F, y, h); // h(c): the cell state is not clipped
                 for (std::int64_t j = 0; j < h; ++j)
                     y[j] *= out[j];
+                if (cellOut)
+                    std::copy(c, c + h, y0 + b * yStride);
             }
             break;
         }
@@ -263,8 +268,8 @@ void runRecurrent(const Recurrent& r, const RecurrentData& d, std::vector<float>
             break;
         }
         }
-        prevH = y0;
-        prevStride = yStride;
+        prevH = cellOut ? hiddenState : y0; // the product reads it before the step writes it
+        prevStride = cellOut ? h : yStride;
     }
 }
 

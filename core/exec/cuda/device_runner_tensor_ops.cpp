@@ -211,6 +211,11 @@ struct DeviceRunner::TensorLayerSteps {
         base.peepholes = data(at.peepholes);
         base.initialC = data(at.initialC);
         base.cellState = p.cell == RecurrentCell::Lstm ? scratch("cell state") : nullptr;
+        // With c as the output, h alternates between two buffers: a step reads all of the last h
+        // while its threads write the new one.
+        const bool cellOut = p.cellStates && p.cell == RecurrentCell::Lstm;
+        const std::array<float*, 2> hBuffers { cellOut ? scratch("h, even steps") : nullptr,
+            cellOut ? scratch("h, odd steps") : nullptr };
         const bool twoPhases = p.cell == RecurrentCell::Gru && !p.linearBeforeReset;
         if (twoPhases) {
             base.update = scratch("update gate");
@@ -231,10 +236,14 @@ struct DeviceRunner::TensorLayerSteps {
             if (k == 0) {
                 step.prevH = data(at.initialH);
                 step.prevStride = h;
+            } else if (cellOut) {
+                step.prevH = hBuffers[static_cast<std::size_t>((k - 1) % 2)];
+                step.prevStride = h;
             } else {
                 step.prevH = y + (p.reverse ? t + 1 : t - 1) * rowOfStep * h;
                 step.prevStride = batchRows * h;
             }
+            step.hiddenOut = hBuffers[static_cast<std::size_t>(k % 2)];
             for (int phase = 0; phase < (twoPhases ? 2 : 1); ++phase) {
                 step.phase = phase;
                 push([step](cudaStream_t s) { return kernels::recurrentStep(s, step); });

@@ -51,7 +51,13 @@ __global__ void recurrentStepKernel(RecurrentStep p)
         const float out = applyActivation(
             p.f, clipped(gateSum(p, p.prevH, b, 1, j, p.prevStride) + (peep ? peep[h + j] * c : 0.0F), p.clip));
         p.cellState[i] = c;
-        *y = out * applyActivation(p.h, c);
+        const float hNew = out * applyActivation(p.h, c);
+        if (p.hiddenOut) { // the output holds c
+            p.hiddenOut[i] = hNew;
+            *y = c;
+        } else {
+            *y = hNew;
+        }
         return;
     }
     // GRU, gates z, r, h.

@@ -28,6 +28,7 @@ struct RecurrentStep {
     float* cellState = nullptr; // LSTM: c [batch, hidden], updated in place
     const float* initialC = nullptr; // LSTM, first step: read instead of cellState (null: zero)
     bool firstStep = false;
+    float* hiddenOut = nullptr; // LSTM whose output holds c: where h goes ([batch, hidden])
     float* update = nullptr; // GRU: z between the two launches [batch, hidden]
     float* resetState = nullptr; // GRU: r * h between the two launches [batch, hidden]
     Act f, g, h;
