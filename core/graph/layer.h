@@ -342,10 +342,9 @@ struct Identity {
     friend bool operator==(const Identity&, const Identity&) = default;
 };
 
-using LayerParams
-    = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary, MatMul, Concat,
-        Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize, Lrn,
-        Recurrent>;
+using LayerParams = std::variant<Conv2d, Pool2d, Eltwise, Multiply, Gemm, Softmax, Flatten, Reshape, Identity, Binary,
+    MatMul, Concat, Slice, Transpose, Pad, Reduce, BatchNorm, LayerNorm, Gather, Where, Expand, ConvTranspose2d, Resize,
+    Lrn, Recurrent>;
 
 // Work of one layer or one op. Multiply-adds count as 2 FLOPs.
 struct Cost {

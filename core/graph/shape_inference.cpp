@@ -309,13 +309,14 @@ Shape recurrentShape(const std::string& opName, const Recurrent& r, const std::v
     const RecurrentOperands at = recurrentOperands(r);
     if (operands.size() != static_cast<std::size_t>(at.count))
         fail(opName,
-            "a recurrent layer needs " + std::to_string(at.count) + " operands, got " + std::to_string(operands.size()));
+            "a recurrent layer needs " + std::to_string(at.count) + " operands, got "
+                + std::to_string(operands.size()));
     const Shape& x = operands.front();
     const std::int64_t h = r.hidden, gh = r.gates() * r.hidden;
     if (h < 1 || x.rank() != 3 || x.dims[2] != gh)
         fail(opName,
-            "a recurrent layer of hidden size " + std::to_string(h) + " needs a projection [T, B, "
-                + std::to_string(gh) + "], got " + x.toString());
+            "a recurrent layer of hidden size " + std::to_string(h) + " needs a projection [T, B, " + std::to_string(gh)
+                + "], got " + x.toString());
     if (r.cellStates && r.cell != RecurrentCell::Lstm)
         fail(opName, "only an LSTM has cell states to output");
     const std::int64_t batch = r.batchFirst ? x.dims[0] : x.dims[1];

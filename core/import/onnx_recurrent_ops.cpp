@@ -6,10 +6,10 @@
 // Where the cell state Y_c is read, a second Recurrent op (<node>/<direction>/cell_states) runs
 // the same recurrence with the cell states as its output (one op has one output). With
 // OPSCHED_UNROLL_RECURRENT=1 in the environment (to study the steps' ops, or to compare the two
-// forms), the recurrence is unrolled instead into ops every executor has: each step's recurrent MatMul, the gates as slices
-// of the two projections' sum with their function fused, the state update as products and sums,
-// named <node>/<direction>/t<step>/<part> so the DAG groups them by direction and step. The
-// sequence length is static once free dimensions are set.
+// forms), the recurrence is unrolled instead into ops every executor has: each step's recurrent MatMul, the gates as
+// slices of the two projections' sum with their function fused, the state update as products and sums, named
+// <node>/<direction>/t<step>/<part> so the DAG groups them by direction and step. The sequence length is static once
+// free dimensions are set.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
@@ -551,7 +551,9 @@ private:
     {
         prefix_ = node_.name + "/" + dirName_ + "/";
         Recurrent r;
-        r.cell = cell_ == Cell::Rnn ? RecurrentCell::Rnn : cell_ == Cell::Gru ? RecurrentCell::Gru : RecurrentCell::Lstm;
+        r.cell = cell_ == Cell::Rnn ? RecurrentCell::Rnn
+            : cell_ == Cell::Gru    ? RecurrentCell::Gru
+                                    : RecurrentCell::Lstm;
         r.hidden = hidden_;
         r.reverse = reverse;
         r.batchFirst = timeAxis_ == 1;
@@ -565,14 +567,16 @@ private:
             r.functions[static_cast<std::size_t>(k)] = function(d, k);
         r.clip = clip_ ? clip_->beta : 0.0F;
         const std::int64_t gh = gateCount(cell_) * hidden_;
-        std::vector<TensorId> weights { directionWeight("R", { hidden_, gh }, [&] { return transposedRows(*r_, d, 0, gh); }) };
+        std::vector<TensorId> weights { directionWeight(
+            "R", { hidden_, gh }, [&] { return transposedRows(*r_, d, 0, gh); }) };
         if (r.linearBeforeReset)
             weights.push_back(directionWeight("Rbh", { hidden_ }, [&] { return hiddenGateRecurrentBias(d); }));
         if (r.peepholes)
             weights.push_back(directionWeight("P", { 3 * hidden_ }, [&] {
                 std::vector<float> v(static_cast<std::size_t>(3 * hidden_));
                 for (std::int64_t i = 0; i < 3 * hidden_; ++i)
-                    v[static_cast<std::size_t>(i)] = static_cast<float>(p_->at(static_cast<std::size_t>(d * 3 * hidden_ + i)));
+                    v[static_cast<std::size_t>(i)]
+                        = static_cast<float>(p_->at(static_cast<std::size_t>(d * 3 * hidden_ + i)));
                 return v;
             }));
         std::vector<InputTerm> terms { { xw } };

@@ -56,10 +56,10 @@ set(um_fault_r2plus1d_18 /layer3/layer3.0/conv1/conv1.0/conv1.0.0/Conv)
 set(um_fault_video_pools /features/features.8/Conv)
 set(um_fault_unet3d_small /up1/ConvTranspose)
 set(um_fault_branchy_dynamic /body/Conv)
-# The recurrent layers: the second LSTM's reverse input weights; one step's recurrent GRU weights
-# (shared by every step of that direction).
+# The recurrent layers: the second LSTM's reverse input weights; the second GRU's recurrent
+# weights (R^T, the first weight of its forward Recurrent op).
 set(um_fault_crnn_ocr /rnn/LSTM_1/reverse/input_projection)
-set(um_fault_keyword_rnn /gru/GRU_1/forward/t20/h_h)
+set(um_fault_keyword_rnn /gru/GRU_1/forward/recurrence)
 foreach(model fcn_resnet50 deeplabv3_mobilenet_v3_large lraspp_mobilenet_v3_large unet_small espcn fpn_upsample
               audio1d r3d_18 r2plus1d_18 video_pools unet3d_small espcn_dynamic audio1d_dynamic branchy_dynamic
               crnn_ocr keyword_rnn crnn_ocr_dynamic)

@@ -303,8 +303,8 @@ void check(const Case& c, int threads, Form form)
         setenv("OPSCHED_UNROLL_RECURRENT", "1", 1);
     const Graph g = importOnnx(m.save(), l1 ? B : T);
     unsetenv("OPSCHED_UNROLL_RECURRENT");
-    const auto recurrentOps = std::count_if(
-        g.ops().begin(), g.ops().end(), [](const Op& op) { return op.kind == OpKind::Recurrent; });
+    const auto recurrentOps
+        = std::count_if(g.ops().begin(), g.ops().end(), [](const Op& op) { return op.kind == OpKind::Recurrent; });
     EXPECT_EQ(recurrentOps, form == Form::Fused ? D : form == Form::FusedWithCellState ? 2 * D : 0);
     cpu::CpuOptions options;
     options.threads = threads;

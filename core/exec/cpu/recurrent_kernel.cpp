@@ -50,9 +50,8 @@ const Loops& loops()
 {
     static const Loops chosen = [] {
         const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
-        const auto has = [isa](dnnl_cpu_isa_t want) {
-            return (isa & static_cast<unsigned>(want)) == static_cast<unsigned>(want);
-        };
+        const auto has
+            = [isa](dnnl_cpu_isa_t want) { return (isa & static_cast<unsigned>(want)) == static_cast<unsigned>(want); };
         __builtin_cpu_init();
         if (has(dnnl_cpu_isa_avx512_core) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
             && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))

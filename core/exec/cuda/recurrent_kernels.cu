@@ -12,8 +12,8 @@ __device__ float clipped(float x, float clip)
 }
 
 // Gate `gate`'s pre-activation of unit j: the projection plus sum_k state[k] R^T[k, gate H + j].
-__device__ float gateSum(const RecurrentStep& p, const float* state, std::int64_t b, int gate, std::int64_t j,
-    std::int64_t stateStride)
+__device__ float gateSum(
+    const RecurrentStep& p, const float* state, std::int64_t b, int gate, std::int64_t j, std::int64_t stateStride)
 {
     const std::int64_t gh = (p.cell == kCellRnn ? 1 : p.cell == kCellGru ? 3 : 4) * p.hidden;
     float acc = p.projection[b * p.projectionStride + gate * p.hidden + j];
@@ -41,11 +41,10 @@ __global__ void recurrentStepKernel(RecurrentStep p)
         const float* peep = p.peepholes;
         const float in = applyActivation(
             p.f, clipped(gateSum(p, p.prevH, b, 0, j, p.prevStride) + (peep ? peep[j] * c0 : 0.0F), p.clip));
-        const float forget = p.inputForget ? 1.0F - in
-                                           : applyActivation(p.f,
-                                               clipped(gateSum(p, p.prevH, b, 2, j, p.prevStride)
-                                                       + (peep ? peep[2 * h + j] * c0 : 0.0F),
-                                                   p.clip));
+        const float forget = p.inputForget
+            ? 1.0F - in
+            : applyActivation(p.f,
+                clipped(gateSum(p, p.prevH, b, 2, j, p.prevStride) + (peep ? peep[2 * h + j] * c0 : 0.0F), p.clip));
         const float cand = applyActivation(p.g, clipped(gateSum(p, p.prevH, b, 3, j, p.prevStride), p.clip));
         const float c = forget * c0 + in * cand;
         const float out = applyActivation(
