@@ -10,7 +10,7 @@
 #include "plan/plan.h"
 #include "schedule/basic_schedulers.h"
 
-#include "../import/onnx_model_maker.h"
+#include "../import/recurrent_model_maker.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include <random>
 
 using namespace opsched;
-using opsched::test::ModelMaker;
+using opsched::test::swapFirstTwo;
 
 namespace {
 
@@ -28,21 +28,7 @@ namespace {
 // when Y_c is read as well, or unrolled on request (OPSCHED_UNROLL_RECURRENT, Y_c read if LSTM).
 enum class Form { Fused, FusedWithCellState, UnrolledOnRequest };
 
-struct Case {
-    std::string op = "LSTM";
-    std::int64_t steps = 4, batch = 2, input = 3, hidden = 5;
-    std::string direction = "forward";
-    int layout = 0;
-    bool peepholes = false, initialStates = false, inputForget = false, linearBeforeReset = false;
-    float clip = 0; // 0: none
-    std::vector<std::string> functions; // empty: the defaults
-    std::vector<float> alphas, betas;
-};
-
-int gatesOf(const Case& c)
-{
-    return c.op == "LSTM" ? 4 : c.op == "GRU" ? 3 : 1;
-}
+using Case = opsched::test::RecurrentCase;
 
 float apply(const std::string& f, float alpha, float beta, float x)
 {
@@ -68,9 +54,7 @@ struct Function {
     float operator()(float x) const { return apply(name, alpha, beta, x); }
 };
 
-struct Tensors {
-    std::vector<float> x, w, r, b, p, h0, c0;
-};
+using Tensors = opsched::test::RecurrentTensors;
 
 // ONNX's equations, one direction at a time; Y as [T, D, B, H], Y_h and Y_c as [D, B, H]
 // (layout 0; the caller transposes for layout 1).
@@ -82,7 +66,7 @@ Reference reference(const Case& c, const Tensors& t, const std::vector<Function>
 {
     const int D = c.direction == "bidirectional" ? 2 : 1;
     const std::int64_t T = c.steps, B = c.batch, I = c.input, H = c.hidden;
-    const int G = gatesOf(c);
+    const int G = c.gates();
     const std::size_t perDir = c.op == "LSTM" ? 3 : c.op == "GRU" ? 2 : 1;
     Reference out;
     out.y.assign(static_cast<std::size_t>(T * D * B * H), 0);
@@ -168,65 +152,15 @@ Reference reference(const Case& c, const Tensors& t, const std::vector<Function>
     return out;
 }
 
-// [a, b, rest] -> [b, a, rest]
-std::vector<float> swapFirstTwo(const std::vector<float>& v, std::int64_t a, std::int64_t b)
-{
-    const std::int64_t rest = static_cast<std::int64_t>(v.size()) / (a * b);
-    std::vector<float> out(v.size());
-    for (std::int64_t i = 0; i < a; ++i)
-        for (std::int64_t j = 0; j < b; ++j)
-            std::copy_n(&v[(i * b + j) * rest], rest, &out[(j * a + i) * rest]);
-    return out;
-}
-
-void addStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::STRINGS);
-    for (const auto& v : values)
-        a->add_strings(v);
-}
-
-void addFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOATS);
-    for (auto v : values)
-        a->add_floats(v);
-}
-
-std::vector<float> randoms(std::mt19937& rng, std::int64_t n, float scale)
-{
-    std::uniform_real_distribution<float> u(-scale, scale);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
-
 // Imports the case in `form`, runs it with `threads` and checks Y, Y_h (and Y_c) against the
 // reference.
 void check(const Case& c, int threads, Form form)
 {
     SCOPED_TRACE(c.op + " " + c.direction + " layout " + std::to_string(c.layout) + ", threads "
         + std::to_string(threads) + ", form " + std::to_string(static_cast<int>(form)));
-    const int D = c.direction == "bidirectional" ? 2 : 1;
-    const std::int64_t T = c.steps, B = c.batch, I = c.input, H = c.hidden;
-    const int G = gatesOf(c);
-    std::mt19937 rng(7);
-    Tensors t;
-    t.x = randoms(rng, T * B * I, 1.0F);
-    t.w = randoms(rng, D * G * H * I, 0.6F);
-    t.r = randoms(rng, D * G * H * H, 0.6F);
-    t.b = randoms(rng, D * 2 * G * H, 0.3F);
-    if (c.peepholes)
-        t.p = randoms(rng, D * 3 * H, 0.5F);
-    if (c.initialStates) {
-        t.h0 = randoms(rng, D * B * H, 0.8F);
-        t.c0 = randoms(rng, D * B * H, 0.8F);
-    }
+    const int D = c.directions();
+    const std::int64_t T = c.steps, B = c.batch, H = c.hidden;
+    const Tensors t = opsched::test::randomRecurrentTensors(c, 7);
     std::vector<Function> fs;
     {
         std::vector<std::string> names = c.functions;
@@ -252,56 +186,12 @@ void check(const Case& c, int threads, Form form)
     const Reference ref = reference(c, t, fs);
 
     const bool l1 = c.layout == 1;
-    ModelMaker m(14);
-    m.input("X", l1 ? std::vector<std::int64_t> { B, T, I } : std::vector<std::int64_t> { T, B, I });
-    std::vector<std::string> inputs { "X", "W", "R", "B", "" };
-    m.weight("W", { D, G * H, I }, t.w).weight("R", { D, G * H, H }, t.r).weight("B", { D, 2 * G * H }, t.b);
-    std::vector<std::vector<float>> feeds { l1 ? swapFirstTwo(t.x, T, B) : t.x };
-    if (c.initialStates) {
-        const std::vector<std::int64_t> stateDims
-            = l1 ? std::vector<std::int64_t> { B, D, H } : std::vector<std::int64_t> { D, B, H };
-        m.input("h0", stateDims);
-        inputs.push_back("h0");
-        feeds.push_back(l1 ? swapFirstTwo(t.h0, D, B) : t.h0);
-        if (c.op == "LSTM") {
-            m.input("c0", stateDims);
-            inputs.push_back("c0");
-            feeds.push_back(l1 ? swapFirstTwo(t.c0, D, B) : t.c0);
-        }
-    } else if (c.op == "LSTM" && c.peepholes) {
-        inputs.push_back("");
-        inputs.push_back("");
-    }
-    if (c.peepholes) {
-        m.weight("P", { D, 3 * H }, t.p);
-        inputs.push_back("P");
-    }
-    std::vector<std::string> outputs { "Y", "Y_h" };
-    if (c.op == "LSTM" && form != Form::Fused)
-        outputs.push_back("Y_c");
-    for (const auto& o : outputs)
-        m.output(o);
-    auto& node = m.node(c.op, inputs, outputs, "rec");
-    ModelMaker::attr(node, "hidden_size", H);
-    ModelMaker::attr(node, "direction", c.direction);
-    if (c.layout)
-        ModelMaker::attr(node, "layout", std::int64_t { 1 });
-    if (c.inputForget)
-        ModelMaker::attr(node, "input_forget", std::int64_t { 1 });
-    if (c.linearBeforeReset)
-        ModelMaker::attr(node, "linear_before_reset", std::int64_t { 1 });
-    if (c.clip > 0)
-        ModelMaker::attr(node, "clip", c.clip);
-    if (!c.functions.empty())
-        addStrings(node, "activations", c.functions);
-    if (!c.alphas.empty())
-        addFloats(node, "activation_alpha", c.alphas);
-    if (!c.betas.empty())
-        addFloats(node, "activation_beta", c.betas);
-
+    const auto model = opsched::test::saveRecurrentModel(c, t, form != Form::Fused);
+    const auto& feeds = model.feeds;
+    const auto& outputs = model.outputs;
     if (form == Form::UnrolledOnRequest)
         setenv("OPSCHED_UNROLL_RECURRENT", "1", 1);
-    const Graph g = importOnnx(m.save(), l1 ? B : T);
+    const Graph g = importOnnx(model.path, l1 ? B : T);
     unsetenv("OPSCHED_UNROLL_RECURRENT");
     const auto recurrentOps
         = std::count_if(g.ops().begin(), g.ops().end(), [](const Op& op) { return op.kind == OpKind::Recurrent; });
