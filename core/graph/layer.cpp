@@ -108,6 +108,8 @@ const char* toString(ResizeCoordinates c)
         return "asymmetric";
     case ResizeCoordinates::TfHalfPixelForNn:
         return "tf_half_pixel_for_nn";
+    case ResizeCoordinates::TfCropAndResize:
+        return "tf_crop_and_resize";
     }
     return "unknown";
 }

@@ -161,10 +161,13 @@ struct LayerNorm {
 
 // ONNX Gather along `axis`, an operand layer. Embedding form (dataIsWeight): the op's one term
 // holds the indices (token ids as integer-valued floats) and the layer's one weight is the table.
-// Otherwise the op's one term is the data and the indices are constants held here.
+// Otherwise the op's first term is the data; the indices are its second term (computed, as
+// integer-valued floats) or, with one term, constants held here. `elements`: ONNX
+// GatherElements, the output shaped as the indices, each replacing its own coordinate on `axis`.
 struct Gather {
     int axis = 0;
     bool dataIsWeight = false;
+    bool elements = false;
     std::vector<std::int64_t> indices; // constant indices (not the embedding form)
     std::vector<std::int64_t> indicesDims; // their shape (empty: a scalar index)
     friend bool operator==(const Gather&, const Gather&) = default;
@@ -271,6 +274,7 @@ enum class ResizeCoordinates : std::uint8_t {
     AlignCorners, // x * (in - 1) / (out - 1)
     Asymmetric, // x / scale
     TfHalfPixelForNn, // (x + 0.5) / scale
+    TfCropAndResize, // roi start * (in - 1) + x * (end - start) * (in - 1) / (out - 1); outside: 0 weight
 };
 // ONNX's nearest_mode: how a coordinate between two input elements picks one.
 enum class NearestRounding : std::uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
@@ -290,6 +294,9 @@ struct Resize {
     std::vector<std::int64_t> sizes;
     std::vector<float> scales;
     bool sizesGiven = false; // the model gave sizes: the transform scales by out / in exactly
+    // TfCropAndResize: per axis the crop's normalised start and end (empty: 0 and 1). A position
+    // outside the input gets no taps' weight (0); the importer adds the extrapolation value.
+    std::vector<float> roiStart, roiEnd;
     friend bool operator==(const Resize&, const Resize&) = default;
 };
 

@@ -404,9 +404,29 @@ Shape gatherShape(const std::string& opName, const Gather& g, const Shape& in, c
         dims.insert(dims.end(), table.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, table.dims.end());
         return Shape(std::move(dims));
     }
-    if (operands.size() != 1)
-        fail(opName, "a gather with constant indices takes one operand");
+    if (operands.size() != 1 && operands.size() != 2)
+        fail(opName, "a gather takes the data and, when computed, the indices");
     const auto axis = static_cast<std::size_t>(normaliseAxis(opName, g.axis, in.rank()));
+    const std::vector<std::int64_t>& indexDims = operands.size() == 2 ? operands[1].dims : g.indicesDims;
+    if (g.elements) { // GatherElements: the indices' shape, each axis but `axis` no longer than the data's
+        if (indexDims.size() != in.dims.size())
+            fail(opName,
+                "gather-elements indices " + Shape(indexDims).toString() + " differ in rank from the data "
+                    + in.toString());
+        for (std::size_t d = 0; d < indexDims.size(); ++d)
+            if (d != axis && indexDims[d] > in.dims[d])
+                fail(opName,
+                    "gather-elements indices " + Shape(indexDims).toString() + " exceed the data " + in.toString()
+                        + " on axis " + std::to_string(d));
+    }
+    if (operands.size() == 2) { // computed indices, checked when they arrive
+        if (g.elements)
+            return Shape(indexDims);
+        std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+        dims.insert(dims.end(), indexDims.begin(), indexDims.end());
+        dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());
+        return Shape(std::move(dims));
+    }
     std::int64_t count = 1;
     for (auto d : g.indicesDims)
         count *= d;
@@ -418,6 +438,8 @@ Shape gatherShape(const std::string& opName, const Gather& g, const Shape& in, c
             fail(opName,
                 "gather index " + std::to_string(i) + " is out of range for dimension "
                     + std::to_string(in.dims[axis]));
+    if (g.elements)
+        return Shape(g.indicesDims);
     std::vector<std::int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
     dims.insert(dims.end(), g.indicesDims.begin(), g.indicesDims.end());
     dims.insert(dims.end(), in.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.dims.end());

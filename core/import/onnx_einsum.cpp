@@ -1,14 +1,16 @@
 // ONNX Einsum for the contractions models write (attention scores and values, projections,
-// bilinear forms, transposes): one operand is a transpose with sums over the letters the output
-// drops; two operands are one MatMul between transposes and reshapes. Each letter of two operands
-// is a batch letter (in both and the output), contracted (in both, not the output) or free (in one
-// and the output). Diagonals (a letter twice in one operand), letters summed away from one operand
-// of two, three or more operands and scalar outputs are refused by name.
+// bilinear forms, transposes, traces): each operand first loses its diagonals (a letter twice:
+// every (n + 1)-th element of the flattened pair) and the letters no other operand and not the output name
+// (a sum); one operand is then a transpose, and more are contracted left to right, a pair at a
+// time, as one MatMul between transposes and reshapes. Of a pair, each letter is a batch letter (in
+// both, still needed), contracted (in both, needed no more) or free (in one, still needed). Work on
+// constants alone is done at import. Scalar outputs are refused by name.
 #include "import/import_error.h"
 #include "import/onnx_mapping_support.h"
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace opsched::onnx_import {
 namespace {
@@ -82,11 +84,6 @@ Equation parseEquation(std::string text, const std::vector<int>& ranks)
         }
         e.output += once;
     }
-    for (const auto& term : e.inputs)
-        for (char c : term)
-            if (std::count(term.begin(), term.end(), c) > 1)
-                throw NodeError(std::string("equation '") + text + "' takes a diagonal (letter '" + c
-                    + "' twice in one operand), which is not supported");
     return e;
 }
 
@@ -163,21 +160,247 @@ TensorId arranged(ImportContext& ctx, const std::string& name, TensorId x, const
     return ctx.addOp(std::move(spec));
 }
 
+// One operand on the way through: its letters (one per dimension, each once after
+// withoutDiagonals) and either an activation or constant values.
+struct Term {
+    std::string letters;
+    Shape shape;
+    std::optional<TensorId> tensor;
+    std::vector<float> values; // row-major, when constant
+};
+
+// sum over every letter assignment of the product of the terms, as `out` (constants only: a
+// product over all letters' sizes, which the caller bounds).
+Term constantEinsum(const std::vector<const Term*>& terms, const std::string& out)
+{
+    std::string letters;
+    std::vector<std::int64_t> size;
+    auto sizeOf = [&](char c) -> std::int64_t& { return size[letters.find(c)]; };
+    for (const Term* t : terms)
+        for (std::size_t i = 0; i < t->letters.size(); ++i) {
+            if (letters.find(t->letters[i]) == std::string::npos) {
+                letters += t->letters[i];
+                size.push_back(1);
+            }
+            sizeOf(t->letters[i]) = std::max(sizeOf(t->letters[i]), t->shape.dims[i]);
+        }
+    double work = 1;
+    for (auto n : size)
+        work *= static_cast<double>(n);
+    if (work > 1e8)
+        throw NodeError("folding this Einsum of constants takes " + std::to_string(work) + " products, too many");
+    Term r;
+    r.letters = out;
+    std::vector<std::int64_t> outDims;
+    for (char c : out)
+        outDims.push_back(sizeOf(c));
+    r.shape = Shape(outDims);
+    std::vector<double> acc(static_cast<std::size_t>(r.shape.elements()), 0.0);
+    std::vector<std::int64_t> at(letters.size(), 0);
+    for (bool more = true; more;) {
+        double product = 1.0;
+        for (const Term* t : terms) {
+            std::int64_t flat = 0;
+            for (std::size_t i = 0; i < t->letters.size(); ++i) // a size-1 dimension broadcasts
+                flat = flat * t->shape.dims[i] + (t->shape.dims[i] == 1 ? 0 : at[letters.find(t->letters[i])]);
+            product *= static_cast<double>(t->values[static_cast<std::size_t>(flat)]);
+        }
+        std::int64_t flat = 0;
+        for (std::size_t i = 0; i < out.size(); ++i)
+            flat = flat * outDims[i] + at[letters.find(out[i])];
+        acc[static_cast<std::size_t>(flat)] += product;
+        more = false;
+        for (std::size_t k = letters.size(); k-- > 0;)
+            if (++at[k] < size[k]) {
+                more = true;
+                break;
+            } else {
+                at[k] = 0;
+            }
+    }
+    r.values.assign(acc.begin(), acc.end());
+    return r;
+}
+
+// Each letter once: a letter at positions p < q (equal sizes n) becomes the diagonal of that pair,
+// moved last: the pair transposed to the end and flattened, then every (n + 1)-th element.
+Term withoutDiagonals(ImportContext& ctx, const std::string& name, Term t)
+{
+    for (;;) {
+        std::size_t p = 0, q = std::string::npos;
+        for (; p < t.letters.size() && q == std::string::npos; ++p)
+            q = t.letters.find(t.letters[p], p + 1);
+        if (q == std::string::npos)
+            return t;
+        --p;
+        const char c = t.letters[p];
+        const std::int64_t n = t.shape.dims[p];
+        if (t.shape.dims[q] != n)
+            throw NodeError(std::string("letter '") + c + "' takes the diagonal of " + std::to_string(n) + " x "
+                + std::to_string(t.shape.dims[q]) + " elements, which is not square");
+        std::string rest;
+        for (std::size_t i = 0; i < t.letters.size(); ++i)
+            if (i != p && i != q)
+                rest += t.letters[i];
+        if (!t.tensor) {
+            std::string kept = rest;
+            kept += c;
+            t = constantEinsum({ &t }, kept);
+            continue;
+        }
+        std::vector<std::int64_t> perm, flat;
+        for (std::size_t i = 0; i < t.letters.size(); ++i)
+            if (i != p && i != q) {
+                perm.push_back(static_cast<std::int64_t>(i));
+                flat.push_back(t.shape.dims[i]);
+            }
+        perm.push_back(static_cast<std::int64_t>(p));
+        perm.push_back(static_cast<std::int64_t>(q));
+        flat.push_back(n * n);
+        const TensorId pairs = arranged(ctx, name + ":diagonal_pairs", *t.tensor, perm, flat);
+        // (i, i) is flat i * (n + 1): padded by n to n * (n + 1), as [n, n + 1] it is column 0. (A
+        // view with step n + 1 would overlap its rows, which oneDNN's descriptors cannot express.)
+        const auto rank = static_cast<std::int64_t>(flat.size());
+        Pad pad;
+        pad.pads.assign(static_cast<std::size_t>(2 * rank), 0);
+        pad.pads.back() = n;
+        const TensorId padded = addSimpleOp(
+            ctx, ctx.derivedOpName(name + ":diagonal_padded"), OpKind::Pad, { { pairs } }, makeLayer(std::move(pad)));
+        std::vector<std::int64_t> rows(flat.begin(), flat.end() - 1);
+        rows.insert(rows.end(), { n, n + 1 });
+        const TensorId grid = addSimpleOp(ctx, ctx.derivedOpName(name + ":diagonal_rows"), OpKind::Reshape,
+            { { padded } }, makeLayer(Reshape { ctx.batchAwareTarget(rows, ctx.shapeOf(padded)) }));
+        const TensorId column = addSimpleOp(ctx, ctx.derivedOpName(name + ":diagonal_column"), OpKind::Slice,
+            { { grid } }, makeLayer(Slice { { 0 }, { 1 }, { rank }, { 1 } }));
+        rows.pop_back();
+        t.tensor = addSimpleOp(ctx, ctx.derivedOpName(name + ":diagonal"), OpKind::Reshape, { { column } },
+            makeLayer(Reshape { ctx.batchAwareTarget(rows, ctx.shapeOf(column)) }));
+        t.shape = ctx.shapeOf(*t.tensor);
+        t.letters = rest + c;
+    }
+}
+
+// The term summed over the letters not in `keep` (nothing when it has none).
+Term summedTo(ImportContext& ctx, const std::string& name, Term t, const std::string& keep)
+{
+    std::vector<std::int64_t> axes;
+    std::string kept;
+    for (std::size_t i = 0; i < t.letters.size(); ++i)
+        (keep.find(t.letters[i]) == std::string::npos ? (void)axes.push_back(static_cast<std::int64_t>(i))
+                                                      : (void)(kept += t.letters[i]));
+    if (axes.empty())
+        return t;
+    if (kept.empty())
+        throw NodeError("sums every letter of an operand away, which is not supported");
+    if (!t.tensor)
+        return constantEinsum({ &t }, kept);
+    t.tensor = addSimpleOp(ctx, ctx.derivedOpName(name + ":sum"), OpKind::Reduce, { { *t.tensor } },
+        makeLayer(Reduce { ReduceKind::Sum, axes, false }));
+    t.shape = ctx.shapeOf(*t.tensor);
+    t.letters = kept;
+    return t;
+}
+
+// a x b over their shared letters: those in `needed` (the output's and later operands') stay as
+// batch letters, the others are contracted. One MatMul between arrangements; the result is
+// reshaped (and transposed to `order` when given) by an op named `opName`.
+Term contracted(ImportContext& ctx, const std::string& equation, const std::string& opName, Term a, Term b,
+    const std::string& needed, const std::string& order)
+{
+    if (!a.tensor)
+        std::swap(a, b); // the activation on the left, a constant on the right
+    const std::string &la = a.letters, &lb = b.letters;
+    std::string batch, contractedLetters, freeA, freeB;
+    for (char c : la) {
+        const bool inB = lb.find(c) != std::string::npos, kept = needed.find(c) != std::string::npos;
+        (inB ? (kept ? batch : contractedLetters) : freeA) += c;
+    }
+    for (char c : lb)
+        if (la.find(c) == std::string::npos)
+            freeB += c;
+    for (char c : contractedLetters)
+        if (a.shape.dims[la.find(c)] != b.shape.dims[lb.find(c)])
+            throw NodeError(std::string("equation '") + equation + "' contracts letter '" + c + "' over "
+                + std::to_string(a.shape.dims[la.find(c)]) + " and " + std::to_string(b.shape.dims[lb.find(c)])
+                + " elements");
+    const std::string resultLetters = batch + freeA + freeB;
+    if (resultLetters.empty())
+        throw NodeError("equation '" + equation + "' contracts two operands to a scalar, which is not supported");
+    if (!a.tensor) // two constants: folded here
+        return constantEinsum({ &a, &b }, order.empty() ? resultLetters : order);
+    // A: [batch..., M, K]; B: [batch..., K, N]; the product [batch..., M, N].
+    auto batchDims = [&](const Term& t) {
+        std::vector<std::int64_t> d;
+        for (char c : batch)
+            d.push_back(t.shape.dims[t.letters.find(c)]);
+        return d;
+    };
+    const std::int64_t m = sizeOf(freeA, la, a.shape), k = sizeOf(contractedLetters, la, a.shape);
+    const std::int64_t n = sizeOf(freeB, lb, b.shape);
+    auto targetA = batchDims(a);
+    targetA.insert(targetA.end(), { m, k });
+    auto targetB = batchDims(b);
+    targetB.insert(targetB.end(), { k, n });
+    const TensorId lhs
+        = arranged(ctx, opName + ":lhs", *a.tensor, positions(batch + freeA + contractedLetters, la), targetA);
+    TensorId product;
+    const std::string productName = ctx.derivedOpName(opName + ":matmul");
+    if (b.tensor) {
+        const TensorId rhs
+            = arranged(ctx, opName + ":rhs", *b.tensor, positions(batch + contractedLetters + freeB, lb), targetB);
+        product = addSimpleOp(ctx, productName, OpKind::MatMul, { { lhs }, { rhs } }, makeLayer(MatMul {}));
+    } else {
+        const TensorId w = ctx.newWeight(opName + ".rhs", Shape(targetB),
+            permuted(b.values, b.shape.dims, positions(batch + contractedLetters + freeB, lb)));
+        product = addSimpleOp(ctx, productName, OpKind::MatMul, { { lhs } }, makeLayer(MatMul {}, { w }));
+    }
+    // [batch..., M, N] -> [batch..., freeA..., freeB...] (-> `order`).
+    const Shape p = ctx.shapeOf(product);
+    std::vector<std::int64_t> full(p.dims.begin(), p.dims.end() - 2);
+    for (char c : freeA)
+        full.push_back(a.shape.dims[la.find(c)]);
+    for (char c : freeB)
+        full.push_back(b.shape.dims[lb.find(c)]);
+    OpSpec spec;
+    spec.name = opName;
+    spec.kind = OpKind::Transpose;
+    spec.inputs = { { product } };
+    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(full, p) }));
+    Term r;
+    r.letters = resultLetters;
+    if (!order.empty()) {
+        const auto perm = positions(order, resultLetters);
+        if (!isIdentity(perm))
+            spec.layers.push_back(makeLayer(Transpose { perm }));
+        r.letters = order;
+    }
+    r.tensor = ctx.addOp(std::move(spec));
+    r.shape = ctx.shapeOf(*r.tensor);
+    return r;
+}
+
 } // namespace
 
 void mapEinsum(ImportContext& ctx, const NodeRef& node)
 {
     const std::string equation = Attributes(*node.proto).getString("equation", "");
     const int count = node.proto->input_size();
-    if (count < 1 || count > 2)
-        throw NodeError("an Einsum of " + std::to_string(count) + " operands is not supported (one or two are)");
+    if (count < 1)
+        throw NodeError("an Einsum needs at least one operand");
     std::vector<int> ranks;
-    std::vector<Shape> shapes;
+    std::vector<Term> terms;
     for (int k = 0; k < count; ++k) {
         const std::string& name = inputName(node, k);
-        shapes.push_back(ctx.isActivation(name) ? ctx.shapeOf(ctx.activation(name, "operand"))
-                                                : Shape(ctx.constantDims(name, "operand")));
-        ranks.push_back(shapes.back().rank());
+        Term t;
+        if (ctx.isActivation(name)) {
+            t.tensor = ctx.activation(name, "operand");
+            t.shape = ctx.shapeOf(*t.tensor);
+        } else {
+            t.shape = Shape(ctx.constantDims(name, "operand"));
+            t.values = ctx.constant(name, "operand")->toFloats();
+        }
+        ranks.push_back(t.shape.rank());
+        terms.push_back(std::move(t));
     }
     const Equation e = parseEquation(equation, ranks);
     if (e.output.empty())
@@ -186,19 +409,32 @@ void mapEinsum(ImportContext& ctx, const NodeRef& node)
         if (std::none_of(
                 e.inputs.begin(), e.inputs.end(), [c](const std::string& t) { return t.find(c) != std::string::npos; }))
             throw NodeError(std::string("equation '") + equation + "' has output letter '" + c + "' in no operand");
+    if (std::none_of(terms.begin(), terms.end(), [](const Term& t) { return t.tensor.has_value(); }))
+        throw NodeError("an Einsum of constants only is not supported (it folds where its inputs are known)");
     const std::string& out = e.output;
-    if (count == 1) { // a transpose, with a sum over the letters the output drops
-        const std::string& in = e.inputs[0];
-        const TensorId x = ctx.activation(inputName(node, 0), "operand");
+    // Per operand: diagonals taken, then the letters no other operand and not the output need summed.
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+        terms[k].letters = e.inputs[k];
+        const std::string name = node.name + ":operand" + std::to_string(k);
+        terms[k] = withoutDiagonals(ctx, name, std::move(terms[k]));
+        std::string others = out;
+        for (std::size_t j = 0; j < terms.size(); ++j)
+            if (j != k)
+                others += e.inputs[j];
+        if (terms.size() > 1)
+            terms[k] = summedTo(ctx, name, std::move(terms[k]), others);
+    }
+    if (terms.size() == 1) { // a transpose, with a sum over the letters the output drops
+        const Term& t = terms[0];
         OpSpec spec;
         spec.name = node.name;
         spec.kind = OpKind::Transpose;
-        spec.inputs = { { x } };
+        spec.inputs = { { *t.tensor } };
         std::vector<std::int64_t> dropped;
         std::string kept;
-        for (std::size_t i = 0; i < in.size(); ++i)
-            (out.find(in[i]) == std::string::npos ? (void)dropped.push_back(static_cast<std::int64_t>(i))
-                                                  : (void)(kept += in[i]));
+        for (std::size_t i = 0; i < t.letters.size(); ++i)
+            (out.find(t.letters[i]) == std::string::npos ? (void)dropped.push_back(static_cast<std::int64_t>(i))
+                                                         : (void)(kept += t.letters[i]));
         if (!dropped.empty()) {
             spec.kind = OpKind::Reduce;
             spec.layers.push_back(makeLayer(Reduce { ReduceKind::Sum, dropped, false }));
@@ -209,81 +445,17 @@ void mapEinsum(ImportContext& ctx, const NodeRef& node)
         ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
         return;
     }
-    const std::string &la = e.inputs[0], &lb = e.inputs[1];
-    std::string batch, contracted, freeA, freeB;
-    for (char c : out)
-        if (la.find(c) != std::string::npos && lb.find(c) != std::string::npos)
-            batch += c;
-    for (char c : la) {
-        const bool inB = lb.find(c) != std::string::npos, inOut = out.find(c) != std::string::npos;
-        if (inB && !inOut)
-            contracted += c;
-        else if (!inB && inOut)
-            freeA += c;
-        else if (!inB && !inOut)
-            throw NodeError(std::string("equation '") + equation + "' sums letter '" + c
-                + "' away from one operand of two, which is not supported");
+    // Left to right, a pair at a time; the last pair lands in the output's order.
+    Term acc = std::move(terms[0]);
+    for (std::size_t k = 1; k < terms.size(); ++k) {
+        const bool last = k + 1 == terms.size();
+        std::string needed = out;
+        for (std::size_t j = k + 1; j < terms.size(); ++j)
+            needed += terms[j].letters;
+        const std::string opName = last ? node.name : ctx.derivedOpName(node.name + ":pair" + std::to_string(k));
+        acc = contracted(ctx, equation, opName, std::move(acc), std::move(terms[k]), needed, last ? out : "");
     }
-    for (char c : lb) {
-        const bool inA = la.find(c) != std::string::npos, inOut = out.find(c) != std::string::npos;
-        if (!inA && inOut)
-            freeB += c;
-        else if (!inA && !inOut)
-            throw NodeError(std::string("equation '") + equation + "' sums letter '" + c
-                + "' away from one operand of two, which is not supported");
-    }
-    for (char c : contracted)
-        if (shapes[0].dims[la.find(c)] != shapes[1].dims[lb.find(c)])
-            throw NodeError(std::string("equation '") + equation + "' contracts letter '" + c + "' over "
-                + std::to_string(shapes[0].dims[la.find(c)]) + " and " + std::to_string(shapes[1].dims[lb.find(c)])
-                + " elements");
-    // A: [batch..., M, K]; B: [batch..., K, N]; the product [batch..., M, N].
-    auto batchDims = [&](const std::string& term, const Shape& s) {
-        std::vector<std::int64_t> d;
-        for (char c : batch)
-            d.push_back(s.dims[term.find(c)]);
-        return d;
-    };
-    const std::int64_t m = sizeOf(freeA, la, shapes[0]), k = sizeOf(contracted, la, shapes[0]);
-    const std::int64_t n = sizeOf(freeB, lb, shapes[1]);
-    auto targetA = batchDims(la, shapes[0]);
-    targetA.insert(targetA.end(), { m, k });
-    auto targetB = batchDims(lb, shapes[1]);
-    targetB.insert(targetB.end(), { k, n });
-    const std::string& nameA = inputName(node, 0);
-    const std::string& nameB = inputName(node, 1);
-    if (!ctx.isActivation(nameA))
-        throw NodeError("a constant first operand is not supported (the constant must be the second one)");
-    const TensorId a = arranged(
-        ctx, node.name + ":lhs", ctx.activation(nameA, "operand"), positions(batch + freeA + contracted, la), targetA);
-    TensorId product;
-    const std::string productName = ctx.derivedOpName(node.name + ":matmul");
-    if (ctx.isActivation(nameB)) {
-        const TensorId b = arranged(ctx, node.name + ":rhs", ctx.activation(nameB, "operand"),
-            positions(batch + contracted + freeB, lb), targetB);
-        product = addSimpleOp(ctx, productName, OpKind::MatMul, { { a }, { b } }, makeLayer(MatMul {}));
-    } else {
-        const auto values = ctx.constant(nameB, "operand")->toFloats();
-        const TensorId w = ctx.newWeight(node.name + ".rhs", Shape(targetB),
-            permuted(values, shapes[1].dims, positions(batch + contracted + freeB, lb)));
-        product = addSimpleOp(ctx, productName, OpKind::MatMul, { { a } }, makeLayer(MatMul {}, { w }));
-    }
-    // [batch..., M, N] -> [batch..., freeA..., freeB...] -> the output's order.
-    const Shape p = ctx.shapeOf(product);
-    std::vector<std::int64_t> full(p.dims.begin(), p.dims.end() - 2);
-    for (char c : freeA)
-        full.push_back(shapes[0].dims[la.find(c)]);
-    for (char c : freeB)
-        full.push_back(shapes[1].dims[lb.find(c)]);
-    OpSpec spec;
-    spec.name = node.name;
-    spec.kind = OpKind::Transpose;
-    spec.inputs = { { product } };
-    spec.layers.push_back(makeLayer(Reshape { ctx.batchAwareTarget(full, p) }));
-    const auto perm = positions(out, batch + freeA + freeB);
-    if (!isIdentity(perm))
-        spec.layers.push_back(makeLayer(Transpose { perm }));
-    ctx.setActivation(node.proto->output(0), ctx.addOp(std::move(spec)));
+    ctx.setActivation(node.proto->output(0), *acc.tensor);
 }
 
 } // namespace opsched::onnx_import

@@ -96,6 +96,12 @@ void mapGroupNormalization(ImportContext& ctx, const NodeRef& node);
 void mapLrn(ImportContext& ctx, const NodeRef& node);
 // onnx_einsum.cpp.
 void mapEinsum(ImportContext& ctx, const NodeRef& node);
+// Scatters and GatherND with constant indices (onnx_scatter_ops.cpp).
+void mapScatterNd(ImportContext& ctx, const NodeRef& node);
+void mapScatterElements(ImportContext& ctx, const NodeRef& node);
+void mapGatherNd(ImportContext& ctx, const NodeRef& node);
+// GridSample composed of element-wise ops and gathers (onnx_grid_sample.cpp).
+void mapGridSample(ImportContext& ctx, const NodeRef& node);
 
 // Mappings in onnx_tensor_ops.cpp.
 void mapGemm(ImportContext& ctx, const NodeRef& node);
@@ -133,6 +139,8 @@ void mapBinaryKind(ImportContext& ctx, const NodeRef& node, BinaryKind kind);
 void mapWhere(ImportContext& ctx, const NodeRef& node);
 void mapExpand(ImportContext& ctx, const NodeRef& node);
 void mapGather(ImportContext& ctx, const NodeRef& node);
+void mapGatherElements(ImportContext& ctx, const NodeRef& node);
+void mapGatherFromActivation(ImportContext& ctx, const NodeRef& node, Gather g);
 void mapReduce(ImportContext& ctx, const NodeRef& node);
 void mapArgExtreme(ImportContext& ctx, const NodeRef& node);
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace opsched::onnx_import {
@@ -279,122 +280,115 @@ bool isMappedOpType(const std::string& opType)
         "If", "LRN", "Tile", "LogSoftmax", "Sum", "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
         "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN",
-        "QuantizeLinear", "DequantizeLinear", "TopK" };
+        "QuantizeLinear", "DequantizeLinear", "TopK", "GatherElements", "GatherND", "ScatterND", "ScatterElements",
+        "Scatter", "GridSample" };
     return types.count(opType) > 0 || isTransformerOpType(opType);
 }
+
+namespace {
+
+using NodeMapper = void (*)(ImportContext&, const NodeRef&);
+
+// The op types with a mapping of their own, by name (the ones sharing a family are mapNode's).
+const std::unordered_map<std::string, NodeMapper>& nodeMappers()
+{
+    static const std::unordered_map<std::string, NodeMapper> mappers {
+        { "MaxPool", mapPool },
+        { "AveragePool", mapPool },
+        { "GlobalAveragePool", mapPool },
+        { "GlobalMaxPool", mapPool },
+        { "Add", mapBinary },
+        { "Sub", mapBinary },
+        { "Mul", mapBinary },
+        { "Div", mapBinary },
+        { "Concat", mapConcat },
+        { "BatchNormalization", mapBatchNorm },
+        { "Gemm", mapGemm },
+        { "MatMul", mapMatMul },
+        { "Reshape", mapReshape },
+        { "Flatten", mapFlatten },
+        { "Squeeze", mapSqueeze },
+        { "Unsqueeze", mapSqueeze },
+        { "Transpose", mapTranspose },
+        { "Slice", mapSlice },
+        { "Split", mapSplit },
+        { "Pad", mapPad },
+        { "Sum", mapSumOrMean },
+        { "Mean", mapSumOrMean },
+        { "ArgMax", mapArgExtreme },
+        { "ArgMin", mapArgExtreme },
+        { "Einsum", mapEinsum },
+        { "LayerNormalization", mapLayerNormalization },
+        { "Gelu", mapGelu },
+        { "Cast", mapCast },
+        { "Pow", mapPow },
+        { "GreaterOrEqual", mapComparisonOrEqual },
+        { "LessOrEqual", mapComparisonOrEqual },
+        { "And", mapLogical },
+        { "Or", mapLogical },
+        { "Xor", mapLogical },
+        { "Hardmax", mapHardmax },
+        { "MeanVarianceNormalization", mapMeanVarianceNormalization },
+        { "LpNormalization", mapLpNormalization },
+        { "Trilu", mapTrilu },
+        { "Mod", mapMod },
+        { "CumSum", mapCumSum },
+        { "LSTM", mapRecurrent },
+        { "GRU", mapRecurrent },
+        { "RNN", mapRecurrent },
+        { "TopK", mapTopK },
+        { "QuantizeLinear", mapQuantizeLinear },
+        { "DequantizeLinear", mapDequantizeLinear },
+        { "Where", mapWhere },
+        { "PRelu", mapPRelu },
+        { "ConvTranspose", mapConvTranspose },
+        { "Resize", mapResize },
+        { "Upsample", mapResize },
+        { "DepthToSpace", mapDepthToSpace },
+        { "SpaceToDepth", mapDepthToSpace },
+        { "InstanceNormalization", mapInstanceNormalization },
+        { "GroupNormalization", mapGroupNormalization },
+        { "If", mapIf },
+        { "LRN", mapLrn },
+        { "Tile", mapTile },
+        { "Expand", mapExpand },
+        { "Gather", mapGather },
+        { "GatherElements", mapGatherElements },
+        { "GatherND", mapGatherNd },
+        { "GridSample", mapGridSample },
+        { "ScatterND", mapScatterNd },
+        { "ScatterElements", mapScatterElements },
+        { "Scatter", mapScatterElements },
+        { "Softmax", mapSoftmax },
+        { "LogSoftmax", mapSoftmax },
+        { "Identity", mapPassThrough },
+        { "Dropout", mapPassThrough },
+    };
+    return mappers;
+}
+
+} // namespace
 
 void mapNode(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
+    static const std::unordered_set<std::string> unaryMath { "Erf", "Sqrt", "Exp", "Log", "Abs", "Neg", "Reciprocal",
+        "Not", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos" };
+    static const std::unordered_map<std::string, BinaryKind> binaryKinds { { "Equal", BinaryKind::Equal },
+        { "Less", BinaryKind::Less }, { "Greater", BinaryKind::Greater }, { "Min", BinaryKind::Min },
+        { "Max", BinaryKind::Max } };
     if (op == "Conv")
         mapConvChain(ctx, node, nullptr, nullptr);
     else if (isActivationOpType(op))
         addUnaryOp(ctx, node, OpKind::Activation, makeLayer(Eltwise { activationOf(ctx, node) }));
-    else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool")
-        mapPool(ctx, node);
-    else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")
-        mapBinary(ctx, node);
-    else if (op == "Concat")
-        mapConcat(ctx, node);
-    else if (op == "BatchNormalization")
-        mapBatchNorm(ctx, node);
-    else if (op == "Gemm")
-        mapGemm(ctx, node);
-    else if (op == "MatMul")
-        mapMatMul(ctx, node);
-    else if (op == "Reshape")
-        mapReshape(ctx, node);
-    else if (op == "Flatten")
-        mapFlatten(ctx, node);
-    else if (op == "Squeeze" || op == "Unsqueeze")
-        mapSqueeze(ctx, node);
-    else if (op == "Transpose")
-        mapTranspose(ctx, node);
-    else if (op == "Slice")
-        mapSlice(ctx, node);
-    else if (op == "Split")
-        mapSplit(ctx, node);
-    else if (op == "Pad")
-        mapPad(ctx, node);
     else if (op.starts_with("Reduce"))
         mapReduce(ctx, node);
-    else if (op == "Sum" || op == "Mean")
-        mapSumOrMean(ctx, node);
-    else if (op == "ArgMax" || op == "ArgMin")
-        mapArgExtreme(ctx, node);
-    else if (op == "Einsum")
-        mapEinsum(ctx, node);
-    else if (op == "LayerNormalization")
-        mapLayerNormalization(ctx, node);
-    else if (op == "Erf" || op == "Sqrt" || op == "Exp" || op == "Log" || op == "Abs" || op == "Neg"
-        || op == "Reciprocal" || op == "Not" || op == "Floor" || op == "Ceil" || op == "Round" || op == "Sign"
-        || op == "Sin" || op == "Cos")
+    else if (unaryMath.count(op) > 0)
         mapUnaryMath(ctx, node);
-    else if (op == "Gelu")
-        mapGelu(ctx, node);
-    else if (op == "Cast")
-        mapCast(ctx, node);
-    else if (op == "Pow")
-        mapPow(ctx, node);
-    else if (op == "Equal" || op == "Less" || op == "Greater" || op == "Min" || op == "Max")
-        mapBinaryKind(ctx, node,
-            op == "Equal"         ? BinaryKind::Equal
-                : op == "Less"    ? BinaryKind::Less
-                : op == "Greater" ? BinaryKind::Greater
-                : op == "Min"     ? BinaryKind::Min
-                                  : BinaryKind::Max);
-    else if (op == "GreaterOrEqual" || op == "LessOrEqual")
-        mapComparisonOrEqual(ctx, node);
-    else if (op == "And" || op == "Or" || op == "Xor")
-        mapLogical(ctx, node);
-    else if (op == "Hardmax")
-        mapHardmax(ctx, node);
-    else if (op == "MeanVarianceNormalization")
-        mapMeanVarianceNormalization(ctx, node);
-    else if (op == "LpNormalization")
-        mapLpNormalization(ctx, node);
-    else if (op == "Trilu")
-        mapTrilu(ctx, node);
-    else if (op == "Mod")
-        mapMod(ctx, node);
-    else if (op == "CumSum")
-        mapCumSum(ctx, node);
-    else if (op == "LSTM" || op == "GRU" || op == "RNN")
-        mapRecurrent(ctx, node);
-    else if (op == "TopK")
-        mapTopK(ctx, node);
-    else if (op == "QuantizeLinear")
-        mapQuantizeLinear(ctx, node);
-    else if (op == "DequantizeLinear")
-        mapDequantizeLinear(ctx, node);
-    else if (op == "Where")
-        mapWhere(ctx, node);
-    else if (op == "PRelu")
-        mapPRelu(ctx, node);
-    else if (op == "ConvTranspose")
-        mapConvTranspose(ctx, node);
-    else if (op == "Resize" || op == "Upsample")
-        mapResize(ctx, node);
-    else if (op == "DepthToSpace" || op == "SpaceToDepth")
-        mapDepthToSpace(ctx, node);
-    else if (op == "InstanceNormalization")
-        mapInstanceNormalization(ctx, node);
-    else if (op == "GroupNormalization")
-        mapGroupNormalization(ctx, node);
-    else if (op == "If")
-        mapIf(ctx, node);
-    else if (op == "LRN")
-        mapLrn(ctx, node);
-    else if (op == "Tile")
-        mapTile(ctx, node);
-    else if (op == "Expand")
-        mapExpand(ctx, node);
-    else if (op == "Gather")
-        mapGather(ctx, node);
-    else if (op == "Softmax" || op == "LogSoftmax")
-        mapSoftmax(ctx, node);
-    else if (op == "Identity" || op == "Dropout")
-        mapPassThrough(ctx, node);
+    else if (const auto kind = binaryKinds.find(op); kind != binaryKinds.end())
+        mapBinaryKind(ctx, node, kind->second);
+    else if (const auto mapper = nodeMappers().find(op); mapper != nodeMappers().end())
+        mapper->second(ctx, node);
     else if (isFoldOnlyOpType(op))
         throw NodeError("is only supported on constants (shape computations), not on activations");
     else

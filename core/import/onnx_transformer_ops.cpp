@@ -363,12 +363,42 @@ void mapGather(ImportContext& ctx, const NodeRef& node)
             addSimpleOp(ctx, node.name, OpKind::Gather, { { ids } }, makeLayer(g, { ctx.weightOf(data) })));
         return;
     }
-    if (!ctx.isActivation(data) || !ctx.isConstant(indices))
-        throw NodeError("gathering from an activation by computed indices is not supported");
-    const auto idx = ctx.constant(indices, "indices");
-    g.indices = idx->toInts();
-    g.indicesDims = idx->dims;
-    addUnaryOp(ctx, node, OpKind::Gather, makeLayer(g));
+    mapGatherFromActivation(ctx, node, g);
+}
+
+void mapGatherElements(ImportContext& ctx, const NodeRef& node)
+{
+    Gather g;
+    g.axis = static_cast<int>(Attributes(*node.proto).getInt("axis", 0));
+    g.elements = true;
+    if (!ctx.isActivation(inputName(node, 0)))
+        throw NodeError("gathering elements of a constant by computed indices is not supported (the data must "
+                        "come from the graph's inputs)");
+    mapGatherFromActivation(ctx, node, g);
+}
+
+// Gather or GatherElements on an activation: constant indices checked and held by the layer,
+// computed ones as the op's second term.
+void mapGatherFromActivation(ImportContext& ctx, const NodeRef& node, Gather g)
+{
+    const std::string& indices = inputName(node, 1);
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const auto rank = static_cast<std::int64_t>(ctx.shapeOf(x).rank());
+    g.axis = static_cast<int>(normalizeAxis(g.axis, rank));
+    if (ctx.isConstant(indices)) {
+        const auto idx = ctx.constant(indices, "indices");
+        g.indices = idx->toInts();
+        g.indicesDims = idx->dims;
+        addUnaryOp(ctx, node, OpKind::Gather, makeLayer(g));
+        if (ctx.isInteger(inputName(node, 0)))
+            ctx.markInteger(node.proto->output(0));
+        return;
+    }
+    const TensorId ids = ctx.activation(indices, "indices");
+    ctx.setActivation(
+        node.proto->output(0), addSimpleOp(ctx, node.name, OpKind::Gather, { { x }, { ids } }, makeLayer(g)));
+    if (ctx.isInteger(inputName(node, 0)))
+        ctx.markInteger(node.proto->output(0));
 }
 
 namespace {

@@ -26,13 +26,11 @@ ResizeCoordinates coordinatesNamed(const std::string& name)
         { "align_corners", ResizeCoordinates::AlignCorners },
         { "asymmetric", ResizeCoordinates::Asymmetric },
         { "tf_half_pixel_for_nn", ResizeCoordinates::TfHalfPixelForNn },
+        { "tf_crop_and_resize", ResizeCoordinates::TfCropAndResize },
     };
     for (const auto& [n, mode] : kModes)
         if (name == n)
             return mode;
-    if (name == "tf_crop_and_resize")
-        throw NodeError("coordinate_transformation_mode 'tf_crop_and_resize' (a crop given by roi, with "
-                        "extrapolation) is not supported; the other six modes are");
     throw NodeError("unknown coordinate_transformation_mode '" + name + "'");
 }
 
@@ -177,6 +175,50 @@ void mapConvTranspose(ImportContext& ctx, const NodeRef& node)
         addWindowOp(ctx, node.name, OpKind::ConvTranspose, x, makeLayer(c, std::move(weights)), outChannels));
 }
 
+namespace {
+
+// tf_crop_and_resize's roi: the listed axes' starts, then their ends, as fractions of the input.
+void readCropRoi(
+    ImportContext& ctx, const NodeRef& node, const std::vector<std::int64_t>& axes, std::size_t rank, Resize& r)
+{
+    const auto roi = optionalConstant(ctx, node, 1, "roi");
+    const auto values = roi ? roi->toFloats() : std::vector<float> {};
+    if (values.size() != 2 * axes.size())
+        throw NodeError("tf_crop_and_resize needs a constant roi of " + std::to_string(2 * axes.size())
+            + " values (a start and an end per axis), not " + std::to_string(values.size()));
+    r.roiStart.assign(rank, 0.0F);
+    r.roiEnd.assign(rank, 1.0F);
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        r.roiStart[static_cast<std::size_t>(axes[k])] = values[k];
+        r.roiEnd[static_cast<std::size_t>(axes[k])] = values[axes.size() + k];
+    }
+}
+
+// The Resize op; a crop that reaches outside the input with a nonzero extrapolation value gets
+// v + resize(x - v): positions outside have no weight, so they are v, and the weights of a
+// position inside sum to 1, so it is resize(x).
+void addResizeOp(ImportContext& ctx, const NodeRef& node, const Resize& r, float extrapolation)
+{
+    bool outside = false;
+    for (std::size_t d = 0; d < r.roiStart.size(); ++d)
+        outside = outside || r.roiStart[d] < 0.0F || r.roiEnd[d] > 1.0F;
+    if (!outside || extrapolation == 0.0F) {
+        addUnaryOp(ctx, node, OpKind::Resize, makeLayer(r));
+        return;
+    }
+    const TensorId x = ctx.activation(inputName(node, 0), "data");
+    const auto minusV = ctx.newWeight(node.name + ".minus_extrapolation", Shape { 1 }, { -extrapolation });
+    const auto plusV = ctx.newWeight(node.name + ".extrapolation", Shape { 1 }, { extrapolation });
+    const TensorId shifted = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":shifted"), OpKind::Add, { { x } },
+        makeLayer(Binary { BinaryKind::Add }, { minusV }));
+    const TensorId resized
+        = addSimpleOp(ctx, ctx.derivedOpName(node.name + ":resized"), OpKind::Resize, { { shifted } }, makeLayer(r));
+    ctx.setActivation(node.proto->output(0),
+        addSimpleOp(ctx, node.name, OpKind::Add, { { resized } }, makeLayer(Binary { BinaryKind::Add }, { plusV })));
+}
+
+} // namespace
+
 void mapResize(ImportContext& ctx, const NodeRef& node)
 {
     const Attributes attrs(*node.proto);
@@ -233,6 +275,9 @@ void mapResize(ImportContext& ctx, const NodeRef& node)
     r.sizes.assign(rank, 0);
     r.scales.assign(rank, 1.0F);
     r.sizesGiven = !sizes.empty();
+    const bool crop = r.coordinates == ResizeCoordinates::TfCropAndResize;
+    if (crop)
+        readCropRoi(ctx, node, axes, rank, r);
     // keep_aspect_ratio_policy: one scale for every listed axis, the largest (not_larger) or
     // smallest (not_smaller) that keeps the output within the sizes.
     const std::string policy = attrs.getString("keep_aspect_ratio_policy", "stretch");
@@ -262,19 +307,22 @@ void mapResize(ImportContext& ctx, const NodeRef& node)
             if (!(scale > 0.0))
                 throw NodeError(
                     "scale " + std::to_string(scale) + " on axis " + std::to_string(d) + " is not positive");
-            out = static_cast<std::int64_t>(std::floor(static_cast<double>(in.dims[d]) * scale));
+            // A crop scales its own span: floor(in * (end - start) * scale).
+            const double span = crop ? static_cast<double>(r.roiEnd[d]) - static_cast<double>(r.roiStart[d]) : 1.0;
+            out = static_cast<std::int64_t>(std::floor(static_cast<double>(in.dims[d]) * span * scale));
         }
         if (out < 1)
             throw NodeError("resizes axis " + std::to_string(d) + " of " + in.toString() + " to " + std::to_string(out)
                 + " elements");
         downsamples = downsamples || out < in.dims[d];
         r.scales[d] = static_cast<float>(scale);
-        r.sizes[d] = out == in.dims[d] && scale == 1.0 ? 0 : out;
+        const bool whole = !crop || (r.roiStart[d] == 0.0F && r.roiEnd[d] == 1.0F);
+        r.sizes[d] = out == in.dims[d] && scale == 1.0 && whole ? 0 : out;
     }
     if (attrs.getInt("antialias", 0) != 0 && downsamples && r.mode != ResizeMode::Nearest)
         throw NodeError("antialias=1 (downsampling through an antialiasing filter) is not supported; without "
                         "antialias, or upsampling, it is");
-    addUnaryOp(ctx, node, OpKind::Resize, makeLayer(r));
+    addResizeOp(ctx, node, r, attrs.getFloat("extrapolation_value", 0.0F));
 }
 
 void mapDepthToSpace(ImportContext& ctx, const NodeRef& node)

@@ -305,7 +305,10 @@ inline std::vector<std::vector<float>> referenceRun(const Graph& g, const std::v
                     HostTensor idx { ga->indicesDims, {} };
                     for (auto i : ga->indices)
                         idx.data.push_back(static_cast<float>(i));
-                    cur = referenceGather(cur, idx, ga->axis);
+                    if (operands.size() == 2) // computed indices: the second operand
+                        idx = operands.at(1);
+                    cur = ga->elements ? referenceGatherElements(operands.at(0), idx, ga->axis)
+                                       : referenceGather(operands.at(0), idx, ga->axis);
                 }
             } else if (const auto* wh = std::get_if<Where>(&layer.params)) {
                 cur = referenceWhere(operands.at(static_cast<std::size_t>(wh->operand[0])),

@@ -377,6 +377,21 @@ inline HostTensor referenceGather(const HostTensor& data, const HostTensor& indi
     return o;
 }
 
+// ONNX GatherElements: out[p] = data[p with its `axis` coordinate replaced by indices[p]].
+inline HostTensor referenceGatherElements(const HostTensor& data, const HostTensor& indices, int axis)
+{
+    const auto rank = static_cast<int>(data.dims.size());
+    const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    HostTensor o { indices.dims, std::vector<float>(indices.data.size()) };
+    for (std::int64_t i = 0; i < product(indices.dims); ++i) {
+        auto at = unravel(i, indices.dims);
+        auto row = static_cast<std::int64_t>(indices.data[static_cast<std::size_t>(i)]);
+        at[a] = row < 0 ? row + data.dims[a] : row;
+        o.data[static_cast<std::size_t>(i)] = data.data[static_cast<std::size_t>(ravel(at, data.dims))];
+    }
+    return o;
+}
+
 inline HostTensor referenceWhere(const HostTensor& c, const HostTensor& x, const HostTensor& y)
 {
     HostTensor o { broadcastDims({ c, x, y }), {} };

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 using namespace opsched;
 using opsched::test::ModelMaker;
@@ -85,7 +86,7 @@ struct Case {
     std::string equation; // as the node says it
     std::vector<Operand> operands; // letters spelled out (ellipses expanded) for the naive sum
     std::string output;
-    bool secondIsConstant = false;
+    std::set<std::size_t> constants {}; // operands given as initializers
 };
 
 void checkCase(const Case& c)
@@ -96,7 +97,7 @@ void checkCase(const Case& c)
     for (std::size_t k = 0; k < c.operands.size(); ++k) {
         const std::string name = std::string(1, static_cast<char>('a' + k));
         names.push_back(name);
-        if (k == 1 && c.secondIsConstant)
+        if (c.constants.count(k) > 0)
             m.weight(name, c.operands[k].dims, c.operands[k].values);
         else
             m.input(name, c.operands[k].dims);
@@ -107,7 +108,7 @@ void checkCase(const Case& c)
     const Graph g = importOnnx(m.save("einsum"));
     std::vector<std::vector<float>> inputs;
     for (std::size_t k = 0; k < c.operands.size(); ++k)
-        if (!(k == 1 && c.secondIsConstant))
+        if (c.constants.count(k) == 0)
             inputs.push_back(c.operands[k].values);
     cpu::CpuExecutor ex(g, compileSchedule(g, sequentialSchedule(g)));
     const auto got = ex.run(inputs);
@@ -135,12 +136,33 @@ TEST(CpuEinsum, ContractionsMatchANaiveSum)
     const std::vector<Case> cases {
         { "bhid,bhjd->bhij", { operand("bhid", { 1, 2, 3, 4 }, 1), operand("bhjd", { 1, 2, 5, 4 }, 2) }, "bhij" },
         { "bhij,bhjd->bhid", { operand("bhij", { 1, 2, 3, 5 }, 3), operand("bhjd", { 1, 2, 5, 4 }, 4) }, "bhid" },
-        { "bij,jk->bik", { operand("bij", { 1, 3, 4 }, 5), operand("jk", { 4, 6 }, 6) }, "bik", true },
-        { "bsd,hd->bhs", { operand("bsd", { 1, 3, 4 }, 7), operand("hd", { 2, 4 }, 8) }, "bhs", true },
+        { "bij,jk->bik", { operand("bij", { 1, 3, 4 }, 5), operand("jk", { 4, 6 }, 6) }, "bik", { 1 } },
+        { "bsd,hd->bhs", { operand("bsd", { 1, 3, 4 }, 7), operand("hd", { 2, 4 }, 8) }, "bhs", { 1 } },
         { "...ij,...jk->...ik", { operand("xij", { 2, 3, 4 }, 9), operand("xjk", { 2, 4, 5 }, 10) }, "xik" },
         { "ij,jk", { operand("ij", { 3, 4 }, 11), operand("jk", { 4, 2 }, 12) }, "ik" },
         { "ij->ji", { operand("ij", { 3, 4 }, 13) }, "ji" },
         { "ijk->ki", { operand("ijk", { 2, 3, 4 }, 14) }, "ki" },
+        // A constant first operand, and a constant contracted with an activation on either side.
+        { "jk,bij->bik", { operand("jk", { 4, 6 }, 15), operand("bij", { 1, 3, 4 }, 16) }, "bik", { 0 } },
+        // Diagonals: a trace per batch, a batch diagonal through an ellipsis, one inside a contraction.
+        { "ii->i", { operand("ii", { 4, 4 }, 17) }, "i" },
+        { "...ii->...i", { operand("xyii", { 2, 3, 4, 4 }, 18) }, "xyi" },
+        { "bii->b", { operand("bii", { 2, 3, 3 }, 19) }, "b" },
+        { "iij,jk->ik", { operand("iij", { 3, 3, 4 }, 20), operand("jk", { 4, 5 }, 21) }, "ik" },
+        // Letters summed away from one operand of two, and a matrix-vector product.
+        { "ij,jk->k", { operand("ij", { 2, 3 }, 22), operand("jk", { 3, 4 }, 23) }, "k" },
+        { "bij,bkl->bjl", { operand("bij", { 2, 3, 4 }, 24), operand("bkl", { 2, 5, 6 }, 25) }, "bjl" },
+        { "ij,j->i", { operand("ij", { 3, 4 }, 26), operand("j", { 4 }, 27) }, "i" },
+        // Three and four operands: a chain, a bilinear layer with its constant weight in the middle.
+        { "ij,jk,kl->il", { operand("ij", { 2, 3 }, 28), operand("jk", { 3, 4 }, 29), operand("kl", { 4, 5 }, 30) },
+            "il" },
+        { "bn,anm,bm->ba",
+            { operand("bn", { 2, 3 }, 31), operand("anm", { 5, 3, 4 }, 32), operand("bm", { 2, 4 }, 33) }, "ba",
+            { 1 } },
+        { "bi,ij,jk,bk->bij",
+            { operand("bi", { 2, 3 }, 34), operand("ij", { 3, 4 }, 35), operand("jk", { 4, 2 }, 36),
+                operand("bk", { 2, 2 }, 37) },
+            "bij", { 1, 2 } },
     };
     for (const auto& c : cases)
         checkCase(c);
@@ -164,10 +186,11 @@ TEST(CpuEinsum, UnsupportedEquationsAreNamed)
         }
         return std::string("(imported)");
     };
-    EXPECT_NE(importError("ii->i", { { 3, 3 } }).find("diagonal"), std::string::npos);
+    EXPECT_NE(importError("ii->i", { { 3, 4 } }).find("not square"), std::string::npos);
     EXPECT_NE(importError("i,i", { { 3 }, { 3 } }).find("to a scalar"), std::string::npos);
-    EXPECT_NE(importError("ij,jk,kl->il", { { 2, 3 }, { 3, 4 }, { 4, 5 } }).find("3 operands"), std::string::npos);
-    EXPECT_NE(importError("ij,jk->k", { { 2, 3 }, { 3, 4 } }).find("sums letter 'i'"), std::string::npos);
+    EXPECT_NE(
+        importError("ij,jk->ik", { { 2, 3 }, { 4, 5 } }).find("contracts letter 'j' over 3 and 4"), std::string::npos);
+    EXPECT_NE(importError("ij,jk->il", { { 2, 3 }, { 3, 4 } }).find("letter 'l' in no operand"), std::string::npos);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // The CUDA executor on the transformers' layers and functions: every new activation kind, the new
 // Binary kinds and constantFirst, LayerNorm / RMS norm, last-axis Softmax, embedding and
-// constant-index Gather (and an out-of-range token id reported after the run), Where, Expand, and
+// constant-index Gather (and an out-of-range token id reported after the run), Gather and
+// GatherElements by computed and constant indices, Where, Expand, and
 // MatMul in its attention and Linear shapes, each against the naive host references of
 // tests/cpu (reference.h, reference_tensor_ops.h), TF32 off. Skipped visibly without a device.
 #include "cpu/reference.h"
@@ -251,11 +252,32 @@ TEST(CudaTransformerOps, EmbeddingAndConstantIndexGather)
         test::referenceGather(table, ids, 0));
     t.op({ "embed_tanh", OpKind::Gather, { { idIn } }, { layer(embedding(), { ActivationKind::Tanh }, { w }) } },
         activated(test::referenceGather(table, ids, 0), { ActivationKind::Tanh }));
-    t.op({ "axis1", OpKind::Gather, { { d } }, { layer(Gather { 1, false, { 3, -1, 0, 0 }, { 2, 2 } }) } },
+    t.op({ "axis1", OpKind::Gather, { { d } }, { layer(Gather { 1, false, false, { 3, -1, 0, 0 }, { 2, 2 } }) } },
         test::referenceGather(data, indexTensor({ 2, 2 }, { 3, -1, 0, 0 }), 1));
-    t.op({ "scalar_last", OpKind::Gather, { { d } }, { layer(Gather { -1, false, { 2 }, {} }) } },
+    t.op({ "scalar_last", OpKind::Gather, { { d } }, { layer(Gather { -1, false, false, { 2 }, {} }) } },
         test::referenceGather(data, indexTensor({}, { 2 }), -1));
     expectMatches(std::move(t), 1e-6); // tanh on the device may differ in the last bit
+}
+
+TEST(CudaTransformerOps, GathersByComputedIndicesAndGatherElements)
+{
+    OPSCHED_SKIP_WITHOUT_CUDA();
+    Built t("computed_gather");
+    const auto data = uniform({ 3, 5, 4 }, 3);
+    const HostTensor rows { { 2, 2 }, { 4.0F, -1.0F, 0.0F, 2.0F } };
+    const HostTensor picks { { 2, 3, 4 },
+        { 0, 4, -1, 2, 1, 1, 3, 0, 2, 2, 4, -5, 0, 0, 1, 3, 4, 3, 2, 1, -2, 0, 1, 2 } };
+    const auto d = t.input("d", data), r = t.input("rows", rows), p = t.input("picks", picks);
+    t.op({ "by_rows", OpKind::Gather, { { d }, { r } }, { layer(Gather { 1, false, false, {}, {} }) } },
+        test::referenceGather(data, rows, 1));
+    t.op({ "elements", OpKind::Gather, { { d }, { p } }, { layer(Gather { 1, false, true, {}, {} }) } },
+        test::referenceGatherElements(data, picks, 1));
+    std::vector<std::int64_t> constant;
+    for (float v : picks.data)
+        constant.push_back(static_cast<std::int64_t>(v));
+    t.op({ "elements_constant", OpKind::Gather, { { d } }, { layer(Gather { 1, false, true, constant, picks.dims }) } },
+        test::referenceGatherElements(data, picks, 1));
+    expectMatches(std::move(t));
 }
 
 TEST(CudaTransformerOps, OutOfRangeTokenIdIsReportedAfterTheRun)

@@ -284,7 +284,10 @@ void CpuExecutor::Impl::compileLayer(const Op& op, std::size_t i, const Operand&
                 if (p.dataIsWeight)
                     builder.embedding(tensorOperand(op.inputs.front().front()), weights(0),
                         graph.tensor(layer.weights.at(0)).shape.dims, p.axis, out, act);
-                else // an operand layer: its data is the op's one term
+                else if (op.inputs.size() == 2) // computed indices: the op's second term
+                    builder.gatherComputed(
+                        p, tensorOperand(op.inputs.front().front()), tensorOperand(op.inputs.back().front()), out, act);
+                else // constant indices: the data is the op's one term
                     builder.gatherIndices(p, tensorOperand(op.inputs.front().front()), out, act);
             } else if constexpr (std::is_same_v<T, Where>) {
                 const auto operands = operandsOf(op, layer);

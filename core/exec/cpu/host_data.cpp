@@ -17,8 +17,15 @@ std::vector<std::vector<float>> seededInputs(const Graph& graph, std::uint64_t s
         std::int64_t rows = 0;
         for (auto consumer : graph.consumers(id)) {
             const Layer& first = graph.op(consumer).layers.front();
-            if (const auto* g = std::get_if<Gather>(&first.params); g && g->dataIsWeight) {
-                const Shape& table = graph.tensor(first.weights.front()).shape;
+            const auto* g = std::get_if<Gather>(&first.params);
+            const Op& op = graph.op(consumer);
+            // The table: an embedding's weight, or the data of a gather by computed indices.
+            const bool asIndices = g
+                && (g->dataIsWeight
+                    || (op.inputs.size() == 2 && op.inputs.back().size() == 1 && op.inputs.back().front() == id));
+            if (asIndices) {
+                const Shape& table = g->dataIsWeight ? graph.tensor(first.weights.front()).shape
+                                                     : graph.tensor(op.inputs.front().front()).shape;
                 const std::int64_t n = table[g->axis < 0 ? g->axis + table.rank() : g->axis];
                 rows = rows == 0 ? n : std::min(rows, n);
             }

@@ -110,6 +110,43 @@ void embeddingLookup(
     }
 }
 
+void gatherElements(const float* src, const Dims& srcDims, int axis, const float* ids, const Dims& idDims, float* out)
+{
+    const auto a = static_cast<std::size_t>(axis);
+    const std::int64_t rows = srcDims.at(a);
+    const std::int64_t count = product(idDims, 0, idDims.size());
+    // Per output element: its coordinates in the indices' shape, the axis' one replaced by the index.
+    const auto srcStrides = [&] {
+        Dims st(srcDims.size(), 1);
+        for (std::size_t d = srcDims.size(); d-- > 1;)
+            st[d - 1] = st[d] * srcDims[d];
+        return st;
+    }();
+    std::vector<std::int64_t> at(static_cast<std::size_t>(count));
+    std::vector<std::int64_t> coord(idDims.size(), 0);
+    for (std::int64_t i = 0; i < count; ++i) { // checked here: an exception cannot leave an OpenMP loop
+        const float id = ids[i];
+        const bool inRange = std::isfinite(id) && id >= static_cast<float>(-rows) && id < static_cast<float>(rows);
+        auto r = inRange ? static_cast<std::int64_t>(id) : std::int64_t { 0 };
+        if (!inRange || static_cast<float>(r) != id)
+            throw Error("index " + std::to_string(id) + " (position " + std::to_string(i) + ") is not an integer in ["
+                + std::to_string(-rows) + ", " + std::to_string(rows) + ") for axis " + std::to_string(axis) + " of "
+                + std::to_string(rows) + " elements");
+        std::int64_t offset = 0;
+        for (std::size_t d = 0; d < idDims.size(); ++d)
+            offset += (d == a ? (r < 0 ? r + rows : r) : coord[d]) * srcStrides[d];
+        at[static_cast<std::size_t>(i)] = offset;
+        for (std::size_t d = idDims.size(); d-- > 0;)
+            if (++coord[d] < idDims[d])
+                break;
+            else
+                coord[d] = 0;
+    }
+#pragma omp parallel for schedule(static) if (count >= kParallelElements)
+    for (std::int64_t i = 0; i < count; ++i)
+        out[i] = src[at[static_cast<std::size_t>(i)]];
+}
+
 void gatherConstant(
     const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out)
 {

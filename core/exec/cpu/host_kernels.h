@@ -20,6 +20,10 @@ using Dims = std::vector<std::int64_t>;
 void embeddingLookup(
     const float* table, const Dims& tableDims, int axis, const float* ids, std::int64_t idCount, float* out);
 
+// out = src gathered element-wise along `axis` (ONNX GatherElements): out has the indices' shape
+// and out[i] = src[i with its `axis` coordinate replaced by ids[i]]. Ids as in embeddingLookup.
+void gatherElements(const float* src, const Dims& srcDims, int axis, const float* ids, const Dims& idDims, float* out);
+
 // out = src gathered along `axis` by constant indices (already checked against the shape).
 void gatherConstant(
     const float* src, const Dims& srcDims, int axis, const std::vector<std::int64_t>& indices, float* out);

@@ -123,7 +123,11 @@ public:
     // Rows of the table (a constant) by the ids in `ids` (integer-valued floats).
     void embedding(const Operand& ids, const std::vector<float>& table, const std::vector<std::int64_t>& tableDims,
         int axis, const Operand& dst, const Activation& act);
+    // Gather and GatherElements from an activation: constant indices held by the layer, or
+    // computed ones (`ids`, integer-valued floats, checked when they arrive).
     void gatherIndices(const Gather& g, const Operand& src, const Operand& dst, const Activation& act);
+    void gatherComputed(
+        const Gather& g, const Operand& src, const Operand& ids, const Operand& dst, const Activation& act);
     void where(const Operand& cond, const Operand& x, const Operand& y, const Operand& dst, const Activation& act);
     void expand(const Operand& src, const Operand& dst, const Activation& act);
     // One direction of an RNN, GRU or LSTM over its sequence: operands as Recurrent describes.

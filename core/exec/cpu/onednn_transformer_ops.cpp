@@ -72,8 +72,32 @@ void PrimitiveBuilder::gatherIndices(const Gather& g, const Operand& src, const 
     const auto rank = static_cast<int>(src.dims.size());
     const int a = g.axis < 0 ? g.axis + rank : g.axis;
     const Operand in = src, out = dst;
-    const auto indices = g.indices;
-    hostStep([in, out, a, indices] { gatherConstant(in.data, in.dims, a, indices, out.data); });
+    if (g.elements) {
+        const std::vector<float> ids(g.indices.begin(), g.indices.end());
+        hostStep([in, out, a, ids, idDims = g.indicesDims] {
+            gatherElements(in.data, in.dims, a, ids.data(), idDims, out.data);
+        });
+    } else {
+        const auto indices = g.indices;
+        hostStep([in, out, a, indices] { gatherConstant(in.data, in.dims, a, indices, out.data); });
+    }
+    activate(dst, act);
+}
+
+void PrimitiveBuilder::gatherComputed(
+    const Gather& g, const Operand& src, const Operand& ids, const Operand& dst, const Activation& act)
+{
+    for (const auto* o : { &src, &ids, &dst })
+        requireDense(*o, "a gather");
+    const auto rank = static_cast<int>(src.dims.size());
+    const int a = g.axis < 0 ? g.axis + rank : g.axis;
+    const Operand in = src, index = ids, out = dst;
+    if (g.elements)
+        hostStep([in, index, out, a] { gatherElements(in.data, in.dims, a, index.data, index.dims, out.data); });
+    else // the data's rows by the ids: an embedding lookup whose table is an activation
+        hostStep([in, index, out, a] {
+            embeddingLookup(in.data, in.dims, a, index.data, elementsOf(index.dims), out.data);
+        });
     activate(dst, act);
 }
 

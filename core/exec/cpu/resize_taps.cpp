@@ -60,6 +60,9 @@ double resizeSourceCoordinate(ResizeCoordinates mode, double x, double scale, st
         return x / scale;
     case ResizeCoordinates::TfHalfPixelForNn:
         return (x + 0.5) / scale;
+    case ResizeCoordinates::TfCropAndResize: // the whole input as the crop (resizeAxisTaps passes the roi)
+        return outLen > 1 ? x * static_cast<double>(inLen - 1) / static_cast<double>(outLen - 1)
+                          : 0.5 * static_cast<double>(inLen - 1);
     }
     return x / scale;
 }
@@ -71,7 +74,10 @@ AxisTaps resizeAxisTaps(const Resize& r, std::size_t axis, std::int64_t inLen, s
             + std::to_string(outLen) + " elements");
     AxisTaps t;
     const double scale = axis < r.scales.size() ? static_cast<double>(r.scales[axis]) : 1.0;
-    if (inLen == outLen && scale == 1.0) {
+    const bool crop = r.coordinates == ResizeCoordinates::TfCropAndResize;
+    const double start = crop && axis < r.roiStart.size() ? static_cast<double>(r.roiStart[axis]) : 0.0;
+    const double end = crop && axis < r.roiEnd.size() ? static_cast<double>(r.roiEnd[axis]) : 1.0;
+    if (inLen == outLen && scale == 1.0 && start == 0.0 && end == 1.0) {
         t.identity = true;
         for (std::int64_t x = 0; x < outLen; ++x) {
             t.index.push_back(x);
@@ -85,7 +91,20 @@ AxisTaps resizeAxisTaps(const Resize& r, std::size_t axis, std::int64_t inLen, s
     t.index.reserve(static_cast<std::size_t>(outLen * t.taps));
     t.weight.reserve(static_cast<std::size_t>(outLen * t.taps));
     for (std::int64_t x = 0; x < outLen; ++x) {
-        const double src = resizeSourceCoordinate(r.coordinates, static_cast<double>(x), s, inLen, outLen);
+        double src = resizeSourceCoordinate(r.coordinates, static_cast<double>(x), s, inLen, outLen);
+        if (crop) { // the crop's span of the input, in input coordinates
+            const double last = static_cast<double>(inLen - 1);
+            src = outLen > 1
+                ? start * last + static_cast<double>(x) * (end - start) * last / static_cast<double>(outLen - 1)
+                : 0.5 * (start + end) * last;
+            if (src < 0.0 || src > last) { // outside the input: the extrapolation value, added by the importer
+                for (std::int64_t k = 0; k < t.taps; ++k) {
+                    t.index.push_back(0);
+                    t.weight.push_back(0.0F);
+                }
+                continue;
+            }
+        }
         if (r.mode == ResizeMode::Nearest) {
             t.index.push_back(clampIndex(nearestIndex(r.rounding, src), inLen));
             t.weight.push_back(1.0F);

@@ -324,6 +324,26 @@ struct DeviceRunner::TensorLayerSteps {
             g.errorCode = runner.gatherErrors_.add(what, g.axisLen);
             g.error = runner.gatherErrors_.slot();
             data = list[1].first;
+        } else if (p.elements) { // GatherElements: computed ids (the second term) or constants
+            auto e = gatherElementsGeometry(list[0].second, p.axis, list.size() == 2 ? list[1].second : p.indicesDims);
+            if (list.size() == 2)
+                e.ids = list[1].first;
+            else
+                e.indices = runner.indexConstant(normalisedGatherIndices(p.indices, e.axisLen), what + ": indices");
+            e.errorCode = runner.gatherErrors_.add(what, e.axisLen);
+            e.error = runner.gatherErrors_.slot();
+            push([data = list[0].first, y = y, e, a = a](
+                     cudaStream_t s) { return kernels::gatherElements(s, data, y, e, a); });
+            return;
+        } else if (list.size() == 2) { // computed indices: the data's slices by the second term's ids
+            std::int64_t ids = 1;
+            for (auto d : list[1].second)
+                ids *= d;
+            g = gatherGeometry(list[0].second, p.axis, ids, outDims);
+            g.ids = list[1].first;
+            g.errorCode = runner.gatherErrors_.add(what, g.axisLen);
+            g.error = runner.gatherErrors_.slot();
+            data = list[0].first;
         } else {
             if (list.size() != 1)
                 throw Error(what + ": a gather with constant indices takes one operand");

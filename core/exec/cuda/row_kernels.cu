@@ -99,6 +99,37 @@ __global__ void gatherRowsKernel(const float* data, float* out, GatherRows g, Ac
     }
 }
 
+__global__ void gatherElementsKernel(const float* data, float* out, GatherElements g, Act act, std::int64_t total)
+{
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+        std::int64_t index = 0;
+        if (g.ids) {
+            const float id = g.ids[i];
+            const float rounded = rintf(id);
+            const float extent = static_cast<float>(g.axisLen);
+            if (!(rounded >= -extent && rounded < extent)) { // written so that NaN fails too
+                if (g.error && atomicCAS(&g.error->gather, 0, g.errorCode) == 0)
+                    g.error->id = id;
+                out[i] = 0.0F;
+                continue;
+            }
+            index = static_cast<std::int64_t>(rounded);
+            if (index < 0)
+                index += g.axisLen;
+        } else {
+            index = g.indices[i];
+        }
+        std::int64_t rest = i, offset = 0;
+        for (int d = g.rank - 1; d >= 0; --d) {
+            const std::int64_t coordinate = rest % g.outDims[d];
+            rest /= g.outDims[d];
+            offset += (d == g.axis ? index : coordinate) * g.dataStrides[d];
+        }
+        out[i] = applyActivation(act, data[offset]);
+    }
+}
+
 } // namespace
 
 cudaError_t rowNorm(
@@ -122,6 +153,20 @@ cudaError_t gatherRows(cudaStream_t stream, const float* data, float* out, const
         return cudaErrorInvalidValue;
     const std::int64_t blocks = std::min<std::int64_t>((total + kThreads - 1) / kThreads, 65535 * 16);
     gatherRowsKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(data, out, g, act, total);
+    return cudaGetLastError();
+}
+
+cudaError_t gatherElements(cudaStream_t stream, const float* data, float* out, const GatherElements& g, Act act)
+{
+    std::int64_t total = g.rank > 0 ? 1 : 0;
+    for (int d = 0; d < g.rank; ++d)
+        total *= g.outDims[d];
+    if (total <= 0)
+        return cudaGetLastError();
+    if (!g.ids && !g.indices)
+        return cudaErrorInvalidValue;
+    const std::int64_t blocks = std::min<std::int64_t>((total + kThreads - 1) / kThreads, 65535 * 16);
+    gatherElementsKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(data, out, g, act, total);
     return cudaGetLastError();
 }
 

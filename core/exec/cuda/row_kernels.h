@@ -16,5 +16,7 @@ cudaError_t rowNorm(
 
 // out = act(data gathered as `g` says); an out-of-range id is reported through g.error.
 cudaError_t gatherRows(cudaStream_t stream, const float* data, float* out, const GatherRows& g, Act act);
+// out = act(data gathered element by element as `g` says); out-of-range ids as in gatherRows.
+cudaError_t gatherElements(cudaStream_t stream, const float* data, float* out, const GatherElements& g, Act act);
 
 } // namespace opsched::gpu::kernels

@@ -202,4 +202,18 @@ struct GatherRows {
     int errorCode = 0;
 };
 
+// ONNX GatherElements: output element i (dense over outDims, the indices' shape) reads the data at
+// its own coordinates with the `axis` one replaced by its index (ids or constant indices, checked
+// and reported as in GatherRows).
+struct GatherElements {
+    int rank = 0, axis = 0;
+    std::int64_t outDims[kTensorMaxRank] {};
+    std::int64_t dataStrides[kTensorMaxRank] {};
+    std::int64_t axisLen = 0;
+    const float* ids = nullptr;
+    const std::int64_t* indices = nullptr;
+    IndexError* error = nullptr;
+    int errorCode = 0;
+};
+
 } // namespace opsched::gpu::kernels

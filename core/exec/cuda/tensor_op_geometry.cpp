@@ -285,6 +285,29 @@ kernels::GatherRows gatherGeometry(const std::vector<std::int64_t>& dataDims, in
     return g;
 }
 
+kernels::GatherElements gatherElementsGeometry(
+    const std::vector<std::int64_t>& dataDims, int axis, const std::vector<std::int64_t>& indexDims)
+{
+    const auto rank = static_cast<int>(dataDims.size());
+    const int a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank || indexDims.size() != dataDims.size() || rank > kernels::kTensorMaxRank)
+        throw Error("gather-elements of " + dimsText(indexDims) + " indices from " + dimsText(dataDims) + " along axis "
+            + std::to_string(axis) + " does not fit (same rank, at most " + std::to_string(kernels::kTensorMaxRank)
+            + ")");
+    kernels::GatherElements g;
+    g.rank = rank;
+    g.axis = a;
+    g.axisLen = dataDims[static_cast<std::size_t>(a)];
+    const auto strides = cpu::rowMajorStrides(dataDims);
+    for (std::size_t d = 0; d < dataDims.size(); ++d) {
+        if (static_cast<int>(d) != a && indexDims[d] > dataDims[d])
+            throw Error("gather-elements indices " + dimsText(indexDims) + " exceed the data " + dimsText(dataDims));
+        g.outDims[d] = indexDims[d];
+        g.dataStrides[d] = strides[d];
+    }
+    return g;
+}
+
 std::vector<std::int64_t> normalisedGatherIndices(const std::vector<std::int64_t>& indices, std::int64_t axisLen)
 {
     std::vector<std::int64_t> out;

@@ -67,6 +67,10 @@ kernels::RowNorm rowNormGeometry(const LayerNorm& norm, const std::vector<std::i
 // caller sets the index source (ids or indices) and the error slot.
 kernels::GatherRows gatherGeometry(const std::vector<std::int64_t>& dataDims, int axis, std::int64_t indexCount,
     const std::vector<std::int64_t>& outDims);
+// GatherElements along `axis` of `dataDims` by indices of `indexDims` (the output's shape). The
+// caller sets the index source and the error slot. Throws Error for a rank or shape that does not fit.
+kernels::GatherElements gatherElementsGeometry(
+    const std::vector<std::int64_t>& dataDims, int axis, const std::vector<std::int64_t>& indexDims);
 // A gather's constant indices made non-negative; throws Error for one outside [-axisLen, axisLen).
 std::vector<std::int64_t> normalisedGatherIndices(const std::vector<std::int64_t>& indices, std::int64_t axisLen);
 
