@@ -47,6 +47,10 @@ float32 inference on two CPU cores stays well under half a second):
   keyword_rnn                   [13] 40x49      keyword spotting on MFCC frames: two-layer GRU
                                                 (batch-first, linear_before_reset), ReLU RNN, Linear
   crnn_ocr_dynamic              [13] crnn_ocr with a symbolic width (the sequence length follows)
+  stn_recognizer                [16] 1x16x48    a spatial transformer (affine grid, GridSample) before
+                                                a conv stack; per column the best row's features
+                                                (ArgMax, GatherElements), a slice re-scaled in place
+                                                (ScatterND), a bilinear einsum head (three operands)
 The dynamic exports' test data have the static versions' sizes (and weights). BatchNorm gets
 random affine parameters and running statistics from a seeded calibration batch (as in
 export_torchvision.py), so activations keep a trained network's scale.
@@ -283,6 +287,46 @@ class KeywordRnn(nn.Module):
         return self.head(h[-1])
 
 
+class StnRecognizer(nn.Module):
+    """A text recognizer with a spatial transformer in front (as TPS/STN rectifiers do): a small
+    localisation net predicts an affine transform, grid_sample warps the image by it (GridSample);
+    then per column the best-scoring row of features is picked (argmax, torch.gather:
+    GatherElements), two slices are re-scaled in place (slice assignment: ScatterND), and a
+    bilinear layer written with einsum ('bn,anm,bm->ba': three operands, the weight in the middle)
+    scores the classes."""
+
+    def __init__(self, classes=10, height=16, width=48):
+        super().__init__()
+        self.localise = nn.Sequential(
+            nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d((2, 4)), nn.Flatten(),
+            nn.Linear(64, 6))
+        with torch.no_grad():  # start near the identity warp, as STNs are initialised
+            self.localise[-1].weight.mul_(0.1)
+            self.localise[-1].bias.copy_(torch.tensor([1.0, 0.05, 0.0, -0.05, 1.0, 0.0]))
+        ys, xs = torch.meshgrid(torch.linspace(-1, 1, height), torch.linspace(-1, 1, width), indexing="ij")
+        self.register_buffer("base", torch.stack([xs, ys, torch.ones_like(xs)], dim=-1).reshape(-1, 3).t())
+        self.size = (height, width)
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU())
+        self.score = nn.Conv2d(24, 1, 1)
+        self.bilinear = nn.Parameter(torch.randn(classes, 24, 24) * 0.05)
+        self.context = nn.Linear(24, 24)
+
+    def forward(self, x):  # [batch, 1, height, width]
+        theta = self.localise(x).view(-1, 2, 3)
+        grid = torch.matmul(theta, self.base).transpose(1, 2).reshape(-1, *self.size, 2)
+        warped = F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        f = self.features(warped)  # [batch, 24, h, w]
+        best = self.score(f).argmax(dim=2, keepdim=True).expand(-1, f.shape[1], -1, -1)
+        picked = torch.gather(f, 2, best).squeeze(2)  # [batch, 24, w]: each column's best row
+        picked = picked.clone()
+        picked[:, :4] = torch.sigmoid(picked[:, :4]) * 2.0
+        pooled = picked.mean(dim=2)
+        return torch.einsum("bn,anm,bm->ba", pooled, self.bilinear, torch.tanh(self.context(pooled)))
+
+
 ESPCN_AXES = {"input": {2: "height", 3: "width"}, "output": {2: "out_height", 3: "out_width"}}
 AUDIO_AXES = {"input": {2: "samples"}}
 IMAGE_AXES = {"input": {2: "height", 3: "width"}}
@@ -308,6 +352,7 @@ MODELS = {
     "crnn_ocr": (13, Crnn, (1, 32, 100), None),
     "keyword_rnn": (13, KeywordRnn, (40, 49), None),
     "crnn_ocr_dynamic": (13, Crnn, (1, 32, 100), LINE_AXES),
+    "stn_recognizer": (16, StnRecognizer, (1, 16, 48), None),
 }
 
 
