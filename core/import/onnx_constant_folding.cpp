@@ -20,7 +20,7 @@ using namespace folding;
 const std::unordered_set<std::string>& foldOnlyTypes()
 {
     static const std::unordered_set<std::string> types { "Constant", "Shape", "Size", "ConstantOfShape", "Range",
-        "ScatterND", "NonZero", "GatherND", "GatherElements", "OneHot" };
+        "NonZero" };
     return types;
 }
 

@@ -6,63 +6,13 @@
 // outside weighs 0) or border (coordinates clamped). Reflection padding and cubic mode are refused
 // by name.
 #include "import/import_error.h"
+#include "import/onnx_composer.h"
 #include "import/onnx_mapping_support.h"
 
 #include <array>
 
 namespace opsched::onnx_import {
 namespace {
-
-// Emits the small element-wise ops the composition needs, named after the node.
-class Composer {
-public:
-    Composer(ImportContext& ctx, std::string base)
-        : ctx_(ctx)
-        , base_(std::move(base))
-    {
-    }
-
-    // x kind c (or c kind x with constantFirst), a constant of `shape` (one value by default).
-    TensorId withConstant(const std::string& what, TensorId x, BinaryKind kind, std::vector<float> c,
-        Shape shape = Shape { 1 }, bool constantFirst = false, Activation act = {})
-    {
-        const TensorId w = ctx_.newWeight(base_ + "." + what, std::move(shape), std::move(c));
-        return addSimpleOp(
-            ctx_, name(what), opKind(kind), { { x } }, makeLayer(Binary { kind, constantFirst }, { w }, act));
-    }
-    TensorId binary(const std::string& what, TensorId a, TensorId b, BinaryKind kind)
-    {
-        return addSimpleOp(ctx_, name(what), opKind(kind), { { a }, { b } }, makeLayer(Binary { kind }));
-    }
-    TensorId unary(const std::string& what, TensorId x, Activation act)
-    {
-        return addSimpleOp(ctx_, name(what), OpKind::Math, { { x } }, makeLayer(Eltwise { act }));
-    }
-    std::string name(const std::string& what) { return ctx_.derivedOpName(base_ + ":" + what); }
-
-private:
-    static OpKind opKind(BinaryKind k)
-    {
-        switch (k) {
-        case BinaryKind::Add:
-            return OpKind::Add;
-        case BinaryKind::Sub:
-            return OpKind::Subtract;
-        case BinaryKind::Mul:
-            return OpKind::Multiply;
-        case BinaryKind::Div:
-            return OpKind::Divide;
-        case BinaryKind::Equal:
-        case BinaryKind::Less:
-        case BinaryKind::Greater:
-            return OpKind::Compare;
-        default:
-            return OpKind::Math;
-        }
-    }
-    ImportContext& ctx_;
-    std::string base_;
-};
 
 // One axis' sample positions: integer pixel coordinates (clamped into the image) and their weights.
 struct AxisTaps {

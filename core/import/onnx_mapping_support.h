@@ -100,6 +100,10 @@ void mapEinsum(ImportContext& ctx, const NodeRef& node);
 void mapScatterNd(ImportContext& ctx, const NodeRef& node);
 void mapScatterElements(ImportContext& ctx, const NodeRef& node);
 void mapGatherNd(ImportContext& ctx, const NodeRef& node);
+// Element-wise operators composed of a few ops, and OneHot (onnx_composed_math.cpp).
+bool isComposedMathOpType(const std::string& op);
+void mapComposedMath(ImportContext& ctx, const NodeRef& node);
+void mapOneHot(ImportContext& ctx, const NodeRef& node);
 // GridSample composed of element-wise ops and gathers (onnx_grid_sample.cpp).
 void mapGridSample(ImportContext& ctx, const NodeRef& node);
 

@@ -281,8 +281,8 @@ bool isMappedOpType(const std::string& opType)
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor",
         "Hardmax", "MeanVarianceNormalization", "LpNormalization", "Trilu", "Mod", "CumSum", "LSTM", "GRU", "RNN",
         "QuantizeLinear", "DequantizeLinear", "TopK", "GatherElements", "GatherND", "ScatterND", "ScatterElements",
-        "Scatter", "GridSample" };
-    return types.count(opType) > 0 || isTransformerOpType(opType);
+        "Scatter", "GridSample", "OneHot" };
+    return types.count(opType) > 0 || isTransformerOpType(opType) || isComposedMathOpType(opType);
 }
 
 namespace {
@@ -363,6 +363,7 @@ const std::unordered_map<std::string, NodeMapper>& nodeMappers()
         { "LogSoftmax", mapSoftmax },
         { "Identity", mapPassThrough },
         { "Dropout", mapPassThrough },
+        { "OneHot", mapOneHot },
     };
     return mappers;
 }
@@ -385,6 +386,8 @@ void mapNode(ImportContext& ctx, const NodeRef& node)
         mapReduce(ctx, node);
     else if (unaryMath.count(op) > 0)
         mapUnaryMath(ctx, node);
+    else if (isComposedMathOpType(op))
+        mapComposedMath(ctx, node);
     else if (const auto kind = binaryKinds.find(op); kind != binaryKinds.end())
         mapBinaryKind(ctx, node, kind->second);
     else if (const auto mapper = nodeMappers().find(op); mapper != nodeMappers().end())

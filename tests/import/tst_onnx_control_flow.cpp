@@ -72,8 +72,8 @@ TEST(OnnxControlFlow, AConstantConditionImportsTheTakenBranchOnly)
         ModelMaker m;
         m.input("x", { 1, 3, 4, 4 }).output("y", { 1, 3, 4, 4 });
         boolConstant(m, "flag", flag);
-        // The untaken branch may hold what opsched cannot import (Shrink here).
-        const auto untaken = branch("untaken", { { "Shrink", { "x" }, "h", "shrink" } }, "h", { 1, 3, 4, 4 });
+        // The untaken branch may hold what opsched cannot import (Acos here).
+        const auto untaken = branch("untaken", { { "Acos", { "x" }, "h", "acos" } }, "h", { 1, 3, 4, 4 });
         const auto thenBranch
             = flag ? branch("then", { { "Relu", { "x" }, "r", "relu" } }, "r", { 1, 3, 4, 4 }) : untaken;
         const auto elseBranch
@@ -149,11 +149,11 @@ TEST(OnnxControlFlow, WhatCannotBeDecidedOrImportedIsRefusedByName)
         ModelMaker m;
         m.input("x", { 1, 3, 4, 4 }).output("y", { 1, 3, 4, 4 });
         boolConstant(m, "flag", true);
-        const auto a = branch("then", { { "Shrink", { "x" }, "h", "shrink" } }, "h", { 1, 3, 4, 4 });
+        const auto a = branch("then", { { "Acos", { "x" }, "h", "acos" } }, "h", { 1, 3, 4, 4 });
         const auto b = branch("else", { { "Relu", { "x" }, "r", "relu" } }, "r", { 1, 3, 4, 4 });
         ifNode(m, "flag", a, b, "y");
         const auto message = importError(m.save());
-        EXPECT_CONTAINS(message, "then branch, 'choose/shrink' (Shrink): operator not supported");
+        EXPECT_CONTAINS(message, "then branch, 'choose/acos' (Acos): operator not supported");
     }
 }
 

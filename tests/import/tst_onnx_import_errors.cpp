@@ -183,13 +183,13 @@ TEST(OnnxImportErrors, UnsupportedOpsAreAllListedAtOnce)
     ModelMaker m;
     m.input("x", { 1, 3, 4, 4 }).output("y").output("z");
     m.node("Unique", { "x" }, { "a" }, "unique_1");
-    m.node("Shrink", { "a" }, { "b" }, "");
+    m.node("Acos", { "a" }, { "b" }, "");
     m.node("Relu", { "b" }, { "y" }, "relu");
     m.node("FusedThing", { "x" }, { "z" }, "custom").set_domain("com.example");
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 nodes are not supported");
     EXPECT_CONTAINS(message, "'unique_1' (Unique)");
-    EXPECT_CONTAINS(message, "'Shrink_1' (Shrink)");
+    EXPECT_CONTAINS(message, "'Acos_1' (Acos)");
     EXPECT_CONTAINS(message, "'custom' (FusedThing)");
     EXPECT_CONTAINS(message, "com.example");
     // Each with the opset, and what would make the model import.
@@ -208,13 +208,13 @@ TEST(OnnxImportErrors, UnsupportedConfigurationsAreAllListedAtOnce)
     auto& argmax = m.node("MaxPool", { "x" }, { "q", "i" }, "argmax");
     ModelMaker::attr(argmax, "kernel_shape", std::vector<std::int64_t> { 2, 2 });
     m.graph().mutable_output(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-    m.ints("depth", { 3 }).weight("values", { 2 }, { 0.0F, 1.0F });
-    m.node("OneHot", { "x", "depth", "values" }, { "t" }, "onehot"); // an op opsched only evaluates on constants
+    m.graph().mutable_output(2)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+    m.node("NonZero", { "x" }, { "t" }, "nonzero"); // an op opsched only evaluates on constants
     const auto message = importError(m.save());
     EXPECT_CONTAINS(message, "3 problems");
     EXPECT_CONTAINS(message, "'pool' (MaxPool): dilated pooling over 81 window positions (at most 64");
     EXPECT_CONTAINS(message, "'argmax' (MaxPool): the Indices output of MaxPool is not supported");
-    EXPECT_CONTAINS(message, "'onehot' (OneHot): is only supported on constants");
+    EXPECT_CONTAINS(message, "'nonzero' (NonZero): is only supported on constants");
 }
 
 TEST(OnnxImportErrors, FailuresDoNotCascade)

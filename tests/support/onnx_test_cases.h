@@ -44,8 +44,8 @@ inline const std::set<std::string> kSupportedOnnxOps { "Conv", "Relu", "Clip", "
     "TopK", "GatherElements",
     // Index ops with constant indices: scatters (slice assignments) and GatherND.
     "ScatterND", "ScatterElements", "Scatter", "GatherND",
-    // Sampling by a computed grid, composed at import.
-    "GridSample" };
+    // Sampling by a computed grid, and element-wise functions, composed at import.
+    "GridSample", "Sinh", "Cosh", "Tan", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Shrink", "OneHot" };
 
 // Inputs that are constants in real models: weights, shapes, axes, bounds.
 inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv", { 1, 2 } },
@@ -57,7 +57,7 @@ inline const std::map<std::string, std::set<int>> kConstantOnnxInputs { { "Conv"
     { "GroupNormalization", { 1, 2 } }, { "If", { 0 } }, { "Tile", { 1 } }, { "Trilu", { 1 } }, { "CumSum", { 1 } },
     { "LSTM", { 1, 2, 3, 4, 7 } }, { "GRU", { 1, 2, 3, 4 } }, { "RNN", { 1, 2, 3, 4 } }, { "QuantizeLinear", { 1, 2 } },
     { "DequantizeLinear", { 1, 2 } }, { "TopK", { 1 } }, { "ScatterND", { 1 } }, { "ScatterElements", { 1 } },
-    { "Scatter", { 1 } }, { "GatherND", { 1 } } };
+    { "Scatter", { 1 } }, { "GatherND", { 1 } }, { "OneHot", { 1, 2 } } };
 
 // node/ cases opsched rejects on purpose, with a fragment of the reason it gives.
 inline const std::map<std::string, std::string> kNodeImportLimits {

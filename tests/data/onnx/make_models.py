@@ -4,7 +4,7 @@
 two_branch.onnx        1x3x16x16 -> two parallel convs (1x1, 3x3 + BatchNorm) -> channel concat
                        -> relu -> global average pool -> flatten -> fc(10)
 two_branch_truncated.onnx  the first half of two_branch.onnx's bytes
-unsupported_ops.onnx   a valid model using ops opsched does not import (Shrink, a custom domain)
+unsupported_ops.onnx   a valid model using ops opsched does not import (Acos, a custom domain)
 two_branch_testdata/   test data for two_branch.onnx (run --input/--check), outputs computed with numpy:
     test_data_set_0/     a seeded input and its output
     wrong_output/        the same input, one output value changed (--check fails)
@@ -61,7 +61,7 @@ def two_branch():
 def unsupported_ops():
     nodes = [
         helper.make_node("Erf", ["x"], ["e"], name="erf"),
-        helper.make_node("Shrink", ["e"], ["l"], name="shrink", lambd=0.5),
+        helper.make_node("Acos", ["e"], ["l"], name="acos"),
         helper.make_node("Relu", ["l"], ["y"], name="relu"),
         helper.make_node("FancyNorm", ["x"], ["z"], name="fancy", domain="com.example"),
     ]
