@@ -25,11 +25,11 @@ public:
     {
         const TensorId w = ctx_.newWeight(base_ + "." + what, std::move(shape), std::move(c));
         return addSimpleOp(
-            ctx_, name(what), opKind(kind), { { x } }, makeLayer(Binary { kind, constantFirst }, { w }, act));
+            ctx_, name(what), binaryOpKind(kind), { { x } }, makeLayer(Binary { kind, constantFirst }, { w }, act));
     }
     TensorId binary(const std::string& what, TensorId a, TensorId b, BinaryKind kind)
     {
-        return addSimpleOp(ctx_, name(what), opKind(kind), { { a }, { b } }, makeLayer(Binary { kind }));
+        return addSimpleOp(ctx_, name(what), binaryOpKind(kind), { { a }, { b } }, makeLayer(Binary { kind }));
     }
     TensorId unary(const std::string& what, TensorId x, Activation act)
     {
@@ -38,25 +38,6 @@ public:
     std::string name(const std::string& what) { return ctx_.derivedOpName(base_ + ":" + what); }
 
 private:
-    static OpKind opKind(BinaryKind k)
-    {
-        switch (k) {
-        case BinaryKind::Add:
-            return OpKind::Add;
-        case BinaryKind::Sub:
-            return OpKind::Subtract;
-        case BinaryKind::Mul:
-            return OpKind::Multiply;
-        case BinaryKind::Div:
-            return OpKind::Divide;
-        case BinaryKind::Equal:
-        case BinaryKind::Less:
-        case BinaryKind::Greater:
-            return OpKind::Compare;
-        default:
-            return OpKind::Math;
-        }
-    }
     ImportContext& ctx_;
     std::string base_;
 };

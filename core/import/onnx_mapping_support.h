@@ -100,6 +100,8 @@ void mapEinsum(ImportContext& ctx, const NodeRef& node);
 void mapScatterNd(ImportContext& ctx, const NodeRef& node);
 void mapScatterElements(ImportContext& ctx, const NodeRef& node);
 void mapGatherNd(ImportContext& ctx, const NodeRef& node);
+// The op kind a Binary layer of this kind is listed under (Add, Compare, Math ...).
+OpKind binaryOpKind(BinaryKind k);
 // Element-wise operators composed of a few ops, and OneHot (onnx_composed_math.cpp).
 bool isComposedMathOpType(const std::string& op);
 void mapComposedMath(ImportContext& ctx, const NodeRef& node);

@@ -27,31 +27,6 @@ float scalarInput(ImportContext& ctx, const std::string& name, const char* role,
     return static_cast<float>(v->at(0));
 }
 
-OpKind binaryOpKind(BinaryKind k)
-{
-    switch (k) {
-    case BinaryKind::Add:
-        return OpKind::Add;
-    case BinaryKind::Sub:
-        return OpKind::Subtract;
-    case BinaryKind::Mul:
-        return OpKind::Multiply;
-    case BinaryKind::Div:
-        return OpKind::Divide;
-    case BinaryKind::Equal:
-    case BinaryKind::Less:
-    case BinaryKind::Greater:
-        return OpKind::Compare;
-    case BinaryKind::Pow:
-    case BinaryKind::Min:
-    case BinaryKind::Max:
-        return OpKind::Math;
-    case BinaryKind::PRelu:
-        return OpKind::Activation;
-    }
-    return OpKind::Add;
-}
-
 void mapBinaryOf(ImportContext& ctx, const NodeRef& node)
 {
     const auto& op = node.opType();
@@ -198,6 +173,31 @@ void mapBatchNorm(ImportContext& ctx, const NodeRef& node)
 }
 
 } // namespace
+
+OpKind binaryOpKind(BinaryKind k)
+{
+    switch (k) {
+    case BinaryKind::Add:
+        return OpKind::Add;
+    case BinaryKind::Sub:
+        return OpKind::Subtract;
+    case BinaryKind::Mul:
+        return OpKind::Multiply;
+    case BinaryKind::Div:
+        return OpKind::Divide;
+    case BinaryKind::Equal:
+    case BinaryKind::Less:
+    case BinaryKind::Greater:
+        return OpKind::Compare;
+    case BinaryKind::Pow:
+    case BinaryKind::Min:
+    case BinaryKind::Max:
+        return OpKind::Math;
+    case BinaryKind::PRelu:
+        return OpKind::Activation;
+    }
+    return OpKind::Add;
+}
 
 void checkBatchNormMode(ImportContext& ctx, const NodeRef& node)
 {

@@ -149,9 +149,7 @@ void emitReducingScatter(
         : kind == BinaryKind::Mul                 ? 1.0F
         : kind == BinaryKind::Max                 ? -std::numeric_limits<float>::infinity()
                                                   : std::numeric_limits<float>::infinity();
-    const OpKind opKind = kind == BinaryKind::Add ? OpKind::Add
-        : kind == BinaryKind::Mul                 ? OpKind::Multiply
-                                                  : OpKind::Math;
+    const OpKind opKind = binaryOpKind(kind);
     std::size_t levels = 0;
     for (const auto& w : writes)
         levels = std::max(levels, w.size());

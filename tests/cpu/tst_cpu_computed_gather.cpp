@@ -10,13 +10,16 @@
 #include "util/error.h"
 
 #include "../import/onnx_model_maker.h"
+#include "support/seeded_values.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
 using namespace opsched;
+using opsched::test::expectSameValues;
 using opsched::test::ModelMaker;
+using opsched::test::seededUniform;
 
 namespace {
 
@@ -30,16 +33,6 @@ std::int64_t count(const Dims& d)
     return n;
 }
 
-std::vector<float> seeded(std::int64_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0F, 1.0F);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
-
 // Integer-valued floats in [-len, len) (negative ones count from the end).
 std::vector<float> indicesIn(std::int64_t n, std::int64_t len, unsigned seed)
 {
@@ -49,6 +42,14 @@ std::vector<float> indicesIn(std::int64_t n, std::int64_t len, unsigned seed)
     for (auto& x : v)
         x = static_cast<float>(u(rng));
     return v;
+}
+
+Dims asIntegers(const std::vector<float>& values)
+{
+    Dims out;
+    for (float v : values)
+        out.push_back(static_cast<std::int64_t>(v));
+    return out;
 }
 
 Dims stridesOf(const Dims& d)
@@ -101,17 +102,6 @@ std::vector<float> gatherElementsReference(
     return out;
 }
 
-void intInitializer(ModelMaker& m, const std::string& name, const Dims& dims, const std::vector<float>& values)
-{
-    auto* t = m.graph().add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    for (auto d : dims)
-        t->add_dims(d);
-    for (float v : values)
-        t->add_int64_data(static_cast<std::int64_t>(v));
-}
-
 std::vector<std::vector<float>> run(ModelMaker& m, const std::vector<std::vector<float>>& inputs, int threads = 2)
 {
     const Graph g = importOnnx(m.save("computed_gather"));
@@ -121,13 +111,6 @@ std::vector<std::vector<float>> run(ModelMaker& m, const std::vector<std::vector
     return ex.run(inputs);
 }
 
-void expectEqual(const std::vector<float>& got, const std::vector<float>& want)
-{
-    ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i)
-        EXPECT_EQ(got[i], want[i]) << "element " << i;
-}
-
 } // namespace
 
 TEST(CpuComputedGather, GatherByIndicesFromAnInputOnEveryAxis)
@@ -135,7 +118,7 @@ TEST(CpuComputedGather, GatherByIndicesFromAnInputOnEveryAxis)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     const Dims dims { 3, 4, 5 };
-    const auto data = seeded(count(dims), 1);
+    const auto data = seededUniform(count(dims), 1);
     for (int axis = 0; axis < 3; ++axis)
         for (const Dims& indexDims : { Dims { 2 }, Dims { 2, 3 } }) {
             SCOPED_TRACE("axis " + std::to_string(axis) + ", " + std::to_string(indexDims.size()) + "-D indices");
@@ -145,7 +128,7 @@ TEST(CpuComputedGather, GatherByIndicesFromAnInputOnEveryAxis)
             const auto index = indicesIn(count(indexDims), dims[static_cast<std::size_t>(axis)], 10U + axis);
             const auto got = run(m, { data, index });
             ASSERT_EQ(got.size(), 1U);
-            expectEqual(got[0], gatherReference(data, dims, axis, index));
+            expectSameValues(got[0], gatherReference(data, dims, axis, index));
         }
 }
 
@@ -160,7 +143,7 @@ TEST(CpuComputedGather, GatherByAnArgMaxOfAnotherActivation)
     ModelMaker::attr(argmax, "axis", std::int64_t { 1 });
     ModelMaker::attr(argmax, "keepdims", std::int64_t { 0 });
     m.node("Gather", { "features", "best" }, { "y" }, "pick");
-    const auto scores = seeded(36, 2), features = seeded(24, 3);
+    const auto scores = seededUniform(36, 2), features = seededUniform(24, 3);
     std::vector<float> best;
     for (std::int64_t b = 0; b < 2; ++b)
         for (std::int64_t c = 0; c < 3; ++c) {
@@ -173,7 +156,7 @@ TEST(CpuComputedGather, GatherByAnArgMaxOfAnotherActivation)
         }
     const auto got = run(m, { scores, features });
     ASSERT_EQ(got.size(), 1U);
-    expectEqual(got[0], gatherReference(features, { 6, 4 }, 0, best));
+    expectSameValues(got[0], gatherReference(features, { 6, 4 }, 0, best));
 }
 
 TEST(CpuComputedGather, GatherElementsByConstantAndComputedIndices)
@@ -181,7 +164,7 @@ TEST(CpuComputedGather, GatherElementsByConstantAndComputedIndices)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     const Dims dims { 3, 4, 5 };
-    const auto data = seeded(count(dims), 4);
+    const auto data = seededUniform(count(dims), 4);
     for (int axis = -1; axis < 3; ++axis)
         for (bool computed : { false, true }) {
             const int a = axis < 0 ? axis + 3 : axis;
@@ -195,12 +178,12 @@ TEST(CpuComputedGather, GatherElementsByConstantAndComputedIndices)
             if (computed)
                 m.input("index", indexDims, onnx::TensorProto::INT64);
             else
-                intInitializer(m, "index", indexDims, index);
+                m.int64s("index", indexDims, asIntegers(index));
             ModelMaker::attr(
                 m.node("GatherElements", { "data", "index" }, { "y" }, "gather"), "axis", std::int64_t { axis });
             const auto got = computed ? run(m, { data, index }, 1) : run(m, { data }, 1);
             ASSERT_EQ(got.size(), 1U);
-            expectEqual(got[0], gatherElementsReference(data, dims, a, index, indexDims));
+            expectSameValues(got[0], gatherElementsReference(data, dims, a, index, indexDims));
         }
 }
 
@@ -216,7 +199,7 @@ TEST(CpuComputedGather, AnIndexOutOfRangeStopsTheRunByName)
         std::vector<float> index(12, 1.0F);
         index[5] = 4.0F; // the axis has 4 elements
         try {
-            (void)run(m, { seeded(12, 5), index });
+            (void)run(m, { seededUniform(12, 5), index });
             ADD_FAILURE() << "an index of 4 on an axis of 4 ran";
         } catch (const Error& e) {
             EXPECT_NE(std::string(e.what()).find("index 4"), std::string::npos) << e.what();

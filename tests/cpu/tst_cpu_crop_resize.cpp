@@ -10,28 +10,19 @@
 #include "util/error.h"
 
 #include "../import/onnx_model_maker.h"
+#include "support/seeded_values.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace opsched;
 using opsched::test::ModelMaker;
+using opsched::test::seededUniform;
 
 namespace {
 
 using Dims = std::vector<std::int64_t>;
-
-std::vector<float> seeded(std::int64_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0F, 1.0F);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
 
 struct Crop {
     std::string mode; // nearest or linear
@@ -162,7 +153,7 @@ TEST(CpuCropResize, CropsBySizesMatchTheSpecification)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     const Dims in { 1, 2, 5, 6 };
-    const auto x = seeded(60, 1);
+    const auto x = seededUniform(60, 1);
     for (const char* mode : { "linear", "nearest" })
         for (float extrapolation : { 0.0F, 10.0F }) {
             SCOPED_TRACE(std::string(mode) + ", extrapolation " + std::to_string(extrapolation));
@@ -182,7 +173,7 @@ TEST(CpuCropResize, CropsByScalesAndOverListedAxes)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     const Dims in { 1, 3, 6, 8 };
-    const auto x = seeded(144, 2);
+    const auto x = seededUniform(144, 2);
     // Scales: each axis' output is floor(in * (end - start) * scale): 6 * 0.5 * 2 = 6, 8 * 1.1 * 0.75 = 6.6 -> 6.
     const Crop byScales { "linear", in, { 1, 3, 6, 6 }, { 0, 0, 0.25F, -0.05F }, { 1, 1, 0.75F, 1.05F }, -2.0F };
     const std::vector<float> scales { 1, 1, 2.0F, 0.75F };

@@ -9,15 +9,16 @@
 #include "util/error.h"
 
 #include "../import/onnx_model_maker.h"
+#include "support/seeded_values.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
-#include <random>
 #include <set>
 
 using namespace opsched;
 using opsched::test::ModelMaker;
+using opsched::test::seededUniform;
 
 namespace {
 
@@ -26,16 +27,6 @@ struct Operand {
     std::vector<std::int64_t> dims;
     std::vector<float> values;
 };
-
-std::vector<float> seeded(std::int64_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0F, 1.0F);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
 
 // out[o] = sum over all letters not in the output of prod_k operand_k[its letters].
 std::vector<float> naiveEinsum(
@@ -126,7 +117,7 @@ Operand operand(std::string letters, std::vector<std::int64_t> dims, unsigned se
     std::int64_t n = 1;
     for (auto d : dims)
         n *= d;
-    return { std::move(letters), std::move(dims), seeded(n, seed) };
+    return { std::move(letters), std::move(dims), seededUniform(n, seed) };
 }
 
 TEST(CpuEinsum, ContractionsMatchANaiveSum)

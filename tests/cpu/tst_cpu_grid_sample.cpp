@@ -9,26 +9,17 @@
 #include "util/error.h"
 
 #include "../import/onnx_model_maker.h"
+#include "support/seeded_values.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace opsched;
 using opsched::test::ModelMaker;
+using opsched::test::seededUniform;
 
 namespace {
-
-std::vector<float> uniform(std::int64_t n, unsigned seed, float lo, float hi)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(lo, hi);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
 
 struct Sampling {
     std::string mode, padding;
@@ -104,8 +95,8 @@ TEST(CpuGridSample, MatchesTheSpecificationInEveryComposedMode)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     const std::int64_t n = 2, c = 3, h = 5, w = 7, ho = 4, wo = 6;
-    const auto x = uniform(n * c * h * w, 1, -1.0F, 1.0F);
-    const auto grid = uniform(n * ho * wo * 2, 2, -1.3F, 1.3F); // past the image on every side
+    const auto x = seededUniform(n * c * h * w, 1, -1.0F, 1.0F);
+    const auto grid = seededUniform(n * ho * wo * 2, 2, -1.3F, 1.3F); // past the image on every side
     for (const char* mode : { "bilinear", "nearest" })
         for (const char* padding : { "zeros", "border" })
             for (bool align : { false, true }) {

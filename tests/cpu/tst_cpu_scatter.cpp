@@ -10,40 +10,21 @@
 #include "util/error.h"
 
 #include "../import/onnx_model_maker.h"
+#include "support/seeded_values.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 using namespace opsched;
+using opsched::test::expectSameValues;
 using opsched::test::ModelMaker;
+using opsched::test::seededUniform;
 
 namespace {
 
 using Dims = std::vector<std::int64_t>;
-
-std::vector<float> seeded(std::int64_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0F, 1.0F);
-    std::vector<float> v(static_cast<std::size_t>(n));
-    for (auto& x : v)
-        x = u(rng);
-    return v;
-}
-
-void intInitializer(ModelMaker& m, const std::string& name, const Dims& dims, const std::vector<std::int64_t>& values)
-{
-    auto* t = m.graph().add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    for (auto d : dims)
-        t->add_dims(d);
-    for (auto v : values)
-        t->add_int64_data(v);
-}
 
 std::vector<float> run(ModelMaker& m, const std::vector<std::vector<float>>& inputs)
 {
@@ -62,13 +43,6 @@ std::string importError(ModelMaker& m)
     return "(imported)";
 }
 
-void expectEqual(const std::vector<float>& got, const std::vector<float>& want)
-{
-    ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i)
-        EXPECT_EQ(got[i], want[i]) << "element " << i;
-}
-
 } // namespace
 
 TEST(CpuScatter, ASliceAssignmentWritesItsUpdatesAndKeepsTheRest)
@@ -78,14 +52,14 @@ TEST(CpuScatter, ASliceAssignmentWritesItsUpdatesAndKeepsTheRest)
     // x [2, 4, 3]; y = x with y[:, 1:3, :] = sigmoid(x[:, 1:3, :]): indices [2, 2, 2] of (n, row).
     ModelMaker m(13);
     m.input("x", { 2, 4, 3 }).output("y");
-    intInitializer(m, "starts", { 1 }, { 1 });
-    intInitializer(m, "ends", { 1 }, { 3 });
-    intInitializer(m, "axes", { 1 }, { 1 });
+    m.int64s("starts", { 1 }, { 1 });
+    m.int64s("ends", { 1 }, { 3 });
+    m.int64s("axes", { 1 }, { 1 });
     m.node("Slice", { "x", "starts", "ends", "axes" }, { "part" }, "part");
     m.node("Sigmoid", { "part" }, { "updates" }, "act");
-    intInitializer(m, "indices", { 2, 2, 2 }, { 0, 1, 0, 2, 1, 1, 1, 2 });
+    m.int64s("indices", { 2, 2, 2 }, { 0, 1, 0, 2, 1, 1, 1, 2 });
     m.node("ScatterND", { "x", "indices", "updates" }, { "y" }, "assign");
-    const auto x = seeded(24, 1);
+    const auto x = seededUniform(24, 1);
     auto want = x;
     for (std::size_t n = 0; n < 2; ++n)
         for (std::size_t r = 1; r < 3; ++r)
@@ -105,12 +79,12 @@ TEST(CpuScatter, ConstantUpdatesAndRepeatedTargetsLastWins)
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     ModelMaker m(13);
     m.input("x", { 5, 2 }).output("y").weight("updates", { 3, 2 }, { 1, 2, 3, 4, 5, 6 });
-    intInitializer(m, "indices", { 3, 1 }, { 4, -5, 4 }); // row 4 twice: the second write stays
+    m.int64s("indices", { 3, 1 }, { 4, -5, 4 }); // row 4 twice: the second write stays
     m.node("ScatterND", { "x", "indices", "updates" }, { "y" }, "assign");
-    const auto x = seeded(10, 2);
+    const auto x = seededUniform(10, 2);
     auto want = x;
     want[0] = 3, want[1] = 4, want[8] = 5, want[9] = 6;
-    expectEqual(run(m, { x }), want);
+    expectSameValues(run(m, { x }), want);
 }
 
 TEST(CpuScatter, ScatterElementsAlongTheLastAxis)
@@ -121,12 +95,12 @@ TEST(CpuScatter, ScatterElementsAlongTheLastAxis)
         SCOPED_TRACE(op);
         ModelMaker m(op == std::string("Scatter") ? 10 : 13);
         m.input("x", { 3, 5 }).input("u", { 2, 2 }).output("y");
-        intInitializer(m, "indices", { 2, 2 }, { 4, 0, -1, 2 });
+        m.int64s("indices", { 2, 2 }, { 4, 0, -1, 2 });
         ModelMaker::attr(m.node(op, { "x", "indices", "u" }, { "y" }, "scatter"), "axis", std::int64_t { 1 });
-        const auto x = seeded(15, 3), u = seeded(4, 4);
+        const auto x = seededUniform(15, 3), u = seededUniform(4, 4);
         auto want = x;
         want[4] = u[0], want[0] = u[1], want[5 + 4] = u[2], want[5 + 2] = u[3];
-        expectEqual(run(m, { x, u }), want);
+        expectSameValues(run(m, { x, u }), want);
     }
 }
 
@@ -134,26 +108,26 @@ TEST(CpuScatter, GatherNdWithAndWithoutBatchDimensions)
 {
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
-    const auto x = seeded(2 * 3 * 4, 5); // [2, 3, 4]
+    const auto x = seededUniform(2 * 3 * 4, 5); // [2, 3, 4]
     {
         ModelMaker m(13); // (n, row) pairs: rows of 4
         m.input("x", { 2, 3, 4 }).output("y");
-        intInitializer(m, "indices", { 3, 2 }, { 1, 2, 0, 0, -1, 1 });
+        m.int64s("indices", { 3, 2 }, { 1, 2, 0, 0, -1, 1 });
         m.node("GatherND", { "x", "indices" }, { "y" }, "gather");
         std::vector<float> want;
         for (auto [n, r] : { std::pair { 1, 2 }, std::pair { 0, 0 }, std::pair { 1, 1 } })
             for (int c = 0; c < 4; ++c)
                 want.push_back(x[static_cast<std::size_t>((n * 3 + r) * 4 + c)]);
-        expectEqual(run(m, { x }), want);
+        expectSameValues(run(m, { x }), want);
     }
     {
         ModelMaker m(13); // batch_dims 1: per batch, (row, column) pairs
         m.input("x", { 2, 3, 4 }).output("y");
-        intInitializer(m, "indices", { 2, 2, 2 }, { 0, 3, 2, 1, 1, 1, 2, -1 });
+        m.int64s("indices", { 2, 2, 2 }, { 0, 3, 2, 1, 1, 1, 2, -1 });
         auto& node = m.node("GatherND", { "x", "indices" }, { "y" }, "gather");
         ModelMaker::attr(node, "batch_dims", std::int64_t { 1 });
         const std::vector<float> want { x[0 * 4 + 3], x[2 * 4 + 1], x[12 + 1 * 4 + 1], x[12 + 2 * 4 + 3] };
-        expectEqual(run(m, { x }), want);
+        expectSameValues(run(m, { x }), want);
     }
 }
 
@@ -161,7 +135,7 @@ TEST(CpuScatter, GatherNdByComputedIndices)
 {
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
-    const auto x = seeded(2 * 3 * 4, 6); // [2, 3, 4]
+    const auto x = seededUniform(2 * 3 * 4, 6); // [2, 3, 4]
     for (std::int64_t batchDims : { 0, 1 }) {
         SCOPED_TRACE("batch_dims " + std::to_string(batchDims));
         ModelMaker m(13);
@@ -179,7 +153,7 @@ TEST(CpuScatter, GatherNdByComputedIndices)
             indices = { 0, 3, 2, 1, 1, 1, 2, -1 };
             want = { x[0 * 4 + 3], x[2 * 4 + 1], x[12 + 1 * 4 + 1], x[12 + 2 * 4 + 3] };
         }
-        expectEqual(run(m, { x, indices }), want);
+        expectSameValues(run(m, { x, indices }), want);
     }
 }
 
@@ -188,12 +162,12 @@ TEST(CpuScatter, ReductionsCombineEveryWrite)
     if (!cpu::cpuBackendAvailable())
         GTEST_SKIP() << "skipped: no CPU backend (built without oneDNN)";
     // Rows 1 and 3 written, row 3 three times: add, mul, max and min over the data and each write.
-    const auto x = seeded(10, 7), u = seeded(8, 8);
+    const auto x = seededUniform(10, 7), u = seededUniform(8, 8);
     for (const char* reduction : { "add", "mul", "max", "min" }) {
         SCOPED_TRACE(reduction);
         ModelMaker m(18);
         m.input("x", { 5, 2 }).input("u", { 4, 2 }).output("y");
-        intInitializer(m, "indices", { 4, 1 }, { 3, 1, -2, 3 });
+        m.int64s("indices", { 4, 1 }, { 3, 1, -2, 3 });
         ModelMaker::attr(
             m.node("ScatterND", { "x", "indices", "u" }, { "y" }, "assign"), "reduction", std::string(reduction));
         auto want = x;

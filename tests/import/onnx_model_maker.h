@@ -92,6 +92,20 @@ public:
         return weight(name, dims, values);
     }
 
+    // An int64 initializer of any shape (indices, for gathers and scatters).
+    ModelMaker& int64s(
+        const std::string& name, const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& values)
+    {
+        auto* t = graph().add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::INT64);
+        for (auto d : dims)
+            t->add_dims(d);
+        for (auto v : values)
+            t->add_int64_data(v);
+        return *this;
+    }
+
     ModelMaker& ints(const std::string& name, const std::vector<std::int64_t>& values)
     {
         auto* t = graph().add_initializer();

@@ -70,6 +70,23 @@ __global__ void rowNormKernel(const float* in, float* out, const float* scale, c
     }
 }
 
+// An id (a float from the model) as an index into an axis of axisLen: rounded, negative ones
+// from the end. False for one outside the axis (NaN included), reported once through `error`.
+__device__ bool idIndex(float id, std::int64_t axisLen, IndexError* error, int errorCode, std::int64_t& index)
+{
+    const float rounded = rintf(id);
+    const float extent = static_cast<float>(axisLen);
+    if (!(rounded >= -extent && rounded < extent)) { // written so that NaN fails too
+        if (error && atomicCAS(&error->gather, 0, errorCode) == 0)
+            error->id = id;
+        return false;
+    }
+    index = static_cast<std::int64_t>(rounded);
+    if (index < 0)
+        index += axisLen;
+    return true;
+}
+
 __global__ void gatherRowsKernel(const float* data, float* out, GatherRows g, Act act, std::int64_t total)
 {
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
@@ -79,19 +96,10 @@ __global__ void gatherRowsKernel(const float* data, float* out, GatherRows g, Ac
         const std::int64_t outer = i / (g.inner * g.count);
         std::int64_t index = 0;
         if (g.ids) {
-            const float id = g.ids[slot];
-            const float rounded = rintf(id);
-            const float extent = static_cast<float>(g.axisLen);
-            // Written so that NaN fails too.
-            if (!(rounded >= -extent && rounded < extent)) {
-                if (within == 0 && g.error && atomicCAS(&g.error->gather, 0, g.errorCode) == 0)
-                    g.error->id = id;
+            if (!idIndex(g.ids[slot], g.axisLen, within == 0 ? g.error : nullptr, g.errorCode, index)) {
                 out[i] = 0.0F;
                 continue;
             }
-            index = static_cast<std::int64_t>(rounded);
-            if (index < 0)
-                index += g.axisLen;
         } else {
             index = g.indices[slot];
         }
@@ -105,18 +113,10 @@ __global__ void gatherElementsKernel(const float* data, float* out, GatherElemen
          i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
         std::int64_t index = 0;
         if (g.ids) {
-            const float id = g.ids[i];
-            const float rounded = rintf(id);
-            const float extent = static_cast<float>(g.axisLen);
-            if (!(rounded >= -extent && rounded < extent)) { // written so that NaN fails too
-                if (g.error && atomicCAS(&g.error->gather, 0, g.errorCode) == 0)
-                    g.error->id = id;
+            if (!idIndex(g.ids[i], g.axisLen, g.error, g.errorCode, index)) {
                 out[i] = 0.0F;
                 continue;
             }
-            index = static_cast<std::int64_t>(rounded);
-            if (index < 0)
-                index += g.axisLen;
         } else {
             index = g.indices[i];
         }
